@@ -1,0 +1,62 @@
+//! The [`Connector`] trait (Connect's `Connector`, `SourceConnector`, `SinkConnector`).
+
+use std::sync::Arc;
+
+use crate::config::{ConfigDef, ConfigValue};
+use crate::error::ConnectResult;
+use crate::Props;
+
+/// Whether a connector moves data into Kafka (source) or out of it (sink).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConnectorType {
+    Source,
+    Sink,
+}
+
+impl ConnectorType {
+    /// The lowercase name used in REST bodies (`"source"`, `"sink"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConnectorType::Source => "source",
+            ConnectorType::Sink => "sink",
+        }
+    }
+}
+
+/// What the runtime offers a running connector (Connect's `ConnectorContext`).
+pub trait ConnectorContext: Send + Sync {
+    /// Asks the runtime to call [`Connector::task_configs`] again and apply the result.
+    fn request_task_reconfiguration(&self);
+    /// Reports an unrecoverable error: the connector is marked FAILED with this message.
+    fn raise_error(&self, message: String);
+}
+
+/// A connector: configures itself and splits its work into task configurations.
+///
+/// The runtime calls, in order: [`Connector::initialize`], [`Connector::start`] with the
+/// connector config, [`Connector::task_configs`] (possibly repeatedly) and [`Connector::stop`].
+/// Calls may block; the runtime makes them off its async threads. The tasks named by
+/// [`Connector::task_class`] are created by the plugin registry from that name.
+pub trait Connector: Send {
+    /// The connector's version (shown by `GET /connector-plugins`).
+    fn version(&self) -> String;
+    /// Source or sink.
+    fn connector_type(&self) -> ConnectorType;
+    /// The class name of the tasks this connector creates (Connect's `taskClass()`),
+    /// written as `task.class` into every task config.
+    fn task_class(&self) -> String;
+    /// Hands the connector its context before [`Connector::start`].
+    fn initialize(&mut self, _context: Arc<dyn ConnectorContext>) {}
+    /// Starts the connector with its configuration. Errors fail the connector.
+    fn start(&mut self, props: &Props) -> ConnectResult<()>;
+    /// At most `max_tasks` task configurations (Connect's `taskConfigs(int)`).
+    fn task_configs(&mut self, max_tasks: usize) -> ConnectResult<Vec<Props>>;
+    /// Stops the connector.
+    fn stop(&mut self) -> ConnectResult<()>;
+    /// The connector's own configuration keys.
+    fn config(&self) -> ConfigDef;
+    /// Validates a configuration; the default checks it against [`Connector::config`].
+    fn validate(&self, props: &Props) -> Vec<ConfigValue> {
+        self.config().validate(props)
+    }
+}

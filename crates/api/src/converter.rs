@@ -1,0 +1,34 @@
+//! The [`Converter`] and [`HeaderConverter`] traits (Connect's `Converter`, `HeaderConverter`):
+//! between Connect's data model and the bytes of Kafka record keys, values and headers.
+
+use crate::config::ConfigDef;
+use crate::data::{SchemaAndValue, SchemaRef, Value};
+use crate::error::ConnectResult;
+use crate::Props;
+
+/// Converts keys or values between Connect data and bytes.
+///
+/// Configured once with its own settings (the `key.converter.` / `value.converter.` prefix
+/// already stripped) and whether it converts keys. `None` bytes stand for a Kafka null.
+pub trait Converter: Send + Sync {
+    /// Applies the converter's settings. Errors name the offending key.
+    fn configure(&mut self, configs: &Props, is_key: bool) -> ConnectResult<()>;
+    /// Connect data to bytes (`fromConnectData`). Errors are [`crate::ConnectError::Data`].
+    fn from_connect_data(&self, topic: &str, schema: Option<&SchemaRef>, value: &Value) -> ConnectResult<Option<Vec<u8>>>;
+    /// Bytes to Connect data (`toConnectData`). Errors are [`crate::ConnectError::Data`].
+    fn to_connect_data(&self, topic: &str, value: Option<&[u8]>) -> ConnectResult<SchemaAndValue>;
+    /// The converter's configuration keys.
+    fn config(&self) -> ConfigDef {
+        ConfigDef::new()
+    }
+}
+
+/// Converts header values between Connect data and bytes (`HeaderConverter`).
+pub trait HeaderConverter: Send + Sync {
+    /// Applies the converter's settings.
+    fn configure(&mut self, configs: &Props) -> ConnectResult<()>;
+    /// Connect data to header bytes.
+    fn from_connect_header(&self, topic: &str, header_key: &str, schema: Option<&SchemaRef>, value: &Value) -> ConnectResult<Option<Vec<u8>>>;
+    /// Header bytes to Connect data.
+    fn to_connect_header(&self, topic: &str, header_key: &str, value: Option<&[u8]>) -> ConnectResult<SchemaAndValue>;
+}

@@ -1,0 +1,10 @@
+//! Connect's data model (`org.apache.kafka.connect.data`): schemas, values, structs and the
+//! logical types Decimal, Date, Time and Timestamp.
+
+mod logical;
+mod schema;
+mod value;
+
+pub use logical::{Date, Decimal, Time, Timestamp};
+pub use schema::{Field, Schema, SchemaBuilder, SchemaRef, SchemaType};
+pub use value::{SchemaAndValue, Struct, Value};

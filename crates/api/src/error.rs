@@ -1,0 +1,50 @@
+//! The error type of the connector API (Connect's `ConnectException` family).
+
+/// An error raised by a connector, task, converter or the data model.
+///
+/// Mirrors Connect's exception classes: `ConnectException` ([`ConnectError::Connect`]),
+/// `DataException` ([`ConnectError::Data`]), `RetriableException` ([`ConnectError::Retriable`])
+/// and `ConfigException` ([`ConnectError::Config`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConnectError {
+    /// A general failure of a connector or task (`ConnectException`).
+    #[error("{0}")]
+    Connect(String),
+    /// Data does not match its schema or cannot be converted (`DataException`).
+    #[error("{0}")]
+    Data(String),
+    /// A transient failure; the operation may be retried (`RetriableException`).
+    #[error("{0}")]
+    Retriable(String),
+    /// A configuration value is missing or invalid (`ConfigException`): names the key.
+    #[error("{0}")]
+    Config(String),
+}
+
+impl ConnectError {
+    /// A [`ConnectError::Connect`] with the given message.
+    pub fn connect(msg: impl Into<String>) -> Self {
+        ConnectError::Connect(msg.into())
+    }
+    /// A [`ConnectError::Data`] with the given message.
+    pub fn data(msg: impl Into<String>) -> Self {
+        ConnectError::Data(msg.into())
+    }
+    /// A [`ConnectError::Config`] with the given message.
+    pub fn config(msg: impl Into<String>) -> Self {
+        ConnectError::Config(msg.into())
+    }
+    /// Connect's exception class name for this error, used in traces
+    /// (e.g. `org.apache.kafka.connect.errors.DataException`).
+    pub fn java_class(&self) -> &'static str {
+        match self {
+            ConnectError::Connect(_) => "org.apache.kafka.connect.errors.ConnectException",
+            ConnectError::Data(_) => "org.apache.kafka.connect.errors.DataException",
+            ConnectError::Retriable(_) => "org.apache.kafka.connect.errors.RetriableException",
+            ConnectError::Config(_) => "org.apache.kafka.common.config.ConfigException",
+        }
+    }
+}
+
+/// Result alias of the connector API.
+pub type ConnectResult<T> = Result<T, ConnectError>;
