@@ -145,23 +145,45 @@ impl Validator {
         match self {
             Validator::Range { min, max } => {
                 let Some(n) = num else { return Ok(()) };
-                let show = |x: f64| if x.fract() == 0.0 { format!("{}", x as i64) } else { x.to_string() };
-                match (min, max) {
-                    (Some(lo), Some(hi)) if n < *lo || n > *hi => {
-                        Err(format!("Value must be no less than {} and no greater than {}", show(*lo), show(*hi)))
+                let show = |x: f64| {
+                    if x.fract() == 0.0 {
+                        format!("{}", x as i64)
+                    } else {
+                        x.to_string()
                     }
-                    (Some(lo), None) if n < *lo => Err(format!("Value must be at least {}", show(*lo))),
-                    (None, Some(hi)) if n > *hi => Err(format!("Value must be no more than {}", show(*hi))),
+                };
+                match (min, max) {
+                    (Some(lo), Some(hi)) if n < *lo || n > *hi => Err(format!(
+                        "Value must be no less than {} and no greater than {}",
+                        show(*lo),
+                        show(*hi)
+                    )),
+                    (Some(lo), None) if n < *lo => {
+                        Err(format!("Value must be at least {}", show(*lo)))
+                    }
+                    (None, Some(hi)) if n > *hi => {
+                        Err(format!("Value must be no more than {}", show(*hi)))
+                    }
                     _ => Ok(()),
                 }
             }
             Validator::OneOf(opts) | Validator::OneOfIgnoreCase(opts) => {
                 let ic = matches!(self, Validator::OneOfIgnoreCase(_));
                 let s = v.to_config_string().unwrap_or_default();
-                if opts.iter().any(|o| if ic { o.eq_ignore_ascii_case(&s) } else { *o == s }) {
+                if opts.iter().any(|o| {
+                    if ic {
+                        o.eq_ignore_ascii_case(&s)
+                    } else {
+                        *o == s
+                    }
+                }) {
                     Ok(())
                 } else {
-                    Err(format!("String must be one of{}: {}", if ic { " (case insensitive)" } else { "" }, opts.join(", ")))
+                    Err(format!(
+                        "String must be one of{}: {}",
+                        if ic { " (case insensitive)" } else { "" },
+                        opts.join(", ")
+                    ))
                 }
             }
             Validator::NonEmptyString => match v {
@@ -279,9 +301,12 @@ impl ConfigDef {
 
     /// Parses one raw value of a key (`ConfigDef.parseType`). Errors name the key.
     pub fn parse_value(key: &ConfigKey, raw: Option<&str>) -> Result<Parsed, String> {
-        let Some(raw) = raw else { return Ok(Parsed::Null) };
+        let Some(raw) = raw else {
+            return Ok(Parsed::Null);
+        };
         let trimmed = raw.trim();
-        let bad = |what: &str| format!("Invalid value {raw} for configuration {}: {what}", key.name);
+        let bad =
+            |what: &str| format!("Invalid value {raw} for configuration {}: {what}", key.name);
         Ok(match key.config_type {
             ConfigType::Boolean => match trimmed.to_ascii_lowercase().as_str() {
                 "true" => Parsed::Boolean(true),
@@ -290,10 +315,26 @@ impl ConfigDef {
             },
             ConfigType::String | ConfigType::Class => Parsed::String(trimmed.to_string()),
             ConfigType::Password => Parsed::String(raw.to_string()),
-            ConfigType::Int => Parsed::Int(trimmed.parse().map_err(|_| bad("Not a number of type INT"))?),
-            ConfigType::Short => Parsed::Short(trimmed.parse().map_err(|_| bad("Not a number of type SHORT"))?),
-            ConfigType::Long => Parsed::Long(trimmed.parse().map_err(|_| bad("Not a number of type LONG"))?),
-            ConfigType::Double => Parsed::Double(trimmed.parse().map_err(|_| bad("Not a number of type DOUBLE"))?),
+            ConfigType::Int => Parsed::Int(
+                trimmed
+                    .parse()
+                    .map_err(|_| bad("Not a number of type INT"))?,
+            ),
+            ConfigType::Short => Parsed::Short(
+                trimmed
+                    .parse()
+                    .map_err(|_| bad("Not a number of type SHORT"))?,
+            ),
+            ConfigType::Long => Parsed::Long(
+                trimmed
+                    .parse()
+                    .map_err(|_| bad("Not a number of type LONG"))?,
+            ),
+            ConfigType::Double => Parsed::Double(
+                trimmed
+                    .parse()
+                    .map_err(|_| bad("Not a number of type DOUBLE"))?,
+            ),
             ConfigType::List => {
                 if trimmed.is_empty() {
                     Parsed::List(Vec::new())
@@ -332,7 +373,9 @@ impl ConfigDef {
                 };
                 match Self::parse_value(key, raw) {
                     Ok(parsed) => {
-                        cv.value = if key.config_type == ConfigType::Password && !parsed.eq(&Parsed::Null) {
+                        cv.value = if key.config_type == ConfigType::Password
+                            && !parsed.eq(&Parsed::Null)
+                        {
                             Some("[hidden]".into())
                         } else {
                             parsed.to_config_string()
@@ -368,7 +411,10 @@ impl ConfigDef {
                 return Err(ConnectError::config(e.clone()));
             }
             let key = self.key(&cv.name).expect("validated key is defined");
-            let raw = props.get(&key.name).map(String::as_str).or(key.default.as_ref().and_then(|d| d.as_deref()));
+            let raw = props
+                .get(&key.name)
+                .map(String::as_str)
+                .or(key.default.as_ref().and_then(|d| d.as_deref()));
             let parsed = Self::parse_value(key, raw).map_err(ConnectError::config)?;
             out.insert(cv.name, parsed);
         }
@@ -382,15 +428,44 @@ mod tests {
 
     fn def() -> ConfigDef {
         ConfigDef::new()
-            .define("topic", ConfigType::String, None, Some(Validator::NonEmptyString), Importance::High, "t")
-            .define("batch.size", ConfigType::Int, Some(Some("2000")), Some(Validator::Range { min: Some(1.0), max: None }), Importance::Low, "b")
-            .define("topics", ConfigType::List, Some(Some("")), None, Importance::High, "l")
+            .define(
+                "topic",
+                ConfigType::String,
+                None,
+                Some(Validator::NonEmptyString),
+                Importance::High,
+                "t",
+            )
+            .define(
+                "batch.size",
+                ConfigType::Int,
+                Some(Some("2000")),
+                Some(Validator::Range {
+                    min: Some(1.0),
+                    max: None,
+                }),
+                Importance::Low,
+                "b",
+            )
+            .define(
+                "topics",
+                ConfigType::List,
+                Some(Some("")),
+                None,
+                Importance::High,
+                "l",
+            )
     }
 
     #[test]
     fn missing_required_key_is_reported_with_connects_message() {
         let vals = def().validate(&Props::new());
-        assert_eq!(vals[0].errors, vec!["Missing required configuration \"topic\" which has no default value.".to_string()]);
+        assert_eq!(
+            vals[0].errors,
+            vec![
+                "Missing required configuration \"topic\" which has no default value.".to_string()
+            ]
+        );
         assert!(vals[1].errors.is_empty());
         assert_eq!(vals[1].value.as_deref(), Some("2000"));
     }
@@ -401,10 +476,22 @@ mod tests {
         p.insert("topic".into(), "t".into());
         p.insert("batch.size".into(), "abc".into());
         let vals = def().validate(&p);
-        assert_eq!(vals[1].errors, vec!["Invalid value abc for configuration batch.size: Not a number of type INT".to_string()]);
+        assert_eq!(
+            vals[1].errors,
+            vec![
+                "Invalid value abc for configuration batch.size: Not a number of type INT"
+                    .to_string()
+            ]
+        );
         p.insert("batch.size".into(), "0".into());
         let vals = def().validate(&p);
-        assert_eq!(vals[1].errors, vec!["Invalid value 0 for configuration batch.size: Value must be at least 1".to_string()]);
+        assert_eq!(
+            vals[1].errors,
+            vec![
+                "Invalid value 0 for configuration batch.size: Value must be at least 1"
+                    .to_string()
+            ]
+        );
         let err = def().parse(&p).unwrap_err();
         assert!(err.to_string().contains("batch.size"));
     }
@@ -415,7 +502,10 @@ mod tests {
         p.insert("topic".into(), "t".into());
         p.insert("topics".into(), " a, b ,c".into());
         let parsed = def().parse(&p).unwrap();
-        assert_eq!(parsed["topics"], Parsed::List(vec!["a".into(), "b".into(), "c".into()]));
+        assert_eq!(
+            parsed["topics"],
+            Parsed::List(vec!["a".into(), "b".into(), "c".into()])
+        );
         assert_eq!(parsed["batch.size"], Parsed::Int(2000));
     }
 }

@@ -14,7 +14,12 @@ pub trait Converter: Send + Sync {
     /// Applies the converter's settings. Errors name the offending key.
     fn configure(&mut self, configs: &Props, is_key: bool) -> ConnectResult<()>;
     /// Connect data to bytes (`fromConnectData`). Errors are [`crate::ConnectError::Data`].
-    fn from_connect_data(&self, topic: &str, schema: Option<&SchemaRef>, value: &Value) -> ConnectResult<Option<Vec<u8>>>;
+    fn from_connect_data(
+        &self,
+        topic: &str,
+        schema: Option<&SchemaRef>,
+        value: &Value,
+    ) -> ConnectResult<Option<Vec<u8>>>;
     /// Bytes to Connect data (`toConnectData`). Errors are [`crate::ConnectError::Data`].
     fn to_connect_data(&self, topic: &str, value: Option<&[u8]>) -> ConnectResult<SchemaAndValue>;
     /// The converter's configuration keys.
@@ -28,7 +33,18 @@ pub trait HeaderConverter: Send + Sync {
     /// Applies the converter's settings.
     fn configure(&mut self, configs: &Props) -> ConnectResult<()>;
     /// Connect data to header bytes.
-    fn from_connect_header(&self, topic: &str, header_key: &str, schema: Option<&SchemaRef>, value: &Value) -> ConnectResult<Option<Vec<u8>>>;
+    fn from_connect_header(
+        &self,
+        topic: &str,
+        header_key: &str,
+        schema: Option<&SchemaRef>,
+        value: &Value,
+    ) -> ConnectResult<Option<Vec<u8>>>;
     /// Header bytes to Connect data.
-    fn to_connect_header(&self, topic: &str, header_key: &str, value: Option<&[u8]>) -> ConnectResult<SchemaAndValue>;
+    fn to_connect_header(
+        &self,
+        topic: &str,
+        header_key: &str,
+        value: Option<&[u8]>,
+    ) -> ConnectResult<SchemaAndValue>;
 }

@@ -25,7 +25,11 @@ impl Headers {
     }
     /// Appends a header.
     pub fn add(&mut self, key: impl Into<String>, schema: Option<SchemaRef>, value: Value) {
-        self.0.push(Header { key: key.into(), schema, value });
+        self.0.push(Header {
+            key: key.into(),
+            schema,
+            value,
+        });
     }
     /// The last header with the given key.
     pub fn last_with_name(&self, key: &str) -> Option<&Header> {
@@ -102,7 +106,10 @@ pub struct TopicPartition {
 
 impl TopicPartition {
     pub fn new(topic: impl Into<String>, partition: i32) -> Self {
-        TopicPartition { topic: topic.into(), partition }
+        TopicPartition {
+            topic: topic.into(),
+            partition,
+        }
     }
 }
 

@@ -55,7 +55,11 @@ pub trait SourceTask: Send {
     }
     /// Called when Kafka acknowledged a record (`metadata`) or when it was dropped by a
     /// transformation (`None`) (Connect's `commitRecord(SourceRecord, RecordMetadata)`).
-    fn commit_record(&mut self, _record: &SourceRecord, _metadata: Option<RecordMetadata>) -> ConnectResult<()> {
+    fn commit_record(
+        &mut self,
+        _record: &SourceRecord,
+        _metadata: Option<RecordMetadata>,
+    ) -> ConnectResult<()> {
         Ok(())
     }
     /// Stops the task; releases its resources.

@@ -1,1 +1,70 @@
-fn main() {}
+//! `tributary`: Kafka Connect-compatible workers.
+//!
+//! - `tributary standalone <worker.properties> [connector.properties|connector.json]...`
+//!   (Connect's `connect-standalone`).
+//!
+//! Configuration problems exit with status 1 and a message naming the file and key.
+
+mod standalone;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "tributary",
+    version,
+    about = "A Kafka Connect runtime: same configs, REST API and topics, a fraction of the memory."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Runs a standalone worker, like connect-standalone.
+    Standalone {
+        /// The worker configuration (Java properties).
+        worker_properties: PathBuf,
+        /// Connector configurations (.properties or .json) to start.
+        connectors: Vec<PathBuf>,
+    },
+}
+
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("TRIBUTARY_LOG")
+        .unwrap_or_else(|_| EnvFilter::new("info,librdkafka=warn,rdkafka=warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .thread_name("tributary-rt")
+        .build()
+        .expect("building the tokio runtime");
+    let result = match cli.command {
+        Command::Standalone {
+            worker_properties,
+            connectors,
+        } => runtime.block_on(standalone::run(worker_properties, connectors)),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tributary: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,1 +1,46 @@
-//! Runtime.
+//! Tributary's runtime, the counterpart of Apache Kafka Connect's `connect-runtime`.
+//!
+//! - [`config`]: worker and connector configuration (Java properties files, `WorkerConfig`,
+//!   `ConnectorConfig`), and the mapping of client settings onto librdkafka.
+//! - [`plugins`]: the plugin registry resolving Connect class names and aliases.
+//! - [`storage`]: offset and status backing stores.
+//! - [`worker`]: the worker owning running connector and task instances
+//!   (`Worker`, `WorkerConnector`, `WorkerSourceTask`, `WorkerSinkTask`).
+//! - [`herder`]: the control plane (`Herder`, `StandaloneHerder`).
+//! - [`rest`]: Connect's REST API on axum; handlers only call the herder.
+
+pub mod config;
+pub mod herder;
+pub mod plugins;
+pub mod rest;
+pub mod storage;
+pub mod worker;
+
+/// The Apache Kafka version whose Connect REST API and formats Tributary implements; reported as
+/// `version` by `GET /`.
+pub const COMPATIBLE_KAFKA_VERSION: &str = "4.1.1";
+
+/// A task's identity: connector name and task number (Connect's `ConnectorTaskId`).
+/// Displays as `<connector>-<task>`, Connect's form in logs and status keys.
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub struct ConnectorTaskId {
+    pub connector: String,
+    pub task: u32,
+}
+
+impl ConnectorTaskId {
+    pub fn new(connector: impl Into<String>, task: u32) -> Self {
+        ConnectorTaskId {
+            connector: connector.into(),
+            task,
+        }
+    }
+}
+
+impl std::fmt::Display for ConnectorTaskId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}", self.connector, self.task)
+    }
+}

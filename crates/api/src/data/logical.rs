@@ -18,7 +18,10 @@ pub struct Decimal {
 impl Decimal {
     /// A decimal from its unscaled value and scale.
     pub fn new(unscaled: impl Into<BigInt>, scale: i32) -> Decimal {
-        Decimal { unscaled: unscaled.into(), scale }
+        Decimal {
+            unscaled: unscaled.into(),
+            scale,
+        }
     }
 
     /// Java's `BigDecimal.toPlainString()` (no exponent).
@@ -43,7 +46,11 @@ impl Decimal {
                 format!("0.{}{}", "0".repeat(scale - digits.len()), digits)
             }
         };
-        if neg { format!("-{s}") } else { s }
+        if neg {
+            format!("-{s}")
+        } else {
+            s
+        }
     }
 
     /// Parses a plain decimal string like `-12.345` (scale = digits after the point).
@@ -60,7 +67,10 @@ impl Decimal {
         };
         let joined = format!("{int_part}{frac_part}");
         let unscaled: BigInt = joined.parse().map_err(|_| bad())?;
-        Ok(Decimal { unscaled, scale: frac_part.len() as i32 - exp })
+        Ok(Decimal {
+            unscaled,
+            scale: frac_part.len() as i32 - exp,
+        })
     }
 }
 
@@ -97,8 +107,10 @@ impl fmt::Display for Decimal {
 /// type this crate knows (then the physical type decides).
 pub(crate) fn value_matches_logical(name: &str, schema: &Schema, value: &Value) -> Option<bool> {
     Some(match name {
-        Decimal::LOGICAL_NAME => matches!(value, Value::Decimal(d) if Some(d.scale) == decimal_scale(schema))
-            || matches!(value, Value::Bytes(_)),
+        Decimal::LOGICAL_NAME => {
+            matches!(value, Value::Decimal(d) if Some(d.scale) == decimal_scale(schema))
+                || matches!(value, Value::Bytes(_))
+        }
         Date::LOGICAL_NAME => matches!(value, Value::Date(_) | Value::Int32(_)),
         Time::LOGICAL_NAME => matches!(value, Value::Time(_) | Value::Int32(_)),
         Timestamp::LOGICAL_NAME => matches!(value, Value::Timestamp(_) | Value::Int64(_)),
@@ -107,7 +119,12 @@ pub(crate) fn value_matches_logical(name: &str, schema: &Schema, value: &Value) 
 }
 
 fn decimal_scale(schema: &Schema) -> Option<i32> {
-    schema.parameters.as_ref()?.get(Decimal::SCALE_FIELD)?.parse().ok()
+    schema
+        .parameters
+        .as_ref()?
+        .get(Decimal::SCALE_FIELD)?
+        .parse()
+        .ok()
 }
 
 impl Decimal {
@@ -136,14 +153,20 @@ impl Decimal {
                 "Decimal value has mismatching scale for given Decimal schema: {} != {s}",
                 value.scale
             ))),
-            None => Err(ConnectError::data("Invalid Decimal schema: scale parameter not found.")),
+            None => Err(ConnectError::data(
+                "Invalid Decimal schema: scale parameter not found.",
+            )),
         }
     }
     /// Decodes the unscaled two's-complement bytes with the schema's scale.
     pub fn to_logical(schema: &Schema, bytes: &[u8]) -> ConnectResult<Decimal> {
-        let scale = decimal_scale(schema)
-            .ok_or_else(|| ConnectError::data("Invalid Decimal schema: scale parameter not found."))?;
-        Ok(Decimal { unscaled: BigInt::from_signed_bytes_be(bytes), scale })
+        let scale = decimal_scale(schema).ok_or_else(|| {
+            ConnectError::data("Invalid Decimal schema: scale parameter not found.")
+        })?;
+        Ok(Decimal {
+            unscaled: BigInt::from_signed_bytes_be(bytes),
+            scale,
+        })
     }
 }
 

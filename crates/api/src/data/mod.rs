@@ -5,6 +5,6 @@ mod logical;
 mod schema;
 mod value;
 
-pub use logical::{Date, Decimal, Time, Timestamp};
+pub use logical::{logical_physical_type, Date, Decimal, Time, Timestamp};
 pub use schema::{Field, Schema, SchemaBuilder, SchemaRef, SchemaType};
 pub use value::{SchemaAndValue, Struct, Value};

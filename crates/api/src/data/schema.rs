@@ -63,7 +63,10 @@ impl SchemaType {
 
     /// Whether values of this type are primitive (not array, map or struct).
     pub fn is_primitive(self) -> bool {
-        !matches!(self, SchemaType::Array | SchemaType::Map | SchemaType::Struct)
+        !matches!(
+            self,
+            SchemaType::Array | SchemaType::Map | SchemaType::Struct
+        )
     }
 }
 
@@ -216,9 +219,10 @@ impl Schema {
         }
         match value {
             Value::Array(items) => {
-                let elem = self.value_schema.as_ref().ok_or_else(|| {
-                    ConnectError::data("Array schema has no value schema")
-                })?;
+                let elem = self
+                    .value_schema
+                    .as_ref()
+                    .ok_or_else(|| ConnectError::data("Array schema has no value schema"))?;
                 for item in items {
                     elem.validate_at(field, item)?;
                 }
@@ -264,7 +268,9 @@ pub struct SchemaBuilder {
 impl SchemaBuilder {
     /// A builder for a schema of the given type.
     pub fn new(schema_type: SchemaType) -> Self {
-        SchemaBuilder { schema: Schema::new(schema_type) }
+        SchemaBuilder {
+            schema: Schema::new(schema_type),
+        }
     }
     pub fn int8() -> Self {
         Self::new(SchemaType::Int8)
@@ -339,9 +345,9 @@ impl SchemaBuilder {
     }
     /// Sets the default value; it must conform to the schema built so far.
     pub fn default_value(mut self, value: Value) -> ConnectResult<Self> {
-        self.schema.validate_value(&value).map_err(|e| {
-            ConnectError::data(format!("Invalid default value: {e}"))
-        })?;
+        self.schema
+            .validate_value(&value)
+            .map_err(|e| ConnectError::data(format!("Invalid default value: {e}")))?;
         self.schema.default_value = Some(value);
         Ok(self)
     }
@@ -360,7 +366,11 @@ impl SchemaBuilder {
             )));
         }
         let index = self.schema.fields.len();
-        self.schema.fields.push(Field { name, index, schema });
+        self.schema.fields.push(Field {
+            name,
+            index,
+            schema,
+        });
         Ok(self)
     }
     /// The finished schema.

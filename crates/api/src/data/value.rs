@@ -163,7 +163,11 @@ fn java_float(v: f64, _single: bool) -> String {
     if v.is_nan() {
         "NaN".into()
     } else if v.is_infinite() {
-        if v > 0.0 { "Infinity".into() } else { "-Infinity".into() }
+        if v > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        }
     } else if v.fract() == 0.0 && v.abs() < 1e7 {
         format!("{v:.1}")
     } else {
@@ -185,7 +189,9 @@ impl Struct {
     /// An empty struct of the given schema. Errors if the schema is not a struct schema.
     pub fn new(schema: SchemaRef) -> ConnectResult<Struct> {
         if schema.schema_type != SchemaType::Struct {
-            return Err(ConnectError::data("Not a struct schema: ".to_string() + &format!("{:?}", schema.schema_type)));
+            return Err(ConnectError::data(
+                "Not a struct schema: ".to_string() + &format!("{:?}", schema.schema_type),
+            ));
         }
         let values = vec![Value::Null; schema.fields.len()];
         Ok(Struct { schema, values })
@@ -265,7 +271,10 @@ pub struct SchemaAndValue {
 impl SchemaAndValue {
     /// `SchemaAndValue.NULL`: no schema, null value.
     pub fn null() -> Self {
-        SchemaAndValue { schema: None, value: Value::Null }
+        SchemaAndValue {
+            schema: None,
+            value: Value::Null,
+        }
     }
 }
 

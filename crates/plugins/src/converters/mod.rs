@@ -1,7 +1,96 @@
-//! Converters (to be written).
-use tributary_api::plugin::PluginSet;
+//! Tributary's built-in converters, under Kafka Connect's class names:
+//!
+//! - [`string::StringConverter`], `org.apache.kafka.connect.storage.StringConverter`
+//! - [`byte_array::ByteArrayConverter`], `org.apache.kafka.connect.converters.ByteArrayConverter`
+//! - [`json::JsonConverter`], `org.apache.kafka.connect.json.JsonConverter` (also a header
+//!   converter)
+//! - [`header::SimpleHeaderConverter`], `org.apache.kafka.connect.storage.SimpleHeaderConverter`
+//!
+//! Their output is byte-compatible with Kafka Connect's; `conformance/java/JsonConverterVectors.java`
+//! produced the golden vectors the tests compare against.
 
-/// The converter plugins.
+pub mod byte_array;
+pub mod header;
+pub mod java_fmt;
+pub mod json;
+pub mod string;
+
+use tributary_api::config::{ConfigDef, ConfigType, Importance, Validator};
+use tributary_api::converter::{Converter, HeaderConverter};
+use tributary_api::plugin::{ConverterPlugin, HeaderConverterPlugin, PluginSet};
+use tributary_api::Props;
+
+/// The version the built-in converters report.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The converter plugins: String, ByteArray and Json converters; SimpleHeaderConverter and
+/// JsonConverter (plus StringConverter and ByteArrayConverter, which Java also lets be used
+/// for headers) as header converters.
 pub fn plugins() -> PluginSet {
-    PluginSet::default()
+    PluginSet {
+        converters: vec![
+            ConverterPlugin {
+                class: "org.apache.kafka.connect.storage.StringConverter",
+                version: VERSION,
+                new: || Box::new(string::StringConverter::new()) as Box<dyn Converter>,
+            },
+            ConverterPlugin {
+                class: "org.apache.kafka.connect.converters.ByteArrayConverter",
+                version: VERSION,
+                new: || Box::new(byte_array::ByteArrayConverter::new()) as Box<dyn Converter>,
+            },
+            ConverterPlugin {
+                class: "org.apache.kafka.connect.json.JsonConverter",
+                version: VERSION,
+                new: || Box::new(json::JsonConverter::new()) as Box<dyn Converter>,
+            },
+        ],
+        header_converters: vec![
+            HeaderConverterPlugin {
+                class: "org.apache.kafka.connect.storage.SimpleHeaderConverter",
+                version: VERSION,
+                new: || Box::new(header::SimpleHeaderConverter::new()) as Box<dyn HeaderConverter>,
+            },
+            HeaderConverterPlugin {
+                class: "org.apache.kafka.connect.json.JsonConverter",
+                version: VERSION,
+                new: || Box::new(json::JsonConverter::new()) as Box<dyn HeaderConverter>,
+            },
+            HeaderConverterPlugin {
+                class: "org.apache.kafka.connect.storage.StringConverter",
+                version: VERSION,
+                new: || Box::new(string::StringConverter::new()) as Box<dyn HeaderConverter>,
+            },
+            HeaderConverterPlugin {
+                class: "org.apache.kafka.connect.converters.ByteArrayConverter",
+                version: VERSION,
+                new: || Box::new(byte_array::ByteArrayConverter::new()) as Box<dyn HeaderConverter>,
+            },
+        ],
+        ..PluginSet::default()
+    }
+}
+
+/// Connect's `ConverterConfig.newConfigDef()`: the required `converter.type` key (`key`,
+/// `value` or `header`), which `configure(configs, isKey)` fills in.
+pub fn converter_config_def() -> ConfigDef {
+    ConfigDef::new().define(
+        "converter.type",
+        ConfigType::String,
+        None,
+        Some(Validator::OneOf(vec![
+            "key".into(),
+            "value".into(),
+            "header".into(),
+        ])),
+        Importance::Low,
+        "How this converter will be used.",
+    )
+}
+
+/// `configs` with `converter.type` set to `ty`, as Java's `configure(configs, isKey)` does.
+pub(crate) fn with_converter_type(configs: &Props, ty: &str) -> Props {
+    let mut props = configs.clone();
+    props.insert("converter.type".into(), ty.into());
+    props
 }

@@ -1,0 +1,214 @@
+//! Test harness for integration tests against a real Kafka broker: finds the broker through
+//! `KAFKA_BOOTSTRAP` (tests skip themselves without it), runs `tributary` worker processes,
+//! talks to their REST API and reads topics with librdkafka.
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
+
+/// The broker's bootstrap address, or `None` (and a note on stderr) when the test must skip.
+pub fn kafka() -> Option<String> {
+    match std::env::var("KAFKA_BOOTSTRAP") {
+        Ok(b) if !b.is_empty() => Some(b),
+        _ => {
+            eprintln!("skipped: KAFKA_BOOTSTRAP is not set (scripts/test starts Kafka and sets it)");
+            None
+        }
+    }
+}
+
+/// `../shared` (or `TRIBUTARY_SHARED`).
+pub fn shared_dir() -> PathBuf {
+    std::env::var("TRIBUTARY_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
+}
+
+/// A name unique to this test run.
+pub fn unique(prefix: &str) -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    format!("{prefix}-{}-{}", std::process::id(), nanos % 1_000_000_000)
+}
+
+/// Polls `cond` every 50 ms until it returns `Some`, or panics with `what` after `timeout`.
+pub fn wait_for<T>(what: &str, timeout: Duration, mut cond: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(v) = cond() {
+            return v;
+        }
+        if Instant::now() > deadline {
+            panic!("timed out after {timeout:?} waiting for {what}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Splits on `\n`, `\r\n` and lone `\r`; drops an unterminated tail (FileStreamSource holds it).
+pub fn terminated_lines(data: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < data.len() {
+        match data[i] {
+            b'\n' => {
+                out.push(data[start..i].to_vec());
+                start = i + 1;
+            }
+            b'\r' => {
+                out.push(data[start..i].to_vec());
+                if i + 1 < data.len() && data[i + 1] == b'\n' {
+                    i += 1;
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A `tributary standalone` process with its own directory, offsets file and log.
+pub struct StandaloneWorker {
+    pub dir: PathBuf,
+    pub child: Child,
+    pub url: String,
+    pub log: PathBuf,
+}
+
+impl StandaloneWorker {
+    /// Writes `worker.properties` (with `extra` lines) into `dir` and starts the worker with the
+    /// given connector files; waits until its REST API answers.
+    pub fn start(dir: &Path, bootstrap: &str, extra: &str, connector_files: &[&str]) -> StandaloneWorker {
+        let props = format!(
+            "bootstrap.servers={bootstrap}\nkey.converter=org.apache.kafka.connect.storage.StringConverter\nvalue.converter=org.apache.kafka.connect.storage.StringConverter\noffset.storage.file.filename={}/offsets\noffset.flush.interval.ms=1000\nlisteners=http://127.0.0.1:0\n{extra}\n",
+            dir.display()
+        );
+        std::fs::write(dir.join("worker.properties"), props).unwrap();
+        Self::spawn(dir, connector_files)
+    }
+
+    /// Starts the worker over an existing `worker.properties` in `dir`.
+    pub fn spawn(dir: &Path, connector_files: &[&str]) -> StandaloneWorker {
+        let log = dir.join(format!("worker-{}.log", unique("run")));
+        let logf = std::fs::File::create(&log).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_tributary"))
+            .arg("standalone")
+            .arg("worker.properties")
+            .args(connector_files)
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(logf)
+            .spawn()
+            .expect("starting tributary");
+        let mut w = StandaloneWorker { dir: dir.to_path_buf(), child, url: String::new(), log };
+        let re = regex::Regex::new(r"REST server listening on (http://\S+)").unwrap();
+        w.url = wait_for("the worker's REST server", Duration::from_secs(60), || {
+            if let Ok(Some(status)) = w.child.try_wait() {
+                panic!("worker exited with {status}: {}", w.log_text());
+            }
+            let text = w.log_text();
+            re.captures(&text).map(|c| c[1].to_string())
+        });
+        w
+    }
+
+    pub fn log_text(&self) -> String {
+        let mut s = String::new();
+        if let Ok(mut f) = std::fs::File::open(&self.log) {
+            let _ = f.read_to_string(&mut s);
+        }
+        s
+    }
+
+    pub fn get(&self, path: &str) -> (u16, serde_json::Value) {
+        let r = reqwest::blocking::get(format!("{}{path}", self.url)).unwrap();
+        let status = r.status().as_u16();
+        let text = r.text().unwrap();
+        (status, serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
+    }
+
+    pub fn send(&self, method: &str, path: &str, body: Option<&str>) -> (u16, serde_json::Value) {
+        let client = reqwest::blocking::Client::new();
+        let mut req = client.request(method.parse().unwrap(), format!("{}{path}", self.url));
+        if let Some(b) = body {
+            req = req.header("Content-Type", "application/json").body(b.to_string());
+        }
+        let r = req.send().unwrap();
+        let status = r.status().as_u16();
+        let text = r.text().unwrap();
+        (status, serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
+    }
+
+    /// Waits until the connector and all its tasks (at least `tasks`) are in `state`.
+    pub fn wait_state(&self, connector: &str, tasks: usize, state: &str) -> serde_json::Value {
+        wait_for(&format!("{connector} to be {state}"), Duration::from_secs(60), || {
+            let (code, body) = self.get(&format!("/connectors/{connector}/status"));
+            if code != 200 {
+                return None;
+            }
+            let ts = body["tasks"].as_array()?;
+            (body["connector"]["state"] == state && ts.len() >= tasks && ts.iter().all(|t| t["state"] == state)).then_some(body)
+        })
+    }
+
+    /// SIGKILL.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// SIGTERM and wait for a clean exit.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        unsafe_sigterm(self.child.id());
+        wait_for("the worker to exit", Duration::from_secs(60), || self.child.try_wait().unwrap())
+    }
+}
+
+impl Drop for StandaloneWorker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn unsafe_sigterm(pid: u32) {
+    let _ = Command::new("kill").arg("-TERM").arg(pid.to_string()).status();
+}
+
+/// Every record value in a topic's partition 0, from the beginning to the current end.
+pub fn read_topic(bootstrap: &str, topic: &str) -> Vec<Vec<u8>> {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", unique("reader"))
+        .set("enable.auto.commit", "false")
+        .create()
+        .unwrap();
+    let (_, high) = consumer.fetch_watermarks(topic, 0, Duration::from_secs(10)).unwrap();
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(topic, 0, Offset::Beginning).unwrap();
+    consumer.assign(&tpl).unwrap();
+    let mut out = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while (out.len() as i64) < high && Instant::now() < deadline {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(500)) {
+            out.push(m.payload().unwrap_or_default().to_vec());
+            if m.offset() + 1 >= high {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// The end offset of a topic's partition 0 (0 when the topic does not exist yet).
+pub fn topic_end(bootstrap: &str, topic: &str) -> i64 {
+    let consumer: BaseConsumer = ClientConfig::new().set("bootstrap.servers", bootstrap).create().unwrap();
+    consumer.fetch_watermarks(topic, 0, Duration::from_secs(5)).map(|(_, h)| h).unwrap_or(0)
+}

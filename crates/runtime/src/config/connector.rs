@@ -1,0 +1,362 @@
+//! The framework's connector settings (Connect's `ConnectorConfig`, `SourceConnectorConfig`,
+//! `SinkConnectorConfig`) and the checks `POST /connectors` runs before accepting a config.
+
+use std::collections::HashMap;
+
+use tributary_api::config::{
+    ConfigDef, ConfigKey, ConfigType, ConfigValue, Importance, Parsed, Validator, Width,
+};
+use tributary_api::connector::ConnectorType;
+
+/// Keys every connector has (`ConnectorConfig.configDef()`), in Connect's groups and order.
+pub fn connector_config_def() -> ConfigDef {
+    use ConfigType::*;
+    let common = |name: &str,
+                  t: ConfigType,
+                  default: Option<Option<&str>>,
+                  v: Option<Validator>,
+                  imp: Importance,
+                  doc: &str,
+                  order: i32,
+                  display: &str| ConfigKey {
+        name: name.into(),
+        config_type: t,
+        default: default.map(|d| d.map(str::to_string)),
+        validator: v,
+        importance: imp,
+        documentation: doc.into(),
+        group: Some("Common".into()),
+        order_in_group: order,
+        width: if matches!(t, Class | List) {
+            Width::Long
+        } else {
+            Width::Medium
+        },
+        display_name: display.into(),
+        dependents: vec![],
+    };
+    let name_validator = Validator::Custom(std::sync::Arc::new(|v: &Parsed| {
+        match v {
+        Parsed::String(s) if s.is_empty() => Err("String may not be empty".into()),
+        Parsed::String(s) if s.chars().any(|c| c.is_control()) => Err("String may not contain control sequences but had the following ASCII control characters".into()),
+        _ => Ok(()),
+    }
+    }));
+    ConfigDef::new()
+        .define_key(common(
+            "name",
+            String,
+            None,
+            Some(name_validator),
+            Importance::High,
+            "Globally unique name to use for this connector.",
+            1,
+            "Connector name",
+        ))
+        .define_key(common(
+            "connector.class",
+            String,
+            None,
+            None,
+            Importance::High,
+            "Name or alias of the class for this connector.",
+            2,
+            "Connector class",
+        ))
+        .define_key(common(
+            "tasks.max",
+            Int,
+            Some(Some("1")),
+            Some(Validator::Range {
+                min: Some(1.0),
+                max: None,
+            }),
+            Importance::High,
+            "Maximum number of tasks to use for this connector.",
+            3,
+            "Tasks max",
+        ))
+        .define_key(common(
+            "tasks.max.enforce",
+            Boolean,
+            Some(Some("true")),
+            None,
+            Importance::Low,
+            "Whether to enforce that the tasks.max property is respected.",
+            4,
+            "Enforce tasks max",
+        ))
+        .define_key(common(
+            "key.converter",
+            Class,
+            Some(None),
+            None,
+            Importance::Low,
+            "Converter class for keys; overrides the worker's.",
+            5,
+            "Key converter class",
+        ))
+        .define_key(common(
+            "value.converter",
+            Class,
+            Some(None),
+            None,
+            Importance::Low,
+            "Converter class for values; overrides the worker's.",
+            6,
+            "Value converter class",
+        ))
+        .define_key(common(
+            "header.converter",
+            Class,
+            Some(None),
+            None,
+            Importance::Low,
+            "HeaderConverter class; overrides the worker's.",
+            7,
+            "Header converter class",
+        ))
+        .define_key(common(
+            "config.action.reload",
+            String,
+            Some(Some("restart")),
+            Some(Validator::OneOfIgnoreCase(vec![
+                "none".into(),
+                "restart".into(),
+            ])),
+            Importance::Low,
+            "What to do when external configuration providers change a value.",
+            8,
+            "Reload Action",
+        ))
+        .define_key(ConfigKey {
+            group: Some("Transforms".into()),
+            ..common(
+                "transforms",
+                List,
+                Some(Some("")),
+                None,
+                Importance::Low,
+                "Aliases for the transformations to apply to records.",
+                0,
+                "Transforms",
+            )
+        })
+        .define_key(ConfigKey {
+            group: Some("Predicates".into()),
+            ..common(
+                "predicates",
+                List,
+                Some(Some("")),
+                None,
+                Importance::Low,
+                "Aliases for predicates used by transformations.",
+                0,
+                "Predicates",
+            )
+        })
+        .define_key(ConfigKey {
+            group: Some("Error Handling".into()),
+            ..common(
+                "errors.retry.timeout",
+                Long,
+                Some(Some("0")),
+                None,
+                Importance::Medium,
+                "Maximum time in ms a failed operation is retried; 0 = no retries, -1 = infinite.",
+                1,
+                "Retry Timeout for Errors",
+            )
+        })
+        .define_key(ConfigKey {
+            group: Some("Error Handling".into()),
+            ..common(
+                "errors.retry.delay.max.ms",
+                Long,
+                Some(Some("60000")),
+                None,
+                Importance::Medium,
+                "Maximum delay between retries, ms.",
+                2,
+                "Maximum Delay Between Retries for Errors",
+            )
+        })
+        .define_key(ConfigKey {
+            group: Some("Error Handling".into()),
+            ..common(
+                "errors.tolerance",
+                String,
+                Some(Some("none")),
+                Some(Validator::OneOfIgnoreCase(vec![
+                    "none".into(),
+                    "all".into(),
+                ])),
+                Importance::Medium,
+                "none: fail on an error; all: skip problematic records.",
+                3,
+                "Error Tolerance",
+            )
+        })
+        .define_key(ConfigKey {
+            group: Some("Error Handling".into()),
+            ..common(
+                "errors.log.enable",
+                Boolean,
+                Some(Some("false")),
+                None,
+                Importance::Medium,
+                "Log errors and failed operations.",
+                4,
+                "Log Errors",
+            )
+        })
+        .define_key(ConfigKey {
+            group: Some("Error Handling".into()),
+            ..common(
+                "errors.log.include.messages",
+                Boolean,
+                Some(Some("false")),
+                None,
+                Importance::Medium,
+                "Include records in the error log.",
+                5,
+                "Log Error Details",
+            )
+        })
+}
+
+/// Sink-only keys (`SinkConnectorConfig`): `topics` / `topics.regex` (exactly one must be set).
+pub fn sink_config_def() -> ConfigDef {
+    connector_config_def()
+        .define(
+            "topics",
+            ConfigType::List,
+            Some(Some("")),
+            None,
+            Importance::High,
+            "Topics to consume, comma-separated.",
+        )
+        .define(
+            "topics.regex",
+            ConfigType::String,
+            Some(Some("")),
+            None,
+            Importance::High,
+            "Regular expression of topics to consume.",
+        )
+        .define(
+            "errors.deadletterqueue.topic.name",
+            ConfigType::String,
+            Some(Some("")),
+            None,
+            Importance::Medium,
+            "Dead letter queue topic.",
+        )
+        .define(
+            "errors.deadletterqueue.topic.replication.factor",
+            ConfigType::Short,
+            Some(Some("3")),
+            None,
+            Importance::Medium,
+            "DLQ replication factor.",
+        )
+        .define(
+            "errors.deadletterqueue.context.headers.enable",
+            ConfigType::Boolean,
+            Some(Some("false")),
+            None,
+            Importance::Medium,
+            "Add error context headers to DLQ records.",
+        )
+}
+
+/// Source-only keys (`SourceConnectorConfig`).
+pub fn source_config_def() -> ConfigDef {
+    connector_config_def()
+        .define(
+            "topic.creation.groups",
+            ConfigType::List,
+            Some(Some("")),
+            None,
+            Importance::Low,
+            "Groups of topic creation settings.",
+        )
+        .define(
+            "exactly.once.support",
+            ConfigType::String,
+            Some(Some("requested")),
+            Some(Validator::OneOfIgnoreCase(vec![
+                "requested".into(),
+                "required".into(),
+            ])),
+            Importance::Medium,
+            "Whether exactly-once delivery is required.",
+        )
+        .define(
+            "transaction.boundary",
+            ConfigType::String,
+            Some(Some("poll")),
+            Some(Validator::OneOfIgnoreCase(vec![
+                "poll".into(),
+                "interval".into(),
+                "connector".into(),
+            ])),
+            Importance::Medium,
+            "Transaction boundaries for exactly-once sources.",
+        )
+        .define(
+            "offsets.storage.topic",
+            ConfigType::String,
+            Some(None),
+            None,
+            Importance::Low,
+            "A connector-specific offsets topic.",
+        )
+}
+
+/// The framework definition for a connector of the given type.
+pub fn config_def_for(kind: ConnectorType) -> ConfigDef {
+    match kind {
+        ConnectorType::Source => source_config_def(),
+        ConnectorType::Sink => sink_config_def(),
+    }
+}
+
+/// Framework-level checks beyond single keys: a sink must set exactly one of `topics` and
+/// `topics.regex`, and the regex must compile (`SinkConnectorConfig.validate`). Errors are
+/// appended to the matching [`ConfigValue`]s.
+pub fn validate_sink_topics(props: &HashMap<String, String>, values: &mut [ConfigValue]) {
+    let topics = props.get("topics").map(|s| s.trim()).unwrap_or("");
+    let regex = props.get("topics.regex").map(|s| s.trim()).unwrap_or("");
+    let mut add = |key: &str, msg: String| {
+        if let Some(v) = values.iter_mut().find(|v| v.name == key) {
+            v.errors.push(msg);
+        }
+    };
+    if topics.is_empty() && regex.is_empty() {
+        let msg = "Must configure one of topics or topics.regex".to_string();
+        add("topics", msg.clone());
+        add("topics.regex", msg);
+    } else if !topics.is_empty() && !regex.is_empty() {
+        let msg =
+            "topics and topics.regex are mutually exclusive options, but both are set.".to_string();
+        add("topics", msg.clone());
+        add("topics.regex", msg);
+    } else if !regex.is_empty() {
+        if let Err(e) = regex::Regex::new(regex) {
+            add(
+                "topics.regex",
+                format!("Invalid value {regex} for configuration topics.regex: {e}"),
+            );
+        }
+    }
+}
+
+/// The connector's `tasks.max` (default 1).
+pub fn tasks_max(props: &HashMap<String, String>) -> usize {
+    props
+        .get("tasks.max")
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(1)
+        .max(1)
+}

@@ -1,0 +1,118 @@
+//! The herder, Connect's control plane (`Herder`, `AbstractHerder`): accepts connector
+//! configurations, decides what runs, and answers the REST API. [`standalone`] is
+//! `connect-standalone`'s herder.
+//!
+//! Herder calls are synchronous (they may wait for connectors and tasks to start or stop); the
+//! REST layer runs them on blocking threads.
+
+pub mod restart;
+pub mod standalone;
+pub mod validation;
+
+use std::collections::HashMap;
+
+use tributary_api::Props;
+
+use crate::plugins::Plugins;
+use crate::rest::entities::{ConfigInfos, ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskState};
+use crate::worker::{TargetState, TaskCountersSnapshot};
+use crate::ConnectorTaskId;
+pub use restart::RestartRequest;
+
+/// A herder failure with the HTTP status Connect's REST layer gives it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum HerderError {
+    /// 404 (`NotFoundException`).
+    #[error("{0}")]
+    NotFound(String),
+    /// 409 (`AlreadyExistsException`, rebalance in progress).
+    #[error("{0}")]
+    Conflict(String),
+    /// 400 (`BadRequestException`).
+    #[error("{0}")]
+    BadRequest(String),
+    /// 500 (`ConnectException`).
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl HerderError {
+    /// The HTTP status code.
+    pub fn status(&self) -> u16 {
+        match self {
+            HerderError::NotFound(_) => 404,
+            HerderError::Conflict(_) => 409,
+            HerderError::BadRequest(_) => 400,
+            HerderError::Internal(_) => 500,
+        }
+    }
+}
+
+/// Result of herder calls.
+pub type HerderResult<T> = Result<T, HerderError>;
+
+/// Whether `put_connector_config` created the connector or replaced its config.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Created<T> {
+    pub created: bool,
+    pub result: T,
+}
+
+/// What the REST API needs from a herder (Connect's `Herder` interface).
+pub trait Herder: Send + Sync {
+    /// This worker's id (`host:port`).
+    fn worker_id(&self) -> String;
+    /// The Kafka cluster id, found at startup.
+    fn kafka_cluster_id(&self) -> Option<String>;
+    /// The plugins this worker has.
+    fn plugins(&self) -> &Plugins;
+    /// Connector names, sorted.
+    fn connectors(&self) -> HerderResult<Vec<String>>;
+    /// `GET /connectors/{c}`. 404 `Connector c not found`.
+    fn connector_info(&self, name: &str) -> HerderResult<ConnectorInfo>;
+    /// `GET /connectors/{c}/config`.
+    fn connector_config(&self, name: &str) -> HerderResult<Props>;
+    /// Creates or (with `allow_replace`) replaces a connector. Validates first (400 with the
+    /// error list); 409 `Connector c already exists` when it exists and replacing is not allowed.
+    fn put_connector_config(
+        &self,
+        name: &str,
+        config: Props,
+        allow_replace: bool,
+        initial_state: Option<TargetState>,
+    ) -> HerderResult<Created<ConnectorInfo>>;
+    /// `PATCH /connectors/{c}/config`: `None` values remove keys.
+    fn patch_connector_config(
+        &self,
+        name: &str,
+        patch: HashMap<String, Option<String>>,
+    ) -> HerderResult<ConnectorInfo>;
+    /// `DELETE /connectors/{c}`.
+    fn delete_connector(&self, name: &str) -> HerderResult<()>;
+    /// `GET /connectors/{c}/status`. 404 `No status found for connector c`.
+    fn connector_status(&self, name: &str) -> HerderResult<ConnectorStateInfo>;
+    /// `GET /connectors/{c}/tasks/{t}/status`. 404 `No status found for task c-t`.
+    fn task_status(&self, id: &ConnectorTaskId) -> HerderResult<TaskState>;
+    /// `GET /connectors/{c}/tasks`.
+    fn task_configs(&self, name: &str) -> HerderResult<Vec<TaskInfo>>;
+    /// `PUT /connectors/{c}/pause`.
+    fn pause_connector(&self, name: &str) -> HerderResult<()>;
+    /// `PUT /connectors/{c}/resume`.
+    fn resume_connector(&self, name: &str) -> HerderResult<()>;
+    /// `PUT /connectors/{c}/stop` (KIP-875).
+    fn stop_connector(&self, name: &str) -> HerderResult<()>;
+    /// Legacy `POST /connectors/{c}/restart`: the connector instance only.
+    fn restart_connector(&self, name: &str) -> HerderResult<()>;
+    /// `POST /connectors/{c}/tasks/{t}/restart`.
+    fn restart_task(&self, id: &ConnectorTaskId) -> HerderResult<()>;
+    /// KIP-745 `POST /connectors/{c}/restart?includeTasks&onlyFailed`: the 202 body previews
+    /// the plan with RESTARTING for every selected instance.
+    fn restart_connector_and_tasks(
+        &self,
+        request: RestartRequest,
+    ) -> HerderResult<ConnectorStateInfo>;
+    /// `PUT /connector-plugins/{p}/config/validate`.
+    fn validate_connector_config(&self, config: &Props) -> HerderResult<ConfigInfos>;
+    /// Per-task counters on this worker (a Tributary addition, for tests and benchmarks).
+    fn task_counters(&self) -> Vec<(ConnectorTaskId, TaskCountersSnapshot)>;
+}

@@ -1,0 +1,122 @@
+//! Connector config validation (Connect's `AbstractHerder.validateConnectorConfig`): the
+//! framework keys of `ConnectorConfig` / `Sink-` / `SourceConnectorConfig` plus the
+//! connector's own, reported as `ConfigInfos` and, for create/update, as a 400 listing errors.
+
+use std::collections::BTreeMap;
+
+use tributary_api::config::{ConfigDef, ConfigValue};
+use tributary_api::connector::ConnectorType;
+use tributary_api::Props;
+
+use super::{HerderError, HerderResult};
+use crate::config::connector::{config_def_for, validate_sink_topics};
+use crate::plugins::Plugins;
+use crate::rest::entities::{ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo};
+
+/// Java's `Map.toString()` of a config, for error messages: `{k=v, k2=v2}` (sorted here).
+pub fn java_map_string(config: &Props) -> String {
+    let sorted: BTreeMap<_, _> = config.iter().collect();
+    let parts: Vec<String> = sorted.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("{{{}}}", parts.join(", "))
+}
+
+/// Validates a connector config. Errors: 400 `Connector config {…} contains no connector type`
+/// without `connector.class`; 500 when the class is unknown (Connect's message listing the
+/// available connectors).
+pub fn validate(plugins: &Plugins, config: &Props) -> HerderResult<ConfigInfos> {
+    let class = config
+        .get("connector.class")
+        .filter(|c| !c.trim().is_empty())
+        .ok_or_else(|| {
+            HerderError::BadRequest(format!(
+                "Connector config {} contains no connector type",
+                java_map_string(config)
+            ))
+        })?;
+    let plugin = plugins
+        .connector_plugin(class)
+        .map_err(|e| HerderError::Internal(e.to_string()))?;
+    let connector = (plugin.new)();
+    let framework = config_def_for(plugin.connector_type);
+    let mut framework_values = framework.validate(config);
+    if plugin.connector_type == ConnectorType::Sink {
+        validate_sink_topics(config, &mut framework_values);
+    }
+    let connector_def = connector.config();
+    let connector_values: Vec<ConfigValue> = connector.validate(config);
+    let mut groups: Vec<String> = Vec::new();
+    let mut configs = Vec::new();
+    let mut error_count = 0;
+    let mut push = |def: &ConfigDef, values: Vec<ConfigValue>, groups: &mut Vec<String>| {
+        for v in values {
+            let key = def.key(&v.name);
+            if let Some(g) = key.and_then(|k| k.group.clone()) {
+                if !groups.contains(&g) {
+                    groups.push(g);
+                }
+            }
+            error_count += v.errors.len();
+            configs.push(ConfigInfo {
+                definition: key.map(|k| ConfigKeyInfo {
+                    name: k.name.clone(),
+                    config_type: k.config_type.name().into(),
+                    required: k.required(),
+                    default_value: k.default_string(),
+                    importance: k.importance.name().into(),
+                    documentation: k.documentation.clone(),
+                    group: k.group.clone(),
+                    width: k.width.name().into(),
+                    display_name: k.display_name.clone(),
+                    dependents: k.dependents.clone(),
+                    order: k.order_in_group,
+                }),
+                value: Some(ConfigValueInfo {
+                    name: v.name.clone(),
+                    value: v.value.clone(),
+                    recommended_values: v.recommended_values.clone(),
+                    errors: v.errors.clone(),
+                    visible: v.visible,
+                }),
+            });
+        }
+    };
+    // A key the connector defines itself wins over the framework's definition.
+    let framework_values: Vec<ConfigValue> = framework_values
+        .into_iter()
+        .filter(|v| connector_def.key(&v.name).is_none())
+        .collect();
+    push(&framework, framework_values, &mut groups);
+    push(&connector_def, connector_values, &mut groups);
+    Ok(ConfigInfos {
+        name: class.clone(),
+        error_count,
+        groups,
+        configs,
+    })
+}
+
+/// Validates for create/update: 400 `Connector configuration is invalid and contains the
+/// following N error(s):…` when any key has errors.
+pub fn validate_for_put(plugins: &Plugins, config: &Props) -> HerderResult<ConnectorType> {
+    let infos = validate(plugins, config)?;
+    if infos.error_count > 0 {
+        let mut msg = format!(
+            "Connector configuration is invalid and contains the following {} error(s):",
+            infos.error_count
+        );
+        for c in &infos.configs {
+            if let Some(v) = &c.value {
+                for e in &v.errors {
+                    msg.push('\n');
+                    msg.push_str(e);
+                }
+            }
+        }
+        msg.push_str("\nYou can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`");
+        return Err(HerderError::BadRequest(msg));
+    }
+    let class = &config["connector.class"];
+    Ok(plugins
+        .connector_type(class)
+        .expect("validated class resolves"))
+}

@@ -1,0 +1,364 @@
+//! Handlers of `/`, `/health` and `/connectors/**` (Connect's `RootResource` and
+//! `ConnectorsResource`), with Connect's status codes and bodies.
+
+use std::collections::{BTreeMap, HashMap};
+
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::Value as Json_;
+
+use super::entities::ServerInfo;
+use super::error::RestError;
+use super::{call, RestState};
+use crate::herder::RestartRequest;
+use crate::worker::TargetState;
+use crate::ConnectorTaskId;
+
+fn query_pairs(q: &Option<String>) -> Vec<(String, String)> {
+    q.as_deref()
+        .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
+        .unwrap_or_default()
+}
+
+/// Java's `Boolean.valueOf`: only a case-insensitive "true" is true.
+fn java_bool(q: &[(String, String)], key: &str) -> bool {
+    q.iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.eq_ignore_ascii_case("true"))
+        .unwrap_or(false)
+}
+
+/// Parses a JSON body; malformed JSON is a 500 carrying the parser's message, as Connect's
+/// Jackson failures are.
+fn parse_json(body: &Bytes) -> Result<Json_, RestError> {
+    serde_json::from_slice(body)
+        .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))
+}
+
+/// A config map body (`Map<String,String>`): scalars become strings; JSON null removes keys in
+/// PATCH and is dropped elsewhere.
+fn config_map(v: &Json_) -> Result<HashMap<String, Option<String>>, RestError> {
+    let obj = v.as_object().ok_or_else(|| RestError::new(500, "Cannot deserialize value of type `java.util.HashMap<java.lang.String,java.lang.String>` from non-object JSON"))?;
+    obj.iter()
+        .map(|(k, v)| {
+            let s = match v {
+                Json_::String(s) => Some(s.clone()),
+                Json_::Number(n) => Some(n.to_string()),
+                Json_::Bool(b) => Some(b.to_string()),
+                Json_::Null => None,
+                _ => return Err(RestError::new(500, format!("Cannot deserialize value of type `java.lang.String` from {} (for key \"{k}\")", if v.is_array() { "Array" } else { "Object" }))),
+            };
+            Ok((k.clone(), s))
+        })
+        .collect()
+}
+
+fn non_null(m: HashMap<String, Option<String>>) -> HashMap<String, String> {
+    m.into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k, v)))
+        .collect()
+}
+
+fn parse_task(task: &str) -> Result<u32, RestError> {
+    task.parse()
+        .map_err(|_| RestError::new(404, "HTTP 404 Not Found"))
+}
+
+/// `GET /`.
+pub async fn server_info(State(s): State<RestState>) -> Json<ServerInfo> {
+    Json(ServerInfo {
+        version: crate::COMPATIBLE_KAFKA_VERSION.into(),
+        commit: format!("tributary-{}", env!("CARGO_PKG_VERSION")),
+        kafka_cluster_id: s.herder.kafka_cluster_id(),
+    })
+}
+
+/// `GET /health` (KIP-1017): the herder answered a no-op request.
+pub async fn health(State(s): State<RestState>) -> Response {
+    match call(&s, |h| h.connectors()).await {
+        Ok(_) => Json(serde_json::json!({"status":"healthy","message":"Worker has completed startup and is ready to handle requests."})).into_response(),
+        Err(_) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Json(serde_json::json!({"status":"unhealthy","message":"Worker was unable to handle this request and may be unable to handle other requests."})),
+        )
+            .into_response(),
+    }
+}
+
+/// `GET /connectors[?expand=status&expand=info]`.
+pub async fn list(
+    State(s): State<RestState>,
+    RawQuery(q): RawQuery,
+) -> Result<Json<Json_>, RestError> {
+    let q = query_pairs(&q);
+    let expands: Vec<String> = q
+        .iter()
+        .filter(|(k, _)| k == "expand")
+        .map(|(_, v)| v.clone())
+        .collect();
+    let has_expand = q.iter().any(|(k, _)| k == "expand");
+    let names = call(&s, |h| h.connectors()).await?;
+    if !has_expand {
+        return Ok(Json(serde_json::to_value(names).unwrap()));
+    }
+    let want_status = expands.iter().any(|e| e.eq_ignore_ascii_case("status"));
+    let want_info = expands.iter().any(|e| e.eq_ignore_ascii_case("info"));
+    let out = call(&s, move |h| {
+        let mut out = serde_json::Map::new();
+        for name in names {
+            let mut entry = serde_json::Map::new();
+            if want_status {
+                match h.connector_status(&name) {
+                    Ok(st) => {
+                        entry.insert("status".into(), serde_json::to_value(st).unwrap());
+                    }
+                    Err(_) => continue,
+                }
+            }
+            if want_info {
+                entry.insert(
+                    "info".into(),
+                    h.connector_info(&name)
+                        .ok()
+                        .map(|i| serde_json::to_value(i).unwrap())
+                        .unwrap_or(Json_::Null),
+                );
+            }
+            out.insert(name, Json_::Object(entry));
+        }
+        Ok(out)
+    })
+    .await?;
+    Ok(Json(Json_::Object(out)))
+}
+
+fn check_name(name: &str, config: &mut HashMap<String, String>) -> Result<(), RestError> {
+    match config.get("name") {
+        Some(n) if n != name => Err(RestError::new(
+            400,
+            format!("Connector name configuration ({n}) doesn't match connector name in the URL ({name})"),
+        )),
+        Some(_) => Ok(()),
+        None => {
+            config.insert("name".into(), name.to_string());
+            Ok(())
+        }
+    }
+}
+
+fn created(s: &RestState, name: &str, body: impl serde::Serialize) -> Response {
+    let location = format!("{}/connectors/{}", s.advertised_url, name);
+    (
+        StatusCode::CREATED,
+        [(header::LOCATION, location)],
+        Json(body),
+    )
+        .into_response()
+}
+
+/// `POST /connectors` with `{"name","config","initial_state"?}`: 201 + Location.
+pub async fn create(State(s): State<RestState>, body: Bytes) -> Result<Response, RestError> {
+    let v = parse_json(&body)?;
+    let obj = v.as_object().ok_or_else(|| {
+        RestError::new(
+            500,
+            "Cannot construct instance of `CreateConnectorRequest` from non-object JSON",
+        )
+    })?;
+    for k in obj.keys() {
+        if !["name", "config", "initial_state"].contains(&k.as_str()) {
+            return Err(RestError::new(500, format!("Unrecognized field \"{k}\" (class org.apache.kafka.connect.runtime.rest.entities.CreateConnectorRequest), not marked as ignorable")));
+        }
+    }
+    let name = obj
+        .get("name")
+        .and_then(|n| n.as_str())
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    let mut config = match obj.get("config") {
+        Some(c) if !c.is_null() => non_null(config_map(c)?),
+        _ => return Err(RestError::new(500, "Connector config must be provided")),
+    };
+    let initial_state = match obj.get("initial_state").and_then(|s| s.as_str()) {
+        None => None,
+        Some(st) => Some(match st.to_ascii_uppercase().as_str() {
+            "RUNNING" => TargetState::Started,
+            "PAUSED" => TargetState::Paused,
+            "STOPPED" => TargetState::Stopped,
+            _ => return Err(RestError::new(500, format!("Cannot deserialize value of type `InitialState` from String \"{st}\": not one of the values accepted for Enum class: [PAUSED, RUNNING, STOPPED]"))),
+        }),
+    };
+    check_name(&name, &mut config)?;
+    let n = name.clone();
+    let r = call(&s, move |h| {
+        h.put_connector_config(&n, config, false, initial_state)
+    })
+    .await?;
+    Ok(created(&s, &name, r.result))
+}
+
+/// `GET /connectors/{c}`.
+pub async fn get_connector(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+) -> Result<Response, RestError> {
+    Ok(Json(call(&s, move |h| h.connector_info(&name)).await?).into_response())
+}
+
+/// `GET /connectors/{c}/config`.
+pub async fn get_config(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+) -> Result<Response, RestError> {
+    let cfg = call(&s, move |h| h.connector_config(&name)).await?;
+    let sorted: BTreeMap<_, _> = cfg.into_iter().collect();
+    Ok(Json(sorted).into_response())
+}
+
+/// `PUT /connectors/{c}/config`: 201 + Location when created, 200 when updated.
+pub async fn put_config(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+    body: Bytes,
+) -> Result<Response, RestError> {
+    let mut config = non_null(config_map(&parse_json(&body)?)?);
+    check_name(&name, &mut config)?;
+    let n = name.clone();
+    let r = call(&s, move |h| h.put_connector_config(&n, config, true, None)).await?;
+    if r.created {
+        Ok(created(&s, &name, r.result))
+    } else {
+        Ok(Json(r.result).into_response())
+    }
+}
+
+/// `PATCH /connectors/{c}/config`: null values remove keys; always 200.
+pub async fn patch_config(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+    body: Bytes,
+) -> Result<Response, RestError> {
+    let patch = config_map(&parse_json(&body)?)?;
+    Ok(Json(call(&s, move |h| h.patch_connector_config(&name, patch)).await?).into_response())
+}
+
+/// `DELETE /connectors/{c}`: 204.
+pub async fn delete(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+) -> Result<StatusCode, RestError> {
+    call(&s, move |h| h.delete_connector(&name)).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /connectors/{c}/status`.
+pub async fn status(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+) -> Result<Response, RestError> {
+    Ok(Json(call(&s, move |h| h.connector_status(&name)).await?).into_response())
+}
+
+/// `POST /connectors/{c}/restart?includeTasks=&onlyFailed=`: 204 for the legacy form, 202
+/// with the plan preview otherwise (KIP-745).
+pub async fn restart(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+    RawQuery(q): RawQuery,
+) -> Result<Response, RestError> {
+    let q = query_pairs(&q);
+    let request = RestartRequest {
+        connector: name,
+        only_failed: java_bool(&q, "onlyFailed"),
+        include_tasks: java_bool(&q, "includeTasks"),
+    };
+    if request.is_legacy() {
+        let n = request.connector.clone();
+        call(&s, move |h| h.restart_connector(&n)).await?;
+        return Ok(StatusCode::NO_CONTENT.into_response());
+    }
+    let info = call(&s, move |h| h.restart_connector_and_tasks(request)).await?;
+    Ok((StatusCode::ACCEPTED, Json(info)).into_response())
+}
+
+/// `PUT /connectors/{c}/pause`: 202.
+pub async fn pause(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+) -> Result<StatusCode, RestError> {
+    call(&s, move |h| h.pause_connector(&name)).await?;
+    Ok(StatusCode::ACCEPTED)
+}
+
+/// `PUT /connectors/{c}/resume`: 202.
+pub async fn resume(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+) -> Result<StatusCode, RestError> {
+    call(&s, move |h| h.resume_connector(&name)).await?;
+    Ok(StatusCode::ACCEPTED)
+}
+
+/// `PUT /connectors/{c}/stop` (KIP-875): 204.
+pub async fn stop(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+) -> Result<StatusCode, RestError> {
+    call(&s, move |h| h.stop_connector(&name)).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /connectors/{c}/tasks`.
+pub async fn tasks(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+) -> Result<Response, RestError> {
+    Ok(Json(call(&s, move |h| h.task_configs(&name)).await?).into_response())
+}
+
+/// `GET /connectors/{c}/tasks-config` (deprecated): `{"c-0": {...}}`.
+pub async fn tasks_config(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+) -> Result<Response, RestError> {
+    let infos = call(&s, move |h| h.task_configs(&name)).await?;
+    let map: BTreeMap<String, BTreeMap<String, String>> = infos
+        .into_iter()
+        .map(|t| (format!("{}-{}", t.id.connector, t.id.task), t.config))
+        .collect();
+    Ok(Json(map).into_response())
+}
+
+/// `GET /connectors/{c}/tasks/{t}/status`.
+pub async fn task_status(
+    State(s): State<RestState>,
+    Path((name, task)): Path<(String, String)>,
+) -> Result<Response, RestError> {
+    let id = ConnectorTaskId::new(name, parse_task(&task)?);
+    Ok(Json(call(&s, move |h| h.task_status(&id)).await?).into_response())
+}
+
+/// `POST /connectors/{c}/tasks/{t}/restart`: 204.
+pub async fn restart_task(
+    State(s): State<RestState>,
+    Path((name, task)): Path<(String, String)>,
+) -> Result<StatusCode, RestError> {
+    let id = ConnectorTaskId::new(name, parse_task(&task)?);
+    call(&s, move |h| h.restart_task(&id)).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /tributary/task-counters` (Tributary addition): per task on this worker, how often it
+/// was started and stopped, records moved and offset commits.
+pub async fn task_counters(State(s): State<RestState>) -> Result<Response, RestError> {
+    let counters = call(&s, |h| Ok(h.task_counters())).await?;
+    let map: BTreeMap<String, _> = counters
+        .into_iter()
+        .map(|(id, c)| (id.to_string(), c))
+        .collect();
+    Ok(Json(map).into_response())
+}

@@ -1,0 +1,143 @@
+//! Connect's REST API on axum (`RestServer`, `ConnectorsResource`, `ConnectorPluginsResource`,
+//! `RootResource`). Handlers parse the request, call the [`Herder`] on a blocking thread and
+//! map its errors to Connect's `{"error_code","message"}` bodies.
+
+pub mod connectors;
+pub mod entities;
+pub mod error;
+pub mod plugins;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::routing::{get, post, put};
+use axum::Router;
+
+use crate::config::worker::Listener;
+use crate::herder::Herder;
+use error::RestError;
+
+/// What every handler gets: the herder and this worker's advertised base URL.
+#[derive(Clone)]
+pub struct RestState {
+    pub herder: Arc<dyn Herder>,
+    /// e.g. `http://127.0.0.1:8083` (no trailing slash).
+    pub advertised_url: Arc<String>,
+}
+
+/// Runs a herder call on a blocking thread.
+pub async fn call<T: Send + 'static>(
+    state: &RestState,
+    f: impl FnOnce(&dyn Herder) -> Result<T, crate::herder::HerderError> + Send + 'static,
+) -> Result<T, RestError> {
+    let herder = state.herder.clone();
+    tokio::task::spawn_blocking(move || f(herder.as_ref()))
+        .await
+        .map_err(|e| RestError::new(500, format!("herder call failed: {e}")))?
+        .map_err(RestError::from)
+}
+
+/// The router with every Connect endpoint.
+pub fn router(state: RestState) -> Router {
+    Router::new()
+        .route("/", get(connectors::server_info))
+        .route("/health", get(connectors::health))
+        .route(
+            "/connectors",
+            get(connectors::list).post(connectors::create),
+        )
+        .route(
+            "/connectors/{name}",
+            get(connectors::get_connector).delete(connectors::delete),
+        )
+        .route(
+            "/connectors/{name}/config",
+            get(connectors::get_config)
+                .put(connectors::put_config)
+                .patch(connectors::patch_config),
+        )
+        .route("/connectors/{name}/status", get(connectors::status))
+        .route("/connectors/{name}/restart", post(connectors::restart))
+        .route("/connectors/{name}/pause", put(connectors::pause))
+        .route("/connectors/{name}/resume", put(connectors::resume))
+        .route("/connectors/{name}/stop", put(connectors::stop))
+        .route("/connectors/{name}/tasks", get(connectors::tasks))
+        .route(
+            "/connectors/{name}/tasks-config",
+            get(connectors::tasks_config),
+        )
+        .route(
+            "/connectors/{name}/tasks/{task}/status",
+            get(connectors::task_status),
+        )
+        .route(
+            "/connectors/{name}/tasks/{task}/restart",
+            post(connectors::restart_task),
+        )
+        .route("/connector-plugins", get(plugins::list))
+        .route("/connector-plugins/{plugin}/config", get(plugins::config))
+        .route(
+            "/connector-plugins/{plugin}/config/validate",
+            put(plugins::validate),
+        )
+        .route("/tributary/task-counters", get(connectors::task_counters))
+        .fallback(error::not_found)
+        .method_not_allowed_fallback(error::method_not_allowed)
+        .with_state(state)
+}
+
+/// A bound REST listener: the socket address actually bound (port 0 resolved).
+pub struct BoundListener {
+    pub listener: tokio::net::TcpListener,
+    pub local_addr: SocketAddr,
+}
+
+/// Binds the first `listeners` entry (an empty host binds every interface).
+pub async fn bind(listener: &Listener) -> std::io::Result<BoundListener> {
+    let host = if listener.host.is_empty() {
+        "0.0.0.0"
+    } else {
+        listener.host.as_str()
+    };
+    let l = tokio::net::TcpListener::bind((host, listener.port)).await?;
+    let local_addr = l.local_addr()?;
+    Ok(BoundListener {
+        listener: l,
+        local_addr,
+    })
+}
+
+/// The advertised host and port (`rest.advertised.host.name` / `.port`, else the listener's
+/// host or this machine's name, and the bound port): Connect's worker id is `host:port`.
+pub fn advertised(
+    config: &crate::config::worker::WorkerConfig,
+    listener: &Listener,
+    bound: SocketAddr,
+) -> (String, u16) {
+    let host = config
+        .string("rest.advertised.host.name")
+        .filter(|h| !h.is_empty())
+        .or_else(|| Some(listener.host.clone()).filter(|h| !h.is_empty() && h != "0.0.0.0"))
+        .unwrap_or_else(|| {
+            hostname::get()
+                .ok()
+                .and_then(|h| h.into_string().ok())
+                .unwrap_or_else(|| "localhost".into())
+        });
+    let port = config
+        .long("rest.advertised.port")
+        .map(|p| p as u16)
+        .unwrap_or(bound.port());
+    (host, port)
+}
+
+/// Serves the API until `shutdown` resolves.
+pub async fn serve(
+    bound: BoundListener,
+    state: RestState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(bound.listener, router(state))
+        .with_graceful_shutdown(shutdown)
+        .await
+}

@@ -1,0 +1,101 @@
+//! Handlers of `/connector-plugins/**` (Connect's `ConnectorPluginsResource`).
+
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use tributary_api::config::ConfigDef;
+
+use super::entities::{ConfigKeyInfo, PluginInfo};
+use super::error::RestError;
+use super::{call, RestState};
+use crate::config::connector::config_def_for;
+
+/// `GET /connector-plugins?connectorsOnly=` (default true): sinks, then sources (then
+/// converters and header converters when `connectorsOnly=false`), each sorted by class.
+pub async fn list(State(s): State<RestState>, RawQuery(q): RawQuery) -> Json<Vec<PluginInfo>> {
+    let connectors_only = q
+        .as_deref()
+        .map(|q| {
+            form_urlencoded::parse(q.as_bytes())
+                .into_owned()
+                .find(|(k, _)| k == "connectorsOnly")
+                .map(|(_, v)| !v.eq_ignore_ascii_case("false"))
+                .unwrap_or(true)
+        })
+        .unwrap_or(true);
+    let plugins = s.herder.plugins();
+    let mut out: Vec<PluginInfo> = plugins
+        .connectors()
+        .into_iter()
+        .map(|p| PluginInfo {
+            class: p.class.into(),
+            plugin_type: p.connector_type.as_str().into(),
+            version: Some(p.version.into()),
+        })
+        .collect();
+    if !connectors_only {
+        out.extend(plugins.converters().into_iter().map(|p| PluginInfo {
+            class: p.class.into(),
+            plugin_type: "converter".into(),
+            version: Some(p.version.into()),
+        }));
+        out.extend(plugins.header_converters().into_iter().map(|p| PluginInfo {
+            class: p.class.into(),
+            plugin_type: "header_converter".into(),
+            version: Some(p.version.into()),
+        }));
+    }
+    Json(out)
+}
+
+fn key_infos(def: &ConfigDef) -> Vec<ConfigKeyInfo> {
+    def.keys
+        .iter()
+        .map(|k| ConfigKeyInfo {
+            name: k.name.clone(),
+            config_type: k.config_type.name().into(),
+            required: k.required(),
+            default_value: k.default_string(),
+            importance: k.importance.name().into(),
+            documentation: k.documentation.clone(),
+            group: k.group.clone(),
+            width: k.width.name().into(),
+            display_name: k.display_name.clone(),
+            dependents: k.dependents.clone(),
+            order: k.order_in_group,
+        })
+        .collect()
+}
+
+/// `GET /connector-plugins/{p}/config`: the plugin's keys, then the framework's for connectors.
+pub async fn config(
+    State(s): State<RestState>,
+    Path(plugin): Path<String>,
+) -> Result<Response, RestError> {
+    let plugins = s.herder.plugins();
+    if let Ok(p) = plugins.connector_plugin(&plugin) {
+        let def = (p.new)().config().merge(&config_def_for(p.connector_type));
+        return Ok(Json(key_infos(&def)).into_response());
+    }
+    if let Ok(p) = plugins.converter_plugin(&plugin) {
+        return Ok(Json(key_infos(&(p.new)().config())).into_response());
+    }
+    if plugins.header_converter_plugin(&plugin).is_ok() {
+        return Ok(Json(Vec::<ConfigKeyInfo>::new()).into_response());
+    }
+    Err(RestError::new(404, format!("Unknown plugin {plugin}.")))
+}
+
+/// `PUT /connector-plugins/{p}/config/validate`: 200 `ConfigInfos`, even with errors.
+pub async fn validate(
+    State(s): State<RestState>,
+    Path(_plugin): Path<String>,
+    body: Bytes,
+) -> Result<Response, RestError> {
+    let v: serde_json::Value = serde_json::from_slice(&body)
+        .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))?;
+    let config =
+        crate::config::properties::json_string_map(&v).map_err(|e| RestError::new(500, e))?;
+    Ok(Json(call(&s, move |h| h.validate_connector_config(&config)).await?).into_response())
+}

@@ -1,0 +1,8 @@
+//! Backing stores (Connect's `OffsetBackingStore`, `StatusBackingStore`): where source offsets
+//! and connector/task statuses live. Standalone workers keep offsets in a file
+//! ([`offset_file`]) and statuses in memory ([`status`]).
+
+pub mod offset;
+pub mod offset_file;
+pub mod offset_file_format;
+pub mod status;

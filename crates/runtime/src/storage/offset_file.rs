@@ -1,0 +1,116 @@
+//! The standalone worker's offset file (Connect's `FileOffsetBackingStore`): the whole map is
+//! kept in memory and rewritten to `offset.storage.file.filename` on every `set`, in the
+//! Java-serialized `HashMap<byte[],byte[]>` form `connect-standalone` uses, so either
+//! implementation can read the other's file. Writes go to a temporary file that is renamed
+//! over the old one, so a crash never leaves a half-written file.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use tributary_api::{ConnectError, ConnectResult};
+
+use super::offset::{MemoryOffsetBackingStore, OffsetBackingStore, OffsetEntry};
+use super::offset_file_format;
+
+/// Offsets in a file, cached in memory.
+pub struct FileOffsetBackingStore {
+    path: PathBuf,
+    memory: MemoryOffsetBackingStore,
+    write_lock: Mutex<()>,
+}
+
+impl FileOffsetBackingStore {
+    /// Loads the file if it exists (a missing or empty file is an empty store).
+    /// Errors: unreadable file or a file that is not a serialized map, naming the file.
+    pub fn open(path: &Path) -> ConnectResult<FileOffsetBackingStore> {
+        let entries = match std::fs::read(path) {
+            Ok(bytes) if bytes.is_empty() => Vec::new(),
+            Ok(bytes) => offset_file_format::decode(&bytes).map_err(|e| {
+                ConnectError::connect(format!("{}: cannot read offsets: {e}", path.display()))
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => {
+                return Err(ConnectError::connect(format!(
+                    "{}: cannot read offsets: {e}",
+                    path.display()
+                )))
+            }
+        };
+        Ok(FileOffsetBackingStore {
+            path: path.to_path_buf(),
+            memory: MemoryOffsetBackingStore::with_entries(entries),
+            write_lock: Mutex::new(()),
+        })
+    }
+
+    fn save(&self) -> ConnectResult<()> {
+        let _guard = self.write_lock.lock().unwrap();
+        let entries: Vec<OffsetEntry> = self
+            .memory
+            .snapshot()
+            .into_iter()
+            .map(|(k, v)| (k, Some(v)))
+            .collect();
+        let bytes = offset_file_format::encode(&entries);
+        let tmp = self.path.with_extension("tmp");
+        let write = || -> std::io::Result<()> {
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(&bytes)?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &self.path)
+        };
+        write().map_err(|e| {
+            ConnectError::connect(format!(
+                "{}: cannot write offsets: {e}",
+                self.path.display()
+            ))
+        })
+    }
+}
+
+impl OffsetBackingStore for FileOffsetBackingStore {
+    fn get(&self, keys: &[Vec<u8>]) -> ConnectResult<HashMap<Vec<u8>, Vec<u8>>> {
+        self.memory.get(keys)
+    }
+    fn set(&self, entries: Vec<OffsetEntry>) -> ConnectResult<()> {
+        self.memory.apply(entries);
+        self.save()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_survive_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("offsets");
+        let store = FileOffsetBackingStore::open(&path).unwrap();
+        store
+            .set(vec![
+                (b"k1".to_vec(), Some(b"v1".to_vec())),
+                (b"k2".to_vec(), Some(b"v2".to_vec())),
+            ])
+            .unwrap();
+        store.set(vec![(b"k2".to_vec(), None)]).unwrap();
+        let again = FileOffsetBackingStore::open(&path).unwrap();
+        let got = again.get(&[b"k1".to_vec(), b"k2".to_vec()]).unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[b"k1".as_slice()], b"v1".to_vec());
+    }
+
+    #[test]
+    fn garbage_file_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("offsets");
+        std::fs::write(&path, b"not java serialization").unwrap();
+        let err = FileOffsetBackingStore::open(&path)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("offsets"), "{err}");
+    }
+}

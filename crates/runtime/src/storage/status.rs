@@ -1,0 +1,129 @@
+//! Connector and task statuses (Connect's `ConnectorStatus`, `TaskStatus`,
+//! `StatusBackingStore`). Standalone workers keep them in memory
+//! ([`MemoryStatusBackingStore`]); distributed workers in the status topic.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::RwLock;
+
+use crate::ConnectorTaskId;
+
+/// A runtime state (`AbstractStatus.State`), shown uppercase over REST.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum State {
+    Unassigned,
+    Running,
+    Paused,
+    Failed,
+    Restarting,
+    Stopped,
+    Destroyed,
+}
+
+impl State {
+    /// The uppercase REST / status-topic spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Unassigned => "UNASSIGNED",
+            State::Running => "RUNNING",
+            State::Paused => "PAUSED",
+            State::Failed => "FAILED",
+            State::Restarting => "RESTARTING",
+            State::Stopped => "STOPPED",
+            State::Destroyed => "DESTROYED",
+        }
+    }
+
+    /// Parses the uppercase spelling.
+    pub fn parse(s: &str) -> Option<State> {
+        Some(match s {
+            "UNASSIGNED" => State::Unassigned,
+            "RUNNING" => State::Running,
+            "PAUSED" => State::Paused,
+            "FAILED" => State::Failed,
+            "RESTARTING" => State::Restarting,
+            "STOPPED" => State::Stopped,
+            "DESTROYED" => State::Destroyed,
+            _ => return None,
+        })
+    }
+}
+
+/// One status: state, optional trace (for FAILED), the owning worker's id (`host:port`) and
+/// the group generation it was written in (newest generation wins).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Status {
+    pub state: State,
+    pub trace: Option<String>,
+    pub worker_id: String,
+    pub generation: i32,
+}
+
+/// Where statuses are kept (`StatusBackingStore`).
+pub trait StatusBackingStore: Send + Sync {
+    /// Records a connector's status.
+    fn put_connector(&self, connector: &str, status: Status);
+    /// Records a task's status.
+    fn put_task(&self, id: &ConnectorTaskId, status: Status);
+    /// A connector's status.
+    fn connector(&self, connector: &str) -> Option<Status>;
+    /// A task's status.
+    fn task(&self, id: &ConnectorTaskId) -> Option<Status>;
+    /// The statuses of a connector's tasks, by task number.
+    fn tasks(&self, connector: &str) -> BTreeMap<u32, Status>;
+    /// Forgets a connector and its tasks (deletion).
+    fn delete_connector(&self, connector: &str);
+    /// Forgets one task's status.
+    fn delete_task(&self, id: &ConnectorTaskId);
+}
+
+/// Statuses in memory (`MemoryStatusBackingStore`).
+#[derive(Default)]
+pub struct MemoryStatusBackingStore {
+    connectors: RwLock<HashMap<String, Status>>,
+    tasks: RwLock<HashMap<String, BTreeMap<u32, Status>>>,
+}
+
+impl StatusBackingStore for MemoryStatusBackingStore {
+    fn put_connector(&self, connector: &str, status: Status) {
+        self.connectors
+            .write()
+            .unwrap()
+            .insert(connector.to_string(), status);
+    }
+    fn put_task(&self, id: &ConnectorTaskId, status: Status) {
+        self.tasks
+            .write()
+            .unwrap()
+            .entry(id.connector.clone())
+            .or_default()
+            .insert(id.task, status);
+    }
+    fn connector(&self, connector: &str) -> Option<Status> {
+        self.connectors.read().unwrap().get(connector).cloned()
+    }
+    fn task(&self, id: &ConnectorTaskId) -> Option<Status> {
+        self.tasks
+            .read()
+            .unwrap()
+            .get(&id.connector)?
+            .get(&id.task)
+            .cloned()
+    }
+    fn tasks(&self, connector: &str) -> BTreeMap<u32, Status> {
+        self.tasks
+            .read()
+            .unwrap()
+            .get(connector)
+            .cloned()
+            .unwrap_or_default()
+    }
+    fn delete_connector(&self, connector: &str) {
+        self.connectors.write().unwrap().remove(connector);
+        self.tasks.write().unwrap().remove(connector);
+    }
+    fn delete_task(&self, id: &ConnectorTaskId) {
+        if let Some(t) = self.tasks.write().unwrap().get_mut(&id.connector) {
+            t.remove(&id.task);
+        }
+    }
+}

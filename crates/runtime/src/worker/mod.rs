@@ -1,0 +1,541 @@
+//! The worker (Connect's `Worker`): owns the running connector and task instances of this
+//! process, creates their clients and converters, and writes their statuses. The herder decides
+//! what runs; the worker runs it. Every connector and task has its own thread, so blocking
+//! plugin code never stalls the async runtime, and a failure or panic in one marks only that
+//! instance FAILED.
+
+pub mod connector;
+pub mod converters;
+pub mod sink_task;
+pub mod source_task;
+pub mod submitted_records;
+pub mod task;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use tributary_api::connector::{ConnectorContext, ConnectorType};
+use tributary_api::plugin::TaskFactory;
+use tributary_api::{ConnectError, ConnectResult, Props};
+
+use crate::config::clients;
+use crate::config::connector::tasks_max;
+use crate::config::worker::{prefixed, WorkerConfig};
+use crate::plugins::Plugins;
+use crate::storage::offset::OffsetBackingStore;
+use crate::storage::status::{State, Status, StatusBackingStore};
+use crate::ConnectorTaskId;
+use connector::WorkerConnector;
+pub use task::TargetState;
+use task::{error_trace, TaskControl, TaskStatusReporter};
+
+/// Per-task counters, exposed for tests and benchmarks: how often the task instance was
+/// started and stopped on this worker, records moved, offset commits.
+#[derive(Debug, Default)]
+pub struct TaskCounters {
+    pub starts: AtomicU64,
+    pub stops: AtomicU64,
+    pub records: AtomicU64,
+    pub offset_commits: AtomicU64,
+}
+
+impl TaskCounters {
+    pub fn record_start(&self) {
+        self.starts.fetch_add(1, Ordering::Relaxed);
+    }
+    pub fn record_stop(&self) {
+        self.stops.fetch_add(1, Ordering::Relaxed);
+    }
+    pub fn record_produced(&self, n: u64) {
+        self.records.fetch_add(n, Ordering::Relaxed);
+    }
+    pub fn record_consumed(&self, n: u64) {
+        self.records.fetch_add(n, Ordering::Relaxed);
+    }
+    pub fn record_offset_commit(&self) {
+        self.offset_commits.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A snapshot of [`TaskCounters`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct TaskCountersSnapshot {
+    pub starts: u64,
+    pub stops: u64,
+    pub records: u64,
+    pub offset_commits: u64,
+}
+
+struct RunningTask {
+    control: Arc<TaskControl>,
+    thread: JoinHandle<()>,
+}
+
+struct RunningConnector {
+    instance: WorkerConnector,
+    target: TargetState,
+    config: Props,
+}
+
+/// Connector context handed to connectors: reconfiguration requests go to the herder through
+/// `on_reconfigure`; raised errors mark the connector FAILED.
+struct WorkerConnectorContext {
+    name: String,
+    worker_id: String,
+    generation: Arc<AtomicI32>,
+    statuses: Arc<dyn StatusBackingStore>,
+    on_reconfigure: Arc<dyn Fn(String) + Send + Sync>,
+}
+
+impl ConnectorContext for WorkerConnectorContext {
+    fn request_task_reconfiguration(&self) {
+        (self.on_reconfigure)(self.name.clone());
+    }
+    fn raise_error(&self, message: String) {
+        let e = ConnectError::connect(message);
+        self.statuses.put_connector(
+            &self.name,
+            Status {
+                state: State::Failed,
+                trace: Some(error_trace(&e, &format!("connector {}", self.name))),
+                worker_id: self.worker_id.clone(),
+                generation: self.generation.load(Ordering::Acquire),
+            },
+        );
+    }
+}
+
+/// The worker: running instances of this process.
+pub struct Worker {
+    /// This worker's id: the advertised `host:port`.
+    pub worker_id: String,
+    pub config: WorkerConfig,
+    pub plugins: Arc<Plugins>,
+    offsets: Arc<dyn OffsetBackingStore>,
+    statuses: Arc<dyn StatusBackingStore>,
+    /// The group generation statuses are written with (0 in standalone mode).
+    pub generation: Arc<AtomicI32>,
+    connectors: Mutex<HashMap<String, RunningConnector>>,
+    tasks: Mutex<HashMap<ConnectorTaskId, RunningTask>>,
+    counters: Mutex<HashMap<ConnectorTaskId, Arc<TaskCounters>>>,
+    on_reconfigure: Arc<dyn Fn(String) + Send + Sync>,
+}
+
+impl Worker {
+    /// A worker with no running instances. `on_reconfigure` receives connector names whose
+    /// connectors asked for task reconfiguration.
+    pub fn new(
+        worker_id: String,
+        config: WorkerConfig,
+        plugins: Arc<Plugins>,
+        offsets: Arc<dyn OffsetBackingStore>,
+        statuses: Arc<dyn StatusBackingStore>,
+        on_reconfigure: Arc<dyn Fn(String) + Send + Sync>,
+    ) -> Worker {
+        Worker {
+            worker_id,
+            config,
+            plugins,
+            offsets,
+            statuses,
+            generation: Arc::new(AtomicI32::new(0)),
+            connectors: Mutex::new(HashMap::new()),
+            tasks: Mutex::new(HashMap::new()),
+            counters: Mutex::new(HashMap::new()),
+            on_reconfigure,
+        }
+    }
+
+    fn put_connector_status(&self, name: &str, state: State, trace: Option<String>) {
+        self.statuses.put_connector(
+            name,
+            Status {
+                state,
+                trace,
+                worker_id: self.worker_id.clone(),
+                generation: self.generation.load(Ordering::Acquire),
+            },
+        );
+    }
+
+    /// The statuses store.
+    pub fn statuses(&self) -> &Arc<dyn StatusBackingStore> {
+        &self.statuses
+    }
+
+    /// Starts a connector instance in `target` state and writes its status (RUNNING, PAUSED,
+    /// STOPPED, or FAILED with a trace when `start` fails, which is also returned).
+    pub fn start_connector(
+        &self,
+        name: &str,
+        config: Props,
+        target: TargetState,
+    ) -> ConnectResult<()> {
+        let class = config.get("connector.class").cloned().unwrap_or_default();
+        let instance = match self.plugins.new_connector(&class) {
+            Ok(c) => c,
+            Err(e) => {
+                let e = ConnectError::config(e.to_string());
+                self.put_connector_status(
+                    name,
+                    State::Failed,
+                    Some(error_trace(&e, &format!("connector {name}"))),
+                );
+                return Err(e);
+            }
+        };
+        let ctx = Arc::new(WorkerConnectorContext {
+            name: name.to_string(),
+            worker_id: self.worker_id.clone(),
+            generation: self.generation.clone(),
+            statuses: self.statuses.clone(),
+            on_reconfigure: self.on_reconfigure.clone(),
+        });
+        let mut wc = WorkerConnector::spawn(name, instance, ctx);
+        let result = match target {
+            TargetState::Started => wc.start(config.clone()),
+            _ => Ok(()),
+        };
+        match &result {
+            Ok(()) => self.put_connector_status(
+                name,
+                match target {
+                    TargetState::Started => State::Running,
+                    TargetState::Paused => State::Paused,
+                    TargetState::Stopped => State::Stopped,
+                },
+                None,
+            ),
+            Err(e) => {
+                tracing::error!(connector = name, error = %e, "connector failed to start");
+                self.put_connector_status(
+                    name,
+                    State::Failed,
+                    Some(error_trace(e, &format!("connector {name}"))),
+                );
+            }
+        }
+        let previous = self.connectors.lock().unwrap().insert(
+            name.to_string(),
+            RunningConnector {
+                instance: wc,
+                target,
+                config,
+            },
+        );
+        if let Some(prev) = previous {
+            let _ = prev.instance.shutdown();
+        }
+        result
+    }
+
+    /// Whether this worker runs the connector instance.
+    pub fn owns_connector(&self, name: &str) -> bool {
+        self.connectors.lock().unwrap().contains_key(name)
+    }
+
+    /// Whether the connector instance is running (started successfully, not paused/stopped).
+    pub fn is_connector_running(&self, name: &str) -> bool {
+        self.connectors
+            .lock()
+            .unwrap()
+            .get(name)
+            .map(|c| c.instance.started)
+            .unwrap_or(false)
+    }
+
+    /// The task configs of a running connector (`Worker.connectorTaskConfigs`): at most
+    /// `tasks.max`, each with `task.class`, and for sinks the connector's `topics` /
+    /// `topics.regex`. Errors when the connector is not running, or produced more than
+    /// `tasks.max` configs while `tasks.max.enforce` is true.
+    pub fn connector_task_configs(&self, name: &str) -> ConnectResult<Vec<Props>> {
+        let connectors = self.connectors.lock().unwrap();
+        let rc = connectors.get(name).ok_or_else(|| {
+            ConnectError::connect(format!("Connector {name} is not running on this worker"))
+        })?;
+        if !rc.instance.started {
+            return Err(ConnectError::connect(format!(
+                "Connector {name} is not started"
+            )));
+        }
+        let max = tasks_max(&rc.config);
+        let mut configs = rc.instance.task_configs(max)?;
+        let enforce = rc
+            .config
+            .get("tasks.max.enforce")
+            .map(|v| !v.eq_ignore_ascii_case("false"))
+            .unwrap_or(true);
+        if configs.len() > max {
+            if enforce {
+                return Err(ConnectError::connect(format!(
+                    "The connector {name} has generated {} tasks, which is greater than {max}, the maximum number of tasks it is configured to create. This behaviour should be considered a bug and is disallowed. If necessary, it can be permitted by reconfiguring the connector with 'tasks.max.enforce' set to false; however, this option will be removed in a future release of Kafka Connect.",
+                    configs.len()
+                )));
+            }
+        }
+        let class = rc
+            .config
+            .get("connector.class")
+            .cloned()
+            .unwrap_or_default();
+        let plugin = self
+            .plugins
+            .connector_plugin(&class)
+            .map_err(|e| ConnectError::config(e.to_string()))?;
+        let task_class = {
+            // The task class comes from the connector; ask a fresh instance (cheap, no I/O).
+            (plugin.new)().task_class()
+        };
+        for c in configs.iter_mut() {
+            c.insert("task.class".into(), task_class.clone());
+            if plugin.connector_type == ConnectorType::Sink {
+                for k in ["topics", "topics.regex"] {
+                    if let Some(v) = rc.config.get(k) {
+                        c.insert(k.into(), v.clone());
+                    }
+                }
+            }
+        }
+        Ok(configs)
+    }
+
+    /// Changes a connector's target state: PAUSED and STOPPED stop the connector instance
+    /// (Connect pauses a connector by stopping it), STARTED starts it again. Writes the status.
+    pub fn set_connector_target_state(&self, name: &str, target: TargetState) -> ConnectResult<()> {
+        let mut connectors = self.connectors.lock().unwrap();
+        let Some(rc) = connectors.get_mut(name) else {
+            return Ok(());
+        };
+        if rc.target == target {
+            return Ok(());
+        }
+        rc.target = target;
+        let result = match target {
+            TargetState::Started => rc.instance.start(rc.config.clone()),
+            _ => rc.instance.stop(),
+        };
+        drop(connectors);
+        match (&result, target) {
+            (Err(e), _) => self.put_connector_status(
+                name,
+                State::Failed,
+                Some(error_trace(e, &format!("connector {name}"))),
+            ),
+            (Ok(()), TargetState::Started) => self.put_connector_status(name, State::Running, None),
+            (Ok(()), TargetState::Paused) => self.put_connector_status(name, State::Paused, None),
+            (Ok(()), TargetState::Stopped) => self.put_connector_status(name, State::Stopped, None),
+        }
+        let tasks = self.tasks.lock().unwrap();
+        for (id, t) in tasks.iter().filter(|(id, _)| id.connector == name) {
+            let _ = id;
+            t.control.set_paused(target != TargetState::Started);
+        }
+        result
+    }
+
+    /// Stops a connector instance and writes UNASSIGNED (unless it had FAILED).
+    pub fn stop_connector(&self, name: &str) {
+        let rc = self.connectors.lock().unwrap().remove(name);
+        if let Some(rc) = rc {
+            let _ = rc.instance.shutdown();
+            let failed = self
+                .statuses
+                .connector(name)
+                .map(|s| s.state == State::Failed && s.worker_id == self.worker_id)
+                .unwrap_or(false);
+            if !failed {
+                self.put_connector_status(name, State::Unassigned, None);
+            }
+        }
+    }
+
+    /// Starts a task. Problems creating it (unknown task class, converters, clients) mark the
+    /// task FAILED and are returned.
+    pub fn start_task(
+        &self,
+        id: &ConnectorTaskId,
+        connector_config: &Props,
+        task_config: Props,
+        target: TargetState,
+    ) -> ConnectResult<()> {
+        let counters = self
+            .counters
+            .lock()
+            .unwrap()
+            .entry(id.clone())
+            .or_default()
+            .clone();
+        let reporter = TaskStatusReporter {
+            id: id.clone(),
+            worker_id: self.worker_id.clone(),
+            generation: self.generation.clone(),
+            store: self.statuses.clone(),
+        };
+        let fail = |e: ConnectError| {
+            tracing::error!(task = %id, error = %e, "task failed to start");
+            reporter.report(State::Failed, Some(error_trace(&e, &format!("task {id}"))));
+            e
+        };
+        let class = task_config.get("task.class").cloned().unwrap_or_default();
+        let factory = self
+            .plugins
+            .task_factory(&class)
+            .map_err(|e| fail(ConnectError::config(e.to_string())))?;
+        let converters = converters::task_converters(&self.plugins, &self.config, connector_config)
+            .map_err(fail)?;
+        let control = TaskControl::new(target);
+        let flush_interval = Duration::from_millis(self.config.offset_flush_interval_ms());
+        let name = format!("task-{id}");
+        let thread = match factory {
+            TaskFactory::Source(new) => {
+                let args = source_task::SourceTaskArgs {
+                    connector: id.connector.clone(),
+                    task: new(),
+                    task_config,
+                    producer_config: clients::source_producer_config(
+                        &self.config,
+                        &id.connector,
+                        id.task,
+                        prefixed(connector_config, "producer.override."),
+                    ),
+                    converters,
+                    offsets: self.offsets.clone(),
+                    control: control.clone(),
+                    reporter,
+                    counters,
+                    offset_flush_interval: flush_interval,
+                    offset_flush_timeout: Duration::from_millis(
+                        self.config.offset_flush_timeout_ms(),
+                    ),
+                };
+                std::thread::Builder::new()
+                    .name(name)
+                    .spawn(move || source_task::run(args))
+            }
+            TaskFactory::Sink(new) => {
+                let args = sink_task::SinkTaskArgs {
+                    task: new(),
+                    task_config,
+                    consumer_config: clients::sink_consumer_config(
+                        &self.config,
+                        &id.connector,
+                        id.task,
+                        prefixed(connector_config, "consumer.override."),
+                    ),
+                    converters,
+                    control: control.clone(),
+                    reporter,
+                    counters,
+                    offset_flush_interval: flush_interval,
+                };
+                std::thread::Builder::new()
+                    .name(name)
+                    .spawn(move || sink_task::run(args))
+            }
+        }
+        .map_err(|e| ConnectError::connect(format!("cannot spawn task thread: {e}")))?;
+        let previous = self
+            .tasks
+            .lock()
+            .unwrap()
+            .insert(id.clone(), RunningTask { control, thread });
+        if let Some(prev) = previous {
+            prev.control.stop();
+        }
+        Ok(())
+    }
+
+    /// The tasks running on this worker.
+    pub fn task_ids(&self) -> Vec<ConnectorTaskId> {
+        let mut v: Vec<_> = self.tasks.lock().unwrap().keys().cloned().collect();
+        v.sort();
+        v
+    }
+
+    /// The connectors running on this worker.
+    pub fn connector_names(&self) -> Vec<String> {
+        let mut v: Vec<_> = self.connectors.lock().unwrap().keys().cloned().collect();
+        v.sort();
+        v
+    }
+
+    /// Stops tasks and waits for them (up to `task.shutdown.graceful.timeout.ms` in all);
+    /// writes UNASSIGNED for each that had not FAILED. A task that does not stop in time is
+    /// abandoned (its thread finishes on its own) and reported, as Connect cancels it.
+    pub fn stop_and_await_tasks(&self, ids: &[ConnectorTaskId]) {
+        let running: Vec<(ConnectorTaskId, RunningTask)> = {
+            let mut tasks = self.tasks.lock().unwrap();
+            ids.iter()
+                .filter_map(|id| tasks.remove(id).map(|t| (id.clone(), t)))
+                .collect()
+        };
+        for (_, t) in &running {
+            t.control.stop();
+        }
+        let deadline =
+            Instant::now() + Duration::from_millis(self.config.task_shutdown_timeout_ms());
+        for (id, t) in running {
+            while !t.thread.is_finished() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if t.thread.is_finished() {
+                let _ = t.thread.join();
+            } else {
+                tracing::error!(task = %id, "graceful stop of task failed: still running after the shutdown timeout; abandoning it");
+            }
+            let failed = self
+                .statuses
+                .task(&id)
+                .map(|s| s.state == State::Failed && s.worker_id == self.worker_id)
+                .unwrap_or(false);
+            if !failed {
+                self.statuses.put_task(
+                    &id,
+                    Status {
+                        state: State::Unassigned,
+                        trace: None,
+                        worker_id: self.worker_id.clone(),
+                        generation: self.generation.load(Ordering::Acquire),
+                    },
+                );
+            }
+        }
+    }
+
+    /// Counters of a task on this worker.
+    pub fn task_counters(&self, id: &ConnectorTaskId) -> Option<TaskCountersSnapshot> {
+        self.counters
+            .lock()
+            .unwrap()
+            .get(id)
+            .map(|c| TaskCountersSnapshot {
+                starts: c.starts.load(Ordering::Relaxed),
+                stops: c.stops.load(Ordering::Relaxed),
+                records: c.records.load(Ordering::Relaxed),
+                offset_commits: c.offset_commits.load(Ordering::Relaxed),
+            })
+    }
+
+    /// Counters of every task this worker has run.
+    pub fn all_task_counters(&self) -> Vec<(ConnectorTaskId, TaskCountersSnapshot)> {
+        let ids: Vec<_> = self.counters.lock().unwrap().keys().cloned().collect();
+        let mut v: Vec<_> = ids
+            .into_iter()
+            .filter_map(|id| self.task_counters(&id).map(|c| (id, c)))
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+
+    /// Stops everything (clean shutdown): tasks first, then connectors.
+    pub fn stop_all(&self) {
+        let ids = self.task_ids();
+        self.stop_and_await_tasks(&ids);
+        for name in self.connector_names() {
+            self.stop_connector(&name);
+        }
+    }
+}

@@ -1,0 +1,300 @@
+//! A source task's loop (Connect's `WorkerSourceTask` / `AbstractWorkerSourceTask`):
+//! poll → convert → produce with librdkafka, and commit source offsets that Kafka acknowledged
+//! (with every record before them) every `offset.flush.interval.ms` and on shutdown.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::message::{Header as KafkaHeader, OwnedHeaders};
+use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
+use rdkafka::{ClientConfig, ClientContext};
+use tributary_api::record::SourceRecord;
+use tributary_api::source::{SourceTask, SourceTaskContext};
+use tributary_api::{ConnectError, ConnectResult, Props};
+
+use super::converters::TaskConverters;
+use super::task::{catch_panic, error_trace, TaskControl, TaskStatusReporter};
+use super::TaskCounters;
+use crate::storage::offset::{offset_key, offset_value, ConnectorOffsetReader, OffsetBackingStore};
+use crate::storage::status::State;
+
+/// The producer context: records acknowledgements and the first delivery failure.
+pub struct SourceProducerContext {
+    acks: Arc<Mutex<Vec<u64>>>,
+    failure: Arc<Mutex<Option<String>>>,
+}
+
+impl ClientContext for SourceProducerContext {}
+
+impl ProducerContext for SourceProducerContext {
+    type DeliveryOpaque = usize;
+    fn delivery(&self, result: &DeliveryResult<'_>, seq: usize) {
+        match result {
+            Ok(_) => self.acks.lock().unwrap().push(seq as u64),
+            Err((e, msg)) => {
+                let mut f = self.failure.lock().unwrap();
+                if f.is_none() {
+                    use rdkafka::Message;
+                    *f = Some(format!(
+                        "Unrecoverable exception from producer send callback: {e} (topic {})",
+                        msg.topic()
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Everything a source task thread needs.
+pub struct SourceTaskArgs {
+    pub connector: String,
+    pub task: Box<dyn SourceTask>,
+    pub task_config: Props,
+    pub producer_config: ClientConfig,
+    pub converters: TaskConverters,
+    pub offsets: Arc<dyn OffsetBackingStore>,
+    pub control: Arc<TaskControl>,
+    pub reporter: TaskStatusReporter,
+    pub counters: Arc<TaskCounters>,
+    pub offset_flush_interval: Duration,
+    pub offset_flush_timeout: Duration,
+}
+
+/// Runs the task until stopped or failed; writes RUNNING / PAUSED / FAILED statuses.
+pub fn run(args: SourceTaskArgs) {
+    let reporter = args.reporter.clone();
+    let label = format!("task {}", reporter.id);
+    let result = catch_panic(&label, || run_inner(args));
+    if let Err(e) = result {
+        tracing::error!(task = %reporter.id, error = %e, "source task failed");
+        reporter.report(State::Failed, Some(error_trace(&e, &label)));
+    }
+}
+
+struct Loop {
+    connector: String,
+    task: Box<dyn SourceTask>,
+    producer: ThreadedProducer<SourceProducerContext>,
+    converters: TaskConverters,
+    offsets: Arc<dyn OffsetBackingStore>,
+    submitted: super::submitted_records::SubmittedRecords,
+    failure: Arc<Mutex<Option<String>>>,
+    control: Arc<TaskControl>,
+    counters: Arc<TaskCounters>,
+}
+
+fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
+    let SourceTaskArgs {
+        connector,
+        mut task,
+        task_config,
+        producer_config,
+        converters,
+        offsets,
+        control,
+        reporter,
+        counters,
+        offset_flush_interval,
+        offset_flush_timeout,
+    } = args;
+    let submitted = super::submitted_records::SubmittedRecords::new();
+    let failure = Arc::new(Mutex::new(None));
+    let ctx = SourceProducerContext {
+        acks: submitted.inbox(),
+        failure: failure.clone(),
+    };
+    let producer: ThreadedProducer<SourceProducerContext> =
+        producer_config.create_with_context(ctx).map_err(|e| {
+            ConnectError::config(format!(
+                "Failed to create producer for {}: {e}",
+                reporter.id
+            ))
+        })?;
+    let context = SourceTaskContext {
+        config: task_config.clone(),
+        offset_reader: Arc::new(ConnectorOffsetReader {
+            connector: connector.clone(),
+            store: offsets.clone(),
+        }),
+        stopping: control.stopping.clone(),
+    };
+    task.initialize(context);
+    task.start(&task_config)?;
+    counters.record_start();
+    let mut lp = Loop {
+        connector,
+        task,
+        producer,
+        converters,
+        offsets,
+        submitted,
+        failure,
+        control: control.clone(),
+        counters,
+    };
+    let mut paused_reported = None;
+    let mut last_commit = Instant::now();
+    let result = (|| -> ConnectResult<()> {
+        loop {
+            if control.is_stopping() {
+                return Ok(());
+            }
+            let paused = control.is_paused();
+            if paused_reported != Some(paused) {
+                reporter.report(
+                    if paused {
+                        State::Paused
+                    } else {
+                        State::Running
+                    },
+                    None,
+                );
+                paused_reported = Some(paused);
+            }
+            if paused {
+                control.wait_while_paused(Duration::from_millis(500));
+            } else {
+                lp.poll_and_send()?;
+            }
+            lp.check_failure()?;
+            if last_commit.elapsed() >= offset_flush_interval {
+                lp.commit_offsets(None)?;
+                last_commit = Instant::now();
+            }
+        }
+    })();
+    // Shutdown: give in-flight records a chance to be acknowledged, then commit what was.
+    let commit = lp.commit_offsets(Some(offset_flush_timeout));
+    let stop = lp.task.stop();
+    lp.counters.record_stop();
+    result?;
+    commit?;
+    stop
+}
+
+impl Loop {
+    fn check_failure(&self) -> ConnectResult<()> {
+        match self.failure.lock().unwrap().take() {
+            Some(msg) => Err(ConnectError::connect(msg)),
+            None => Ok(()),
+        }
+    }
+
+    fn poll_and_send(&mut self) -> ConnectResult<()> {
+        let records = match self.task.poll() {
+            Ok(r) => r,
+            Err(ConnectError::Retriable(msg)) => {
+                tracing::warn!(connector = %self.connector, "retriable error from poll: {msg}");
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+        for record in records {
+            self.send(record)?;
+        }
+        Ok(())
+    }
+
+    fn send(&mut self, record: SourceRecord) -> ConnectResult<()> {
+        let SourceRecord {
+            source_partition,
+            source_offset,
+            topic,
+            kafka_partition,
+            key_schema,
+            key,
+            value_schema,
+            value,
+            timestamp,
+            headers,
+        } = record;
+        let key_bytes = self
+            .converters
+            .key
+            .from_connect_data(&topic, key_schema.as_ref(), &key)?;
+        let value_bytes =
+            self.converters
+                .value
+                .from_connect_data(&topic, value_schema.as_ref(), &value)?;
+        let mut kafka_headers = None;
+        if !headers.is_empty() {
+            let mut h = OwnedHeaders::new_with_capacity(headers.len());
+            for header in headers.iter() {
+                let bytes = self.converters.header.from_connect_header(
+                    &topic,
+                    &header.key,
+                    header.schema.as_ref(),
+                    &header.value,
+                )?;
+                h = h.insert(KafkaHeader {
+                    key: &header.key,
+                    value: bytes.as_deref(),
+                });
+            }
+            kafka_headers = Some(h);
+        }
+        let seq = self.submitted.submit(source_partition, source_offset);
+        let mut rec: BaseRecord<'_, [u8], [u8], usize> =
+            BaseRecord::with_opaque_to(&topic, seq as usize);
+        if let Some(k) = key_bytes.as_deref() {
+            rec = rec.key(k);
+        }
+        if let Some(v) = value_bytes.as_deref() {
+            rec = rec.payload(v);
+        }
+        if let Some(p) = kafka_partition {
+            rec = rec.partition(p);
+        }
+        if let Some(ts) = timestamp {
+            rec = rec.timestamp(ts);
+        }
+        if let Some(h) = kafka_headers {
+            rec = rec.headers(h);
+        }
+        loop {
+            match self.producer.send(rec) {
+                Ok(()) => {
+                    self.counters.record_produced(1);
+                    return Ok(());
+                }
+                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                    rec = back;
+                    if self.control.is_stopping() {
+                        self.submitted.remove(seq);
+                        return Ok(());
+                    }
+                    self.check_failure()?;
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err((e, _)) => {
+                    self.submitted.remove(seq);
+                    return Err(ConnectError::connect(format!(
+                        "Failed to send record to topic {topic}: {e}"
+                    )));
+                }
+            }
+        }
+    }
+
+    /// Commits the offsets whose records (and all before them) were acknowledged. With a
+    /// timeout, first waits up to that long for outstanding records (used at shutdown).
+    fn commit_offsets(&mut self, flush: Option<Duration>) -> ConnectResult<()> {
+        if let Some(timeout) = flush {
+            if self.submitted.pending() > 0 {
+                let _ = self.producer.flush(timeout);
+            }
+        }
+        let committable = self.submitted.committable();
+        if committable.is_empty() {
+            return Ok(());
+        }
+        let entries = committable
+            .iter()
+            .map(|(p, o)| (offset_key(&self.connector, p), Some(offset_value(o))))
+            .collect();
+        self.offsets.set(entries)?;
+        self.counters.record_offset_commit();
+        self.task.commit()
+    }
+}

@@ -1,0 +1,137 @@
+//! What every task thread shares: its control block (stop request, target state), status
+//! reporting, and turning errors and panics into FAILED statuses with a trace.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use tributary_api::ConnectError;
+
+use crate::storage::status::{State, Status, StatusBackingStore};
+use crate::ConnectorTaskId;
+
+/// The state the herder wants a connector and its tasks in (Connect's `TargetState`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetState {
+    Started,
+    Paused,
+    Stopped,
+}
+
+/// Shared between a task thread and the worker: the stop request and the target state.
+pub struct TaskControl {
+    pub stopping: Arc<AtomicBool>,
+    paused: Mutex<bool>,
+    changed: Condvar,
+}
+
+impl TaskControl {
+    /// A control block for a task starting in `target`.
+    pub fn new(target: TargetState) -> Arc<TaskControl> {
+        Arc::new(TaskControl {
+            stopping: Arc::new(AtomicBool::new(false)),
+            paused: Mutex::new(target == TargetState::Paused),
+            changed: Condvar::new(),
+        })
+    }
+    /// Asks the task to stop; wakes it if paused.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::Release);
+        let _g = self.paused.lock().unwrap();
+        self.changed.notify_all();
+    }
+    /// Whether a stop was requested.
+    pub fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::Acquire)
+    }
+    /// Pauses or resumes the task.
+    pub fn set_paused(&self, paused: bool) {
+        *self.paused.lock().unwrap() = paused;
+        self.changed.notify_all();
+    }
+    /// Whether the task should be paused.
+    pub fn is_paused(&self) -> bool {
+        *self.paused.lock().unwrap()
+    }
+    /// Blocks while paused (and not stopping), at most `max`; returns whether still paused.
+    pub fn wait_while_paused(&self, max: Duration) -> bool {
+        let guard = self.paused.lock().unwrap();
+        let (guard, _) = self
+            .changed
+            .wait_timeout_while(guard, max, |p| *p && !self.stopping.load(Ordering::Acquire))
+            .unwrap();
+        *guard
+    }
+}
+
+/// Writes a task's statuses with the worker's id and current generation.
+#[derive(Clone)]
+pub struct TaskStatusReporter {
+    pub id: ConnectorTaskId,
+    pub worker_id: String,
+    pub generation: Arc<AtomicI32>,
+    pub store: Arc<dyn StatusBackingStore>,
+}
+
+impl TaskStatusReporter {
+    /// Records `state` with an optional trace.
+    pub fn report(&self, state: State, trace: Option<String>) {
+        self.store.put_task(
+            &self.id,
+            Status {
+                state,
+                trace,
+                worker_id: self.worker_id.clone(),
+                generation: self.generation.load(Ordering::Acquire),
+            },
+        );
+    }
+}
+
+/// A Java-style trace for an error: `<exception class>: <message>` plus where it happened.
+pub fn error_trace(e: &ConnectError, context: &str) -> String {
+    format!("{}: {}\n\tat {}\n", e.java_class(), e, context)
+}
+
+/// Runs `f`, turning a panic into a [`ConnectError`] whose message carries the panic text.
+pub fn catch_panic<T>(
+    what: &str,
+    f: impl FnOnce() -> Result<T, ConnectError>,
+) -> Result<T, ConnectError> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            Err(ConnectError::connect(format!("{what} panicked: {msg}")))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panics_become_errors_with_the_message() {
+        let r: Result<(), _> = catch_panic("task x", || panic!("boom {}", 1));
+        assert_eq!(r.unwrap_err().to_string(), "task x panicked: boom 1");
+    }
+
+    #[test]
+    fn stop_wakes_a_paused_wait() {
+        let c = TaskControl::new(TargetState::Paused);
+        let c2 = c.clone();
+        let t = std::thread::spawn(move || c2.wait_while_paused(Duration::from_secs(30)));
+        c.stop();
+        assert!(
+            t.join().unwrap(),
+            "still paused, but returned because of the stop request"
+        );
+        assert!(c.is_stopping());
+    }
+}
