@@ -36,9 +36,10 @@ pub trait SinkTask: Send {
     fn close(&mut self, _partitions: &[TopicPartition]) -> ConnectResult<()> {
         Ok(())
     }
-    /// Delivers records (possibly none). Errors fail the task, except
+    /// Delivers records (possibly none; clone what must outlive the call). Errors fail the
+    /// task, except
     /// [`crate::ConnectError::Retriable`], after which the same records are delivered again.
-    fn put(&mut self, records: Vec<SinkRecord>) -> ConnectResult<()>;
+    fn put(&mut self, records: &[SinkRecord]) -> ConnectResult<()>;
     /// Makes everything given to `put` so far durable (Connect's `flush`).
     fn flush(&mut self, _offsets: &PartitionOffsets) -> ConnectResult<()> {
         Ok(())

@@ -222,15 +222,15 @@ impl SinkTask for FileStreamSinkTask {
     }
 
     /// Buffers one line per record (standard output is written out at the end of each call).
-    fn put(&mut self, records: Vec<SinkRecord>) -> ConnectResult<()> {
+    fn put(&mut self, records: &[SinkRecord]) -> ConnectResult<()> {
         if records.is_empty() {
             return Ok(());
         }
         trace!("Writing {} lines to {}", records.len(), self.log_name());
         let result = match &mut self.output {
             None => return Err(ConnectError::connect("FileStreamSinkTask is not started")),
-            Some(Output::File { writer, .. }) => write_records(writer, &records),
-            Some(Output::Stdout(w)) => write_records(w, &records).and_then(|()| w.flush()),
+            Some(Output::File { writer, .. }) => write_records(writer, records),
+            Some(Output::Stdout(w)) => write_records(w, records).and_then(|()| w.flush()),
         };
         result.map_err(|e| self.io_error("writing to", e))
     }
@@ -298,7 +298,7 @@ mod tests {
             .unwrap()
             .put("b", "x")
             .unwrap();
-        t.put(vec![
+        t.put(&[
             record(Value::from("line one")),
             record(Value::Int32(42)),
             record(Value::Null),
@@ -306,12 +306,12 @@ mod tests {
             record(Value::Array(vec![Value::Int64(1), Value::Int64(2)])),
         ])
         .unwrap();
-        t.put(Vec::new()).unwrap();
+        t.put(&[]).unwrap();
         t.flush(&PartitionOffsets::new()).unwrap();
         let want = "existing\nline one\n42\nnull\nStruct{a=1,b=x}\n[1, 2]\n";
         assert_eq!(std::fs::read_to_string(&path).unwrap(), want);
 
-        t.put(vec![record(Value::from("after flush"))]).unwrap();
+        t.put(&[record(Value::from("after flush"))]).unwrap();
         t.stop().unwrap();
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
@@ -321,13 +321,13 @@ mod tests {
         // A new task appends rather than truncating.
         let mut t = FileStreamSinkTask::new();
         t.start(&p).unwrap();
-        t.put(vec![record(Value::from("again"))]).unwrap();
+        t.put(&[record(Value::from("again"))]).unwrap();
         t.pre_commit(&PartitionOffsets::new()).unwrap();
         assert!(std::fs::read_to_string(&path)
             .unwrap()
             .ends_with("after flush\nagain\n"));
         t.stop().unwrap();
-        assert!(t.put(vec![record(Value::from("x"))]).is_err());
+        assert!(t.put(&[record(Value::from("x"))]).is_err());
     }
 
     #[test]
@@ -362,9 +362,9 @@ mod tests {
             .unwrap();
         let n = 50_000;
         t.put(
-            (0..n)
+            &(0..n)
                 .map(|i| record(Value::String(format!("record number {i}"))))
-                .collect(),
+                .collect::<Vec<_>>(),
         )
         .unwrap();
         t.flush(&PartitionOffsets::new()).unwrap();
@@ -380,7 +380,7 @@ mod tests {
         let mut t = FileStreamSinkTask::new();
         t.start(&props(&[("file", "")])).unwrap();
         assert!(matches!(t.output, Some(Output::Stdout(_))));
-        t.put(Vec::new()).unwrap();
+        t.put(&[]).unwrap();
         t.stop().unwrap();
     }
 

@@ -248,7 +248,7 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                         })
                         .collect();
                     let n = batch.len();
-                    put_with_retry(&mut s, batch, &control)?;
+                    put_with_retry(&mut s, &batch, &control)?;
                     counters.record_consumed(n as u64);
                     for (tp, off) in next {
                         s.current.insert(tp, off);
@@ -289,11 +289,11 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
 
 fn put_with_retry(
     shared: &mut Shared,
-    batch: Vec<SinkRecord>,
+    batch: &[SinkRecord],
     control: &TaskControl,
 ) -> ConnectResult<()> {
     loop {
-        match shared.task.put(batch.clone()) {
+        match shared.task.put(batch) {
             Err(ConnectError::Retriable(m)) => {
                 tracing::warn!("retriable error from put, retrying: {m}");
                 if control.is_stopping() {
