@@ -16,7 +16,9 @@ pub fn kafka() -> Option<String> {
     match std::env::var("KAFKA_BOOTSTRAP") {
         Ok(b) if !b.is_empty() => Some(b),
         _ => {
-            eprintln!("skipped: KAFKA_BOOTSTRAP is not set (scripts/test starts Kafka and sets it)");
+            eprintln!(
+                "skipped: KAFKA_BOOTSTRAP is not set (scripts/test starts Kafka and sets it)"
+            );
             None
         }
     }
@@ -31,7 +33,10 @@ pub fn shared_dir() -> PathBuf {
 
 /// A name unique to this test run.
 pub fn unique(prefix: &str) -> String {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
     format!("{prefix}-{}-{}", std::process::id(), nanos % 1_000_000_000)
 }
 
@@ -85,7 +90,12 @@ pub struct StandaloneWorker {
 impl StandaloneWorker {
     /// Writes `worker.properties` (with `extra` lines) into `dir` and starts the worker with the
     /// given connector files; waits until its REST API answers.
-    pub fn start(dir: &Path, bootstrap: &str, extra: &str, connector_files: &[&str]) -> StandaloneWorker {
+    pub fn start(
+        dir: &Path,
+        bootstrap: &str,
+        extra: &str,
+        connector_files: &[&str],
+    ) -> StandaloneWorker {
         let props = format!(
             "bootstrap.servers={bootstrap}\nkey.converter=org.apache.kafka.connect.storage.StringConverter\nvalue.converter=org.apache.kafka.connect.storage.StringConverter\noffset.storage.file.filename={}/offsets\noffset.flush.interval.ms=1000\nlisteners=http://127.0.0.1:0\n{extra}\n",
             dir.display()
@@ -107,7 +117,12 @@ impl StandaloneWorker {
             .stderr(logf)
             .spawn()
             .expect("starting tributary");
-        let mut w = StandaloneWorker { dir: dir.to_path_buf(), child, url: String::new(), log };
+        let mut w = StandaloneWorker {
+            dir: dir.to_path_buf(),
+            child,
+            url: String::new(),
+            log,
+        };
         let re = regex::Regex::new(r"REST server listening on (http://\S+)").unwrap();
         w.url = wait_for("the worker's REST server", Duration::from_secs(60), || {
             if let Ok(Some(status)) = w.child.try_wait() {
@@ -131,31 +146,46 @@ impl StandaloneWorker {
         let r = reqwest::blocking::get(format!("{}{path}", self.url)).unwrap();
         let status = r.status().as_u16();
         let text = r.text().unwrap();
-        (status, serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(serde_json::Value::Null),
+        )
     }
 
     pub fn send(&self, method: &str, path: &str, body: Option<&str>) -> (u16, serde_json::Value) {
         let client = reqwest::blocking::Client::new();
         let mut req = client.request(method.parse().unwrap(), format!("{}{path}", self.url));
         if let Some(b) = body {
-            req = req.header("Content-Type", "application/json").body(b.to_string());
+            req = req
+                .header("Content-Type", "application/json")
+                .body(b.to_string());
         }
         let r = req.send().unwrap();
         let status = r.status().as_u16();
         let text = r.text().unwrap();
-        (status, serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(serde_json::Value::Null),
+        )
     }
 
     /// Waits until the connector and all its tasks (at least `tasks`) are in `state`.
     pub fn wait_state(&self, connector: &str, tasks: usize, state: &str) -> serde_json::Value {
-        wait_for(&format!("{connector} to be {state}"), Duration::from_secs(60), || {
-            let (code, body) = self.get(&format!("/connectors/{connector}/status"));
-            if code != 200 {
-                return None;
-            }
-            let ts = body["tasks"].as_array()?;
-            (body["connector"]["state"] == state && ts.len() >= tasks && ts.iter().all(|t| t["state"] == state)).then_some(body)
-        })
+        wait_for(
+            &format!("{connector} to be {state}"),
+            Duration::from_secs(60),
+            || {
+                let (code, body) = self.get(&format!("/connectors/{connector}/status"));
+                if code != 200 {
+                    return None;
+                }
+                let ts = body["tasks"].as_array()?;
+                (body["connector"]["state"] == state
+                    && ts.len() >= tasks
+                    && ts.iter().all(|t| t["state"] == state))
+                .then_some(body)
+            },
+        )
     }
 
     /// SIGKILL.
@@ -167,7 +197,9 @@ impl StandaloneWorker {
     /// SIGTERM and wait for a clean exit.
     pub fn terminate(&mut self) -> std::process::ExitStatus {
         unsafe_sigterm(self.child.id());
-        wait_for("the worker to exit", Duration::from_secs(60), || self.child.try_wait().unwrap())
+        wait_for("the worker to exit", Duration::from_secs(60), || {
+            self.child.try_wait().unwrap()
+        })
     }
 }
 
@@ -179,7 +211,10 @@ impl Drop for StandaloneWorker {
 }
 
 fn unsafe_sigterm(pid: u32) {
-    let _ = Command::new("kill").arg("-TERM").arg(pid.to_string()).status();
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(pid.to_string())
+        .status();
 }
 
 /// Every record value in a topic's partition 0, from the beginning to the current end.
@@ -190,9 +225,12 @@ pub fn read_topic(bootstrap: &str, topic: &str) -> Vec<Vec<u8>> {
         .set("enable.auto.commit", "false")
         .create()
         .unwrap();
-    let (_, high) = consumer.fetch_watermarks(topic, 0, Duration::from_secs(10)).unwrap();
+    let (_, high) = consumer
+        .fetch_watermarks(topic, 0, Duration::from_secs(10))
+        .unwrap();
     let mut tpl = TopicPartitionList::new();
-    tpl.add_partition_offset(topic, 0, Offset::Beginning).unwrap();
+    tpl.add_partition_offset(topic, 0, Offset::Beginning)
+        .unwrap();
     consumer.assign(&tpl).unwrap();
     let mut out = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -209,6 +247,12 @@ pub fn read_topic(bootstrap: &str, topic: &str) -> Vec<Vec<u8>> {
 
 /// The end offset of a topic's partition 0 (0 when the topic does not exist yet).
 pub fn topic_end(bootstrap: &str, topic: &str) -> i64 {
-    let consumer: BaseConsumer = ClientConfig::new().set("bootstrap.servers", bootstrap).create().unwrap();
-    consumer.fetch_watermarks(topic, 0, Duration::from_secs(5)).map(|(_, h)| h).unwrap_or(0)
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .unwrap();
+    consumer
+        .fetch_watermarks(topic, 0, Duration::from_secs(5))
+        .map(|(_, h)| h)
+        .unwrap_or(0)
 }
