@@ -2,10 +2,13 @@
 //!
 //! - `tributary standalone <worker.properties> [connector.properties|connector.json]...`
 //!   (Connect's `connect-standalone`).
+//! - `tributary distributed <worker.properties>` (Connect's `connect-distributed`).
 //!
 //! Configuration problems exit with status 1 and a message naming the file and key.
 
+mod distributed;
 mod standalone;
+mod startup;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,6 +34,11 @@ enum Command {
         worker_properties: PathBuf,
         /// Connector configurations (.properties or .json) to start.
         connectors: Vec<PathBuf>,
+    },
+    /// Runs a worker of a distributed cluster, like connect-distributed.
+    Distributed {
+        /// The worker configuration (Java properties).
+        worker_properties: PathBuf,
     },
 }
 
@@ -59,6 +67,9 @@ fn main() -> ExitCode {
             worker_properties,
             connectors,
         } => runtime.block_on(standalone::run(worker_properties, connectors)),
+        Command::Distributed { worker_properties } => {
+            runtime.block_on(distributed::run(worker_properties))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

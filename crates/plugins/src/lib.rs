@@ -2,9 +2,13 @@
 //! - [`converters`]: `StringConverter`, `ByteArrayConverter`, `JsonConverter`,
 //!   `SimpleHeaderConverter`.
 //! - [`file`]: `FileStreamSourceConnector` / `FileStreamSinkConnector` and their tasks.
+//! - [`testing`]: connectors for testing runtimes: Kafka's `VerifiableSource/Sink` and
+//!   `MockSource/Sink` connectors (`org.apache.kafka.connect.tools`) and Tributary's
+//!   `FlakySourceConnector`.
 
 pub mod converters;
 pub mod file;
+pub mod testing;
 
 use tributary_api::plugin::PluginSet;
 
@@ -13,5 +17,6 @@ pub fn builtin() -> PluginSet {
     let mut set = PluginSet::default();
     set.extend(converters::plugins());
     set.extend(file::plugins());
+    set.extend(testing::plugins());
     set
 }

@@ -11,7 +11,9 @@ use crate::error::{ConnectError, ConnectResult};
 /// An arbitrary-precision decimal: unscaled integer × 10^-scale (Java's `BigDecimal`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decimal {
+    /// The digits without the decimal point (Java's `unscaledValue()`).
     pub unscaled: BigInt,
+    /// How many of the digits lie right of the decimal point; negative values append zeros.
     pub scale: i32,
 }
 
@@ -103,14 +105,16 @@ impl fmt::Display for Decimal {
     }
 }
 
-/// Whether `value` fits the logical type `name` on `schema`; `None` if `name` is not a logical
+/// Whether `value` is acceptable for logical type `name`; `None` if `name` is not a logical
 /// type this crate knows (then the physical type decides).
-pub(crate) fn value_matches_logical(name: &str, schema: &Schema, value: &Value) -> Option<bool> {
+///
+/// Connect accepts only `BigDecimal` for Decimal and `java.util.Date` for the temporal types,
+/// whatever the scale; Tributary also accepts the encoded forms (raw `Bytes` for Decimal,
+/// `Int32` for Date/Time, `Int64` for Timestamp). A scale that differs from the schema's is
+/// reported by [`Decimal::from_logical`], as in Connect.
+pub(crate) fn value_matches_logical(name: &str, value: &Value) -> Option<bool> {
     Some(match name {
-        Decimal::LOGICAL_NAME => {
-            matches!(value, Value::Decimal(d) if Some(d.scale) == decimal_scale(schema))
-                || matches!(value, Value::Bytes(_))
-        }
+        Decimal::LOGICAL_NAME => matches!(value, Value::Decimal(_) | Value::Bytes(_)),
         Date::LOGICAL_NAME => matches!(value, Value::Date(_) | Value::Int32(_)),
         Time::LOGICAL_NAME => matches!(value, Value::Time(_) | Value::Int32(_)),
         Timestamp::LOGICAL_NAME => matches!(value, Value::Timestamp(_) | Value::Int64(_)),
@@ -150,7 +154,7 @@ impl Decimal {
         match decimal_scale(schema) {
             Some(s) if s == value.scale => Ok(value.unscaled.to_signed_bytes_be()),
             Some(s) => Err(ConnectError::data(format!(
-                "Decimal value has mismatching scale for given Decimal schema: {} != {s}",
+                "Decimal value has mismatching scale for given Decimal schema. Schema has scale {s}, value has scale {}.",
                 value.scale
             ))),
             None => Err(ConnectError::data(
@@ -179,6 +183,7 @@ impl Date {
     pub fn builder() -> SchemaBuilder {
         SchemaBuilder::int32().name(Self::LOGICAL_NAME).version(1)
     }
+    /// The required schema, i.e. `builder()` built as is.
     pub fn schema() -> SchemaRef {
         Self::builder().build()
     }
@@ -193,6 +198,7 @@ impl Time {
     pub fn builder() -> SchemaBuilder {
         SchemaBuilder::int32().name(Self::LOGICAL_NAME).version(1)
     }
+    /// The required schema, i.e. `builder()` built as is.
     pub fn schema() -> SchemaRef {
         Self::builder().build()
     }
@@ -207,6 +213,7 @@ impl Timestamp {
     pub fn builder() -> SchemaBuilder {
         SchemaBuilder::int64().name(Self::LOGICAL_NAME).version(1)
     }
+    /// The required schema, i.e. `builder()` built as is.
     pub fn schema() -> SchemaRef {
         Self::builder().build()
     }

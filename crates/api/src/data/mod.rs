@@ -1,6 +1,7 @@
 //! Connect's data model (`org.apache.kafka.connect.data`): schemas, values, structs and the
 //! logical types Decimal, Date, Time and Timestamp.
 
+pub mod java_fmt;
 mod logical;
 mod schema;
 mod value;

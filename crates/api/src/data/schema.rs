@@ -9,17 +9,29 @@ use crate::error::{ConnectError, ConnectResult};
 /// The physical type of a schema (Connect's `Schema.Type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SchemaType {
+    /// 8-bit signed integer (`byte`).
     Int8,
+    /// 16-bit signed integer (`short`).
     Int16,
+    /// 32-bit signed integer (`int`).
     Int32,
+    /// 64-bit signed integer (`long`).
     Int64,
+    /// IEEE 754 single precision (`float`).
     Float32,
+    /// IEEE 754 double precision (`double`).
     Float64,
+    /// `true` or `false`.
     Boolean,
+    /// UTF-8 text.
     String,
+    /// An arbitrary byte sequence.
     Bytes,
+    /// A sequence of values sharing one element schema.
     Array,
+    /// Key/value pairs with one key schema and one value schema.
     Map,
+    /// Named fields, each with its own schema.
     Struct,
 }
 
@@ -82,8 +94,11 @@ pub type SchemaRef = Arc<Schema>;
 /// A field of a struct schema: name, position and schema (Connect's `Field`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
+    /// The field's name, unique within its struct.
     pub name: String,
+    /// Position of the field in the struct, from 0.
     pub index: usize,
+    /// The schema of the field's values.
     pub schema: SchemaRef,
 }
 
@@ -94,11 +109,17 @@ pub struct Field {
 /// schemas (`Schema.STRING_SCHEMA`, `Schema.OPTIONAL_INT32_SCHEMA`, …).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Schema {
+    /// The physical type.
     pub schema_type: SchemaType,
+    /// Whether null is an acceptable value.
     pub optional: bool,
+    /// Value used in place of an unset field of this schema.
     pub default_value: Option<Value>,
+    /// Fully qualified name; logical types are recognised by it.
     pub name: Option<String>,
+    /// Version of a named schema.
     pub version: Option<i32>,
+    /// Free-form description.
     pub doc: Option<String>,
     /// Parameters in insertion order (Java keeps a `LinkedHashMap`).
     pub parameters: Option<IndexMap<String, String>>,
@@ -161,40 +182,33 @@ impl Schema {
 
     /// Checks that `value` conforms to this schema (Connect's `ConnectSchema.validateValue`).
     ///
-    /// Errors are [`ConnectError::Data`] naming the offending field where there is one.
+    /// A null passes only when the schema is optional. Errors are [`ConnectError::Data`] with
+    /// Connect's messages; they say where the bad value sits (`value`, `field: "f"`,
+    /// `element of array …`, `key of map …`, `value of map …`).
     pub fn validate_value(&self, value: &Value) -> ConnectResult<()> {
-        self.validate_at(None, value)
+        self.validate_in("value", value)
     }
 
-    pub(crate) fn validate_at(&self, field: Option<&str>, value: &Value) -> ConnectResult<()> {
-        let where_ = || match field {
-            Some(f) => format!(" for field: \"{f}\""),
-            None => String::new(),
-        };
+    /// Like [`Schema::validate_value`] for the value of struct field `field`.
+    pub(crate) fn validate_field(&self, field: &str, value: &Value) -> ConnectResult<()> {
+        self.validate_in(&format!("field: \"{field}\""), value)
+    }
+
+    fn validate_in(&self, location: &str, value: &Value) -> ConnectResult<()> {
         if value.is_null() {
-            if self.optional || self.default_value.is_some() {
+            if self.optional {
                 return Ok(());
             }
             return Err(ConnectError::data(format!(
-                "Invalid value: null used for required field: \"{}\", schema type: {}",
-                field.unwrap_or("null"),
+                "Invalid value: null used for required {location}, schema type: {}",
                 self.schema_type
             )));
         }
-        if let Some(name) = self.name.as_deref() {
-            if let Some(ok) = super::logical::value_matches_logical(name, self, value) {
-                return if ok {
-                    Ok(())
-                } else {
-                    Err(ConnectError::data(format!(
-                        "Invalid Java object for logical type {name}: {}{}",
-                        value.kind_name(),
-                        where_()
-                    )))
-                };
-            }
-        }
-        let ok = matches!(
+        let logical = self
+            .name
+            .as_deref()
+            .and_then(|name| super::logical::value_matches_logical(name, value));
+        let ok = logical.unwrap_or(matches!(
             (self.schema_type, value),
             (SchemaType::Int8, Value::Int8(_))
                 | (SchemaType::Int16, Value::Int16(_))
@@ -208,51 +222,63 @@ impl Schema {
                 | (SchemaType::Array, Value::Array(_))
                 | (SchemaType::Map, Value::Map(_))
                 | (SchemaType::Struct, Value::Struct(_))
-        );
+        ));
         if !ok {
+            let name = match &self.name {
+                Some(n) => format!(" \"{n}\""),
+                None => String::new(),
+            };
             return Err(ConnectError::data(format!(
-                "Invalid Java object for schema with type {}: {}{}",
+                "Invalid Java object for schema{name} with type {}: class {} for {location}",
                 self.schema_type,
                 value.kind_name(),
-                where_()
             )));
         }
         match value {
             Value::Array(items) => {
-                let elem = self
-                    .value_schema
-                    .as_ref()
-                    .ok_or_else(|| ConnectError::data("Array schema has no value schema"))?;
+                let at = format!("element of array {location}");
+                let elem = self.value_schema.as_ref().ok_or_else(|| no_schema(&at))?;
                 for item in items {
-                    elem.validate_at(field, item)?;
+                    elem.validate_in(&at, item)?;
                 }
             }
             Value::Map(entries) => {
-                let ks = self
-                    .key_schema
-                    .as_ref()
-                    .ok_or_else(|| ConnectError::data("Map schema has no key schema"))?;
+                let key_at = format!("key of map {location}");
+                let value_at = format!("value of map {location}");
+                let ks = self.key_schema.as_ref().ok_or_else(|| no_schema(&key_at))?;
                 let vs = self
                     .value_schema
                     .as_ref()
-                    .ok_or_else(|| ConnectError::data("Map schema has no value schema"))?;
+                    .ok_or_else(|| no_schema(&value_at))?;
                 for (k, v) in entries {
-                    ks.validate_at(field, k)?;
-                    vs.validate_at(field, v)?;
+                    ks.validate_in(&key_at, k)?;
+                    vs.validate_in(&value_at, v)?;
                 }
             }
             Value::Struct(s) => {
                 if s.schema().as_ref() != self {
-                    return Err(ConnectError::data(format!(
-                        "Struct schemas do not match{}.",
-                        where_()
-                    )));
+                    return Err(ConnectError::data("Struct schemas do not match."));
                 }
                 s.validate()?;
             }
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// Connect's error for an array or map schema missing its element, key or value schema.
+fn no_schema(location: &str) -> ConnectError {
+    ConnectError::data(format!("No schema defined for {location}"))
+}
+
+/// `ConnectSchema.toString()`: `Schema{TYPE}`, or `Schema{name:TYPE}` for a named schema.
+impl fmt::Display for Schema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.name {
+            Some(name) => write!(f, "Schema{{{name}:{}}}", self.schema_type),
+            None => write!(f, "Schema{{{}}}", self.schema_type),
+        }
     }
 }
 
@@ -272,33 +298,43 @@ impl SchemaBuilder {
             schema: Schema::new(schema_type),
         }
     }
+    /// A builder for a required INT8 schema.
     pub fn int8() -> Self {
         Self::new(SchemaType::Int8)
     }
+    /// A builder for a required INT16 schema.
     pub fn int16() -> Self {
         Self::new(SchemaType::Int16)
     }
+    /// A builder for a required INT32 schema.
     pub fn int32() -> Self {
         Self::new(SchemaType::Int32)
     }
+    /// A builder for a required INT64 schema.
     pub fn int64() -> Self {
         Self::new(SchemaType::Int64)
     }
+    /// A builder for a required FLOAT32 schema.
     pub fn float32() -> Self {
         Self::new(SchemaType::Float32)
     }
+    /// A builder for a required FLOAT64 schema.
     pub fn float64() -> Self {
         Self::new(SchemaType::Float64)
     }
+    /// A builder for a required BOOLEAN schema.
     pub fn boolean() -> Self {
         Self::new(SchemaType::Boolean)
     }
+    /// A builder for a required STRING schema.
     pub fn string() -> Self {
         Self::new(SchemaType::String)
     }
+    /// A builder for a required BYTES schema.
     pub fn bytes() -> Self {
         Self::new(SchemaType::Bytes)
     }
+    /// A builder for a required STRUCT schema (add fields with [`SchemaBuilder::field`]).
     pub fn struct_() -> Self {
         Self::new(SchemaType::Struct)
     }
@@ -315,22 +351,27 @@ impl SchemaBuilder {
         b.schema.value_schema = Some(value_schema);
         b
     }
+    /// Makes the schema accept null.
     pub fn optional(mut self) -> Self {
         self.schema.optional = true;
         self
     }
+    /// Makes the schema reject null (the default).
     pub fn required(mut self) -> Self {
         self.schema.optional = false;
         self
     }
+    /// Sets the schema's fully qualified name.
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.schema.name = Some(name.into());
         self
     }
+    /// Sets the schema version.
     pub fn version(mut self, version: i32) -> Self {
         self.schema.version = Some(version);
         self
     }
+    /// Sets the description.
     pub fn doc(mut self, doc: impl Into<String>) -> Self {
         self.schema.doc = Some(doc.into());
         self

@@ -13,20 +13,33 @@ use crate::error::{ConnectError, ConnectResult};
 /// [`Value::Timestamp`] (milliseconds since the epoch).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
+    /// Java `null`.
     Null,
+    /// An INT8 value.
     Int8(i8),
+    /// An INT16 value.
     Int16(i16),
+    /// An INT32 value.
     Int32(i32),
+    /// An INT64 value.
     Int64(i64),
+    /// A FLOAT32 value.
     Float32(f32),
+    /// A FLOAT64 value.
     Float64(f64),
+    /// A BOOLEAN value.
     Boolean(bool),
+    /// A STRING value.
     String(String),
+    /// A BYTES value.
     Bytes(Vec<u8>),
+    /// An ARRAY value: the elements in order.
     Array(Vec<Value>),
     /// Map entries in insertion order.
     Map(Vec<(Value, Value)>),
+    /// A STRUCT value.
     Struct(Struct),
+    /// A Decimal logical value (`java.math.BigDecimal`).
     Decimal(Decimal),
     /// Days since 1970-01-01 (the Date logical type).
     Date(i32),
@@ -118,60 +131,12 @@ impl From<bool> for Value {
     }
 }
 
-/// Renders a value as Java's `String.valueOf(object)` would (what FileStreamSink writes):
-/// `Struct{a=1,b=x}`, `[1, 2]`, `{k=v}`, `null`; floats as Java prints them.
+/// Writes the value as Java's `String.valueOf(object)` would for the object it stands for
+/// (what FileStreamSink writes): `Struct{a=1,b=x}`, `[1, 2]`, `{k=v}`, `null`, floats as
+/// `Double.toString` / `Float.toString` print them. See [`super::java_fmt::to_java_string`].
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Value::Null => f.write_str("null"),
-            Value::Int8(v) => write!(f, "{v}"),
-            Value::Int16(v) => write!(f, "{v}"),
-            Value::Int32(v) | Value::Date(v) | Value::Time(v) => write!(f, "{v}"),
-            Value::Int64(v) | Value::Timestamp(v) => write!(f, "{v}"),
-            Value::Float32(v) => write!(f, "{}", java_float(*v as f64, true)),
-            Value::Float64(v) => write!(f, "{}", java_float(*v, false)),
-            Value::Boolean(v) => write!(f, "{v}"),
-            Value::String(s) => f.write_str(s),
-            Value::Bytes(b) => write!(f, "{b:?}"),
-            Value::Array(items) => {
-                f.write_str("[")?;
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{item}")?;
-                }
-                f.write_str("]")
-            }
-            Value::Map(entries) => {
-                f.write_str("{")?;
-                for (i, (k, v)) in entries.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{k}={v}")?;
-                }
-                f.write_str("}")
-            }
-            Value::Struct(s) => write!(f, "{s}"),
-            Value::Decimal(d) => write!(f, "{d}"),
-        }
-    }
-}
-
-fn java_float(v: f64, _single: bool) -> String {
-    if v.is_nan() {
-        "NaN".into()
-    } else if v.is_infinite() {
-        if v > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        }
-    } else if v.fract() == 0.0 && v.abs() < 1e7 {
-        format!("{v:.1}")
-    } else {
-        format!("{v}")
+        f.write_str(&super::java_fmt::to_java_string(self))
     }
 }
 
@@ -189,9 +154,7 @@ impl Struct {
     /// An empty struct of the given schema. Errors if the schema is not a struct schema.
     pub fn new(schema: SchemaRef) -> ConnectResult<Struct> {
         if schema.schema_type != SchemaType::Struct {
-            return Err(ConnectError::data(
-                "Not a struct schema: ".to_string() + &format!("{:?}", schema.schema_type),
-            ));
+            return Err(ConnectError::data(format!("Not a struct schema: {schema}")));
         }
         let values = vec![Value::Null; schema.fields.len()];
         Ok(Struct { schema, values })
@@ -210,7 +173,7 @@ impl Struct {
             .schema
             .field(field)
             .ok_or_else(|| ConnectError::data(format!("{field} is not a valid field name")))?;
-        f.schema.validate_at(Some(field), &value)?;
+        f.schema.validate_field(field, &value)?;
         let idx = f.index;
         self.values[idx] = value;
         Ok(self)
@@ -233,38 +196,35 @@ impl Struct {
         &self.values[index]
     }
 
-    /// Checks that every required field without a default has a value.
+    /// Checks every field's value against its schema; an unset field passes when its schema is
+    /// optional or has a default. The first failure is returned and names its field.
     pub fn validate(&self) -> ConnectResult<()> {
         for f in &self.schema.fields {
-            f.schema.validate_at(Some(&f.name), &self.values[f.index])?;
+            let v = &self.values[f.index];
+            if v.is_null() && (f.schema.optional || f.schema.default_value.is_some()) {
+                continue;
+            }
+            f.schema.validate_field(&f.name, v)?;
         }
         Ok(())
     }
 }
 
+/// `Struct.toString()`: `Struct{name=value,…}` in field order, unset (null) fields left out.
 impl fmt::Display for Struct {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Struct{")?;
-        let mut first = true;
-        for field in &self.schema.fields {
-            let v = &self.values[field.index];
-            if v.is_null() {
-                continue;
-            }
-            if !first {
-                f.write_str(",")?;
-            }
-            first = false;
-            write!(f, "{}={}", field.name, v)?;
-        }
-        f.write_str("}")
+        let mut s = String::new();
+        super::java_fmt::append_struct(&mut s, self);
+        f.write_str(&s)
     }
 }
 
 /// A schema (absent for schemaless data) with its value: Connect's `SchemaAndValue`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SchemaAndValue {
+    /// The schema; `None` for schemaless data.
     pub schema: Option<SchemaRef>,
+    /// The value.
     pub value: Value,
 }
 

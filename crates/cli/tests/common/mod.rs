@@ -256,3 +256,140 @@ pub fn topic_end(bootstrap: &str, topic: &str) -> i64 {
         .map(|(_, h)| h)
         .unwrap_or(0)
 }
+
+/// The worker file of a distributed worker in group `group` (topics named after the group,
+/// replication factor 1, a short session timeout so that dead workers are noticed quickly).
+pub fn distributed_properties(bootstrap: &str, group: &str, extra: &str) -> String {
+    format!(
+        "bootstrap.servers={bootstrap}\ngroup.id={group}\nconfig.storage.topic={group}-configs\noffset.storage.topic={group}-offsets\nstatus.storage.topic={group}-status\nconfig.storage.replication.factor=1\noffset.storage.replication.factor=1\nstatus.storage.replication.factor=1\noffset.storage.partitions=5\nstatus.storage.partitions=3\nkey.converter=org.apache.kafka.connect.storage.StringConverter\nvalue.converter=org.apache.kafka.connect.storage.StringConverter\nlisteners=http://127.0.0.1:0\noffset.flush.interval.ms=500\nsession.timeout.ms=6000\nheartbeat.interval.ms=1000\n{extra}\n"
+    )
+}
+
+/// A `tributary distributed` process.
+pub struct DistributedWorker {
+    pub inner: StandaloneWorker,
+    pub name: String,
+}
+
+impl DistributedWorker {
+    /// Starts worker `name` of `group` in its own directory under `dir`.
+    pub fn start(
+        dir: &Path,
+        name: &str,
+        bootstrap: &str,
+        group: &str,
+        extra: &str,
+    ) -> DistributedWorker {
+        let wdir = dir.join(name);
+        std::fs::create_dir_all(&wdir).unwrap();
+        std::fs::write(
+            wdir.join("worker.properties"),
+            distributed_properties(bootstrap, group, extra),
+        )
+        .unwrap();
+        DistributedWorker {
+            inner: Self::spawn_in(&wdir),
+            name: name.to_string(),
+        }
+    }
+
+    fn spawn_in(wdir: &Path) -> StandaloneWorker {
+        let log = wdir.join(format!("worker-{}.log", unique("run")));
+        let logf = std::fs::File::create(&log).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_tributary"))
+            .args(["distributed", "worker.properties"])
+            .current_dir(wdir)
+            .stdout(Stdio::null())
+            .stderr(logf)
+            .spawn()
+            .expect("starting tributary");
+        let mut w = StandaloneWorker {
+            dir: wdir.to_path_buf(),
+            child,
+            url: String::new(),
+            log,
+        };
+        let re = regex::Regex::new(r"REST server listening on (http://\S+)").unwrap();
+        w.url = wait_for("the worker's REST server", Duration::from_secs(90), || {
+            if let Ok(Some(status)) = w.child.try_wait() {
+                panic!("worker exited with {status}: {}", w.log_text());
+            }
+            re.captures(&w.log_text()).map(|c| c[1].to_string())
+        });
+        w
+    }
+
+    /// This worker's id (`host:port`).
+    pub fn id(&self) -> String {
+        self.inner.url.trim_start_matches("http://").to_string()
+    }
+
+    /// Waits until this worker has joined the group (it reports a generation).
+    pub fn wait_joined(&self) {
+        wait_for(
+            &format!("{} to join", self.name),
+            Duration::from_secs(90),
+            || {
+                let (_, w) = self.inner.get("/tributary/worker");
+                (w["generation"].as_i64().unwrap_or(0) > 0).then_some(())
+            },
+        );
+    }
+}
+
+impl std::ops::Deref for DistributedWorker {
+    type Target = StandaloneWorker;
+    fn deref(&self) -> &StandaloneWorker {
+        &self.inner
+    }
+}
+
+impl std::ops::DerefMut for DistributedWorker {
+    fn deref_mut(&mut self) -> &mut StandaloneWorker {
+        &mut self.inner
+    }
+}
+
+/// Every record (key, value) in a topic's partition 0, from the beginning to the current end.
+pub fn read_topic_records(bootstrap: &str, topic: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", unique("reader"))
+        .set("enable.auto.commit", "false")
+        .create()
+        .unwrap();
+    let (_, high) = consumer
+        .fetch_watermarks(topic, 0, Duration::from_secs(10))
+        .unwrap();
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(topic, 0, Offset::Beginning)
+        .unwrap();
+    consumer.assign(&tpl).unwrap();
+    let mut out = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while (out.len() as i64) < high && Instant::now() < deadline {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(500)) {
+            out.push((
+                m.key().unwrap_or_default().to_vec(),
+                m.payload().unwrap_or_default().to_vec(),
+            ));
+            if m.offset() + 1 >= high {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Produces one raw record (used to put garbage into a config topic).
+pub fn produce_raw(bootstrap: &str, topic: &str, key: &[u8], value: &[u8]) {
+    use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
+    let p: ThreadedProducer<DefaultProducerContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .unwrap();
+    p.send(BaseRecord::<[u8], [u8]>::to(topic).key(key).payload(value))
+        .map_err(|(e, _)| e)
+        .unwrap();
+    p.flush(Duration::from_secs(10)).unwrap();
+}

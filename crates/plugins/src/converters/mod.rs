@@ -84,7 +84,7 @@ pub fn converter_config_def() -> ConfigDef {
             "header".into(),
         ])),
         Importance::Low,
-        "How this converter will be used.",
+        "The role this converter plays: key, value or header.",
     )
 }
 

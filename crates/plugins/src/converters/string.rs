@@ -157,7 +157,7 @@ impl StringConverter {
             validator: None,
             importance: Importance::High,
             documentation:
-                "The name of the Java character set to use for encoding strings as byte arrays."
+                "Character set, by its Java name, used to turn strings into bytes and bytes back into strings."
                     .into(),
             group: None,
             order_in_group: -1,

@@ -29,7 +29,7 @@ pub fn sink_config_def() -> ConfigDef {
         Some(None),
         None,
         Importance::High,
-        "Destination filename. If not specified, the standard output will be used",
+        "File that records are appended to; when unset, the task writes to standard output.",
     )
 }
 

@@ -62,7 +62,7 @@ pub fn source_config_def() -> ConfigDef {
             Some(None),
             None,
             Importance::High,
-            "Source filename. If not specified, the standard input will be used",
+            "File to read lines from; when unset, the task reads standard input.",
         )
         .define(
             TOPIC_CONFIG,
@@ -70,7 +70,7 @@ pub fn source_config_def() -> ConfigDef {
             None,
             Some(Validator::NonEmptyString),
             Importance::High,
-            "The topic to publish data to",
+            "Topic that every line read is sent to.",
         )
         .define(
             TASK_BATCH_SIZE_CONFIG,
@@ -78,7 +78,7 @@ pub fn source_config_def() -> ConfigDef {
             Some(Some("2000")),
             None,
             Importance::Low,
-            "The maximum number of records the source task can read from the file each time it is polled",
+            "Upper limit on how many records a single poll of the source task returns.",
         )
 }
 

@@ -49,7 +49,7 @@ pub fn connector_config_def() -> ConfigDef {
             None,
             Some(name_validator),
             Importance::High,
-            "Globally unique name to use for this connector.",
+            "Name of this connector; no other connector in the cluster may use the same one.",
             1,
             "Connector name",
         ))
@@ -59,7 +59,7 @@ pub fn connector_config_def() -> ConfigDef {
             None,
             None,
             Importance::High,
-            "Name or alias of the class for this connector.",
+            "The connector implementation to run: its fully qualified class name, or a short alias such as FileStreamSink or FileStreamSinkConnector.",
             2,
             "Connector class",
         ))
@@ -72,7 +72,7 @@ pub fn connector_config_def() -> ConfigDef {
                 max: None,
             }),
             Importance::High,
-            "Maximum number of tasks to use for this connector.",
+            "Upper limit on how many tasks this connector may run (at least 1).",
             3,
             "Tasks max",
         ))
@@ -82,7 +82,7 @@ pub fn connector_config_def() -> ConfigDef {
             Some(Some("true")),
             None,
             Importance::Low,
-            "Whether to enforce that the tasks.max property is respected.",
+            "(Deprecated) If true, a connector that generates more task configurations than tasks.max fails, as do existing task sets larger than tasks.max; if false, both are tolerated.",
             4,
             "Enforce tasks max",
         ))
@@ -137,7 +137,7 @@ pub fn connector_config_def() -> ConfigDef {
                 Some(Some("")),
                 None,
                 Importance::Low,
-                "Aliases for the transformations to apply to records.",
+                "Comma-separated aliases of the transformations applied to each record, in the order given.",
                 0,
                 "Transforms",
             )
@@ -150,7 +150,7 @@ pub fn connector_config_def() -> ConfigDef {
                 Some(Some("")),
                 None,
                 Importance::Low,
-                "Aliases for predicates used by transformations.",
+                "Comma-separated aliases of the predicates that transformations may refer to.",
                 0,
                 "Predicates",
             )
@@ -234,7 +234,7 @@ pub fn sink_config_def() -> ConfigDef {
             Some(Some("")),
             None,
             Importance::High,
-            "Topics to consume, comma-separated.",
+            "Comma-separated names of the topics this sink reads.",
         )
         .define(
             "topics.regex",
@@ -242,7 +242,7 @@ pub fn sink_config_def() -> ConfigDef {
             Some(Some("")),
             None,
             Importance::High,
-            "Regular expression of topics to consume.",
+            "This sink reads every topic whose name matches this regular expression. Set either this or topics, not both.",
         )
         .define(
             "errors.deadletterqueue.topic.name",

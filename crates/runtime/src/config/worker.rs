@@ -30,9 +30,9 @@ pub fn worker_config_def() -> ConfigDef {
             Low,
             "HeaderConverter class for record headers.",
         )
-        .define("task.shutdown.graceful.timeout.ms", Long, Some(Some("5000")), None, Low, "Time to wait for tasks to stop, in ms.")
+        .define("task.shutdown.graceful.timeout.ms", Long, Some(Some("5000")), None, Low, "Total milliseconds the worker gives its tasks to stop cleanly (not a per-task budget).")
         .define("offset.flush.interval.ms", Long, Some(Some("60000")), None, Low, "Interval between source offset commits, in ms.")
-        .define("offset.flush.timeout.ms", Long, Some(Some("5000")), None, Low, "Time to wait for records to be acknowledged before an offset commit is cancelled, in ms.")
+        .define("offset.flush.timeout.ms", Long, Some(Some("5000")), None, Low, "Milliseconds an offset commit may wait for outstanding records to be acknowledged; after that the commit is abandoned and retried later.")
         .define("plugin.path", List, Some(None), None, Low, "Accepted for compatibility; Tributary's plugins are built in.")
         .define("listeners", List, Some(Some("http://:8083")), None, Low, "REST listeners, protocol://host:port; port 0 picks a free port.")
         .define("rest.advertised.host.name", String, Some(None), None, Low, "Host name other workers and the status topic use for this worker.")
@@ -77,7 +77,7 @@ pub fn distributed_config_def() -> ConfigDef {
             None,
             None,
             High,
-            "Worker group this worker belongs to.",
+            "Identifies the Connect cluster: workers sharing this value form one group.",
         )
         .define(
             "config.storage.topic",

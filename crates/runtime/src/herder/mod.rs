@@ -5,6 +5,7 @@
 //! Herder calls are synchronous (they may wait for connectors and tasks to start or stop); the
 //! REST layer runs them on blocking threads.
 
+pub mod distributed;
 pub mod restart;
 pub mod standalone;
 pub mod validation;
@@ -34,6 +35,13 @@ pub enum HerderError {
     /// 500 (`ConnectException`).
     #[error("{0}")]
     Internal(String),
+    /// The request must run on the leader (`NotLeaderException`); the REST layer forwards it
+    /// there, or answers 409 when the leader is unknown.
+    #[error("Cannot complete request because of a conflicting operation (e.g. worker rebalance)")]
+    NotLeader(Option<String>),
+    /// The request must run on the worker owning the instance (`NotAssignedException`).
+    #[error("Cannot complete request because of a conflicting operation (e.g. worker rebalance)")]
+    NotAssigned(Option<String>),
 }
 
 impl HerderError {
@@ -44,6 +52,16 @@ impl HerderError {
             HerderError::Conflict(_) => 409,
             HerderError::BadRequest(_) => 400,
             HerderError::Internal(_) => 500,
+            HerderError::NotLeader(_) | HerderError::NotAssigned(_) => 409,
+        }
+    }
+
+    /// Where the request should be forwarded, for [`HerderError::NotLeader`] and
+    /// [`HerderError::NotAssigned`].
+    pub fn forward_target(&self) -> Option<&str> {
+        match self {
+            HerderError::NotLeader(u) | HerderError::NotAssigned(u) => u.as_deref(),
+            _ => None,
         }
     }
 }
@@ -115,4 +133,13 @@ pub trait Herder: Send + Sync {
     fn validate_connector_config(&self, config: &Props) -> HerderResult<ConfigInfos>;
     /// Per-task counters on this worker (a Tributary addition, for tests and benchmarks).
     fn task_counters(&self) -> Vec<(ConnectorTaskId, TaskCountersSnapshot)>;
+    /// The internal `POST /connectors/{c}/tasks`: a follower hands the leader the task configs
+    /// its connector generated. Only distributed herders have it (404 otherwise).
+    fn put_task_configs(&self, name: &str, _configs: Vec<Props>) -> HerderResult<()> {
+        Err(HerderError::NotFound(format!("Unknown connector: {name}")))
+    }
+    /// This worker's view of the group, for `GET /tributary/worker` (a Tributary addition).
+    fn worker_info(&self) -> serde_json::Value {
+        serde_json::json!({ "worker_id": self.worker_id(), "mode": "standalone" })
+    }
 }

@@ -362,3 +362,31 @@ pub async fn task_counters(State(s): State<RestState>) -> Result<Response, RestE
         .collect();
     Ok(Json(map).into_response())
 }
+
+/// Internal `POST /connectors/{c}/tasks`: task configs from the worker running the connector,
+/// written by the leader (204).
+pub async fn put_tasks(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+    body: Bytes,
+) -> Result<StatusCode, RestError> {
+    let v = parse_json(&body)?;
+    let list = v.as_array().ok_or_else(|| {
+        RestError::new(
+            500,
+            "Cannot deserialize value of type `java.util.ArrayList` from non-array JSON",
+        )
+    })?;
+    let configs = list
+        .iter()
+        .map(|c| config_map(c).map(non_null))
+        .collect::<Result<Vec<_>, _>>()?;
+    call(&s, move |h| h.put_task_configs(&name, configs)).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /tributary/worker` (Tributary addition): this worker's id, mode, and in distributed
+/// mode its group view: leader, generation, protocol, assignment, rebalance count and time.
+pub async fn worker_info(State(s): State<RestState>) -> Json<Json_> {
+    Json(s.herder.worker_info())
+}

@@ -13,34 +13,50 @@ use crate::herder::HerderError;
 pub struct RestError {
     pub status: u16,
     pub message: String,
+    /// Where the request must be forwarded (the leader's or the owner's URL).
+    pub forward_to: Option<String>,
 }
+
+/// Response extension asking the forwarding layer ([`super::forward`]) to re-send the request
+/// to this URL.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForwardTo(pub String);
 
 impl RestError {
     pub fn new(status: u16, message: impl Into<String>) -> Self {
         RestError {
             status,
             message: message.into(),
+            forward_to: None,
         }
     }
 }
 
 impl From<HerderError> for RestError {
     fn from(e: HerderError) -> Self {
-        RestError::new(e.status(), e.to_string())
+        RestError {
+            status: e.status(),
+            message: e.to_string(),
+            forward_to: e.forward_target().map(str::to_string),
+        }
     }
 }
 
 impl IntoResponse for RestError {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        (
+        let mut resp = (
             status,
             Json(ErrorMessage {
                 error_code: self.status,
                 message: self.message,
             }),
         )
-            .into_response()
+            .into_response();
+        if let Some(url) = self.forward_to {
+            resp.extensions_mut().insert(ForwardTo(url));
+        }
+        resp
     }
 }
 

@@ -5,6 +5,7 @@
 pub mod connectors;
 pub mod entities;
 pub mod error;
+pub mod forward;
 pub mod plugins;
 
 use std::net::SocketAddr;
@@ -23,6 +24,19 @@ pub struct RestState {
     pub herder: Arc<dyn Herder>,
     /// e.g. `http://127.0.0.1:8083` (no trailing slash).
     pub advertised_url: Arc<String>,
+    /// HTTP client for forwarded requests.
+    pub http: reqwest::Client,
+}
+
+impl RestState {
+    /// State for a herder advertised at `advertised_url`.
+    pub fn new(herder: Arc<dyn Herder>, advertised_url: String) -> RestState {
+        RestState {
+            herder,
+            advertised_url: Arc::new(advertised_url),
+            http: reqwest::Client::new(),
+        }
+    }
 }
 
 /// Runs a herder call on a blocking thread.
@@ -61,7 +75,10 @@ pub fn router(state: RestState) -> Router {
         .route("/connectors/{name}/pause", put(connectors::pause))
         .route("/connectors/{name}/resume", put(connectors::resume))
         .route("/connectors/{name}/stop", put(connectors::stop))
-        .route("/connectors/{name}/tasks", get(connectors::tasks))
+        .route(
+            "/connectors/{name}/tasks",
+            get(connectors::tasks).post(connectors::put_tasks),
+        )
         .route(
             "/connectors/{name}/tasks-config",
             get(connectors::tasks_config),
@@ -81,8 +98,13 @@ pub fn router(state: RestState) -> Router {
             put(plugins::validate),
         )
         .route("/tributary/task-counters", get(connectors::task_counters))
+        .route("/tributary/worker", get(connectors::worker_info))
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            forward::forward,
+        ))
         .with_state(state)
 }
 

@@ -1,0 +1,101 @@
+//! Broker helpers: creating and deleting the benchmark's topics and reading end offsets.
+
+use std::time::{Duration, Instant};
+
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::RDKafkaErrorCode;
+use rdkafka::util::Timeout;
+use rdkafka::ClientConfig;
+
+/// The broker of one benchmark run.
+pub struct Broker {
+    bootstrap: String,
+    admin: AdminClient<DefaultClientContext>,
+    runtime: tokio::runtime::Runtime,
+    watermarks: BaseConsumer,
+}
+
+impl Broker {
+    /// Connects the admin client and the consumer used for end offsets.
+    pub fn connect(bootstrap: &str) -> Result<Broker, String> {
+        let mut cfg = ClientConfig::new();
+        cfg.set("bootstrap.servers", bootstrap)
+            .set("log_level", "3");
+        let admin = cfg
+            .create()
+            .map_err(|e| format!("admin client for {bootstrap}: {e}"))?;
+        let watermarks = cfg
+            .create()
+            .map_err(|e| format!("consumer for {bootstrap}: {e}"))?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        Ok(Broker {
+            bootstrap: bootstrap.to_string(),
+            admin,
+            runtime,
+            watermarks,
+        })
+    }
+
+    /// The bootstrap address.
+    pub fn bootstrap(&self) -> &str {
+        &self.bootstrap
+    }
+
+    /// Creates a topic with one partition and replication factor 1 and waits until its end
+    /// offset can be read.
+    pub fn create_topic(&self, topic: &str) -> Result<(), String> {
+        let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
+        let new = NewTopic::new(topic, 1, TopicReplication::Fixed(1));
+        let results = self
+            .runtime
+            .block_on(self.admin.create_topics([&new], &opts))
+            .map_err(|e| format!("creating topic {topic}: {e}"))?;
+        for r in results {
+            match r {
+                Ok(_) | Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
+                Err((t, e)) => return Err(format!("creating topic {t}: {e}")),
+            }
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            match self.try_end_offset(topic) {
+                Ok(_) => return Ok(()),
+                Err(e) if Instant::now() > deadline => {
+                    return Err(format!("topic {topic} did not become available: {e}"))
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(100)),
+            }
+        }
+    }
+
+    /// Deletes topics, reporting (not failing on) errors.
+    pub fn delete_topics(&self, topics: &[&str]) {
+        let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
+        match self
+            .runtime
+            .block_on(self.admin.delete_topics(topics, &opts))
+        {
+            Ok(results) => {
+                for r in results {
+                    if let Err((t, e)) = r {
+                        eprintln!("bench: deleting topic {t}: {e}");
+                    }
+                }
+            }
+            Err(e) => eprintln!("bench: deleting topics {topics:?}: {e}"),
+        }
+    }
+
+    /// The end offset (high watermark) of partition 0 of `topic`.
+    pub fn try_end_offset(&self, topic: &str) -> Result<i64, String> {
+        self.watermarks
+            .fetch_watermarks(topic, 0, Timeout::After(Duration::from_secs(5)))
+            .map(|(_, high)| high)
+            .map_err(|e| e.to_string())
+    }
+}

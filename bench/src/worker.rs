@@ -1,0 +1,167 @@
+//! `tributary standalone` worker processes: configuration files, start, stop, log.
+
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::input::InputFile;
+
+/// The worker configuration every benchmark worker uses (the `worker.properties` lines), with
+/// offsets stored in `dir`.
+pub fn worker_properties(bootstrap: &str, dir: &Path) -> Vec<(String, String)> {
+    [
+        ("bootstrap.servers", bootstrap.to_string()),
+        (
+            "key.converter",
+            "org.apache.kafka.connect.storage.StringConverter".to_string(),
+        ),
+        (
+            "value.converter",
+            "org.apache.kafka.connect.storage.StringConverter".to_string(),
+        ),
+        (
+            "offset.storage.file.filename",
+            dir.join("offsets").display().to_string(),
+        ),
+        ("offset.flush.interval.ms", "1000".to_string()),
+        ("listeners", "http://127.0.0.1:0".to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// The FileStreamSource connector configuration reading `input` into `topic`.
+pub fn source_properties(name: &str, input: &InputFile, topic: &str) -> String {
+    format!(
+        "name={name}\nconnector.class=FileStreamSource\ntasks.max=1\nfile={}\ntopic={topic}\n",
+        input.path.display()
+    )
+}
+
+/// A running `tributary standalone` process; killed when dropped if still running.
+pub struct Worker {
+    /// The process.
+    pub child: Child,
+    /// Its stderr (and stdout), where it logs.
+    pub log: PathBuf,
+    /// When it was spawned.
+    pub started: Instant,
+}
+
+impl Worker {
+    /// Writes `worker.properties` (from `props`) and the `connectors` (file name, content) into
+    /// `dir` and starts `binary standalone worker.properties <connector files>` there.
+    pub fn spawn(
+        binary: &Path,
+        dir: &Path,
+        props: &[(String, String)],
+        connectors: &[(&str, String)],
+    ) -> Result<Worker, String> {
+        let text: String = props.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
+        fs::write(dir.join("worker.properties"), text).map_err(|e| e.to_string())?;
+        for (file, content) in connectors {
+            fs::write(dir.join(file), content).map_err(|e| e.to_string())?;
+        }
+        let log = dir.join(format!("worker-{}.log", connectors.len()));
+        let out = File::create(&log).map_err(|e| e.to_string())?;
+        let err = out.try_clone().map_err(|e| e.to_string())?;
+        let started = Instant::now();
+        let child = Command::new(binary)
+            .arg("standalone")
+            .arg("worker.properties")
+            .args(connectors.iter().map(|(f, _)| f))
+            .current_dir(dir)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .spawn()
+            .map_err(|e| format!("starting {}: {e}", binary.display()))?;
+        Ok(Worker {
+            child,
+            log,
+            started,
+        })
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The log so far.
+    pub fn log_text(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The last `n` lines of the log.
+    pub fn log_tail(&self, n: usize) -> String {
+        let text = self.log_text();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(n)..].join("\n")
+    }
+
+    /// Fails with the log's tail if the process has exited.
+    pub fn check_alive(&mut self) -> Result<(), String> {
+        match self.child.try_wait() {
+            Ok(Some(status)) => Err(format!(
+                "worker exited early with {status}; log tail:\n{}",
+                self.log_tail(30)
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Waits until the worker logs `REST server listening on ...`; returns that URL.
+    pub fn wait_rest(&mut self, timeout: Duration) -> Result<String, String> {
+        let deadline = Instant::now() + timeout;
+        const MARK: &str = "REST server listening on ";
+        loop {
+            self.check_alive()?;
+            let text = self.log_text();
+            if let Some(at) = text.find(MARK) {
+                let url = text[at + MARK.len()..]
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default();
+                return Ok(url.to_string());
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "the worker's REST server did not start within {timeout:?}; log tail:\n{}",
+                    self.log_tail(30)
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// SIGTERM, then waits up to `timeout` for a clean exit (SIGKILL after that).
+    pub fn terminate(&mut self, timeout: Duration) {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.pid().to_string())
+            .status();
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        eprintln!("bench: worker did not stop within {timeout:?}; killing it");
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}

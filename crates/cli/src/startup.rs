@@ -1,0 +1,99 @@
+//! What standalone and distributed workers do alike at startup: read and check the worker
+//! file, bind the REST listener, work out the advertised URL, find the Kafka cluster, and wait
+//! for SIGINT/SIGTERM.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tributary_runtime::config::clients;
+use tributary_runtime::config::properties::load_properties;
+use tributary_runtime::config::worker::{WorkerConfig, WorkerMode};
+use tributary_runtime::plugins::Plugins;
+use tributary_runtime::rest::{self, BoundListener};
+
+/// A worker ready to start its herder.
+pub struct Prepared {
+    pub config: WorkerConfig,
+    pub plugins: Arc<Plugins>,
+    pub bound: BoundListener,
+    /// `host:port`.
+    pub worker_id: String,
+    /// `http://host:port`.
+    pub advertised_url: String,
+    pub cluster_id: String,
+    /// The worker file's name, for error messages.
+    pub source: String,
+}
+
+/// Reads and validates the worker file (errors name the file and key), checks the converter
+/// classes, binds the REST listener and contacts Kafka.
+pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, String> {
+    let source = worker_path.display().to_string();
+    let raw = load_properties(worker_path).map_err(|e| e.to_string())?;
+    let config = WorkerConfig::parse(mode, raw, &source).map_err(|e| e.to_string())?;
+    let plugins = Arc::new(Plugins::builtin());
+    for key in ["key.converter", "value.converter"] {
+        let class = config.string(key).unwrap_or_default();
+        plugins
+            .converter_plugin(&class)
+            .map_err(|e| format!("{source}: key '{key}': {e}"))?;
+    }
+    if let Some(class) = config.string("header.converter") {
+        plugins
+            .header_converter_plugin(&class)
+            .map_err(|e| format!("{source}: key 'header.converter': {e}"))?;
+    }
+    let listener = config
+        .listeners()
+        .map_err(|e| format!("{source}: {e}"))?
+        .remove(0);
+    let bound = rest::bind(&listener).await.map_err(|e| {
+        format!(
+            "{source}: key 'listeners': cannot bind {}:{}: {e}",
+            listener.host, listener.port
+        )
+    })?;
+    let (host, port) = rest::advertised(&config, &listener, bound.local_addr);
+    let cfg = config.clone();
+    let cluster_id = tokio::task::spawn_blocking(move || kafka_cluster_id(&cfg))
+        .await
+        .map_err(|e| e.to_string())??;
+    Ok(Prepared {
+        config,
+        plugins,
+        bound,
+        worker_id: format!("{host}:{port}"),
+        advertised_url: format!("{}://{host}:{port}", listener.protocol),
+        cluster_id,
+        source,
+    })
+}
+
+/// Finds the Kafka cluster id; failing means Kafka is unreachable (Connect fails startup too).
+fn kafka_cluster_id(config: &WorkerConfig) -> Result<String, String> {
+    use rdkafka::producer::{BaseProducer, Producer};
+    let producer: BaseProducer = clients::admin_config(config)
+        .create()
+        .map_err(|e| format!("cannot create a Kafka client: {e}"))?;
+    producer
+        .client()
+        .fetch_cluster_id(Duration::from_secs(30))
+        .ok_or_else(|| {
+            format!(
+                "could not reach Kafka at {} within 30 s",
+                config.bootstrap_servers()
+            )
+        })
+}
+
+/// Resolves on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("installing SIGTERM handler");
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term.recv() => {},
+    }
+}

@@ -1,0 +1,181 @@
+//! Leader-side assignment computations, as pure functions over decoded member metadata.
+//!
+//! - [`check_config_offset`]: the config-offset check shared by Java's `EagerAssignor` and
+//!   `IncrementalCooperativeAssignor` (sheet §3.2), which yields CONFIG_MISMATCH assignments
+//!   when the leader is behind.
+//! - [`eager`]: the eager (`default` protocol) round-robin assignor (sheet §4).
+
+pub mod eager;
+
+pub use eager::{assign_eager, eager_assignments, perform_eager_assignment};
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+use crate::protocol::{Assignment, TaskId, WorkerMetadata};
+
+/// The part of the leader's config-topic state an assignor needs (a subset of Java's
+/// `ClusterConfigState`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ConfigSnapshot {
+    /// Offset of the next config-topic record to read; -1 if nothing was read.
+    pub offset: i64,
+    /// Configured connectors and their committed task counts: the connector's tasks are
+    /// `<connector>-0..count-1`. A connector with an inconsistent (incompletely committed)
+    /// task set must be given count 0: it gets its connector instance assigned but no tasks.
+    pub connectors: BTreeMap<String, u32>,
+}
+
+impl ConfigSnapshot {
+    /// Connector names sorted in Java `String` order (UTF-16 code units).
+    pub fn connectors_sorted(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.connectors.keys().map(String::as_str).collect();
+        v.sort_by(|a, b| java_string_cmp(a, b));
+        v
+    }
+
+    /// The tasks of `connector` in task-number order (empty for unknown connectors).
+    pub fn tasks(&self, connector: &str) -> Vec<TaskId> {
+        let n = self.connectors.get(connector).copied().unwrap_or(0);
+        (0..n as i32).map(|t| TaskId::new(connector, t)).collect()
+    }
+}
+
+/// Outcome of the config-offset check (sheet §3.2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigCheck {
+    /// Assign from `snapshot`; every assignment carries `config_offset`.
+    Ok {
+        /// The snapshot to assign from (the leader's, or the fresh one).
+        snapshot: ConfigSnapshot,
+        /// Offset to put in the assignments: the max member offset, or the fresh snapshot's
+        /// offset if a fresh snapshot had to be taken.
+        config_offset: i64,
+    },
+    /// The leader is behind some member even after a fresh snapshot: send every member
+    /// [`Assignment::config_mismatch`] with `max_offset`.
+    Mismatch {
+        /// Largest config offset any member reported.
+        max_offset: i64,
+    },
+}
+
+/// The config-offset check every Connect assignor runs first (Java
+/// `EagerAssignor.ensureLeaderConfig` / `IncrementalCooperativeAssignor.ensureLeaderConfig`).
+///
+/// `max_offset` = largest `config_offset` among `members` (the leader included). If
+/// `leader_snapshot.offset < max_offset`, `fresh_snapshot` is called **once** (it should return
+/// whatever the leader's config reader has reached, without blocking); if that is still behind,
+/// the result is [`ConfigCheck::Mismatch`], else the fresh snapshot is used with its own offset.
+/// Otherwise the leader's snapshot is used with `max_offset`. With no members, the leader's
+/// snapshot and offset are used.
+pub fn check_config_offset<'a>(
+    members: impl IntoIterator<Item = &'a WorkerMetadata>,
+    leader_snapshot: ConfigSnapshot,
+    fresh_snapshot: impl FnOnce() -> ConfigSnapshot,
+) -> ConfigCheck {
+    let max_offset = members
+        .into_iter()
+        .map(|m| m.config_offset)
+        .max()
+        .unwrap_or(leader_snapshot.offset);
+    if leader_snapshot.offset < max_offset {
+        let fresh = fresh_snapshot();
+        if fresh.offset < max_offset {
+            tracing::info!(
+                leader_offset = leader_snapshot.offset,
+                fresh_offset = fresh.offset,
+                max_offset,
+                "leader is behind the config topic; sending CONFIG_MISMATCH to trigger a re-sync"
+            );
+            return ConfigCheck::Mismatch { max_offset };
+        }
+        let config_offset = fresh.offset;
+        return ConfigCheck::Ok {
+            snapshot: fresh,
+            config_offset,
+        };
+    }
+    ConfigCheck::Ok {
+        snapshot: leader_snapshot,
+        config_offset: max_offset,
+    }
+}
+
+/// CONFIG_MISMATCH assignments for every member id (sheet §2.5): error 1, the leader's id and
+/// URL, `max_offset`, empty lists, delay 0.
+pub fn config_mismatch_assignments<'a>(
+    member_ids: impl IntoIterator<Item = &'a str>,
+    leader_id: &str,
+    leader_url: &str,
+    max_offset: i64,
+) -> BTreeMap<String, Assignment> {
+    member_ids
+        .into_iter()
+        .map(|m| {
+            (
+                m.to_string(),
+                Assignment::config_mismatch(leader_id, leader_url, max_offset),
+            )
+        })
+        .collect()
+}
+
+/// Compares strings as Java's `String.compareTo` does (UTF-16 code units), which differs from
+/// Rust's byte order only for characters above U+FFFF versus U+E000..=U+FFFF.
+pub fn java_string_cmp(a: &str, b: &str) -> Ordering {
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snap(offset: i64) -> ConfigSnapshot {
+        ConfigSnapshot {
+            offset,
+            connectors: BTreeMap::from([("c1".to_string(), 1)]),
+        }
+    }
+
+    #[test]
+    fn leader_up_to_date_uses_max_offset() {
+        let ms = [WorkerMetadata::new("u", 5), WorkerMetadata::new("v", 3)];
+        let r = check_config_offset(&ms, snap(5), || panic!("no fresh snapshot needed"));
+        assert_eq!(
+            r,
+            ConfigCheck::Ok {
+                snapshot: snap(5),
+                config_offset: 5
+            }
+        );
+    }
+
+    #[test]
+    fn leader_behind_catches_up_with_fresh_snapshot() {
+        let ms = [WorkerMetadata::new("u", 3), WorkerMetadata::new("v", 9)];
+        let r = check_config_offset(&ms, snap(3), || snap(11));
+        assert_eq!(
+            r,
+            ConfigCheck::Ok {
+                snapshot: snap(11),
+                config_offset: 11
+            }
+        );
+    }
+
+    #[test]
+    fn leader_behind_gives_mismatch() {
+        let ms = [WorkerMetadata::new("u", 3), WorkerMetadata::new("v", 9)];
+        let r = check_config_offset(&ms, snap(3), || snap(8));
+        assert_eq!(r, ConfigCheck::Mismatch { max_offset: 9 });
+    }
+
+    #[test]
+    fn java_order() {
+        assert_eq!(java_string_cmp("a", "b"), Ordering::Less);
+        // U+FFFD (one unit 0xFFFD) sorts after U+1F600 (surrogates 0xD83D..) in Java.
+        assert_eq!(java_string_cmp("\u{FFFD}", "\u{1F600}"), Ordering::Greater);
+        assert_eq!("\u{FFFD}".cmp("\u{1F600}"), Ordering::Less);
+    }
+}

@@ -1,0 +1,309 @@
+//! One broker connection: Kafka request framing over tokio TCP with `kafka-protocol` codecs,
+//! ApiVersions negotiation and coordinator discovery. One request in flight at a time.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use bytes::{Buf, BufMut, Bytes, BytesMut};
+use kafka_protocol::messages::{
+    ApiKey, ApiVersionsRequest, FindCoordinatorRequest, RequestHeader, ResponseHeader,
+};
+use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Request, StrBytes};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use super::{error_name, GroupConfig, GroupError};
+
+/// Largest response frame accepted (guards against garbage length prefixes).
+const MAX_FRAME: usize = 100 * 1024 * 1024;
+
+/// Request versions this client can speak, per API: (min, max). The negotiated version is the
+/// highest one both the broker and this range allow.
+pub(crate) fn client_versions(key: ApiKey) -> (i16, i16) {
+    match key {
+        ApiKey::ApiVersions => (0, 3),
+        ApiKey::FindCoordinator => (1, 4),
+        // v4+ has the MEMBER_ID_REQUIRED round trip (handled); v8 adds the reason.
+        ApiKey::JoinGroup => (4, 9),
+        ApiKey::SyncGroup => (3, 5),
+        ApiKey::Heartbeat => (3, 4),
+        ApiKey::LeaveGroup => (3, 5),
+        _ => (0, 0),
+    }
+}
+
+/// A connection to one broker.
+pub(crate) struct Connection {
+    addr: String,
+    stream: TcpStream,
+    client_id: StrBytes,
+    correlation_id: i32,
+    /// Broker's supported (min, max) per API key, from ApiVersions.
+    broker_versions: HashMap<i16, (i16, i16)>,
+}
+
+impl Connection {
+    /// Opens a TCP connection and performs the ApiVersions handshake.
+    pub(crate) async fn connect(
+        addr: &str,
+        client_id: &str,
+        timeout: Duration,
+    ) -> Result<Self, GroupError> {
+        let stream = tokio::time::timeout(timeout, TcpStream::connect(addr))
+            .await
+            .map_err(|_| GroupError::Timeout {
+                what: format!("connect to {addr}"),
+            })?
+            .map_err(|e| GroupError::Io {
+                addr: addr.to_string(),
+                source: e,
+            })?;
+        let _ = stream.set_nodelay(true);
+        let mut conn = Connection {
+            addr: addr.to_string(),
+            stream,
+            client_id: StrBytes::from_string(client_id.to_string()),
+            correlation_id: 0,
+            broker_versions: HashMap::new(),
+        };
+        conn.api_versions(timeout).await?;
+        Ok(conn)
+    }
+
+    /// The `host:port` this connection goes to.
+    pub(crate) fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    async fn api_versions(&mut self, timeout: Duration) -> Result<(), GroupError> {
+        let mut req = ApiVersionsRequest::default();
+        req.client_software_name = StrBytes::from_static_str("tributary");
+        req.client_software_version = StrBytes::from_static_str(env!("CARGO_PKG_VERSION"));
+        let mut resp = self.send(&req, 3, timeout).await?;
+        if resp.error_code == 35 {
+            // UNSUPPORTED_VERSION: the broker answered in v0 with its ranges; retry at v0.
+            resp = self
+                .send(&ApiVersionsRequest::default(), 0, timeout)
+                .await?;
+        }
+        if resp.error_code != 0 {
+            return Err(GroupError::Broker {
+                api: "ApiVersions",
+                code: resp.error_code,
+                name: error_name(resp.error_code),
+            });
+        }
+        self.broker_versions = resp
+            .api_keys
+            .iter()
+            .map(|k| (k.api_key, (k.min_version, k.max_version)))
+            .collect();
+        Ok(())
+    }
+
+    /// The version to use for `key`: the highest both sides support.
+    pub(crate) fn version(&self, key: ApiKey) -> Result<i16, GroupError> {
+        let (our_min, our_max) = client_versions(key);
+        let (broker_min, broker_max) =
+            self.broker_versions
+                .get(&(key as i16))
+                .copied()
+                .ok_or(GroupError::UnsupportedApi {
+                    api: key as i16,
+                    broker: None,
+                })?;
+        let v = our_max.min(broker_max);
+        if v < our_min.max(broker_min) {
+            return Err(GroupError::UnsupportedApi {
+                api: key as i16,
+                broker: Some((broker_min, broker_max)),
+            });
+        }
+        Ok(v)
+    }
+
+    /// Sends one request at `version` and waits (up to `timeout`) for its response.
+    /// Any error leaves the connection unusable; callers drop it.
+    pub(crate) async fn send<R: Request>(
+        &mut self,
+        req: &R,
+        version: i16,
+        timeout: Duration,
+    ) -> Result<R::Response, GroupError> {
+        let api_name = api_name(R::KEY);
+        match tokio::time::timeout(timeout, self.send_inner(req, version)).await {
+            Ok(r) => r,
+            Err(_) => Err(GroupError::Timeout {
+                what: format!("{api_name} v{version} to {}", self.addr),
+            }),
+        }
+    }
+
+    async fn send_inner<R: Request>(
+        &mut self,
+        req: &R,
+        version: i16,
+    ) -> Result<R::Response, GroupError> {
+        self.correlation_id = self.correlation_id.wrapping_add(1);
+        let correlation_id = self.correlation_id;
+        let mut header = RequestHeader::default();
+        header.request_api_key = R::KEY;
+        header.request_api_version = version;
+        header.correlation_id = correlation_id;
+        header.client_id = Some(self.client_id.clone());
+
+        let mut body = BytesMut::new();
+        body.put_i32(0); // length placeholder
+        header
+            .encode(&mut body, R::header_version(version))
+            .map_err(|e| GroupError::Codec(format!("encode request header: {e}")))?;
+        req.encode(&mut body, version).map_err(|e| {
+            GroupError::Codec(format!("encode {} v{version}: {e}", api_name(R::KEY)))
+        })?;
+        let len = (body.len() - 4) as i32;
+        body[..4].copy_from_slice(&len.to_be_bytes());
+
+        let io = |e| GroupError::Io {
+            addr: self.addr.clone(),
+            source: e,
+        };
+        self.stream.write_all(&body).await.map_err(io)?;
+        let io = |e| GroupError::Io {
+            addr: self.addr.clone(),
+            source: e,
+        };
+        let size = self.stream.read_i32().await.map_err(io)?;
+        if size < 0 || size as usize > MAX_FRAME {
+            return Err(GroupError::Codec(format!(
+                "invalid response frame size {size}"
+            )));
+        }
+        let mut frame = vec![0u8; size as usize];
+        let io = |e| GroupError::Io {
+            addr: self.addr.clone(),
+            source: e,
+        };
+        self.stream.read_exact(&mut frame).await.map_err(io)?;
+        let mut frame = Bytes::from(frame);
+        let resp_header = ResponseHeader::decode(&mut frame, R::Response::header_version(version))
+            .map_err(|e| GroupError::Codec(format!("decode response header: {e}")))?;
+        if resp_header.correlation_id != correlation_id {
+            return Err(GroupError::Codec(format!(
+                "correlation id mismatch: sent {correlation_id}, got {}",
+                resp_header.correlation_id
+            )));
+        }
+        let resp = R::Response::decode(&mut frame, version).map_err(|e| {
+            GroupError::Codec(format!(
+                "decode {} v{version} response: {e}",
+                api_name(R::KEY)
+            ))
+        })?;
+        if frame.has_remaining() {
+            tracing::trace!(
+                api = api_name(R::KEY),
+                extra = frame.remaining(),
+                "ignoring trailing bytes in response"
+            );
+        }
+        Ok(resp)
+    }
+}
+
+/// Human-readable API name for logs and errors.
+pub(crate) fn api_name(key: i16) -> &'static str {
+    match ApiKey::try_from(key) {
+        Ok(ApiKey::ApiVersions) => "ApiVersions",
+        Ok(ApiKey::FindCoordinator) => "FindCoordinator",
+        Ok(ApiKey::JoinGroup) => "JoinGroup",
+        Ok(ApiKey::SyncGroup) => "SyncGroup",
+        Ok(ApiKey::Heartbeat) => "Heartbeat",
+        Ok(ApiKey::LeaveGroup) => "LeaveGroup",
+        _ => "request",
+    }
+}
+
+/// Splits `"host:port,host:port"` into trimmed, non-empty addresses.
+pub(crate) fn parse_bootstrap(bootstrap: &str) -> Vec<String> {
+    bootstrap
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Finds the group coordinator (FindCoordinator, key_type 0 = GROUP) through the first
+/// reachable bootstrap broker and connects to it. One attempt per bootstrap address; the
+/// caller retries with backoff. Retriable broker errors come back as
+/// [`GroupError::CoordinatorUnavailable`].
+pub(crate) async fn discover_coordinator(
+    bootstrap: &[String],
+    config: &GroupConfig,
+) -> Result<Connection, GroupError> {
+    let mut last_err = GroupError::NoBootstrap;
+    for addr in bootstrap {
+        match find_coordinator_via(addr, config).await {
+            Ok(conn) => return Ok(conn),
+            Err(e) => {
+                tracing::debug!(bootstrap = %addr, error = %e, "coordinator lookup failed");
+                last_err = e;
+            }
+        }
+    }
+    Err(last_err)
+}
+
+async fn find_coordinator_via(addr: &str, config: &GroupConfig) -> Result<Connection, GroupError> {
+    let mut conn = Connection::connect(addr, &config.client_id, config.request_timeout).await?;
+    let version = conn.version(ApiKey::FindCoordinator)?;
+    let mut req = FindCoordinatorRequest::default();
+    req.key_type = 0;
+    let group = StrBytes::from_string(config.group_id.clone());
+    if version >= 4 {
+        req.coordinator_keys = vec![group];
+    } else {
+        req.key = group;
+    }
+    let resp = conn.send(&req, version, config.request_timeout).await?;
+    let (code, host, port, node) = if version >= 4 {
+        let c = resp.coordinators.first().ok_or_else(|| {
+            GroupError::Codec("FindCoordinator response without coordinators".into())
+        })?;
+        (c.error_code, c.host.to_string(), c.port, c.node_id.0)
+    } else {
+        (
+            resp.error_code,
+            resp.host.to_string(),
+            resp.port,
+            resp.node_id.0,
+        )
+    };
+    match code {
+        0 => {}
+        // COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS
+        14..=16 => {
+            return Err(GroupError::CoordinatorUnavailable {
+                code,
+                name: error_name(code),
+            })
+        }
+        _ => {
+            return Err(GroupError::Broker {
+                api: "FindCoordinator",
+                code,
+                name: error_name(code),
+            })
+        }
+    }
+    let coord_addr = if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    };
+    tracing::debug!(group = %config.group_id, coordinator = %coord_addr, node, "found group coordinator");
+    if coord_addr == conn.addr() {
+        return Ok(conn);
+    }
+    Connection::connect(&coord_addr, &config.client_id, config.request_timeout).await
+}

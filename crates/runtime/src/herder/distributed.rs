@@ -1,0 +1,1255 @@
+//! `connect-distributed`'s herder (Connect's `DistributedHerder`): workers share connectors and
+//! tasks through a Kafka consumer group of protocol type `connect`, with configs, statuses and
+//! offsets in Connect's internal topics.
+//!
+//! One async loop per worker ([`HerderLoop`]) owns group membership and everything that starts
+//! or stops work: rebalances, config-topic events, connector reconfiguration, restarts. REST
+//! calls read the config snapshot and the status cache directly, write config records directly
+//! (leader-only writes under one lock), and hand anything touching running instances to the
+//! loop. Requests that must run elsewhere fail with [`HerderError::NotLeader`] /
+//! [`HerderError::NotAssigned`], which the REST layer forwards.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use tokio::sync::{mpsc, oneshot};
+use tributary_api::Props;
+use tributary_group::assignor::{eager_assignments, ConfigSnapshot};
+use tributary_group::client::{GroupConfig, GroupMember};
+use tributary_group::{Assignment, ConnectProtocol, TaskId};
+
+use super::restart::{build_restart_plan, RestartRequest};
+use super::validation::{validate, validate_for_put};
+use super::{Created, Herder, HerderError, HerderResult};
+use crate::config::worker::WorkerConfig;
+use crate::plugins::Plugins;
+use crate::rest::entities::{
+    ConfigInfos, ConnectorInfo, ConnectorState, ConnectorStateInfo, TaskInfo, TaskRef, TaskState,
+};
+use crate::storage::config_topic::{ClusterConfigState, ConfigEvent, KafkaConfigBackingStore};
+use crate::storage::offset_topic::KafkaOffsetBackingStore;
+use crate::storage::status::{State, Status, StatusBackingStore};
+use crate::storage::status_topic::KafkaStatusBackingStore;
+use crate::storage::topic_admin::{ensure_topic, InternalTopic};
+use crate::worker::{TargetState, TaskCountersSnapshot, Worker};
+use crate::ConnectorTaskId;
+
+/// What the REST side can see of the loop's state.
+#[derive(Debug, Clone, Default)]
+struct View {
+    leader_url: Option<String>,
+    is_leader: bool,
+    generation: i32,
+    protocol: Option<String>,
+    /// Jobs this worker runs.
+    connectors: BTreeSet<String>,
+    tasks: BTreeSet<ConnectorTaskId>,
+    /// The leader's map of owners' URLs, from the last assignment it computed.
+    connector_owners: HashMap<String, String>,
+    task_owners: HashMap<ConnectorTaskId, String>,
+    rebalances: u64,
+    last_rebalance_ms: u64,
+}
+
+struct Shared {
+    worker: Arc<Worker>,
+    config: Arc<KafkaConfigBackingStore>,
+    statuses: Arc<KafkaStatusBackingStore>,
+    offsets: Arc<KafkaOffsetBackingStore>,
+    cluster_id: Option<String>,
+    /// Advertised REST URL with a trailing slash, as Java puts it in member metadata.
+    url: String,
+    view: RwLock<View>,
+    /// Serialises the leader's read-check-write sequences on the config topic.
+    write_lock: Mutex<()>,
+}
+
+enum LoopRequest {
+    RestartConnector(String, oneshot::Sender<HerderResult<()>>),
+    RestartTask(ConnectorTaskId, oneshot::Sender<HerderResult<()>>),
+    Reconfigure(String),
+    Shutdown(oneshot::Sender<()>),
+}
+
+/// The distributed herder.
+pub struct DistributedHerder {
+    shared: Arc<Shared>,
+    requests: mpsc::UnboundedSender<LoopRequest>,
+}
+
+/// Client settings (security) the internal clients inherit from the worker config.
+fn inherited_client_settings(config: &WorkerConfig) -> HashMap<String, String> {
+    config
+        .raw_map()
+        .iter()
+        .filter(|(k, _)| {
+            k.starts_with("security.") || k.starts_with("sasl.") || k.starts_with("ssl.")
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+fn topic_configs(config: &WorkerConfig, prefix: &str) -> HashMap<String, String> {
+    config
+        .with_prefix(prefix)
+        .into_iter()
+        .filter(|(k, _)| {
+            ![
+                "topic",
+                "partitions",
+                "replication.factor",
+                "cleanup.policy",
+            ]
+            .contains(&k.as_str())
+        })
+        .collect()
+}
+
+impl DistributedHerder {
+    /// Starts a distributed worker: creates or checks the internal topics, reads them to their
+    /// end, creates the worker and joins the group. `url` is the advertised REST URL
+    /// (`http://host:port`), `worker_id` its `host:port`.
+    pub async fn start(
+        config: WorkerConfig,
+        plugins: Arc<Plugins>,
+        url: String,
+        worker_id: String,
+        cluster_id: Option<String>,
+    ) -> Result<Arc<DistributedHerder>, String> {
+        let group_id = config.string("group.id").unwrap_or_default();
+        let bootstrap = config.bootstrap_servers();
+        let inherited = inherited_client_settings(&config);
+        let client = {
+            let (bootstrap, group_id) = (bootstrap.clone(), group_id.clone());
+            move |suffix: &str| {
+                let mut c = crate::config::clients::client_config(
+                    &bootstrap,
+                    &[("client.id", format!("{group_id}-{suffix}"))],
+                    &[inherited.clone()],
+                );
+                c.set("group.id", &group_id);
+                c
+            }
+        };
+        let topics = [
+            ("config.storage.topic", "config.storage.", 1, true),
+            (
+                "offset.storage.topic",
+                "offset.storage.",
+                config.long("offset.storage.partitions").unwrap_or(25) as i32,
+                false,
+            ),
+            (
+                "status.storage.topic",
+                "status.storage.",
+                config.long("status.storage.partitions").unwrap_or(5) as i32,
+                false,
+            ),
+        ];
+        let cfg = config.clone();
+        let admin = client("shared-admin");
+        let names: Vec<String> = topics
+            .iter()
+            .map(|(k, ..)| config.string(k).unwrap_or_default())
+            .collect();
+        tokio::task::spawn_blocking(move || {
+            for ((setting, prefix, partitions, single), name) in topics.iter().zip(&names) {
+                let rf = cfg
+                    .long(&format!("{prefix}replication.factor"))
+                    .unwrap_or(3) as i32;
+                ensure_topic(
+                    &admin,
+                    &InternalTopic {
+                        name: name.clone(),
+                        partitions: *partitions,
+                        replication_factor: rf,
+                        configs: topic_configs(&cfg, prefix),
+                        single_partition: *single,
+                        setting,
+                    },
+                )
+                .map_err(|e| e.to_string())?;
+            }
+            Ok::<_, String>(())
+        })
+        .await
+        .map_err(|e| e.to_string())??;
+
+        let (events_tx, events_rx) = mpsc::unbounded_channel::<ConfigEvent>();
+        let (requests_tx, requests_rx) = mpsc::unbounded_channel::<LoopRequest>();
+        let cfg = config.clone();
+        let c = client.clone();
+        let (config_store, statuses, offsets) = tokio::task::spawn_blocking(move || {
+            let offsets = KafkaOffsetBackingStore::start(
+                &cfg.string("offset.storage.topic").unwrap_or_default(),
+                c("offsets"),
+                c("offsets"),
+            )
+            .map_err(|e| e.to_string())?;
+            let statuses = KafkaStatusBackingStore::start(
+                &cfg.string("status.storage.topic").unwrap_or_default(),
+                c("statuses"),
+                c("statuses"),
+            )
+            .map_err(|e| e.to_string())?;
+            let config_store = KafkaConfigBackingStore::start(
+                &cfg.string("config.storage.topic").unwrap_or_default(),
+                c("configs"),
+                c("configs"),
+                move |e| {
+                    let _ = events_tx.send(e);
+                },
+            )
+            .map_err(|e| e.to_string())?;
+            Ok::<_, String>((
+                Arc::new(config_store),
+                Arc::new(statuses),
+                Arc::new(offsets),
+            ))
+        })
+        .await
+        .map_err(|e| e.to_string())??;
+
+        let reconfigure = requests_tx.clone();
+        let worker = Arc::new(Worker::new(
+            worker_id.clone(),
+            config.clone(),
+            plugins,
+            offsets.clone(),
+            statuses.clone(),
+            Arc::new(move |name| {
+                let _ = reconfigure.send(LoopRequest::Reconfigure(name));
+            }),
+        ));
+        let url_slash = format!("{}/", url.trim_end_matches('/'));
+        let shared = Arc::new(Shared {
+            worker,
+            config: config_store,
+            statuses,
+            offsets,
+            cluster_id,
+            url: url_slash,
+            view: RwLock::new(View::default()),
+            write_lock: Mutex::new(()),
+        });
+
+        let mut group = GroupConfig::new(group_id, format!("connect-{worker_id}"));
+        group.session_timeout =
+            Duration::from_millis(config.long("session.timeout.ms").unwrap_or(10_000) as u64);
+        group.heartbeat_interval =
+            Duration::from_millis(config.long("heartbeat.interval.ms").unwrap_or(3_000) as u64);
+        group.rebalance_timeout =
+            Duration::from_millis(config.long("rebalance.timeout.ms").unwrap_or(60_000) as u64);
+        group.validate().map_err(|e| e.to_string())?;
+        let member = GroupMember::connect(&bootstrap, group)
+            .await
+            .map_err(|e| e.to_string())?;
+        let rejoin = member.rejoin_needed();
+        // Incremental cooperative protocols come with their assignor; until then every
+        // setting runs the eager protocol.
+        let protocol = ConnectProtocol::Eager;
+        let lp = HerderLoop {
+            shared: shared.clone(),
+            member,
+            rejoin,
+            protocol,
+            events: events_rx,
+            requests: requests_rx,
+            need_rejoin: true,
+            pending_reconfigure: BTreeSet::new(),
+            reconfigure_backoff: None,
+            sync_timeout: Duration::from_millis(
+                config.long("worker.sync.timeout.ms").unwrap_or(3_000) as u64,
+            ),
+            unsync_backoff: Duration::from_millis(
+                config.long("worker.unsync.backoff.ms").unwrap_or(300_000) as u64,
+            ),
+            http: reqwest::Client::new(),
+        };
+        tokio::spawn(lp.run());
+        Ok(Arc::new(DistributedHerder {
+            shared,
+            requests: requests_tx,
+        }))
+    }
+
+    /// Stops the loop (which stops every connector and task and leaves the group), then the
+    /// stores.
+    pub async fn stop(&self) {
+        let (tx, rx) = oneshot::channel();
+        if self.requests.send(LoopRequest::Shutdown(tx)).is_ok() {
+            let _ = rx.await;
+        }
+        let s = self.shared.clone();
+        let _ = tokio::task::spawn_blocking(move || {
+            s.config.stop();
+            s.statuses.stop();
+            s.offsets.stop();
+        })
+        .await;
+    }
+
+    fn snapshot(&self) -> ClusterConfigState {
+        self.shared.config.snapshot()
+    }
+
+    fn require_leader(&self) -> HerderResult<()> {
+        let v = self.shared.view.read().unwrap();
+        if v.is_leader {
+            Ok(())
+        } else {
+            Err(HerderError::NotLeader(v.leader_url.clone()))
+        }
+    }
+
+    fn connector_type(&self, config: &Props) -> String {
+        config
+            .get("connector.class")
+            .and_then(|c| self.shared.worker.plugins.connector_type(c))
+            .map(|t| t.as_str().to_string())
+            .unwrap_or_else(|| "unknown".into())
+    }
+
+    fn info(&self, snap: &ClusterConfigState, name: &str) -> HerderResult<ConnectorInfo> {
+        let config = snap
+            .connector_configs
+            .get(name)
+            .ok_or_else(|| HerderError::NotFound(format!("Connector {name} not found")))?;
+        Ok(ConnectorInfo {
+            name: name.to_string(),
+            config: config.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            tasks: snap
+                .tasks(name)
+                .into_iter()
+                .map(|id| TaskRef {
+                    connector: id.connector,
+                    task: id.task,
+                })
+                .collect(),
+            connector_type: self.connector_type(config),
+        })
+    }
+
+    fn call_loop<T>(
+        &self,
+        make: impl FnOnce(oneshot::Sender<HerderResult<T>>) -> LoopRequest,
+    ) -> HerderResult<T> {
+        let (tx, rx) = oneshot::channel();
+        self.requests
+            .send(make(tx))
+            .map_err(|_| HerderError::Internal("the herder is stopped".into()))?;
+        rx.blocking_recv()
+            .map_err(|_| HerderError::Internal("the herder is stopped".into()))?
+    }
+
+    fn write(
+        &self,
+        f: impl FnOnce(&KafkaConfigBackingStore) -> tributary_api::ConnectResult<()>,
+    ) -> HerderResult<()> {
+        f(&self.shared.config).map_err(|e| HerderError::Internal(e.to_string()))
+    }
+}
+
+impl Herder for DistributedHerder {
+    fn worker_id(&self) -> String {
+        self.shared.worker.worker_id.clone()
+    }
+
+    fn kafka_cluster_id(&self) -> Option<String> {
+        self.shared.cluster_id.clone()
+    }
+
+    fn plugins(&self) -> &Plugins {
+        &self.shared.worker.plugins
+    }
+
+    fn connectors(&self) -> HerderResult<Vec<String>> {
+        Ok(self.snapshot().connectors())
+    }
+
+    fn connector_info(&self, name: &str) -> HerderResult<ConnectorInfo> {
+        self.info(&self.snapshot(), name)
+    }
+
+    fn connector_config(&self, name: &str) -> HerderResult<Props> {
+        self.snapshot()
+            .connector_configs
+            .get(name)
+            .cloned()
+            .ok_or_else(|| HerderError::NotFound(format!("Connector {name} not found")))
+    }
+
+    fn put_connector_config(
+        &self,
+        name: &str,
+        config: Props,
+        allow_replace: bool,
+        initial_state: Option<TargetState>,
+    ) -> HerderResult<Created<ConnectorInfo>> {
+        validate_for_put(&self.shared.worker.plugins, &config)?;
+        self.require_leader()?;
+        let _guard = self.shared.write_lock.lock().unwrap();
+        let existed = self.snapshot().contains(name);
+        if existed && !allow_replace {
+            return Err(HerderError::Conflict(format!(
+                "Connector {name} already exists"
+            )));
+        }
+        let target = if existed { None } else { initial_state };
+        self.write(|s| s.put_connector_config(name, &config, target))?;
+        Ok(Created {
+            created: !existed,
+            result: self.info(&self.snapshot(), name)?,
+        })
+    }
+
+    fn patch_connector_config(
+        &self,
+        name: &str,
+        patch: HashMap<String, Option<String>>,
+    ) -> HerderResult<ConnectorInfo> {
+        let mut config = self.connector_config(name)?;
+        for (k, v) in patch {
+            match v {
+                Some(v) => {
+                    config.insert(k, v);
+                }
+                None => {
+                    config.remove(&k);
+                }
+            }
+        }
+        Ok(self.put_connector_config(name, config, true, None)?.result)
+    }
+
+    fn delete_connector(&self, name: &str) -> HerderResult<()> {
+        self.require_leader()?;
+        let _guard = self.shared.write_lock.lock().unwrap();
+        if !self.snapshot().contains(name) {
+            return Err(HerderError::NotFound(format!("Connector {name} not found")));
+        }
+        self.write(|s| s.remove_connector_config(name))
+    }
+
+    fn connector_status(&self, name: &str) -> HerderResult<ConnectorStateInfo> {
+        let statuses = &self.shared.statuses;
+        let cs = statuses.connector(name).ok_or_else(|| {
+            HerderError::NotFound(format!("No status found for connector {name}"))
+        })?;
+        let snap = self.snapshot();
+        let ctype = snap
+            .connector_configs
+            .get(name)
+            .map(|c| self.connector_type(c))
+            .unwrap_or_else(|| "unknown".into());
+        Ok(ConnectorStateInfo {
+            name: name.to_string(),
+            connector: ConnectorState {
+                state: cs.state.as_str().into(),
+                worker_id: cs.worker_id,
+                trace: cs.trace.filter(|t| !t.is_empty()),
+            },
+            tasks: statuses
+                .tasks(name)
+                .into_iter()
+                .map(|(id, s)| TaskState {
+                    id,
+                    state: s.state.as_str().into(),
+                    worker_id: s.worker_id,
+                    trace: s.trace.filter(|t| !t.is_empty()),
+                })
+                .collect(),
+            connector_type: ctype,
+        })
+    }
+
+    fn task_status(&self, id: &ConnectorTaskId) -> HerderResult<TaskState> {
+        let s = self
+            .shared
+            .statuses
+            .task(id)
+            .ok_or_else(|| HerderError::NotFound(format!("No status found for task {id}")))?;
+        Ok(TaskState {
+            id: id.task,
+            state: s.state.as_str().into(),
+            worker_id: s.worker_id,
+            trace: s.trace.filter(|t| !t.is_empty()),
+        })
+    }
+
+    fn task_configs(&self, name: &str) -> HerderResult<Vec<TaskInfo>> {
+        let snap = self.snapshot();
+        if !snap.contains(name) {
+            return Err(HerderError::NotFound(format!("Connector {name} not found")));
+        }
+        Ok(snap
+            .tasks(name)
+            .into_iter()
+            .map(|id| TaskInfo {
+                config: snap
+                    .task_config(&id)
+                    .map(|c| c.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                    .unwrap_or_default(),
+                id: TaskRef {
+                    connector: id.connector,
+                    task: id.task,
+                },
+            })
+            .collect())
+    }
+
+    fn pause_connector(&self, name: &str) -> HerderResult<()> {
+        if !self.snapshot().contains(name) {
+            return Err(HerderError::NotFound(format!("Unknown connector {name}")));
+        }
+        self.write(|s| s.put_target_state(name, TargetState::Paused))
+    }
+
+    fn resume_connector(&self, name: &str) -> HerderResult<()> {
+        if !self.snapshot().contains(name) {
+            return Err(HerderError::NotFound(format!("Unknown connector {name}")));
+        }
+        self.write(|s| s.put_target_state(name, TargetState::Started))
+    }
+
+    fn stop_connector(&self, name: &str) -> HerderResult<()> {
+        self.require_leader()?;
+        let _guard = self.shared.write_lock.lock().unwrap();
+        if !self.snapshot().contains(name) {
+            return Err(HerderError::NotFound(format!("Unknown connector {name}")));
+        }
+        self.write(|s| {
+            s.put_task_configs(name, &[])?;
+            s.put_target_state(name, TargetState::Stopped)?;
+            s.refresh(Duration::from_secs(30))
+        })
+    }
+
+    fn restart_connector(&self, name: &str) -> HerderResult<()> {
+        let name = name.to_string();
+        self.call_loop(|tx| LoopRequest::RestartConnector(name, tx))
+    }
+
+    fn restart_task(&self, id: &ConnectorTaskId) -> HerderResult<()> {
+        let id = id.clone();
+        self.call_loop(|tx| LoopRequest::RestartTask(id, tx))
+    }
+
+    fn restart_connector_and_tasks(
+        &self,
+        request: RestartRequest,
+    ) -> HerderResult<ConnectorStateInfo> {
+        let snap = self.snapshot();
+        if !snap.contains(&request.connector) {
+            return Err(HerderError::NotFound(format!(
+                "Unknown connector: {}",
+                request.connector
+            )));
+        }
+        self.require_leader()?;
+        self.write(|s| s.put_restart_request(&request))?;
+        let ctype = self.connector_type(&snap.connector_configs[&request.connector]);
+        let statuses = &self.shared.statuses;
+        build_restart_plan(
+            &request,
+            statuses.connector(&request.connector).as_ref(),
+            &statuses.tasks(&request.connector),
+            &ctype,
+        )
+        .map(|p| p.state_info)
+        .ok_or_else(|| {
+            HerderError::NotFound(format!(
+                "Status for connector {} not found",
+                request.connector
+            ))
+        })
+    }
+
+    fn validate_connector_config(&self, config: &Props) -> HerderResult<ConfigInfos> {
+        validate(&self.shared.worker.plugins, config)
+    }
+
+    fn task_counters(&self) -> Vec<(ConnectorTaskId, TaskCountersSnapshot)> {
+        self.shared.worker.all_task_counters()
+    }
+
+    fn put_task_configs(&self, name: &str, configs: Vec<Props>) -> HerderResult<()> {
+        if !self.snapshot().contains(name) {
+            return Err(HerderError::NotFound(format!("Unknown connector: {name}")));
+        }
+        self.require_leader()?;
+        let _guard = self.shared.write_lock.lock().unwrap();
+        if self.snapshot().target_state(name) == TargetState::Stopped && !configs.is_empty() {
+            return Err(HerderError::BadRequest(format!("Cannot publish a non-empty set of task configurations for connector {name} while it is in the STOPPED state")));
+        }
+        self.write(|s| s.put_task_configs(name, &configs))
+    }
+
+    fn worker_info(&self) -> serde_json::Value {
+        let v = self.shared.view.read().unwrap();
+        serde_json::json!({
+            "worker_id": self.worker_id(),
+            "mode": "distributed",
+            "leader": v.is_leader,
+            "leader_url": v.leader_url,
+            "generation": v.generation,
+            "protocol": v.protocol,
+            "connectors": v.connectors,
+            "tasks": v.tasks.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
+            "rebalances": v.rebalances,
+            "last_rebalance_ms": v.last_rebalance_ms,
+        })
+    }
+}
+
+/// The herder's loop: the single place that decides what this worker runs.
+struct HerderLoop {
+    shared: Arc<Shared>,
+    member: GroupMember,
+    rejoin: tokio::sync::watch::Receiver<Option<tributary_group::client::RejoinReason>>,
+    protocol: ConnectProtocol,
+    events: mpsc::UnboundedReceiver<ConfigEvent>,
+    requests: mpsc::UnboundedReceiver<LoopRequest>,
+    need_rejoin: bool,
+    /// Owned connectors whose task configs must be (re)generated.
+    pending_reconfigure: BTreeSet<String>,
+    reconfigure_backoff: Option<(Instant, Duration)>,
+    sync_timeout: Duration,
+    unsync_backoff: Duration,
+    http: reqwest::Client,
+}
+
+fn to_id(t: &TaskId) -> ConnectorTaskId {
+    ConnectorTaskId::new(t.connector.clone(), t.task.max(0) as u32)
+}
+
+impl HerderLoop {
+    async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Shared) -> T + Send + 'static,
+    ) -> T {
+        let s = self.shared.clone();
+        tokio::task::spawn_blocking(move || f(&s))
+            .await
+            .expect("blocking herder call panicked")
+    }
+
+    async fn run(mut self) {
+        loop {
+            if self.need_rejoin {
+                let started = Instant::now();
+                match self.rebalance().await {
+                    Ok(()) => {
+                        self.need_rejoin = false;
+                        let mut v = self.shared.view.write().unwrap();
+                        v.rebalances += 1;
+                        v.last_rebalance_ms = started.elapsed().as_millis() as u64;
+                    }
+                    Err(e) => {
+                        tracing::warn!("rebalance failed, retrying: {e}");
+                        tokio::time::sleep(Duration::from_millis(500)).await;
+                        continue;
+                    }
+                }
+            }
+            self.reconfigure_pending().await;
+            let wait = match self.reconfigure_backoff {
+                Some((at, _)) => at.saturating_duration_since(Instant::now()),
+                None => Duration::from_secs(3600),
+            };
+            tokio::select! {
+                ev = self.events.recv() => {
+                    if let Some(ev) = ev {
+                        let mut evs = vec![ev];
+                        while let Ok(e) = self.events.try_recv() {
+                            evs.push(e);
+                        }
+                        self.handle_events(evs).await;
+                    }
+                }
+                req = self.requests.recv() => {
+                    match req {
+                        None => {
+                            self.shutdown().await;
+                            break;
+                        }
+                        Some(LoopRequest::Shutdown(done)) => {
+                            self.shutdown().await;
+                            let _ = done.send(());
+                            break;
+                        }
+                        Some(r) => self.handle_request(r).await,
+                    }
+                }
+                changed = self.rejoin.changed() => {
+                    if changed.is_ok() {
+                        if let Some(reason) = self.rejoin.borrow_and_update().clone() {
+                            tracing::info!("rejoining the group: {reason}");
+                            self.need_rejoin = true;
+                        }
+                    }
+                }
+                _ = tokio::time::sleep(wait) => {}
+            }
+        }
+    }
+}
+
+impl HerderLoop {
+    /// Stops every job this worker runs (eager revocation, shutdown).
+    async fn stop_all_work(&mut self) {
+        let (connectors, tasks) = {
+            let mut v = self.shared.view.write().unwrap();
+            (
+                std::mem::take(&mut v.connectors),
+                std::mem::take(&mut v.tasks),
+            )
+        };
+        self.blocking(move |s| {
+            let tasks: Vec<ConnectorTaskId> = tasks.into_iter().collect();
+            s.worker.stop_and_await_tasks(&tasks);
+            for c in connectors {
+                s.worker.stop_connector(&c);
+            }
+            s.statuses.flush();
+        })
+        .await;
+    }
+
+    async fn shutdown(&mut self) {
+        self.stop_all_work().await;
+        if let Err(e) = self.member.leave("the worker is shutting down").await {
+            tracing::warn!("leaving the group failed: {e}");
+        }
+    }
+
+    /// One eager rebalance: stop everything, join, (leader) assign, sync, catch up on the
+    /// config topic to the assignment's offset, start the assigned jobs.
+    async fn rebalance(&mut self) -> Result<(), String> {
+        self.stop_all_work().await;
+        let assignment = loop {
+            let snap = self.shared.config.snapshot();
+            let metadata =
+                tributary_group::WorkerMetadata::new(self.shared.url.clone(), snap.offset);
+            let protocols = self
+                .protocol
+                .join_protocols(&metadata)
+                .map_err(|e| e.to_string())?;
+            let join = self
+                .member
+                .join(protocols)
+                .await
+                .map_err(|e| e.to_string())?;
+            let assignments = if join.is_leader() {
+                let leader_snapshot = config_snapshot(&snap);
+                let config = self.shared.config.clone();
+                eager_assignments(&join.member_id, &join.members, leader_snapshot, move || {
+                    let _ = config.refresh(Duration::from_secs(30));
+                    config_snapshot(&config.snapshot())
+                })
+                .map_err(|e| e.to_string())?
+            } else {
+                Vec::new()
+            };
+            let owners = if join.is_leader() {
+                Some(owners_of(&join.members, &assignments))
+            } else {
+                None
+            };
+            let bytes = match self.member.sync(assignments).await {
+                Ok(b) => b,
+                Err(e) => return Err(e.to_string()),
+            };
+            let assignment = Assignment::decode(&bytes)
+                .map_err(|e| format!("cannot decode the assignment: {e}"))?;
+            {
+                let mut v = self.shared.view.write().unwrap();
+                v.generation = join.generation;
+                v.protocol = Some(join.protocol_name.clone());
+                v.is_leader = assignment.leader == join.member_id;
+                v.leader_url = Some(assignment.leader_url.clone()).filter(|u| !u.is_empty());
+                if let Some((c, t)) = owners {
+                    v.connector_owners = c;
+                    v.task_owners = t;
+                }
+            }
+            self.shared
+                .worker
+                .generation
+                .store(join.generation, Ordering::Release);
+            if assignment.failed() {
+                tracing::info!(
+                    offset = assignment.config_offset,
+                    "the leader's config is behind; reading the config topic and rejoining"
+                );
+                let _ = self
+                    .blocking(|s| s.config.refresh(Duration::from_secs(30)))
+                    .await;
+                continue;
+            }
+            if self.shared.config.snapshot().offset < assignment.config_offset {
+                let timeout = self.sync_timeout;
+                let caught_up = self.blocking(move |s| s.config.refresh(timeout)).await;
+                if let Err(e) = caught_up {
+                    tracing::warn!("could not read the config topic to offset {} in time: {e}; leaving the group", assignment.config_offset);
+                    let _ = self.member.leave("taking too long to read the log").await;
+                    tokio::time::sleep(self.unsync_backoff.min(Duration::from_secs(30))).await;
+                    continue;
+                }
+            }
+            break assignment;
+        };
+        tracing::info!(
+            generation = self.shared.worker.generation.load(Ordering::Acquire),
+            connectors = ?assignment.connectors,
+            tasks = ?assignment.tasks.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
+            "joined the group"
+        );
+        self.start_work(&assignment).await;
+        if self.shared.view.read().unwrap().is_leader {
+            self.blocking(tombstone_stale_statuses).await;
+        }
+        Ok(())
+    }
+
+    async fn start_work(&mut self, assignment: &Assignment) {
+        let snap = self.shared.config.snapshot();
+        let connectors: Vec<String> = assignment
+            .connectors
+            .iter()
+            .filter(|c| snap.contains(c))
+            .cloned()
+            .collect();
+        let tasks: Vec<ConnectorTaskId> = assignment
+            .tasks
+            .iter()
+            .filter(|t| t.task >= 0)
+            .map(to_id)
+            .filter(|id| snap.task_config(id).is_some())
+            .collect();
+        {
+            let mut v = self.shared.view.write().unwrap();
+            v.connectors = connectors.iter().cloned().collect();
+            v.tasks = tasks.iter().cloned().collect();
+        }
+        let snap2 = snap.clone();
+        let started: Vec<String> = self
+            .blocking(move |s| {
+                let mut started = Vec::new();
+                for c in &connectors {
+                    let target = snap2.target_state(c);
+                    if s.worker
+                        .start_connector(c, snap2.connector_configs[c].clone(), target)
+                        .is_ok()
+                        && target == TargetState::Started
+                    {
+                        started.push(c.clone());
+                    }
+                }
+                for id in &tasks {
+                    let cfg = &snap2.connector_configs[&id.connector];
+                    let _ = s.worker.start_task(
+                        id,
+                        cfg,
+                        snap2.task_configs[id].clone(),
+                        snap2.target_state(&id.connector),
+                    );
+                }
+                started
+            })
+            .await;
+        self.pending_reconfigure.extend(started);
+    }
+
+    async fn handle_events(&mut self, events: Vec<ConfigEvent>) {
+        let owned_connectors = self.shared.view.read().unwrap().connectors.clone();
+        let owned_tasks = self.shared.view.read().unwrap().tasks.clone();
+        for ev in events {
+            match ev {
+                ConfigEvent::ConnectorConfigUpdate(c) => {
+                    if owned_connectors.contains(&c) {
+                        // An existing connector's config changed: bounce it on its owner.
+                        let snap = self.shared.config.snapshot();
+                        if let Some(cfg) = snap.connector_configs.get(&c).cloned() {
+                            let target = snap.target_state(&c);
+                            let name = c.clone();
+                            let ok = self
+                                .blocking(move |s| {
+                                    s.worker.stop_connector(&name);
+                                    s.worker.start_connector(&name, cfg, target).is_ok()
+                                })
+                                .await;
+                            if ok && target == TargetState::Started {
+                                self.pending_reconfigure.insert(c);
+                            }
+                        }
+                    } else {
+                        // A new connector (or one owned elsewhere): the leader assigns it.
+                        self.need_rejoin = true;
+                    }
+                }
+                ConfigEvent::ConnectorConfigRemove(_) | ConfigEvent::TaskConfigUpdate(_) => {
+                    self.need_rejoin = true
+                }
+                ConfigEvent::TargetStateChange(c) => {
+                    let target = self.shared.config.snapshot().target_state(&c);
+                    if owned_connectors.contains(&c) || owned_tasks.iter().any(|t| t.connector == c)
+                    {
+                        let name = c.clone();
+                        self.blocking(move |s| {
+                            let _ = s.worker.set_connector_target_state(&name, target);
+                        })
+                        .await;
+                        if target == TargetState::Started && owned_connectors.contains(&c) {
+                            self.pending_reconfigure.insert(c);
+                        }
+                    }
+                }
+                ConfigEvent::RestartRequest(r) => self.process_restart(r).await,
+                ConfigEvent::SessionKeyUpdate(_) => {}
+            }
+        }
+    }
+
+    /// KIP-745: restart the selected instances this worker owns, planned from its own view.
+    async fn process_restart(&mut self, request: RestartRequest) {
+        let (owned_connector, owned_tasks) = {
+            let v = self.shared.view.read().unwrap();
+            (
+                v.connectors.contains(&request.connector),
+                v.tasks
+                    .iter()
+                    .filter(|t| t.connector == request.connector)
+                    .cloned()
+                    .collect::<BTreeSet<_>>(),
+            )
+        };
+        let snap = self.shared.config.snapshot();
+        let Some(cfg) = snap.connector_configs.get(&request.connector).cloned() else {
+            return;
+        };
+        let statuses = self.shared.statuses.clone();
+        let Some(plan) = build_restart_plan(
+            &request,
+            statuses.connector(&request.connector).as_ref(),
+            &statuses.tasks(&request.connector),
+            "",
+        ) else {
+            return;
+        };
+        let restart_connector = plan.restart_connector && owned_connector;
+        let tasks: Vec<ConnectorTaskId> = plan
+            .task_ids
+            .iter()
+            .map(|t| ConnectorTaskId::new(&request.connector, *t))
+            .filter(|id| owned_tasks.contains(id))
+            .collect();
+        if !restart_connector && tasks.is_empty() {
+            return;
+        }
+        let target = snap.target_state(&request.connector);
+        let name = request.connector.clone();
+        let generation = self.shared.worker.generation.load(Ordering::Acquire);
+        let started = self
+            .blocking(move |s| {
+                let status = |state| Status {
+                    state,
+                    trace: None,
+                    worker_id: s.worker.worker_id.clone(),
+                    generation,
+                };
+                if restart_connector {
+                    s.worker.stop_connector(&name);
+                    s.statuses.put_connector(&name, status(State::Restarting));
+                }
+                s.worker.stop_and_await_tasks(&tasks);
+                for id in &tasks {
+                    s.statuses.put_task(id, status(State::Restarting));
+                }
+                let mut started = false;
+                if restart_connector {
+                    started = s.worker.start_connector(&name, cfg.clone(), target).is_ok()
+                        && target == TargetState::Started;
+                }
+                for id in &tasks {
+                    if let Some(tc) = snap.task_config(id) {
+                        let _ = s.worker.start_task(id, &cfg, tc.clone(), target);
+                    }
+                }
+                started
+            })
+            .await;
+        if started {
+            self.pending_reconfigure.insert(request.connector);
+        }
+    }
+
+    async fn handle_request(&mut self, req: LoopRequest) {
+        match req {
+            LoopRequest::Reconfigure(c) => {
+                self.pending_reconfigure.insert(c);
+            }
+            LoopRequest::RestartConnector(c, reply) => {
+                let r = self.restart_connector(c).await;
+                let _ = reply.send(r);
+            }
+            LoopRequest::RestartTask(id, reply) => {
+                let r = self.restart_task(id).await;
+                let _ = reply.send(r);
+            }
+            LoopRequest::Shutdown(_) => unreachable!("handled by the loop"),
+        }
+    }
+
+    fn route(&self, owner: Option<String>) -> HerderError {
+        let v = self.shared.view.read().unwrap();
+        if v.is_leader {
+            HerderError::NotAssigned(owner)
+        } else {
+            HerderError::NotLeader(v.leader_url.clone())
+        }
+    }
+
+    async fn restart_connector(&mut self, c: String) -> HerderResult<()> {
+        let snap = self.shared.config.snapshot();
+        let Some(cfg) = snap.connector_configs.get(&c).cloned() else {
+            return Err(HerderError::NotFound(format!("Unknown connector: {c}")));
+        };
+        if self.need_rejoin {
+            return Err(HerderError::Conflict(
+                "Cannot complete request because a rebalance is expected".into(),
+            ));
+        }
+        if !self.shared.view.read().unwrap().connectors.contains(&c) {
+            let owner = self
+                .shared
+                .view
+                .read()
+                .unwrap()
+                .connector_owners
+                .get(&c)
+                .cloned();
+            return Err(self.route(owner));
+        }
+        let target = snap.target_state(&c);
+        let name = c.clone();
+        let r = self
+            .blocking(move |s| {
+                s.worker.stop_connector(&name);
+                s.worker.start_connector(&name, cfg, target)
+            })
+            .await;
+        if target == TargetState::Started && r.is_ok() {
+            self.pending_reconfigure.insert(c.clone());
+        }
+        r.map_err(|e| HerderError::Internal(format!("Failed to start connector: {c}: {e}")))
+    }
+
+    async fn restart_task(&mut self, id: ConnectorTaskId) -> HerderResult<()> {
+        let snap = self.shared.config.snapshot();
+        let Some(cfg) = snap.connector_configs.get(&id.connector).cloned() else {
+            return Err(HerderError::NotFound(format!(
+                "Unknown connector: {}",
+                id.connector
+            )));
+        };
+        let Some(tc) = snap.task_config(&id).cloned() else {
+            return Err(HerderError::NotFound(format!("Unknown task: {id}")));
+        };
+        if self.need_rejoin {
+            return Err(HerderError::Conflict(
+                "Cannot complete request because a rebalance is expected".into(),
+            ));
+        }
+        if !self.shared.view.read().unwrap().tasks.contains(&id) {
+            let owner = self
+                .shared
+                .view
+                .read()
+                .unwrap()
+                .task_owners
+                .get(&id)
+                .cloned();
+            return Err(self.route(owner));
+        }
+        let target = snap.target_state(&id.connector);
+        let tid = id.clone();
+        self.blocking(move |s| {
+            s.worker.stop_and_await_tasks(std::slice::from_ref(&tid));
+            s.worker.start_task(&tid, &cfg, tc, target)
+        })
+        .await
+        .map_err(|_| HerderError::Internal(format!("Failed to start task: {id}")))
+    }
+
+    /// Regenerates task configs of owned, running connectors; publishes them when they changed
+    /// (directly on the leader, through the leader's internal endpoint elsewhere). Failures are
+    /// retried with a backoff from 250 ms doubling to 60 s.
+    async fn reconfigure_pending(&mut self) {
+        if self.pending_reconfigure.is_empty() || self.need_rejoin {
+            return;
+        }
+        if let Some((at, _)) = self.reconfigure_backoff {
+            if Instant::now() < at {
+                return;
+            }
+        }
+        let pending: Vec<String> = std::mem::take(&mut self.pending_reconfigure)
+            .into_iter()
+            .collect();
+        let mut failed = false;
+        for c in pending {
+            if let Err(e) = self.reconfigure(&c).await {
+                tracing::warn!(
+                    connector = c,
+                    "task reconfiguration failed, will retry: {e}"
+                );
+                self.pending_reconfigure.insert(c);
+                failed = true;
+            }
+        }
+        self.reconfigure_backoff = if failed {
+            let next = self
+                .reconfigure_backoff
+                .map(|(_, d)| (d * 2).min(Duration::from_secs(60)))
+                .unwrap_or(Duration::from_millis(250));
+            Some((Instant::now() + next, next))
+        } else {
+            None
+        };
+    }
+
+    async fn reconfigure(&mut self, c: &str) -> Result<(), String> {
+        let snap = self.shared.config.snapshot();
+        if !snap.contains(c)
+            || snap.target_state(c) != TargetState::Started
+            || !self.shared.view.read().unwrap().connectors.contains(c)
+        {
+            return Ok(());
+        }
+        let name = c.to_string();
+        let configs = match self
+            .blocking(move |s| s.worker.connector_task_configs(&name))
+            .await
+        {
+            Ok(c) => c,
+            Err(e) if !self.shared.worker.is_connector_running(c) => {
+                tracing::debug!(
+                    connector = c,
+                    "skipping reconfiguration of a connector that is not running: {e}"
+                );
+                return Ok(());
+            }
+            Err(e) => return Err(e.to_string()),
+        };
+        let current: Vec<Props> = snap
+            .tasks(c)
+            .iter()
+            .filter_map(|id| snap.task_config(id).cloned())
+            .collect();
+        let applied_changed =
+            snap.applied_connector_configs.get(c) != snap.connector_configs.get(c);
+        let count = snap.task_counts.get(c).copied().unwrap_or(0) as usize;
+        if configs == current
+            && count == configs.len()
+            && !applied_changed
+            && !snap.inconsistent.contains(c)
+        {
+            return Ok(());
+        }
+        let (is_leader, leader_url) = {
+            let v = self.shared.view.read().unwrap();
+            (v.is_leader, v.leader_url.clone())
+        };
+        if is_leader {
+            let name = c.to_string();
+            return self
+                .blocking(move |s| s.config.put_task_configs(&name, &configs))
+                .await
+                .map_err(|e| e.to_string());
+        }
+        let leader = leader_url.ok_or("no known leader")?;
+        let url = format!("{}/connectors/{}/tasks", leader.trim_end_matches('/'), c);
+        let resp = self
+            .http
+            .post(&url)
+            .json(&configs)
+            .send()
+            .await
+            .map_err(|e| format!("POST {url}: {e}"))?;
+        if resp.status().is_success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "POST {url}: {} {}",
+                resp.status(),
+                resp.text().await.unwrap_or_default()
+            ))
+        }
+    }
+}
+
+/// The assignor's view of a config snapshot: offset and task counts per connector.
+fn config_snapshot(snap: &ClusterConfigState) -> ConfigSnapshot {
+    ConfigSnapshot {
+        offset: snap.offset,
+        connectors: snap
+            .connector_configs
+            .keys()
+            .map(|c| (c.clone(), snap.tasks(c).len() as u32))
+            .collect(),
+    }
+}
+
+/// Owner URLs of every job, from the leader's assignments.
+fn owners_of(
+    members: &[(String, Vec<u8>)],
+    assignments: &[(String, Vec<u8>)],
+) -> (HashMap<String, String>, HashMap<ConnectorTaskId, String>) {
+    let urls: HashMap<&str, String> = members
+        .iter()
+        .filter_map(|(id, m)| {
+            tributary_group::WorkerMetadata::decode(m)
+                .ok()
+                .map(|m| (id.as_str(), m.url))
+        })
+        .collect();
+    let mut connectors = HashMap::new();
+    let mut tasks = HashMap::new();
+    for (id, bytes) in assignments {
+        let (Some(url), Ok(a)) = (urls.get(id.as_str()), Assignment::decode(bytes)) else {
+            continue;
+        };
+        for c in a.connectors {
+            connectors.insert(c, url.clone());
+        }
+        for t in a.tasks {
+            tasks.insert(to_id(&t), url.clone());
+        }
+    }
+    (connectors, tasks)
+}
+
+/// The leader's clean-up after a rebalance: statuses of deleted connectors, and of tasks
+/// beyond a connector's task count, are tombstoned.
+fn tombstone_stale_statuses(s: &Shared) {
+    let snap = s.config.snapshot();
+    for c in s.statuses.connectors() {
+        if !snap.contains(&c) {
+            s.statuses.delete_connector(&c);
+            continue;
+        }
+        let n = snap.tasks(&c).len() as u32;
+        let stale: BTreeMap<u32, Status> = s
+            .statuses
+            .tasks(&c)
+            .into_iter()
+            .filter(|(t, _)| *t >= n)
+            .collect();
+        for t in stale.keys() {
+            s.statuses.delete_task(&ConnectorTaskId::new(&c, *t));
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Forwarding of requests that must run on another worker (Connect's
+//! `HerderRequestHandler.completeOrForwardRequest`): when a handler answers with a
+//! [`ForwardTo`] target (the leader, or the owner of an instance), the request is re-sent there
+//! with the same method, path, query and body, and the hidden `forward` parameter limits it to
+//! two hops: a user request has none and is forwarded with `forward=true`, which may be
+//! forwarded once more with `forward=false`, which is answered 409 if it still cannot run.
+
+use axum::body::{to_bytes, Body};
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::error::{ForwardTo, RestError};
+use super::RestState;
+
+/// Largest request body the forwarding layer buffers (bytes).
+const MAX_BODY: usize = 16 * 1024 * 1024;
+
+fn conflict() -> Response {
+    RestError::new(
+        409,
+        "Cannot complete request because of a conflicting operation (e.g. worker rebalance)",
+    )
+    .into_response()
+}
+
+/// The middleware.
+pub async fn forward(State(state): State<RestState>, req: Request, next: Next) -> Response {
+    let (parts, body) = req.into_parts();
+    let bytes = match to_bytes(body, MAX_BODY).await {
+        Ok(b) => b,
+        Err(e) => {
+            return RestError::new(500, format!("cannot read request body: {e}")).into_response()
+        }
+    };
+    let inner = Request::from_parts(parts.clone(), Body::from(bytes.clone()));
+    let resp = next.run(inner).await;
+    let Some(ForwardTo(target)) = resp.extensions().get::<ForwardTo>().cloned() else {
+        return resp;
+    };
+    let pairs: Vec<(String, String)> = parts
+        .uri
+        .query()
+        .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
+        .unwrap_or_default();
+    let forward = pairs
+        .iter()
+        .find(|(k, _)| k == "forward")
+        .map(|(_, v)| v.eq_ignore_ascii_case("true"));
+    let next_forward = match forward {
+        None => "true",
+        Some(true) => "false",
+        Some(false) => return conflict(),
+    };
+    let url = forward_url(&target, parts.uri.path(), &pairs, next_forward);
+    tracing::debug!(%url, method = %parts.method, "forwarding request");
+    let mut out = state
+        .http
+        .request(parts.method.clone(), &url)
+        .header("User-Agent", "kafka-connect");
+    if let Some(auth) = parts.headers.get("authorization") {
+        out = out.header("Authorization", auth.clone());
+    }
+    if !bytes.is_empty() {
+        out = out
+            .header("Content-Type", "application/json")
+            .body(bytes.to_vec());
+    }
+    match out.send().await {
+        Ok(r) => {
+            let status = StatusCode::from_u16(r.status().as_u16())
+                .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            let location = r.headers().get("location").cloned();
+            let content_type = r.headers().get("content-type").cloned();
+            let body = r.bytes().await.unwrap_or_default();
+            let mut resp = (status, body).into_response();
+            if let Some(l) = location {
+                resp.headers_mut().insert("location", l);
+            }
+            resp.headers_mut().insert(
+                "content-type",
+                content_type.unwrap_or(HeaderValue::from_static("application/json")),
+            );
+            resp
+        }
+        Err(e) => RestError::new(500, format!("IO Error trying to forward REST request: {e}"))
+            .into_response(),
+    }
+}
+
+/// The forwarded URL: target base, same path, the original query without `forward`, then
+/// `forward=<next>`.
+fn forward_url(target: &str, path: &str, pairs: &[(String, String)], next_forward: &str) -> String {
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in pairs.iter().filter(|(k, _)| k != "forward") {
+        query.append_pair(k, v);
+    }
+    query.append_pair("forward", next_forward);
+    format!(
+        "{}{}?{}",
+        target.trim_end_matches('/'),
+        path,
+        query.finish()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forwarded_urls_keep_the_query_and_set_the_hop() {
+        let pairs = vec![
+            ("includeTasks".to_string(), "true".to_string()),
+            ("forward".to_string(), "true".to_string()),
+        ];
+        assert_eq!(
+            forward_url("http://h:1/", "/connectors/a/restart", &pairs, "false"),
+            "http://h:1/connectors/a/restart?includeTasks=true&forward=false"
+        );
+    }
+}

@@ -1,0 +1,654 @@
+//! The config topic (Connect's `KafkaConfigBackingStore`): connector configs, task configs and
+//! their commits, target states, restart requests and the session key, with Connect's keys and
+//! JSON values. [`ConfigLogState`] is the pure reducer over the topic's records;
+//! [`KafkaConfigBackingStore`] follows the topic and performs Connect's write sequences.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use base64::Engine;
+use serde_json::{json, Value as Json};
+use tributary_api::{ConnectError, ConnectResult, Props};
+
+use super::kafka_log::{KafkaBasedLog, LogRecord};
+use crate::herder::RestartRequest;
+use crate::worker::TargetState;
+use crate::ConnectorTaskId;
+
+/// The KIP-507 session key shared by the workers of a group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionKey {
+    /// Raw key bytes.
+    pub key: Vec<u8>,
+    /// e.g. `HmacSHA256`.
+    pub algorithm: String,
+    /// Creation time, ms since the epoch.
+    pub creation_timestamp: i64,
+}
+
+/// A snapshot of the config topic (Connect's `ClusterConfigState`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClusterConfigState {
+    /// Offset of the next record to read (-1 before any record was read).
+    pub offset: i64,
+    pub session_key: Option<SessionKey>,
+    pub connector_configs: BTreeMap<String, Props>,
+    pub target_states: HashMap<String, TargetState>,
+    /// Committed task configs.
+    pub task_configs: BTreeMap<ConnectorTaskId, Props>,
+    pub task_counts: HashMap<String, u32>,
+    /// Connectors whose last commit named task configs that are missing.
+    pub inconsistent: HashSet<String>,
+    /// The connector config in force at each connector's last consistent commit.
+    pub applied_connector_configs: HashMap<String, Props>,
+}
+
+impl ClusterConfigState {
+    /// An empty snapshot at offset -1.
+    pub fn empty() -> Self {
+        ClusterConfigState {
+            offset: -1,
+            ..Default::default()
+        }
+    }
+    /// Whether the connector exists.
+    pub fn contains(&self, connector: &str) -> bool {
+        self.connector_configs.contains_key(connector)
+    }
+    /// The connector's target state (STARTED when none was written).
+    pub fn target_state(&self, connector: &str) -> TargetState {
+        self.target_states
+            .get(connector)
+            .copied()
+            .unwrap_or(TargetState::Started)
+    }
+    /// The connector's committed tasks (none for an inconsistent connector).
+    pub fn tasks(&self, connector: &str) -> Vec<ConnectorTaskId> {
+        if self.inconsistent.contains(connector) {
+            return Vec::new();
+        }
+        let n = self.task_counts.get(connector).copied().unwrap_or(0);
+        (0..n)
+            .map(|t| ConnectorTaskId::new(connector, t))
+            .filter(|id| self.task_configs.contains_key(id))
+            .collect()
+    }
+    /// The committed config of a task.
+    pub fn task_config(&self, id: &ConnectorTaskId) -> Option<&Props> {
+        self.task_configs.get(id)
+    }
+    /// Connector names, sorted.
+    pub fn connectors(&self) -> Vec<String> {
+        self.connector_configs.keys().cloned().collect()
+    }
+}
+
+/// What a record changed, for the herder (Connect's `ConfigBackingStore.UpdateListener`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConfigEvent {
+    ConnectorConfigUpdate(String),
+    ConnectorConfigRemove(String),
+    TargetStateChange(String),
+    TaskConfigUpdate(Vec<ConnectorTaskId>),
+    RestartRequest(RestartRequest),
+    SessionKeyUpdate(SessionKey),
+}
+
+/// The reducer over config-topic records.
+#[derive(Debug, Default)]
+pub struct ConfigLogState {
+    pub state: ClusterConfigState,
+    deferred: HashMap<String, BTreeMap<u32, Props>>,
+}
+
+fn properties(v: &Json) -> Option<Props> {
+    let obj = v.get("properties")?.as_object()?;
+    Some(
+        obj.iter()
+            .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
+            .collect(),
+    )
+}
+
+/// Splits `task-<connector>-<n>` style keys: the last dash separates the number.
+fn split_task_key(rest: &str) -> Option<(String, u32)> {
+    let (c, n) = rest.rsplit_once('-')?;
+    if c.is_empty() {
+        return None;
+    }
+    Some((c.to_string(), n.parse().ok()?))
+}
+
+impl ConfigLogState {
+    /// A reducer at offset -1.
+    pub fn new() -> Self {
+        ConfigLogState {
+            state: ClusterConfigState::empty(),
+            deferred: HashMap::new(),
+        }
+    }
+
+    /// Applies one record at `offset`; returns what changed. An undecodable value is logged and
+    /// skipped without advancing the offset, as Connect does.
+    pub fn apply(&mut self, key: &str, value: Option<&[u8]>, offset: i64) -> Vec<ConfigEvent> {
+        let json = match value {
+            None => None,
+            Some(bytes) => match serde_json::from_slice::<Json>(bytes) {
+                Ok(Json::Null) => None,
+                Ok(v) => Some(v),
+                Err(e) => {
+                    tracing::error!(key, offset, "skipping undecodable config record: {e}");
+                    return Vec::new();
+                }
+            },
+        };
+        let events = self.dispatch(key, json.as_ref());
+        self.state.offset = offset + 1;
+        events
+    }
+
+    fn dispatch(&mut self, key: &str, v: Option<&Json>) -> Vec<ConfigEvent> {
+        let st = &mut self.state;
+        if let Some(c) = key.strip_prefix("target-state-") {
+            let Some(v) = v else {
+                st.target_states.remove(c);
+                if st.connector_configs.contains_key(c) {
+                    st.target_states.insert(c.to_string(), TargetState::Started);
+                }
+                return Vec::new();
+            };
+            let name = v
+                .get("state.v2")
+                .and_then(Json::as_str)
+                .or_else(|| v.get("state").and_then(Json::as_str));
+            let target = match name {
+                Some("STARTED") => TargetState::Started,
+                Some("PAUSED") => TargetState::Paused,
+                Some("STOPPED") => TargetState::Stopped,
+                other => {
+                    tracing::error!(
+                        key,
+                        "ignoring target state record with unknown state {other:?}"
+                    );
+                    return Vec::new();
+                }
+            };
+            let changed = st.target_states.insert(c.to_string(), target) != Some(target);
+            return if changed && st.connector_configs.contains_key(c) {
+                vec![ConfigEvent::TargetStateChange(c.to_string())]
+            } else {
+                Vec::new()
+            };
+        }
+        if let Some(c) = key.strip_prefix("connector-") {
+            return match v.and_then(properties) {
+                Some(props) => {
+                    st.connector_configs.insert(c.to_string(), props);
+                    st.target_states
+                        .entry(c.to_string())
+                        .or_insert(TargetState::Started);
+                    vec![ConfigEvent::ConnectorConfigUpdate(c.to_string())]
+                }
+                None if v.is_none() => {
+                    st.connector_configs.remove(c);
+                    st.task_counts.remove(c);
+                    st.task_configs.retain(|id, _| id.connector != c);
+                    st.applied_connector_configs.remove(c);
+                    st.inconsistent.remove(c);
+                    self.deferred.remove(c);
+                    vec![ConfigEvent::ConnectorConfigRemove(c.to_string())]
+                }
+                None => {
+                    tracing::error!(key, "ignoring connector config record without properties");
+                    Vec::new()
+                }
+            };
+        }
+        if let Some(rest) = key.strip_prefix("task-") {
+            let Some((c, n)) = split_task_key(rest) else {
+                tracing::error!(key, "ignoring task config record with an invalid key");
+                return Vec::new();
+            };
+            match v.and_then(properties) {
+                Some(props) => {
+                    self.deferred.entry(c).or_default().insert(n, props);
+                }
+                None => tracing::error!(key, "ignoring a null or malformed task config record"),
+            }
+            return Vec::new();
+        }
+        if let Some(c) = key.strip_prefix("commit-") {
+            let Some(n) = v.and_then(|v| v.get("tasks")).and_then(Json::as_u64) else {
+                tracing::error!(key, "ignoring malformed commit record");
+                return Vec::new();
+            };
+            let n = n as u32;
+            if !st.connector_configs.contains_key(c) {
+                // A leftover of a deleted (and compacted) connector.
+                self.deferred.remove(c);
+                st.task_counts.remove(c);
+                st.task_configs.retain(|id, _| id.connector != c);
+                return Vec::new();
+            }
+            let deferred = self.deferred.remove(c).unwrap_or_default();
+            let complete = (0..n).all(|t| deferred.contains_key(&t));
+            let mut updated = Vec::new();
+            if complete {
+                st.task_configs.retain(|id, _| id.connector != c);
+                for (t, props) in deferred {
+                    if t < n {
+                        let id = ConnectorTaskId::new(c, t);
+                        updated.push(id.clone());
+                        st.task_configs.insert(id, props);
+                    }
+                }
+                st.inconsistent.remove(c);
+                if let Some(cfg) = st.connector_configs.get(c) {
+                    st.applied_connector_configs
+                        .insert(c.to_string(), cfg.clone());
+                }
+            } else {
+                tracing::error!(
+                    connector = c,
+                    tasks = n,
+                    "task configs in the commit are incomplete; marking the connector inconsistent"
+                );
+                st.inconsistent.insert(c.to_string());
+            }
+            st.task_counts.insert(c.to_string(), n);
+            if updated.is_empty() {
+                updated = (0..n).map(|t| ConnectorTaskId::new(c, t)).collect();
+            }
+            return vec![ConfigEvent::TaskConfigUpdate(updated)];
+        }
+        if let Some(c) = key.strip_prefix("restart-connector-") {
+            let Some(v) = v else { return Vec::new() };
+            let flag = |k: &str| v.get(k).and_then(Json::as_bool).unwrap_or(false);
+            return vec![ConfigEvent::RestartRequest(RestartRequest {
+                connector: c.to_string(),
+                only_failed: flag("only-failed"),
+                include_tasks: flag("include-tasks"),
+            })];
+        }
+        if key.starts_with("tasks-fencing-") {
+            return Vec::new();
+        }
+        if key == "session-key" {
+            let Some(v) = v else { return Vec::new() };
+            let decoded = (|| {
+                let key = base64::engine::general_purpose::STANDARD
+                    .decode(v.get("key")?.as_str()?)
+                    .ok()?;
+                let algorithm = v.get("algorithm")?.as_str()?.to_string();
+                let creation_timestamp = v.get("creation-timestamp")?.as_i64()?;
+                Some(SessionKey {
+                    key,
+                    algorithm,
+                    creation_timestamp,
+                })
+            })();
+            return match decoded {
+                Some(k) => {
+                    st.session_key = Some(k.clone());
+                    vec![ConfigEvent::SessionKeyUpdate(k)]
+                }
+                None => {
+                    tracing::error!("ignoring malformed session key record");
+                    Vec::new()
+                }
+            };
+        }
+        if key.starts_with("logger-cluster-") {
+            return Vec::new();
+        }
+        tracing::error!(key, "discarding config update record with invalid key");
+        Vec::new()
+    }
+}
+
+/// Record values as Connect writes them.
+pub mod records {
+    use super::*;
+
+    fn sorted(props: &Props) -> serde_json::Map<String, Json> {
+        let sorted: BTreeMap<_, _> = props.iter().collect();
+        sorted
+            .into_iter()
+            .map(|(k, v)| (k.clone(), Json::String(v.clone())))
+            .collect()
+    }
+    /// `{"properties":{…}}` for `connector-` and `task-` records.
+    pub fn properties(props: &Props) -> Vec<u8> {
+        serde_json::to_vec(&json!({ "properties": Json::Object(sorted(props)) })).unwrap()
+    }
+    /// `{"tasks":N}`.
+    pub fn commit(tasks: u32) -> Vec<u8> {
+        serde_json::to_vec(&json!({ "tasks": tasks })).unwrap()
+    }
+    /// `{"state":…,"state.v2":…}`; STOPPED is written as state PAUSED for older readers.
+    pub fn target_state(t: TargetState) -> Vec<u8> {
+        let (v1, v2) = match t {
+            TargetState::Started => ("STARTED", "STARTED"),
+            TargetState::Paused => ("PAUSED", "PAUSED"),
+            TargetState::Stopped => ("PAUSED", "STOPPED"),
+        };
+        serde_json::to_vec(&json!({ "state": v1, "state.v2": v2 })).unwrap()
+    }
+    /// `{"include-tasks":…,"only-failed":…}`.
+    pub fn restart(r: &RestartRequest) -> Vec<u8> {
+        serde_json::to_vec(
+            &json!({ "include-tasks": r.include_tasks, "only-failed": r.only_failed }),
+        )
+        .unwrap()
+    }
+    /// `{"key":…,"algorithm":…,"creation-timestamp":…}`.
+    pub fn session_key(k: &SessionKey) -> Vec<u8> {
+        serde_json::to_vec(&json!({
+            "key": base64::engine::general_purpose::STANDARD.encode(&k.key),
+            "algorithm": k.algorithm,
+            "creation-timestamp": k.creation_timestamp,
+        }))
+        .unwrap()
+    }
+}
+
+/// The config topic, followed and written (Connect's `KafkaConfigBackingStore`).
+pub struct KafkaConfigBackingStore {
+    log: KafkaBasedLog,
+    state: Arc<Mutex<ConfigLogState>>,
+}
+
+impl KafkaConfigBackingStore {
+    /// Reads the topic to its end, then keeps following it. Events are sent to `events` only
+    /// for records read after this catch-up (so old restart requests are never replayed).
+    pub fn start(
+        topic: &str,
+        producer: rdkafka::ClientConfig,
+        consumer: rdkafka::ClientConfig,
+        events: impl Fn(ConfigEvent) + Send + 'static,
+    ) -> ConnectResult<KafkaConfigBackingStore> {
+        let state = Arc::new(Mutex::new(ConfigLogState::new()));
+        let started = Arc::new(AtomicBool::new(false));
+        let cb_state = state.clone();
+        let cb_started = started.clone();
+        let callback = Box::new(move |rec: LogRecord| {
+            let Some(key) = rec.key.as_deref().and_then(|k| std::str::from_utf8(k).ok()) else {
+                tracing::error!(
+                    offset = rec.offset,
+                    "ignoring config record without a string key"
+                );
+                return;
+            };
+            let evs = cb_state
+                .lock()
+                .unwrap()
+                .apply(key, rec.value.as_deref(), rec.offset);
+            if cb_started.load(Ordering::Acquire) {
+                for e in evs {
+                    events(e);
+                }
+            }
+        });
+        let log = KafkaBasedLog::start(topic, producer, consumer, callback)?;
+        started.store(true, Ordering::Release);
+        Ok(KafkaConfigBackingStore { log, state })
+    }
+
+    /// The current snapshot.
+    pub fn snapshot(&self) -> ClusterConfigState {
+        self.state.lock().unwrap().state.clone()
+    }
+
+    /// Reads to the end (Connect's `refresh`). Errors on timeout.
+    pub fn refresh(&self, timeout: Duration) -> ConnectResult<()> {
+        self.log.read_to_end(timeout)
+    }
+
+    fn write(&self, key: &str, value: Option<Vec<u8>>) -> ConnectResult<()> {
+        self.log
+            .send_sync(key.as_bytes(), value.as_deref())
+            .map(|_| ())
+    }
+
+    /// Creates or updates a connector: the target state first (when given), then the config,
+    /// then reads to the end.
+    pub fn put_connector_config(
+        &self,
+        name: &str,
+        config: &Props,
+        target: Option<TargetState>,
+    ) -> ConnectResult<()> {
+        if let Some(t) = target {
+            self.write(
+                &format!("target-state-{name}"),
+                Some(records::target_state(t)),
+            )?;
+        }
+        self.write(
+            &format!("connector-{name}"),
+            Some(records::properties(config)),
+        )?;
+        self.refresh(Duration::from_secs(30))
+    }
+
+    /// Deletes a connector: tombstones its config and target state, then reads to the end.
+    pub fn remove_connector_config(&self, name: &str) -> ConnectResult<()> {
+        self.write(&format!("connector-{name}"), None)?;
+        self.write(&format!("target-state-{name}"), None)?;
+        self.refresh(Duration::from_secs(30))
+    }
+
+    /// Publishes task configs: every `task-<c>-<n>` record, then `commit-<c>`, reading to the end
+    /// around them as Connect does.
+    pub fn put_task_configs(&self, name: &str, configs: &[Props]) -> ConnectResult<()> {
+        self.refresh(Duration::from_secs(30))?;
+        for (i, c) in configs.iter().enumerate() {
+            self.write(&format!("task-{name}-{i}"), Some(records::properties(c)))?;
+        }
+        if !configs.is_empty() {
+            self.refresh(Duration::from_secs(30))?;
+        }
+        self.write(
+            &format!("commit-{name}"),
+            Some(records::commit(configs.len() as u32)),
+        )?;
+        self.refresh(Duration::from_secs(30))
+    }
+
+    /// Writes a target state (acknowledged, not read back).
+    pub fn put_target_state(&self, name: &str, target: TargetState) -> ConnectResult<()> {
+        self.write(
+            &format!("target-state-{name}"),
+            Some(records::target_state(target)),
+        )
+    }
+
+    /// Writes a KIP-745 restart request, then reads to the end.
+    pub fn put_restart_request(&self, request: &RestartRequest) -> ConnectResult<()> {
+        self.write(
+            &format!("restart-connector-{}", request.connector),
+            Some(records::restart(request)),
+        )?;
+        self.refresh(Duration::from_secs(30))
+    }
+
+    /// Writes a session key, then reads to the end.
+    pub fn put_session_key(&self, key: &SessionKey) -> ConnectResult<()> {
+        self.write("session-key", Some(records::session_key(key)))?;
+        self.refresh(Duration::from_secs(30))
+    }
+
+    /// Writes raw bytes under a key (tests use it to inject garbage).
+    pub fn put_raw(&self, key: &str, value: Option<&[u8]>) -> ConnectResult<()> {
+        self.log.send_sync(key.as_bytes(), value).map(|_| ())
+    }
+
+    /// Stops following the topic.
+    pub fn stop(&self) {
+        self.log.stop();
+    }
+}
+
+/// Errors for callers that need a [`ConnectError`] from a missing connector.
+pub fn unknown_connector(name: &str) -> ConnectError {
+    ConnectError::connect(format!("Unknown connector {name}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn props(pairs: &[(&str, &str)]) -> Props {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn task_configs_take_effect_only_with_their_commit() {
+        let mut s = ConfigLogState::new();
+        let c = props(&[("connector.class", "X")]);
+        assert_eq!(
+            s.apply("connector-my-conn", Some(&records::properties(&c)), 0),
+            vec![ConfigEvent::ConnectorConfigUpdate("my-conn".into())]
+        );
+        assert_eq!(s.state.target_state("my-conn"), TargetState::Started);
+        s.apply(
+            "task-my-conn-0",
+            Some(&records::properties(&props(&[("a", "0")]))),
+            1,
+        );
+        s.apply(
+            "task-my-conn-1",
+            Some(&records::properties(&props(&[("a", "1")]))),
+            2,
+        );
+        assert!(
+            s.state.tasks("my-conn").is_empty(),
+            "not visible before the commit"
+        );
+        let ev = s.apply("commit-my-conn", Some(&records::commit(2)), 3);
+        assert_eq!(
+            ev,
+            vec![ConfigEvent::TaskConfigUpdate(vec![
+                ConnectorTaskId::new("my-conn", 0),
+                ConnectorTaskId::new("my-conn", 1)
+            ])]
+        );
+        assert_eq!(s.state.tasks("my-conn").len(), 2);
+        assert_eq!(
+            s.state
+                .task_config(&ConnectorTaskId::new("my-conn", 1))
+                .unwrap()["a"],
+            "1"
+        );
+        assert_eq!(s.state.offset, 4);
+    }
+
+    #[test]
+    fn an_incomplete_commit_marks_the_connector_inconsistent() {
+        let mut s = ConfigLogState::new();
+        s.apply(
+            "connector-c",
+            Some(&records::properties(&props(&[("k", "v")]))),
+            0,
+        );
+        s.apply("task-c-1", Some(&records::properties(&props(&[]))), 1);
+        s.apply("commit-c", Some(&records::commit(2)), 2);
+        assert!(s.state.inconsistent.contains("c"));
+        assert!(s.state.tasks("c").is_empty());
+        s.apply("task-c-0", Some(&records::properties(&props(&[]))), 3);
+        s.apply("task-c-1", Some(&records::properties(&props(&[]))), 4);
+        s.apply("commit-c", Some(&records::commit(2)), 5);
+        assert!(!s.state.inconsistent.contains("c"));
+        assert_eq!(s.state.tasks("c").len(), 2);
+    }
+
+    #[test]
+    fn target_states_read_v2_first_and_write_stopped_as_paused_for_old_readers() {
+        assert_eq!(
+            records::target_state(TargetState::Stopped),
+            br#"{"state":"PAUSED","state.v2":"STOPPED"}"#.to_vec()
+        );
+        let mut s = ConfigLogState::new();
+        s.apply("connector-c", Some(&records::properties(&props(&[]))), 0);
+        let ev = s.apply(
+            "target-state-c",
+            Some(br#"{"state":"PAUSED","state.v2":"STOPPED"}"#),
+            1,
+        );
+        assert_eq!(ev, vec![ConfigEvent::TargetStateChange("c".into())]);
+        assert_eq!(s.state.target_state("c"), TargetState::Stopped);
+        s.apply("target-state-c", Some(br#"{"state":"PAUSED"}"#), 2);
+        assert_eq!(s.state.target_state("c"), TargetState::Paused);
+        assert!(
+            s.apply("target-state-c", Some(br#"{"state":"PAUSED"}"#), 3)
+                .is_empty(),
+            "no change, no event"
+        );
+    }
+
+    #[test]
+    fn garbage_is_skipped_without_advancing_the_offset() {
+        let mut s = ConfigLogState::new();
+        s.apply("connector-c", Some(&records::properties(&props(&[]))), 0);
+        assert!(s.apply("connector-d", Some(b"{garbage"), 1).is_empty());
+        assert_eq!(s.state.offset, 1);
+        assert!(s.apply("bogus-key", Some(b"{}"), 2).is_empty());
+        assert_eq!(s.state.offset, 3);
+        assert_eq!(s.state.connectors(), vec!["c".to_string()]);
+    }
+
+    #[test]
+    fn deletion_and_leftover_commits() {
+        let mut s = ConfigLogState::new();
+        s.apply("connector-c", Some(&records::properties(&props(&[]))), 0);
+        s.apply("task-c-0", Some(&records::properties(&props(&[]))), 1);
+        s.apply("commit-c", Some(&records::commit(1)), 2);
+        assert_eq!(
+            s.apply("connector-c", None, 3),
+            vec![ConfigEvent::ConnectorConfigRemove("c".into())]
+        );
+        s.apply("target-state-c", None, 4);
+        assert!(!s.state.contains("c"));
+        assert!(s.state.task_configs.is_empty());
+        assert!(s
+            .apply("commit-gone", Some(&records::commit(3)), 5)
+            .is_empty());
+    }
+
+    #[test]
+    fn restart_requests_and_session_keys_decode() {
+        let mut s = ConfigLogState::new();
+        let r = RestartRequest {
+            connector: "a-b".into(),
+            only_failed: true,
+            include_tasks: false,
+        };
+        assert_eq!(
+            records::restart(&r),
+            br#"{"include-tasks":false,"only-failed":true}"#.to_vec()
+        );
+        assert_eq!(
+            s.apply("restart-connector-a-b", Some(&records::restart(&r)), 0),
+            vec![ConfigEvent::RestartRequest(r)]
+        );
+        let k = SessionKey {
+            key: vec![1, 2, 3],
+            algorithm: "HmacSHA256".into(),
+            creation_timestamp: 42,
+        };
+        assert_eq!(
+            records::session_key(&k),
+            br#"{"key":"AQID","algorithm":"HmacSHA256","creation-timestamp":42}"#.to_vec()
+        );
+        assert_eq!(
+            s.apply("session-key", Some(&records::session_key(&k)), 1),
+            vec![ConfigEvent::SessionKeyUpdate(k.clone())]
+        );
+        assert_eq!(s.state.session_key, Some(k));
+    }
+}

@@ -1,0 +1,58 @@
+//! The offsets topic (Connect's `KafkaOffsetBackingStore`): raw offset keys and values
+//! (see [`super::offset`]) followed into memory; every `get` first reads to the end.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tributary_api::ConnectResult;
+
+use super::kafka_log::{KafkaBasedLog, LogRecord};
+use super::offset::{MemoryOffsetBackingStore, OffsetBackingStore, OffsetEntry};
+
+/// Offsets in Kafka.
+pub struct KafkaOffsetBackingStore {
+    log: KafkaBasedLog,
+    memory: Arc<MemoryOffsetBackingStore>,
+}
+
+impl KafkaOffsetBackingStore {
+    /// Reads the topic to its end, then keeps following it.
+    pub fn start(
+        topic: &str,
+        producer: rdkafka::ClientConfig,
+        consumer: rdkafka::ClientConfig,
+    ) -> ConnectResult<KafkaOffsetBackingStore> {
+        let memory = Arc::new(MemoryOffsetBackingStore::default());
+        let m = memory.clone();
+        let log = KafkaBasedLog::start(
+            topic,
+            producer,
+            consumer,
+            Box::new(move |rec: LogRecord| {
+                if let Some(k) = rec.key {
+                    m.apply(vec![(k, rec.value)]);
+                }
+            }),
+        )?;
+        Ok(KafkaOffsetBackingStore { log, memory })
+    }
+
+    /// Stops following the topic.
+    pub fn stop(&self) {
+        self.log.stop();
+    }
+}
+
+impl OffsetBackingStore for KafkaOffsetBackingStore {
+    fn get(&self, keys: &[Vec<u8>]) -> ConnectResult<HashMap<Vec<u8>, Vec<u8>>> {
+        self.log.read_to_end(Duration::from_secs(30))?;
+        self.memory.get(keys)
+    }
+    fn set(&self, entries: Vec<OffsetEntry>) -> ConnectResult<()> {
+        for (k, v) in &entries {
+            self.log.send_sync(k, v.as_deref())?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,292 @@
+//! The status topic (Connect's `KafkaStatusBackingStore`): `status-connector-<c>` and
+//! `status-task-<c>-<n>` records `{"state","trace","worker_id","generation"}`, read into a
+//! last-write-wins cache. UNASSIGNED and FAILED are written only when safe (Connect's
+//! `putSafe`): never over a status written by another worker in a newer generation.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, RwLock};
+
+use serde_json::{json, Value as Json};
+use tributary_api::ConnectResult;
+
+use super::kafka_log::{KafkaBasedLog, LogRecord};
+use super::status::{State, Status, StatusBackingStore};
+use crate::ConnectorTaskId;
+
+#[derive(Default)]
+struct Cache {
+    connectors: HashMap<String, Status>,
+    tasks: HashMap<String, BTreeMap<u32, Status>>,
+}
+
+/// The value bytes of a status record.
+pub fn status_value(s: &Status) -> Vec<u8> {
+    serde_json::to_vec(&json!({ "state": s.state.as_str(), "trace": s.trace, "worker_id": s.worker_id, "generation": s.generation })).unwrap()
+}
+
+/// Parses a status value; `None` for malformed values.
+pub fn parse_status(bytes: &[u8]) -> Option<Status> {
+    let v: Json = serde_json::from_slice(bytes).ok()?;
+    Some(Status {
+        state: State::parse(v.get("state")?.as_str()?)?,
+        trace: v.get("trace").and_then(Json::as_str).map(str::to_string),
+        worker_id: v.get("worker_id")?.as_str()?.to_string(),
+        generation: v.get("generation").and_then(Json::as_i64).unwrap_or(0) as i32,
+    })
+}
+
+impl Cache {
+    fn apply(&mut self, key: &str, value: Option<&[u8]>) {
+        let status = match value {
+            None => None,
+            Some(b) => match parse_status(b) {
+                Some(s) => Some(s),
+                None => {
+                    tracing::error!(key, "ignoring malformed status record");
+                    return;
+                }
+            },
+        };
+        if let Some(c) = key.strip_prefix("status-connector-") {
+            match status {
+                Some(s) => {
+                    self.connectors.insert(c.to_string(), s);
+                }
+                None => {
+                    self.connectors.remove(c);
+                }
+            }
+        } else if let Some(rest) = key.strip_prefix("status-task-") {
+            let Some((c, n)) = rest
+                .rsplit_once('-')
+                .and_then(|(c, n)| Some((c.to_string(), n.parse::<u32>().ok()?)))
+            else {
+                tracing::error!(key, "ignoring status record with an invalid task key");
+                return;
+            };
+            let tasks = self.tasks.entry(c).or_default();
+            match status {
+                Some(s) => {
+                    // A late UNASSIGNED from an older generation never hides a RUNNING task.
+                    if s.state == State::Unassigned {
+                        if let Some(cur) = tasks.get(&n) {
+                            if cur.state == State::Running && cur.generation >= s.generation {
+                                return;
+                            }
+                        }
+                    }
+                    tasks.insert(n, s);
+                }
+                None => {
+                    tasks.remove(&n);
+                }
+            }
+        } else if !key.starts_with("status-topic-") {
+            tracing::warn!(key, "discarding status record with an unknown key");
+        }
+    }
+}
+
+/// The status topic.
+pub struct KafkaStatusBackingStore {
+    log: KafkaBasedLog,
+    cache: Arc<RwLock<Cache>>,
+}
+
+impl KafkaStatusBackingStore {
+    /// Reads the topic to its end, then keeps following it.
+    pub fn start(
+        topic: &str,
+        producer: rdkafka::ClientConfig,
+        consumer: rdkafka::ClientConfig,
+    ) -> ConnectResult<KafkaStatusBackingStore> {
+        let cache = Arc::new(RwLock::new(Cache::default()));
+        let cb = cache.clone();
+        let log = KafkaBasedLog::start(
+            topic,
+            producer,
+            consumer,
+            Box::new(move |rec: LogRecord| {
+                if let Some(key) = rec.key.as_deref().and_then(|k| std::str::from_utf8(k).ok()) {
+                    cb.write().unwrap().apply(key, rec.value.as_deref());
+                }
+            }),
+        )?;
+        Ok(KafkaStatusBackingStore { log, cache })
+    }
+
+    /// Waits for queued writes.
+    pub fn flush(&self) {
+        self.log.flush(std::time::Duration::from_secs(10));
+    }
+
+    /// Stops following the topic.
+    pub fn stop(&self) {
+        self.log.stop();
+    }
+
+    fn safe(current: Option<&Status>, new: &Status) -> bool {
+        match current {
+            None => true,
+            Some(c) => c.worker_id == new.worker_id || c.generation <= new.generation,
+        }
+    }
+
+    /// Every connector with a status.
+    pub fn connectors(&self) -> Vec<String> {
+        self.cache
+            .read()
+            .unwrap()
+            .connectors
+            .keys()
+            .cloned()
+            .collect()
+    }
+}
+
+impl StatusBackingStore for KafkaStatusBackingStore {
+    fn put_connector(&self, connector: &str, status: Status) {
+        if matches!(status.state, State::Unassigned | State::Failed)
+            && !Self::safe(
+                self.cache.read().unwrap().connectors.get(connector),
+                &status,
+            )
+        {
+            return;
+        }
+        self.log.send(
+            format!("status-connector-{connector}").as_bytes(),
+            Some(&status_value(&status)),
+        );
+    }
+    fn put_task(&self, id: &ConnectorTaskId, status: Status) {
+        if matches!(status.state, State::Unassigned | State::Failed) {
+            let cache = self.cache.read().unwrap();
+            if !Self::safe(
+                cache.tasks.get(&id.connector).and_then(|t| t.get(&id.task)),
+                &status,
+            ) {
+                return;
+            }
+        }
+        self.log.send(
+            format!("status-task-{}-{}", id.connector, id.task).as_bytes(),
+            Some(&status_value(&status)),
+        );
+    }
+    fn connector(&self, connector: &str) -> Option<Status> {
+        self.cache
+            .read()
+            .unwrap()
+            .connectors
+            .get(connector)
+            .cloned()
+    }
+    fn task(&self, id: &ConnectorTaskId) -> Option<Status> {
+        self.cache
+            .read()
+            .unwrap()
+            .tasks
+            .get(&id.connector)?
+            .get(&id.task)
+            .cloned()
+    }
+    fn tasks(&self, connector: &str) -> BTreeMap<u32, Status> {
+        self.cache
+            .read()
+            .unwrap()
+            .tasks
+            .get(connector)
+            .cloned()
+            .unwrap_or_default()
+    }
+    fn delete_connector(&self, connector: &str) {
+        let tasks: Vec<u32> = self.tasks(connector).keys().copied().collect();
+        for t in tasks {
+            self.delete_task(&ConnectorTaskId::new(connector, t));
+        }
+        self.log
+            .send(format!("status-connector-{connector}").as_bytes(), None);
+    }
+    fn delete_task(&self, id: &ConnectorTaskId) {
+        self.log.send(
+            format!("status-task-{}-{}", id.connector, id.task).as_bytes(),
+            None,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn st(state: State, worker: &str, generation: i32) -> Status {
+        Status {
+            state,
+            trace: None,
+            worker_id: worker.into(),
+            generation,
+        }
+    }
+
+    #[test]
+    fn values_are_connects_json() {
+        let s = Status {
+            state: State::Failed,
+            trace: Some("t".into()),
+            worker_id: "h:1".into(),
+            generation: 3,
+        };
+        assert_eq!(
+            status_value(&s),
+            br#"{"state":"FAILED","trace":"t","worker_id":"h:1","generation":3}"#.to_vec()
+        );
+        assert_eq!(
+            status_value(&st(State::Running, "h:1", 2)),
+            br#"{"state":"RUNNING","trace":null,"worker_id":"h:1","generation":2}"#.to_vec()
+        );
+        assert_eq!(parse_status(&status_value(&s)), Some(s));
+    }
+
+    #[test]
+    fn a_stale_unassigned_does_not_hide_a_running_task() {
+        let mut c = Cache::default();
+        c.apply(
+            "status-task-my-conn-0",
+            Some(&status_value(&st(State::Running, "b:1", 5))),
+        );
+        c.apply(
+            "status-task-my-conn-0",
+            Some(&status_value(&st(State::Unassigned, "a:1", 4))),
+        );
+        assert_eq!(c.tasks["my-conn"][&0].state, State::Running);
+        c.apply(
+            "status-task-my-conn-0",
+            Some(&status_value(&st(State::Unassigned, "b:1", 6))),
+        );
+        assert_eq!(c.tasks["my-conn"][&0].state, State::Unassigned);
+        c.apply("status-task-my-conn-0", None);
+        assert!(c.tasks["my-conn"].is_empty());
+    }
+
+    #[test]
+    fn safe_writes_respect_newer_generations_of_other_workers() {
+        let newer = st(State::Running, "b:1", 5);
+        assert!(!KafkaStatusBackingStore::safe(
+            Some(&newer),
+            &st(State::Unassigned, "a:1", 4)
+        ));
+        assert!(KafkaStatusBackingStore::safe(
+            Some(&newer),
+            &st(State::Unassigned, "b:1", 4)
+        ));
+        assert!(KafkaStatusBackingStore::safe(
+            Some(&newer),
+            &st(State::Failed, "a:1", 5)
+        ));
+        assert!(KafkaStatusBackingStore::safe(
+            None,
+            &st(State::Failed, "a:1", 0)
+        ));
+    }
+}

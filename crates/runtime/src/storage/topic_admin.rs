@@ -1,0 +1,112 @@
+//! Creating and checking Connect's internal topics (Connect's `TopicAdmin` and the
+//! initializers of the config, offsets and status stores): created when absent, compacted,
+//! with the configured partitions and replication factor; an existing config topic with more
+//! than one partition, or any internal topic that is not compacted, is refused.
+
+use std::collections::HashMap;
+
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, ResourceSpecifier, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::types::RDKafkaErrorCode;
+use rdkafka::ClientConfig;
+use tributary_api::{ConnectError, ConnectResult};
+
+/// What an internal topic should look like.
+#[derive(Debug, Clone)]
+pub struct InternalTopic {
+    pub name: String,
+    /// -1: the broker's default.
+    pub partitions: i32,
+    /// -1: the broker's default.
+    pub replication_factor: i32,
+    /// Extra topic configs (`config.storage.*` etc.), `cleanup.policy` excluded.
+    pub configs: HashMap<String, String>,
+    /// The config topic must have exactly one partition.
+    pub single_partition: bool,
+    /// Which worker key sets this topic, for error messages (e.g. `config.storage.topic`).
+    pub setting: &'static str,
+}
+
+/// Creates the topic when it does not exist, then checks it. Errors name the topic and the
+/// worker setting, as Connect's `ConfigException`s do.
+pub fn ensure_topic(admin_config: &ClientConfig, topic: &InternalTopic) -> ConnectResult<()> {
+    let admin: AdminClient<DefaultClientContext> = admin_config
+        .create()
+        .map_err(|e| ConnectError::connect(format!("Failed to create admin client: {e}")))?;
+    let opts = AdminOptions::new().operation_timeout(Some(std::time::Duration::from_secs(30)));
+    let replication = TopicReplication::Fixed(topic.replication_factor);
+    let mut new_topic =
+        NewTopic::new(&topic.name, topic.partitions, replication).set("cleanup.policy", "compact");
+    for (k, v) in &topic.configs {
+        new_topic = new_topic.set(k, v);
+    }
+    let results =
+        futures::executor::block_on(admin.create_topics([&new_topic], &opts)).map_err(|e| {
+            ConnectError::connect(format!("Failed to create topic {}: {e}", topic.name))
+        })?;
+    for r in results {
+        match r {
+            Ok(name) => tracing::info!(topic = name, "created internal topic"),
+            Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
+            Err((name, code)) => {
+                return Err(ConnectError::connect(format!(
+                    "Failed to create topic {name} ({}): {code}",
+                    topic.setting
+                )));
+            }
+        }
+    }
+    // Check the partition count and the cleanup policy of what is there now.
+    let consumer: rdkafka::consumer::BaseConsumer = admin_config
+        .create()
+        .map_err(|e| ConnectError::connect(format!("Failed to create client: {e}")))?;
+    let md = rdkafka::consumer::Consumer::fetch_metadata(
+        &consumer,
+        Some(&topic.name),
+        std::time::Duration::from_secs(30),
+    )
+    .map_err(|e| ConnectError::connect(format!("Failed to describe topic {}: {e}", topic.name)))?;
+    let partitions = md
+        .topics()
+        .iter()
+        .find(|t| t.name() == topic.name)
+        .map(|t| t.partitions().len())
+        .unwrap_or(0);
+    if topic.single_partition && partitions > 1 {
+        return Err(ConnectError::config(format!(
+            "Topic '{}' supplied via the '{}' property is required to have a single partition in order to guarantee consistency of connector configurations, but found {partitions} partitions.",
+            topic.name, topic.setting
+        )));
+    }
+    let described = futures::executor::block_on(
+        admin.describe_configs([&ResourceSpecifier::Topic(&topic.name)], &opts),
+    );
+    match described {
+        Ok(resources) => {
+            for r in resources.into_iter().flatten() {
+                let policy = r
+                    .entries
+                    .iter()
+                    .find(|e| e.name == "cleanup.policy")
+                    .and_then(|e| e.value.clone())
+                    .unwrap_or_default();
+                let policies: Vec<&str> = policy
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                if policies != ["compact"] {
+                    return Err(ConnectError::config(format!(
+                        "Topic '{}' supplied via the '{}' property is required to have 'cleanup.policy=compact' to guarantee consistency and durability of internal data, but found the topic currently has 'cleanup.policy={policy}'. Continuing would likely result in eventually losing data and problems restarting this Connect cluster in the future. Change the '{}' property in the Connect worker configurations to use a topic with 'cleanup.policy=compact'.",
+                        topic.name, topic.setting, topic.setting
+                    )));
+                }
+            }
+        }
+        Err(e) => tracing::warn!(
+            topic = topic.name,
+            "could not describe topic configs; skipping the cleanup policy check: {e}"
+        ),
+    }
+    Ok(())
+}
