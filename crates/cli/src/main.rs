@@ -42,15 +42,24 @@ enum Command {
     },
 }
 
+/// Logs to stderr with the filter in `TRIBUTARY_LOG` (default `info`); `/admin/loggers`
+/// changes levels at runtime through a reload handle.
 fn init_logging() {
-    use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_env("TRIBUTARY_LOG")
-        .unwrap_or_else(|_| EnvFilter::new("info,librdkafka=warn,rdkafka=warn"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
+    use tracing_subscriber::prelude::*;
+    use tracing_subscriber::{reload, EnvFilter};
+    let initial = std::env::var("TRIBUTARY_LOG").unwrap_or_else(|_| "info,librdkafka=warn,rdkafka=warn".into());
+    let filter = EnvFilter::try_new(&initial).unwrap_or_else(|_| EnvFilter::new("info"));
+    let (filter, handle) = reload::Layer::new(filter);
+    tracing_subscriber::registry()
+        .with(filter)
+        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_target(false))
         .init();
+    let root = initial.split(',').find(|d| !d.contains('=')).unwrap_or("info").to_string();
+    tributary_runtime::logging::install(&root, move |directives| {
+        if let Ok(f) = EnvFilter::try_new(directives) {
+            let _ = handle.modify(|current| *current = f);
+        }
+    });
 }
 
 fn main() -> ExitCode {

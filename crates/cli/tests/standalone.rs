@@ -400,6 +400,19 @@ fn rest_api_standalone() {
     assert_eq!(worker.send("DELETE", "/connectors/src", None).0, 404);
     assert_eq!(worker.get("/connectors").1, json!(["snk"]));
 
+    // Log levels (KIP-495).
+    let (code, loggers) = worker.get("/admin/loggers");
+    assert_eq!(code, 200);
+    assert_eq!(loggers["root"]["level"], "INFO");
+    let (code, changed) = worker.send("PUT", "/admin/loggers/tributary_runtime", Some(r#"{"level":"debug"}"#));
+    assert_eq!((code, changed), (200, json!(["tributary_runtime"])));
+    let (code, level) = worker.get("/admin/loggers/tributary_runtime.worker");
+    assert_eq!(code, 200);
+    assert_eq!(level["level"], "DEBUG");
+    assert_eq!(worker.send("PUT", "/admin/loggers/tributary_runtime", Some(r#"{"level":"LOUD"}"#)).0, 404);
+    assert_eq!(worker.send("PUT", "/admin/loggers/tributary_runtime", Some(r#"{}"#)).0, 400);
+    assert_eq!(worker.send("PUT", "/admin/loggers/tributary_runtime", Some(r#"{"level":"INFO"}"#)).0, 200);
+
     // Plugins.
     let (code, plugins) = worker.get("/connector-plugins");
     assert_eq!(code, 200);

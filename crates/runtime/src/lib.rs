@@ -11,6 +11,7 @@
 
 pub mod config;
 pub mod herder;
+pub mod logging;
 pub mod plugins;
 pub mod rest;
 pub mod storage;

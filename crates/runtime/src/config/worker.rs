@@ -40,6 +40,7 @@ pub fn worker_config_def() -> ConfigDef {
         .define("rest.advertised.listener", String, Some(None), None, Low, "http or https.")
         .define("topic.creation.enable", Boolean, Some(Some("true")), None, Low, "Whether source connectors may create topics (KIP-158).")
         .define("topic.tracking.enable", Boolean, Some(Some("true")), None, Low, "Whether active topics are tracked (KIP-558).")
+        .define("topic.tracking.allow.reset", Boolean, Some(Some("true")), None, Low, "Whether PUT /connectors/{c}/topics/reset is allowed.")
         .define("connector.client.config.override.policy", String, Some(Some("All")), None, Medium, "Which client overrides connectors may set.")
         .define("client.id", String, Some(Some("")), None, Low, "Client id prefix.")
 }

@@ -520,9 +520,13 @@ impl Herder for DistributedHerder {
         if !self.snapshot().contains(name) {
             return Err(HerderError::NotFound(format!("Unknown connector {name}")));
         }
+        // Connect writes the empty task set first; the target state goes first here so that a
+        // reconfiguration racing with this call (it runs on the herder loop, not under this
+        // lock) sees STOPPED and publishes nothing. The records in the topic are the same.
         self.write(|s| {
-            s.put_task_configs(name, &[])?;
             s.put_target_state(name, TargetState::Stopped)?;
+            s.refresh(Duration::from_secs(30))?;
+            s.put_task_configs(name, &[])?;
             s.refresh(Duration::from_secs(30))
         })
     }
@@ -571,6 +575,14 @@ impl Herder for DistributedHerder {
         validate(&self.shared.worker.plugins, config)
     }
 
+    fn status_store(&self) -> Arc<dyn crate::storage::status::StatusBackingStore> {
+        self.shared.worker.statuses().clone()
+    }
+
+    fn worker_config(&self) -> &crate::config::worker::WorkerConfig {
+        &self.shared.worker.config
+    }
+
     fn task_counters(&self) -> Vec<(ConnectorTaskId, TaskCountersSnapshot)> {
         self.shared.worker.all_task_counters()
     }
@@ -580,11 +592,11 @@ impl Herder for DistributedHerder {
             return Err(HerderError::NotFound(format!("Unknown connector: {name}")));
         }
         self.require_leader()?;
-        let _guard = self.shared.write_lock.lock().unwrap();
-        if self.snapshot().target_state(name) == TargetState::Stopped && !configs.is_empty() {
-            return Err(HerderError::BadRequest(format!("Cannot publish a non-empty set of task configurations for connector {name} while it is in the STOPPED state")));
-        }
-        self.write(|s| s.put_task_configs(name, &configs))
+        leader_write_task_configs(&self.shared, name, &configs)
+    }
+
+    fn set_cluster_logger_level(&self, namespace: &str, level: &str) -> HerderResult<()> {
+        self.write(|s| s.put_logger_level(namespace, level))
     }
 
     fn worker_info(&self) -> serde_json::Value {
@@ -909,6 +921,13 @@ impl HerderLoop {
                 }
                 ConfigEvent::RestartRequest(r) => self.process_restart(r).await,
                 ConfigEvent::SessionKeyUpdate(_) => {}
+                ConfigEvent::LoggerLevel(ns, level) => {
+                    if let Some(level) = crate::logging::parse_level(&level) {
+                        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0);
+                        let changed = crate::logging::set_level(&ns, level, now);
+                        tracing::info!(namespace = ns, level, ?changed, "applied a cluster-wide log level");
+                    }
+                }
             }
         }
     }
@@ -1166,8 +1185,7 @@ impl HerderLoop {
         if is_leader {
             let name = c.to_string();
             return self
-                .blocking(move |s| s.config.put_task_configs(&name, &configs))
-                .await
+                .blocking(move |s| leader_write_task_configs(s, &name, &configs)).await
                 .map_err(|e| e.to_string());
         }
         let leader = leader_url.ok_or("no known leader")?;
@@ -1189,6 +1207,22 @@ impl HerderLoop {
             ))
         }
     }
+}
+
+/// The leader's write of a connector's task configs (`DistributedHerder.writeTaskConfigs`):
+/// refused while the connector is STOPPED unless the set is empty.
+fn leader_write_task_configs(s: &Shared, name: &str, configs: &[Props]) -> HerderResult<()> {
+    let _guard = s.write_lock.lock().unwrap();
+    let snap = s.config.snapshot();
+    if !snap.contains(name) {
+        return Err(HerderError::NotFound(format!("Unknown connector: {name}")));
+    }
+    if snap.target_state(name) == TargetState::Stopped && !configs.is_empty() {
+        return Err(HerderError::BadRequest(format!(
+            "Cannot publish a non-empty set of task configurations for connector {name} while it is in the STOPPED state"
+        )));
+    }
+    s.config.put_task_configs(name, configs).map_err(|e| HerderError::Internal(e.to_string()))
 }
 
 /// The assignor's view of a config snapshot: offset and task counts per connector.
@@ -1239,6 +1273,7 @@ fn tombstone_stale_statuses(s: &Shared) {
     for c in s.statuses.connectors() {
         if !snap.contains(&c) {
             s.statuses.delete_connector(&c);
+            s.statuses.delete_topics(&c);
             continue;
         }
         let n = snap.tasks(&c).len() as u32;

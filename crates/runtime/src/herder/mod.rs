@@ -138,6 +138,17 @@ pub trait Herder: Send + Sync {
     fn put_task_configs(&self, name: &str, _configs: Vec<Props>) -> HerderResult<()> {
         Err(HerderError::NotFound(format!("Unknown connector: {name}")))
     }
+    /// `PUT /admin/loggers/{ns}?scope=cluster` (KIP-976): applies a level on every worker.
+    /// Standalone applies it locally.
+    fn set_cluster_logger_level(&self, namespace: &str, level: &str) -> HerderResult<()> {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0);
+        crate::logging::set_level(namespace, level, now);
+        Ok(())
+    }
+    /// The status store (statuses and KIP-558 active topics).
+    fn status_store(&self) -> std::sync::Arc<dyn crate::storage::status::StatusBackingStore>;
+    /// The worker configuration.
+    fn worker_config(&self) -> &crate::config::worker::WorkerConfig;
     /// This worker's view of the group, for `GET /tributary/worker` (a Tributary addition).
     fn worker_info(&self) -> serde_json::Value {
         serde_json::json!({ "worker_id": self.worker_id(), "mode": "standalone" })

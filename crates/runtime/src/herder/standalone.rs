@@ -261,6 +261,7 @@ impl Herder for StandaloneHerder {
             .ok_or_else(|| Self::not_found(name))?;
         self.stop_everything_of(name, &c);
         self.worker.statuses().delete_connector(name);
+        self.worker.statuses().delete_topics(name);
         Ok(())
     }
 
@@ -472,6 +473,14 @@ impl Herder for StandaloneHerder {
 
     fn validate_connector_config(&self, config: &Props) -> HerderResult<ConfigInfos> {
         validate(&self.worker.plugins, config)
+    }
+
+    fn status_store(&self) -> Arc<dyn crate::storage::status::StatusBackingStore> {
+        self.worker.statuses().clone()
+    }
+
+    fn worker_config(&self) -> &crate::config::worker::WorkerConfig {
+        &self.worker.config
     }
 
     fn task_counters(&self) -> Vec<(ConnectorTaskId, TaskCountersSnapshot)> {

@@ -390,3 +390,28 @@ pub async fn put_tasks(
 pub async fn worker_info(State(s): State<RestState>) -> Json<Json_> {
     Json(s.herder.worker_info())
 }
+
+fn topic_tracking(s: &RestState, reset: bool) -> Result<(), RestError> {
+    let cfg = s.herder.worker_config();
+    if !cfg.boolean("topic.tracking.enable").unwrap_or(true) {
+        return Err(RestError::new(403, "Topic tracking is disabled."));
+    }
+    if reset && !cfg.boolean("topic.tracking.allow.reset").unwrap_or(true) {
+        return Err(RestError::new(403, "Topic tracking reset is disabled."));
+    }
+    Ok(())
+}
+
+/// `GET /connectors/{c}/topics` (KIP-558): `{"c":{"topics":[…]}}`, empty for unknown connectors.
+pub async fn topics(State(s): State<RestState>, Path(name): Path<String>) -> Result<Json<Json_>, RestError> {
+    topic_tracking(&s, false)?;
+    let topics = s.herder.status_store().topics(&name);
+    Ok(Json(serde_json::json!({ name: { "topics": topics } })))
+}
+
+/// `PUT /connectors/{c}/topics/reset` (KIP-558): 202.
+pub async fn reset_topics(State(s): State<RestState>, Path(name): Path<String>) -> Result<StatusCode, RestError> {
+    topic_tracking(&s, true)?;
+    s.herder.status_store().delete_topics(&name);
+    Ok(StatusCode::ACCEPTED)
+}

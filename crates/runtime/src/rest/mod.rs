@@ -6,6 +6,7 @@ pub mod connectors;
 pub mod entities;
 pub mod error;
 pub mod forward;
+pub mod loggers;
 pub mod plugins;
 
 use std::net::SocketAddr;
@@ -99,6 +100,8 @@ pub fn router(state: RestState) -> Router {
         )
         .route("/tributary/task-counters", get(connectors::task_counters))
         .route("/tributary/worker", get(connectors::worker_info))
+        .route("/admin/loggers", get(loggers::list))
+        .route("/admin/loggers/{name}", get(loggers::get).put(loggers::put))
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(

@@ -94,6 +94,8 @@ pub enum ConfigEvent {
     TaskConfigUpdate(Vec<ConnectorTaskId>),
     RestartRequest(RestartRequest),
     SessionKeyUpdate(SessionKey),
+    /// A cluster-wide log level (KIP-976): namespace and level.
+    LoggerLevel(String, String),
 }
 
 /// The reducer over config-topic records.
@@ -300,8 +302,14 @@ impl ConfigLogState {
                 }
             };
         }
-        if key.starts_with("logger-cluster-") {
-            return Vec::new();
+        if let Some(ns) = key.strip_prefix("logger-cluster-") {
+            return match v.and_then(|v| v.get("level")).and_then(Json::as_str) {
+                Some(level) => vec![ConfigEvent::LoggerLevel(ns.to_string(), level.to_string())],
+                None => {
+                    tracing::error!(key, "ignoring malformed logger level record");
+                    Vec::new()
+                }
+            };
         }
         tracing::error!(key, "discarding config update record with invalid key");
         Vec::new()
@@ -342,6 +350,10 @@ pub mod records {
             &json!({ "include-tasks": r.include_tasks, "only-failed": r.only_failed }),
         )
         .unwrap()
+    }
+    /// `{"level":…}` for `logger-cluster-` records.
+    pub fn logger_level(level: &str) -> Vec<u8> {
+        serde_json::to_vec(&json!({ "level": level })).unwrap()
     }
     /// `{"key":…,"algorithm":…,"creation-timestamp":…}`.
     pub fn session_key(k: &SessionKey) -> Vec<u8> {
@@ -478,6 +490,11 @@ impl KafkaConfigBackingStore {
     pub fn put_session_key(&self, key: &SessionKey) -> ConnectResult<()> {
         self.write("session-key", Some(records::session_key(key)))?;
         self.refresh(Duration::from_secs(30))
+    }
+
+    /// Writes a cluster-wide log level (acknowledged, not read back).
+    pub fn put_logger_level(&self, namespace: &str, level: &str) -> ConnectResult<()> {
+        self.write(&format!("logger-cluster-{namespace}"), Some(records::logger_level(level)))
     }
 
     /// Writes raw bytes under a key (tests use it to inject garbage).

@@ -74,6 +74,12 @@ pub trait StatusBackingStore: Send + Sync {
     fn delete_connector(&self, connector: &str);
     /// Forgets one task's status.
     fn delete_task(&self, id: &ConnectorTaskId);
+    /// Records that a connector's task used a topic (KIP-558 active topics).
+    fn put_topic(&self, connector: &str, topic: &str, task: u32);
+    /// The topics a connector has used, sorted.
+    fn topics(&self, connector: &str) -> Vec<String>;
+    /// Forgets a connector's topics (`PUT /connectors/{c}/topics/reset`).
+    fn delete_topics(&self, connector: &str);
 }
 
 /// Statuses in memory (`MemoryStatusBackingStore`).
@@ -81,6 +87,7 @@ pub trait StatusBackingStore: Send + Sync {
 pub struct MemoryStatusBackingStore {
     connectors: RwLock<HashMap<String, Status>>,
     tasks: RwLock<HashMap<String, BTreeMap<u32, Status>>>,
+    topics: RwLock<HashMap<String, std::collections::BTreeSet<String>>>,
 }
 
 impl StatusBackingStore for MemoryStatusBackingStore {
@@ -125,5 +132,14 @@ impl StatusBackingStore for MemoryStatusBackingStore {
         if let Some(t) = self.tasks.write().unwrap().get_mut(&id.connector) {
             t.remove(&id.task);
         }
+    }
+    fn put_topic(&self, connector: &str, topic: &str, _task: u32) {
+        self.topics.write().unwrap().entry(connector.to_string()).or_default().insert(topic.to_string());
+    }
+    fn topics(&self, connector: &str) -> Vec<String> {
+        self.topics.read().unwrap().get(connector).map(|t| t.iter().cloned().collect()).unwrap_or_default()
+    }
+    fn delete_topics(&self, connector: &str) {
+        self.topics.write().unwrap().remove(connector);
     }
 }

@@ -17,6 +17,8 @@ use crate::ConnectorTaskId;
 struct Cache {
     connectors: HashMap<String, Status>,
     tasks: HashMap<String, BTreeMap<u32, Status>>,
+    /// Active topics per connector (KIP-558).
+    topics: HashMap<String, std::collections::BTreeSet<String>>,
 }
 
 /// The value bytes of a status record.
@@ -37,6 +39,24 @@ pub fn parse_status(bytes: &[u8]) -> Option<Status> {
 
 impl Cache {
     fn apply(&mut self, key: &str, value: Option<&[u8]>) {
+        if let Some(rest) = key.strip_prefix("status-topic-") {
+            // status-topic-<topic>:connector-<connector>
+            let Some((topic, connector)) = rest.split_once(":connector-") else {
+                tracing::error!(key, "ignoring topic status record with an invalid key");
+                return;
+            };
+            match value {
+                Some(_) => {
+                    self.topics.entry(connector.to_string()).or_default().insert(topic.to_string());
+                }
+                None => {
+                    if let Some(t) = self.topics.get_mut(connector) {
+                        t.remove(topic);
+                    }
+                }
+            }
+            return;
+        }
         let status = match value {
             None => None,
             Some(b) => match parse_status(b) {
@@ -81,7 +101,7 @@ impl Cache {
                     tasks.remove(&n);
                 }
             }
-        } else if !key.starts_with("status-topic-") {
+        } else {
             tracing::warn!(key, "discarding status record with an unknown key");
         }
     }
@@ -213,6 +233,19 @@ impl StatusBackingStore for KafkaStatusBackingStore {
             format!("status-task-{}-{}", id.connector, id.task).as_bytes(),
             None,
         );
+    }
+    fn put_topic(&self, connector: &str, topic: &str, task: u32) {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0);
+        let value = json!({ "topic": { "name": topic, "connector": connector, "task": task, "discoverTimestamp": now } });
+        self.log.send(format!("status-topic-{topic}:connector-{connector}").as_bytes(), Some(&serde_json::to_vec(&value).unwrap()));
+    }
+    fn topics(&self, connector: &str) -> Vec<String> {
+        self.cache.read().unwrap().topics.get(connector).map(|t| t.iter().cloned().collect()).unwrap_or_default()
+    }
+    fn delete_topics(&self, connector: &str) {
+        for t in self.topics(connector) {
+            self.log.send(format!("status-topic-{t}:connector-{connector}").as_bytes(), None);
+        }
     }
 }
 

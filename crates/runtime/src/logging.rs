@@ -1,0 +1,146 @@
+//! Log levels changeable at runtime (Connect's `Loggers`, KIP-495 `/admin/loggers`): a
+//! registry of namespaces with their level and the time it was last set, applied to the
+//! process's `tracing` filter through a hook the binary installs.
+//!
+//! Namespaces are Connect's logger names. Those naming Tributary's own modules
+//! (`tributary_runtime.worker`, or with `::`) reach the filter as `tracing` targets; Java
+//! package names (`org.apache.kafka.connect…`) are recorded and reported but select nothing.
+
+use std::collections::BTreeMap;
+use std::sync::{Mutex, OnceLock};
+
+/// The root logger's name.
+pub const ROOT: &str = "root";
+
+/// A level and when it was last set (ms since the epoch; `None` if never changed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoggerLevel {
+    pub level: String,
+    pub last_modified: Option<i64>,
+}
+
+type Hook = Box<dyn Fn(&str) + Send + Sync>;
+
+struct Registry {
+    levels: BTreeMap<String, LoggerLevel>,
+    hook: Option<Hook>,
+}
+
+fn registry() -> &'static Mutex<Registry> {
+    static R: OnceLock<Mutex<Registry>> = OnceLock::new();
+    R.get_or_init(|| {
+        let mut levels = BTreeMap::new();
+        levels.insert(ROOT.to_string(), LoggerLevel { level: "INFO".into(), last_modified: None });
+        Mutex::new(Registry { levels, hook: None })
+    })
+}
+
+/// Installs the hook that applies a `tracing` filter directive string (e.g.
+/// `info,tributary_runtime::worker=debug`), and records the root level in force.
+pub fn install(root_level: &str, hook: impl Fn(&str) + Send + Sync + 'static) {
+    let mut r = registry().lock().unwrap();
+    r.levels.insert(ROOT.to_string(), LoggerLevel { level: root_level.to_ascii_uppercase(), last_modified: None });
+    r.hook = Some(Box::new(hook));
+}
+
+/// Normalises a level name; `None` for an unknown one. Java's FATAL maps to ERROR.
+pub fn parse_level(level: &str) -> Option<&'static str> {
+    Some(match level.to_ascii_uppercase().as_str() {
+        "TRACE" => "TRACE",
+        "DEBUG" => "DEBUG",
+        "INFO" => "INFO",
+        "WARN" => "WARN",
+        "ERROR" => "ERROR",
+        "FATAL" => "FATAL",
+        "OFF" => "OFF",
+        _ => return None,
+    })
+}
+
+fn tracing_level(level: &str) -> &'static str {
+    match level {
+        "TRACE" => "trace",
+        "DEBUG" => "debug",
+        "INFO" => "info",
+        "WARN" => "warn",
+        "ERROR" | "FATAL" => "error",
+        _ => "off",
+    }
+}
+
+fn directives(levels: &BTreeMap<String, LoggerLevel>) -> String {
+    let mut out = vec![tracing_level(&levels[ROOT].level).to_string()];
+    for (name, l) in levels {
+        if name == ROOT || !name.starts_with("tributary") {
+            continue;
+        }
+        out.push(format!("{}={}", name.replace('.', "::"), tracing_level(&l.level)));
+    }
+    // librdkafka's own chatter stays at warn unless asked for.
+    out.push("librdkafka=warn".into());
+    out.join(",")
+}
+
+/// Every logger with an explicitly set level, plus root.
+pub fn all() -> BTreeMap<String, LoggerLevel> {
+    registry().lock().unwrap().levels.clone()
+}
+
+/// The level of one logger: its own, or the closest ancestor's (root at the top).
+pub fn level(name: &str) -> Option<LoggerLevel> {
+    let r = registry().lock().unwrap();
+    if let Some(l) = r.levels.get(name) {
+        return Some(l.clone());
+    }
+    let mut ns = name;
+    while let Some((parent, _)) = ns.rsplit_once('.') {
+        if let Some(l) = r.levels.get(parent) {
+            return Some(LoggerLevel { level: l.level.clone(), last_modified: None });
+        }
+        ns = parent;
+    }
+    r.levels.get(ROOT).map(|l| LoggerLevel { level: l.level.clone(), last_modified: None })
+}
+
+/// Sets the level of `namespace` and every known logger below it; returns the names changed,
+/// sorted. `level` must already be valid ([`parse_level`]).
+pub fn set_level(namespace: &str, level: &str, now_ms: i64) -> Vec<String> {
+    let mut r = registry().lock().unwrap();
+    let mut changed: Vec<String> = r
+        .levels
+        .keys()
+        .filter(|k| namespace == ROOT || k.as_str() == namespace || k.starts_with(&format!("{namespace}.")))
+        .cloned()
+        .collect();
+    if !changed.iter().any(|c| c == namespace) {
+        changed.push(namespace.to_string());
+    }
+    for name in &changed {
+        r.levels.insert(name.clone(), LoggerLevel { level: level.to_string(), last_modified: Some(now_ms) });
+    }
+    let d = directives(&r.levels);
+    if let Some(h) = &r.hook {
+        h(&d);
+    }
+    changed.sort();
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_apply_to_descendants_and_build_directives() {
+        let changed = set_level("tributary_runtime.worker", "DEBUG", 1);
+        assert_eq!(changed, vec!["tributary_runtime.worker".to_string()]);
+        assert_eq!(level("tributary_runtime.worker.source_task").unwrap().level, "DEBUG");
+        let d = directives(&all());
+        assert!(d.contains("tributary_runtime::worker=debug"), "{d}");
+        assert_eq!(parse_level("fatal"), Some("FATAL"));
+        assert_eq!(parse_level("LOUD"), None);
+        let changed = set_level("tributary_runtime", "WARN", 2);
+        assert!(changed.contains(&"tributary_runtime.worker".to_string()) && changed.contains(&"tributary_runtime".to_string()));
+        assert_eq!(level("tributary_runtime.worker").unwrap(), LoggerLevel { level: "WARN".into(), last_modified: Some(2) });
+    }
+}
