@@ -1,8 +1,9 @@
-//! Broker helpers: creating and deleting the benchmark's topics and reading end offsets.
+//! Broker helpers: creating and deleting the benchmark's topics, reading end offsets and broker
+//! settings.
 
 use std::time::{Duration, Instant};
 
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, ResourceSpecifier, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::RDKafkaErrorCode;
@@ -97,5 +98,25 @@ impl Broker {
             .fetch_watermarks(topic, 0, Timeout::After(Duration::from_secs(5)))
             .map(|(_, high)| high)
             .map_err(|e| e.to_string())
+    }
+
+    /// The value of the broker setting `key` on the first broker of the cluster metadata, or
+    /// `None` when it cannot be read.
+    pub fn broker_config(&self, key: &str) -> Option<String> {
+        let metadata = self
+            .watermarks
+            .fetch_metadata(None, Timeout::After(Duration::from_secs(5)))
+            .ok()?;
+        let id = metadata.brokers().first()?.id();
+        let opts = AdminOptions::new().request_timeout(Some(Duration::from_secs(10)));
+        let results = self
+            .runtime
+            .block_on(
+                self.admin
+                    .describe_configs([&ResourceSpecifier::Broker(id)], &opts),
+            )
+            .ok()?;
+        let resource = results.into_iter().next()?.ok()?;
+        resource.get(key).and_then(|e| e.value.clone())
     }
 }

@@ -17,12 +17,10 @@
 //! the median run; it is printed as plain text, then in Markdown at the end of stdout.
 //! Progress goes to stderr. This is a measurement, not a test: nothing is asserted.
 
-mod input;
-mod kafka;
-mod proc_stats;
 mod raw;
 mod report;
-mod worker;
+
+use tributary_bench::{input, kafka, proc_stats, say, tempdir, worker};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -88,30 +86,11 @@ pub struct Args {
 
 impl Args {
     fn bootstrap(&self) -> String {
-        self.bootstrap
-            .clone()
-            .or_else(|| {
-                std::env::var("KAFKA_BOOTSTRAP")
-                    .ok()
-                    .filter(|s| !s.is_empty())
-            })
-            .unwrap_or_else(|| "127.0.0.1:9092".to_string())
+        tributary_bench::bootstrap(self.bootstrap.as_deref())
     }
 
     fn tributary(&self) -> Result<PathBuf, String> {
-        let path = match &self.tributary {
-            Some(p) => p.clone(),
-            None => std::env::current_exe()
-                .map_err(|e| e.to_string())?
-                .with_file_name("tributary"),
-        };
-        if !path.is_file() {
-            return Err(format!(
-                "{}: no tributary binary (build it with `cargo build --release -p tributary` or pass --tributary)",
-                path.display()
-            ));
-        }
-        Ok(path)
+        tributary_bench::tributary_binary(self.tributary.as_deref())
     }
 
     fn loghub(&self) -> PathBuf {
@@ -134,10 +113,6 @@ impl Args {
                 .join("bench")
         })
     }
-}
-
-fn say(msg: impl AsRef<str>) {
-    eprintln!("bench: {}", msg.as_ref());
 }
 
 fn main() -> ExitCode {
@@ -164,10 +139,7 @@ fn run(args: &Args) -> Result<(), String> {
     ));
 
     let broker = Broker::connect(&bootstrap)?;
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0);
+    let stamp = tributary_bench::stamp();
     let mut topics = Topics {
         created: Vec::new(),
         keep: args.keep_topics,
@@ -286,13 +258,6 @@ fn worker_props(args: &Args, broker: &Broker, dir: &Path) -> Result<Vec<(String,
         props.push((k.trim().to_string(), v.trim().to_string()));
     }
     Ok(props)
-}
-
-fn tempdir() -> Result<tempfile::TempDir, String> {
-    tempfile::Builder::new()
-        .prefix("tributary-bench-")
-        .tempdir()
-        .map_err(|e| format!("creating a temporary directory: {e}"))
 }
 
 fn run_tributary(

@@ -1,4 +1,5 @@
-//! `tributary standalone` worker processes: configuration files, start, stop, log.
+//! `tributary standalone` and `tributary distributed` worker processes: configuration files,
+//! start, stop, log.
 
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
@@ -32,6 +33,50 @@ pub fn worker_properties(bootstrap: &str, dir: &Path) -> Vec<(String, String)> {
     .collect()
 }
 
+/// The worker configuration of a distributed worker in group `group`: internal topics named
+/// after the group (`<group>-configs`, `-offsets`, `-status`) with replication factor 1, String
+/// converters, an ephemeral REST port, and a short session timeout (as the integration tests
+/// use).
+pub fn distributed_properties(bootstrap: &str, group: &str) -> Vec<(String, String)> {
+    [
+        ("bootstrap.servers", bootstrap.to_string()),
+        ("group.id", group.to_string()),
+        ("config.storage.topic", format!("{group}-configs")),
+        ("offset.storage.topic", format!("{group}-offsets")),
+        ("status.storage.topic", format!("{group}-status")),
+        ("config.storage.replication.factor", "1".to_string()),
+        ("offset.storage.replication.factor", "1".to_string()),
+        ("status.storage.replication.factor", "1".to_string()),
+        ("offset.storage.partitions", "5".to_string()),
+        ("status.storage.partitions", "3".to_string()),
+        (
+            "key.converter",
+            "org.apache.kafka.connect.storage.StringConverter".to_string(),
+        ),
+        (
+            "value.converter",
+            "org.apache.kafka.connect.storage.StringConverter".to_string(),
+        ),
+        ("listeners", "http://127.0.0.1:0".to_string()),
+        ("offset.flush.interval.ms", "500".to_string()),
+        ("session.timeout.ms", "6000".to_string()),
+        ("heartbeat.interval.ms", "1000".to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// The internal topics of the distributed workers of group `group` (see
+/// [`distributed_properties`]).
+pub fn internal_topics(group: &str) -> [String; 3] {
+    [
+        format!("{group}-configs"),
+        format!("{group}-offsets"),
+        format!("{group}-status"),
+    ]
+}
+
 /// The FileStreamSource connector configuration reading `input` into `topic`.
 pub fn source_properties(name: &str, input: &InputFile, topic: &str) -> String {
     format!(
@@ -40,7 +85,7 @@ pub fn source_properties(name: &str, input: &InputFile, topic: &str) -> String {
     )
 }
 
-/// A running `tributary standalone` process; killed when dropped if still running.
+/// A running `tributary` worker process; killed when dropped if still running.
 pub struct Worker {
     /// The process.
     pub child: Child,
@@ -59,19 +104,46 @@ impl Worker {
         props: &[(String, String)],
         connectors: &[(&str, String)],
     ) -> Result<Worker, String> {
-        let text: String = props.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
-        fs::write(dir.join("worker.properties"), text).map_err(|e| e.to_string())?;
         for (file, content) in connectors {
             fs::write(dir.join(file), content).map_err(|e| e.to_string())?;
         }
-        let log = dir.join(format!("worker-{}.log", connectors.len()));
+        let mut args = vec!["standalone", "worker.properties"];
+        args.extend(connectors.iter().map(|(f, _)| *f));
+        let log = format!("worker-{}.log", connectors.len());
+        Self::spawn_with(binary, dir, props, &args, &log)
+    }
+
+    /// Writes `worker.properties` (from `props`, e.g. [`distributed_properties`]) into `dir` and
+    /// starts `binary distributed worker.properties` there, logging to `worker.log`.
+    pub fn spawn_distributed(
+        binary: &Path,
+        dir: &Path,
+        props: &[(String, String)],
+    ) -> Result<Worker, String> {
+        Self::spawn_with(
+            binary,
+            dir,
+            props,
+            &["distributed", "worker.properties"],
+            "worker.log",
+        )
+    }
+
+    fn spawn_with(
+        binary: &Path,
+        dir: &Path,
+        props: &[(String, String)],
+        args: &[&str],
+        log: &str,
+    ) -> Result<Worker, String> {
+        let text: String = props.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
+        fs::write(dir.join("worker.properties"), text).map_err(|e| e.to_string())?;
+        let log = dir.join(log);
         let out = File::create(&log).map_err(|e| e.to_string())?;
         let err = out.try_clone().map_err(|e| e.to_string())?;
         let started = Instant::now();
         let child = Command::new(binary)
-            .arg("standalone")
-            .arg("worker.properties")
-            .args(connectors.iter().map(|(f, _)| f))
+            .args(args)
             .current_dir(dir)
             .env("NO_COLOR", "1")
             .stdin(Stdio::null())

@@ -20,6 +20,18 @@ pub trait Converter: Send + Sync {
         schema: Option<&SchemaRef>,
         value: &Value,
     ) -> ConnectResult<Option<Vec<u8>>>;
+    /// [`Converter::from_connect_data`] for a value the caller no longer needs: a converter
+    /// may reuse the value's buffer (e.g. a UTF-8 string's bytes) instead of copying it. The
+    /// result must equal `from_connect_data(topic, schema, &value)`; the default delegates to
+    /// it.
+    fn from_connect_data_owned(
+        &self,
+        topic: &str,
+        schema: Option<&SchemaRef>,
+        value: Value,
+    ) -> ConnectResult<Option<Vec<u8>>> {
+        self.from_connect_data(topic, schema, &value)
+    }
     /// Bytes to Connect data (`toConnectData`). Errors are [`crate::ConnectError::Data`].
     fn to_connect_data(&self, topic: &str, value: Option<&[u8]>) -> ConnectResult<SchemaAndValue>;
     /// The converter's configuration keys.

@@ -1,6 +1,8 @@
 //! Records flowing through Connect: [`SourceRecord`] (from a source task towards Kafka) and
 //! [`SinkRecord`] (from Kafka towards a sink task), with their [`Headers`].
 
+use std::sync::Arc;
+
 use crate::data::{SchemaRef, Value};
 
 /// A source partition or offset: Connect's `Map<String, ?>`, stored as JSON in the offset store.
@@ -52,9 +54,13 @@ impl Headers {
 /// from; the runtime stores the offset once Kafka acknowledged the record and every record the
 /// task produced before it. `kafka_partition` `None` lets the producer's partitioner choose;
 /// `timestamp` is in ms since the epoch (`None`: the producer's time).
+///
+/// `source_partition` is shared: a task emitting many records for the same partition should
+/// build the map once and hand out clones of the [`Arc`] (cheap, no deep copy); the runtime also
+/// recognises records of the same partition by pointer before comparing contents.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SourceRecord {
-    pub source_partition: SourceMap,
+    pub source_partition: Arc<SourceMap>,
     pub source_offset: SourceMap,
     pub topic: String,
     pub kafka_partition: Option<i32>,
@@ -68,15 +74,16 @@ pub struct SourceRecord {
 
 impl SourceRecord {
     /// A record with a value (and value schema) only: no key, partition, timestamp or headers.
+    /// `source_partition` is an `Arc<SourceMap>` or a plain [`SourceMap`] (wrapped here).
     pub fn new(
-        source_partition: SourceMap,
+        source_partition: impl Into<Arc<SourceMap>>,
         source_offset: SourceMap,
         topic: impl Into<String>,
         value_schema: Option<SchemaRef>,
         value: Value,
     ) -> SourceRecord {
         SourceRecord {
-            source_partition,
+            source_partition: source_partition.into(),
             source_offset,
             topic: topic.into(),
             kafka_partition: None,

@@ -47,14 +47,23 @@ enum Command {
 fn init_logging() {
     use tracing_subscriber::prelude::*;
     use tracing_subscriber::{reload, EnvFilter};
-    let initial = std::env::var("TRIBUTARY_LOG").unwrap_or_else(|_| "info,librdkafka=warn,rdkafka=warn".into());
+    let initial = std::env::var("TRIBUTARY_LOG")
+        .unwrap_or_else(|_| "info,librdkafka=warn,rdkafka=warn".into());
     let filter = EnvFilter::try_new(&initial).unwrap_or_else(|_| EnvFilter::new("info"));
     let (filter, handle) = reload::Layer::new(filter);
     tracing_subscriber::registry()
         .with(filter)
-        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_target(false))
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_target(false),
+        )
         .init();
-    let root = initial.split(',').find(|d| !d.contains('=')).unwrap_or("info").to_string();
+    let root = initial
+        .split(',')
+        .find(|d| !d.contains('='))
+        .unwrap_or("info")
+        .to_string();
     tributary_runtime::logging::install(&root, move |directives| {
         if let Ok(f) = EnvFilter::try_new(directives) {
             let _ = handle.modify(|current| *current = f);

@@ -45,12 +45,14 @@ fn all_running_on(
 #[test]
 fn three_workers_share_tasks_and_take_over_from_a_killed_one() {
     let Some(bootstrap) = kafka() else { return };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let group = unique("dist");
-    let w1 = DistributedWorker::start(dir.path(), "w1", &bootstrap, &group, "");
+    // The eager protocol: a dead worker's tasks move as soon as the group notices.
+    let eager = "connect.protocol=eager";
+    let w1 = DistributedWorker::start(dir.path(), "w1", &bootstrap, &group, eager);
     w1.wait_joined();
-    let w2 = DistributedWorker::start(dir.path(), "w2", &bootstrap, &group, "");
-    let mut w3 = DistributedWorker::start(dir.path(), "w3", &bootstrap, &group, "");
+    let w2 = DistributedWorker::start(dir.path(), "w2", &bootstrap, &group, eager);
+    let mut w3 = DistributedWorker::start(dir.path(), "w3", &bootstrap, &group, eager);
     w2.wait_joined();
     w3.wait_joined();
     wait_for(
@@ -137,7 +139,7 @@ fn three_workers_share_tasks_and_take_over_from_a_killed_one() {
 #[test]
 fn cluster_restart_restores_state_and_lifecycle_works() {
     let Some(bootstrap) = kafka() else { return };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let group = unique("life");
     let mut a = DistributedWorker::start(dir.path(), "a", &bootstrap, &group, "");
     let mut b = DistributedWorker::start(dir.path(), "b", &bootstrap, &group, "");
@@ -226,7 +228,7 @@ fn cluster_restart_restores_state_and_lifecycle_works() {
 #[test]
 fn loghub_files_through_a_distributed_pipeline() {
     let Some(bootstrap) = kafka() else { return };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let group = unique("files");
     let w1 = DistributedWorker::start(dir.path(), "w1", &bootstrap, &group, "");
     let w2 = DistributedWorker::start(dir.path(), "w2", &bootstrap, &group, "");
@@ -296,7 +298,7 @@ fn loghub_files_through_a_distributed_pipeline() {
 #[test]
 fn requests_are_forwarded_to_the_leader_and_to_owners() {
     let Some(bootstrap) = kafka() else { return };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let group = unique("fwd");
     let w1 = DistributedWorker::start(dir.path(), "w1", &bootstrap, &group, "");
     let w2 = DistributedWorker::start(dir.path(), "w2", &bootstrap, &group, "");
@@ -304,31 +306,91 @@ fn requests_are_forwarded_to_the_leader_and_to_owners() {
     w2.wait_joined();
     let workers = [&w1, &w2];
     let body = json!({"name": "vs", "config": {"connector.class": "VerifiableSource", "tasks.max": "2", "topic": unique("fwd"), "throughput": "20"}});
-    assert_eq!(w2.send("POST", "/connectors", Some(&body.to_string())).0, 201);
-    assert_eq!(w1.send("POST", "/connectors", Some(&body.to_string())).0, 409, "duplicate create, from either side");
+    assert_eq!(
+        w2.send("POST", "/connectors", Some(&body.to_string())).0,
+        201
+    );
+    assert_eq!(
+        w1.send("POST", "/connectors", Some(&body.to_string())).0,
+        409,
+        "duplicate create, from either side"
+    );
     let everyone: BTreeSet<String> = workers.iter().map(|w| w.id()).collect();
-    wait_for("vs running", Duration::from_secs(60), || all_running_on(&w1, "vs", 2, &everyone).then_some(()));
-    let starts = |task: &str| -> u64 { workers.iter().map(|w| w.get("/tributary/task-counters").1[task]["starts"].as_u64().unwrap_or(0)).sum() };
+    wait_for("vs running", Duration::from_secs(60), || {
+        all_running_on(&w1, "vs", 2, &everyone).then_some(())
+    });
+    let starts = |task: &str| -> u64 {
+        workers
+            .iter()
+            .map(|w| {
+                w.get("/tributary/task-counters").1[task]["starts"]
+                    .as_u64()
+                    .unwrap_or(0)
+            })
+            .sum()
+    };
     for w in workers {
-        assert_eq!(w.send("POST", "/connectors/vs/restart", None).0, 204, "legacy restart through {}", w.name);
+        assert_eq!(
+            w.send("POST", "/connectors/vs/restart", None).0,
+            204,
+            "legacy restart through {}",
+            w.name
+        );
         for t in 0..2 {
             let before = starts(&format!("vs-{t}"));
-            assert_eq!(w.send("POST", &format!("/connectors/vs/tasks/{t}/restart"), None).0, 204, "task restart through {}", w.name);
+            assert_eq!(
+                w.send("POST", &format!("/connectors/vs/tasks/{t}/restart"), None)
+                    .0,
+                204,
+                "task restart through {}",
+                w.name
+            );
             // The restarted task starts on its own thread, as in Connect.
-            wait_for(&format!("vs-{t} to start again"), Duration::from_secs(30), || (starts(&format!("vs-{t}")) > before).then_some(()));
-            assert_eq!(starts(&format!("vs-{t}")), before + 1, "the owner restarted vs-{t} exactly once");
+            wait_for(
+                &format!("vs-{t} to start again"),
+                Duration::from_secs(30),
+                || (starts(&format!("vs-{t}")) > before).then_some(()),
+            );
+            assert_eq!(
+                starts(&format!("vs-{t}")),
+                before + 1,
+                "the owner restarted vs-{t} exactly once"
+            );
         }
         let (code, plan) = w.send("POST", "/connectors/vs/restart?includeTasks=true", None);
         assert_eq!(code, 202, "{plan}");
         assert_eq!(plan["connector"]["state"], "RESTARTING");
     }
-    wait_for("vs running again", Duration::from_secs(60), || all_running_on(&w2, "vs", 2, &everyone).then_some(()));
-    assert_eq!(w1.send("POST", "/connectors/nope/tasks/0/restart", None).0, 404);
-    assert_eq!(w2.send("POST", "/connectors/vs/tasks/9/restart", None), (404, json!({"error_code": 404, "message": "Unknown task: vs-9"})));
+    wait_for("vs running again", Duration::from_secs(60), || {
+        all_running_on(&w2, "vs", 2, &everyone).then_some(())
+    });
+    assert_eq!(
+        w1.send("POST", "/connectors/nope/tasks/0/restart", None).0,
+        404
+    );
+    assert_eq!(
+        w2.send("POST", "/connectors/vs/tasks/9/restart", None),
+        (
+            404,
+            json!({"error_code": 404, "message": "Unknown task: vs-9"})
+        )
+    );
 
     // Cluster-wide log level (KIP-976), set through one worker, applied on both.
-    assert_eq!(w1.send("PUT", "/admin/loggers/tributary_group?scope=cluster", Some(r#"{"level":"DEBUG"}"#)).0, 204);
+    assert_eq!(
+        w1.send(
+            "PUT",
+            "/admin/loggers/tributary_group?scope=cluster",
+            Some(r#"{"level":"DEBUG"}"#)
+        )
+        .0,
+        204
+    );
     for w in workers {
-        wait_for(&format!("DEBUG on {}", w.name), Duration::from_secs(30), || (w.get("/admin/loggers/tributary_group").1["level"] == "DEBUG").then_some(()));
+        wait_for(
+            &format!("DEBUG on {}", w.name),
+            Duration::from_secs(30),
+            || (w.get("/admin/loggers/tributary_group").1["level"] == "DEBUG").then_some(()),
+        );
     }
 }

@@ -34,7 +34,7 @@ fn count_lines(path: &std::path::Path) -> usize {
 fn loghub_files_round_trip_line_for_line() {
     let Some(bootstrap) = kafka() else { return };
     let loghub = shared_dir().join("data/loghub");
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let mut files = Vec::new();
     for entry in std::fs::read_dir(&loghub).expect("shared/data/loghub") {
         let path = entry.unwrap().path();
@@ -124,7 +124,7 @@ fn loghub_files_round_trip_line_for_line() {
 #[test]
 fn sigkill_mid_file_delivers_every_line_with_duplicates_only_after_the_last_flush() {
     let Some(bootstrap) = kafka() else { return };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     // A large input made of real log lines, numbered so every line is unique.
     let loghub = std::fs::read(shared_dir().join("data/loghub/HDFS_2k.log")).unwrap();
     let base = terminated_lines(&loghub);
@@ -211,7 +211,7 @@ fn sigkill_mid_file_delivers_every_line_with_duplicates_only_after_the_last_flus
 #[test]
 fn rest_api_standalone() {
     let Some(bootstrap) = kafka() else { return };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let worker = StandaloneWorker::start(dir.path(), &bootstrap, "", &[]);
     let input = dir.path().join("in.txt");
     std::fs::write(&input, "a\nb\n").unwrap();
@@ -404,14 +404,41 @@ fn rest_api_standalone() {
     let (code, loggers) = worker.get("/admin/loggers");
     assert_eq!(code, 200);
     assert_eq!(loggers["root"]["level"], "INFO");
-    let (code, changed) = worker.send("PUT", "/admin/loggers/tributary_runtime", Some(r#"{"level":"debug"}"#));
+    let (code, changed) = worker.send(
+        "PUT",
+        "/admin/loggers/tributary_runtime",
+        Some(r#"{"level":"debug"}"#),
+    );
     assert_eq!((code, changed), (200, json!(["tributary_runtime"])));
     let (code, level) = worker.get("/admin/loggers/tributary_runtime.worker");
     assert_eq!(code, 200);
     assert_eq!(level["level"], "DEBUG");
-    assert_eq!(worker.send("PUT", "/admin/loggers/tributary_runtime", Some(r#"{"level":"LOUD"}"#)).0, 404);
-    assert_eq!(worker.send("PUT", "/admin/loggers/tributary_runtime", Some(r#"{}"#)).0, 400);
-    assert_eq!(worker.send("PUT", "/admin/loggers/tributary_runtime", Some(r#"{"level":"INFO"}"#)).0, 200);
+    assert_eq!(
+        worker
+            .send(
+                "PUT",
+                "/admin/loggers/tributary_runtime",
+                Some(r#"{"level":"LOUD"}"#)
+            )
+            .0,
+        404
+    );
+    assert_eq!(
+        worker
+            .send("PUT", "/admin/loggers/tributary_runtime", Some(r#"{}"#))
+            .0,
+        400
+    );
+    assert_eq!(
+        worker
+            .send(
+                "PUT",
+                "/admin/loggers/tributary_runtime",
+                Some(r#"{"level":"INFO"}"#)
+            )
+            .0,
+        200
+    );
 
     // Plugins.
     let (code, plugins) = worker.get("/connector-plugins");
@@ -460,7 +487,7 @@ fn rest_api_standalone() {
 #[test]
 fn a_failing_task_fails_alone() {
     let Some(bootstrap) = kafka() else { return };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let bad_dir = dir.path().join("a-directory");
     std::fs::create_dir(&bad_dir).unwrap();
     let good = dir.path().join("good.txt");
@@ -509,7 +536,7 @@ fn a_failing_task_fails_alone() {
 /// Bad worker or connector files stop startup with a message naming the file and key.
 #[test]
 fn bad_configuration_exits_with_a_message_naming_file_and_key() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let run = |args: &[&str]| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_tributary"))
             .arg("standalone")
@@ -572,7 +599,7 @@ fn bad_configuration_exits_with_a_message_naming_file_and_key() {
 #[test]
 fn unknown_connector_class_lists_available_plugins() {
     let Some(bootstrap) = kafka() else { return };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     std::fs::write(
         dir.path().join("c.properties"),
         "name=c\nconnector.class=com.example.Nope\n",

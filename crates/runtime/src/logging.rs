@@ -30,7 +30,13 @@ fn registry() -> &'static Mutex<Registry> {
     static R: OnceLock<Mutex<Registry>> = OnceLock::new();
     R.get_or_init(|| {
         let mut levels = BTreeMap::new();
-        levels.insert(ROOT.to_string(), LoggerLevel { level: "INFO".into(), last_modified: None });
+        levels.insert(
+            ROOT.to_string(),
+            LoggerLevel {
+                level: "INFO".into(),
+                last_modified: None,
+            },
+        );
         Mutex::new(Registry { levels, hook: None })
     })
 }
@@ -39,7 +45,13 @@ fn registry() -> &'static Mutex<Registry> {
 /// `info,tributary_runtime::worker=debug`), and records the root level in force.
 pub fn install(root_level: &str, hook: impl Fn(&str) + Send + Sync + 'static) {
     let mut r = registry().lock().unwrap();
-    r.levels.insert(ROOT.to_string(), LoggerLevel { level: root_level.to_ascii_uppercase(), last_modified: None });
+    r.levels.insert(
+        ROOT.to_string(),
+        LoggerLevel {
+            level: root_level.to_ascii_uppercase(),
+            last_modified: None,
+        },
+    );
     r.hook = Some(Box::new(hook));
 }
 
@@ -74,7 +86,11 @@ fn directives(levels: &BTreeMap<String, LoggerLevel>) -> String {
         if name == ROOT || !name.starts_with("tributary") {
             continue;
         }
-        out.push(format!("{}={}", name.replace('.', "::"), tracing_level(&l.level)));
+        out.push(format!(
+            "{}={}",
+            name.replace('.', "::"),
+            tracing_level(&l.level)
+        ));
     }
     // librdkafka's own chatter stays at warn unless asked for.
     out.push("librdkafka=warn".into());
@@ -95,11 +111,17 @@ pub fn level(name: &str) -> Option<LoggerLevel> {
     let mut ns = name;
     while let Some((parent, _)) = ns.rsplit_once('.') {
         if let Some(l) = r.levels.get(parent) {
-            return Some(LoggerLevel { level: l.level.clone(), last_modified: None });
+            return Some(LoggerLevel {
+                level: l.level.clone(),
+                last_modified: None,
+            });
         }
         ns = parent;
     }
-    r.levels.get(ROOT).map(|l| LoggerLevel { level: l.level.clone(), last_modified: None })
+    r.levels.get(ROOT).map(|l| LoggerLevel {
+        level: l.level.clone(),
+        last_modified: None,
+    })
 }
 
 /// Sets the level of `namespace` and every known logger below it; returns the names changed,
@@ -109,14 +131,22 @@ pub fn set_level(namespace: &str, level: &str, now_ms: i64) -> Vec<String> {
     let mut changed: Vec<String> = r
         .levels
         .keys()
-        .filter(|k| namespace == ROOT || k.as_str() == namespace || k.starts_with(&format!("{namespace}.")))
+        .filter(|k| {
+            namespace == ROOT || k.as_str() == namespace || k.starts_with(&format!("{namespace}."))
+        })
         .cloned()
         .collect();
     if !changed.iter().any(|c| c == namespace) {
         changed.push(namespace.to_string());
     }
     for name in &changed {
-        r.levels.insert(name.clone(), LoggerLevel { level: level.to_string(), last_modified: Some(now_ms) });
+        r.levels.insert(
+            name.clone(),
+            LoggerLevel {
+                level: level.to_string(),
+                last_modified: Some(now_ms),
+            },
+        );
     }
     let d = directives(&r.levels);
     if let Some(h) = &r.hook {
@@ -134,13 +164,25 @@ mod tests {
     fn levels_apply_to_descendants_and_build_directives() {
         let changed = set_level("tributary_runtime.worker", "DEBUG", 1);
         assert_eq!(changed, vec!["tributary_runtime.worker".to_string()]);
-        assert_eq!(level("tributary_runtime.worker.source_task").unwrap().level, "DEBUG");
+        assert_eq!(
+            level("tributary_runtime.worker.source_task").unwrap().level,
+            "DEBUG"
+        );
         let d = directives(&all());
         assert!(d.contains("tributary_runtime::worker=debug"), "{d}");
         assert_eq!(parse_level("fatal"), Some("FATAL"));
         assert_eq!(parse_level("LOUD"), None);
         let changed = set_level("tributary_runtime", "WARN", 2);
-        assert!(changed.contains(&"tributary_runtime.worker".to_string()) && changed.contains(&"tributary_runtime".to_string()));
-        assert_eq!(level("tributary_runtime.worker").unwrap(), LoggerLevel { level: "WARN".into(), last_modified: Some(2) });
+        assert!(
+            changed.contains(&"tributary_runtime.worker".to_string())
+                && changed.contains(&"tributary_runtime".to_string())
+        );
+        assert_eq!(
+            level("tributary_runtime.worker").unwrap(),
+            LoggerLevel {
+                level: "WARN".into(),
+                last_modified: Some(2)
+            }
+        );
     }
 }

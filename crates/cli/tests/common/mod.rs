@@ -169,23 +169,29 @@ impl StandaloneWorker {
         )
     }
 
-    /// Waits until the connector and all its tasks (at least `tasks`) are in `state`.
+    /// Waits until the connector and all its tasks (at least `tasks`) are in `state`; on
+    /// timeout the panic shows the last status seen.
     pub fn wait_state(&self, connector: &str, tasks: usize, state: &str) -> serde_json::Value {
-        wait_for(
-            &format!("{connector} to be {state}"),
-            Duration::from_secs(60),
-            || {
-                let (code, body) = self.get(&format!("/connectors/{connector}/status"));
-                if code != 200 {
-                    return None;
+        let mut last = serde_json::Value::Null;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let (code, body) = self.get(&format!("/connectors/{connector}/status"));
+            if code == 200 {
+                if let Some(ts) = body["tasks"].as_array() {
+                    if body["connector"]["state"] == state
+                        && ts.len() >= tasks
+                        && ts.iter().all(|t| t["state"] == state)
+                    {
+                        return body;
+                    }
                 }
-                let ts = body["tasks"].as_array()?;
-                (body["connector"]["state"] == state
-                    && ts.len() >= tasks
-                    && ts.iter().all(|t| t["state"] == state))
-                .then_some(body)
-            },
-        )
+            }
+            last = body;
+            if Instant::now() > deadline {
+                panic!("timed out waiting for {connector} to be {state} with {tasks} tasks; last status: {last}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     /// SIGKILL.
@@ -392,4 +398,59 @@ pub fn produce_raw(bootstrap: &str, topic: &str, key: &[u8], value: &[u8]) {
         .map_err(|(e, _)| e)
         .unwrap();
     p.flush(Duration::from_secs(10)).unwrap();
+}
+
+impl StandaloneWorker {
+    /// Sends a request with a JSON body and extra headers.
+    pub fn send_with_headers(
+        &self,
+        method: &str,
+        path: &str,
+        body: &str,
+        headers: &[(&str, &str)],
+    ) -> (u16, serde_json::Value) {
+        let client = reqwest::blocking::Client::new();
+        let mut req = client
+            .request(method.parse().unwrap(), format!("{}{path}", self.url))
+            .header("Content-Type", "application/json")
+            .body(body.to_string());
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let r = req.send().unwrap();
+        let status = r.status().as_u16();
+        let text = r.text().unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(serde_json::Value::Null),
+        )
+    }
+}
+
+/// A test's working directory: removed afterwards unless `TRIBUTARY_KEEP_TEST_DIRS` is set
+/// (then its path is printed, with the workers' logs inside).
+pub struct TestDir(Option<tempfile::TempDir>, PathBuf);
+
+impl TestDir {
+    pub fn path(&self) -> &Path {
+        &self.1
+    }
+}
+
+impl Drop for TestDir {
+    fn drop(&mut self) {
+        if std::env::var("TRIBUTARY_KEEP_TEST_DIRS").is_ok() {
+            if let Some(d) = self.0.take() {
+                let kept = d.keep();
+                eprintln!("kept test directory {}", kept.display());
+            }
+        }
+    }
+}
+
+/// A fresh [`TestDir`].
+pub fn test_dir() -> TestDir {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().to_path_buf();
+    TestDir(Some(d), p)
 }

@@ -4,9 +4,17 @@
 //!   `IncrementalCooperativeAssignor` (sheet §3.2), which yields CONFIG_MISMATCH assignments
 //!   when the leader is behind.
 //! - [`eager`]: the eager (`default` protocol) round-robin assignor (sheet §4).
+//! - [`cooperative`]: the incremental cooperative (KIP-415, `compatible` / `sessioned`)
+//!   assignor as a pure state machine over the leader's memory (sheet §5).
 
+pub mod cooperative;
 pub mod eager;
 
+pub use cooperative::{
+    assign_cooperative, cooperative_assignments, perform_cooperative_assignment,
+    CooperativeAssignorState, CooperativeRound, MemberJobs,
+    DEFAULT_SCHEDULED_REBALANCE_MAX_DELAY_MS,
+};
 pub use eager::{assign_eager, eager_assignments, perform_eager_assignment};
 
 use std::cmp::Ordering;

@@ -66,6 +66,21 @@ impl Converter for ByteArrayConverter {
         Self::write(schema, value)
     }
 
+    /// As [`Converter::from_connect_data`], handing over a bytes value's buffer.
+    fn from_connect_data_owned(
+        &self,
+        _topic: &str,
+        schema: Option<&SchemaRef>,
+        value: Value,
+    ) -> ConnectResult<Option<Vec<u8>>> {
+        match value {
+            Value::Bytes(b) if schema.is_none_or(|s| s.schema_type == SchemaType::Bytes) => {
+                Ok(Some(b))
+            }
+            other => Self::write(schema, &other),
+        }
+    }
+
     fn to_connect_data(&self, _topic: &str, value: Option<&[u8]>) -> ConnectResult<SchemaAndValue> {
         Ok(Self::read(value))
     }

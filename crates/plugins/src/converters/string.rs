@@ -225,6 +225,19 @@ impl Converter for StringConverter {
         Ok(self.write(value))
     }
 
+    /// As [`Converter::from_connect_data`]; a string written as UTF-8 hands over its buffer.
+    fn from_connect_data_owned(
+        &self,
+        _topic: &str,
+        _schema: Option<&SchemaRef>,
+        value: Value,
+    ) -> ConnectResult<Option<Vec<u8>>> {
+        match value {
+            Value::String(s) if self.write_charset == Charset::Utf8 => Ok(Some(s.into_bytes())),
+            other => Ok(self.write(&other)),
+        }
+    }
+
     /// Always an optional STRING schema; `None` bytes give a null value.
     fn to_connect_data(&self, _topic: &str, value: Option<&[u8]>) -> ConnectResult<SchemaAndValue> {
         Ok(self.read(value))

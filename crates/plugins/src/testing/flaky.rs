@@ -198,7 +198,7 @@ pub struct FlakySourceTask {
     records_per_second: f64,
     fail_at_start: bool,
     trigger_file: Option<PathBuf>,
-    partition: SourceMap,
+    partition: Arc<SourceMap>,
     seqno: i64,
     start_ms: i64,
     emitted: u64,
@@ -225,7 +225,7 @@ impl FlakySourceTask {
             records_per_second: 1.0,
             fail_at_start: false,
             trigger_file: None,
-            partition: SourceMap::new(),
+            partition: Arc::default(),
             seqno: 0,
             start_ms: 0,
             emitted: 0,
@@ -236,7 +236,7 @@ impl FlakySourceTask {
         let mut offset = SourceMap::new();
         offset.insert(SEQNO_FIELD.into(), seqno.into());
         let mut record = SourceRecord::new(
-            self.partition.clone(),
+            Arc::clone(&self.partition),
             offset,
             self.topic.clone(),
             Some(Schema::int64_schema()),
@@ -272,8 +272,9 @@ impl SourceTask for FlakySourceTask {
         self.trigger_file = config
             .trigger_dir
             .map(|dir| dir.join(format!("fail-{}", self.id)));
-        self.partition = SourceMap::new();
-        self.partition.insert(TASK_FIELD.into(), self.id.into());
+        let mut partition = SourceMap::new();
+        partition.insert(TASK_FIELD.into(), self.id.into());
+        self.partition = Arc::new(partition);
         let previous = match &self.context {
             Some(ctx) => ctx.offset_reader.offset(&self.partition)?,
             None => None,
@@ -414,7 +415,7 @@ mod tests {
         let records = take(&mut t, 3);
         let first = &records[0];
         assert_eq!(
-            serde_json::Value::Object(first.source_partition.clone()),
+            serde_json::Value::Object((*first.source_partition).clone()),
             serde_json::json!({"task": 2})
         );
         assert_eq!(first.key, Value::Int32(2));

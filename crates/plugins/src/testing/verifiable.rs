@@ -239,7 +239,7 @@ pub struct VerifiableSourceTask {
     name: Option<String>,
     id: i32,
     topic: String,
-    partition: SourceMap,
+    partition: Arc<SourceMap>,
     starting_seqno: i64,
     seqno: i64,
     throttler: Throttler,
@@ -265,7 +265,7 @@ impl VerifiableSourceTask {
             name: None,
             id: 0,
             topic: String::new(),
-            partition: SourceMap::new(),
+            partition: Arc::default(),
             starting_seqno: 0,
             seqno: 0,
             throttler: Throttler::new(-1.0, 0),
@@ -319,8 +319,9 @@ impl SourceTask for VerifiableSourceTask {
             .get(COMPLETE_RECORD_DATA_CONFIG)
             .is_some_and(|v| v.eq_ignore_ascii_case("true"));
 
-        self.partition = SourceMap::new();
-        self.partition.insert(ID_FIELD.into(), self.id.into());
+        let mut partition = SourceMap::new();
+        partition.insert(ID_FIELD.into(), self.id.into());
+        self.partition = Arc::new(partition);
         let previous = match &self.context {
             Some(ctx) => ctx.offset_reader.offset(&self.partition)?,
             None => None,
@@ -397,7 +398,7 @@ impl SourceTask for VerifiableSourceTask {
             (Schema::int64_schema(), Value::Int64(self.seqno))
         };
         let mut record = SourceRecord::new(
-            self.partition.clone(),
+            Arc::clone(&self.partition),
             offset,
             self.topic.clone(),
             Some(value_schema),
@@ -688,7 +689,7 @@ mod tests {
         assert_eq!(seqnos, vec![0, 1, 2, 3, 4]);
         for (n, r) in records.iter().enumerate() {
             assert_eq!(
-                serde_json::Value::Object(r.source_partition.clone()),
+                serde_json::Value::Object((*r.source_partition).clone()),
                 serde_json::json!({"id": 2})
             );
             assert_eq!(

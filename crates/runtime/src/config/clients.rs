@@ -16,7 +16,6 @@ const JAVA_ONLY_KEYS: &[&str] = &[
     "value.serializer",
     "key.deserializer",
     "value.deserializer",
-    "buffer.memory",
     "max.block.ms",
     "interceptor.classes",
     "metric.reporters",
@@ -44,11 +43,25 @@ const JAVA_ONLY_KEYS: &[&str] = &[
     "ssl.endpoint.identification.algorithm.connect",
 ];
 
+/// The producer's default bound on the records it buffers, in KiB: 32 MiB, the Java
+/// producer's `buffer.memory` default (librdkafka's own default is 1 GiB).
+pub const DEFAULT_PRODUCER_BUFFER_KBYTES: u64 = 32 * 1024;
+
 /// Translates one Java client setting to librdkafka: `None` drops it.
+///
+/// `buffer.memory` (bytes) becomes `queue.buffering.max.kbytes` (KiB, at least 1); a value
+/// that is not a number is passed on as is, for librdkafka to reject by that name.
 pub fn translate(key: &str, value: &str) -> Option<(String, String)> {
     if JAVA_ONLY_KEYS.contains(&key) {
         tracing::debug!(key, "dropping Java-only client setting");
         return None;
+    }
+    if key == "buffer.memory" {
+        let kbytes = match value.trim().parse::<u64>() {
+            Ok(bytes) => (bytes / 1024).max(1).to_string(),
+            Err(_) => value.to_string(),
+        };
+        return Some(("queue.buffering.max.kbytes".into(), kbytes));
     }
     let mapped = match key {
         "max.request.size" => "message.max.bytes",
@@ -87,8 +100,10 @@ pub fn client_config(
 
 /// The producer configuration for a source task (`Worker.baseProducerConfigs`): acks=all,
 /// idempotence (which keeps per-partition order as Connect's single in-flight request does),
-/// client id `connector-producer-<connector>-<task>`, then the worker's `producer.*` settings,
-/// then the connector's `producer.override.*` settings.
+/// client id `connector-producer-<connector>-<task>`, records buffered bounded to
+/// [`DEFAULT_PRODUCER_BUFFER_KBYTES`] (as Java's `buffer.memory`; librdkafka would otherwise
+/// buffer up to 1 GiB), then the worker's `producer.*` settings, then the connector's
+/// `producer.override.*` settings.
 pub fn source_producer_config(
     worker: &WorkerConfig,
     connector: &str,
@@ -107,6 +122,10 @@ pub fn source_producer_config(
             ("linger.ms", "5".into()),
             ("message.timeout.ms", "0".into()),
             ("queue.buffering.max.messages", "1000000".into()),
+            (
+                "queue.buffering.max.kbytes",
+                DEFAULT_PRODUCER_BUFFER_KBYTES.to_string(),
+            ),
         ],
         &[worker.with_prefix("producer."), connector_overrides],
     )
@@ -156,6 +175,14 @@ mod tests {
         assert_eq!(
             translate("max.request.size", "10"),
             Some(("message.max.bytes".into(), "10".into()))
+        );
+        assert_eq!(
+            translate("buffer.memory", "33554432"),
+            Some(("queue.buffering.max.kbytes".into(), "32768".into()))
+        );
+        assert_eq!(
+            translate("buffer.memory", "100"),
+            Some(("queue.buffering.max.kbytes".into(), "1".into()))
         );
         assert_eq!(
             translate("linger.ms", "3"),

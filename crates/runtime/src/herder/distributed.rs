@@ -16,11 +16,12 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
 use tributary_api::Props;
-use tributary_group::assignor::{eager_assignments, ConfigSnapshot};
-use tributary_group::client::{GroupConfig, GroupMember};
-use tributary_group::{Assignment, ConnectProtocol, TaskId};
+use tributary_group::assignor::{cooperative, eager_assignments, ConfigSnapshot};
+use tributary_group::client::{GroupConfig, GroupMember, JoinResult, RejoinReason};
+use tributary_group::{Assignment, ConnectProtocol, TaskId, WorkerMetadata};
 
 use super::restart::{build_restart_plan, RestartRequest};
+use super::session::{self, RequestSignature};
 use super::validation::{validate, validate_for_put};
 use super::{Created, Herder, HerderError, HerderResult};
 use crate::config::worker::WorkerConfig;
@@ -51,6 +52,17 @@ struct View {
     task_owners: HashMap<ConnectorTaskId, String>,
     rebalances: u64,
     last_rebalance_ms: u64,
+    /// Total time spent in rebalances, ms.
+    rebalancing_ms_total: u64,
+    /// Jobs this worker stopped in its last rebalance (revocations).
+    jobs_stopped_last_rebalance: u64,
+}
+
+impl View {
+    /// Whether the group runs a protocol with signed internal requests (KIP-507).
+    fn sessioned(&self) -> bool {
+        matches!(self.protocol.as_deref(), Some("sessioned") | Some("static"))
+    }
 }
 
 struct Shared {
@@ -64,6 +76,10 @@ struct Shared {
     view: RwLock<View>,
     /// Serialises the leader's read-check-write sequences on the config topic.
     write_lock: Mutex<()>,
+    /// `inter.worker.verification.algorithms`.
+    verification_algorithms: Vec<String>,
+    /// `inter.worker.key.ttl.ms`.
+    key_ttl_ms: i64,
 }
 
 enum LoopRequest {
@@ -233,6 +249,10 @@ impl DistributedHerder {
             url: url_slash,
             view: RwLock::new(View::default()),
             write_lock: Mutex::new(()),
+            verification_algorithms: config
+                .list("inter.worker.verification.algorithms")
+                .unwrap_or_else(|| vec![session::HMAC_SHA256.to_string()]),
+            key_ttl_ms: config.long("inter.worker.key.ttl.ms").unwrap_or(3_600_000),
         });
 
         let mut group = GroupConfig::new(group_id, format!("connect-{worker_id}"));
@@ -247,9 +267,12 @@ impl DistributedHerder {
             .await
             .map_err(|e| e.to_string())?;
         let rejoin = member.rejoin_needed();
-        // Incremental cooperative protocols come with their assignor; until then every
-        // setting runs the eager protocol.
-        let protocol = ConnectProtocol::Eager;
+        let protocol = ConnectProtocol::from_config(
+            &config
+                .string("connect.protocol")
+                .unwrap_or_else(|| "sessioned".into()),
+        )
+        .map_err(|e| e.to_string())?;
         let lp = HerderLoop {
             shared: shared.clone(),
             member,
@@ -258,7 +281,22 @@ impl DistributedHerder {
             events: events_rx,
             requests: requests_rx,
             need_rejoin: true,
+            in_use: None,
+            held: Assignment::default(),
+            assignor: cooperative::CooperativeAssignorState::new(
+                config
+                    .long("scheduled.rebalance.max.delay.ms")
+                    .unwrap_or(300_000) as i32,
+            ),
+            last_completed_generation: -1,
+            max_delay_ms: config
+                .long("scheduled.rebalance.max.delay.ms")
+                .unwrap_or(300_000) as i32,
+            scheduled_rejoin: None,
+            unsync_retries: 0,
+            known_connectors: BTreeSet::new(),
             pending_reconfigure: BTreeSet::new(),
+            pending_restarts: BTreeMap::new(),
             reconfigure_backoff: None,
             sync_timeout: Duration::from_millis(
                 config.long("worker.sync.timeout.ms").unwrap_or(3_000) as u64,
@@ -575,6 +613,10 @@ impl Herder for DistributedHerder {
         validate(&self.shared.worker.plugins, config)
     }
 
+    fn connector_counters(&self) -> Vec<(String, TaskCountersSnapshot)> {
+        self.shared.worker.all_connector_counters()
+    }
+
     fn status_store(&self) -> Arc<dyn crate::storage::status::StatusBackingStore> {
         self.shared.worker.statuses().clone()
     }
@@ -587,7 +629,23 @@ impl Herder for DistributedHerder {
         self.shared.worker.all_task_counters()
     }
 
-    fn put_task_configs(&self, name: &str, configs: Vec<Props>) -> HerderResult<()> {
+    fn put_task_configs(
+        &self,
+        name: &str,
+        configs: Vec<Props>,
+        body: &[u8],
+        signature: RequestSignature,
+    ) -> HerderResult<()> {
+        // KIP-507: signatures are checked once the group runs a sessioned protocol.
+        if self.shared.view.read().unwrap().sessioned() {
+            let key = self.snapshot().session_key;
+            session::verify(
+                &signature,
+                body,
+                key.as_ref(),
+                &self.shared.verification_algorithms,
+            )?;
+        }
         if !self.snapshot().contains(name) {
             return Err(HerderError::NotFound(format!("Unknown connector: {name}")));
         }
@@ -612,6 +670,8 @@ impl Herder for DistributedHerder {
             "tasks": v.tasks.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
             "rebalances": v.rebalances,
             "last_rebalance_ms": v.last_rebalance_ms,
+            "rebalancing_ms_total": v.rebalancing_ms_total,
+            "jobs_stopped_last_rebalance": v.jobs_stopped_last_rebalance,
         })
     }
 }
@@ -625,8 +685,28 @@ struct HerderLoop {
     events: mpsc::UnboundedReceiver<ConfigEvent>,
     requests: mpsc::UnboundedReceiver<LoopRequest>,
     need_rejoin: bool,
+    /// The protocol negotiated in the last completed rebalance.
+    in_use: Option<ConnectProtocol>,
+    /// The jobs this worker holds (cooperative: what goes into the next JoinGroup metadata).
+    held: Assignment,
+    /// The leader's memory between rounds (KIP-415).
+    assignor: cooperative::CooperativeAssignorState,
+    /// `scheduled.rebalance.max.delay.ms`.
+    max_delay_ms: i32,
+    /// The generation of this worker's last successful join (Java's
+    /// `lastCompletedGenerationId`), for the leader's assignor.
+    last_completed_generation: i32,
+    /// When the delay of the last assignment is up (a rejoin is due).
+    scheduled_rejoin: Option<Instant>,
+    /// Failed attempts to catch up with the config topic (cooperative backoff).
+    unsync_retries: u32,
+    /// Connectors in the config snapshot at the last rebalance.
+    known_connectors: BTreeSet<String>,
     /// Owned connectors whose task configs must be (re)generated.
     pending_reconfigure: BTreeSet<String>,
+    /// KIP-745 restart requests read from the config topic, processed once no rebalance is
+    /// pending (one per connector: the one with the highest impact).
+    pending_restarts: BTreeMap<String, RestartRequest>,
     reconfigure_backoff: Option<(Instant, Duration)>,
     sync_timeout: Duration,
     unsync_backoff: Duration,
@@ -652,25 +732,50 @@ impl HerderLoop {
         loop {
             if self.need_rejoin {
                 let started = Instant::now();
+                // A rebalance may ask for another one (the follow-up round after revocations).
+                self.need_rejoin = false;
                 match self.rebalance().await {
                     Ok(()) => {
-                        self.need_rejoin = false;
                         let mut v = self.shared.view.write().unwrap();
                         v.rebalances += 1;
                         v.last_rebalance_ms = started.elapsed().as_millis() as u64;
+                        v.rebalancing_ms_total += v.last_rebalance_ms;
                     }
                     Err(e) => {
                         tracing::warn!("rebalance failed, retrying: {e}");
+                        self.need_rejoin = true;
                         tokio::time::sleep(Duration::from_millis(500)).await;
                         continue;
                     }
                 }
+                if self.need_rejoin {
+                    continue;
+                }
+            }
+            if !self.need_rejoin {
+                for (_, r) in std::mem::take(&mut self.pending_restarts) {
+                    self.process_restart(r).await;
+                }
             }
             self.reconfigure_pending().await;
+            let key_wait = self.maybe_rotate_session_key().await;
             let wait = match self.reconfigure_backoff {
                 Some((at, _)) => at.saturating_duration_since(Instant::now()),
                 None => Duration::from_secs(3600),
-            };
+            }
+            .min(key_wait)
+            .min(
+                self.scheduled_rejoin
+                    .map(|t| t.saturating_duration_since(Instant::now()))
+                    .unwrap_or(Duration::from_secs(3600)),
+            );
+            if let Some(t) = self.scheduled_rejoin {
+                if Instant::now() >= t {
+                    self.scheduled_rejoin = None;
+                    self.need_rejoin = true;
+                    continue;
+                }
+            }
             tokio::select! {
                 ev = self.events.recv() => {
                     if let Some(ev) = ev {
@@ -697,8 +802,13 @@ impl HerderLoop {
                 }
                 changed = self.rejoin.changed() => {
                     if changed.is_ok() {
-                        if let Some(reason) = self.rejoin.borrow_and_update().clone() {
+                        let reason = self.rejoin.borrow_and_update().clone();
+                        if let Some(reason) = reason {
                             tracing::info!("rejoining the group: {reason}");
+                            if reason == RejoinReason::SessionLost {
+                                // Never run jobs while outside the group.
+                                self.stop_all_work().await;
+                            }
                             self.need_rejoin = true;
                         }
                     }
@@ -710,17 +820,54 @@ impl HerderLoop {
 }
 
 impl HerderLoop {
-    /// Stops every job this worker runs (eager revocation, shutdown).
-    async fn stop_all_work(&mut self) {
-        let (connectors, tasks) = {
-            let mut v = self.shared.view.write().unwrap();
-            (
-                std::mem::take(&mut v.connectors),
-                std::mem::take(&mut v.tasks),
-            )
+    /// KIP-507: the leader of a sessioned group writes a new session key when there is none,
+    /// or it expired, or it is not a key this worker would generate. Returns how long until the
+    /// next check is due.
+    async fn maybe_rotate_session_key(&mut self) -> Duration {
+        let (leader, sessioned) = {
+            let v = self.shared.view.read().unwrap();
+            (v.is_leader, v.sessioned())
         };
+        if !leader || !sessioned || self.need_rejoin {
+            return Duration::from_secs(3600);
+        }
+        let now = now_ms();
+        let ttl = self.shared.key_ttl_ms;
+        let current = self.shared.config.snapshot().session_key;
+        if session::needs_rotation(current.as_ref(), now, ttl) {
+            let key = session::generate_key(now);
+            match self.blocking(move |s| s.config.put_session_key(&key)).await {
+                Ok(()) => tracing::info!("wrote a new session key"),
+                Err(e) => {
+                    tracing::warn!("could not write a session key: {e}");
+                    return Duration::from_secs(1);
+                }
+            }
+            return Duration::from_millis(ttl.max(1000) as u64);
+        }
+        let expires = current
+            .map(|k| k.creation_timestamp.saturating_add(ttl))
+            .unwrap_or(now);
+        Duration::from_millis((expires - now).max(1000) as u64)
+    }
+
+    /// Stops the given jobs and waits for them (revocation); flushes the status store so no
+    /// stale status lands after the next rebalance.
+    async fn stop_jobs(&mut self, connectors: Vec<String>, tasks: Vec<ConnectorTaskId>) {
+        if connectors.is_empty() && tasks.is_empty() {
+            return;
+        }
+        {
+            let mut v = self.shared.view.write().unwrap();
+            for c in &connectors {
+                v.connectors.remove(c);
+            }
+            for t in &tasks {
+                v.tasks.remove(t);
+            }
+            v.jobs_stopped_last_rebalance += (connectors.len() + tasks.len()) as u64;
+        }
         self.blocking(move |s| {
-            let tasks: Vec<ConnectorTaskId> = tasks.into_iter().collect();
             s.worker.stop_and_await_tasks(&tasks);
             for c in connectors {
                 s.worker.stop_connector(&c);
@@ -730,6 +877,20 @@ impl HerderLoop {
         .await;
     }
 
+    /// Stops every job this worker runs (eager revocation, lost coordinator, shutdown) and
+    /// forgets the held assignment.
+    async fn stop_all_work(&mut self) {
+        let (connectors, tasks) = {
+            let v = self.shared.view.read().unwrap();
+            (
+                v.connectors.iter().cloned().collect(),
+                v.tasks.iter().cloned().collect(),
+            )
+        };
+        self.stop_jobs(connectors, tasks).await;
+        self.held = Assignment::default();
+    }
+
     async fn shutdown(&mut self) {
         self.stop_all_work().await;
         if let Err(e) = self.member.leave("the worker is shutting down").await {
@@ -737,14 +898,61 @@ impl HerderLoop {
         }
     }
 
-    /// One eager rebalance: stop everything, join, (leader) assign, sync, catch up on the
-    /// config topic to the assignment's offset, start the assigned jobs.
+    /// Whether the protocol in use (the last negotiated one, else the configured one) is eager.
+    fn eager_in_use(&self) -> bool {
+        self.in_use.unwrap_or(self.protocol) == ConnectProtocol::Eager
+    }
+
+    /// The leader's assignments for this round, as SyncGroup bytes.
+    fn leader_assignments(
+        &mut self,
+        negotiated: ConnectProtocol,
+        join: &JoinResult,
+        snap: &ClusterConfigState,
+    ) -> Result<Vec<(String, Vec<u8>)>, String> {
+        let leader_snapshot = config_snapshot(snap);
+        let config = self.shared.config.clone();
+        let fresh = move || {
+            let _ = config.refresh(Duration::from_secs(30));
+            config_snapshot(&config.snapshot())
+        };
+        if negotiated == ConnectProtocol::Eager {
+            return eager_assignments(&join.member_id, &join.members, leader_snapshot, fresh)
+                .map_err(|e| e.to_string());
+        }
+        cooperative::cooperative_assignments(
+            &mut self.assignor,
+            negotiated,
+            &join.member_id,
+            &join.members,
+            leader_snapshot,
+            fresh,
+            self.last_completed_generation,
+            join.generation,
+            now_ms(),
+        )
+        .map_err(|e| e.to_string())
+    }
+
+    /// One rebalance. Eager: stop everything, join, start the full assignment. Cooperative
+    /// (KIP-415): join with the held assignment, stop only what is revoked, start what is
+    /// added, rejoin at once after revocations, and rejoin when the assignment's delay is up.
     async fn rebalance(&mut self) -> Result<(), String> {
-        self.stop_all_work().await;
-        let assignment = loop {
+        self.shared
+            .view
+            .write()
+            .unwrap()
+            .jobs_stopped_last_rebalance = 0;
+        let eager_before = self.eager_in_use();
+        if eager_before {
+            self.stop_all_work().await;
+        }
+        let (assignment, negotiated) = loop {
             let snap = self.shared.config.snapshot();
-            let metadata =
-                tributary_group::WorkerMetadata::new(self.shared.url.clone(), snap.offset);
+            let mut metadata = WorkerMetadata::new(self.shared.url.clone(), snap.offset);
+            if !eager_before {
+                metadata.allocation = Some(self.held.clone());
+            }
             let protocols = self
                 .protocol
                 .join_protocols(&metadata)
@@ -754,37 +962,36 @@ impl HerderLoop {
                 .join(protocols)
                 .await
                 .map_err(|e| e.to_string())?;
+            let negotiated =
+                ConnectProtocol::from_wire_name(&join.protocol_name).map_err(|e| e.to_string())?;
             let assignments = if join.is_leader() {
-                let leader_snapshot = config_snapshot(&snap);
-                let config = self.shared.config.clone();
-                eager_assignments(&join.member_id, &join.members, leader_snapshot, move || {
-                    let _ = config.refresh(Duration::from_secs(30));
-                    config_snapshot(&config.snapshot())
-                })
-                .map_err(|e| e.to_string())?
+                self.leader_assignments(negotiated, &join, &snap)?
             } else {
                 Vec::new()
             };
             let owners = if join.is_leader() {
-                Some(owners_of(&join.members, &assignments))
+                Some(owners_of(&join.members, &assignments, negotiated))
             } else {
                 None
             };
-            let bytes = match self.member.sync(assignments).await {
-                Ok(b) => b,
-                Err(e) => return Err(e.to_string()),
-            };
+            let bytes = self
+                .member
+                .sync(assignments)
+                .await
+                .map_err(|e| e.to_string())?;
             let assignment = Assignment::decode(&bytes)
                 .map_err(|e| format!("cannot decode the assignment: {e}"))?;
+            self.in_use = Some(negotiated);
+            self.last_completed_generation = join.generation;
             {
                 let mut v = self.shared.view.write().unwrap();
                 v.generation = join.generation;
                 v.protocol = Some(join.protocol_name.clone());
                 v.is_leader = assignment.leader == join.member_id;
                 v.leader_url = Some(assignment.leader_url.clone()).filter(|u| !u.is_empty());
-                if let Some((c, t)) = owners {
-                    v.connector_owners = c;
-                    v.task_owners = t;
+                if let Some(o) = owners {
+                    v.connector_owners = o.0;
+                    v.task_owners = o.1;
                 }
             }
             self.shared
@@ -803,48 +1010,152 @@ impl HerderLoop {
             }
             if self.shared.config.snapshot().offset < assignment.config_offset {
                 let timeout = self.sync_timeout;
-                let caught_up = self.blocking(move |s| s.config.refresh(timeout)).await;
-                if let Err(e) = caught_up {
+                if let Err(e) = self.blocking(move |s| s.config.refresh(timeout)).await {
                     tracing::warn!("could not read the config topic to offset {} in time: {e}; leaving the group", assignment.config_offset);
                     let _ = self.member.leave("taking too long to read the log").await;
-                    tokio::time::sleep(self.unsync_backoff.min(Duration::from_secs(30))).await;
+                    self.unsync_backoff_sleep().await;
                     continue;
                 }
             }
-            break assignment;
+            self.unsync_retries = 0;
+            break (assignment, negotiated);
         };
+        // Delay: a later assignment re-arms or cancels the scheduled rejoin.
+        self.scheduled_rejoin = (assignment.delay > 0)
+            .then(|| Instant::now() + Duration::from_millis(assignment.delay as u64));
+        let revoked =
+            !assignment.revoked_connectors.is_empty() || !assignment.revoked_tasks.is_empty();
+        if negotiated == ConnectProtocol::Eager {
+            // The full assignment: stop whatever this worker still runs that is not in it (a
+            // cooperative worker that found itself in an eager group).
+            let keep_c: BTreeSet<String> = assignment.connectors.iter().cloned().collect();
+            let keep_t: BTreeSet<ConnectorTaskId> = assignment
+                .tasks
+                .iter()
+                .filter(|t| t.task >= 0)
+                .map(to_id)
+                .collect();
+            let (c, t) = {
+                let v = self.shared.view.read().unwrap();
+                (
+                    v.connectors
+                        .iter()
+                        .filter(|c| !keep_c.contains(*c))
+                        .cloned()
+                        .collect(),
+                    v.tasks
+                        .iter()
+                        .filter(|t| !keep_t.contains(*t))
+                        .cloned()
+                        .collect(),
+                )
+            };
+            self.stop_jobs(c, t).await;
+            self.held = Assignment {
+                connectors: assignment.connectors.clone(),
+                tasks: assignment.tasks.clone(),
+                ..Default::default()
+            };
+        } else {
+            let revoked_c: Vec<String> = assignment.revoked_connectors.clone();
+            let revoked_t: Vec<ConnectorTaskId> = assignment
+                .revoked_tasks
+                .iter()
+                .filter(|t| t.task >= 0)
+                .map(to_id)
+                .collect();
+            self.stop_jobs(revoked_c.clone(), revoked_t.clone()).await;
+            let mut held = self.held.clone();
+            held.connectors.retain(|c| !revoked_c.contains(c));
+            held.tasks.retain(|t| !assignment.revoked_tasks.contains(t));
+            for c in &assignment.connectors {
+                if !held.connectors.contains(c) {
+                    held.connectors.push(c.clone());
+                }
+            }
+            for t in &assignment.tasks {
+                if !held.tasks.contains(t) {
+                    held.tasks.push(t.clone());
+                }
+            }
+            self.held = held;
+        }
+        self.held.leader = assignment.leader.clone();
+        self.held.leader_url = assignment.leader_url.clone();
+        self.held.config_offset = assignment.config_offset;
+        self.known_connectors = self
+            .shared
+            .config
+            .snapshot()
+            .connectors()
+            .into_iter()
+            .collect();
         tracing::info!(
             generation = self.shared.worker.generation.load(Ordering::Acquire),
-            connectors = ?assignment.connectors,
-            tasks = ?assignment.tasks.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
+            protocol = negotiated.wire_name(),
+            connectors = ?self.held.connectors,
+            tasks = ?self.held.tasks.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
+            revoked = revoked,
+            delay_ms = assignment.delay,
             "joined the group"
         );
-        self.start_work(&assignment).await;
+        self.start_work().await;
         if self.shared.view.read().unwrap().is_leader {
             self.blocking(tombstone_stale_statuses).await;
+        }
+        if revoked && negotiated != ConnectProtocol::Eager {
+            // The follow-up round of revoke-then-assign.
+            self.need_rejoin = true;
         }
         Ok(())
     }
 
-    async fn start_work(&mut self, assignment: &Assignment) {
+    /// Backs off after failing to catch up with the config topic: eager sleeps
+    /// `worker.unsync.backoff.ms`; cooperative sleeps max delay / 10 / retries left (5 to 1),
+    /// and after 5 attempts stops this worker's jobs so they can safely run elsewhere.
+    async fn unsync_backoff_sleep(&mut self) {
+        if self.eager_in_use() {
+            tokio::time::sleep(self.unsync_backoff).await;
+            return;
+        }
+        let retries_left = 5 - self.unsync_retries.min(4);
+        self.unsync_retries += 1;
+        let wait =
+            Duration::from_millis((self.max_delay_ms.max(0) as u64) / 10 / retries_left as u64);
+        tokio::time::sleep(wait).await;
+        if self.unsync_retries >= 5 {
+            tracing::warn!("could not catch up with the config topic after 5 attempts; stopping this worker's jobs");
+            self.stop_all_work().await;
+            self.unsync_retries = 0;
+        }
+    }
+
+    /// Starts the held jobs that are not running yet (and tasks stopped for reconfiguration).
+    async fn start_work(&mut self) {
         let snap = self.shared.config.snapshot();
-        let connectors: Vec<String> = assignment
+        let (running_c, running_t) = {
+            let v = self.shared.view.read().unwrap();
+            (v.connectors.clone(), v.tasks.clone())
+        };
+        let connectors: Vec<String> = self
+            .held
             .connectors
             .iter()
-            .filter(|c| snap.contains(c))
+            .filter(|c| snap.contains(c) && !running_c.contains(*c))
             .cloned()
             .collect();
-        let tasks: Vec<ConnectorTaskId> = assignment
+        let tasks: Vec<ConnectorTaskId> = self
+            .held
             .tasks
             .iter()
             .filter(|t| t.task >= 0)
             .map(to_id)
-            .filter(|id| snap.task_config(id).is_some())
+            .filter(|id| snap.task_config(id).is_some() && !running_t.contains(id))
             .collect();
         {
             let mut v = self.shared.view.write().unwrap();
-            v.connectors = connectors.iter().cloned().collect();
-            v.tasks = tasks.iter().cloned().collect();
+            v.connectors.extend(connectors.iter().cloned());
+            v.tasks.extend(tasks.iter().cloned());
         }
         let snap2 = snap.clone();
         let started: Vec<String> = self
@@ -897,13 +1208,30 @@ impl HerderLoop {
                                 self.pending_reconfigure.insert(c);
                             }
                         }
-                    } else {
-                        // A new connector (or one owned elsewhere): the leader assigns it.
+                    } else if !self.known_connectors.contains(&c) {
+                        // A connector this worker has not seen: the leader assigns it.
                         self.need_rejoin = true;
                     }
                 }
-                ConfigEvent::ConnectorConfigRemove(_) | ConfigEvent::TaskConfigUpdate(_) => {
-                    self.need_rejoin = true
+                ConfigEvent::ConnectorConfigRemove(_) => self.need_rejoin = true,
+                ConfigEvent::TaskConfigUpdate { connector, .. } => {
+                    // Cooperative: stop the local tasks of the connectors whose task configs
+                    // changed; they start again with the new configs after the rebalance if
+                    // they are still assigned here. Eager stops everything anyway.
+                    if !self.eager_in_use() {
+                        let local: Vec<ConnectorTaskId> = owned_tasks
+                            .iter()
+                            .filter(|t| t.connector == connector)
+                            .cloned()
+                            .collect();
+                        self.stop_jobs(Vec::new(), local).await;
+                        self.shared
+                            .view
+                            .write()
+                            .unwrap()
+                            .jobs_stopped_last_rebalance = 0;
+                    }
+                    self.need_rejoin = true;
                 }
                 ConfigEvent::TargetStateChange(c) => {
                     let target = self.shared.config.snapshot().target_state(&c);
@@ -919,13 +1247,31 @@ impl HerderLoop {
                         }
                     }
                 }
-                ConfigEvent::RestartRequest(r) => self.process_restart(r).await,
+                ConfigEvent::RestartRequest(r) => {
+                    // Keep the request with the higher impact when one is already pending.
+                    let keep = self
+                        .pending_restarts
+                        .get(&r.connector)
+                        .map(|p| p.impact() < r.impact())
+                        .unwrap_or(true);
+                    if keep {
+                        self.pending_restarts.insert(r.connector.clone(), r);
+                    }
+                }
                 ConfigEvent::SessionKeyUpdate(_) => {}
                 ConfigEvent::LoggerLevel(ns, level) => {
                     if let Some(level) = crate::logging::parse_level(&level) {
-                        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0);
+                        let now = std::time::SystemTime::now()
+                            .duration_since(std::time::UNIX_EPOCH)
+                            .map(|d| d.as_millis() as i64)
+                            .unwrap_or(0);
                         let changed = crate::logging::set_level(&ns, level, now);
-                        tracing::info!(namespace = ns, level, ?changed, "applied a cluster-wide log level");
+                        tracing::info!(
+                            namespace = ns,
+                            level,
+                            ?changed,
+                            "applied a cluster-wide log level"
+                        );
                     }
                 }
             }
@@ -1185,15 +1531,24 @@ impl HerderLoop {
         if is_leader {
             let name = c.to_string();
             return self
-                .blocking(move |s| leader_write_task_configs(s, &name, &configs)).await
+                .blocking(move |s| leader_write_task_configs(s, &name, &configs))
+                .await
                 .map_err(|e| e.to_string());
         }
         let leader = leader_url.ok_or("no known leader")?;
         let url = format!("{}/connectors/{}/tasks", leader.trim_end_matches('/'), c);
-        let resp = self
+        let body = serde_json::to_vec(&configs).map_err(|e| e.to_string())?;
+        let mut req = self
             .http
             .post(&url)
-            .json(&configs)
+            .header("Content-Type", "application/json");
+        if let Some(key) = snap.session_key.as_ref() {
+            req = req
+                .header(session::SIGNATURE_HEADER, session::sign(&key.key, &body))
+                .header(session::ALGORITHM_HEADER, session::HMAC_SHA256);
+        }
+        let resp = req
+            .body(body)
             .send()
             .await
             .map_err(|e| format!("POST {url}: {e}"))?;
@@ -1222,7 +1577,17 @@ fn leader_write_task_configs(s: &Shared, name: &str, configs: &[Props]) -> Herde
             "Cannot publish a non-empty set of task configurations for connector {name} while it is in the STOPPED state"
         )));
     }
-    s.config.put_task_configs(name, configs).map_err(|e| HerderError::Internal(e.to_string()))
+    s.config
+        .put_task_configs(name, configs)
+        .map_err(|e| HerderError::Internal(e.to_string()))
+}
+
+/// Milliseconds since the epoch.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
 }
 
 /// The assignor's view of a config snapshot: offset and task counts per connector.
@@ -1237,29 +1602,46 @@ fn config_snapshot(snap: &ClusterConfigState) -> ConfigSnapshot {
     }
 }
 
-/// Owner URLs of every job, from the leader's assignments.
+/// Owner URLs of every job, from the leader's assignments: eager assignments are complete;
+/// cooperative ones are deltas over what each member held (its metadata's allocation).
 fn owners_of(
     members: &[(String, Vec<u8>)],
     assignments: &[(String, Vec<u8>)],
+    protocol: ConnectProtocol,
 ) -> (HashMap<String, String>, HashMap<ConnectorTaskId, String>) {
-    let urls: HashMap<&str, String> = members
+    let decoded: HashMap<&str, WorkerMetadata> = members
         .iter()
-        .filter_map(|(id, m)| {
-            tributary_group::WorkerMetadata::decode(m)
-                .ok()
-                .map(|m| (id.as_str(), m.url))
-        })
+        .filter_map(|(id, m)| WorkerMetadata::decode(m).ok().map(|m| (id.as_str(), m)))
         .collect();
     let mut connectors = HashMap::new();
     let mut tasks = HashMap::new();
     for (id, bytes) in assignments {
-        let (Some(url), Ok(a)) = (urls.get(id.as_str()), Assignment::decode(bytes)) else {
+        let (Some(meta), Ok(a)) = (decoded.get(id.as_str()), Assignment::decode(bytes)) else {
             continue;
         };
-        for c in a.connectors {
+        let url = meta.url.clone();
+        let mut held_c: Vec<String> = Vec::new();
+        let mut held_t: Vec<TaskId> = Vec::new();
+        if protocol != ConnectProtocol::Eager {
+            if let Some(alloc) = &meta.allocation {
+                held_c = alloc
+                    .connectors
+                    .iter()
+                    .filter(|c| !a.revoked_connectors.contains(c))
+                    .cloned()
+                    .collect();
+                held_t = alloc
+                    .tasks
+                    .iter()
+                    .filter(|t| !a.revoked_tasks.contains(t))
+                    .cloned()
+                    .collect();
+            }
+        }
+        for c in held_c.into_iter().chain(a.connectors) {
             connectors.insert(c, url.clone());
         }
-        for t in a.tasks {
+        for t in held_t.into_iter().chain(a.tasks) {
             tasks.insert(to_id(&t), url.clone());
         }
     }

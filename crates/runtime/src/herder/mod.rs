@@ -7,6 +7,7 @@
 
 pub mod distributed;
 pub mod restart;
+pub mod session;
 pub mod standalone;
 pub mod validation;
 
@@ -35,6 +36,12 @@ pub enum HerderError {
     /// 500 (`ConnectException`).
     #[error("{0}")]
     Internal(String),
+    /// 403 (an internal request with a wrong signature).
+    #[error("{0}")]
+    Forbidden(String),
+    /// 503 (this worker cannot verify internal requests yet).
+    #[error("{0}")]
+    Unavailable(String),
     /// The request must run on the leader (`NotLeaderException`); the REST layer forwards it
     /// there, or answers 409 when the leader is unknown.
     #[error("Cannot complete request because of a conflicting operation (e.g. worker rebalance)")]
@@ -52,6 +59,8 @@ impl HerderError {
             HerderError::Conflict(_) => 409,
             HerderError::BadRequest(_) => 400,
             HerderError::Internal(_) => 500,
+            HerderError::Forbidden(_) => 403,
+            HerderError::Unavailable(_) => 503,
             HerderError::NotLeader(_) | HerderError::NotAssigned(_) => 409,
         }
     }
@@ -135,16 +144,27 @@ pub trait Herder: Send + Sync {
     fn task_counters(&self) -> Vec<(ConnectorTaskId, TaskCountersSnapshot)>;
     /// The internal `POST /connectors/{c}/tasks`: a follower hands the leader the task configs
     /// its connector generated. Only distributed herders have it (404 otherwise).
-    fn put_task_configs(&self, name: &str, _configs: Vec<Props>) -> HerderResult<()> {
+    fn put_task_configs(
+        &self,
+        name: &str,
+        _configs: Vec<Props>,
+        _body: &[u8],
+        _signature: session::RequestSignature,
+    ) -> HerderResult<()> {
         Err(HerderError::NotFound(format!("Unknown connector: {name}")))
     }
     /// `PUT /admin/loggers/{ns}?scope=cluster` (KIP-976): applies a level on every worker.
     /// Standalone applies it locally.
     fn set_cluster_logger_level(&self, namespace: &str, level: &str) -> HerderResult<()> {
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(0);
         crate::logging::set_level(namespace, level, now);
         Ok(())
     }
+    /// Starts and stops of connector instances on this worker (a Tributary addition).
+    fn connector_counters(&self) -> Vec<(String, TaskCountersSnapshot)>;
     /// The status store (statuses and KIP-558 active topics).
     fn status_store(&self) -> std::sync::Arc<dyn crate::storage::status::StatusBackingStore>;
     /// The worker configuration.

@@ -475,6 +475,10 @@ impl Herder for StandaloneHerder {
         validate(&self.worker.plugins, config)
     }
 
+    fn connector_counters(&self) -> Vec<(String, TaskCountersSnapshot)> {
+        self.worker.all_connector_counters()
+    }
+
     fn status_store(&self) -> Arc<dyn crate::storage::status::StatusBackingStore> {
         self.worker.statuses().clone()
     }

@@ -368,8 +368,19 @@ pub async fn task_counters(State(s): State<RestState>) -> Result<Response, RestE
 pub async fn put_tasks(
     State(s): State<RestState>,
     Path(name): Path<String>,
+    headers: axum::http::HeaderMap,
     body: Bytes,
 ) -> Result<StatusCode, RestError> {
+    let header = |h: &str| {
+        headers
+            .get(h)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let signature = crate::herder::session::RequestSignature {
+        signature: header(crate::herder::session::SIGNATURE_HEADER),
+        algorithm: header(crate::herder::session::ALGORITHM_HEADER),
+    };
     let v = parse_json(&body)?;
     let list = v.as_array().ok_or_else(|| {
         RestError::new(
@@ -381,7 +392,10 @@ pub async fn put_tasks(
         .iter()
         .map(|c| config_map(c).map(non_null))
         .collect::<Result<Vec<_>, _>>()?;
-    call(&s, move |h| h.put_task_configs(&name, configs)).await?;
+    call(&s, move |h| {
+        h.put_task_configs(&name, configs, &body, signature)
+    })
+    .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -403,15 +417,29 @@ fn topic_tracking(s: &RestState, reset: bool) -> Result<(), RestError> {
 }
 
 /// `GET /connectors/{c}/topics` (KIP-558): `{"c":{"topics":[…]}}`, empty for unknown connectors.
-pub async fn topics(State(s): State<RestState>, Path(name): Path<String>) -> Result<Json<Json_>, RestError> {
+pub async fn topics(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+) -> Result<Json<Json_>, RestError> {
     topic_tracking(&s, false)?;
     let topics = s.herder.status_store().topics(&name);
     Ok(Json(serde_json::json!({ name: { "topics": topics } })))
 }
 
 /// `PUT /connectors/{c}/topics/reset` (KIP-558): 202.
-pub async fn reset_topics(State(s): State<RestState>, Path(name): Path<String>) -> Result<StatusCode, RestError> {
+pub async fn reset_topics(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+) -> Result<StatusCode, RestError> {
     topic_tracking(&s, true)?;
     s.herder.status_store().delete_topics(&name);
     Ok(StatusCode::ACCEPTED)
+}
+
+/// `GET /tributary/connector-counters` (Tributary addition): per connector instance on this
+/// worker, how often it was started and stopped.
+pub async fn connector_counters(State(s): State<RestState>) -> Result<Response, RestError> {
+    let counters = call(&s, |h| Ok(h.connector_counters())).await?;
+    let map: BTreeMap<String, _> = counters.into_iter().collect();
+    Ok(Json(map).into_response())
 }

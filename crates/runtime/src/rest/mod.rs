@@ -100,6 +100,10 @@ pub fn router(state: RestState) -> Router {
         )
         .route("/tributary/task-counters", get(connectors::task_counters))
         .route("/tributary/worker", get(connectors::worker_info))
+        .route(
+            "/tributary/connector-counters",
+            get(connectors::connector_counters),
+        )
         .route("/admin/loggers", get(loggers::list))
         .route("/admin/loggers/{name}", get(loggers::get).put(loggers::put))
         .fallback(error::not_found)

@@ -91,7 +91,11 @@ pub enum ConfigEvent {
     ConnectorConfigUpdate(String),
     ConnectorConfigRemove(String),
     TargetStateChange(String),
-    TaskConfigUpdate(Vec<ConnectorTaskId>),
+    /// A task-config commit for `connector` (also sent for a commit of zero tasks).
+    TaskConfigUpdate {
+        connector: String,
+        tasks: Vec<ConnectorTaskId>,
+    },
     RestartRequest(RestartRequest),
     SessionKeyUpdate(SessionKey),
     /// A cluster-wide log level (KIP-976): namespace and level.
@@ -263,7 +267,10 @@ impl ConfigLogState {
             if updated.is_empty() {
                 updated = (0..n).map(|t| ConnectorTaskId::new(c, t)).collect();
             }
-            return vec![ConfigEvent::TaskConfigUpdate(updated)];
+            return vec![ConfigEvent::TaskConfigUpdate {
+                connector: c.to_string(),
+                tasks: updated,
+            }];
         }
         if let Some(c) = key.strip_prefix("restart-connector-") {
             let Some(v) = v else { return Vec::new() };
@@ -494,7 +501,10 @@ impl KafkaConfigBackingStore {
 
     /// Writes a cluster-wide log level (acknowledged, not read back).
     pub fn put_logger_level(&self, namespace: &str, level: &str) -> ConnectResult<()> {
-        self.write(&format!("logger-cluster-{namespace}"), Some(records::logger_level(level)))
+        self.write(
+            &format!("logger-cluster-{namespace}"),
+            Some(records::logger_level(level)),
+        )
     }
 
     /// Writes raw bytes under a key (tests use it to inject garbage).
@@ -550,10 +560,13 @@ mod tests {
         let ev = s.apply("commit-my-conn", Some(&records::commit(2)), 3);
         assert_eq!(
             ev,
-            vec![ConfigEvent::TaskConfigUpdate(vec![
-                ConnectorTaskId::new("my-conn", 0),
-                ConnectorTaskId::new("my-conn", 1)
-            ])]
+            vec![ConfigEvent::TaskConfigUpdate {
+                connector: "my-conn".into(),
+                tasks: vec![
+                    ConnectorTaskId::new("my-conn", 0),
+                    ConnectorTaskId::new("my-conn", 1)
+                ]
+            }]
         );
         assert_eq!(s.state.tasks("my-conn").len(), 2);
         assert_eq!(

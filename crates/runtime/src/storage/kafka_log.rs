@@ -59,7 +59,10 @@ impl KafkaBasedLog {
             .set("acks", "all")
             .set("partitioner", "murmur2_random")
             .set("message.timeout.ms", WRITE_TIMEOUT_MS.to_string())
-            .set("linger.ms", "0");
+            .set("linger.ms", "0")
+            // One request in flight per connection, as Connect forces: retries never reorder
+            // the records of a key.
+            .set("max.in.flight.requests.per.connection", "1");
         consumer
             .set("enable.auto.commit", "false")
             .set("enable.auto.offset.store", "false")

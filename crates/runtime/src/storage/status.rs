@@ -134,10 +134,20 @@ impl StatusBackingStore for MemoryStatusBackingStore {
         }
     }
     fn put_topic(&self, connector: &str, topic: &str, _task: u32) {
-        self.topics.write().unwrap().entry(connector.to_string()).or_default().insert(topic.to_string());
+        self.topics
+            .write()
+            .unwrap()
+            .entry(connector.to_string())
+            .or_default()
+            .insert(topic.to_string());
     }
     fn topics(&self, connector: &str) -> Vec<String> {
-        self.topics.read().unwrap().get(connector).map(|t| t.iter().cloned().collect()).unwrap_or_default()
+        self.topics
+            .read()
+            .unwrap()
+            .get(connector)
+            .map(|t| t.iter().cloned().collect())
+            .unwrap_or_default()
     }
     fn delete_topics(&self, connector: &str) {
         self.topics.write().unwrap().remove(connector);

@@ -17,6 +17,9 @@ use crate::ConnectorTaskId;
 struct Cache {
     connectors: HashMap<String, Status>,
     tasks: HashMap<String, BTreeMap<u32, Status>>,
+    /// Keys whose last record was a tombstone: safe writes (UNASSIGNED, FAILED) to them are
+    /// dropped, so a stopped instance of a deleted connector or task does not come back.
+    deleted: std::collections::HashSet<String>,
     /// Active topics per connector (KIP-558).
     topics: HashMap<String, std::collections::BTreeSet<String>>,
 }
@@ -47,7 +50,10 @@ impl Cache {
             };
             match value {
                 Some(_) => {
-                    self.topics.entry(connector.to_string()).or_default().insert(topic.to_string());
+                    self.topics
+                        .entry(connector.to_string())
+                        .or_default()
+                        .insert(topic.to_string());
                 }
                 None => {
                     if let Some(t) = self.topics.get_mut(connector) {
@@ -56,6 +62,11 @@ impl Cache {
                 }
             }
             return;
+        }
+        if value.is_none() {
+            self.deleted.insert(key.to_string());
+        } else {
+            self.deleted.remove(key);
         }
         let status = match value {
             None => None,
@@ -166,13 +177,15 @@ impl KafkaStatusBackingStore {
 
 impl StatusBackingStore for KafkaStatusBackingStore {
     fn put_connector(&self, connector: &str, status: Status) {
-        if matches!(status.state, State::Unassigned | State::Failed)
-            && !Self::safe(
-                self.cache.read().unwrap().connectors.get(connector),
-                &status,
-            )
-        {
-            return;
+        if matches!(status.state, State::Unassigned | State::Failed) {
+            let cache = self.cache.read().unwrap();
+            if cache
+                .deleted
+                .contains(&format!("status-connector-{connector}"))
+                || !Self::safe(cache.connectors.get(connector), &status)
+            {
+                return;
+            }
         }
         self.log.send(
             format!("status-connector-{connector}").as_bytes(),
@@ -182,10 +195,14 @@ impl StatusBackingStore for KafkaStatusBackingStore {
     fn put_task(&self, id: &ConnectorTaskId, status: Status) {
         if matches!(status.state, State::Unassigned | State::Failed) {
             let cache = self.cache.read().unwrap();
-            if !Self::safe(
-                cache.tasks.get(&id.connector).and_then(|t| t.get(&id.task)),
-                &status,
-            ) {
+            if cache
+                .deleted
+                .contains(&format!("status-task-{}-{}", id.connector, id.task))
+                || !Self::safe(
+                    cache.tasks.get(&id.connector).and_then(|t| t.get(&id.task)),
+                    &status,
+                )
+            {
                 return;
             }
         }
@@ -235,16 +252,31 @@ impl StatusBackingStore for KafkaStatusBackingStore {
         );
     }
     fn put_topic(&self, connector: &str, topic: &str, task: u32) {
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(0);
         let value = json!({ "topic": { "name": topic, "connector": connector, "task": task, "discoverTimestamp": now } });
-        self.log.send(format!("status-topic-{topic}:connector-{connector}").as_bytes(), Some(&serde_json::to_vec(&value).unwrap()));
+        self.log.send(
+            format!("status-topic-{topic}:connector-{connector}").as_bytes(),
+            Some(&serde_json::to_vec(&value).unwrap()),
+        );
     }
     fn topics(&self, connector: &str) -> Vec<String> {
-        self.cache.read().unwrap().topics.get(connector).map(|t| t.iter().cloned().collect()).unwrap_or_default()
+        self.cache
+            .read()
+            .unwrap()
+            .topics
+            .get(connector)
+            .map(|t| t.iter().cloned().collect())
+            .unwrap_or_default()
     }
     fn delete_topics(&self, connector: &str) {
         for t in self.topics(connector) {
-            self.log.send(format!("status-topic-{t}:connector-{connector}").as_bytes(), None);
+            self.log.send(
+                format!("status-topic-{t}:connector-{connector}").as_bytes(),
+                None,
+            );
         }
     }
 }

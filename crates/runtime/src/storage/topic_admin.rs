@@ -97,7 +97,10 @@ pub fn ensure_topic(admin_config: &ClientConfig, topic: &InternalTopic) -> Conne
                     .collect();
                 if policies.is_empty() {
                     // A topic created a moment ago may not show its configs yet.
-                    tracing::warn!(topic = topic.name, "the topic's cleanup.policy is not known yet; skipping the check");
+                    tracing::warn!(
+                        topic = topic.name,
+                        "the topic's cleanup.policy is not known yet; skipping the check"
+                    );
                 } else if policies != ["compact"] {
                     return Err(ConnectError::config(format!(
                         "Topic '{}' supplied via the '{}' property is required to have 'cleanup.policy=compact' to guarantee consistency and durability of internal data, but found the topic currently has 'cleanup.policy={policy}'. Continuing would likely result in eventually losing data and problems restarting this Connect cluster in the future. Change the '{}' property in the Connect worker configurations to use a topic with 'cleanup.policy=compact'.",

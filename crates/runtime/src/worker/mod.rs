@@ -121,6 +121,8 @@ pub struct Worker {
     connectors: Mutex<HashMap<String, RunningConnector>>,
     tasks: Mutex<HashMap<ConnectorTaskId, RunningTask>>,
     counters: Mutex<HashMap<ConnectorTaskId, Arc<TaskCounters>>>,
+    /// Starts and stops of connector instances on this worker.
+    connector_counters: Mutex<HashMap<String, Arc<TaskCounters>>>,
     on_reconfigure: Arc<dyn Fn(String) + Send + Sync>,
 }
 
@@ -145,6 +147,7 @@ impl Worker {
             connectors: Mutex::new(HashMap::new()),
             tasks: Mutex::new(HashMap::new()),
             counters: Mutex::new(HashMap::new()),
+            connector_counters: Mutex::new(HashMap::new()),
             on_reconfigure,
         }
     }
@@ -199,6 +202,9 @@ impl Worker {
             TargetState::Started => wc.start(config.clone()),
             _ => Ok(()),
         };
+        if result.is_ok() && target == TargetState::Started {
+            self.connector_counter(name).record_start();
+        }
         match &result {
             Ok(()) => self.put_connector_status(
                 name,
@@ -305,6 +311,16 @@ impl Worker {
     /// Changes a connector's target state: PAUSED and STOPPED stop the connector instance
     /// (Connect pauses a connector by stopping it), STARTED starts it again. Writes the status.
     pub fn set_connector_target_state(&self, name: &str, target: TargetState) -> ConnectResult<()> {
+        // Tasks follow the target state whether or not the connector instance runs here.
+        for (_, t) in self
+            .tasks
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(id, _)| id.connector == name)
+        {
+            t.control.set_paused(target != TargetState::Started);
+        }
         let mut connectors = self.connectors.lock().unwrap();
         let Some(rc) = connectors.get_mut(name) else {
             return Ok(());
@@ -328,11 +344,6 @@ impl Worker {
             (Ok(()), TargetState::Paused) => self.put_connector_status(name, State::Paused, None),
             (Ok(()), TargetState::Stopped) => self.put_connector_status(name, State::Stopped, None),
         }
-        let tasks = self.tasks.lock().unwrap();
-        for (id, t) in tasks.iter().filter(|(id, _)| id.connector == name) {
-            let _ = id;
-            t.control.set_paused(target != TargetState::Started);
-        }
         result
     }
 
@@ -340,6 +351,9 @@ impl Worker {
     pub fn stop_connector(&self, name: &str) {
         let rc = self.connectors.lock().unwrap().remove(name);
         if let Some(rc) = rc {
+            if rc.instance.started {
+                self.connector_counter(name).record_stop();
+            }
             let _ = rc.instance.shutdown();
             let failed = self
                 .statuses
@@ -517,6 +531,39 @@ impl Worker {
                 records: c.records.load(Ordering::Relaxed),
                 offset_commits: c.offset_commits.load(Ordering::Relaxed),
             })
+    }
+
+    fn connector_counter(&self, name: &str) -> Arc<TaskCounters> {
+        self.connector_counters
+            .lock()
+            .unwrap()
+            .entry(name.to_string())
+            .or_default()
+            .clone()
+    }
+
+    /// Starts and stops of every connector instance this worker has run (records and offset
+    /// commits stay 0).
+    pub fn all_connector_counters(&self) -> Vec<(String, TaskCountersSnapshot)> {
+        let mut v: Vec<_> = self
+            .connector_counters
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(n, c)| {
+                (
+                    n.clone(),
+                    TaskCountersSnapshot {
+                        starts: c.starts.load(Ordering::Relaxed),
+                        stops: c.stops.load(Ordering::Relaxed),
+                        records: 0,
+                        offset_commits: 0,
+                    },
+                )
+            })
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
     }
 
     /// Counters of every task this worker has run.

@@ -14,14 +14,21 @@ use tributary_api::source::{SourceTask, SourceTaskContext};
 use tributary_api::{ConnectError, ConnectResult, Props};
 
 use super::converters::TaskConverters;
+use super::submitted_records::{AckInbox, SubmittedRecords};
 use super::task::{catch_panic, error_trace, TaskControl, TaskStatusReporter};
 use super::TaskCounters;
 use crate::storage::offset::{offset_key, offset_value, ConnectorOffsetReader, OffsetBackingStore};
 use crate::storage::status::State;
 
+/// The longest a send waits for acknowledgements when librdkafka's queue is full.
+const QUEUE_FULL_WAIT: Duration = Duration::from_millis(1);
+/// A send blocked on a full queue resumes once this many acknowledgements arrived (or a
+/// quarter of the records in flight, if fewer), so it does not wake for every single one.
+const QUEUE_FULL_BATCH: usize = 1000;
+
 /// The producer context: records acknowledgements and the first delivery failure.
 pub struct SourceProducerContext {
-    acks: Arc<Mutex<Vec<u64>>>,
+    acks: Arc<AckInbox>,
     failure: Arc<Mutex<Option<String>>>,
 }
 
@@ -31,7 +38,7 @@ impl ProducerContext for SourceProducerContext {
     type DeliveryOpaque = usize;
     fn delivery(&self, result: &DeliveryResult<'_>, seq: usize) {
         match result {
-            Ok(_) => self.acks.lock().unwrap().push(seq as u64),
+            Ok(_) => self.acks.push(seq as u64),
             Err((e, msg)) => {
                 let mut f = self.failure.lock().unwrap();
                 if f.is_none() {
@@ -78,7 +85,9 @@ struct Loop {
     producer: ThreadedProducer<SourceProducerContext>,
     converters: TaskConverters,
     offsets: Arc<dyn OffsetBackingStore>,
-    submitted: super::submitted_records::SubmittedRecords,
+    submitted: SubmittedRecords,
+    /// The inbox the producer callback pushes acknowledgements to (also held by `submitted`).
+    acks: Arc<AckInbox>,
     failure: Arc<Mutex<Option<String>>>,
     control: Arc<TaskControl>,
     counters: Arc<TaskCounters>,
@@ -98,10 +107,11 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         offset_flush_interval,
         offset_flush_timeout,
     } = args;
-    let submitted = super::submitted_records::SubmittedRecords::new();
+    let submitted = SubmittedRecords::new();
+    let acks = submitted.inbox();
     let failure = Arc::new(Mutex::new(None));
     let ctx = SourceProducerContext {
-        acks: submitted.inbox(),
+        acks: acks.clone(),
         failure: failure.clone(),
     };
     let producer: ThreadedProducer<SourceProducerContext> =
@@ -129,6 +139,7 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         converters,
         offsets,
         submitted,
+        acks,
         failure,
         control: control.clone(),
         counters,
@@ -157,6 +168,8 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
             } else {
                 lp.poll_and_send()?;
             }
+            // Apply acknowledgements as they come, so committing has little left to do.
+            lp.submitted.process_acks();
             lp.check_failure()?;
             if last_commit.elapsed() >= offset_flush_interval {
                 lp.commit_offsets(None)?;
@@ -209,14 +222,14 @@ impl Loop {
             timestamp,
             headers,
         } = record;
-        let key_bytes = self
-            .converters
-            .key
-            .from_connect_data(&topic, key_schema.as_ref(), &key)?;
+        let key_bytes =
+            self.converters
+                .key
+                .from_connect_data_owned(&topic, key_schema.as_ref(), key)?;
         let value_bytes =
             self.converters
                 .value
-                .from_connect_data(&topic, value_schema.as_ref(), &value)?;
+                .from_connect_data_owned(&topic, value_schema.as_ref(), value)?;
         let mut kafka_headers = None;
         if !headers.is_empty() {
             let mut h = OwnedHeaders::new_with_capacity(headers.len());
@@ -265,7 +278,12 @@ impl Loop {
                         return Ok(());
                     }
                     self.check_failure()?;
-                    std::thread::sleep(Duration::from_millis(5));
+                    // librdkafka frees queue space as deliveries are reported: apply those
+                    // acknowledgements, then wait for a share of the records in flight to be
+                    // acknowledged (at most 1 ms), rather than polling on a fixed sleep.
+                    self.submitted.process_acks();
+                    let wanted = (self.submitted.pending() / 4).clamp(1, QUEUE_FULL_BATCH);
+                    self.acks.wait(wanted, QUEUE_FULL_WAIT);
                 }
                 Err((e, _)) => {
                     self.submitted.remove(seq);
