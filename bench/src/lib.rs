@@ -1,11 +1,14 @@
 //! Shared helpers of Tributary's benchmark binaries (`standalone-throughput`,
-//! `distributed-startup`): the broker, worker processes, their REST API, `/proc` statistics,
-//! the cached input file and table output.
+//! `distributed-startup`, `distributed-rebalance`, `distributed-restart`): the broker, worker
+//! processes and clusters, their REST API, `/proc` statistics, throughput sampling, the cached
+//! input file and table output.
 #![warn(missing_docs)]
 
+pub mod cluster;
 pub mod input;
 pub mod kafka;
 pub mod proc_stats;
+pub mod rate;
 pub mod rest;
 pub mod table;
 pub mod worker;

@@ -150,6 +150,18 @@ fn joins_move_only_what_must_move_and_lost_tasks_wait_for_their_worker() {
     // The group notices within the session timeout; the tasks must not run elsewhere before
     // the delay (15 s) has passed.
     let survivors: BTreeSet<String> = four.iter().filter(|w| **w != victim).cloned().collect();
+    // Once the group notices, the lost tasks show UNASSIGNED while they wait.
+    wait_for(
+        "the lost tasks to show UNASSIGNED",
+        Duration::from_secs(30),
+        || {
+            let all_unassigned = lost.iter().all(|t| {
+                let (c, n) = t.rsplit_once('-').unwrap();
+                w1.get(&format!("/connectors/{c}/tasks/{n}/status")).1["state"] == "UNASSIGNED"
+            });
+            all_unassigned.then_some(())
+        },
+    );
     let moved = wait_for(
         "the lost tasks to run on the survivors",
         Duration::from_secs(90),

@@ -291,6 +291,23 @@ fn loghub_files_through_a_distributed_pipeline() {
         }
         assert!(!out.contains(&b'\r'));
     }
+    // Active topics (KIP-558) are recorded in the status topic and seen by every worker.
+    let topic0 = w1.get("/connectors/src-0/config").1["topic"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    wait_for(
+        "src-0's active topic on both workers",
+        Duration::from_secs(30),
+        || {
+            [&w1, &w2]
+                .iter()
+                .all(|w| {
+                    w.get("/connectors/src-0/topics").1 == json!({"src-0": {"topics": [topic0]}})
+                })
+                .then_some(())
+        },
+    );
 }
 
 /// Requests that must run on the leader or on an instance's owner are forwarded there from

@@ -384,6 +384,25 @@ fn rest_api_standalone() {
     );
     assert_eq!(worker.get("/connectors").1, json!(["snk", "src"]));
 
+    // Active topics (KIP-558): the source produced to `topic`, the sink consumed from it.
+    wait_for("active topics", Duration::from_secs(30), || {
+        (worker.get("/connectors/src/topics").1 == json!({"src": {"topics": [topic]}})
+            && worker.get("/connectors/snk/topics").1 == json!({"snk": {"topics": [topic]}}))
+        .then_some(())
+    });
+    assert_eq!(
+        worker.get("/connectors/unknown/topics"),
+        (200, json!({"unknown": {"topics": []}}))
+    );
+    assert_eq!(
+        worker.send("PUT", "/connectors/snk/topics/reset", None).0,
+        202
+    );
+    assert_eq!(
+        worker.get("/connectors/snk/topics").1,
+        json!({"snk": {"topics": []}})
+    );
+
     // Stop (KIP-875): connector STOPPED, no tasks.
     assert_eq!(worker.send("PUT", "/connectors/src/stop", None).0, 204);
     let stopped = wait_for("src STOPPED", Duration::from_secs(30), || {

@@ -6,8 +6,8 @@
 //!   `ConnectProtocol` / `IncrementalCooperativeConnectProtocol`. No I/O.
 //! - [`assignor`]: leader-side assignment computations as pure functions (the eager assignor
 //!   of Java's `EagerAssignor`, the incremental cooperative assignor of Java's
-//!   `IncrementalCooperativeAssignor` (KIP-415) and the config-offset check shared by all
-//!   assignors).
+//!   `IncrementalCooperativeAssignor` (KIP-415), Tributary's static assignor for the V3
+//!   `static` protocol, and the config-offset check shared by all assignors).
 //! - [`client`]: a classic group-membership client (FindCoordinator, JoinGroup, SyncGroup,
 //!   Heartbeat, LeaveGroup) over tokio TCP using the `kafka-protocol` crate, mirroring the parts
 //!   of Java's `AbstractCoordinator`/`WorkerCoordinator` a Connect worker relies on.

@@ -172,7 +172,6 @@ impl StandaloneWorker {
     /// Waits until the connector and all its tasks (at least `tasks`) are in `state`; on
     /// timeout the panic shows the last status seen.
     pub fn wait_state(&self, connector: &str, tasks: usize, state: &str) -> serde_json::Value {
-        let mut last = serde_json::Value::Null;
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             let (code, body) = self.get(&format!("/connectors/{connector}/status"));
@@ -186,9 +185,8 @@ impl StandaloneWorker {
                     }
                 }
             }
-            last = body;
             if Instant::now() > deadline {
-                panic!("timed out waiting for {connector} to be {state} with {tasks} tasks; last status: {last}");
+                panic!("timed out waiting for {connector} to be {state} with {tasks} tasks; last status: {body}");
             }
             std::thread::sleep(Duration::from_millis(50));
         }

@@ -30,7 +30,8 @@
 //!   order), so equal inputs give equal outputs.
 //!
 //! Static claims of the V3 `static` protocol are not interpreted here: every member is treated
-//! as a wildcard worker.
+//! as a wildcard worker. When the group runs `static`, [`super::static_assignor`] honours the
+//! claims and runs these rules over the wildcard members and the unclaimed jobs only.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -217,36 +218,83 @@ pub struct CooperativeRound<'a> {
     pub now_ms: i64,
 }
 
+/// A subset of the configured jobs for one round: the static assignor hands the cooperative
+/// rules only the unclaimed jobs and the wildcard members. Jobs outside the subset are treated
+/// like unconfigured ones (revoked from any member that runs them, never assigned).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct JobSubset {
+    /// Connector instances in the subset.
+    pub(crate) connectors: HashSet<String>,
+    /// Tasks in the subset.
+    pub(crate) tasks: HashSet<TaskId>,
+}
+
 /// Dense numbering of the configured jobs of one round.
 struct Catalog<'a> {
+    /// Connectors with their instance or at least one task in the round, in Java order.
     names: Vec<&'a str>,
     index: HashMap<&'a str, u32>,
+    /// Whether the connector instance of `names[c]` is a job of the round.
+    instance: Vec<bool>,
+    /// Number of connector instances in the round.
+    instances: usize,
     /// `task_base[c]..task_base[c + 1]` are the dense task ids of connector `c`.
     task_base: Vec<u32>,
     /// Connector of each dense task id.
     task_conn: Vec<u32>,
+    /// Task number of each dense task id (ascending within a connector).
+    task_num: Vec<i32>,
 }
 
 impl<'a> Catalog<'a> {
-    fn new(snapshot: &'a ConfigSnapshot) -> Self {
-        let names = snapshot.connectors_sorted();
-        let mut index = HashMap::with_capacity(names.len());
-        let mut task_base = Vec::with_capacity(names.len() + 1);
+    fn new(snapshot: &'a ConfigSnapshot, subset: Option<&JobSubset>) -> Self {
+        let mut names = Vec::new();
+        let mut index = HashMap::new();
+        let mut instance = Vec::new();
+        let mut task_base = Vec::new();
         let mut task_conn = Vec::new();
+        let mut task_num = Vec::new();
         let mut base = 0u32;
-        for (i, n) in names.iter().enumerate() {
-            index.insert(*n, i as u32);
+        let mut probe = TaskId::new(String::new(), 0);
+        for n in snapshot.connectors_sorted() {
+            let count = snapshot.connectors[n];
+            let ci = names.len() as u32;
+            let has_instance = subset.is_none_or(|s| s.connectors.contains(n));
+            let before = task_num.len();
+            match subset {
+                None => task_num.extend(0..count as i32),
+                Some(s) => {
+                    probe.connector.clear();
+                    probe.connector.push_str(n);
+                    for t in 0..count as i32 {
+                        probe.task = t;
+                        if s.tasks.contains(&probe) {
+                            task_num.push(t);
+                        }
+                    }
+                }
+            }
+            let added = (task_num.len() - before) as u32;
+            if !has_instance && added == 0 {
+                continue;
+            }
+            names.push(n);
+            index.insert(n, ci);
+            instance.push(has_instance);
             task_base.push(base);
-            let count = snapshot.connectors[*n];
-            base += count;
-            task_conn.extend(std::iter::repeat_n(i as u32, count as usize));
+            base += added;
+            task_conn.extend(std::iter::repeat_n(ci, added as usize));
         }
         task_base.push(base);
+        let instances = instance.iter().filter(|i| **i).count();
         Catalog {
             names,
             index,
+            instance,
+            instances,
             task_base,
             task_conn,
+            task_num,
         }
     }
 
@@ -262,17 +310,35 @@ impl<'a> Catalog<'a> {
         self.task_base[c as usize + 1] - self.task_base[c as usize]
     }
 
+    /// Dense id of the connector instance `c`, if it is a job of the round.
+    fn conn(&self, c: &str) -> Option<u32> {
+        self.index
+            .get(c)
+            .copied()
+            .filter(|&ci| self.instance[ci as usize])
+    }
+
+    /// Dense id of task `t` of the connector with dense id `ci`, if it is a job of the round.
+    fn task_in(&self, ci: u32, t: i32) -> Option<u32> {
+        let (lo, hi) = (
+            self.task_base[ci as usize] as usize,
+            self.task_base[ci as usize + 1] as usize,
+        );
+        let nums = &self.task_num[lo..hi];
+        // Fast path for complete connectors (task numbers 0..count).
+        if t >= 0 && (t as usize) < nums.len() && nums[t as usize] == t {
+            return Some((lo + t as usize) as u32);
+        }
+        nums.binary_search(&t).ok().map(|i| (lo + i) as u32)
+    }
+
     fn task(&self, c: &str, t: i32) -> Option<u32> {
-        let ci = *self.index.get(c)?;
-        (t >= 0 && (t as u32) < self.task_count(ci)).then(|| self.task_base[ci as usize] + t as u32)
+        self.task_in(*self.index.get(c)?, t)
     }
 
     fn task_id(&self, t: u32) -> TaskId {
         let c = self.task_conn[t as usize];
-        TaskId::new(
-            self.names[c as usize],
-            (t - self.task_base[c as usize]) as i32,
-        )
+        TaskId::new(self.names[c as usize], self.task_num[t as usize])
     }
 }
 
@@ -320,6 +386,16 @@ pub fn assign_cooperative(
     state: &mut CooperativeAssignorState,
     round: &CooperativeRound<'_>,
 ) -> BTreeMap<String, Assignment> {
+    assign_cooperative_subset(state, round, None)
+}
+
+/// [`assign_cooperative`] restricted to `subset` of the snapshot's jobs (all of them with
+/// `None`): members running jobs outside the subset have them revoked, as for unconfigured jobs.
+pub(crate) fn assign_cooperative_subset(
+    state: &mut CooperativeAssignorState,
+    round: &CooperativeRound<'_>,
+    subset: Option<&JobSubset>,
+) -> BTreeMap<String, Assignment> {
     // Members in Java string order; a repeated id keeps its first metadata.
     let mut members: Vec<(&str, &WorkerMetadata)> = Vec::with_capacity(round.members.len());
     {
@@ -335,7 +411,7 @@ pub fn assign_cooperative(
     }
     members.sort_by(|a, b| java_string_cmp(a.0, b.0));
     let w_count = members.len();
-    let cat = Catalog::new(round.snapshot);
+    let cat = Catalog::new(round.snapshot, subset);
     let (nc, nt) = (cat.connectors(), cat.tasks());
 
     // 1. Stale memory check.
@@ -361,8 +437,8 @@ pub fn assign_cooperative(
         };
         let load = &mut loads[w];
         for c in &alloc.connectors {
-            match cat.index.get(c.as_str()) {
-                Some(&ci) => load.conns.push(ci),
+            match cat.conn(c) {
+                Some(ci) => load.conns.push(ci),
                 None => {
                     if !deltas[w].revoke_unknown_conns.contains(c) {
                         deltas[w].revoke_unknown_conns.push(c.clone());
@@ -381,10 +457,7 @@ pub fn assign_cooperative(
                     ci
                 }
             };
-            let dense = ci.and_then(|ci| {
-                (t.task >= 0 && (t.task as u32) < cat.task_count(ci))
-                    .then(|| cat.task_base[ci as usize] + t.task as u32)
-            });
+            let dense = ci.and_then(|ci| cat.task_in(ci, t.task));
             match dense {
                 Some(d) => load.tasks.push(d),
                 None => {
@@ -409,9 +482,8 @@ pub fn assign_cooperative(
 
     // 3. Failed revocation check: a job revoked last round is still running somewhere.
     let failed_revocation = state.previous_revoked_connectors.iter().any(|c| {
-        cat.index
-            .get(c.as_str())
-            .map_or(unknown_conns.contains(c.as_str()), |&ci| {
+        cat.conn(c)
+            .map_or(unknown_conns.contains(c.as_str()), |ci| {
                 conn_held[ci as usize] > 0
             })
     }) || state.previous_revoked_tasks.iter().any(|t| {
@@ -431,7 +503,7 @@ pub fn assign_cooperative(
     } else {
         for (ci, name) in cat.names.iter().enumerate() {
             if let Some(p) = state.previous.get(*name) {
-                prev_conn[ci] = p.connector;
+                prev_conn[ci] = p.connector && cat.instance[ci];
                 for &t in &p.tasks {
                     if let Some(d) = cat.task(name, t) {
                         prev_task[d as usize] = true;
@@ -469,7 +541,9 @@ pub fn assign_cooperative(
         .filter(|&t| prev_task[t as usize] && task_held[t as usize] == 0)
         .collect();
     let mut assign_conns: Vec<u32> = (0..nc as u32)
-        .filter(|&c| !prev_conn[c as usize] && conn_held[c as usize] == 0)
+        .filter(|&c| {
+            cat.instance[c as usize] && !prev_conn[c as usize] && conn_held[c as usize] == 0
+        })
         .collect();
     let mut assign_tasks: Vec<u32> = (0..nt as u32)
         .filter(|&t| !prev_task[t as usize] && task_held[t as usize] == 0)
@@ -623,7 +697,7 @@ pub fn assign_cooperative(
                 .entry(cat.names[c as usize].to_string())
                 .or_default()
                 .tasks
-                .push((t - cat.task_base[c as usize]) as i32);
+                .push(cat.task_num[t as usize]);
         }
     }
 
@@ -640,7 +714,7 @@ pub fn assign_cooperative(
             .entry(cat.names[c as usize].to_string())
             .or_default()
             .tasks
-            .push((t - cat.task_base[c as usize]) as i32);
+            .push(cat.task_num[t as usize]);
     }
     state.previous = new_prev;
     state.previous_revoked_connectors = revoked_conns_all;
@@ -829,7 +903,7 @@ fn balance_plan(
 
     // Connector instances: one group balanced on totals.
     {
-        let total = cat.connectors();
+        let total = cat.instances;
         let (fl, ex) = (total / nw, total % nw);
         let mut order: Vec<usize> = (0..nw).collect();
         order.sort_by_key(|&w| (Reverse(loads[w].conns.len()), w));

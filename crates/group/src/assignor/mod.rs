@@ -6,9 +6,12 @@
 //! - [`eager`]: the eager (`default` protocol) round-robin assignor (sheet §4).
 //! - [`cooperative`]: the incremental cooperative (KIP-415, `compatible` / `sessioned`)
 //!   assignor as a pure state machine over the leader's memory (sheet §5).
+//! - [`static_assignor`]: Tributary's `static` (V3) assignor: static claims honoured, unclaimed
+//!   jobs placed on wildcard workers with the cooperative rules.
 
 pub mod cooperative;
 pub mod eager;
+pub mod static_assignor;
 
 pub use cooperative::{
     assign_cooperative, cooperative_assignments, perform_cooperative_assignment,
@@ -16,6 +19,10 @@ pub use cooperative::{
     DEFAULT_SCHEDULED_REBALANCE_MAX_DELAY_MS,
 };
 pub use eager::{assign_eager, eager_assignments, perform_eager_assignment};
+pub use static_assignor::{
+    assign_static, perform_static_assignment, static_assignments, static_claims_in_effect, Job,
+    StaticAssignorState, StaticMemberReport, UnassignedReason,
+};
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;

@@ -259,6 +259,79 @@ fn v3_static_metadata_layout() {
 }
 
 #[test]
+fn v3_static_claims_null_empty_and_missing_fields() {
+    let prefix = "00 03  00 0f <URL>  00 00 00 00 00 00 00 07  ff ff ff ff";
+    // Both set to empty: two zero counts.
+    let both_empty = WorkerMetadata {
+        static_connectors: Some(vec![]),
+        static_tasks: Some(vec![]),
+        ..WorkerMetadata::new(URL, 7)
+    };
+    let bytes = both_empty.encode(ConnectProtocol::Static).unwrap();
+    assert_eq!(bytes, hex(&format!("{prefix}  00 00 00 00  00 00 00 00")));
+    let back = WorkerMetadata::decode(&bytes).unwrap();
+    assert_eq!(back, both_empty);
+    assert!(back.is_static());
+
+    // Null connectors, empty tasks: still a static worker.
+    let tasks_empty = WorkerMetadata {
+        static_tasks: Some(vec![]),
+        ..WorkerMetadata::new(URL, 7)
+    };
+    let bytes = tasks_empty.encode(ConnectProtocol::Static).unwrap();
+    assert_eq!(bytes, hex(&format!("{prefix}  ff ff ff ff  00 00 00 00")));
+    assert_eq!(WorkerMetadata::decode(&bytes).unwrap(), tasks_empty);
+
+    // Only `static_tasks` missing: connectors as sent, tasks read as unset.
+    let only_conns = hex(&format!("{prefix}  00 00 00 01  00 02 63 31"));
+    let back = WorkerMetadata::decode(&only_conns).unwrap();
+    assert_eq!(back.static_connectors, Some(vec!["c1".to_string()]));
+    assert_eq!(back.static_tasks, None);
+    assert!(back.is_static());
+
+    // Only `static_connectors` present and empty, tasks missing: set-to-empty static worker.
+    let empty_conns = hex(&format!("{prefix}  00 00 00 00"));
+    let back = WorkerMetadata::decode(&empty_conns).unwrap();
+    assert_eq!(back.static_connectors, Some(vec![]));
+    assert!(back.is_static());
+
+    // Allocation missing too: a wildcard with no allocation.
+    let bare = hex("00 03  00 0f <URL>  00 00 00 00 00 00 00 07");
+    assert_eq!(
+        WorkerMetadata::decode(&bare).unwrap(),
+        WorkerMetadata::new(URL, 7)
+    );
+
+    // Extra trailing bytes after the claims are ignored.
+    let mut extra = both_empty.encode(ConnectProtocol::Static).unwrap();
+    extra.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef, 0x00]);
+    assert_eq!(WorkerMetadata::decode(&extra).unwrap(), both_empty);
+
+    // A claims count that overruns the buffer is an error, not a silent unset.
+    let overrun = hex(&format!("{prefix}  00 00 00 02  00 02 63 31"));
+    assert!(WorkerMetadata::decode(&overrun).is_err());
+
+    // With an allocation in front of the claims.
+    let full = WorkerMetadata {
+        allocation: Some(c1_assignment()),
+        static_connectors: None,
+        static_tasks: Some(vec![TaskId::new("my-conn", 4)]),
+        ..WorkerMetadata::new(URL, 7)
+    };
+    let bytes = full.encode(ConnectProtocol::Static).unwrap();
+    let (v, back) = WorkerMetadata::decode_versioned(&bytes).unwrap();
+    assert_eq!(v, 3);
+    assert_eq!(back, full);
+    assert_eq!(
+        back.allocation
+            .unwrap()
+            .encode(ConnectProtocol::Static)
+            .unwrap()[..2],
+        [0, 3]
+    );
+}
+
+#[test]
 fn join_protocols_encode_each_entry_at_its_version() {
     let m = WorkerMetadata {
         allocation: Some(c1_assignment()),

@@ -295,6 +295,7 @@ impl DistributedHerder {
             scheduled_rejoin: None,
             unsync_retries: 0,
             known_connectors: BTreeSet::new(),
+            lost_jobs: Vec::new(),
             pending_reconfigure: BTreeSet::new(),
             pending_restarts: BTreeMap::new(),
             reconfigure_backoff: None,
@@ -702,6 +703,8 @@ struct HerderLoop {
     unsync_retries: u32,
     /// Connectors in the config snapshot at the last rebalance.
     known_connectors: BTreeSet<String>,
+    /// Jobs of departed members the leader's last round left unassigned (connector, task).
+    lost_jobs: Vec<(String, Option<u32>)>,
     /// Owned connectors whose task configs must be (re)generated.
     pending_reconfigure: BTreeSet<String>,
     /// KIP-745 restart requests read from the config topic, processed once no rebalance is
@@ -920,7 +923,8 @@ impl HerderLoop {
             return eager_assignments(&join.member_id, &join.members, leader_snapshot, fresh)
                 .map_err(|e| e.to_string());
         }
-        cooperative::cooperative_assignments(
+        let previous = self.assignor.owners().clone();
+        let result = cooperative::cooperative_assignments(
             &mut self.assignor,
             negotiated,
             &join.member_id,
@@ -931,7 +935,37 @@ impl HerderLoop {
             join.generation,
             now_ms(),
         )
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?;
+        // Jobs of members that left and that nobody runs now wait for the scheduled delay:
+        // mark them UNASSIGNED (their last status still names the departed worker).
+        let present: BTreeSet<&str> = join.members.iter().map(|(id, _)| id.as_str()).collect();
+        let now_owned: BTreeSet<String> = self
+            .assignor
+            .owners()
+            .values()
+            .flat_map(|j| {
+                j.connectors
+                    .iter()
+                    .cloned()
+                    .chain(j.tasks.iter().map(|t| t.to_string()))
+            })
+            .collect();
+        self.lost_jobs = previous
+            .iter()
+            .filter(|(m, _)| !present.contains(m.as_str()))
+            .flat_map(|(_, j)| {
+                j.connectors.iter().map(|c| (c.clone(), None)).chain(
+                    j.tasks
+                        .iter()
+                        .filter(|t| t.task >= 0)
+                        .map(|t| (t.connector.clone(), Some(t.task as u32))),
+                )
+            })
+            .filter(|(c, t)| {
+                !now_owned.contains(&t.map(|t| format!("{c}-{t}")).unwrap_or_else(|| c.clone()))
+            })
+            .collect();
+        Ok(result)
     }
 
     /// One rebalance. Eager: stop everything, join, start the full assignment. Cooperative
@@ -1102,6 +1136,36 @@ impl HerderLoop {
         self.start_work().await;
         if self.shared.view.read().unwrap().is_leader {
             self.blocking(tombstone_stale_statuses).await;
+            let lost = std::mem::take(&mut self.lost_jobs);
+            if !lost.is_empty() {
+                tracing::info!(
+                    jobs = lost.len(),
+                    delay_ms = assignment.delay,
+                    "jobs of departed workers wait for them"
+                );
+                let generation = self.shared.worker.generation.load(Ordering::Acquire);
+                self.blocking(move |s| {
+                    for (c, t) in lost {
+                        let worker_id = match t {
+                            None => s.statuses.connector(&c),
+                            Some(t) => s.statuses.task(&ConnectorTaskId::new(&c, t)),
+                        }
+                        .map(|st| st.worker_id)
+                        .unwrap_or_default();
+                        let status = Status {
+                            state: State::Unassigned,
+                            trace: None,
+                            worker_id,
+                            generation,
+                        };
+                        match t {
+                            None => s.statuses.put_connector(&c, status),
+                            Some(t) => s.statuses.put_task(&ConnectorTaskId::new(&c, t), status),
+                        }
+                    }
+                })
+                .await;
+            }
         }
         if revoked && negotiated != ConnectProtocol::Eager {
             // The follow-up round of revoke-then-assign.

@@ -72,6 +72,11 @@ pub fn router(state: RestState) -> Router {
                 .patch(connectors::patch_config),
         )
         .route("/connectors/{name}/status", get(connectors::status))
+        .route("/connectors/{name}/topics", get(connectors::topics))
+        .route(
+            "/connectors/{name}/topics/reset",
+            put(connectors::reset_topics),
+        )
         .route("/connectors/{name}/restart", post(connectors::restart))
         .route("/connectors/{name}/pause", put(connectors::pause))
         .route("/connectors/{name}/resume", put(connectors::resume))

@@ -402,6 +402,7 @@ impl Worker {
             .map_err(fail)?;
         let control = TaskControl::new(target);
         let flush_interval = Duration::from_millis(self.config.offset_flush_interval_ms());
+        let track_topics = self.config.boolean("topic.tracking.enable").unwrap_or(true);
         let name = format!("task-{id}");
         let thread = match factory {
             TaskFactory::Source(new) => {
@@ -424,6 +425,7 @@ impl Worker {
                     offset_flush_timeout: Duration::from_millis(
                         self.config.offset_flush_timeout_ms(),
                     ),
+                    track_topics,
                 };
                 std::thread::Builder::new()
                     .name(name)
@@ -444,6 +446,7 @@ impl Worker {
                     reporter,
                     counters,
                     offset_flush_interval: flush_interval,
+                    track_topics,
                 };
                 std::thread::Builder::new()
                     .name(name)

@@ -109,6 +109,8 @@ pub struct SinkTaskArgs {
     pub reporter: TaskStatusReporter,
     pub counters: Arc<TaskCounters>,
     pub offset_flush_interval: Duration,
+    /// `topic.tracking.enable`: record the topics the task consumes from (KIP-558).
+    pub track_topics: bool,
 }
 
 /// Runs the task until stopped or failed; writes RUNNING / PAUSED / FAILED statuses.
@@ -161,7 +163,9 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
         reporter,
         counters,
         offset_flush_interval,
+        track_topics,
     } = args;
+    let mut topics_seen = track_topics.then(std::collections::HashSet::<String>::new);
     task.initialize(SinkTaskContext {
         config: task_config.clone(),
     });
@@ -222,6 +226,16 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                         if paused {
                             // Partitions assigned while paused are paused too.
                             let _ = consumer.pause(&consumer.assignment().unwrap_or_default());
+                        }
+                        if let Some(seen) = &mut topics_seen {
+                            if !seen.contains(msg.topic()) {
+                                reporter.store.put_topic(
+                                    &reporter.id.connector,
+                                    msg.topic(),
+                                    reporter.id.task,
+                                );
+                                seen.insert(msg.topic().to_string());
+                            }
                         }
                         batch.push(convert(&msg, &converters)?);
                     }

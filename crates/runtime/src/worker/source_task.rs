@@ -63,6 +63,8 @@ pub struct SourceTaskArgs {
     pub offsets: Arc<dyn OffsetBackingStore>,
     pub control: Arc<TaskControl>,
     pub reporter: TaskStatusReporter,
+    /// `topic.tracking.enable`: record the topics the task produces to (KIP-558).
+    pub track_topics: bool,
     pub counters: Arc<TaskCounters>,
     pub offset_flush_interval: Duration,
     pub offset_flush_timeout: Duration,
@@ -91,6 +93,10 @@ struct Loop {
     failure: Arc<Mutex<Option<String>>>,
     control: Arc<TaskControl>,
     counters: Arc<TaskCounters>,
+    /// Topics already recorded as active for the connector (KIP-558); `None` when topic
+    /// tracking is disabled.
+    topics_seen: Option<std::collections::HashSet<String>>,
+    reporter: TaskStatusReporter,
 }
 
 fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
@@ -106,6 +112,7 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         counters,
         offset_flush_interval,
         offset_flush_timeout,
+        track_topics,
     } = args;
     let submitted = SubmittedRecords::new();
     let acks = submitted.inbox();
@@ -143,6 +150,8 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         failure,
         control: control.clone(),
         counters,
+        topics_seen: track_topics.then(std::collections::HashSet::new),
+        reporter: reporter.clone(),
     };
     let mut paused_reported = None;
     let mut last_commit = Instant::now();
@@ -222,6 +231,14 @@ impl Loop {
             timestamp,
             headers,
         } = record;
+        if let Some(seen) = &mut self.topics_seen {
+            if !seen.contains(&topic) {
+                self.reporter
+                    .store
+                    .put_topic(&self.connector, &topic, self.reporter.id.task);
+                seen.insert(topic.clone());
+            }
+        }
         let key_bytes =
             self.converters
                 .key
