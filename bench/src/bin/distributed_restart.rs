@@ -175,6 +175,39 @@ fn starts(nodes: &[Node], name: &str) -> BTreeMap<String, u64> {
     out
 }
 
+/// A summary of connector `name`'s status on the leader and of every worker's assignment, for
+/// error messages.
+fn describe(nodes: &[Node], lead: usize, name: &str) -> String {
+    let status = match connector_status(&nodes[lead].rest, name) {
+        Ok(Some(s)) => {
+            let mut states: BTreeMap<&str, usize> = BTreeMap::new();
+            for (state, _) in s.tasks.values() {
+                *states.entry(state.as_str()).or_default() += 1;
+            }
+            format!(
+                "status: connector {} on {}, tasks {states:?}",
+                s.state, s.worker_id
+            )
+        }
+        Ok(None) => "no status".into(),
+        Err(e) => e,
+    };
+    let workers: Vec<String> = nodes
+        .iter()
+        .map(|n| match n.info() {
+            Some(i) => format!(
+                "{} generation {} connectors {} tasks {}",
+                n.id(),
+                i["generation"],
+                i["connectors"],
+                i["tasks"].as_array().map(Vec::len).unwrap_or(0)
+            ),
+            None => format!("{} not answering", n.id()),
+        })
+        .collect();
+    format!("{status}; workers: {}", workers.join("; "))
+}
+
 fn measure_on(
     args: &Args,
     broker: &Broker,
@@ -212,7 +245,8 @@ fn measure_on(
     for (name, tasks) in &names {
         wait_every(&format!("{name} to run"), timeout, POLL, || {
             all_running(nodes, name, *tasks)
-        })?;
+        })
+        .map_err(|e| format!("{e}; {}", describe(nodes, lead, name)))?;
     }
     say(format!(
         "connectors {:?} running; restarting each {} times via the leader {}",

@@ -302,6 +302,10 @@ impl WorkerConfig {
         let cfg = WorkerConfig { mode, raw, parsed };
         cfg.listeners()
             .map_err(|e| ConfigError(format!("{source}: {e}")))?;
+        if mode == WorkerMode::Distributed {
+            cfg.static_claims()
+                .map_err(|e| ConfigError(format!("{source}: {e}")))?;
+        }
         Ok(cfg)
     }
 
@@ -367,6 +371,29 @@ impl WorkerConfig {
             return Err("Invalid value for configuration listeners: the list of listeners must not be empty".into());
         }
         list.iter().map(|l| Listener::parse(l)).collect()
+    }
+
+    /// The static claims (`static.connectors`, `static.tasks`) for `connect.protocol=static`:
+    /// `None` when unset, `Some(empty)` when set to the empty string. Task ids have Connect's
+    /// form `<connector>-<n>` (the last dash separates the number); a malformed one is an error
+    /// naming the key and the value.
+    pub fn static_claims(
+        &self,
+    ) -> Result<(Option<Vec<String>>, Option<Vec<tributary_group::TaskId>>), String> {
+        let connectors = self.list("static.connectors");
+        let tasks = match self.list("static.tasks") {
+            None => None,
+            Some(list) => Some(
+                list.iter()
+                    .map(|t| {
+                        t.parse::<tributary_group::TaskId>().map_err(|_| {
+                            format!("Invalid value {t} for configuration static.tasks: a task id is <connector>-<task number>, e.g. my-connector-0")
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+        };
+        Ok((connectors, tasks))
     }
 
     /// `offset.flush.interval.ms`.
@@ -540,6 +567,43 @@ mod tests {
         .0;
         assert!(
             err.contains("listeners") && err.contains("ftp://:1"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn static_claims_distinguish_unset_from_empty_and_name_bad_task_ids() {
+        let base = [
+            ("key.converter", "a"),
+            ("value.converter", "b"),
+            ("group.id", "g"),
+            ("config.storage.topic", "c"),
+            ("offset.storage.topic", "o"),
+            ("status.storage.topic", "s"),
+        ];
+        let with = |extra: &[(&str, &str)]| {
+            let mut m = map(&base);
+            m.extend(map(extra));
+            WorkerConfig::parse(WorkerMode::Distributed, m, "w.properties")
+        };
+        assert_eq!(with(&[]).unwrap().static_claims().unwrap(), (None, None));
+        let (c, t) = with(&[
+            ("static.connectors", ""),
+            ("static.tasks", "my-conn-0, other-12"),
+        ])
+        .unwrap()
+        .static_claims()
+        .unwrap();
+        assert_eq!(c, Some(vec![]));
+        assert_eq!(
+            t.unwrap().iter().map(|t| t.to_string()).collect::<Vec<_>>(),
+            vec!["my-conn-0", "other-12"]
+        );
+        let err = with(&[("static.tasks", "my-conn-x")]).unwrap_err().0;
+        assert!(
+            err.contains("w.properties")
+                && err.contains("static.tasks")
+                && err.contains("my-conn-x"),
             "{err}"
         );
     }

@@ -16,7 +16,10 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
 use tributary_api::Props;
-use tributary_group::assignor::{cooperative, eager_assignments, ConfigSnapshot};
+use tributary_group::assignor::{
+    cooperative, eager_assignments, static_assignments, static_claims_in_effect, ConfigSnapshot,
+    Job, StaticAssignorState, UnassignedReason,
+};
 use tributary_group::client::{GroupConfig, GroupMember, JoinResult, RejoinReason};
 use tributary_group::{Assignment, ConnectProtocol, TaskId, WorkerMetadata};
 
@@ -56,6 +59,10 @@ struct View {
     rebalancing_ms_total: u64,
     /// Jobs this worker stopped in its last rebalance (revocations).
     jobs_stopped_last_rebalance: u64,
+    /// Whether this worker's static claims are honoured in the current generation.
+    static_in_effect: bool,
+    /// This worker's static claims, for reporting.
+    static_claims: Option<(Option<Vec<String>>, Option<Vec<String>>)>,
 }
 
 impl View {
@@ -247,7 +254,16 @@ impl DistributedHerder {
             offsets,
             cluster_id,
             url: url_slash,
-            view: RwLock::new(View::default()),
+            view: RwLock::new(View {
+                static_claims: (config
+                    .string("connect.protocol")
+                    .unwrap_or_default()
+                    .eq_ignore_ascii_case("static"))
+                .then(|| config.static_claims().unwrap_or_default())
+                .filter(|(c, t)| c.is_some() || t.is_some())
+                .map(|(c, t)| (c, t.map(|t| t.iter().map(|t| t.to_string()).collect()))),
+                ..View::default()
+            }),
             write_lock: Mutex::new(()),
             verification_algorithms: config
                 .list("inter.worker.verification.algorithms")
@@ -296,6 +312,12 @@ impl DistributedHerder {
             unsync_retries: 0,
             known_connectors: BTreeSet::new(),
             lost_jobs: Vec::new(),
+            static_claims: config.static_claims().unwrap_or_default(),
+            static_state: StaticAssignorState::new(
+                config
+                    .long("scheduled.rebalance.max.delay.ms")
+                    .unwrap_or(300_000) as i32,
+            ),
             pending_reconfigure: BTreeSet::new(),
             pending_restarts: BTreeMap::new(),
             reconfigure_backoff: None,
@@ -673,6 +695,8 @@ impl Herder for DistributedHerder {
             "last_rebalance_ms": v.last_rebalance_ms,
             "rebalancing_ms_total": v.rebalancing_ms_total,
             "jobs_stopped_last_rebalance": v.jobs_stopped_last_rebalance,
+            "static_claims": v.static_claims.as_ref().map(|(c, t)| serde_json::json!({"connectors": c, "tasks": t})),
+            "static_in_effect": v.static_in_effect,
         })
     }
 }
@@ -705,6 +729,10 @@ struct HerderLoop {
     known_connectors: BTreeSet<String>,
     /// Jobs of departed members the leader's last round left unassigned (connector, task).
     lost_jobs: Vec<(String, Option<u32>)>,
+    /// This worker's claims (`static.connectors`, `static.tasks`); `None` = unset.
+    static_claims: (Option<Vec<String>>, Option<Vec<TaskId>>),
+    /// The leader's memory for the `static` protocol.
+    static_state: StaticAssignorState,
     /// Owned connectors whose task configs must be (re)generated.
     pending_reconfigure: BTreeSet<String>,
     /// KIP-745 restart requests read from the config topic, processed once no rebalance is
@@ -923,6 +951,35 @@ impl HerderLoop {
             return eager_assignments(&join.member_id, &join.members, leader_snapshot, fresh)
                 .map_err(|e| e.to_string());
         }
+        if negotiated == ConnectProtocol::Static {
+            let result = static_assignments(
+                &mut self.static_state,
+                &join.member_id,
+                &join.members,
+                leader_snapshot,
+                fresh,
+                self.last_completed_generation,
+                join.generation,
+                now_ms(),
+            )
+            .map_err(|e| e.to_string())?;
+            self.lost_jobs = self
+                .static_state
+                .unassigned()
+                .iter()
+                .filter(|(_, r)| {
+                    matches!(
+                        r,
+                        UnassignedReason::NoPresentClaimant | UnassignedReason::AwaitingOwner
+                    )
+                })
+                .map(|(j, _)| match j {
+                    Job::Connector(c) => (c.clone(), None),
+                    Job::Task(t) => (t.connector.clone(), Some(t.task.max(0) as u32)),
+                })
+                .collect();
+            return Ok(result);
+        }
         let previous = self.assignor.owners().clone();
         let result = cooperative::cooperative_assignments(
             &mut self.assignor,
@@ -987,6 +1044,10 @@ impl HerderLoop {
             if !eager_before {
                 metadata.allocation = Some(self.held.clone());
             }
+            if self.protocol == ConnectProtocol::Static {
+                metadata.static_connectors = self.static_claims.0.clone();
+                metadata.static_tasks = self.static_claims.1.clone();
+            }
             let protocols = self
                 .protocol
                 .join_protocols(&metadata)
@@ -1016,6 +1077,28 @@ impl HerderLoop {
             let assignment = Assignment::decode(&bytes)
                 .map_err(|e| format!("cannot decode the assignment: {e}"))?;
             self.in_use = Some(negotiated);
+            if !join.is_leader() {
+                // The leader's memory is only valid while this worker leads.
+                self.assignor.reset();
+                self.static_state.reset();
+            }
+            let claims_set = self.static_claims.0.is_some() || self.static_claims.1.is_some();
+            let in_effect = self.protocol == ConnectProtocol::Static
+                && static_claims_in_effect(
+                    negotiated,
+                    &WorkerMetadata {
+                        static_connectors: self.static_claims.0.clone(),
+                        static_tasks: self.static_claims.1.clone(),
+                        ..WorkerMetadata::new("", 0)
+                    },
+                );
+            if self.protocol == ConnectProtocol::Static && claims_set && !in_effect {
+                tracing::warn!(generation = join.generation, protocol = join.protocol_name, "static claims are ignored: not every worker in the group offers the static protocol");
+            }
+            {
+                let mut v = self.shared.view.write().unwrap();
+                v.static_in_effect = in_effect;
+            }
             self.last_completed_generation = join.generation;
             {
                 let mut v = self.shared.view.write().unwrap();
