@@ -147,6 +147,8 @@ pub fn sink_consumer_config(
             ("enable.auto.commit", "false".into()),
             ("enable.auto.offset.store", "false".into()),
             ("auto.offset.reset", "earliest".into()),
+            // Java's consumer lets the broker create a missing subscribed topic.
+            ("allow.auto.create.topics", "true".into()),
             (
                 "client.id",
                 format!("connector-consumer-{connector}-{task}"),
