@@ -53,8 +53,15 @@ pub trait SourceTask: Send {
     fn commit(&mut self) -> ConnectResult<()> {
         Ok(())
     }
-    /// Called when Kafka acknowledged a record (`metadata`) or when it was dropped by a
-    /// transformation (`None`) (Connect's `commitRecord(SourceRecord, RecordMetadata)`).
+    /// Whether the runtime should call [`SourceTask::commit_record`]. It keeps a copy of every
+    /// record in flight for such tasks, so the default is `false` (a Tributary addition; Java
+    /// always calls `commitRecord`).
+    fn wants_commit_record(&self) -> bool {
+        false
+    }
+    /// Called on the task's thread, soon after Kafka acknowledged a record (`metadata`), for
+    /// tasks whose [`SourceTask::wants_commit_record`] is true (Connect's
+    /// `commitRecord(SourceRecord, RecordMetadata)`).
     fn commit_record(
         &mut self,
         _record: &SourceRecord,

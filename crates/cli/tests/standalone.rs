@@ -641,3 +641,40 @@ fn unknown_connector_class_lists_available_plugins() {
         "{err}"
     );
 }
+
+/// Tasks that ask for `commit_record` hear about every acknowledged record: VerifiableSource
+/// prints each record's report again with `"committed":true` once Kafka acknowledged it.
+#[test]
+fn verifiable_source_reports_acknowledged_records() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let topic = unique("verifiable");
+    std::fs::write(
+        dir.path().join("v.properties"),
+        format!(
+            "name=v\nconnector.class=VerifiableSource\ntasks.max=1\ntopic={topic}\nthroughput=50\n"
+        ),
+    )
+    .unwrap();
+    let _worker = StandaloneWorker::start(dir.path(), &bootstrap, "", &["v.properties"]);
+    let committed = wait_for(
+        "20 acknowledged records reported",
+        Duration::from_secs(60),
+        || {
+            let out = std::fs::read_to_string(dir.path().join("stdout.log")).unwrap_or_default();
+            let seqnos: Vec<i64> = out
+                .lines()
+                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .filter(|v| v["committed"] == true)
+                .filter_map(|v| v["seqno"].as_i64())
+                .collect();
+            (seqnos.len() >= 20).then_some(seqnos)
+        },
+    );
+    assert_eq!(
+        committed[..20],
+        (0..20).collect::<Vec<i64>>()[..],
+        "acknowledged in order, each once"
+    );
+    assert!(topic_end(&bootstrap, &topic) >= 20);
+}

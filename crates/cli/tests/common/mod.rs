@@ -108,12 +108,13 @@ impl StandaloneWorker {
     pub fn spawn(dir: &Path, connector_files: &[&str]) -> StandaloneWorker {
         let log = dir.join(format!("worker-{}.log", unique("run")));
         let logf = std::fs::File::create(&log).unwrap();
+        let stdout = std::fs::File::create(dir.join("stdout.log")).unwrap();
         let child = Command::new(env!("CARGO_BIN_EXE_tributary"))
             .arg("standalone")
             .arg("worker.properties")
             .args(connector_files)
             .current_dir(dir)
-            .stdout(Stdio::null())
+            .stdout(stdout)
             .stderr(logf)
             .spawn()
             .expect("starting tributary");

@@ -410,6 +410,12 @@ impl SourceTask for VerifiableSourceTask {
         Ok(vec![record])
     }
 
+    /// Verifiable sources report every acknowledged record, so they ask for
+    /// [`SourceTask::commit_record`] calls.
+    fn wants_commit_record(&self) -> bool {
+        true
+    }
+
     /// Prints the acknowledged record's report with `"committed":true`.
     fn commit_record(
         &mut self,

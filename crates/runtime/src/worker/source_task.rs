@@ -28,6 +28,9 @@ const QUEUE_FULL_BATCH: usize = 1000;
 
 /// The producer context: records acknowledgements and the first delivery failure.
 pub struct SourceProducerContext {
+    /// (sequence, partition, offset) of acknowledged records, kept only for tasks that want
+    /// [`SourceTask::commit_record`] calls.
+    record_acks: Option<Arc<Mutex<Vec<(u64, i32, i64)>>>>,
     acks: Arc<AckInbox>,
     failure: Arc<Mutex<Option<String>>>,
 }
@@ -38,7 +41,15 @@ impl ProducerContext for SourceProducerContext {
     type DeliveryOpaque = usize;
     fn delivery(&self, result: &DeliveryResult<'_>, seq: usize) {
         match result {
-            Ok(_) => self.acks.push(seq as u64),
+            Ok(msg) => {
+                if let Some(meta) = &self.record_acks {
+                    use rdkafka::Message;
+                    meta.lock()
+                        .unwrap()
+                        .push((seq as u64, msg.partition(), msg.offset()));
+                }
+                self.acks.push(seq as u64)
+            }
             Err((e, msg)) => {
                 let mut f = self.failure.lock().unwrap();
                 if f.is_none() {
@@ -97,6 +108,12 @@ struct Loop {
     /// tracking is disabled.
     topics_seen: Option<std::collections::HashSet<String>>,
     reporter: TaskStatusReporter,
+    /// For tasks wanting `commit_record`: the records in flight by sequence number, and the
+    /// acknowledgements the producer callback collected.
+    in_flight: Option<(
+        std::collections::HashMap<u64, SourceRecord>,
+        Arc<Mutex<Vec<(u64, i32, i64)>>>,
+    )>,
 }
 
 fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
@@ -117,7 +134,11 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
     let submitted = SubmittedRecords::new();
     let acks = submitted.inbox();
     let failure = Arc::new(Mutex::new(None));
+    let record_acks = task
+        .wants_commit_record()
+        .then(|| Arc::new(Mutex::new(Vec::new())));
     let ctx = SourceProducerContext {
+        record_acks: record_acks.clone(),
         acks: acks.clone(),
         failure: failure.clone(),
     };
@@ -152,6 +173,7 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         counters,
         topics_seen: track_topics.then(std::collections::HashSet::new),
         reporter: reporter.clone(),
+        in_flight: record_acks.map(|a| (std::collections::HashMap::new(), a)),
     };
     let mut paused_reported = None;
     let mut last_commit = Instant::now();
@@ -203,7 +225,25 @@ impl Loop {
         }
     }
 
+    /// Hands acknowledged records to the task's `commit_record` (tasks that asked for it).
+    fn deliver_commit_records(&mut self) -> ConnectResult<()> {
+        let Some((map, acks)) = self.in_flight.as_mut() else {
+            return Ok(());
+        };
+        let acked = std::mem::take(&mut *acks.lock().unwrap());
+        for (seq, partition, offset) in acked {
+            if let Some(rec) = map.remove(&seq) {
+                self.task.commit_record(
+                    &rec,
+                    Some(tributary_api::record::RecordMetadata { partition, offset }),
+                )?;
+            }
+        }
+        Ok(())
+    }
+
     fn poll_and_send(&mut self) -> ConnectResult<()> {
+        self.deliver_commit_records()?;
         let records = match self.task.poll() {
             Ok(r) => r,
             Err(ConnectError::Retriable(msg)) => {
@@ -219,6 +259,7 @@ impl Loop {
     }
 
     fn send(&mut self, record: SourceRecord) -> ConnectResult<()> {
+        let kept = self.in_flight.as_ref().map(|_| record.clone());
         let SourceRecord {
             source_partition,
             source_offset,
@@ -265,6 +306,9 @@ impl Loop {
             kafka_headers = Some(h);
         }
         let seq = self.submitted.submit(source_partition, source_offset);
+        if let (Some(rec), Some((map, _))) = (kept, self.in_flight.as_mut()) {
+            map.insert(seq, rec);
+        }
         let mut rec: BaseRecord<'_, [u8], [u8], usize> =
             BaseRecord::with_opaque_to(&topic, seq as usize);
         if let Some(k) = key_bytes.as_deref() {
