@@ -106,6 +106,14 @@ fn static_jobs_run_only_on_their_claimants_and_fall_back_when_a_member_lacks_the
         info["static_claims"],
         json!({"connectors": ["pinned"], "tasks": ["pinned-0"]})
     );
+    let metrics = reqwest::blocking::get(format!("{}/metrics", s1.url))
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(
+        metrics.contains("tributary_worker_static_claims_in_effect 1"),
+        "{metrics}"
+    );
     assert_eq!(
         w1.get("/tributary/worker").1["static_claims"],
         serde_json::Value::Null,
@@ -170,6 +178,14 @@ fn static_jobs_run_only_on_their_claimants_and_fall_back_when_a_member_lacks_the
             let i = live_static.get("/tributary/worker").1;
             (i["protocol"] == "sessioned" && i["static_in_effect"] == false).then_some(())
         },
+    );
+    let metrics = reqwest::blocking::get(format!("{}/metrics", live_static.url))
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(
+        metrics.contains("tributary_worker_static_claims_in_effect 0"),
+        "{metrics}"
     );
     wait_for(
         "the orphan to run somewhere under the fallback",

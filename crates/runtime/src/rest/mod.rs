@@ -7,6 +7,7 @@ pub mod entities;
 pub mod error;
 pub mod forward;
 pub mod loggers;
+pub mod metrics;
 pub mod plugins;
 
 use std::net::SocketAddr;
@@ -109,6 +110,7 @@ pub fn router(state: RestState) -> Router {
             "/tributary/connector-counters",
             get(connectors::connector_counters),
         )
+        .route("/metrics", get(metrics::metrics))
         .route("/admin/loggers", get(loggers::list))
         .route("/admin/loggers/{name}", get(loggers::get).put(loggers::put))
         .fallback(error::not_found)
