@@ -109,28 +109,31 @@ fn main() -> ExitCode {
 fn run(args: &Args) -> Result<(), String> {
     let binary = tributary_bench::tributary_binary(args.tributary.as_deref())?;
     let bootstrap = tributary_bench::bootstrap(args.bootstrap.as_deref());
-    let broker = Broker::connect(&bootstrap)?;
     let stamp = stamp();
     let mut results = Vec::new();
     let mut failure = None;
+    // Every protocol's topics are deleted at the end: deleting topics between the runs can leave
+    // the next run's topic creation waiting for the broker.
+    let mut topics = Vec::new();
     for protocol in &args.protocols {
-        let mut topics = Vec::new();
-        let r = measure(args, &binary, &broker, protocol, stamp, &mut topics);
-        if !topics.is_empty() {
-            let names: Vec<&str> = topics.iter().map(String::as_str).collect();
-            if args.keep_topics {
-                say(format!("kept topics {names:?}"));
-            } else {
-                say(format!("deleting {} topics", names.len()));
-                broker.delete_topics(&names);
-            }
-        }
+        // A fresh connection per protocol, so no metadata is cached from the previous run.
+        let r = Broker::connect(&bootstrap)
+            .and_then(|broker| measure(args, &binary, &broker, protocol, stamp, &mut topics));
         match r {
             Ok(r) => results.push(r),
             Err(e) => {
                 failure = Some(format!("{protocol}: {e}"));
                 break;
             }
+        }
+    }
+    if !topics.is_empty() {
+        let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+        if args.keep_topics {
+            say(format!("kept topics {names:?}"));
+        } else {
+            say(format!("deleting {} topics", names.len()));
+            Broker::connect(&bootstrap)?.delete_topics(&names);
         }
     }
     if let Some(e) = failure {

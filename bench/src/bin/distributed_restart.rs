@@ -2,7 +2,8 @@
 //! `tributary distributed` cluster (`connect.protocol=sessioned`), against a real Kafka broker.
 //!
 //! On a fresh `--workers`-worker cluster (default 3), VerifiableSource connectors with
-//! `--tasks` tasks each (default `1,50`, at a low `--throughput`) are created and left running.
+//! `--tasks` tasks each (default `1,50`, at a low `--throughput`) are created one at a time and
+//! left running.
 //! Then, `--runs` times per connector (default 3), the leader is sent
 //! `POST /connectors/{c}/restart?includeTasks=true&onlyFailed=false` and the time is taken
 //! until every targeted instance (the connector and all its tasks) has been started again (its
@@ -226,6 +227,12 @@ fn measure_on(
         Ok((same && leader(nodes).is_some()).then_some(()))
     })?;
     let lead = leader(nodes).ok_or("no leader")?;
+    let all_running = |nodes: &mut [Node], name: &str, tasks: usize| {
+        check_alive(nodes)?;
+        Ok(connector_status(&nodes[lead].rest, name)?
+            .is_some_and(|s| s.all_running(tasks))
+            .then_some(()))
+    };
     let mut names = Vec::new();
     for (i, &tasks) in args.tasks.iter().enumerate() {
         let name = format!("{group}-c{i}-{tasks}t");
@@ -234,19 +241,13 @@ fn measure_on(
         topics.push(topic.clone());
         let body = verifiable_source(&name, &topic, tasks, args.throughput);
         create_connector(&nodes[lead].rest, &body)?;
-        names.push((name, tasks));
-    }
-    let all_running = |nodes: &mut [Node], name: &str, tasks: usize| {
-        check_alive(nodes)?;
-        Ok(connector_status(&nodes[lead].rest, name)?
-            .is_some_and(|s| s.all_running(tasks))
-            .then_some(()))
-    };
-    for (name, tasks) in &names {
+        // One at a time: each connector runs before the next is created.
         wait_every(&format!("{name} to run"), timeout, POLL, || {
-            all_running(nodes, name, *tasks)
+            all_running(nodes, &name, tasks)
         })
-        .map_err(|e| format!("{e}; {}", describe(nodes, lead, name)))?;
+        .map_err(|e| format!("{e}; {}", describe(nodes, lead, &name)))?;
+        say(format!("{name} ({tasks} tasks) running"));
+        names.push((name, tasks));
     }
     say(format!(
         "connectors {:?} running; restarting each {} times via the leader {}",
@@ -381,7 +382,7 @@ impl Report {
             .unwrap_or(0);
         vec![
             format!(
-                "Broker {} on the same host ({cores} cores, shared); release `tributary distributed`, {} workers with connect.protocol={} (internal topics with replication factor 1, session.timeout.ms=6000, heartbeat.interval.ms=1000); VerifiableSource connectors at {} records/s per task, each into its own 1-partition topic, all running at once.",
+                "Broker {} on the same host ({cores} cores, shared); release `tributary distributed`, {} workers with connect.protocol={} (internal topics with replication factor 1, session.timeout.ms=6000, heartbeat.interval.ms=1000); VerifiableSource connectors at {} records/s per task, each into its own 1-partition topic, created one at a time (each RUNNING before the next) and then all running.",
                 self.bootstrap, a.workers, a.protocol, a.throughput
             ),
             format!(

@@ -343,7 +343,8 @@ fn rest_api_standalone() {
         "/connectors",
         Some(&json!({"name": "bad", "config": {"connector.class": "NoSuchConnector"}}).to_string()),
     );
-    assert_eq!(code, 500);
+    // Connect 4.1 answers an unknown connector class on create with 400.
+    assert_eq!(code, 400);
     let msg = body["message"].as_str().unwrap();
     assert!(
         msg.contains("NoSuchConnector")

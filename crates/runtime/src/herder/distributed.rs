@@ -510,6 +510,7 @@ impl Herder for DistributedHerder {
             connector: ConnectorState {
                 state: cs.state.as_str().into(),
                 worker_id: cs.worker_id,
+                version: cs.version,
                 trace: cs.trace.filter(|t| !t.is_empty()),
             },
             tasks: statuses
@@ -519,6 +520,7 @@ impl Herder for DistributedHerder {
                     id,
                     state: s.state.as_str().into(),
                     worker_id: s.worker_id,
+                    version: s.version,
                     trace: s.trace.filter(|t| !t.is_empty()),
                 })
                 .collect(),
@@ -536,6 +538,7 @@ impl Herder for DistributedHerder {
             id: id.task,
             state: s.state.as_str().into(),
             worker_id: s.worker_id,
+            version: s.version,
             trace: s.trace.filter(|t| !t.is_empty()),
         })
     }
@@ -1200,13 +1203,12 @@ impl HerderLoop {
         self.held.leader = assignment.leader.clone();
         self.held.leader_url = assignment.leader_url.clone();
         self.held.config_offset = assignment.config_offset;
-        self.known_connectors = self
-            .shared
-            .config
-            .snapshot()
-            .connectors()
-            .into_iter()
-            .collect();
+        // The jobs of the assignment were computed from the config topic at its offset; if this
+        // worker has read past it (a connector was created meanwhile), it starts nothing and
+        // rejoins so that the leader assigns the newer configuration (Connect does the same).
+        let snap_now = self.shared.config.snapshot();
+        let config_moved = snap_now.offset != assignment.config_offset;
+        self.known_connectors = snap_now.connectors().into_iter().collect();
         tracing::info!(
             generation = self.shared.worker.generation.load(Ordering::Acquire),
             protocol = negotiated.wire_name(),
@@ -1216,6 +1218,15 @@ impl HerderLoop {
             delay_ms = assignment.delay,
             "joined the group"
         );
+        if config_moved {
+            tracing::info!(
+                assignment_offset = assignment.config_offset,
+                offset = snap_now.offset,
+                "the config topic moved past the assignment; rejoining before starting work"
+            );
+            self.need_rejoin = true;
+            return Ok(());
+        }
         self.start_work().await;
         if self.shared.view.read().unwrap().is_leader {
             self.blocking(tombstone_stale_statuses).await;
@@ -1240,6 +1251,7 @@ impl HerderLoop {
                             trace: None,
                             worker_id,
                             generation,
+                            version: None,
                         };
                         match t {
                             None => s.statuses.put_connector(&c, status),
@@ -1471,6 +1483,7 @@ impl HerderLoop {
                     trace: None,
                     worker_id: s.worker.worker_id.clone(),
                     generation,
+                    version: s.worker.connector_version(&name),
                 };
                 if restart_connector {
                     s.worker.stop_connector(&name);

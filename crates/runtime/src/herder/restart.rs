@@ -73,6 +73,7 @@ pub fn build_restart_plan(
                 ts.state.as_str().into()
             },
             worker_id: ts.worker_id.clone(),
+            version: ts.version.clone(),
             trace: if selected {
                 None
             } else {
@@ -93,6 +94,7 @@ pub fn build_restart_plan(
                     cs.state.as_str().into()
                 },
                 worker_id: cs.worker_id.clone(),
+                version: cs.version.clone(),
                 trace: if restart_connector {
                     None
                 } else {
@@ -119,6 +121,7 @@ mod tests {
             },
             worker_id: "w:1".into(),
             generation: 0,
+            version: None,
         }
     }
 

@@ -284,6 +284,7 @@ impl Herder for StandaloneHerder {
                 id,
                 state: s.state.as_str().into(),
                 worker_id: s.worker_id,
+                version: s.version,
                 trace: s.trace.filter(|t| !t.is_empty()),
             })
             .collect();
@@ -292,6 +293,7 @@ impl Herder for StandaloneHerder {
             connector: ConnectorState {
                 state: cs.state.as_str().into(),
                 worker_id: cs.worker_id,
+                version: cs.version,
                 trace: cs.trace.filter(|t| !t.is_empty()),
             },
             tasks,
@@ -309,6 +311,7 @@ impl Herder for StandaloneHerder {
             id: id.task,
             state: s.state.as_str().into(),
             worker_id: s.worker_id,
+            version: s.version,
             trace: s.trace.filter(|t| !t.is_empty()),
         })
     }
@@ -440,6 +443,7 @@ impl Herder for StandaloneHerder {
                 trace: None,
                 worker_id: self.worker.worker_id.clone(),
                 generation: 0,
+                version: self.worker.connector_version(&name),
             };
             if conn {
                 statuses.put_connector(&name, status(state));

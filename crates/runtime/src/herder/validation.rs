@@ -21,7 +21,7 @@ pub fn java_map_string(config: &Props) -> String {
 }
 
 /// Validates a connector config. Errors: 400 `Connector config {…} contains no connector type`
-/// without `connector.class`; 500 when the class is unknown (Connect's message listing the
+/// without `connector.class`; 400 when the class is unknown (Connect 4.1's message listing the
 /// available connectors).
 pub fn validate(plugins: &Plugins, config: &Props) -> HerderResult<ConfigInfos> {
     let class = config
@@ -35,7 +35,7 @@ pub fn validate(plugins: &Plugins, config: &Props) -> HerderResult<ConfigInfos> 
         })?;
     let plugin = plugins
         .connector_plugin(class)
-        .map_err(|e| HerderError::Internal(e.to_string()))?;
+        .map_err(|e| HerderError::BadRequest(e.to_string()))?;
     let connector = (plugin.new)();
     let framework = config_def_for(plugin.connector_type);
     let mut framework_values = framework.validate(config);

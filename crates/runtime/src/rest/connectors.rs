@@ -320,19 +320,6 @@ pub async fn tasks(
     Ok(Json(call(&s, move |h| h.task_configs(&name)).await?).into_response())
 }
 
-/// `GET /connectors/{c}/tasks-config` (deprecated): `{"c-0": {...}}`.
-pub async fn tasks_config(
-    State(s): State<RestState>,
-    Path(name): Path<String>,
-) -> Result<Response, RestError> {
-    let infos = call(&s, move |h| h.task_configs(&name)).await?;
-    let map: BTreeMap<String, BTreeMap<String, String>> = infos
-        .into_iter()
-        .map(|t| (format!("{}-{}", t.id.connector, t.id.task), t.config))
-        .collect();
-    Ok(Json(map).into_response())
-}
-
 /// `GET /connectors/{c}/tasks/{t}/status`.
 pub async fn task_status(
     State(s): State<RestState>,

@@ -31,21 +31,28 @@ pub struct ConnectorInfo {
     pub connector_type: String,
 }
 
-/// A connector's state in `ConnectorStateInfo`: `{"state","worker_id","trace"?}`.
+/// A connector's state in `ConnectorStateInfo`: `{"state","worker_id","version","trace"?}`.
+/// `version` (KIP-891) is the plugin version from the status record, `null` when the record
+/// has none (Connect shows it the same way, after `worker_id`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ConnectorState {
     pub state: String,
     pub worker_id: String,
+    #[serde(default)]
+    pub version: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub trace: Option<String>,
 }
 
-/// A task's state: `{"id","state","worker_id","trace"?}` (`ConnectorStateInfo.TaskState`).
+/// A task's state: `{"id","state","worker_id","version","trace"?}`
+/// (`ConnectorStateInfo.TaskState`); `version` as in [`ConnectorState`].
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct TaskState {
     pub id: u32,
     pub state: String,
     pub worker_id: String,
+    #[serde(default)]
+    pub version: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub trace: Option<String>,
 }

@@ -55,7 +55,7 @@ pub async fn put(
     let level = v.get("level").and_then(Value::as_str).ok_or_else(|| {
         RestError::new(
             400,
-            "Desired 'level' parameter was not specified in the request.",
+            "Desired 'level' parameter was not specified in request.",
         )
     })?;
     let level = logging::parse_level(level)

@@ -86,10 +86,7 @@ pub fn router(state: RestState) -> Router {
             "/connectors/{name}/tasks",
             get(connectors::tasks).post(connectors::put_tasks),
         )
-        .route(
-            "/connectors/{name}/tasks-config",
-            get(connectors::tasks_config),
-        )
+        // `GET /connectors/{c}/tasks-config` was removed in Kafka 4.0 (KIP-970): Java answers 404.
         .route(
             "/connectors/{name}/tasks/{task}/status",
             get(connectors::task_status),

@@ -48,14 +48,16 @@ impl State {
     }
 }
 
-/// One status: state, optional trace (for FAILED), the owning worker's id (`host:port`) and
-/// the group generation it was written in (newest generation wins).
+/// One status: state, optional trace (for FAILED), the owning worker's id (`host:port`),
+/// the group generation it was written in (newest generation wins) and the version of the
+/// connector or task plugin that wrote it (KIP-891; `None` when unknown).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Status {
     pub state: State,
     pub trace: Option<String>,
     pub worker_id: String,
     pub generation: i32,
+    pub version: Option<String>,
 }
 
 /// Where statuses are kept (`StatusBackingStore`).

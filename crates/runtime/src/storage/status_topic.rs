@@ -1,5 +1,5 @@
 //! The status topic (Connect's `KafkaStatusBackingStore`): `status-connector-<c>` and
-//! `status-task-<c>-<n>` records `{"state","trace","worker_id","generation"}`, read into a
+//! `status-task-<c>-<n>` records `{"state","trace","worker_id","generation","version"}`, read into a
 //! last-write-wins cache. UNASSIGNED and FAILED are written only when safe (Connect's
 //! `putSafe`): never over a status written by another worker in a newer generation.
 
@@ -26,7 +26,7 @@ struct Cache {
 
 /// The value bytes of a status record.
 pub fn status_value(s: &Status) -> Vec<u8> {
-    serde_json::to_vec(&json!({ "state": s.state.as_str(), "trace": s.trace, "worker_id": s.worker_id, "generation": s.generation })).unwrap()
+    serde_json::to_vec(&json!({ "state": s.state.as_str(), "trace": s.trace, "worker_id": s.worker_id, "generation": s.generation, "version": s.version })).unwrap()
 }
 
 /// Parses a status value; `None` for malformed values.
@@ -37,6 +37,7 @@ pub fn parse_status(bytes: &[u8]) -> Option<Status> {
         trace: v.get("trace").and_then(Json::as_str).map(str::to_string),
         worker_id: v.get("worker_id")?.as_str()?.to_string(),
         generation: v.get("generation").and_then(Json::as_i64).unwrap_or(0) as i32,
+        version: v.get("version").and_then(Json::as_str).map(str::to_string),
     })
 }
 
@@ -291,6 +292,7 @@ mod tests {
             trace: None,
             worker_id: worker.into(),
             generation,
+            version: None,
         }
     }
 
@@ -301,14 +303,17 @@ mod tests {
             trace: Some("t".into()),
             worker_id: "h:1".into(),
             generation: 3,
+            version: Some("4.1.1".into()),
         };
         assert_eq!(
             status_value(&s),
-            br#"{"state":"FAILED","trace":"t","worker_id":"h:1","generation":3}"#.to_vec()
+            br#"{"state":"FAILED","trace":"t","worker_id":"h:1","generation":3,"version":"4.1.1"}"#
+                .to_vec()
         );
         assert_eq!(
             status_value(&st(State::Running, "h:1", 2)),
-            br#"{"state":"RUNNING","trace":null,"worker_id":"h:1","generation":2}"#.to_vec()
+            br#"{"state":"RUNNING","trace":null,"worker_id":"h:1","generation":2,"version":null}"#
+                .to_vec()
         );
         assert_eq!(parse_status(&status_value(&s)), Some(s));
     }

@@ -72,6 +72,7 @@ pub struct TaskCountersSnapshot {
 struct RunningTask {
     control: Arc<TaskControl>,
     thread: JoinHandle<()>,
+    version: Option<String>,
 }
 
 struct RunningConnector {
@@ -88,6 +89,7 @@ struct WorkerConnectorContext {
     generation: Arc<AtomicI32>,
     statuses: Arc<dyn StatusBackingStore>,
     on_reconfigure: Arc<dyn Fn(String) + Send + Sync>,
+    version: Option<String>,
 }
 
 impl ConnectorContext for WorkerConnectorContext {
@@ -103,6 +105,7 @@ impl ConnectorContext for WorkerConnectorContext {
                 trace: Some(error_trace(&e, &format!("connector {}", self.name))),
                 worker_id: self.worker_id.clone(),
                 generation: self.generation.load(Ordering::Acquire),
+                version: self.version.clone(),
             },
         );
     }
@@ -153,6 +156,17 @@ impl Worker {
     }
 
     fn put_connector_status(&self, name: &str, state: State, trace: Option<String>) {
+        let version = self.connector_version(name);
+        self.put_connector_status_version(name, state, trace, version);
+    }
+
+    fn put_connector_status_version(
+        &self,
+        name: &str,
+        state: State,
+        trace: Option<String>,
+        version: Option<String>,
+    ) {
         self.statuses.put_connector(
             name,
             Status {
@@ -160,8 +174,28 @@ impl Worker {
                 trace,
                 worker_id: self.worker_id.clone(),
                 generation: self.generation.load(Ordering::Acquire),
+                version,
             },
         );
+    }
+
+    /// The plugin version of a connector class (what statuses carry, KIP-891).
+    fn plugin_version(&self, class: &str) -> Option<String> {
+        self.plugins
+            .connector_plugin(class)
+            .ok()
+            .map(|p| p.version.to_string())
+    }
+
+    /// The version of the connector instance this worker runs under `name`, if any.
+    pub fn connector_version(&self, name: &str) -> Option<String> {
+        let class = self
+            .connectors
+            .lock()
+            .unwrap()
+            .get(name)
+            .and_then(|c| c.config.get("connector.class").cloned())?;
+        self.plugin_version(&class)
     }
 
     /// The statuses store.
@@ -178,6 +212,7 @@ impl Worker {
         target: TargetState,
     ) -> ConnectResult<()> {
         let class = config.get("connector.class").cloned().unwrap_or_default();
+        let version = self.plugin_version(&class);
         let instance = match self.plugins.new_connector(&class) {
             Ok(c) => c,
             Err(e) => {
@@ -196,6 +231,7 @@ impl Worker {
             generation: self.generation.clone(),
             statuses: self.statuses.clone(),
             on_reconfigure: self.on_reconfigure.clone(),
+            version: version.clone(),
         });
         let mut wc = WorkerConnector::spawn(name, instance, ctx);
         let result = match target {
@@ -206,7 +242,7 @@ impl Worker {
             self.connector_counter(name).record_start();
         }
         match &result {
-            Ok(()) => self.put_connector_status(
+            Ok(()) => self.put_connector_status_version(
                 name,
                 match target {
                     TargetState::Started => State::Running,
@@ -214,13 +250,15 @@ impl Worker {
                     TargetState::Stopped => State::Stopped,
                 },
                 None,
+                version,
             ),
             Err(e) => {
                 tracing::error!(connector = name, error = %e, "connector failed to start");
-                self.put_connector_status(
+                self.put_connector_status_version(
                     name,
                     State::Failed,
                     Some(error_trace(e, &format!("connector {name}"))),
+                    version,
                 );
             }
         }
@@ -361,7 +399,11 @@ impl Worker {
                 .map(|s| s.state == State::Failed && s.worker_id == self.worker_id)
                 .unwrap_or(false);
             if !failed {
-                self.put_connector_status(name, State::Unassigned, None);
+                let version = rc
+                    .config
+                    .get("connector.class")
+                    .and_then(|c| self.plugin_version(c));
+                self.put_connector_status_version(name, State::Unassigned, None, version);
             }
         }
     }
@@ -382,11 +424,15 @@ impl Worker {
             .entry(id.clone())
             .or_default()
             .clone();
+        let task_version = connector_config
+            .get("connector.class")
+            .and_then(|c| self.plugin_version(c));
         let reporter = TaskStatusReporter {
             id: id.clone(),
             worker_id: self.worker_id.clone(),
             generation: self.generation.clone(),
             store: self.statuses.clone(),
+            version: task_version.clone(),
         };
         let fail = |e: ConnectError| {
             tracing::error!(task = %id, error = %e, "task failed to start");
@@ -454,11 +500,14 @@ impl Worker {
             }
         }
         .map_err(|e| ConnectError::connect(format!("cannot spawn task thread: {e}")))?;
-        let previous = self
-            .tasks
-            .lock()
-            .unwrap()
-            .insert(id.clone(), RunningTask { control, thread });
+        let previous = self.tasks.lock().unwrap().insert(
+            id.clone(),
+            RunningTask {
+                control,
+                thread,
+                version: task_version,
+            },
+        );
         if let Some(prev) = previous {
             prev.control.stop();
         }
@@ -516,6 +565,7 @@ impl Worker {
                         trace: None,
                         worker_id: self.worker_id.clone(),
                         generation: self.generation.load(Ordering::Acquire),
+                        version: t.version.clone(),
                     },
                 );
             }

@@ -72,6 +72,8 @@ pub struct TaskStatusReporter {
     pub worker_id: String,
     pub generation: Arc<AtomicI32>,
     pub store: Arc<dyn StatusBackingStore>,
+    /// The task plugin's version, written into every status (KIP-891).
+    pub version: Option<String>,
 }
 
 impl TaskStatusReporter {
@@ -84,6 +86,7 @@ impl TaskStatusReporter {
                 trace,
                 worker_id: self.worker_id.clone(),
                 generation: self.generation.load(Ordering::Acquire),
+                version: self.version.clone(),
             },
         );
     }

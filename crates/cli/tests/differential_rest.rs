@@ -1,0 +1,1032 @@
+//! Differential REST suite: the same scripted sequence of requests against a one-worker Apache
+//! Kafka Connect 4.1.1 cluster (`scripts/connect-java`) and a one-worker Tributary cluster, each
+//! with its own group and internal topics on the same broker. Status codes, JSON bodies and
+//! `Location` headers are compared after normalisation (see [`Normaliser`]); every difference
+//! fails the suite unless `conformance/rest-allowlist.txt` lists its request id with a reason.
+//!
+//! Skips (saying why) without `KAFKA_BOOTSTRAP`, without `java`, or when the Connect jars cannot
+//! be fetched (`scripts/connect-java fetch`).
+//!
+//! Normalisations (each one is something that legitimately differs between two instances):
+//! - **side token**: connector names, topics and file names carry a per-side token (`javaNNN` /
+//!   `tribNNN`) so that the two clusters' sink consumer groups (`connect-<name>`) and topics do
+//!   not meet on the shared broker; the token is replaced by `<P>` in every string and key;
+//! - **worker id / base URL**: `127.0.0.1:<port>` of each worker becomes `<worker>`, and its
+//!   `http://127.0.0.1:<port>` becomes `<base>` (in `worker_id`, `Location`, messages);
+//! - **traces**: any `trace` value becomes `<trace>` (Java and Rust stack traces differ);
+//! - **plugin versions**: a string `version` (plugin lists, KIP-891 connector and task statuses)
+//!   becomes `<version>`: a plugin's build version, the Kafka release for Java's FileStream
+//!   connectors and the crate's for Tributary's (a `null` version stays `null`);
+//! - **root**: `commit` becomes `<commit>` (a git sha vs `tributary-<version>`); `version` and
+//!   `kafka_cluster_id` are compared as they are (same release, same broker);
+//! - **logger timestamps**: a numeric `last_modified` becomes `<ts>`;
+//! - **`GET /connectors`**: the array of names is sorted (Java's order is a hash set's);
+//! - **plugin lists**: only entries whose `class` both sides list are compared (each runtime
+//!   ships different extra plugins: Tributary's FlakySource, Java's MirrorMaker-free classpath).
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{json, Value};
+
+/// The repository root.
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// One side of the comparison: a base URL, a token and the process behind it.
+struct Side {
+    label: &'static str,
+    base: String,
+    token: String,
+    worker: String,
+    java: Option<Child>,
+    java_log: Option<PathBuf>,
+    _trib: Option<DistributedWorker>,
+}
+
+impl Drop for Side {
+    fn drop(&mut self) {
+        if let Some(c) = self.java.as_mut() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// A response reduced to what is compared.
+#[derive(Debug, Clone, PartialEq)]
+struct Reply {
+    status: u16,
+    body: Value,
+    location: Option<String>,
+}
+
+impl Side {
+    fn request(&self, method: &str, path: &str, body: Option<&str>) -> Reply {
+        let client = reqwest::blocking::Client::builder()
+            .timeout(Duration::from_secs(100))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        let mut req = client.request(method.parse().unwrap(), format!("{}{path}", self.base));
+        if let Some(b) = body {
+            req = req
+                .header("Content-Type", "application/json")
+                .body(b.to_string());
+        }
+        let r = req
+            .send()
+            .unwrap_or_else(|e| panic!("{} {method} {path}: {e}", self.label));
+        let status = r.status().as_u16();
+        let location = r
+            .headers()
+            .get("location")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let text = r.text().unwrap_or_default();
+        let body = if text.trim().is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        };
+        Reply {
+            status,
+            body,
+            location,
+        }
+    }
+
+    fn status_of(&self, connector: &str) -> Option<Value> {
+        let r = self.request("GET", &format!("/connectors/{connector}/status"), None);
+        (r.status == 200).then_some(r.body)
+    }
+
+    fn java_log_tail(&self) -> String {
+        let Some(p) = &self.java_log else {
+            return String::new();
+        };
+        let mut s = String::new();
+        if let Ok(mut f) = std::fs::File::open(p) {
+            let _ = f.read_to_string(&mut s);
+        }
+        let lines: Vec<&str> = s.lines().collect();
+        lines[lines.len().saturating_sub(40)..].join("\n")
+    }
+}
+
+/// What to wait for, on both sides, after a request.
+#[derive(Clone)]
+enum Wait {
+    None,
+    /// The connector and exactly `n` tasks in `state`.
+    State(&'static str, &'static str, usize),
+    /// The connector `STOPPED` with no tasks.
+    Stopped(&'static str),
+    /// `GET /connectors/{c}` answers 404.
+    Gone(&'static str),
+    /// `GET /connectors/{c}/tasks` shows task 0 with `key=value` in its config, and the
+    /// connector and its one task RUNNING.
+    TaskConfig(&'static str, &'static str, &'static str),
+    /// `GET /connectors/{c}/topics` lists at least one topic.
+    Topics(&'static str),
+}
+
+/// How a response is reduced before comparison.
+#[derive(Clone, Copy, PartialEq)]
+enum Compare {
+    Full,
+    /// A plugin list: only classes both sides list.
+    PluginIntersection,
+    /// An array of names: sorted.
+    SortedNames,
+}
+
+struct Step {
+    id: &'static str,
+    method: &'static str,
+    path: String,
+    body: Option<String>,
+    wait: Wait,
+    compare: Compare,
+}
+
+fn step(id: &'static str, method: &'static str, path: &str, body: Option<Value>) -> Step {
+    Step {
+        id,
+        method,
+        path: path.to_string(),
+        body: body.map(|b| b.to_string()),
+        wait: Wait::None,
+        compare: Compare::Full,
+    }
+}
+
+fn raw(id: &'static str, method: &'static str, path: &str, body: &str) -> Step {
+    Step {
+        id,
+        method,
+        path: path.to_string(),
+        body: Some(body.to_string()),
+        wait: Wait::None,
+        compare: Compare::Full,
+    }
+}
+
+impl Step {
+    fn wait(mut self, w: Wait) -> Step {
+        self.wait = w;
+        self
+    }
+    fn compare(mut self, c: Compare) -> Step {
+        self.compare = c;
+        self
+    }
+}
+
+/// `{P}` stands for the side token and `{D}` for the test directory in paths and bodies.
+fn script() -> Vec<Step> {
+    use Compare::*;
+    let src = |extra: Value| {
+        let mut c = json!({
+            "connector.class": "FileStreamSource",
+            "tasks.max": "1",
+            "file": "{D}/{P}-in.txt",
+            "topic": "{P}-lines",
+        });
+        for (k, v) in extra.as_object().unwrap() {
+            c[k] = v.clone();
+        }
+        c
+    };
+    let sink = json!({
+        "connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
+        "tasks.max": "1",
+        "file": "{D}/{P}-out.txt",
+        "topics": "{P}-lines",
+    });
+    vec![
+        step("root", "GET", "/", None),
+        step("health", "GET", "/health", None),
+        step("list-empty", "GET", "/connectors", None),
+        step("plugins", "GET", "/connector-plugins", None).compare(PluginIntersection),
+        step(
+            "plugins-all",
+            "GET",
+            "/connector-plugins?connectorsOnly=false",
+            None,
+        )
+        .compare(PluginIntersection),
+        step(
+            "create-source",
+            "POST",
+            "/connectors",
+            Some(json!({"name": "{P}-src", "config": src(json!({}))})),
+        )
+        .wait(Wait::State("{P}-src", "RUNNING", 1)),
+        step(
+            "create-duplicate",
+            "POST",
+            "/connectors",
+            Some(json!({"name": "{P}-src", "config": src(json!({}))})),
+        ),
+        step(
+            "create-sink",
+            "POST",
+            "/connectors",
+            Some(json!({"name": "{P}-sink", "config": sink})),
+        )
+        .wait(Wait::State("{P}-sink", "RUNNING", 1)),
+        step("list", "GET", "/connectors", None).compare(SortedNames),
+        step(
+            "list-expand-status",
+            "GET",
+            "/connectors?expand=status",
+            None,
+        ),
+        step("list-expand-info", "GET", "/connectors?expand=info", None),
+        step(
+            "list-expand-both",
+            "GET",
+            "/connectors?expand=status&expand=info",
+            None,
+        ),
+        step("get", "GET", "/connectors/{P}-src", None),
+        step("get-sink", "GET", "/connectors/{P}-sink", None),
+        step("config", "GET", "/connectors/{P}-src/config", None),
+        step("status", "GET", "/connectors/{P}-src/status", None),
+        step("status-sink", "GET", "/connectors/{P}-sink/status", None),
+        step("tasks", "GET", "/connectors/{P}-src/tasks", None),
+        step(
+            "tasks-config",
+            "GET",
+            "/connectors/{P}-src/tasks-config",
+            None,
+        ),
+        step(
+            "task-status",
+            "GET",
+            "/connectors/{P}-src/tasks/0/status",
+            None,
+        ),
+        step(
+            "task-status-bad-id",
+            "GET",
+            "/connectors/{P}-src/tasks/7/status",
+            None,
+        ),
+        // Active topics are recorded asynchronously on both sides: wait for them first.
+        step(
+            "task-status-not-int",
+            "GET",
+            "/connectors/{P}-src/tasks/x/status",
+            None,
+        )
+        .wait(Wait::Topics("{P}-src")),
+        step("topics", "GET", "/connectors/{P}-src/topics", None),
+        step("topics-again", "GET", "/connectors/{P}-src/topics", None),
+        step("topics-unknown", "GET", "/connectors/{P}-nope/topics", None),
+        step(
+            "put-config-update",
+            "PUT",
+            "/connectors/{P}-src/config",
+            Some(src(json!({"batch.size": "100"}))),
+        )
+        .wait(Wait::TaskConfig("{P}-src", "batch.size", "100")),
+        step(
+            "put-config-create",
+            "PUT",
+            "/connectors/{P}-src2/config",
+            Some(src(
+                json!({"topic": "{P}-lines2", "file": "{D}/{P}-in2.txt"}),
+            )),
+        )
+        .wait(Wait::State("{P}-src2", "RUNNING", 1)),
+        step(
+            "patch-config",
+            "PATCH",
+            "/connectors/{P}-src2/config",
+            Some(json!({"batch.size": "50"})),
+        )
+        .wait(Wait::TaskConfig("{P}-src2", "batch.size", "50")),
+        step(
+            "patch-config-remove",
+            "PATCH",
+            "/connectors/{P}-src2/config",
+            Some(json!({"batch.size": null})),
+        )
+        .wait(Wait::State("{P}-src2", "RUNNING", 1)),
+        step(
+            "config-after-patch",
+            "GET",
+            "/connectors/{P}-src2/config",
+            None,
+        ),
+        step(
+            "patch-unknown",
+            "PATCH",
+            "/connectors/{P}-nope/config",
+            Some(json!({"batch.size": "5"})),
+        ),
+        step(
+            "patch-invalid",
+            "PATCH",
+            "/connectors/{P}-src2/config",
+            Some(json!({"tasks.max": "0"})),
+        ),
+        step(
+            "put-name-mismatch",
+            "PUT",
+            "/connectors/{P}-src2/config",
+            Some(src(json!({"name": "{P}-other"}))),
+        ),
+        step(
+            "post-name-mismatch",
+            "POST",
+            "/connectors",
+            Some(json!({"name": "{P}-a", "config": src(json!({"name": "{P}-b"}))})),
+        ),
+        step(
+            "post-missing-class",
+            "POST",
+            "/connectors",
+            Some(json!({"name": "{P}-noclass", "config": {}})),
+        ),
+        step(
+            "post-missing-class-2keys",
+            "POST",
+            "/connectors",
+            Some(json!({"name": "{P}-noclass", "config": {"topic": "t"}})),
+        ),
+        step(
+            "post-unknown-class",
+            "POST",
+            "/connectors",
+            Some(
+                json!({"name": "{P}-unk", "config": {"connector.class": "com.example.NoSuchConnector"}}),
+            ),
+        ),
+        step(
+            "post-sink-no-topics",
+            "POST",
+            "/connectors",
+            Some(
+                json!({"name": "{P}-badsink", "config": {"connector.class": "FileStreamSink", "file": "{D}/{P}-x.txt"}}),
+            ),
+        ),
+        step(
+            "post-sink-both-topics",
+            "POST",
+            "/connectors",
+            Some(
+                json!({"name": "{P}-badsink", "config": {"connector.class": "FileStreamSink", "topics": "a", "topics.regex": "b.*"}}),
+            ),
+        ),
+        step(
+            "post-tasks-max-text",
+            "POST",
+            "/connectors",
+            Some(json!({"name": "{P}-badtm", "config": src(json!({"tasks.max": "many"}))})),
+        ),
+        step(
+            "post-tasks-max-zero",
+            "POST",
+            "/connectors",
+            Some(json!({"name": "{P}-badtm", "config": src(json!({"tasks.max": "0"}))})),
+        ),
+        step(
+            "post-empty-name",
+            "POST",
+            "/connectors",
+            Some(json!({"name": "", "config": src(json!({}))})),
+        ),
+        step(
+            "post-numeric-values",
+            "POST",
+            "/connectors",
+            Some(
+                json!({"name": "{P}-num", "config": {"connector.class": "FileStreamSource", "tasks.max": 0, "topic": "t"}}),
+            ),
+        ),
+        raw("post-malformed-json", "POST", "/connectors", "{\"name\": "),
+        step(
+            "post-no-config",
+            "POST",
+            "/connectors",
+            Some(json!({"name": "{P}-nocfg"})),
+        ),
+        step(
+            "post-unknown-field",
+            "POST",
+            "/connectors",
+            Some(json!({"name": "{P}-uf", "config": src(json!({})), "bogus": 1})),
+        ),
+        raw(
+            "put-config-malformed",
+            "PUT",
+            "/connectors/{P}-src2/config",
+            "[1,2",
+        ),
+        step(
+            "put-config-array",
+            "PUT",
+            "/connectors/{P}-src2/config",
+            Some(json!(["a"])),
+        ),
+        step("pause", "PUT", "/connectors/{P}-src/pause", None)
+            .wait(Wait::State("{P}-src", "PAUSED", 1)),
+        step("status-paused", "GET", "/connectors/{P}-src/status", None),
+        step("pause-again", "PUT", "/connectors/{P}-src/pause", None),
+        step("pause-unknown", "PUT", "/connectors/{P}-nope/pause", None),
+        step("resume", "PUT", "/connectors/{P}-src/resume", None)
+            .wait(Wait::State("{P}-src", "RUNNING", 1)),
+        step("resume-unknown", "PUT", "/connectors/{P}-nope/resume", None),
+        step("stop", "PUT", "/connectors/{P}-src/stop", None).wait(Wait::Stopped("{P}-src")),
+        step("status-stopped", "GET", "/connectors/{P}-src/status", None),
+        step("tasks-stopped", "GET", "/connectors/{P}-src/tasks", None),
+        step("get-stopped", "GET", "/connectors/{P}-src", None),
+        step("stop-again", "PUT", "/connectors/{P}-src/stop", None),
+        step("stop-unknown", "PUT", "/connectors/{P}-nope/stop", None),
+        step(
+            "resume-after-stop",
+            "PUT",
+            "/connectors/{P}-src/resume",
+            None,
+        )
+        .wait(Wait::State("{P}-src", "RUNNING", 1)),
+        step(
+            "restart-legacy",
+            "POST",
+            "/connectors/{P}-src/restart",
+            None,
+        )
+        .wait(Wait::State("{P}-src", "RUNNING", 1)),
+        step(
+            "restart-explicit-false",
+            "POST",
+            "/connectors/{P}-src/restart?includeTasks=false&onlyFailed=false",
+            None,
+        )
+        .wait(Wait::State("{P}-src", "RUNNING", 1)),
+        step(
+            "restart-include-tasks",
+            "POST",
+            "/connectors/{P}-src/restart?includeTasks=true",
+            None,
+        )
+        .wait(Wait::State("{P}-src", "RUNNING", 1)),
+        step(
+            "restart-only-failed",
+            "POST",
+            "/connectors/{P}-src/restart?onlyFailed=true",
+            None,
+        )
+        .wait(Wait::State("{P}-src", "RUNNING", 1)),
+        step(
+            "restart-both",
+            "POST",
+            "/connectors/{P}-src/restart?includeTasks=true&onlyFailed=true",
+            None,
+        )
+        .wait(Wait::State("{P}-src", "RUNNING", 1)),
+        step(
+            "restart-include-tasks-all",
+            "POST",
+            "/connectors/{P}-src/restart?includeTasks=true&onlyFailed=false",
+            None,
+        )
+        .wait(Wait::State("{P}-src", "RUNNING", 1)),
+        step(
+            "restart-bool-garbage",
+            "POST",
+            "/connectors/{P}-src/restart?includeTasks=yes&onlyFailed=TRUE",
+            None,
+        )
+        .wait(Wait::State("{P}-src", "RUNNING", 1)),
+        step(
+            "restart-unknown",
+            "POST",
+            "/connectors/{P}-nope/restart",
+            None,
+        ),
+        step(
+            "restart-unknown-kip745",
+            "POST",
+            "/connectors/{P}-nope/restart?includeTasks=true",
+            None,
+        ),
+        step(
+            "task-restart",
+            "POST",
+            "/connectors/{P}-src/tasks/0/restart",
+            None,
+        )
+        .wait(Wait::State("{P}-src", "RUNNING", 1)),
+        step(
+            "task-restart-bad-id",
+            "POST",
+            "/connectors/{P}-src/tasks/9/restart",
+            None,
+        ),
+        step(
+            "task-restart-unknown",
+            "POST",
+            "/connectors/{P}-nope/tasks/0/restart",
+            None,
+        ),
+        step(
+            "validate-source",
+            "PUT",
+            "/connector-plugins/FileStreamSourceConnector/config/validate",
+            Some(
+                json!({"connector.class": "FileStreamSource", "name": "v", "topic": "t", "file": "/tmp/x"}),
+            ),
+        ),
+        step(
+            "validate-sink-no-topics",
+            "PUT",
+            "/connector-plugins/FileStreamSinkConnector/config/validate",
+            Some(
+                json!({"connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector", "name": "v"}),
+            ),
+        ),
+        step(
+            "validate-bad-tasks-max",
+            "PUT",
+            "/connector-plugins/FileStreamSource/config/validate",
+            Some(
+                json!({"connector.class": "FileStreamSource", "name": "v", "topic": "t", "tasks.max": "-1"}),
+            ),
+        ),
+        step(
+            "validate-no-class",
+            "PUT",
+            "/connector-plugins/FileStreamSource/config/validate",
+            Some(json!({"name": "v"})),
+        ),
+        step(
+            "validate-unknown-class",
+            "PUT",
+            "/connector-plugins/Nope/config/validate",
+            Some(json!({"connector.class": "com.example.Nope", "name": "v"})),
+        ),
+        raw(
+            "validate-malformed",
+            "PUT",
+            "/connector-plugins/FileStreamSource/config/validate",
+            "{",
+        ),
+        step(
+            "plugin-config",
+            "GET",
+            "/connector-plugins/FileStreamSinkConnector/config",
+            None,
+        ),
+        step(
+            "plugin-config-unknown",
+            "GET",
+            "/connector-plugins/com.example.Nope/config",
+            None,
+        ),
+        step("logger-root", "GET", "/admin/loggers/root", None),
+        step(
+            "logger-put",
+            "PUT",
+            "/admin/loggers/org.example.differential",
+            Some(json!({"level": "DEBUG"})),
+        ),
+        step(
+            "logger-get",
+            "GET",
+            "/admin/loggers/org.example.differential",
+            None,
+        ),
+        step(
+            "logger-put-bad-level",
+            "PUT",
+            "/admin/loggers/org.example.differential",
+            Some(json!({"level": "LOUD"})),
+        ),
+        step(
+            "logger-put-no-level",
+            "PUT",
+            "/admin/loggers/org.example.differential",
+            Some(json!({})),
+        ),
+        step(
+            "logger-unknown",
+            "GET",
+            "/admin/loggers/org.example.never.set",
+            None,
+        ),
+        step("delete", "DELETE", "/connectors/{P}-src2", None).wait(Wait::Gone("{P}-src2")),
+        step("get-deleted", "GET", "/connectors/{P}-src2", None),
+        step("delete-unknown", "DELETE", "/connectors/{P}-nope", None),
+        step("get-unknown", "GET", "/connectors/{P}-nope", None),
+        step("config-unknown", "GET", "/connectors/{P}-nope/config", None),
+        step("status-unknown", "GET", "/connectors/{P}-nope/status", None),
+        step("tasks-unknown", "GET", "/connectors/{P}-nope/tasks", None),
+        step(
+            "task-status-unknown",
+            "GET",
+            "/connectors/{P}-nope/tasks/0/status",
+            None,
+        ),
+        step("unknown-path", "GET", "/no/such/path", None),
+        step("unknown-subpath", "GET", "/connectors/{P}-src/nope", None),
+        step("method-not-allowed", "DELETE", "/connectors", None),
+        step("delete-sink", "DELETE", "/connectors/{P}-sink", None).wait(Wait::Gone("{P}-sink")),
+        step("delete-source", "DELETE", "/connectors/{P}-src", None).wait(Wait::Gone("{P}-src")),
+        step("list-end", "GET", "/connectors", None),
+    ]
+}
+
+/// Applies the normalisations documented at the top of this file.
+struct Normaliser<'a> {
+    side: &'a Side,
+    dir: String,
+    /// `GET /`, whose `version` is compared as it is.
+    root: bool,
+}
+
+impl Normaliser<'_> {
+    fn string(&self, s: &str) -> String {
+        s.replace(&self.side.base, "<base>")
+            .replace(&self.side.worker, "<worker>")
+            .replace(&self.side.token, "<P>")
+            .replace(&self.dir, "<D>")
+    }
+
+    fn value(&self, v: &Value) -> Value {
+        match v {
+            Value::String(s) => Value::String(self.string(s)),
+            Value::Array(a) => Value::Array(a.iter().map(|x| self.value(x)).collect()),
+            Value::Object(m) => Value::Object(
+                m.iter()
+                    .map(|(k, x)| {
+                        let x = match (k.as_str(), x) {
+                            ("trace", Value::String(_)) => json!("<trace>"),
+                            ("last_modified", Value::Number(_)) => json!("<ts>"),
+                            ("version", Value::String(_)) if !self.root => json!("<version>"),
+                            _ => self.value(x),
+                        };
+                        (self.string(k), x)
+                    })
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+
+    fn reply(&self, step: &Step, r: &Reply) -> Reply {
+        let mut body = self.value(&r.body);
+        if step.id == "root" {
+            if let Some(o) = body.as_object_mut() {
+                if o.contains_key("commit") {
+                    o.insert("commit".into(), json!("<commit>"));
+                }
+            }
+        }
+        if step.compare == Compare::PluginIntersection {
+            if let Some(a) = body.as_array_mut() {
+                for p in a.iter_mut().filter_map(Value::as_object_mut) {
+                    if p.contains_key("version") {
+                        p.insert("version".into(), json!("<version>"));
+                    }
+                }
+            }
+        }
+        if step.compare == Compare::SortedNames {
+            if let Some(a) = body.as_array_mut() {
+                a.sort_by_key(|x| x.to_string());
+            }
+        }
+        Reply {
+            status: r.status,
+            body,
+            location: r.location.as_deref().map(|l| self.string(l)),
+        }
+    }
+}
+
+fn fill(s: &str, side: &Side, dir: &str) -> String {
+    s.replace("{P}", &side.token).replace("{D}", dir)
+}
+
+fn wait_on(side: &Side, w: &Wait, dir: &str) {
+    let t = Duration::from_secs(90);
+    let f = |s: &str| fill(s, side, dir);
+    match w {
+        Wait::None => {}
+        Wait::State(c, state, n) => {
+            let c = f(c);
+            wait_for(
+                &format!("{}: {c} {state} with {n} tasks", side.label),
+                t,
+                || {
+                    let s = side.status_of(&c)?;
+                    let ts = s["tasks"].as_array()?;
+                    (s["connector"]["state"] == *state
+                        && ts.len() == *n
+                        && ts.iter().all(|x| x["state"] == *state))
+                    .then_some(())
+                },
+            )
+        }
+        Wait::Stopped(c) => {
+            let c = f(c);
+            wait_for(&format!("{}: {c} STOPPED", side.label), t, || {
+                let s = side.status_of(&c)?;
+                let tasks = side.request("GET", &format!("/connectors/{c}/tasks"), None);
+                (s["connector"]["state"] == "STOPPED"
+                    && s["tasks"].as_array()?.is_empty()
+                    && tasks.body.as_array()?.is_empty())
+                .then_some(())
+            })
+        }
+        Wait::Gone(c) => {
+            let c = f(c);
+            wait_for(&format!("{}: {c} deleted", side.label), t, || {
+                let r = side.request("GET", &format!("/connectors/{c}"), None);
+                let s = side.request("GET", &format!("/connectors/{c}/status"), None);
+                (r.status == 404 && s.status == 404).then_some(())
+            })
+        }
+        Wait::TaskConfig(c, k, v) => {
+            let c = f(c);
+            wait_for(
+                &format!("{}: {c} tasks with {k}={v}", side.label),
+                t,
+                || {
+                    let r = side.request("GET", &format!("/connectors/{c}/tasks"), None);
+                    let ok = r.body.as_array()?.first()?["config"][*k] == *v;
+                    let s = side.status_of(&c)?;
+                    let ts = s["tasks"].as_array()?;
+                    (ok && s["connector"]["state"] == "RUNNING"
+                        && ts.len() == 1
+                        && ts[0]["state"] == "RUNNING")
+                        .then_some(())
+                },
+            )
+        }
+        Wait::Topics(c) => {
+            let c = f(c);
+            wait_for(&format!("{}: {c} active topics", side.label), t, || {
+                let r = side.request("GET", &format!("/connectors/{c}/topics"), None);
+                (!r.body[&c]["topics"].as_array()?.is_empty()).then_some(())
+            })
+        }
+    }
+    // Let status writes of the request settle (both sides read their status topic).
+    if !matches!(w, Wait::None) {
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+/// Keeps only the plugin entries whose `class` appears in both lists.
+fn intersect_plugins(a: &mut Reply, b: &mut Reply) {
+    let classes = |r: &Reply| -> BTreeSet<String> {
+        r.body
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|p| p["class"].as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let common: BTreeSet<String> = classes(a).intersection(&classes(b)).cloned().collect();
+    for r in [a, b] {
+        if let Some(arr) = r.body.as_array_mut() {
+            arr.retain(|p| p["class"].as_str().is_some_and(|c| common.contains(c)));
+        }
+    }
+}
+
+/// `conformance/rest-allowlist.txt`: `<request id> <reason>` per line, `#` comments.
+fn allowlist() -> BTreeMap<String, String> {
+    let path = repo_root().join("conformance/rest-allowlist.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (id, reason) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
+            (id.to_string(), reason.trim().to_string())
+        })
+        .collect()
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Fetches the Connect jars (a no-op when cached); `None` (with the reason printed) when Java or
+/// the jars are unavailable.
+fn java_available() -> Option<()> {
+    if Command::new("java")
+        .arg("-version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map(|s| !s.success())
+        .unwrap_or(true)
+    {
+        eprintln!("skipped: no `java` on PATH (the reference worker needs Java 17)");
+        return None;
+    }
+    let out = Command::new(repo_root().join("scripts/connect-java"))
+        .arg("fetch")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output();
+    match out {
+        Ok(o) if o.status.success() => Some(()),
+        Ok(o) => {
+            eprintln!(
+                "skipped: `scripts/connect-java fetch` failed: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            None
+        }
+        Err(e) => {
+            eprintln!("skipped: running scripts/connect-java: {e}");
+            None
+        }
+    }
+}
+
+fn start_java(dir: &Path, bootstrap: &str, token: &str) -> Side {
+    let port = free_port();
+    let group = unique("diff-java");
+    let props = distributed_properties(
+        bootstrap,
+        &group,
+        &format!("rest.advertised.host.name=127.0.0.1\nrest.advertised.port={port}"),
+    )
+    .replace(
+        "listeners=http://127.0.0.1:0",
+        &format!("listeners=http://127.0.0.1:{port}"),
+    );
+    let jdir = dir.join("java");
+    std::fs::create_dir_all(&jdir).unwrap();
+    std::fs::write(jdir.join("worker.properties"), props).unwrap();
+    let log = jdir.join("worker.log");
+    let child = Command::new(repo_root().join("scripts/connect-java"))
+        .arg(jdir.join("worker.properties"))
+        .env("CONNECT_JAVA_HEAP", "256m")
+        // Tributary's root logger starts at INFO; scripts/connect-java defaults Java's to WARN.
+        .env("CONNECT_LOG_LEVEL", "INFO")
+        .stdout(std::fs::File::create(jdir.join("stdout.log")).unwrap())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("starting scripts/connect-java");
+    let mut side = Side {
+        label: "java",
+        base: format!("http://127.0.0.1:{port}"),
+        token: token.to_string(),
+        worker: format!("127.0.0.1:{port}"),
+        java: Some(child),
+        java_log: Some(log),
+        _trib: None,
+    };
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        if let Ok(Some(st)) = side.java.as_mut().unwrap().try_wait() {
+            panic!("Java worker exited with {st}: {}", side.java_log_tail());
+        }
+        let ok = reqwest::blocking::Client::new()
+            .get(format!("{}/health", side.base))
+            .timeout(Duration::from_secs(15))
+            .send()
+            .map(|r| r.status().as_u16() == 200)
+            .unwrap_or(false);
+        if ok {
+            break;
+        }
+        if Instant::now() > deadline {
+            panic!("Java worker not ready: {}", side.java_log_tail());
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    side
+}
+
+fn start_tributary(dir: &Path, bootstrap: &str, token: &str) -> Side {
+    let w = DistributedWorker::start(dir, "trib", bootstrap, &unique("diff-trib"), "");
+    w.wait_joined();
+    Side {
+        label: "tributary",
+        base: w.url.clone(),
+        token: token.to_string(),
+        worker: w.id(),
+        java: None,
+        java_log: None,
+        _trib: Some(w),
+    }
+}
+
+#[test]
+fn differential_rest_against_java_connect() {
+    let Some(bootstrap) = kafka() else { return };
+    if java_available().is_none() {
+        return;
+    }
+    let dir = test_dir();
+    let dpath = dir.path().display().to_string();
+    let nonce = std::process::id() % 100_000;
+    let java = start_java(dir.path(), &bootstrap, &format!("java{nonce}"));
+    let trib = start_tributary(dir.path(), &bootstrap, &format!("trib{nonce}"));
+    for side in [&java, &trib] {
+        let mut lines = String::new();
+        for i in 0..20 {
+            lines.push_str(&format!("line {i}\n"));
+        }
+        std::fs::write(dir.path().join(format!("{}-in.txt", side.token)), &lines).unwrap();
+        std::fs::write(dir.path().join(format!("{}-in2.txt", side.token)), &lines).unwrap();
+    }
+
+    let steps = script();
+    assert!(steps.len() >= 50, "the script has {} requests", steps.len());
+    let ids: BTreeSet<&str> = steps.iter().map(|s| s.id).collect();
+    assert_eq!(ids.len(), steps.len(), "request ids must be unique");
+    let allowed = allowlist();
+    let mut failures = Vec::new();
+    let mut tolerated = Vec::new();
+    let mut matched = BTreeSet::new();
+
+    for st in &steps {
+        let mut replies = Vec::new();
+        for side in [&java, &trib] {
+            let path = fill(&st.path, side, &dpath);
+            let body = st.body.as_deref().map(|b| fill(b, side, &dpath));
+            let r = side.request(st.method, &path, body.as_deref());
+            wait_on(side, &st.wait, &dpath);
+            let n = Normaliser {
+                side,
+                dir: dpath.clone(),
+                root: st.id == "root",
+            };
+            replies.push(n.reply(st, &r));
+        }
+        let (mut j, mut t) = (replies[0].clone(), replies[1].clone());
+        if st.compare == Compare::PluginIntersection {
+            intersect_plugins(&mut j, &mut t);
+        }
+        if j == t {
+            matched.insert(st.id);
+            eprintln!("same  {:<28} {} {}", st.id, st.method, st.path);
+            continue;
+        }
+        let report = format!(
+            "DIFF  {} ({} {}):\n  java:      {} {} {}\n  tributary: {} {} {}",
+            st.id,
+            st.method,
+            st.path,
+            j.status,
+            j.location.as_deref().unwrap_or(""),
+            j.body,
+            t.status,
+            t.location.as_deref().unwrap_or(""),
+            t.body
+        );
+        match allowed.get(st.id) {
+            Some(reason) => {
+                eprintln!("{report}\n  allowlisted: {reason}");
+                tolerated.push(st.id);
+            }
+            None => {
+                eprintln!("{report}");
+                failures.push(st.id);
+            }
+        }
+    }
+    for id in allowed.keys() {
+        if matched.contains(id.as_str()) {
+            eprintln!("note: allowlisted {id} no longer differs; remove it from the allowlist");
+        } else if !ids.contains(id.as_str()) {
+            eprintln!("note: allowlisted {id} is not a request id of the script");
+        }
+    }
+    eprintln!(
+        "{} requests: {} same, {} allowlisted differences, {} unexpected differences",
+        steps.len(),
+        matched.len(),
+        tolerated.len(),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "differences not in conformance/rest-allowlist.txt: {failures:?}"
+    );
+}

@@ -1,0 +1,618 @@
+//! Mixed clusters: Apache Kafka Connect 4.1.1 (Java) workers and Tributary workers in one group
+//! under the `sessioned` protocol, sharing connectors, statuses, offsets and REST requests.
+//!
+//! Java workers run through `scripts/connect-java` (jars fetched by Maven, 256 MB heap) on
+//! fixed free ports; their logs stay in the test directory. Gated on `KAFKA_BOOTSTRAP` and on
+//! `java` being installed (and the jars being fetchable); otherwise the tests print why and pass.
+
+mod common;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::Value;
+
+const WORKER_EXTRA: &str =
+    "connect.protocol=sessioned\nscheduled.rebalance.max.delay.ms=5000\nrebalance.timeout.ms=30000\n";
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The broker, when Java and the Connect jars are there too.
+fn gate() -> Option<String> {
+    let bootstrap = kafka()?;
+    let java = Command::new("java")
+        .arg("-version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !java {
+        eprintln!("skipped: java not found (the mixed-cluster tests run Java Connect workers)");
+        return None;
+    }
+    let fetched = Command::new(repo_root().join("scripts/connect-java"))
+        .arg("fetch")
+        .stdout(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !fetched {
+        eprintln!("skipped: `scripts/connect-java fetch` failed (no Maven or no network?)");
+        return None;
+    }
+    Some(bootstrap)
+}
+
+/// A port nobody listens on right now (Java's REST listener needs a concrete one).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// One HTTP request; `(0, Null)` when the server cannot be reached.
+fn http(method: &str, url: &str, body: Option<&str>) -> (u16, Value) {
+    let client = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap();
+    let mut req = client.request(method.parse().unwrap(), url);
+    if let Some(b) = body {
+        req = req
+            .header("Content-Type", "application/json")
+            .body(b.to_string());
+    }
+    match req.send() {
+        Ok(r) => {
+            let status = r.status().as_u16();
+            let text = r.text().unwrap_or_default();
+            (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+        }
+        Err(_) => (0, Value::Null),
+    }
+}
+
+/// Repeats a request while the group is still settling (409 rebalancing, 5xx, no answer);
+/// returns the first other answer.
+fn http_settled(method: &str, url: &str, body: Option<&str>) -> (u16, Value) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let (code, v) = http(method, url, body);
+        if !(code == 0 || code == 409 || code >= 500) || Instant::now() > deadline {
+            return (code, v);
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// A Java Connect distributed worker (`scripts/connect-java`) on a fixed port.
+struct JavaWorker {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl JavaWorker {
+    fn start(dir: &Path, name: &str, bootstrap: &str, group: &str) -> JavaWorker {
+        let wdir = dir.join(name);
+        std::fs::create_dir_all(&wdir).unwrap();
+        let port = free_port();
+        let props = distributed_properties(bootstrap, group, WORKER_EXTRA).replace(
+            "listeners=http://127.0.0.1:0",
+            &format!("listeners=http://127.0.0.1:{port}\nrest.advertised.host.name=127.0.0.1\nrest.advertised.port={port}"),
+        );
+        std::fs::write(wdir.join("worker.properties"), props).unwrap();
+        let child = Command::new(repo_root().join("scripts/connect-java"))
+            .arg(wdir.join("worker.properties"))
+            .env("CONNECT_JAVA_HEAP", "256m")
+            .current_dir(&wdir)
+            .stdout(std::fs::File::create(wdir.join("stdout.log")).unwrap())
+            .stderr(std::fs::File::create(wdir.join("stderr.log")).unwrap())
+            .spawn()
+            .expect("starting scripts/connect-java");
+        let mut w = JavaWorker {
+            child,
+            port,
+            dir: wdir,
+        };
+        let url = w.url();
+        wait_for(
+            &format!("Java worker {name} to answer GET /"),
+            Duration::from_secs(180),
+            || {
+                if let Ok(Some(s)) = w.child.try_wait() {
+                    panic!(
+                        "Java worker {name} exited with {s}: {}",
+                        std::fs::read_to_string(w.dir.join("stderr.log")).unwrap_or_default()
+                    );
+                }
+                (http("GET", &format!("{url}/"), None).0 == 200).then_some(())
+            },
+        );
+        w
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn id(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// SIGTERM (a clean shutdown: offsets committed, group left), SIGKILL after 60 s.
+    fn terminate(&mut self) {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        self.kill();
+    }
+}
+
+impl Drop for JavaWorker {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
+    use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+    use rdkafka::client::DefaultClientContext;
+    let admin: AdminClient<DefaultClientContext> = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let res = rt
+        .block_on(admin.create_topics(
+            &[NewTopic::new(topic, partitions, TopicReplication::Fixed(1))],
+            &AdminOptions::new(),
+        ))
+        .unwrap();
+    for r in res {
+        r.unwrap();
+    }
+}
+
+fn create(url: &str, name: &str, config: Value) {
+    let body = serde_json::json!({ "name": name, "config": config }).to_string();
+    let (code, v) = http_settled("POST", &format!("{url}/connectors"), Some(&body));
+    assert_eq!(code, 201, "creating {name} through {url}: {v}");
+}
+
+/// The connector's status as `url` reports it, once it and `tasks` tasks are all in `state`.
+fn wait_state(url: &str, name: &str, tasks: usize, state: &str) -> Value {
+    let mut last = Value::Null;
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let (code, v) = http("GET", &format!("{url}/connectors/{name}/status"), None);
+        if code == 200 {
+            let ts = v["tasks"].as_array().cloned().unwrap_or_default();
+            if v["connector"]["state"] == state
+                && ts.len() == tasks
+                && ts.iter().all(|t| t["state"] == state)
+            {
+                return v;
+            }
+            last = v;
+        }
+        if Instant::now() > deadline {
+            panic!("timed out waiting for {name} to be {state} with {tasks} tasks at {url}; last status: {last}");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// The workers running a connector and its tasks, from a status body.
+fn owners(status: &Value) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    out.insert(
+        status["connector"]["worker_id"]
+            .as_str()
+            .unwrap_or("")
+            .to_string(),
+    );
+    for t in status["tasks"].as_array().into_iter().flatten() {
+        out.insert(t["worker_id"].as_str().unwrap_or("").to_string());
+    }
+    out
+}
+
+fn task_owners(status: &Value) -> BTreeSet<String> {
+    status["tasks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| t["worker_id"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+fn append(path: &Path, text: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+fn lines_of(path: &Path) -> Vec<Vec<u8>> {
+    terminated_lines(&std::fs::read(path).unwrap_or_default())
+}
+
+/// Waits until every line of `expected` occurs in the file at `out` at least as often as in
+/// `expected`; returns how many extra (duplicate) lines the file has.
+fn wait_all_lines(what: &str, out: &Path, expected: &[Vec<u8>], timeout: Duration) -> usize {
+    let mut want: HashMap<&[u8], usize> = HashMap::new();
+    for l in expected {
+        *want.entry(l.as_slice()).or_default() += 1;
+    }
+    let deadline = Instant::now() + timeout;
+    loop {
+        let got = lines_of(out);
+        let mut have: HashMap<&[u8], usize> = HashMap::new();
+        for l in &got {
+            *have.entry(l.as_slice()).or_default() += 1;
+        }
+        let missing: usize = want
+            .iter()
+            .map(|(l, n)| n.saturating_sub(*have.get(l).unwrap_or(&0)))
+            .sum();
+        if missing == 0 {
+            return got.len() - expected.len();
+        }
+        if Instant::now() > deadline {
+            panic!(
+                "{what}: {missing} of {} lines never arrived in {} ({} lines there)",
+                expected.len(),
+                out.display(),
+                got.len()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+fn numbered(prefix: &str, from: usize, to: usize) -> String {
+    (from..to).map(|i| format!("{prefix}-{i}\n")).collect()
+}
+
+#[test]
+fn connectors_span_java_and_tributary_workers() {
+    let Some(bootstrap) = gate() else {
+        return;
+    };
+    let dir = test_dir();
+    let d = dir.path();
+    let group = unique("mixed");
+    let topic = format!("{group}-lines");
+    create_topic(&bootstrap, &topic, 3);
+
+    let mut java = JavaWorker::start(d, "java-1", &bootstrap, &group);
+    let t1 = DistributedWorker::start(d, "trib-1", &bootstrap, &group, WORKER_EXTRA);
+    let t2 = DistributedWorker::start(d, "trib-2", &bootstrap, &group, WORKER_EXTRA);
+    t1.wait_joined();
+    t2.wait_joined();
+    let (j, u1, u2) = (java.url(), t1.url.clone(), t2.url.clone());
+    let tributary_ids: BTreeSet<String> = [t1.id(), t2.id()].into();
+
+    let (a, b, out) = (d.join("a.txt"), d.join("b.txt"), d.join("sink.txt"));
+    append(&a, &numbered("a", 0, 100));
+    append(&b, &numbered("b", 0, 100));
+    // Created through either side's REST API.
+    create(
+        &j,
+        "sink",
+        serde_json::json!({"connector.class": "FileStreamSink", "tasks.max": "3", "topics": topic, "file": out}),
+    );
+    create(
+        &u1,
+        "src-a",
+        serde_json::json!({"connector.class": "FileStreamSource", "tasks.max": "1", "topic": topic, "file": a}),
+    );
+    create(
+        &j,
+        "src-b",
+        serde_json::json!({"connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector", "tasks.max": "1", "topic": topic, "file": b}),
+    );
+
+    // Everyone sees the same statuses; the tasks run on both implementations.
+    let mut all_task_owners = BTreeSet::new();
+    for (name, n) in [("sink", 3), ("src-a", 1), ("src-b", 1)] {
+        for url in [&j, &u1, &u2] {
+            wait_state(url, name, n, "RUNNING");
+        }
+        all_task_owners.extend(task_owners(&wait_state(&j, name, n, "RUNNING")));
+    }
+    // Rebalancing may still move tasks; wait until the group's assignment covers both sides.
+    wait_for(
+        "tasks on both Java and Tributary workers",
+        Duration::from_secs(120),
+        || {
+            let mut owners_now = BTreeSet::new();
+            for (name, n) in [("sink", 3), ("src-a", 1), ("src-b", 1)] {
+                owners_now.extend(task_owners(&wait_state(&u2, name, n, "RUNNING")));
+            }
+            all_task_owners = owners_now.clone();
+            (owners_now.contains(&java.id())
+                && owners_now.iter().any(|o| tributary_ids.contains(o)))
+            .then_some(())
+        },
+    );
+    eprintln!("task owners: {all_task_owners:?} (java {})", java.id());
+    let mut expected: Vec<Vec<u8>> = lines_of(&a);
+    expected.extend(lines_of(&b));
+    wait_all_lines("initial lines", &out, &expected, Duration::from_secs(120));
+
+    // KIP-891: statuses carry the plugin version, whichever side wrote them, and both sides
+    // show it (Java's FileStream plugins say 4.1.1, Tributary's its own version).
+    for url in [&j, &u1] {
+        let st = wait_state(url, "sink", 3, "RUNNING");
+        assert!(
+            st["connector"]["version"].is_string(),
+            "status at {url}: {st}"
+        );
+        for t in st["tasks"].as_array().unwrap() {
+            assert!(t["version"].is_string(), "status at {url}: {st}");
+        }
+    }
+
+    // Restarts through either side.
+    let (code, v) = http_settled(
+        "POST",
+        &format!("{u2}/connectors/sink/restart?includeTasks=true"),
+        None,
+    );
+    assert_eq!(code, 202, "restart through Tributary: {v}");
+    wait_state(&j, "sink", 3, "RUNNING");
+    let (code, v) = http_settled("POST", &format!("{j}/connectors/src-a/restart"), None);
+    assert_eq!(code, 204, "restart through Java: {v}");
+    let (code, v) = http_settled(
+        "POST",
+        &format!("{u1}/connectors/src-b/tasks/0/restart"),
+        None,
+    );
+    assert_eq!(code, 204, "task restart through Tributary: {v}");
+    wait_state(&u1, "src-b", 1, "RUNNING");
+    wait_state(&u2, "src-a", 1, "RUNNING");
+
+    // Pause through Java, resume through Tributary; lines written meanwhile arrive after.
+    let (code, v) = http_settled("PUT", &format!("{j}/connectors/src-a/pause"), None);
+    assert_eq!(code, 202, "pause through Java: {v}");
+    wait_state(&u1, "src-a", 1, "PAUSED");
+    wait_state(&j, "src-a", 1, "PAUSED");
+    append(&a, &numbered("a", 100, 150));
+    std::thread::sleep(Duration::from_secs(2));
+    let (code, v) = http_settled("PUT", &format!("{u2}/connectors/src-a/resume"), None);
+    assert_eq!(code, 202, "resume through Tributary: {v}");
+    wait_state(&j, "src-a", 1, "RUNNING");
+    let mut expected = lines_of(&a);
+    expected.extend(lines_of(&b));
+    wait_all_lines(
+        "lines after resume",
+        &out,
+        &expected,
+        Duration::from_secs(120),
+    );
+
+    // Pause through Tributary, resume through Java.
+    let (code, _) = http_settled("PUT", &format!("{u1}/connectors/sink/pause"), None);
+    assert_eq!(code, 202);
+    wait_state(&j, "sink", 3, "PAUSED");
+    let (code, _) = http_settled("PUT", &format!("{j}/connectors/sink/resume"), None);
+    assert_eq!(code, 202);
+    wait_state(&u2, "sink", 3, "RUNNING");
+
+    // Delete through Tributary; gone on every worker.
+    let (code, v) = http_settled("DELETE", &format!("{u1}/connectors/src-b"), None);
+    assert_eq!(code, 204, "delete through Tributary: {v}");
+    for url in [&j, &u1, &u2] {
+        wait_for("src-b to be gone", Duration::from_secs(60), || {
+            let (_, list) = http("GET", &format!("{url}/connectors"), None);
+            (list.is_array() && !list.as_array().unwrap().contains(&Value::from("src-b")))
+                .then_some(())
+        });
+    }
+
+    // Killing the Java worker moves its connectors and tasks to the Tributary workers.
+    java.kill();
+    for (name, n) in [("sink", 3), ("src-a", 1)] {
+        wait_for(
+            &format!("{name} to run on Tributary workers only"),
+            Duration::from_secs(120),
+            || {
+                let st = wait_state(&u1, name, n, "RUNNING");
+                owners(&st).is_subset(&tributary_ids).then_some(())
+            },
+        );
+    }
+    append(&a, &numbered("a", 150, 200));
+    let mut expected = lines_of(&a);
+    expected.extend(lines_of(&b));
+    wait_all_lines(
+        "lines after the Java worker died",
+        &out,
+        &expected,
+        Duration::from_secs(120),
+    );
+
+    // And the reverse: a new Java worker joins, the Tributary workers die, Java runs it all.
+    let java2 = JavaWorker::start(d, "java-2", &bootstrap, &group);
+    let (j2, j2_id) = (java2.url(), java2.id());
+    let (mut t1, mut t2) = (t1, t2);
+    t1.kill();
+    t2.kill();
+    for (name, n) in [("sink", 3), ("src-a", 1)] {
+        wait_for(
+            &format!("{name} to run on the Java worker"),
+            Duration::from_secs(180),
+            || {
+                let st = wait_state(&j2, name, n, "RUNNING");
+                (owners(&st) == BTreeSet::from([j2_id.clone()])).then_some(())
+            },
+        );
+    }
+    append(&a, &numbered("a", 200, 250));
+    let mut expected = lines_of(&a);
+    expected.extend(lines_of(&b));
+    let dups = wait_all_lines(
+        "lines after the Tributary workers died",
+        &out,
+        &expected,
+        Duration::from_secs(120),
+    );
+    eprintln!(
+        "mixed cluster: all {} lines arrived, {dups} duplicates",
+        expected.len()
+    );
+}
+
+#[test]
+fn rolling_replacement_of_java_workers_by_tributary_loses_no_line() {
+    let Some(bootstrap) = gate() else {
+        return;
+    };
+    let loghub = shared_dir().join("data/loghub");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&loghub)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == "log"));
+    files.sort();
+    if files.is_empty() {
+        eprintln!("skipped: no loghub files in {}", loghub.display());
+        return;
+    }
+    let dir = test_dir();
+    let d = dir.path();
+    let group = unique("rolling");
+
+    // Each file is fed in three parts, split at line ends: one before the start and one after
+    // each of the first two replacements, so data is in flight across the hand-overs.
+    struct Pipe {
+        name: String,
+        input: PathBuf,
+        output: PathBuf,
+        parts: Vec<Vec<u8>>,
+        expected: Vec<Vec<u8>>,
+    }
+    let mut pipes = Vec::new();
+    for f in &files {
+        let data = std::fs::read(f).unwrap();
+        let stem = f.file_stem().unwrap().to_string_lossy().to_lowercase();
+        let mut cuts = vec![0];
+        for k in 1..3 {
+            let mut at = data.len() * k / 3;
+            while at < data.len() && data[at - 1] != b'\n' {
+                at += 1;
+            }
+            cuts.push(at);
+        }
+        cuts.push(data.len());
+        let parts = cuts.windows(2).map(|w| data[w[0]..w[1]].to_vec()).collect();
+        pipes.push(Pipe {
+            name: stem.replace('_', "-"),
+            input: d.join(f.file_name().unwrap()),
+            output: d.join(format!("{stem}.out")),
+            parts,
+            expected: terminated_lines(&data),
+        });
+    }
+    let feed = |part: usize| {
+        for p in &pipes {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&p.input)
+                .unwrap();
+            f.write_all(&p.parts[part]).unwrap();
+        }
+    };
+    feed(0);
+
+    let mut javas: Vec<JavaWorker> = (1..=3)
+        .map(|i| JavaWorker::start(d, &format!("java-{i}"), &bootstrap, &group))
+        .collect();
+    let j = javas[0].url();
+    for p in &pipes {
+        let topic = format!("{group}-{}", p.name);
+        create(
+            &j,
+            &format!("{}-source", p.name),
+            serde_json::json!({"connector.class": "FileStreamSource", "tasks.max": "1", "topic": topic, "file": p.input}),
+        );
+        create(
+            &j,
+            &format!("{}-sink", p.name),
+            serde_json::json!({"connector.class": "FileStreamSink", "tasks.max": "1", "topics": topic, "file": p.output}),
+        );
+    }
+    for p in &pipes {
+        wait_state(&j, &format!("{}-source", p.name), 1, "RUNNING");
+        wait_state(&j, &format!("{}-sink", p.name), 1, "RUNNING");
+    }
+
+    let mut tributaries = Vec::new();
+    for (i, java) in javas.iter_mut().enumerate() {
+        let t = DistributedWorker::start(
+            d,
+            &format!("trib-{}", i + 1),
+            &bootstrap,
+            &group,
+            WORKER_EXTRA,
+        );
+        t.wait_joined();
+        java.terminate();
+        eprintln!("rolling: java-{} replaced by {}", i + 1, t.id());
+        // The group settles with the remaining workers running every pipeline.
+        for p in &pipes {
+            wait_state(&t.url, &format!("{}-source", p.name), 1, "RUNNING");
+            wait_state(&t.url, &format!("{}-sink", p.name), 1, "RUNNING");
+        }
+        tributaries.push(t);
+        if i < 2 {
+            feed(i + 1);
+        }
+    }
+
+    // Only Tributary workers remain; every terminated line arrives.
+    let ids: BTreeSet<String> = tributaries.iter().map(|t| t.id()).collect();
+    let u = tributaries[0].url.clone();
+    let mut duplicates = 0;
+    let mut total = 0;
+    for p in &pipes {
+        let st = wait_state(&u, &format!("{}-source", p.name), 1, "RUNNING");
+        assert!(owners(&st).is_subset(&ids), "{st}");
+        duplicates += wait_all_lines(&p.name, &p.output, &p.expected, Duration::from_secs(180));
+        total += p.expected.len();
+    }
+    eprintln!(
+        "rolling replacement: {} files, {total} lines, none lost, {duplicates} duplicates",
+        pipes.len()
+    );
+}
