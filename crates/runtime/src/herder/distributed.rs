@@ -30,7 +30,7 @@ use super::{Created, Herder, HerderError, HerderResult};
 use crate::config::worker::WorkerConfig;
 use crate::plugins::Plugins;
 use crate::rest::entities::{
-    ConfigInfos, ConnectorInfo, ConnectorState, ConnectorStateInfo, TaskInfo, TaskRef, TaskState,
+    ConfigInfos, ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState,
 };
 use crate::storage::config_topic::{ClusterConfigState, ConfigEvent, KafkaConfigBackingStore};
 use crate::storage::offset_topic::KafkaOffsetBackingStore;
@@ -466,25 +466,6 @@ impl Herder for DistributedHerder {
         })
     }
 
-    fn patch_connector_config(
-        &self,
-        name: &str,
-        patch: HashMap<String, Option<String>>,
-    ) -> HerderResult<ConnectorInfo> {
-        let mut config = self.connector_config(name)?;
-        for (k, v) in patch {
-            match v {
-                Some(v) => {
-                    config.insert(k, v);
-                }
-                None => {
-                    config.remove(&k);
-                }
-            }
-        }
-        Ok(self.put_connector_config(name, config, true, None)?.result)
-    }
-
     fn delete_connector(&self, name: &str) -> HerderResult<()> {
         self.require_leader()?;
         let _guard = self.shared.write_lock.lock().unwrap();
@@ -495,52 +476,17 @@ impl Herder for DistributedHerder {
     }
 
     fn connector_status(&self, name: &str) -> HerderResult<ConnectorStateInfo> {
-        let statuses = &self.shared.statuses;
-        let cs = statuses.connector(name).ok_or_else(|| {
-            HerderError::NotFound(format!("No status found for connector {name}"))
-        })?;
-        let snap = self.snapshot();
-        let ctype = snap
+        let ctype = self
+            .snapshot()
             .connector_configs
             .get(name)
             .map(|c| self.connector_type(c))
             .unwrap_or_else(|| "unknown".into());
-        Ok(ConnectorStateInfo {
-            name: name.to_string(),
-            connector: ConnectorState {
-                state: cs.state.as_str().into(),
-                worker_id: cs.worker_id,
-                version: cs.version,
-                trace: cs.trace.filter(|t| !t.is_empty()),
-            },
-            tasks: statuses
-                .tasks(name)
-                .into_iter()
-                .map(|(id, s)| TaskState {
-                    id,
-                    state: s.state.as_str().into(),
-                    worker_id: s.worker_id,
-                    version: s.version,
-                    trace: s.trace.filter(|t| !t.is_empty()),
-                })
-                .collect(),
-            connector_type: ctype,
-        })
+        super::connector_state_info(self.shared.statuses.as_ref(), name, ctype)
     }
 
     fn task_status(&self, id: &ConnectorTaskId) -> HerderResult<TaskState> {
-        let s = self
-            .shared
-            .statuses
-            .task(id)
-            .ok_or_else(|| HerderError::NotFound(format!("No status found for task {id}")))?;
-        Ok(TaskState {
-            id: id.task,
-            state: s.state.as_str().into(),
-            worker_id: s.worker_id,
-            version: s.version,
-            trace: s.trace.filter(|t| !t.is_empty()),
-        })
+        super::task_state(self.shared.statuses.as_ref(), id)
     }
 
     fn task_configs(&self, name: &str) -> HerderResult<Vec<TaskInfo>> {

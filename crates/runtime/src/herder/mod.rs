@@ -108,12 +108,26 @@ pub trait Herder: Send + Sync {
         allow_replace: bool,
         initial_state: Option<TargetState>,
     ) -> HerderResult<Created<ConnectorInfo>>;
-    /// `PATCH /connectors/{c}/config`: `None` values remove keys.
+    /// `PATCH /connectors/{c}/config`: `None` values remove keys; the result is validated and
+    /// applied like a `PUT`.
     fn patch_connector_config(
         &self,
         name: &str,
         patch: HashMap<String, Option<String>>,
-    ) -> HerderResult<ConnectorInfo>;
+    ) -> HerderResult<ConnectorInfo> {
+        let mut config = self.connector_config(name)?;
+        for (k, v) in patch {
+            match v {
+                Some(v) => {
+                    config.insert(k, v);
+                }
+                None => {
+                    config.remove(&k);
+                }
+            }
+        }
+        Ok(self.put_connector_config(name, config, true, None)?.result)
+    }
     /// `DELETE /connectors/{c}`.
     fn delete_connector(&self, name: &str) -> HerderResult<()>;
     /// `GET /connectors/{c}/status`. 404 `No status found for connector c`.
@@ -173,4 +187,55 @@ pub trait Herder: Send + Sync {
     fn worker_info(&self) -> serde_json::Value {
         serde_json::json!({ "worker_id": self.worker_id(), "mode": "standalone" })
     }
+}
+
+/// A connector's `ConnectorStateInfo` from a status store: 404 `No status found for connector c`
+/// without a connector status; tasks in id order; empty traces left out.
+pub fn connector_state_info(
+    statuses: &dyn crate::storage::status::StatusBackingStore,
+    name: &str,
+    connector_type: String,
+) -> HerderResult<ConnectorStateInfo> {
+    let cs = statuses
+        .connector(name)
+        .ok_or_else(|| HerderError::NotFound(format!("No status found for connector {name}")))?;
+    let tasks = statuses
+        .tasks(name)
+        .into_iter()
+        .map(|(id, s)| TaskState {
+            id,
+            state: s.state.as_str().into(),
+            worker_id: s.worker_id,
+            version: s.version,
+            trace: s.trace.filter(|t| !t.is_empty()),
+        })
+        .collect();
+    Ok(ConnectorStateInfo {
+        name: name.to_string(),
+        connector: crate::rest::entities::ConnectorState {
+            state: cs.state.as_str().into(),
+            worker_id: cs.worker_id,
+            version: cs.version,
+            trace: cs.trace.filter(|t| !t.is_empty()),
+        },
+        tasks,
+        connector_type,
+    })
+}
+
+/// One task's `TaskState` from a status store: 404 `No status found for task c-t` without one.
+pub fn task_state(
+    statuses: &dyn crate::storage::status::StatusBackingStore,
+    id: &ConnectorTaskId,
+) -> HerderResult<TaskState> {
+    let s = statuses
+        .task(id)
+        .ok_or_else(|| HerderError::NotFound(format!("No status found for task {id}")))?;
+    Ok(TaskState {
+        id: id.task,
+        state: s.state.as_str().into(),
+        worker_id: s.worker_id,
+        version: s.version,
+        trace: s.trace.filter(|t| !t.is_empty()),
+    })
 }

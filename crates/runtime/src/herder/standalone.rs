@@ -2,7 +2,7 @@
 //! in memory (from the command line's files and the REST API), offsets in a file, statuses in
 //! memory. Every change is applied at once under one lock.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::{mpsc, Arc, Mutex};
 
 use tributary_api::connector::ConnectorType;
@@ -13,7 +13,7 @@ use super::validation::{validate, validate_for_put};
 use super::{Created, Herder, HerderError, HerderResult};
 use crate::plugins::Plugins;
 use crate::rest::entities::{
-    ConfigInfos, ConnectorInfo, ConnectorState, ConnectorStateInfo, TaskInfo, TaskRef, TaskState,
+    ConfigInfos, ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState,
 };
 use crate::storage::status::State;
 use crate::worker::{TargetState, TaskCountersSnapshot, Worker};
@@ -235,25 +235,6 @@ impl Herder for StandaloneHerder {
         })
     }
 
-    fn patch_connector_config(
-        &self,
-        name: &str,
-        patch: HashMap<String, Option<String>>,
-    ) -> HerderResult<ConnectorInfo> {
-        let mut config = self.connector_config(name)?;
-        for (k, v) in patch {
-            match v {
-                Some(v) => {
-                    config.insert(k, v);
-                }
-                None => {
-                    config.remove(&k);
-                }
-            }
-        }
-        Ok(self.put_connector_config(name, config, true, None)?.result)
-    }
-
     fn delete_connector(&self, name: &str) -> HerderResult<()> {
         let mut connectors = self.connectors.lock().unwrap();
         let c = connectors
@@ -273,47 +254,11 @@ impl Herder for StandaloneHerder {
                 .map(|c| self.connector_type(&c.config))
                 .unwrap_or_else(|| "unknown".into())
         };
-        let statuses = self.worker.statuses();
-        let cs = statuses.connector(name).ok_or_else(|| {
-            HerderError::NotFound(format!("No status found for connector {name}"))
-        })?;
-        let tasks = statuses
-            .tasks(name)
-            .into_iter()
-            .map(|(id, s)| TaskState {
-                id,
-                state: s.state.as_str().into(),
-                worker_id: s.worker_id,
-                version: s.version,
-                trace: s.trace.filter(|t| !t.is_empty()),
-            })
-            .collect();
-        Ok(ConnectorStateInfo {
-            name: name.to_string(),
-            connector: ConnectorState {
-                state: cs.state.as_str().into(),
-                worker_id: cs.worker_id,
-                version: cs.version,
-                trace: cs.trace.filter(|t| !t.is_empty()),
-            },
-            tasks,
-            connector_type: ctype,
-        })
+        super::connector_state_info(self.worker.statuses().as_ref(), name, ctype)
     }
 
     fn task_status(&self, id: &ConnectorTaskId) -> HerderResult<TaskState> {
-        let s = self
-            .worker
-            .statuses()
-            .task(id)
-            .ok_or_else(|| HerderError::NotFound(format!("No status found for task {id}")))?;
-        Ok(TaskState {
-            id: id.task,
-            state: s.state.as_str().into(),
-            worker_id: s.worker_id,
-            version: s.version,
-            trace: s.trace.filter(|t| !t.is_empty()),
-        })
+        super::task_state(self.worker.statuses().as_ref(), id)
     }
 
     fn task_configs(&self, name: &str) -> HerderResult<Vec<TaskInfo>> {
