@@ -367,8 +367,10 @@ fn rest_api_standalone() {
     let (code, body) = worker.send("POST", "/connectors", Some("{not json"));
     assert_eq!(code, 500);
     assert_eq!(body["error_code"], 500);
-    assert_eq!(
-        worker.get("/connectors/nope"),
+    let (code, body) = worker.send("POST", "/connectors", Some(&json!({"name": "smt", "config": {"connector.class": "FileStreamSink", "topics": "t", "transforms": "mask", "transforms.mask.type": "org.apache.kafka.connect.transforms.MaskField$Value"}}).to_string()));
+    assert_eq!(code, 400, "transformations are refused, not ignored: {body}");
+    assert!(body["message"].as_str().unwrap().contains("does not support transforms"), "{body}");
+    assert_eq!(worker.get("/connectors/nope"),
         (
             404,
             json!({"error_code": 404, "message": "Connector nope not found"})

@@ -42,6 +42,16 @@ pub fn validate(plugins: &Plugins, config: &Props) -> HerderResult<ConfigInfos> 
     if plugin.connector_type == ConnectorType::Sink {
         validate_sink_topics(config, &mut framework_values);
     }
+    // Single message transformations and predicates are not implemented yet: refuse them
+    // rather than run the connector without them.
+    for key in ["transforms", "predicates"] {
+        let set = config.get(key).map(|v| v.split(',').any(|a| !a.trim().is_empty())).unwrap_or(false);
+        if set {
+            if let Some(v) = framework_values.iter_mut().find(|v| v.name == key) {
+                v.errors.push(format!("Invalid value {} for configuration {key}: Tributary does not support {key} yet; remove the setting or run this connector on an Apache Kafka Connect worker", config[key]));
+            }
+        }
+    }
     let connector_def = connector.config();
     let connector_values: Vec<ConfigValue> = connector.validate(config);
     let mut groups: Vec<String> = Vec::new();
