@@ -59,7 +59,7 @@ pub async fn run(worker_path: PathBuf, connector_paths: Vec<PathBuf>) -> Result<
     }));
     tracing::info!("REST server listening on {}", p.advertised_url);
 
-    for file in connector_files {
+    for (file, path) in connector_files.into_iter().zip(&connector_paths) {
         let h = herder.clone();
         let initial =
             file.initial_state
@@ -78,7 +78,10 @@ pub async fn run(worker_path: PathBuf, connector_paths: Vec<PathBuf>) -> Result<
         if let Err(e) = r {
             let h = herder.clone();
             let _ = tokio::task::spawn_blocking(move || h.stop()).await;
-            return Err(format!("failed to create connector {name}: {e}"));
+            return Err(format!(
+                "{}: failed to create connector {name}: {e}",
+                path.display()
+            ));
         }
         tracing::info!(connector = name, "created connector");
     }

@@ -368,9 +368,36 @@ fn rest_api_standalone() {
     assert_eq!(code, 500);
     assert_eq!(body["error_code"], 500);
     let (code, body) = worker.send("POST", "/connectors", Some(&json!({"name": "smt", "config": {"connector.class": "FileStreamSink", "topics": "t", "transforms": "mask", "transforms.mask.type": "org.apache.kafka.connect.transforms.MaskField$Value"}}).to_string()));
-    assert_eq!(code, 400, "transformations are refused, not ignored: {body}");
-    assert!(body["message"].as_str().unwrap().contains("does not support transforms"), "{body}");
-    assert_eq!(worker.get("/connectors/nope"),
+    assert_eq!(
+        code, 400,
+        "transformations are refused, not ignored: {body}"
+    );
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("does not support transforms"),
+        "{body}"
+    );
+    // Connector-level converters are checked at create time, naming the key.
+    let (code, body) = worker.send("POST", "/connectors", Some(&json!({"name": "conv", "config": {"connector.class": "FileStreamSink", "topics": "t", "value.converter": "Jsn"}}).to_string()));
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("configuration value.converter"),
+        "{body}"
+    );
+    let (code, body) = worker.send("POST", "/connectors", Some(&json!({"name": "conv", "config": {"connector.class": "FileStreamSink", "topics": "t", "value.converter": "JsonConverter", "value.converter.schemas.enable": "maybe"}}).to_string()));
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("schemas.enable"),
+        "{body}"
+    );
+    assert_eq!(worker.get("/connectors/conv").0, 404, "nothing was created");
+    assert_eq!(
+        worker.get("/connectors/nope"),
         (
             404,
             json!({"error_code": 404, "message": "Connector nope not found"})
@@ -475,6 +502,18 @@ fn rest_api_standalone() {
         classes.contains(&"org.apache.kafka.connect.file.FileStreamSourceConnector"),
         "{classes:?}"
     );
+    assert!(
+        !classes
+            .iter()
+            .any(|c| c.contains("Verifiable") || c.contains("Mock")),
+        "test connectors are not listed: {classes:?}"
+    );
+    let (code, body) = worker.send(
+        "PUT",
+        "/connector-plugins/FileStreamSourceConnector/config/validate",
+        Some(&json!({"connector.class": "FileStreamSink"}).to_string()),
+    );
+    assert_eq!((code, body["message"].clone()), (400, json!("Included connector type FileStreamSink does not match request type FileStreamSourceConnector")));
     let (code, infos) = worker.send(
         "PUT",
         "/connector-plugins/FileStreamSink/config/validate",
@@ -640,7 +679,9 @@ fn unknown_connector_class_lists_available_plugins() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("com.example.Nope") && err.contains("FileStreamSourceConnector"),
+        err.contains("c.properties")
+            && err.contains("com.example.Nope")
+            && err.contains("FileStreamSourceConnector"),
         "{err}"
     );
 }

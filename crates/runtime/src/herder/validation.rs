@@ -42,10 +42,42 @@ pub fn validate(plugins: &Plugins, config: &Props) -> HerderResult<ConfigInfos> 
     if plugin.connector_type == ConnectorType::Sink {
         validate_sink_topics(config, &mut framework_values);
     }
+    // Connector-level converters: the class must exist and accept its settings
+    // (`value.converter.schemas.enable`, …), so a bad one fails the request, not the task.
+    for key in ["key.converter", "value.converter", "header.converter"] {
+        let Some(class) = config.get(key).map(|c| c.trim()).filter(|c| !c.is_empty()) else {
+            continue;
+        };
+        let settings = crate::config::worker::prefixed(config, &format!("{key}."));
+        let problem = if key == "header.converter" {
+            match plugins.new_header_converter(class) {
+                Ok(mut c) => c.configure(&settings).err().map(|e| e.to_string()),
+                Err(e) => Some(e.to_string()),
+            }
+        } else {
+            match plugins.new_converter(class) {
+                Ok(mut c) => c
+                    .configure(&settings, key == "key.converter")
+                    .err()
+                    .map(|e| e.to_string()),
+                Err(e) => Some(e.to_string()),
+            }
+        };
+        if let Some(problem) = problem {
+            if let Some(v) = framework_values.iter_mut().find(|v| v.name == key) {
+                v.errors.push(format!(
+                    "Invalid value {class} for configuration {key}: {problem}"
+                ));
+            }
+        }
+    }
     // Single message transformations and predicates are not implemented yet: refuse them
     // rather than run the connector without them.
     for key in ["transforms", "predicates"] {
-        let set = config.get(key).map(|v| v.split(',').any(|a| !a.trim().is_empty())).unwrap_or(false);
+        let set = config
+            .get(key)
+            .map(|v| v.split(',').any(|a| !a.trim().is_empty()))
+            .unwrap_or(false);
         if set {
             if let Some(v) = framework_values.iter_mut().find(|v| v.name == key) {
                 v.errors.push(format!("Invalid value {} for configuration {key}: Tributary does not support {key} yet; remove the setting or run this connector on an Apache Kafka Connect worker", config[key]));

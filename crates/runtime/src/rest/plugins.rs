@@ -11,6 +11,16 @@ use super::error::RestError;
 use super::{call, RestState};
 use crate::config::connector::config_def_for;
 
+/// Connectors kept out of `GET /connector-plugins`, as Connect hides its own test connectors
+/// (they stay usable by class name).
+const TEST_CONNECTORS: &[&str] = &[
+    "org.apache.kafka.connect.tools.VerifiableSourceConnector",
+    "org.apache.kafka.connect.tools.VerifiableSinkConnector",
+    "org.apache.kafka.connect.tools.MockSourceConnector",
+    "org.apache.kafka.connect.tools.MockSinkConnector",
+    "io.tributary.connect.testing.FlakySourceConnector",
+];
+
 /// `GET /connector-plugins?connectorsOnly=` (default true): sinks, then sources (then
 /// converters and header converters when `connectorsOnly=false`), each sorted by class.
 pub async fn list(State(s): State<RestState>, RawQuery(q): RawQuery) -> Json<Vec<PluginInfo>> {
@@ -28,6 +38,7 @@ pub async fn list(State(s): State<RestState>, RawQuery(q): RawQuery) -> Json<Vec
     let mut out: Vec<PluginInfo> = plugins
         .connectors()
         .into_iter()
+        .filter(|p| !TEST_CONNECTORS.contains(&p.class))
         .map(|p| PluginInfo {
             class: p.class.into(),
             plugin_type: p.connector_type.as_str().into(),
@@ -90,13 +101,27 @@ pub async fn config(
 /// `PUT /connector-plugins/{p}/config/validate`: 200 `ConfigInfos`, even with errors.
 pub async fn validate(
     State(s): State<RestState>,
-    Path(_plugin): Path<String>,
+    Path(plugin): Path<String>,
     body: Bytes,
 ) -> Result<Response, RestError> {
     let v: serde_json::Value = serde_json::from_slice(&body)
         .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))?;
     let config =
         crate::config::properties::json_string_map(&v).map_err(|e| RestError::new(500, e))?;
+    // The connector class in the body must be the plugin of the path (Connect compares the
+    // names without a trailing "Connector").
+    if let Some(included) = config.get("connector.class") {
+        let norm = |n: &str| match n.strip_suffix("Connector") {
+            Some(stem) if !stem.is_empty() => stem.to_string(),
+            _ => n.to_string(),
+        };
+        if !norm(included).ends_with(&norm(&plugin)) {
+            return Err(RestError::new(
+                400,
+                format!("Included connector type {included} does not match request type {plugin}"),
+            ));
+        }
+    }
     // Connect 4.1 reports a bad request met while validating (no connector class, unknown class)
     // as 500 with the exception's `toString()`, unlike create/update which answer 400.
     let infos = call(&s, move |h| h.validate_connector_config(&config))

@@ -25,6 +25,29 @@ impl FileOffsetBackingStore {
     /// Loads the file if it exists (a missing or empty file is an empty store).
     /// Errors: unreadable file or a file that is not a serialized map, naming the file.
     pub fn open(path: &Path) -> ConnectResult<FileOffsetBackingStore> {
+        // The file is rewritten through a sibling temporary file: its directory must exist
+        // and be writable now, not only at the first offset flush.
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if !dir.is_dir() {
+            return Err(ConnectError::connect(format!(
+                "{}: directory {} does not exist",
+                path.display(),
+                dir.display()
+            )));
+        }
+        let probe = path.with_extension("tmp");
+        std::fs::write(&probe, b"")
+            .and_then(|_| std::fs::remove_file(&probe))
+            .map_err(|e| {
+                ConnectError::connect(format!(
+                    "{}: cannot write in {}: {e}",
+                    path.display(),
+                    dir.display()
+                ))
+            })?;
         let entries = match std::fs::read(path) {
             Ok(bytes) if bytes.is_empty() => Vec::new(),
             Ok(bytes) => offset_file_format::decode(&bytes).map_err(|e| {
@@ -100,6 +123,19 @@ mod tests {
         let got = again.get(&[b"k1".to_vec(), b"k2".to_vec()]).unwrap();
         assert_eq!(got.len(), 1);
         assert_eq!(got[b"k1".as_slice()], b"v1".to_vec());
+    }
+
+    #[test]
+    fn a_missing_directory_is_an_error_at_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = FileOffsetBackingStore::open(&dir.path().join("nope/offsets"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.contains("nope") && err.contains("does not exist"),
+            "{err}"
+        );
     }
 
     #[test]
