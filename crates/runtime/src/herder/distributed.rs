@@ -563,17 +563,19 @@ impl Herder for DistributedHerder {
             )));
         }
         self.require_leader()?;
-        self.write(|s| s.put_restart_request(&request))?;
+        // The preview is planned from the statuses as they are before the request is written:
+        // once it is in the config topic, this very worker may start restarting instances
+        // (Connect plans on its tick thread before it processes the request).
         let ctype = self.connector_type(&snap.connector_configs[&request.connector]);
         let statuses = &self.shared.statuses;
-        build_restart_plan(
+        let plan = build_restart_plan(
             &request,
             statuses.connector(&request.connector).as_ref(),
             &statuses.tasks(&request.connector),
             &ctype,
-        )
-        .map(|p| p.state_info)
-        .ok_or_else(|| {
+        );
+        self.write(|s| s.put_restart_request(&request))?;
+        plan.map(|p| p.state_info).ok_or_else(|| {
             HerderError::NotFound(format!(
                 "Status for connector {} not found",
                 request.connector

@@ -78,11 +78,18 @@ impl KafkaBasedLog {
             ConnectError::connect(format!("Failed to create consumer for topic {topic}: {e}"))
         })?);
         let deadline = Instant::now() + Duration::from_secs(30);
+        let started = Instant::now();
         let partitions = loop {
             let md = consumer.fetch_metadata(Some(topic), Duration::from_secs(5));
             if let Ok(md) = md {
                 if let Some(t) = md.topics().iter().find(|t| t.name() == topic) {
-                    if t.error().is_none() && !t.partitions().is_empty() {
+                    // Every partition needs a leader, or reading its end offsets stalls
+                    // (a topic created a moment ago elects them one by one).
+                    let led = t
+                        .partitions()
+                        .iter()
+                        .all(|p| p.leader() >= 0 && p.error().is_none());
+                    if t.error().is_none() && !t.partitions().is_empty() && led {
                         let mut ps: Vec<i32> = t.partitions().iter().map(|p| p.id()).collect();
                         ps.sort();
                         break ps;
@@ -96,6 +103,11 @@ impl KafkaBasedLog {
             }
             std::thread::sleep(Duration::from_millis(200));
         };
+        tracing::debug!(
+            topic,
+            ms = started.elapsed().as_millis() as u64,
+            "partition metadata ready"
+        );
         let mut tpl = TopicPartitionList::new();
         for p in &partitions {
             tpl.add_partition_offset(topic, *p, Offset::Beginning)
@@ -149,7 +161,14 @@ impl KafkaBasedLog {
             stop,
             thread: Mutex::new(Some(thread)),
         };
+        let t0 = Instant::now();
         log.read_to_end(Duration::from_secs(15 * 60))?;
+        tracing::debug!(
+            topic,
+            partitions = log.partitions.len(),
+            ms = t0.elapsed().as_millis() as u64,
+            "read the topic to its end"
+        );
         Ok(log)
     }
 
@@ -168,22 +187,35 @@ impl KafkaBasedLog {
     pub fn read_to_end(&self, timeout: Duration) -> ConnectResult<()> {
         let deadline = Instant::now() + timeout;
         let _ = self.producer.flush(timeout);
+        // The end offsets of all partitions, queried at once: one query waits about half a
+        // second on librdkafka, so a 25-partition topic read one by one takes seconds.
+        let wait = deadline
+            .saturating_duration_since(Instant::now())
+            .max(Duration::from_millis(500))
+            .min(Duration::from_secs(10));
+        let results: Vec<(i32, rdkafka::error::KafkaResult<(i64, i64)>)> =
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = self
+                    .partitions
+                    .iter()
+                    .map(|p| {
+                        scope.spawn(move || {
+                            (*p, self.consumer.fetch_watermarks(&self.topic, *p, wait))
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("watermark query thread"))
+                    .collect()
+            });
         let mut ends = HashMap::new();
-        for p in &self.partitions {
-            let left = deadline
-                .saturating_duration_since(Instant::now())
-                .max(Duration::from_millis(500));
-            let (low, high) = self
-                .consumer
-                .fetch_watermarks(&self.topic, *p, left.min(Duration::from_secs(10)))
-                .map_err(|e| {
-                    ConnectError::connect(format!(
-                        "Failed to read end offsets of {}: {e}",
-                        self.topic
-                    ))
-                })?;
+        for (p, r) in results {
+            let (low, high) = r.map_err(|e| {
+                ConnectError::connect(format!("Failed to read end offsets of {}: {e}", self.topic))
+            })?;
             if high > low {
-                ends.insert(*p, high);
+                ends.insert(p, high);
             }
         }
         let (lock, cv) = &*self.progress;
