@@ -35,9 +35,7 @@ use super::cooperative::{
     assign_cooperative_subset, CooperativeAssignorState, CooperativeRound, JobSubset, MemberJobs,
     DEFAULT_SCHEDULED_REBALANCE_MAX_DELAY_MS,
 };
-use super::{
-    check_config_offset, config_mismatch_assignments, java_string_cmp, ConfigCheck, ConfigSnapshot,
-};
+use super::{checked_round, java_string_cmp, ConfigSnapshot};
 use crate::protocol::{
     Assignment, ConnectProtocol, ProtocolError, TaskId, WorkerMetadata, NO_ERROR,
 };
@@ -633,39 +631,16 @@ pub fn perform_static_assignment(
     generation: i32,
     now_ms: i64,
 ) -> BTreeMap<String, Assignment> {
-    let leader_url = members
-        .iter()
-        .find(|(id, _)| id == leader_id)
-        .map(|(_, m)| m.url.as_str())
-        .unwrap_or_default();
-    match check_config_offset(
-        members.iter().map(|(_, m)| m),
+    checked_round(
+        leader_id,
+        members,
         leader_snapshot,
         fresh_snapshot,
-    ) {
-        ConfigCheck::Mismatch { max_offset } => config_mismatch_assignments(
-            members.iter().map(|(id, _)| id.as_str()),
-            leader_id,
-            leader_url,
-            max_offset,
-        ),
-        ConfigCheck::Ok {
-            snapshot,
-            config_offset,
-        } => assign_static(
-            state,
-            &CooperativeRound {
-                leader_id,
-                leader_url,
-                members,
-                snapshot: &snapshot,
-                config_offset,
-                last_completed_generation,
-                generation,
-                now_ms,
-            },
-        ),
-    }
+        last_completed_generation,
+        generation,
+        now_ms,
+        |round| assign_static(state, round),
+    )
 }
 
 /// [`perform_static_assignment`] on raw JoinGroup member metadata (the `static` entries, V3),
