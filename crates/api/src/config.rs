@@ -238,6 +238,20 @@ pub struct ConfigValue {
     pub visible: bool,
 }
 
+impl ConfigValue {
+    /// A value with no value, no recommendations, no errors, visible (Java's
+    /// `new ConfigValue(name)`).
+    pub fn new(name: impl Into<String>) -> ConfigValue {
+        ConfigValue {
+            name: name.into(),
+            value: None,
+            recommended_values: Vec::new(),
+            errors: Vec::new(),
+            visible: true,
+        }
+    }
+}
+
 /// A set of configuration keys in definition order (`ConfigDef`).
 #[derive(Debug, Clone, Default)]
 pub struct ConfigDef {

@@ -176,28 +176,6 @@ impl Drop for JavaWorker {
     }
 }
 
-fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
-    use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-    use rdkafka::client::DefaultClientContext;
-    let admin: AdminClient<DefaultClientContext> = rdkafka::ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()
-        .unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let res = rt
-        .block_on(admin.create_topics(
-            &[NewTopic::new(topic, partitions, TopicReplication::Fixed(1))],
-            &AdminOptions::new(),
-        ))
-        .unwrap();
-    for r in res {
-        r.unwrap();
-    }
-}
-
 fn create(url: &str, name: &str, config: Value) {
     let body = serde_json::json!({ "name": name, "config": config }).to_string();
     let (code, v) = http_settled("POST", &format!("{url}/connectors"), Some(&body));
@@ -614,5 +592,98 @@ fn rolling_replacement_of_java_workers_by_tributary_loses_no_line() {
     eprintln!(
         "rolling replacement: {} files, {total} lines, none lost, {duplicates} duplicates",
         pipes.len()
+    );
+}
+
+/// A connector a Java worker accepts with a transformation never runs without it on a
+/// Tributary worker: the instances Tributary is given fail, naming `transforms`, and none of
+/// them is ever RUNNING there.
+#[test]
+fn a_connector_with_transforms_from_a_java_worker_fails_on_tributary_never_runs_without_them() {
+    let Some(bootstrap) = gate() else {
+        return;
+    };
+    let dir = test_dir();
+    let d = dir.path();
+    let group = unique("mixed-xf");
+    let topic = format!("{group}-data");
+    create_topic(&bootstrap, &topic, 4);
+
+    let java = JavaWorker::start(d, "java-1", &bootstrap, &group);
+    let t1 = DistributedWorker::start(d, "trib-1", &bootstrap, &group, WORKER_EXTRA);
+    t1.wait_joined();
+    let j = java.url();
+    let tributary = t1.id();
+    // Two connectors, so that the balanced assignment gives each worker one of them; each has
+    // four tasks, spread over both workers.
+    let names = ["xf-a", "xf-b"];
+    for name in names {
+        create(
+            &j,
+            name,
+            serde_json::json!({
+                "connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
+                "tasks.max": "4",
+                "topics": topic,
+                "file": d.join(format!("{name}.txt")).display().to_string(),
+                "transforms": "route",
+                "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+                "transforms.route.regex": "(.*)",
+                "transforms.route.replacement": "$1-routed",
+            }),
+        );
+    }
+    let refused = |v: &Value| {
+        v["state"] == "FAILED"
+            && v["trace"].as_str().is_some_and(|t| {
+                t.contains("transforms") && t.contains("Tributary does not support")
+            })
+    };
+    let mut failed_on_tributary = 0;
+    for name in names {
+        let settled = wait_for(
+            &format!("{name}'s instances to settle"),
+            Duration::from_secs(180),
+            || {
+                let (code, v) = http("GET", &format!("{j}/connectors/{name}/status"), None);
+                if code != 200 {
+                    return None;
+                }
+                let mut instances = vec![v["connector"].clone()];
+                instances.extend(v["tasks"].as_array().cloned().unwrap_or_default());
+                for i in &instances {
+                    assert!(
+                        !(i["worker_id"] == tributary.as_str() && i["state"] == "RUNNING"),
+                        "{name} ran on Tributary without its transforms: {v}"
+                    );
+                }
+                let on_tributary = v["connector"]["worker_id"] == tributary.as_str();
+                let done = if on_tributary {
+                    refused(&v["connector"])
+                } else {
+                    let tasks = v["tasks"].as_array().cloned().unwrap_or_default();
+                    v["connector"]["state"] == "RUNNING"
+                        && tasks.len() == 4
+                        && tasks.iter().all(|t| {
+                            if t["worker_id"] == tributary.as_str() {
+                                refused(t)
+                            } else {
+                                t["state"] == "RUNNING"
+                            }
+                        })
+                };
+                done.then_some(v)
+            },
+        );
+        let mut instances = vec![settled["connector"].clone()];
+        instances.extend(settled["tasks"].as_array().cloned().unwrap_or_default());
+        failed_on_tributary += instances
+            .iter()
+            .filter(|i| i["worker_id"] == tributary.as_str())
+            .count();
+    }
+    assert!(
+        failed_on_tributary > 0,
+        "Tributary was given none of the instances, so the test proved nothing"
     );
 }

@@ -453,3 +453,45 @@ pub fn test_dir() -> TestDir {
     let p = d.path().to_path_buf();
     TestDir(Some(d), p)
 }
+
+/// Creates `topic` with `partitions` partitions (replication factor 1).
+pub fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
+    use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+    use rdkafka::client::DefaultClientContext;
+    let admin: AdminClient<DefaultClientContext> = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let res = rt
+        .block_on(admin.create_topics(
+            &[NewTopic::new(topic, partitions, TopicReplication::Fixed(1))],
+            &AdminOptions::new(),
+        ))
+        .unwrap();
+    for r in res {
+        r.unwrap();
+    }
+}
+
+/// Produces `values` (no key) to `topic`, partition `partition` when given, and waits until
+/// the broker acknowledged them all.
+pub fn produce_values(bootstrap: &str, topic: &str, partition: Option<i32>, values: &[String]) {
+    use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
+    let p: ThreadedProducer<DefaultProducerContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("enable.idempotence", "true")
+        .create()
+        .unwrap();
+    for v in values {
+        let mut r = BaseRecord::<[u8], [u8]>::to(topic).payload(v.as_bytes());
+        if let Some(p) = partition {
+            r = r.partition(p);
+        }
+        p.send(r).map_err(|(e, _)| e).unwrap();
+    }
+    p.flush(Duration::from_secs(30)).unwrap();
+}

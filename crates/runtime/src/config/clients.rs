@@ -1,81 +1,232 @@
 //! Kafka client settings for librdkafka: Connect's defaults for the producers and consumers it
 //! creates (`Worker.baseProducerConfigs` / `baseConsumerConfigs`), the worker's `producer.*`,
 //! `consumer.*`, `admin.*` prefixes and connectors' `producer.override.*` /
-//! `consumer.override.*`, translated from Java client keys where librdkafka names them
-//! differently. Java-only keys with no librdkafka meaning are dropped with a debug log.
+//! `consumer.override.*`, translated from Java client keys by [`JAVA_CLIENT_KEYS`].
+//!
+//! A Java key with a librdkafka equivalent is mapped to it (renamed, or its value converted); a
+//! Java key with none is dropped and logged once per process at WARN (serializers, which
+//! Connect overrides itself, at DEBUG). A key in neither list goes to librdkafka as is, so
+//! librdkafka's own keys work too, and librdkafka refuses an unknown key by name when the
+//! client is created.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, OnceLock};
 
 use rdkafka::ClientConfig;
 
 use super::worker::WorkerConfig;
 
-/// Java client keys librdkafka has no use for (serializers, JVM memory and class settings).
-const JAVA_ONLY_KEYS: &[&str] = &[
-    "key.serializer",
-    "value.serializer",
-    "key.deserializer",
-    "value.deserializer",
-    "max.block.ms",
-    "interceptor.classes",
-    "metric.reporters",
-    "metrics.num.samples",
-    "metrics.sample.window.ms",
-    "metrics.recording.level",
-    "partitioner.class",
-    "partitioner.ignore.keys",
-    "partitioner.adaptive.partitioning.enable",
-    "partitioner.availability.timeout.ms",
-    "client.dns.lookup",
-    "auto.include.jmx.reporter",
-    "exclude.internal.topics",
-    "default.api.timeout.ms",
-    "max.poll.records",
-    "max.poll.interval.ms.connect",
-    "retry.backoff.max.ms",
-    "metadata.max.idle.ms",
-    "send.buffer.bytes",
-    "receive.buffer.bytes",
-    "enable.metrics.push",
-    "group.protocol",
-    "internal.leave.group.on.close",
-    "allow.auto.create.topics.connect",
-    "ssl.endpoint.identification.algorithm.connect",
-];
+/// Which client a setting is for: a few Java keys map to different librdkafka keys for a
+/// producer than for a consumer or an admin client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientKind {
+    Producer,
+    Consumer,
+    Admin,
+}
+
+/// How one Java client key reaches librdkafka.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyMapping {
+    /// librdkafka has the key under the same name and meaning.
+    Same,
+    /// librdkafka names it differently; the value carries over unchanged.
+    Renamed(&'static str),
+    /// Renamed and the value converted (see [`translate`]).
+    Converted(&'static str),
+    /// No librdkafka equivalent: dropped, with the reason logged once.
+    Dropped(&'static str),
+}
+
+/// Every Java producer, consumer and admin client key (`ProducerConfig`, `ConsumerConfig`,
+/// `AdminClientConfig`, `CommonClientConfigs` of Kafka 4.1) and what becomes of it. Security
+/// keys (`security.protocol`, `ssl.*`, `sasl.*`) are not listed: they go to librdkafka as is.
+pub const JAVA_CLIENT_KEYS: &[(&str, KeyMapping)] = {
+    use KeyMapping::*;
+    &[
+        ("acks", Same),
+        ("allow.auto.create.topics", Same),
+        ("auto.commit.interval.ms", Same),
+        // `none` is librdkafka's `error`.
+        ("auto.offset.reset", Converted("auto.offset.reset")),
+        ("batch.size", Same),
+        ("bootstrap.controllers", Dropped("librdkafka clients connect to brokers only")),
+        ("bootstrap.servers", Same),
+        // Bytes to KiB.
+        ("buffer.memory", Converted("queue.buffering.max.kbytes")),
+        ("check.crcs", Same),
+        ("client.dns.lookup", Same),
+        ("client.id", Same),
+        ("client.rack", Same),
+        ("compression.gzip.level", Renamed("compression.level")),
+        ("compression.lz4.level", Renamed("compression.level")),
+        ("compression.type", Same),
+        ("compression.zstd.level", Renamed("compression.level")),
+        ("connections.max.idle.ms", Same),
+        ("default.api.timeout.ms", Dropped("librdkafka has no default API timeout")),
+        ("default.list.key.serde.inner", Dropped("Connect's converters replace serdes")),
+        ("default.list.key.serde.type", Dropped("Connect's converters replace serdes")),
+        ("default.list.value.serde.inner", Dropped("Connect's converters replace serdes")),
+        ("default.list.value.serde.type", Dropped("Connect's converters replace serdes")),
+        ("delivery.timeout.ms", Same),
+        ("enable.auto.commit", Same),
+        ("enable.idempotence", Same),
+        ("enable.metrics.push", Same),
+        ("exclude.internal.topics", Dropped("librdkafka never matches internal topics by pattern")),
+        ("fetch.max.bytes", Same),
+        ("fetch.max.wait.ms", Renamed("fetch.wait.max.ms")),
+        ("fetch.min.bytes", Same),
+        ("group.id", Same),
+        ("group.instance.id", Same),
+        ("group.protocol", Same),
+        ("group.remote.assignor", Same),
+        ("heartbeat.interval.ms", Same),
+        ("interceptor.classes", Dropped("Java interceptors cannot run in librdkafka")),
+        ("internal.leave.group.on.close", Dropped("librdkafka always leaves the group on close")),
+        ("isolation.level", Same),
+        ("key.deserializer", Dropped("Connect sets its own deserializers")),
+        ("key.serializer", Dropped("Connect sets its own serializers")),
+        ("linger.ms", Same),
+        ("max.block.ms", Dropped("librdkafka's produce calls do not block")),
+        ("max.in.flight.requests.per.connection", Same),
+        ("max.partition.fetch.bytes", Same),
+        ("max.poll.interval.ms", Same),
+        ("max.poll.records", Dropped("librdkafka returns one record per poll; a sink task's put batches are at most 500 records")),
+        ("max.request.size", Renamed("message.max.bytes")),
+        // Java's refresh period is librdkafka's topic.metadata.refresh.interval.ms (its
+        // metadata.max.age.ms is a cache lifetime, set to three times the period).
+        ("metadata.max.age.ms", Converted("topic.metadata.refresh.interval.ms")),
+        ("metadata.max.idle.ms", Dropped("librdkafka has no idle-topic metadata expiry")),
+        ("metadata.recovery.rebootstrap.trigger.ms", Same),
+        ("metadata.recovery.strategy", Same),
+        ("metric.reporters", Dropped("Java metric reporters cannot run in librdkafka")),
+        ("metrics.num.samples", Dropped("Java client metrics only")),
+        ("metrics.recording.level", Dropped("Java client metrics only")),
+        ("metrics.sample.window.ms", Dropped("Java client metrics only")),
+        ("partition.assignment.strategy", Converted("partition.assignment.strategy")),
+        ("partitioner.adaptive.partitioning.enable", Dropped("librdkafka's partitioner is not adaptive")),
+        ("partitioner.availability.timeout.ms", Dropped("librdkafka's partitioner is not adaptive")),
+        ("partitioner.class", Dropped("Java partitioners cannot run in librdkafka; records are partitioned by murmur2 of the key, as Java's default partitioner does")),
+        ("partitioner.ignore.keys", Dropped("librdkafka always partitions keyed records by key")),
+        ("rebalance.timeout.ms", Dropped("librdkafka uses max.poll.interval.ms as the rebalance timeout")),
+        // -1 (the OS default) is librdkafka's 0.
+        ("receive.buffer.bytes", Converted("socket.receive.buffer.bytes")),
+        ("reconnect.backoff.max.ms", Same),
+        ("reconnect.backoff.ms", Same),
+        // A producer's request timeout; for consumers and admin clients, the socket timeout.
+        ("request.timeout.ms", Converted("request.timeout.ms")),
+        ("retries", Same),
+        ("retry.backoff.max.ms", Same),
+        ("retry.backoff.ms", Same),
+        ("security.providers", Dropped("Java security providers cannot run in librdkafka")),
+        ("send.buffer.bytes", Converted("socket.send.buffer.bytes")),
+        ("session.timeout.ms", Same),
+        ("socket.connection.setup.timeout.max.ms", Dropped("librdkafka has one connection setup timeout")),
+        ("socket.connection.setup.timeout.ms", Same),
+        ("transaction.timeout.ms", Same),
+        ("transactional.id", Same),
+        ("value.deserializer", Dropped("Connect sets its own deserializers")),
+        ("value.serializer", Dropped("Connect sets its own serializers")),
+    ]
+};
 
 /// The producer's default bound on the records it buffers, in KiB: 32 MiB, the Java
 /// producer's `buffer.memory` default (librdkafka's own default is 1 GiB).
 pub const DEFAULT_PRODUCER_BUFFER_KBYTES: u64 = 32 * 1024;
 
-/// Translates one Java client setting to librdkafka: `None` drops it.
-///
-/// `buffer.memory` (bytes) becomes `queue.buffering.max.kbytes` (KiB, at least 1); a value
-/// that is not a number is passed on as is, for librdkafka to reject by that name.
-pub fn translate(key: &str, value: &str) -> Option<(String, String)> {
-    if JAVA_ONLY_KEYS.contains(&key) {
-        tracing::debug!(key, "dropping Java-only client setting");
-        return None;
+/// The mapping of a Java client key, `None` for a key Java clients do not define.
+pub fn mapping(key: &str) -> Option<KeyMapping> {
+    JAVA_CLIENT_KEYS
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, m)| *m)
+}
+
+/// Logs a dropped key once per process (WARN; DEBUG for serializers, which Connect overrides).
+fn log_dropped(key: &str, reason: &str) {
+    static SEEN: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
+    let first = SEEN
+        .get_or_init(|| Mutex::new(HashSet::new()))
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key.to_string());
+    if !first {
+        return;
     }
-    if key == "buffer.memory" {
-        let kbytes = match value.trim().parse::<u64>() {
-            Ok(bytes) => (bytes / 1024).max(1).to_string(),
-            Err(_) => value.to_string(),
-        };
-        return Some(("queue.buffering.max.kbytes".into(), kbytes));
+    if key.ends_with("serializer") || key.contains("serde") {
+        tracing::debug!(key, "dropping client setting: {reason}");
+    } else {
+        tracing::warn!(key, "dropping client setting {key}: {reason}");
     }
-    let mapped = match key {
-        "max.request.size" => "message.max.bytes",
-        "fetch.max.bytes" => "fetch.max.bytes",
-        "max.partition.fetch.bytes" => "max.partition.fetch.bytes",
-        other => other,
-    };
-    Some((mapped.to_string(), value.to_string()))
+}
+
+/// Java assignor class names to librdkafka's strategy names; `None` for one librdkafka lacks.
+fn assignor_name(class: &str) -> Option<&'static str> {
+    match class.trim().rsplit('.').next().unwrap_or("") {
+        "RangeAssignor" | "range" => Some("range"),
+        "RoundRobinAssignor" | "roundrobin" => Some("roundrobin"),
+        "CooperativeStickyAssignor" | "cooperative-sticky" => Some("cooperative-sticky"),
+        _ => None,
+    }
+}
+
+/// Translates one client setting for a `kind` client: the librdkafka settings it becomes,
+/// empty when dropped (and logged once). Values that do not parse are passed on unconverted,
+/// for librdkafka to refuse under the key's name.
+pub fn translate(kind: ClientKind, key: &str, value: &str) -> Vec<(String, String)> {
+    let one = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
+    match mapping(key) {
+        None | Some(KeyMapping::Same) => one(key, value),
+        Some(KeyMapping::Renamed(to)) => one(to, value),
+        Some(KeyMapping::Dropped(reason)) => {
+            log_dropped(key, reason);
+            Vec::new()
+        }
+        Some(KeyMapping::Converted(to)) => match key {
+            "buffer.memory" => match value.trim().parse::<u64>() {
+                Ok(bytes) => one(to, &(bytes / 1024).max(1).to_string()),
+                Err(_) => one(to, value),
+            },
+            "auto.offset.reset" if value.trim().eq_ignore_ascii_case("none") => one(to, "error"),
+            "metadata.max.age.ms" => match value.trim().parse::<u64>() {
+                Ok(ms) => vec![
+                    (to.to_string(), ms.min(3_600_000).to_string()),
+                    (
+                        "metadata.max.age.ms".to_string(),
+                        ms.saturating_mul(3).clamp(1, 86_400_000).to_string(),
+                    ),
+                ],
+                Err(_) => one(to, value),
+            },
+            "send.buffer.bytes" | "receive.buffer.bytes" if value.trim() == "-1" => one(to, "0"),
+            "request.timeout.ms" if kind != ClientKind::Producer => one("socket.timeout.ms", value),
+            "partition.assignment.strategy" => {
+                let mut names = Vec::new();
+                for class in value.split(',').filter(|c| !c.trim().is_empty()) {
+                    match assignor_name(class) {
+                        Some(n) => names.push(n),
+                        None => log_dropped(
+                            class.trim(),
+                            "librdkafka has no such assignor (it has range, roundrobin and cooperative-sticky)",
+                        ),
+                    }
+                }
+                if names.is_empty() {
+                    Vec::new()
+                } else {
+                    one(to, &names.join(","))
+                }
+            }
+            _ => one(to, value),
+        },
+    }
 }
 
 /// Builds a librdkafka configuration: `base` first, then `overrides` (already without
 /// prefixes) translated on top. librdkafka rejects unknown keys when the client is created;
 /// callers report that error with the key's name.
 pub fn client_config(
+    kind: ClientKind,
     bootstrap: &str,
     base: &[(&str, String)],
     overrides: &[HashMap<String, String>],
@@ -90,7 +241,7 @@ pub fn client_config(
         let mut keys: Vec<_> = layer.keys().collect();
         keys.sort();
         for k in keys {
-            if let Some((k, v)) = translate(k, &layer[k]) {
+            for (k, v) in translate(kind, k, &layer[k]) {
                 cfg.set(k, v);
             }
         }
@@ -100,6 +251,8 @@ pub fn client_config(
 
 /// The producer configuration for a source task (`Worker.baseProducerConfigs`): acks=all,
 /// idempotence (which keeps per-partition order as Connect's single in-flight request does),
+/// keyed records partitioned by murmur2 as Java's default partitioner does (so a key lands on
+/// the partition a Java worker would choose),
 /// client id `connector-producer-<connector>-<task>`, records buffered bounded to
 /// [`DEFAULT_PRODUCER_BUFFER_KBYTES`] (as Java's `buffer.memory`; librdkafka would otherwise
 /// buffer up to 1 GiB), then the worker's `producer.*` settings, then the connector's
@@ -111,9 +264,11 @@ pub fn source_producer_config(
     connector_overrides: HashMap<String, String>,
 ) -> ClientConfig {
     client_config(
+        ClientKind::Producer,
         &worker.bootstrap_servers(),
         &[
             ("acks", "all".into()),
+            ("partitioner", "murmur2_random".into()),
             ("enable.idempotence", "true".into()),
             (
                 "client.id",
@@ -141,6 +296,7 @@ pub fn sink_consumer_config(
     connector_overrides: HashMap<String, String>,
 ) -> ClientConfig {
     client_config(
+        ClientKind::Consumer,
         &worker.bootstrap_servers(),
         &[
             ("group.id", format!("connect-{connector}")),
@@ -161,6 +317,7 @@ pub fn sink_consumer_config(
 /// The admin configuration: `admin.*` over the worker's bootstrap servers.
 pub fn admin_config(worker: &WorkerConfig) -> ClientConfig {
     client_config(
+        ClientKind::Admin,
         &worker.bootstrap_servers(),
         &[],
         &[worker.with_prefix("admin.")],
@@ -171,32 +328,124 @@ pub fn admin_config(worker: &WorkerConfig) -> ClientConfig {
 mod tests {
     use super::*;
 
+    fn tr(kind: ClientKind, k: &str, v: &str) -> Vec<(String, String)> {
+        translate(kind, k, v)
+    }
+    fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
+        p.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
     #[test]
-    fn java_only_keys_are_dropped_and_others_mapped() {
-        assert_eq!(translate("key.serializer", "x"), None);
+    fn java_keys_are_mapped_converted_or_dropped() {
+        use ClientKind::*;
+        assert!(tr(Producer, "key.serializer", "x").is_empty());
+        assert!(tr(Consumer, "max.poll.records", "10").is_empty());
         assert_eq!(
-            translate("max.request.size", "10"),
-            Some(("message.max.bytes".into(), "10".into()))
+            tr(Producer, "max.request.size", "10"),
+            pairs(&[("message.max.bytes", "10")])
         );
         assert_eq!(
-            translate("buffer.memory", "33554432"),
-            Some(("queue.buffering.max.kbytes".into(), "32768".into()))
+            tr(Producer, "buffer.memory", "33554432"),
+            pairs(&[("queue.buffering.max.kbytes", "32768")])
         );
         assert_eq!(
-            translate("buffer.memory", "100"),
-            Some(("queue.buffering.max.kbytes".into(), "1".into()))
+            tr(Producer, "buffer.memory", "100"),
+            pairs(&[("queue.buffering.max.kbytes", "1")])
+        );
+        assert_eq!(tr(Producer, "linger.ms", "3"), pairs(&[("linger.ms", "3")]));
+        assert_eq!(
+            tr(Consumer, "metadata.max.age.ms", "2000"),
+            pairs(&[
+                ("topic.metadata.refresh.interval.ms", "2000"),
+                ("metadata.max.age.ms", "6000")
+            ])
         );
         assert_eq!(
-            translate("linger.ms", "3"),
-            Some(("linger.ms".into(), "3".into()))
+            tr(Consumer, "fetch.max.wait.ms", "50"),
+            pairs(&[("fetch.wait.max.ms", "50")])
         );
+        assert_eq!(
+            tr(Consumer, "auto.offset.reset", "none"),
+            pairs(&[("auto.offset.reset", "error")])
+        );
+        assert_eq!(
+            tr(Consumer, "receive.buffer.bytes", "-1"),
+            pairs(&[("socket.receive.buffer.bytes", "0")])
+        );
+        assert_eq!(
+            tr(Producer, "request.timeout.ms", "9000"),
+            pairs(&[("request.timeout.ms", "9000")])
+        );
+        assert_eq!(
+            tr(Consumer, "request.timeout.ms", "9000"),
+            pairs(&[("socket.timeout.ms", "9000")])
+        );
+        assert_eq!(
+            tr(
+                Consumer,
+                "partition.assignment.strategy",
+                "org.apache.kafka.clients.consumer.CooperativeStickyAssignor, org.apache.kafka.clients.consumer.StickyAssignor"
+            ),
+            pairs(&[("partition.assignment.strategy", "cooperative-sticky")])
+        );
+        // librdkafka's own keys pass through.
+        assert_eq!(
+            tr(Consumer, "queued.min.messages", "5"),
+            pairs(&[("queued.min.messages", "5")])
+        );
+    }
+
+    /// Every librdkafka key the table maps to exists in the librdkafka this build links: a
+    /// native config answers its default.
+    #[test]
+    fn every_mapped_key_exists_in_librdkafka() {
+        let native = ClientConfig::new().create_native_config().unwrap();
+        let mut targets: Vec<&str> = vec![
+            "socket.timeout.ms",
+            "metadata.max.age.ms",
+            "queue.buffering.max.kbytes",
+        ];
+        for (k, m) in JAVA_CLIENT_KEYS {
+            match m {
+                KeyMapping::Same => targets.push(k),
+                KeyMapping::Renamed(to) | KeyMapping::Converted(to) => targets.push(to),
+                KeyMapping::Dropped(_) => {}
+            }
+        }
+        for key in targets {
+            // Properties without a default (e.g. transactional.id) answer "unknown" only when
+            // the name itself is unknown; set a value to tell them apart.
+            if native.get(key).is_err() {
+                let mut c = ClientConfig::new();
+                c.set(key, "1");
+                let err = c
+                    .create_native_config()
+                    .err()
+                    .map(|e| e.to_string())
+                    .unwrap_or_default();
+                assert!(
+                    !err.contains("No such configuration property"),
+                    "{key}: {err}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_table_has_each_java_key_once() {
+        let mut seen = HashSet::new();
+        for (k, _) in JAVA_CLIENT_KEYS {
+            assert!(seen.insert(*k), "{k} listed twice");
+        }
     }
 
     #[test]
     fn overrides_layer_on_top_of_defaults() {
         let mut o = HashMap::new();
         o.insert("acks".to_string(), "1".to_string());
-        let cfg = client_config("b:1", &[("acks", "all".into())], &[o]);
+        let cfg = client_config(ClientKind::Producer, "b:1", &[("acks", "all".into())], &[o]);
         assert_eq!(cfg.get("acks"), Some("1"));
         assert_eq!(cfg.get("bootstrap.servers"), Some("b:1"));
     }

@@ -1,9 +1,11 @@
 //! Configuration: Java properties files ([`properties`]), the worker's settings ([`worker`]),
-//! connectors' framework settings ([`connector`]) and Kafka client settings ([`clients`]).
+//! connectors' framework settings ([`connector`]), Kafka client settings ([`clients`]) and
+//! the settings Tributary does not implement yet ([`unsupported`]).
 
 pub mod clients;
 pub mod connector;
 pub mod properties;
+pub mod unsupported;
 pub mod worker;
 
 /// A configuration problem found at startup. The message names the file (when there is one)

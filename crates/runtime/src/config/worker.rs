@@ -249,6 +249,18 @@ pub fn distributed_config_def() -> ConfigDef {
             "Accepted request signature algorithms.",
         )
         .define(
+            "exactly.once.source.support",
+            String,
+            Some(Some("disabled")),
+            Some(Validator::OneOfIgnoreCase(vec![
+                "disabled".into(),
+                "enabled".into(),
+                "preparing".into(),
+            ])),
+            High,
+            "Exactly-once source support (KIP-618). Tributary implements only disabled and refuses the others.",
+        )
+        .define(
             "static.connectors",
             List,
             Some(None),
@@ -304,6 +316,18 @@ impl WorkerConfig {
             .map_err(|e| ConfigError(format!("{source}: {e}")))?;
         if mode == WorkerMode::Distributed {
             cfg.static_claims()
+                .map_err(|e| ConfigError(format!("{source}: {e}")))?;
+            // Not implemented yet: refused, so nobody believes they have it.
+            if let Some(eos) = cfg.string("exactly.once.source.support") {
+                if !eos.eq_ignore_ascii_case("disabled") {
+                    return Err(ConfigError(format!(
+                        "{source}: Invalid value {eos} for configuration exactly.once.source.support: Tributary does not support exactly-once source (KIP-618) yet; set it to disabled or run Apache Kafka Connect workers"
+                    )));
+                }
+            }
+        }
+        if let Some(policy) = cfg.string("connector.client.config.override.policy") {
+            super::unsupported::OverridePolicy::parse(&policy)
                 .map_err(|e| ConfigError(format!("{source}: {e}")))?;
         }
         Ok(cfg)

@@ -27,6 +27,7 @@ use super::restart::{build_restart_plan, RestartRequest};
 use super::session::{self, RequestSignature};
 use super::validation::{validate, validate_for_put};
 use super::{Created, Herder, HerderError, HerderResult};
+use crate::config::unsupported::WorkerSupport;
 use crate::config::worker::WorkerConfig;
 use crate::plugins::Plugins;
 use crate::rest::entities::{
@@ -148,6 +149,7 @@ impl DistributedHerder {
             let (bootstrap, group_id) = (bootstrap.clone(), group_id.clone());
             move |suffix: &str| {
                 let mut c = crate::config::clients::client_config(
+                    crate::config::clients::ClientKind::Admin,
                     &bootstrap,
                     &[("client.id", format!("{group_id}-{suffix}"))],
                     &[inherited.clone()],
@@ -449,7 +451,11 @@ impl Herder for DistributedHerder {
         allow_replace: bool,
         initial_state: Option<TargetState>,
     ) -> HerderResult<Created<ConnectorInfo>> {
-        validate_for_put(&self.shared.worker.plugins, &config)?;
+        validate_for_put(
+            &self.shared.worker.plugins,
+            &WorkerSupport::of(&self.shared.worker.config),
+            &config,
+        )?;
         self.require_leader()?;
         let _guard = self.shared.write_lock.lock().unwrap();
         let existed = self.snapshot().contains(name);
@@ -583,8 +589,17 @@ impl Herder for DistributedHerder {
         })
     }
 
-    fn validate_connector_config(&self, config: &Props) -> HerderResult<ConfigInfos> {
-        validate(&self.shared.worker.plugins, config)
+    fn validate_connector_config(
+        &self,
+        config: &Props,
+        null_keys: &[String],
+    ) -> HerderResult<ConfigInfos> {
+        validate(
+            &self.shared.worker.plugins,
+            &WorkerSupport::of(&self.shared.worker.config),
+            config,
+            null_keys,
+        )
     }
 
     fn connector_counters(&self) -> Vec<(String, TaskCountersSnapshot)> {

@@ -152,8 +152,13 @@ pub trait Herder: Send + Sync {
         &self,
         request: RestartRequest,
     ) -> HerderResult<ConnectorStateInfo>;
-    /// `PUT /connector-plugins/{p}/config/validate`.
-    fn validate_connector_config(&self, config: &Props) -> HerderResult<ConfigInfos>;
+    /// `PUT /connector-plugins/{p}/config/validate`; `null_keys` are the keys the body gave as
+    /// JSON `null` (each reported with Connect's null-value error).
+    fn validate_connector_config(
+        &self,
+        config: &Props,
+        null_keys: &[String],
+    ) -> HerderResult<ConfigInfos>;
     /// Per-task counters on this worker (a Tributary addition, for tests and benchmarks).
     fn task_counters(&self) -> Vec<(ConnectorTaskId, TaskCountersSnapshot)>;
     /// The internal `POST /connectors/{c}/tasks`: a follower hands the leader the task configs

@@ -11,6 +11,7 @@ use tributary_api::Props;
 use super::restart::{build_restart_plan, RestartRequest};
 use super::validation::{validate, validate_for_put};
 use super::{Created, Herder, HerderError, HerderResult};
+use crate::config::unsupported::WorkerSupport;
 use crate::plugins::Plugins;
 use crate::rest::entities::{
     ConfigInfos, ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState,
@@ -204,7 +205,11 @@ impl Herder for StandaloneHerder {
         allow_replace: bool,
         initial_state: Option<TargetState>,
     ) -> HerderResult<Created<ConnectorInfo>> {
-        validate_for_put(&self.worker.plugins, &config)?;
+        validate_for_put(
+            &self.worker.plugins,
+            &WorkerSupport::of(&self.worker.config),
+            &config,
+        )?;
         let mut connectors = self.connectors.lock().unwrap();
         let existed = connectors.contains_key(name);
         if existed && !allow_replace {
@@ -420,8 +425,17 @@ impl Herder for StandaloneHerder {
         Ok(plan.state_info)
     }
 
-    fn validate_connector_config(&self, config: &Props) -> HerderResult<ConfigInfos> {
-        validate(&self.worker.plugins, config)
+    fn validate_connector_config(
+        &self,
+        config: &Props,
+        null_keys: &[String],
+    ) -> HerderResult<ConfigInfos> {
+        validate(
+            &self.worker.plugins,
+            &WorkerSupport::of(&self.worker.config),
+            config,
+            null_keys,
+        )
     }
 
     fn connector_counters(&self) -> Vec<(String, TaskCountersSnapshot)> {

@@ -10,6 +10,7 @@ use tributary_api::Props;
 
 use super::{HerderError, HerderResult};
 use crate::config::connector::{config_def_for, validate_sink_topics};
+use crate::config::unsupported::{unsupported_settings, WorkerSupport};
 use crate::plugins::Plugins;
 use crate::rest::entities::{ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo};
 
@@ -20,10 +21,22 @@ pub fn java_map_string(config: &Props) -> String {
     format!("{{{}}}", parts.join(", "))
 }
 
-/// Validates a connector config. Errors: 400 `Connector config {…} contains no connector type`
-/// without `connector.class`; 400 when the class is unknown (Connect 4.1's message listing the
-/// available connectors).
-pub fn validate(plugins: &Plugins, config: &Props) -> HerderResult<ConfigInfos> {
+/// The error Connect reports on a key whose value is JSON `null`
+/// (`AbstractHerder.validateConnectorConfig`).
+pub const NULL_VALUE_ERROR: &str = "Null value can not be supplied as the configuration value.";
+
+/// Validates a connector config. `null_keys` are keys the request gave as JSON `null` (not in
+/// `config`): each gets one [`NULL_VALUE_ERROR`], on the framework key of that name or on an
+/// entry of its own after the framework keys, as in Connect. Errors: 400 `Connector config {…}
+/// contains no connector type` without `connector.class`; 400 when the class is unknown
+/// (Connect 4.1's message listing the available connectors). Settings `support` cannot honour
+/// (see [`unsupported_settings`]) are errors on their keys.
+pub fn validate(
+    plugins: &Plugins,
+    support: &WorkerSupport,
+    config: &Props,
+    null_keys: &[String],
+) -> HerderResult<ConfigInfos> {
     let class = config
         .get("connector.class")
         .filter(|c| !c.trim().is_empty())
@@ -71,16 +84,28 @@ pub fn validate(plugins: &Plugins, config: &Props) -> HerderResult<ConfigInfos> 
             }
         }
     }
-    // Single message transformations and predicates are not implemented yet: refuse them
-    // rather than run the connector without them.
-    for key in ["transforms", "predicates"] {
-        let set = config
-            .get(key)
-            .map(|v| v.split(',').any(|a| !a.trim().is_empty()))
-            .unwrap_or(false);
-        if set {
-            if let Some(v) = framework_values.iter_mut().find(|v| v.name == key) {
-                v.errors.push(format!("Invalid value {} for configuration {key}: Tributary does not support {key} yet; remove the setting or run this connector on an Apache Kafka Connect worker", config[key]));
+    // Settings Tributary does not implement: refused rather than run without them.
+    for problem in unsupported_settings(config, plugin.connector_type, support) {
+        if !problem.fatal {
+            continue;
+        }
+        match framework_values.iter_mut().find(|v| v.name == problem.key) {
+            Some(v) => v.errors.push(problem.message),
+            None => {
+                let mut v = ConfigValue::new(&problem.key);
+                v.value = config.get(&problem.key).cloned();
+                v.errors.push(problem.message);
+                framework_values.push(v);
+            }
+        }
+    }
+    for key in null_keys {
+        match framework_values.iter_mut().find(|v| &v.name == key) {
+            Some(v) => v.errors.push(NULL_VALUE_ERROR.to_string()),
+            None => {
+                let mut v = ConfigValue::new(key);
+                v.errors.push(NULL_VALUE_ERROR.to_string());
+                framework_values.push(v);
             }
         }
     }
@@ -125,7 +150,7 @@ pub fn validate(plugins: &Plugins, config: &Props) -> HerderResult<ConfigInfos> 
     // A key the connector defines itself wins over the framework's definition.
     let framework_values: Vec<ConfigValue> = framework_values
         .into_iter()
-        .filter(|v| connector_def.key(&v.name).is_none())
+        .filter(|v| connector_def.key(&v.name).is_none() || null_keys.contains(&v.name))
         .collect();
     push(&framework, framework_values, &mut groups);
     push(&connector_def, connector_values, &mut groups);
@@ -139,8 +164,22 @@ pub fn validate(plugins: &Plugins, config: &Props) -> HerderResult<ConfigInfos> 
 
 /// Validates for create/update: 400 `Connector configuration is invalid and contains the
 /// following N error(s):…` when any key has errors.
-pub fn validate_for_put(plugins: &Plugins, config: &Props) -> HerderResult<ConnectorType> {
-    let infos = validate(plugins, config)?;
+pub fn validate_for_put(
+    plugins: &Plugins,
+    support: &WorkerSupport,
+    config: &Props,
+) -> HerderResult<ConnectorType> {
+    let infos = validate(plugins, support, config, &[])?;
+    invalid_config(&infos)?;
+    let class = &config["connector.class"];
+    Ok(plugins
+        .connector_type(class)
+        .expect("validated class resolves"))
+}
+
+/// 400 `Connector configuration is invalid and contains the following N error(s):…` (Connect's
+/// create/update answer) when `infos` has errors.
+pub fn invalid_config(infos: &ConfigInfos) -> HerderResult<()> {
     if infos.error_count > 0 {
         let mut msg = format!(
             "Connector configuration is invalid and contains the following {} error(s):",
@@ -157,8 +196,5 @@ pub fn validate_for_put(plugins: &Plugins, config: &Props) -> HerderResult<Conne
         msg.push_str("\nYou can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`");
         return Err(HerderError::BadRequest(msg));
     }
-    let class = &config["connector.class"];
-    Ok(plugins
-        .connector_type(class)
-        .expect("validated class resolves"))
+    Ok(())
 }

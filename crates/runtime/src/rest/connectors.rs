@@ -56,6 +56,74 @@ fn config_map(v: &Json_) -> Result<HashMap<String, Option<String>>, RestError> {
         .collect()
 }
 
+/// The keys of a JSON object whose value is `null`, sorted.
+pub(crate) fn null_keys(v: &Json_) -> Vec<String> {
+    let mut keys: Vec<String> = v
+        .as_object()
+        .map(|o| {
+            o.iter()
+                .filter(|(_, v)| v.is_null())
+                .map(|(k, _)| k.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    keys.sort();
+    keys
+}
+
+/// Create and replace refuse a config holding JSON `null` values as Connect does: the config is
+/// validated with those keys reported as null, and the answer is the 400 listing every error.
+async fn refuse_null_values(
+    s: &RestState,
+    config: &HashMap<String, Option<String>>,
+) -> Result<(), RestError> {
+    let mut nulls: Vec<String> = config
+        .iter()
+        .filter(|(_, v)| v.is_none())
+        .map(|(k, _)| k.clone())
+        .collect();
+    if nulls.is_empty() {
+        return Ok(());
+    }
+    nulls.sort();
+    let present = non_null(config.clone());
+    call(s, move |h| {
+        let infos = h.validate_connector_config(&present, &nulls)?;
+        crate::herder::validation::invalid_config(&infos)
+    })
+    .await
+}
+
+/// Characters a connector name keeps unescaped in a `Location` path segment: RFC 3986's
+/// unreserved characters and sub-delimiters, `:` and `@` (as JAX-RS `UriBuilder.path` does).
+const PATH_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=')
+    .remove(b':')
+    .remove(b'@');
+
+/// `<advertised url>/connectors/<name>` with the name percent-encoded as one path segment
+/// (UTF-8), so that following the URL finds the connector.
+pub fn connector_url(base: &str, name: &str) -> String {
+    format!(
+        "{base}/connectors/{}",
+        percent_encoding::utf8_percent_encode(name, PATH_SEGMENT)
+    )
+}
+
 fn non_null(m: HashMap<String, Option<String>>) -> HashMap<String, String> {
     m.into_iter()
         .filter_map(|(k, v)| v.map(|v| (k, v)))
@@ -150,7 +218,7 @@ fn check_name(name: &str, config: &mut HashMap<String, String>) -> Result<(), Re
 }
 
 fn created(s: &RestState, name: &str, body: impl serde::Serialize) -> Response {
-    let location = format!("{}/connectors/{}", s.advertised_url, name);
+    let location = connector_url(&s.advertised_url, name);
     (
         StatusCode::CREATED,
         [(header::LOCATION, location)],
@@ -179,8 +247,8 @@ pub async fn create(State(s): State<RestState>, body: Bytes) -> Result<Response,
         .unwrap_or("")
         .trim()
         .to_string();
-    let mut config = match obj.get("config") {
-        Some(c) if !c.is_null() => non_null(config_map(c)?),
+    let config = match obj.get("config") {
+        Some(c) if !c.is_null() => config_map(c)?,
         _ => return Err(RestError::new(500, "Connector config must be provided")),
     };
     let initial_state = match obj.get("initial_state").and_then(|s| s.as_str()) {
@@ -192,6 +260,8 @@ pub async fn create(State(s): State<RestState>, body: Bytes) -> Result<Response,
             _ => return Err(RestError::new(500, format!("Cannot deserialize value of type `InitialState` from String \"{st}\": not one of the values accepted for Enum class: [PAUSED, RUNNING, STOPPED]"))),
         }),
     };
+    refuse_null_values(&s, &config).await?;
+    let mut config = non_null(config);
     check_name(&name, &mut config)?;
     let n = name.clone();
     let r = call(&s, move |h| {
@@ -225,7 +295,9 @@ pub async fn put_config(
     Path(name): Path<String>,
     body: Bytes,
 ) -> Result<Response, RestError> {
-    let mut config = non_null(config_map(&parse_json(&body)?)?);
+    let config = config_map(&parse_json(&body)?)?;
+    refuse_null_values(&s, &config).await?;
+    let mut config = non_null(config);
     check_name(&name, &mut config)?;
     let n = name.clone();
     let r = call(&s, move |h| h.put_connector_config(&n, config, true, None)).await?;

@@ -108,6 +108,7 @@ pub async fn validate(
         .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))?;
     let config =
         crate::config::properties::json_string_map(&v).map_err(|e| RestError::new(500, e))?;
+    let null_keys = super::connectors::null_keys(&v);
     // The connector class in the body must be the plugin of the path (Connect compares the
     // names without a trailing "Connector").
     if let Some(included) = config.get("connector.class") {
@@ -124,20 +125,22 @@ pub async fn validate(
     }
     // Connect 4.1 reports a bad request met while validating (no connector class, unknown class)
     // as 500 with the exception's `toString()`, unlike create/update which answer 400.
-    let infos = call(&s, move |h| h.validate_connector_config(&config))
-        .await
-        .map_err(|e| {
-            if e.status == 400 {
-                RestError::new(
-                    500,
-                    format!(
-                        "org.apache.kafka.connect.runtime.rest.errors.BadRequestException: {}",
-                        e.message
-                    ),
-                )
-            } else {
-                e
-            }
-        })?;
+    let infos = call(&s, move |h| {
+        h.validate_connector_config(&config, &null_keys)
+    })
+    .await
+    .map_err(|e| {
+        if e.status == 400 {
+            RestError::new(
+                500,
+                format!(
+                    "org.apache.kafka.connect.runtime.rest.errors.BadRequestException: {}",
+                    e.message
+                ),
+            )
+        } else {
+            e
+        }
+    })?;
     Ok(Json(infos).into_response())
 }

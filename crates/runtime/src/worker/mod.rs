@@ -23,6 +23,7 @@ use tributary_api::{ConnectError, ConnectResult, Props};
 
 use crate::config::clients;
 use crate::config::connector::tasks_max;
+use crate::config::unsupported::{self, unsupported_settings, WorkerSupport};
 use crate::config::worker::{prefixed, WorkerConfig};
 use crate::plugins::Plugins;
 use crate::storage::offset::OffsetBackingStore;
@@ -213,14 +214,24 @@ impl Worker {
     ) -> ConnectResult<()> {
         let class = config.get("connector.class").cloned().unwrap_or_default();
         let version = self.plugin_version(&class);
-        let instance = match self.plugins.new_connector(&class) {
-            Ok(c) => c,
-            Err(e) => {
-                let e = ConnectError::config(e.to_string());
-                self.put_connector_status(
+        let refused = self
+            .plugins
+            .connector_type(&class)
+            .and_then(|kind| self.refusal(name, &config, kind));
+        let instance = match (refused, self.plugins.new_connector(&class)) {
+            (None, Ok(c)) => c,
+            (refused, created) => {
+                let e = match (refused, created) {
+                    (Some(message), _) => ConnectError::config(message),
+                    (None, Err(e)) => ConnectError::config(e.to_string()),
+                    (None, Ok(_)) => unreachable!("handled above"),
+                };
+                tracing::error!(connector = name, error = %e, "connector cannot start");
+                self.put_connector_status_version(
                     name,
                     State::Failed,
                     Some(error_trace(&e, &format!("connector {name}"))),
+                    version,
                 );
                 return Err(e);
             }
@@ -274,6 +285,13 @@ impl Worker {
             let _ = prev.instance.shutdown();
         }
         result
+    }
+
+    /// The message a connector (or its task) fails with when its config sets what this worker
+    /// cannot honour ([`unsupported_settings`]); `None` when it may run.
+    fn refusal(&self, name: &str, config: &Props, kind: ConnectorType) -> Option<String> {
+        let support = WorkerSupport::of(&self.config);
+        unsupported::refusal(name, &unsupported_settings(config, kind, &support))
     }
 
     /// Whether this worker runs the connector instance.
@@ -444,6 +462,15 @@ impl Worker {
             .plugins
             .task_factory(&class)
             .map_err(|e| fail(ConnectError::config(e.to_string())))?;
+        // The connector may run on another worker (a Java one in a mixed cluster), so the
+        // task checks its connector's settings too.
+        let kind = match factory {
+            TaskFactory::Source(_) => ConnectorType::Source,
+            TaskFactory::Sink(_) => ConnectorType::Sink,
+        };
+        if let Some(message) = self.refusal(&id.connector, connector_config, kind) {
+            return Err(fail(ConnectError::config(message)));
+        }
         let converters = converters::task_converters(&self.plugins, &self.config, connector_config)
             .map_err(fail)?;
         let control = TaskControl::new(target);

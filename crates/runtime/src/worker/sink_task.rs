@@ -2,8 +2,15 @@
 //! `connect-<connector>`, convert, `put`, and commit the offsets `pre_commit` returns every
 //! `offset.flush.interval.ms`, when partitions are revoked, and on shutdown. Partition
 //! assignment changes call the task's `open` / `close`.
+//!
+//! Delivery rule: an offset is committed only for records that were handed to `put`. Every
+//! record the consumer returns is kept in a pending queue until `put` takes it, whatever the
+//! task's state: a record that arrives while the task is paused (fetched before the pause took
+//! effect, or from a partition assigned while paused) waits there for the resume instead of
+//! being dropped, and the records of a revoked partition are dropped from the queue without
+//! their offsets being committed, so the partition's next owner consumes them again.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -26,6 +33,11 @@ struct Shared {
     task: Box<dyn SinkTask>,
     /// Next offset to consume per partition, for records already given to `put`.
     current: PartitionOffsets,
+    /// Records returned by the consumer and not yet given to `put`, in consumption order.
+    pending: VecDeque<SinkRecord>,
+    /// Whether the loop has paused the consumer's partitions (the task's target state is
+    /// PAUSED); partitions assigned meanwhile are paused as soon as they arrive.
+    consumer_paused: bool,
     failure: Option<ConnectError>,
 }
 
@@ -85,13 +97,25 @@ impl ConsumerContext for SinkConsumerContext {
             for tp in &revoked {
                 shared.current.remove(tp);
             }
+            // Not handed to `put` and not committed: the partition's next owner reads them.
+            shared.pending.retain(|r| {
+                !revoked
+                    .iter()
+                    .any(|tp| tp.topic == r.topic && tp.partition == r.kafka_partition)
+            });
         }
     }
 
-    fn post_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+    fn post_rebalance(&self, consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
         if let Rebalance::Assign(tpl) = rebalance {
             let assigned = partitions(tpl);
             let mut shared = self.shared.lock().unwrap();
+            if shared.consumer_paused {
+                // Assigned while the task is paused: fetch nothing until it resumes.
+                if let Err(e) = consumer.pause(tpl) {
+                    tracing::warn!("pausing newly assigned partitions failed: {e}");
+                }
+            }
             if let Err(e) = shared.task.open(&assigned) {
                 shared.failure.get_or_insert(e);
             }
@@ -174,6 +198,8 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
     let shared = Arc::new(Mutex::new(Shared {
         task,
         current: HashMap::new(),
+        pending: VecDeque::new(),
+        consumer_paused: control.is_paused(),
         failure: None,
     }));
     let consumer: BaseConsumer<SinkConsumerContext> = consumer_config
@@ -201,12 +227,18 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
             }
             let paused = control.is_paused();
             if paused_reported != Some(paused) {
+                let mut s = shared.lock().unwrap();
                 let assignment = consumer.assignment().unwrap_or_default();
-                if paused {
-                    let _ = consumer.pause(&assignment);
+                let applied = if paused {
+                    consumer.pause(&assignment)
                 } else {
-                    let _ = consumer.resume(&assignment);
+                    consumer.resume(&assignment)
+                };
+                if let Err(e) = applied {
+                    tracing::warn!(task = %reporter.id, "pausing or resuming the consumer failed: {e}");
                 }
+                s.consumer_paused = paused;
+                drop(s);
                 reporter.report(
                     if paused {
                         State::Paused
@@ -217,16 +249,19 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                 );
                 paused_reported = Some(paused);
             }
-            let mut batch = Vec::new();
-            let mut wait = Duration::from_millis(if paused { 100 } else { 500 });
-            while batch.len() < MAX_BATCH {
+            // Poll at least once per turn (rebalance callbacks run inside `poll`), then until a
+            // batch is pending. Nothing polled is ever dropped: it waits in `pending` for `put`.
+            let mut wait = if paused {
+                Duration::from_millis(100)
+            } else if shared.lock().unwrap().pending.is_empty() {
+                Duration::from_millis(500)
+            } else {
+                Duration::ZERO
+            };
+            loop {
                 match consumer.poll(wait) {
                     None => break,
                     Some(Ok(msg)) => {
-                        if paused {
-                            // Partitions assigned while paused are paused too.
-                            let _ = consumer.pause(&consumer.assignment().unwrap_or_default());
-                        }
                         if let Some(seen) = &mut topics_seen {
                             if !seen.contains(msg.topic()) {
                                 reporter.store.put_topic(
@@ -237,7 +272,12 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                                 seen.insert(msg.topic().to_string());
                             }
                         }
-                        batch.push(convert(&msg, &converters)?);
+                        let record = convert(&msg, &converters)?;
+                        let mut s = shared.lock().unwrap();
+                        s.pending.push_back(record);
+                        if s.pending.len() >= MAX_BATCH {
+                            break;
+                        }
                     }
                     Some(Err(e)) => {
                         tracing::warn!(task = %reporter.id, "consumer error: {e}");
@@ -251,21 +291,16 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                 if let Some(e) = s.failure.take() {
                     return Err(e);
                 }
-                if !paused {
-                    let next: Vec<(TopicPartition, i64)> = batch
-                        .iter()
-                        .map(|r| {
-                            (
-                                TopicPartition::new(&r.topic, r.kafka_partition),
-                                r.kafka_offset + 1,
-                            )
-                        })
-                        .collect();
-                    let n = batch.len();
+                if !paused && !s.pending.is_empty() {
+                    let n = s.pending.len().min(MAX_BATCH);
+                    let batch: Vec<SinkRecord> = s.pending.drain(..n).collect();
                     put_with_retry(&mut s, &batch, &control)?;
                     counters.record_consumed(n as u64);
-                    for (tp, off) in next {
-                        s.current.insert(tp, off);
+                    for r in &batch {
+                        s.current.insert(
+                            TopicPartition::new(&r.topic, r.kafka_partition),
+                            r.kafka_offset + 1,
+                        );
                     }
                 }
             }

@@ -1,0 +1,406 @@
+//! Settings Connect defines that Tributary does not implement yet, found wherever a connector
+//! config enters: `POST`/`PUT` and validation (as errors on the key), and the worker when it
+//! starts a connector or task from a config that arrived another way (the config topic, written
+//! by a Java worker or left by a rolling replacement; a standalone connector file). A connector
+//! never runs without a setting it was given: a problem marked fatal fails the connector or
+//! task with a message naming the key; the others are settings that have no effect in Connect
+//! either on a worker like this one, and are logged once.
+
+use std::collections::HashSet;
+use std::sync::{Mutex, OnceLock};
+
+use tributary_api::connector::ConnectorType;
+use tributary_api::Props;
+
+use super::worker::WorkerConfig;
+
+/// A connector client override policy (`connector.client.config.override.policy`, KIP-458):
+/// which `producer.override.*`, `consumer.override.*` and `admin.override.*` keys a connector
+/// may set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverridePolicy {
+    /// `None`: no override.
+    None,
+    /// `Principal`: only `sasl.jaas.config`, `sasl.mechanism` and `security.protocol`.
+    Principal,
+    /// `All` (Connect's default since 3.0): any override.
+    All,
+}
+
+impl OverridePolicy {
+    /// Parses the policy by alias (`None`, `Principal`, `All`, with or without the
+    /// `ConnectorClientConfigOverridePolicy` suffix) or Connect's class name; `Err` names the
+    /// policies there are.
+    pub fn parse(value: &str) -> Result<OverridePolicy, String> {
+        let simple = value.trim().rsplit('.').next().unwrap_or("");
+        let alias = simple
+            .strip_suffix("ConnectorClientConfigOverridePolicy")
+            .unwrap_or(simple);
+        match alias {
+            "None" => Ok(OverridePolicy::None),
+            "Principal" => Ok(OverridePolicy::Principal),
+            "All" => Ok(OverridePolicy::All),
+            _ => Err(format!(
+                "Invalid value {value} for configuration connector.client.config.override.policy: Tributary implements the None, Principal and All policies"
+            )),
+        }
+    }
+
+    /// The policy's name as Connect's messages give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            OverridePolicy::None => "None",
+            OverridePolicy::Principal => "Principal",
+            OverridePolicy::All => "All",
+        }
+    }
+
+    fn allows(self, key: &str) -> bool {
+        match self {
+            OverridePolicy::None => false,
+            OverridePolicy::Principal => {
+                ["sasl.jaas.config", "sasl.mechanism", "security.protocol"].contains(&key)
+            }
+            OverridePolicy::All => true,
+        }
+    }
+}
+
+/// What the worker offers the connectors it runs, for the checks below.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkerSupport {
+    /// Worker `topic.creation.enable` (default true): whether Connect would create topics from a
+    /// source connector's `topic.creation.*` settings.
+    pub topic_creation_enable: bool,
+    /// Whether connector-specific offsets topics apply (distributed workers; Connect's
+    /// standalone worker ignores `offsets.storage.topic`).
+    pub connector_offsets_topics: bool,
+    /// `connector.client.config.override.policy`.
+    pub override_policy: OverridePolicy,
+}
+
+impl WorkerSupport {
+    /// The support of a worker with this configuration. An unknown override policy was refused
+    /// at startup, so it reads as `All` here.
+    pub fn of(config: &WorkerConfig) -> WorkerSupport {
+        WorkerSupport {
+            topic_creation_enable: config.boolean("topic.creation.enable").unwrap_or(true),
+            connector_offsets_topics: config.mode == super::worker::WorkerMode::Distributed,
+            override_policy: config
+                .string("connector.client.config.override.policy")
+                .and_then(|p| OverridePolicy::parse(&p).ok())
+                .unwrap_or(OverridePolicy::All),
+        }
+    }
+}
+
+impl Default for WorkerSupport {
+    /// A distributed worker with Connect's defaults.
+    fn default() -> WorkerSupport {
+        WorkerSupport {
+            topic_creation_enable: true,
+            connector_offsets_topics: true,
+            override_policy: OverridePolicy::All,
+        }
+    }
+}
+
+/// One setting a connector config sets that this worker cannot honour.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingProblem {
+    /// The key, as the config spells it.
+    pub key: String,
+    /// What is wrong, for a validation error or a FAILED trace.
+    pub message: String,
+    /// Fatal: the connector must not run with it. Otherwise the setting has no effect (as in
+    /// Connect on a worker without the feature) and is logged once.
+    pub fatal: bool,
+}
+
+fn not_yet(key: &str, value: &str, what: &str) -> SettingProblem {
+    SettingProblem {
+        key: key.to_string(),
+        message: format!(
+            "Invalid value {value} for configuration {key}: Tributary does not support {what} yet; remove the setting or run this connector on an Apache Kafka Connect worker"
+        ),
+        fatal: true,
+    }
+}
+
+fn set(config: &Props, key: &str) -> Option<String> {
+    config
+        .get(key)
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+}
+
+/// The settings of `config` (a connector of `kind`) this worker cannot honour, in key order.
+/// Defaults and values that change nothing (`errors.tolerance=none`, `errors.retry.timeout=0`,
+/// `exactly.once.support=requested`, …) are not problems.
+pub fn unsupported_settings(
+    config: &Props,
+    kind: ConnectorType,
+    support: &WorkerSupport,
+) -> Vec<SettingProblem> {
+    let mut out = Vec::new();
+    for (key, what) in [
+        (
+            "transforms",
+            "transforms (single message transformations, KIP-66)",
+        ),
+        ("predicates", "predicates (KIP-585)"),
+    ] {
+        if let Some(v) = set(config, key) {
+            if v.split(',').any(|a| !a.trim().is_empty()) {
+                out.push(not_yet(key, &v, what));
+            }
+        }
+    }
+    if let Some(v) = set(config, "errors.tolerance") {
+        if !v.eq_ignore_ascii_case("none") {
+            out.push(not_yet("errors.tolerance", &v, "error tolerance (KIP-298)"));
+        }
+    }
+    if let Some(v) = set(config, "errors.retry.timeout") {
+        if v != "0" {
+            out.push(not_yet(
+                "errors.retry.timeout",
+                &v,
+                "retrying failed operations (KIP-298)",
+            ));
+        }
+    }
+    if let Some(v) = set(config, "errors.log.enable") {
+        if v.eq_ignore_ascii_case("true") {
+            out.push(not_yet("errors.log.enable", &v, "error logging (KIP-298)"));
+        }
+    }
+    match kind {
+        ConnectorType::Sink => {
+            if let Some(v) = set(config, "errors.deadletterqueue.topic.name") {
+                out.push(not_yet(
+                    "errors.deadletterqueue.topic.name",
+                    &v,
+                    "dead letter queues (KIP-298)",
+                ));
+            }
+        }
+        ConnectorType::Source => {
+            if support.topic_creation_enable {
+                let mut keys: Vec<&String> = config
+                    .keys()
+                    .filter(|k| k.starts_with("topic.creation."))
+                    .collect();
+                keys.sort();
+                for k in keys {
+                    if k == "topic.creation.groups" && set(config, k).is_none() {
+                        continue;
+                    }
+                    out.push(not_yet(
+                        k,
+                        &config[k],
+                        "topic creation by source connectors (KIP-158)",
+                    ));
+                }
+            }
+            if let Some(v) = set(config, "exactly.once.support") {
+                if v.eq_ignore_ascii_case("required") {
+                    out.push(SettingProblem {
+                        key: "exactly.once.support".into(),
+                        message: "This worker does not have exactly-once source support enabled."
+                            .into(),
+                        fatal: true,
+                    });
+                }
+            }
+            if let Some(v) = set(config, "transaction.boundary") {
+                if !v.eq_ignore_ascii_case("poll") {
+                    out.push(SettingProblem {
+                        key: "transaction.boundary".into(),
+                        message: format!("transaction.boundary={v} has no effect: this worker does not have exactly-once source support enabled"),
+                        fatal: false,
+                    });
+                }
+            }
+            if support.connector_offsets_topics {
+                if let Some(v) = set(config, "offsets.storage.topic") {
+                    out.push(not_yet(
+                        "offsets.storage.topic",
+                        &v,
+                        "connector-specific offsets topics (KIP-618)",
+                    ));
+                }
+            }
+        }
+    }
+    // Only the clients the connector uses are checked, as in Connect.
+    let client_prefix = match kind {
+        ConnectorType::Source => "producer.override.",
+        ConnectorType::Sink => "consumer.override.",
+    };
+    let mut overrides: Vec<&String> = config
+        .keys()
+        .filter(|k| k.starts_with(client_prefix) || k.starts_with("admin.override."))
+        .collect();
+    overrides.sort();
+    for k in overrides {
+        let client_key = k.split_once(".override.").map(|(_, c)| c).unwrap_or("");
+        if !support.override_policy.allows(client_key) {
+            out.push(SettingProblem {
+                key: k.clone(),
+                message: format!(
+                    "The '{}' policy does not allow '{client_key}' to be overridden in the connector configuration.",
+                    support.override_policy.name()
+                ),
+                fatal: true,
+            });
+        }
+    }
+    out
+}
+
+/// The message a connector or task fails with when its config has fatal problems: each key
+/// with its reason, one per line; `None` when there is none. Non-fatal problems are logged
+/// once per connector and key.
+pub fn refusal(connector: &str, problems: &[SettingProblem]) -> Option<String> {
+    static WARNED: OnceLock<Mutex<HashSet<(String, String)>>> = OnceLock::new();
+    let mut fatal = Vec::new();
+    for p in problems {
+        if p.fatal {
+            fatal.push(format!("{}: {}", p.key, p.message));
+        } else if WARNED
+            .get_or_init(|| Mutex::new(HashSet::new()))
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert((connector.to_string(), p.key.clone()))
+        {
+            tracing::warn!(connector, key = %p.key, "{}", p.message);
+        }
+    }
+    (!fatal.is_empty()).then(|| {
+        format!(
+            "Connector {connector} cannot run on this Tributary worker: its configuration sets what Tributary does not implement:\n{}",
+            fatal.join("\n")
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn props(pairs: &[(&str, &str)]) -> Props {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn keys(p: &[SettingProblem]) -> Vec<(&str, bool)> {
+        p.iter().map(|p| (p.key.as_str(), p.fatal)).collect()
+    }
+
+    #[test]
+    fn defaults_and_neutral_values_are_not_problems() {
+        let c = props(&[
+            ("transforms", ""),
+            ("errors.tolerance", "none"),
+            ("errors.retry.timeout", "0"),
+            ("errors.log.enable", "false"),
+            ("exactly.once.support", "requested"),
+            ("transaction.boundary", "poll"),
+            ("topic.creation.groups", ""),
+            ("producer.override.linger.ms", "5"),
+        ]);
+        assert!(
+            unsupported_settings(&c, ConnectorType::Source, &WorkerSupport::default()).is_empty()
+        );
+        assert!(
+            unsupported_settings(&c, ConnectorType::Sink, &WorkerSupport::default()).is_empty()
+        );
+    }
+
+    #[test]
+    fn every_unimplemented_setting_is_named() {
+        let c = props(&[
+            ("transforms", "a"),
+            ("predicates", "p"),
+            ("errors.tolerance", "all"),
+            ("errors.retry.timeout", "1000"),
+            ("errors.log.enable", "true"),
+            ("errors.deadletterqueue.topic.name", "dlq"),
+            ("topic.creation.default.partitions", "3"),
+            ("exactly.once.support", "required"),
+            ("transaction.boundary", "interval"),
+            ("offsets.storage.topic", "mine"),
+        ]);
+        let src = unsupported_settings(&c, ConnectorType::Source, &WorkerSupport::default());
+        assert_eq!(
+            keys(&src),
+            vec![
+                ("transforms", true),
+                ("predicates", true),
+                ("errors.tolerance", true),
+                ("errors.retry.timeout", true),
+                ("errors.log.enable", true),
+                ("topic.creation.default.partitions", true),
+                ("exactly.once.support", true),
+                ("transaction.boundary", false),
+                ("offsets.storage.topic", true),
+            ]
+        );
+        let sink = unsupported_settings(&c, ConnectorType::Sink, &WorkerSupport::default());
+        assert!(keys(&sink).contains(&("errors.deadletterqueue.topic.name", true)));
+        assert!(!keys(&sink)
+            .iter()
+            .any(|(k, _)| k.starts_with("topic.creation")));
+        // Connect ignores topic.creation.* when the worker disables topic creation, and
+        // offsets.storage.topic on standalone workers.
+        let standalone = WorkerSupport {
+            topic_creation_enable: false,
+            connector_offsets_topics: false,
+            ..WorkerSupport::default()
+        };
+        let src = unsupported_settings(&c, ConnectorType::Source, &standalone);
+        assert!(!keys(&src)
+            .iter()
+            .any(|(k, _)| k.starts_with("topic.creation") || *k == "offsets.storage.topic"));
+        let msg = refusal("c", &src).unwrap();
+        assert!(
+            msg.contains("transforms: Invalid value a for configuration transforms"),
+            "{msg}"
+        );
+        assert!(!msg.contains("transaction.boundary"), "{msg}");
+    }
+
+    #[test]
+    fn override_policies_limit_client_overrides() {
+        let c = props(&[
+            ("producer.override.linger.ms", "5"),
+            ("producer.override.sasl.mechanism", "PLAIN"),
+            ("consumer.override.fetch.min.bytes", "1"),
+        ]);
+        let with = |policy| WorkerSupport {
+            override_policy: policy,
+            ..WorkerSupport::default()
+        };
+        assert!(
+            unsupported_settings(&c, ConnectorType::Source, &with(OverridePolicy::All)).is_empty()
+        );
+        let p = unsupported_settings(&c, ConnectorType::Source, &with(OverridePolicy::Principal));
+        assert_eq!(keys(&p), vec![("producer.override.linger.ms", true)]);
+        assert_eq!(
+            p[0].message,
+            "The 'Principal' policy does not allow 'linger.ms' to be overridden in the connector configuration."
+        );
+        let n = unsupported_settings(&c, ConnectorType::Source, &with(OverridePolicy::None));
+        assert_eq!(n.len(), 2);
+        assert_eq!(
+            OverridePolicy::parse(
+                "org.apache.kafka.connect.connector.policy.NoneConnectorClientConfigOverridePolicy"
+            ),
+            Ok(OverridePolicy::None)
+        );
+        assert!(OverridePolicy::parse("Custom").is_err());
+    }
+}
