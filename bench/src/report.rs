@@ -212,10 +212,11 @@ impl Report {
             .unwrap_or(0);
         let mut notes = vec![
             format!(
-                "{} lines ({:.1} MB of values, {:.1} MB file) of loghub log lines; one partition, acks=all, idempotent producer, broker {} on the same host ({cores} cores).",
+                "{} lines ({:.1} MB of values, {:.1} MB file) of {} log lines; one partition, acks=all, idempotent producer, broker {} on the same host ({cores} cores).",
                 thousands(self.input.lines as f64),
                 self.input.payload_bytes as f64 / 1e6,
                 self.input.file_bytes as f64 / 1e6,
+                self.input.origin,
                 self.bootstrap
             ),
             "Raw: a ThreadedProducer with Tributary's source producer configuration reads the file line by line (after a warm-up on another topic); timed until every record is acknowledged; RSS is the benchmark process's VmHWM.".to_string(),

@@ -9,7 +9,7 @@
 //! 3. create → RUNNING: `POST /connectors` of a FileStreamSource until the connector and its
 //!    task report RUNNING;
 //! 4. FileStreamSource throughput: records/s from the first record in the topic until the
-//!    topic holds every line of the loghub-derived input file;
+//!    topic holds every line of the input file (loghub-derived, or generated without loghub);
 //! 5. FileStreamSink throughput: a FileStreamSink over that topic; records/s from the first
 //!    byte of its output file until the file is as long as the input;
 //! 6. restart latency: `POST /connectors/{c}/restart?includeTasks=true` (KIP-745) until the
@@ -188,9 +188,10 @@ fn run(args: &Args) -> Result<(), String> {
     print!("{}", table.markdown());
     println!();
     println!(
-        "input: {} lines ({:.1} MB) of loghub lines; Java heap -Xmx{}; broker {}; one run, same broker, Java first.",
+        "input: {} lines ({:.1} MB) of {} log lines; Java heap -Xmx{}; broker {}; one run, same broker, Java first.",
         input.lines,
         input.file_bytes as f64 / 1e6,
+        input.origin,
         args.java_heap,
         broker.bootstrap()
     );

@@ -14,6 +14,8 @@
 //!
 //! Without `java`/`javac` or the jars (and no way to fetch them) the test prints why and passes.
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -65,8 +67,9 @@ fn on_path(tool: &str) -> bool {
 /// The compiled vector program: (classpath for `java`, temp dir holding the classes).
 fn java_program() -> Option<(String, tempfile::TempDir)> {
     if !on_path("java") || !on_path("javac") {
-        eprintln!("skipped: java/javac not found (Java 17+ is needed for the conformance vectors)");
-        return None;
+        return common::missing(
+            "java/javac not found (Java 17+ is needed for the conformance vectors)",
+        );
     }
     // Prints the classpath, fetching the jars through Maven first when they are missing.
     let out = Command::new(repo_root().join("scripts/connect-java"))
@@ -75,8 +78,9 @@ fn java_program() -> Option<(String, tempfile::TempDir)> {
         .output()
         .ok()?;
     if !out.status.success() {
-        eprintln!("skipped: `scripts/connect-java classpath` failed (no Maven or no network?)");
-        return None;
+        return common::missing(
+            "`scripts/connect-java classpath` failed (no Maven or no network?)",
+        );
     }
     let jars = String::from_utf8(out.stdout).unwrap().trim().to_string();
     let dir = tempfile::tempdir().unwrap();

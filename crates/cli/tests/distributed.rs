@@ -224,9 +224,10 @@ fn cluster_restart_restores_state_and_lifecycle_works() {
     assert_eq!(d.send("DELETE", "/connectors/running", None).0, 404);
 }
 
-/// Every loghub file pushed through a distributed FileStream pipeline arrives complete.
+/// Every file pushed through a distributed FileStream pipeline arrives complete: generated logs
+/// and, when present, the loghub sample logs.
 #[test]
-fn loghub_files_through_a_distributed_pipeline() {
+fn files_through_a_distributed_pipeline() {
     let Some(bootstrap) = kafka() else { return };
     let dir = test_dir();
     let group = unique("files");
@@ -234,12 +235,19 @@ fn loghub_files_through_a_distributed_pipeline() {
     let w2 = DistributedWorker::start(dir.path(), "w2", &bootstrap, &group, "");
     w1.wait_joined();
     w2.wait_joined();
-    let mut files: Vec<_> = std::fs::read_dir(shared_dir().join("data/loghub"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().map(|e| e == "log").unwrap_or(false))
-        .collect();
-    files.sort();
+    let mut files = Vec::new();
+    for (i, data) in [
+        corpus::synthetic_log(20_000, 11),
+        corpus::synthetic_log(3_000, 12),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let path = dir.path().join(format!("generated-{i}.log"));
+        std::fs::write(&path, data).unwrap();
+        files.push(path);
+    }
+    files.extend(corpus::loghub_files());
     let mut cases = Vec::new();
     for (i, f) in files.iter().enumerate() {
         let topic = unique(&format!("dfile{i}"));

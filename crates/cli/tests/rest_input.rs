@@ -205,3 +205,162 @@ fn a_regex_sink_sees_a_new_topic_within_its_metadata_max_age() {
         },
     );
 }
+
+fn raw_request(method: &str, url: &str, content_type: Option<&str>, body: Vec<u8>) -> (u16, Value) {
+    let mut req = reqwest::blocking::Client::new()
+        .request(method.parse().unwrap(), url)
+        .body(body);
+    if let Some(ct) = content_type {
+        req = req.header("Content-Type", ct);
+    }
+    let r = req.send().unwrap();
+    let status = r.status().as_u16();
+    (
+        status,
+        serde_json::from_str(&r.text().unwrap()).unwrap_or(Value::Null),
+    )
+}
+
+/// Bad bodies get Connect's error body and status, and change nothing: a wrong Content-Type
+/// (415, as Jersey answers), a body over the size limit, JSON nested beyond the parser's
+/// limit.
+#[test]
+fn bad_bodies_are_refused_with_connects_error_body_and_change_nothing() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let w = StandaloneWorker::start(dir.path(), &bootstrap, "", &[]);
+    let good = json!({"name": "ct", "config": {
+        "connector.class": "FileStreamSource", "topic": "t",
+        "file": dir.path().join("in.txt").display().to_string()}})
+    .to_string();
+    let url = format!("{}/connectors", w.url);
+
+    for ct in [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "application/xml",
+    ] {
+        let (code, v) = raw_request("POST", &url, Some(ct), good.clone().into_bytes());
+        assert_eq!(code, 415, "{ct}: {v}");
+        assert_eq!(
+            v,
+            json!({"error_code": 415, "message": "HTTP 415 Unsupported Media Type"})
+        );
+    }
+    let (code, v) = raw_request(
+        "PUT",
+        &format!("{url}/ct/config"),
+        Some("text/plain"),
+        b"{}".to_vec(),
+    );
+    assert_eq!(code, 415, "{v}");
+    assert_eq!(
+        w.get("/connectors").1,
+        json!([]),
+        "a refused body created a connector"
+    );
+
+    // Over the size limit.
+    let huge = json!({"name": "huge", "config": {
+        "connector.class": "FileStreamSource", "topic": "t", "file": "x",
+        "padding": "p".repeat(4 * 1024 * 1024)}})
+    .to_string();
+    let (code, v) = raw_request("POST", &url, Some("application/json"), huge.into_bytes());
+    assert_eq!(code, 413, "{v}");
+    assert_eq!(v["error_code"], 413, "{v}");
+    assert!(v["message"].is_string(), "{v}");
+
+    // Nested deeper than the JSON parser goes.
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let (code, v) = raw_request("POST", &url, Some("application/json"), deep.into_bytes());
+    assert_eq!(code, 500, "{v}");
+    assert_eq!(v["error_code"], 500, "{v}");
+
+    // The worker is intact and still takes a good request.
+    assert_eq!(w.get("/connectors").1, json!([]));
+    let (code, _) = raw_request("POST", &url, Some("application/json"), good.into_bytes());
+    assert_eq!(code, 201);
+    let (code, _) = raw_request(
+        "POST",
+        &url,
+        Some("application/json; charset=utf-8"),
+        json!({"name": "ct2", "config": {"connector.class": "FileStreamSource", "topic": "t", "file": "x"}})
+            .to_string()
+            .into_bytes(),
+    );
+    assert_eq!(code, 201, "a JSON Content-Type with parameters is accepted");
+}
+
+/// Concurrent creates of one name: exactly one 201, the others 409; PUT and DELETE racing on
+/// one connector leave the list, the connector and its status agreeing.
+#[test]
+fn racing_creates_and_deletes_leave_one_consistent_state() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let w = StandaloneWorker::start(dir.path(), &bootstrap, "", &[]);
+    let file = dir.path().join("in.txt").display().to_string();
+    let url = w.url.clone();
+    for round in 0..3 {
+        let name = format!("race-{round}");
+        let body = json!({"name": name, "config": {
+            "connector.class": "FileStreamSource", "topic": "t", "file": file}})
+        .to_string();
+        let codes: Vec<u16> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| {
+                    let (url, body) = (url.clone(), body.clone());
+                    s.spawn(move || {
+                        raw_request(
+                            "POST",
+                            &format!("{url}/connectors"),
+                            Some("application/json"),
+                            body.into_bytes(),
+                        )
+                        .0
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(codes.iter().filter(|&&c| c == 201).count(), 1, "{codes:?}");
+        assert_eq!(codes.iter().filter(|&&c| c == 409).count(), 7, "{codes:?}");
+    }
+
+    let config =
+        json!({"connector.class": "FileStreamSource", "topic": "t", "file": file}).to_string();
+    for _ in 0..10 {
+        std::thread::scope(|s| {
+            let put = s.spawn(|| {
+                raw_request(
+                    "PUT",
+                    &format!("{url}/connectors/flip/config"),
+                    Some("application/json"),
+                    config.clone().into_bytes(),
+                )
+                .0
+            });
+            let del = s
+                .spawn(|| raw_request("DELETE", &format!("{url}/connectors/flip"), None, vec![]).0);
+            let (p, d) = (put.join().unwrap(), del.join().unwrap());
+            assert!([200, 201].contains(&p), "PUT answered {p}");
+            assert!([204, 404].contains(&d), "DELETE answered {d}");
+        });
+        let listed = w
+            .get("/connectors")
+            .1
+            .as_array()
+            .unwrap()
+            .contains(&json!("flip"));
+        let (code, _) = w.get("/connectors/flip");
+        assert_eq!(
+            listed,
+            code == 200,
+            "the list and GET /connectors/flip disagree"
+        );
+        if listed {
+            w.wait_state("flip", 1, "RUNNING");
+        } else {
+            assert_eq!(w.get("/connectors/flip/status").0, 404);
+        }
+    }
+}

@@ -102,11 +102,17 @@ pub fn all() -> BTreeMap<String, LoggerLevel> {
     registry().lock().unwrap().levels.clone()
 }
 
-/// The level of one logger: its own, or the closest ancestor's (root at the top).
+/// The level of one logger: its own, or the closest ancestor's (root at the top). `None` for a
+/// logger that does not exist, as Connect answers 404 for a logger nothing has created: a
+/// logger exists when it is root, had its level set, or names one of Tributary's own modules
+/// (`tributary…`, with `.` or `::`).
 pub fn level(name: &str) -> Option<LoggerLevel> {
     let r = registry().lock().unwrap();
     if let Some(l) = r.levels.get(name) {
         return Some(l.clone());
+    }
+    if !name.starts_with("tributary") {
+        return None;
     }
     let mut ns = name;
     while let Some((parent, _)) = ns.rsplit_once('.') {
@@ -172,6 +178,8 @@ mod tests {
         assert!(d.contains("tributary_runtime::worker=debug"), "{d}");
         assert_eq!(parse_level("fatal"), Some("FATAL"));
         assert_eq!(parse_level("LOUD"), None);
+        // A logger nothing created does not exist (Connect's 404), until its level is set.
+        assert_eq!(level("org.example.never.set"), None);
         let changed = set_level("tributary_runtime", "WARN", 2);
         assert!(
             changed.contains(&"tributary_runtime.worker".to_string())

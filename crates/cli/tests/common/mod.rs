@@ -3,6 +3,8 @@
 //! talks to their REST API and reads topics with librdkafka.
 #![allow(dead_code)]
 
+pub mod corpus;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -11,17 +13,43 @@ use std::time::{Duration, Instant};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
 
-/// The broker's bootstrap address, or `None` (and a note on stderr) when the test must skip.
+/// The broker's bootstrap address, or `None` (and a note on stderr) when the test must skip;
+/// under CI a missing broker fails the test instead (see [`missing`]).
 pub fn kafka() -> Option<String> {
     match std::env::var("KAFKA_BOOTSTRAP") {
-        Ok(b) if !b.is_empty() => Some(b),
-        _ => {
-            eprintln!(
-                "skipped: KAFKA_BOOTSTRAP is not set (scripts/test starts Kafka and sets it)"
-            );
-            None
+        Ok(b) if !b.is_empty() => {
+            name_logs_on_failure();
+            Some(b)
         }
+        _ => missing("KAFKA_BOOTSTRAP is not set (scripts/test starts Kafka and sets it)"),
     }
+}
+
+/// A prerequisite of a test is missing: outside CI the test says "skipped: …" and passes
+/// (returns `None`); under CI (`CI=true`, as `.ci/run` runs) it fails, so a green CI run never
+/// hides a check that did not run.
+pub fn missing<T>(why: &str) -> Option<T> {
+    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+    if ci {
+        panic!("a prerequisite of this test is missing under CI: {why}");
+    }
+    eprintln!("skipped: {why}");
+    None
+}
+
+/// Makes a failing test name the broker's log (`KAFKA_LOG_FILE`, set by `scripts/test`) after
+/// its panic message; the test's directory, with the workers' logs, is kept (see [`TestDir`]).
+fn name_logs_on_failure() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            previous(info);
+            if let Ok(log) = std::env::var("KAFKA_LOG_FILE") {
+                eprintln!("the broker's log: {log}");
+            }
+        }));
+    });
 }
 
 /// `../shared` (or `TRIBUTARY_SHARED`).
@@ -426,8 +454,9 @@ impl StandaloneWorker {
     }
 }
 
-/// A test's working directory: removed afterwards unless `TRIBUTARY_KEEP_TEST_DIRS` is set
-/// (then its path is printed, with the workers' logs inside).
+/// A test's working directory: removed afterwards unless the test failed or
+/// `TRIBUTARY_KEEP_TEST_DIRS` is set (then its path is printed, with the workers' logs inside:
+/// Tributary workers' `worker-*.log`, Java workers' `stderr.log`).
 pub struct TestDir(Option<tempfile::TempDir>, PathBuf);
 
 impl TestDir {
@@ -438,7 +467,7 @@ impl TestDir {
 
 impl Drop for TestDir {
     fn drop(&mut self) {
-        if std::env::var("TRIBUTARY_KEEP_TEST_DIRS").is_ok() {
+        if std::thread::panicking() || std::env::var("TRIBUTARY_KEEP_TEST_DIRS").is_ok() {
             if let Some(d) = self.0.take() {
                 let kept = d.keep();
                 eprintln!("kept test directory {}", kept.display());

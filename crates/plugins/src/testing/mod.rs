@@ -19,10 +19,13 @@
 //!   whose tasks fail on demand, at start (`fail.tasks`) or when a trigger file appears
 //!   (`fail.trigger.dir`).
 //!
+//! And test input: [`text`] generates log-like lines for tests and benchmarks.
+//!
 //! [`plugins`] registers all of them.
 
 pub mod flaky;
 pub mod mock;
+pub mod text;
 pub mod verifiable;
 
 use std::io::Write;

@@ -305,6 +305,14 @@ pub fn source_config_def() -> ConfigDef {
             "Transaction boundaries for exactly-once sources.",
         )
         .define(
+            "transaction.boundary.interval.ms",
+            ConfigType::Long,
+            Some(None),
+            None,
+            Importance::Low,
+            "With transaction.boundary=interval, how often transactions are committed, ms.",
+        )
+        .define(
             "offsets.storage.topic",
             ConfigType::String,
             Some(None),
@@ -314,12 +322,190 @@ pub fn source_config_def() -> ConfigDef {
         )
 }
 
-/// The framework definition for a connector of the given type.
+/// Connect 4.1's group, order in group, width and display name of each framework key (facts of
+/// `ConnectorConfig`, `SinkConnectorConfig`, `SourceConnectorConfig`, as its validate responses
+/// report them), so that validation metadata matches field for field.
+const FRAMEWORK_LAYOUT: &[(&str, Option<&str>, i32, Width, &str)] = &[
+    ("name", Some("Common"), 1, Width::Medium, "Connector name"),
+    (
+        "connector.class",
+        Some("Common"),
+        2,
+        Width::Long,
+        "Connector class",
+    ),
+    ("tasks.max", Some("Common"), 4, Width::Short, "Tasks max"),
+    (
+        "tasks.max.enforce",
+        Some("Common"),
+        5,
+        Width::Short,
+        "Enforce tasks max",
+    ),
+    (
+        "key.converter",
+        Some("Common"),
+        6,
+        Width::Short,
+        "Key converter class",
+    ),
+    (
+        "value.converter",
+        Some("Common"),
+        8,
+        Width::Short,
+        "Value converter class",
+    ),
+    (
+        "header.converter",
+        Some("Common"),
+        10,
+        Width::Short,
+        "Header converter class",
+    ),
+    (
+        "transforms",
+        Some("Transforms"),
+        12,
+        Width::Long,
+        "Transforms",
+    ),
+    (
+        "predicates",
+        Some("Predicates"),
+        13,
+        Width::Long,
+        "Predicates",
+    ),
+    (
+        "config.action.reload",
+        Some("Common"),
+        14,
+        Width::Medium,
+        "Reload Action",
+    ),
+    (
+        "errors.retry.timeout",
+        Some("Error Handling"),
+        1,
+        Width::Medium,
+        "Retry Timeout for Errors",
+    ),
+    (
+        "errors.retry.delay.max.ms",
+        Some("Error Handling"),
+        2,
+        Width::Medium,
+        "Maximum Delay Between Retries for Errors",
+    ),
+    (
+        "errors.tolerance",
+        Some("Error Handling"),
+        3,
+        Width::Short,
+        "Error Tolerance",
+    ),
+    (
+        "errors.log.enable",
+        Some("Error Handling"),
+        4,
+        Width::Short,
+        "Log Errors",
+    ),
+    (
+        "errors.log.include.messages",
+        Some("Error Handling"),
+        5,
+        Width::Short,
+        "Log Error Details",
+    ),
+    (
+        "topic.creation.groups",
+        Some("Topic Creation"),
+        1,
+        Width::Long,
+        "Topic Creation Groups",
+    ),
+    (
+        "exactly.once.support",
+        Some("Exactly Once Support"),
+        2,
+        Width::Short,
+        "Exactly once support",
+    ),
+    (
+        "transaction.boundary",
+        Some("Exactly Once Support"),
+        3,
+        Width::Short,
+        "Transaction Boundary",
+    ),
+    (
+        "transaction.boundary.interval.ms",
+        Some("Exactly Once Support"),
+        4,
+        Width::Short,
+        "Transaction boundary interval",
+    ),
+    (
+        "offsets.storage.topic",
+        Some("offsets.topic"),
+        1,
+        Width::Long,
+        "Offsets topic",
+    ),
+    ("topics", Some("Common"), 4, Width::Long, "Topics"),
+    (
+        "topics.regex",
+        Some("Common"),
+        4,
+        Width::Long,
+        "Topics regex",
+    ),
+    (
+        "errors.deadletterqueue.topic.name",
+        Some("Error Handling"),
+        6,
+        Width::Medium,
+        "Dead Letter Queue Topic Name",
+    ),
+    (
+        "errors.deadletterqueue.topic.replication.factor",
+        Some("Error Handling"),
+        7,
+        Width::Medium,
+        "Dead Letter Queue Topic Replication Factor",
+    ),
+    (
+        "errors.deadletterqueue.context.headers.enable",
+        Some("Error Handling"),
+        8,
+        Width::Medium,
+        "Enable Error Context Headers",
+    ),
+];
+
+/// Applies [`FRAMEWORK_LAYOUT`] to the keys of `def` it lists.
+fn with_connect_layout(mut def: ConfigDef) -> ConfigDef {
+    for key in &mut def.keys {
+        if let Some((_, group, order, width, display)) =
+            FRAMEWORK_LAYOUT.iter().find(|(n, ..)| *n == key.name)
+        {
+            key.group = group.map(str::to_string);
+            key.order_in_group = *order;
+            key.width = *width;
+            key.display_name = display.to_string();
+        }
+    }
+    def
+}
+
+/// The framework definition for a connector of the given type, with Connect's layout.
 pub fn config_def_for(kind: ConnectorType) -> ConfigDef {
-    match kind {
+    with_connect_layout(match kind {
         ConnectorType::Source => source_config_def(),
         ConnectorType::Sink => sink_config_def(),
-    }
+    })
 }
 
 /// Framework-level checks beyond single keys: a sink must set exactly one of `topics` and

@@ -69,3 +69,62 @@ pub async fn not_found() -> RestError {
 pub async fn method_not_allowed() -> RestError {
     RestError::new(405, "HTTP 405 Method Not Allowed")
 }
+
+/// Connect's resources consume `application/json` only: a request to them whose body comes
+/// with another `Content-Type` is answered as Jersey does, 415 `HTTP 415 Unsupported Media
+/// Type`, before any handler (or forwarding) sees it. A request without `Content-Type` is
+/// accepted. Tributary's own `/tributary/*` and `/metrics` paths are not checked.
+pub async fn require_json(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let path = req.uri().path();
+    let checked = path.starts_with("/connectors")
+        || path.starts_with("/connector-plugins")
+        || path.starts_with("/admin/loggers");
+    if checked {
+        if let Some(ct) = req.headers().get(axum::http::header::CONTENT_TYPE) {
+            let essence = ct
+                .to_str()
+                .unwrap_or("")
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase();
+            let json = essence == "application/json"
+                || essence == "*/*"
+                || (essence.starts_with("application/") && essence.ends_with("+json"));
+            if !json {
+                return RestError::new(415, "HTTP 415 Unsupported Media Type").into_response();
+            }
+        }
+    }
+    let resp = next.run(req).await;
+    // axum's own rejections (a body over the size limit, …) are plain text: give them
+    // Connect's error body.
+    let is_json = resp
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.starts_with("application/json")
+                || v.starts_with("application/openmetrics")
+                || v.starts_with("text/plain; version")
+        });
+    if (resp.status().is_client_error() || resp.status().is_server_error()) && !is_json {
+        let status = resp.status();
+        let bytes = axum::body::to_bytes(resp.into_body(), 64 * 1024)
+            .await
+            .unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes).trim().to_string();
+        let message = if text.is_empty() {
+            format!(
+                "HTTP {} {}",
+                status.as_u16(),
+                status.canonical_reason().unwrap_or("")
+            )
+        } else {
+            text
+        };
+        return RestError::new(status.as_u16(), message).into_response();
+    }
+    resp
+}

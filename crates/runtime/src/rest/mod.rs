@@ -116,6 +116,7 @@ pub fn router(state: RestState) -> Router {
             state.clone(),
             forward::forward,
         ))
+        .layer(axum::middleware::from_fn(error::require_json))
         .with_state(state)
 }
 

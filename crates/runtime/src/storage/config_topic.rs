@@ -150,7 +150,11 @@ impl ConfigLogState {
                 }
             },
         };
-        let events = self.dispatch(key, json.as_ref());
+        // Every warning about a skipped record names its offset through this span.
+        let events = {
+            let _at = tracing::warn_span!("config topic record", offset).entered();
+            self.dispatch(key, json.as_ref())
+        };
         self.state.offset = offset + 1;
         events
     }

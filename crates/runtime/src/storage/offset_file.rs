@@ -78,13 +78,23 @@ impl FileOffsetBackingStore {
             .collect();
         let bytes = offset_file_format::encode(&entries);
         let tmp = self.path.with_extension("tmp");
+        // The file is replaced only by a complete, synced copy: a crash or a full disk midway
+        // leaves the previous file as it was (and at worst a partial temporary file, which the
+        // next save overwrites). The directory is synced so the rename itself survives a crash.
         let write = || -> std::io::Result<()> {
             let mut f = std::fs::File::create(&tmp)?;
             f.write_all(&bytes)?;
             f.sync_all()?;
-            std::fs::rename(&tmp, &self.path)
+            std::fs::rename(&tmp, &self.path)?;
+            if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::File::open(dir)?.sync_all()?;
+            }
+            Ok(())
         };
         write().map_err(|e| {
+            if tmp.is_file() {
+                let _ = std::fs::remove_file(&tmp);
+            }
             ConnectError::connect(format!(
                 "{}: cannot write offsets: {e}",
                 self.path.display()
@@ -123,6 +133,48 @@ mod tests {
         let got = again.get(&[b"k1".to_vec(), b"k2".to_vec()]).unwrap();
         assert_eq!(got.len(), 1);
         assert_eq!(got[b"k1".as_slice()], b"v1".to_vec());
+    }
+
+    /// A write that fails midway (here the temporary file cannot be created, as on a full
+    /// disk) is an error, and the file keeps the offsets of the last good write; a partial
+    /// temporary file left by a crash does not affect reading.
+    #[test]
+    fn a_failed_or_interrupted_write_leaves_the_last_good_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("connect.offsets");
+        let store = FileOffsetBackingStore::open(&path).unwrap();
+        store
+            .set(vec![(b"k".to_vec(), Some(b"v1".to_vec()))])
+            .unwrap();
+        let tmp = path.with_extension("tmp");
+        std::fs::create_dir(&tmp).unwrap();
+        std::fs::write(tmp.join("occupied"), b"x").unwrap();
+        let err = store
+            .set(vec![(b"k".to_vec(), Some(b"v2".to_vec()))])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("cannot write offsets"), "{err}");
+        let on_disk = offset_file_format::decode(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(on_disk, vec![(b"k".to_vec(), Some(b"v1".to_vec()))]);
+
+        // A crash mid-write: half a temporary file beside the good one.
+        std::fs::remove_dir_all(&tmp).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        std::fs::write(&tmp, &good[..good.len() / 2]).unwrap();
+        let again = FileOffsetBackingStore::open(&path).unwrap();
+        assert_eq!(
+            again.get(&[b"k".to_vec()]).unwrap()[b"k".as_slice()],
+            b"v1".to_vec()
+        );
+        again
+            .set(vec![(b"k".to_vec(), Some(b"v3".to_vec()))])
+            .unwrap();
+        let reopened = FileOffsetBackingStore::open(&path).unwrap();
+        assert_eq!(
+            reopened.get(&[b"k".to_vec()]).unwrap()[b"k".as_slice()],
+            b"v3".to_vec()
+        );
+        assert!(!tmp.exists(), "the temporary file was renamed into place");
     }
 
     #[test]

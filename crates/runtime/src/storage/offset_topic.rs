@@ -29,10 +29,28 @@ impl KafkaOffsetBackingStore {
             topic,
             producer,
             consumer,
-            Box::new(move |rec: LogRecord| {
-                if let Some(k) = rec.key {
+            Box::new(move |rec: LogRecord| match rec.key {
+                Some(k) => {
+                    // Connect's keys are JSON `[connector, {partition}]`; others are kept (as
+                    // Connect keeps them) but no task will ever read them.
+                    let connect_key = serde_json::from_slice::<serde_json::Value>(&k)
+                        .ok()
+                        .and_then(|v| v.as_array().map(|a| a.len() == 2 && a[0].is_string()))
+                        .unwrap_or(false);
+                    if !connect_key {
+                        tracing::warn!(
+                            partition = rec.partition,
+                            offset = rec.offset,
+                            "offsets topic record whose key is not Connect's [connector, partition] JSON"
+                        );
+                    }
                     m.apply(vec![(k, rec.value)]);
                 }
+                None => tracing::warn!(
+                    partition = rec.partition,
+                    offset = rec.offset,
+                    "ignoring offsets topic record without a key"
+                ),
             }),
         )?;
         Ok(KafkaOffsetBackingStore { log, memory })

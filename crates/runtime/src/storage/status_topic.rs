@@ -42,11 +42,19 @@ pub fn parse_status(bytes: &[u8]) -> Option<Status> {
 }
 
 impl Cache {
-    fn apply(&mut self, key: &str, value: Option<&[u8]>) {
+    /// Applies one record; `at` is its (partition, offset), named by every warning about a
+    /// record that is skipped.
+    fn apply(&mut self, key: &str, value: Option<&[u8]>, at: (i32, i64)) {
+        let (partition, offset) = at;
         if let Some(rest) = key.strip_prefix("status-topic-") {
             // status-topic-<topic>:connector-<connector>
             let Some((topic, connector)) = rest.split_once(":connector-") else {
-                tracing::error!(key, "ignoring topic status record with an invalid key");
+                tracing::warn!(
+                    key,
+                    partition,
+                    offset,
+                    "ignoring topic status record with an invalid key"
+                );
                 return;
             };
             match value {
@@ -74,7 +82,7 @@ impl Cache {
             Some(b) => match parse_status(b) {
                 Some(s) => Some(s),
                 None => {
-                    tracing::error!(key, "ignoring malformed status record");
+                    tracing::warn!(key, partition, offset, "ignoring malformed status record");
                     return;
                 }
             },
@@ -93,7 +101,12 @@ impl Cache {
                 .rsplit_once('-')
                 .and_then(|(c, n)| Some((c.to_string(), n.parse::<u32>().ok()?)))
             else {
-                tracing::error!(key, "ignoring status record with an invalid task key");
+                tracing::warn!(
+                    key,
+                    partition,
+                    offset,
+                    "ignoring status record with an invalid task key"
+                );
                 return;
             };
             let tasks = self.tasks.entry(c).or_default();
@@ -114,7 +127,12 @@ impl Cache {
                 }
             }
         } else {
-            tracing::warn!(key, "discarding status record with an unknown key");
+            tracing::warn!(
+                key,
+                partition,
+                offset,
+                "discarding status record with an unknown key"
+            );
         }
     }
 }
@@ -138,11 +156,20 @@ impl KafkaStatusBackingStore {
             topic,
             producer,
             consumer,
-            Box::new(move |rec: LogRecord| {
-                if let Some(key) = rec.key.as_deref().and_then(|k| std::str::from_utf8(k).ok()) {
-                    cb.write().unwrap().apply(key, rec.value.as_deref());
-                }
-            }),
+            Box::new(
+                move |rec: LogRecord| match rec.key.as_deref().map(std::str::from_utf8) {
+                    Some(Ok(key)) => cb.write().unwrap().apply(
+                        key,
+                        rec.value.as_deref(),
+                        (rec.partition, rec.offset),
+                    ),
+                    _ => tracing::warn!(
+                        partition = rec.partition,
+                        offset = rec.offset,
+                        "ignoring status record without a UTF-8 key"
+                    ),
+                },
+            ),
         )?;
         Ok(KafkaStatusBackingStore { log, cache })
     }
@@ -324,18 +351,21 @@ mod tests {
         c.apply(
             "status-task-my-conn-0",
             Some(&status_value(&st(State::Running, "b:1", 5))),
+            (0, 0),
         );
         c.apply(
             "status-task-my-conn-0",
             Some(&status_value(&st(State::Unassigned, "a:1", 4))),
+            (0, 0),
         );
         assert_eq!(c.tasks["my-conn"][&0].state, State::Running);
         c.apply(
             "status-task-my-conn-0",
             Some(&status_value(&st(State::Unassigned, "b:1", 6))),
+            (0, 0),
         );
         assert_eq!(c.tasks["my-conn"][&0].state, State::Unassigned);
-        c.apply("status-task-my-conn-0", None);
+        c.apply("status-task-my-conn-0", None, (0, 0));
         assert!(c.tasks["my-conn"].is_empty());
     }
 
