@@ -16,6 +16,10 @@
 //! `{"seqno": s}`, key `n` (INT32) and value `s` (INT64); `s` counts 0, 1, 2, … and continues
 //! after the committed offset when the task is restarted. A poll returns within about 100 ms.
 //!
+//! - `block.in`: calls that block for `block.ms` (default 600000 ms) instead of returning, to
+//!   stand for a plugin that hangs: `connector.start`, `task.poll`, `task.stop`. A blocked
+//!   call ignores stop requests, as a hung plugin would.
+//!
 //! The connector assigns task numbers by adding `id` = 0, 1, … to copies of its config.
 
 use std::path::PathBuf;
@@ -40,6 +44,11 @@ pub const RECORDS_PER_SECOND_CONFIG: &str = "records.per.second";
 pub const FAIL_TASKS_CONFIG: &str = "fail.tasks";
 /// Config key `fail.trigger.dir` (STRING, default none): directory of `fail-<n>` trigger files.
 pub const FAIL_TRIGGER_DIR_CONFIG: &str = "fail.trigger.dir";
+/// Config key `block.in` (LIST, default empty): calls that block (`connector.start`,
+/// `task.poll`, `task.stop`).
+pub const BLOCK_IN_CONFIG: &str = "block.in";
+/// Config key `block.ms` (LONG, default 600000): how long a blocked call blocks, ms.
+pub const BLOCK_MS_CONFIG: &str = "block.ms";
 /// Task config key `id`: the task number, set by the connector.
 pub const TASK_ID_CONFIG: &str = "id";
 /// Key of the source partition map, `{"task": <n>}`.
@@ -96,6 +105,36 @@ pub fn flaky_config_def() -> ConfigDef {
             Importance::Medium,
             "Directory in which a file named fail-<task number> makes that task fail at its next poll.",
         )
+        .define(
+            BLOCK_IN_CONFIG,
+            ConfigType::List,
+            Some(Some("")),
+            Some(Validator::Custom(Arc::new(|v| match v {
+                Parsed::List(items) => items
+                    .iter()
+                    .map(|i| i.trim())
+                    .find(|i| !["connector.start", "task.poll", "task.stop"].contains(i))
+                    .map_or(Ok(()), |bad| {
+                        Err(format!(
+                            "'{bad}' is not one of connector.start, task.poll, task.stop"
+                        ))
+                    }),
+                _ => Ok(()),
+            }))),
+            Importance::Low,
+            "Calls that block for block.ms instead of returning: connector.start, task.poll, task.stop.",
+        )
+        .define(
+            BLOCK_MS_CONFIG,
+            ConfigType::Long,
+            Some(Some("600000")),
+            Some(Validator::Range {
+                min: Some(0.0),
+                max: None,
+            }),
+            Importance::Low,
+            "How long a call listed in block.in blocks, in milliseconds.",
+        )
 }
 
 /// The parsed configuration.
@@ -104,6 +143,21 @@ struct FlakyConfig {
     records_per_second: f64,
     fail_tasks: Vec<u32>,
     trigger_dir: Option<PathBuf>,
+    block_in: Vec<String>,
+    block: Duration,
+}
+
+impl FlakyConfig {
+    /// Blocks for `block.ms` when `call` is listed in `block.in`.
+    fn maybe_block(&self, call: &str) {
+        if self.block_in.iter().any(|c| c == call) {
+            info!(
+                "FlakySource blocking in {call} for {} ms as configured",
+                self.block.as_millis()
+            );
+            std::thread::sleep(self.block);
+        }
+    }
 }
 
 impl FlakyConfig {
@@ -132,11 +186,21 @@ impl FlakyConfig {
             Some(Parsed::String(s)) if !s.is_empty() => Some(PathBuf::from(s)),
             _ => None,
         };
+        let block_in = match parsed.remove(BLOCK_IN_CONFIG) {
+            Some(Parsed::List(items)) => items.iter().map(|i| i.trim().to_string()).collect(),
+            _ => Vec::new(),
+        };
+        let block = match parsed.remove(BLOCK_MS_CONFIG) {
+            Some(Parsed::Long(ms)) => Duration::from_millis(ms.max(0) as u64),
+            _ => Duration::from_secs(600),
+        };
         Ok(FlakyConfig {
             topic,
             records_per_second,
             fail_tasks,
             trigger_dir,
+            block_in,
+            block,
         })
     }
 }
@@ -167,7 +231,8 @@ impl Connector for FlakySourceConnector {
     }
     /// Checks the configuration (see [`flaky_config_def`]).
     fn start(&mut self, props: &Props) -> ConnectResult<()> {
-        FlakyConfig::parse(props)?;
+        let config = FlakyConfig::parse(props)?;
+        config.maybe_block("connector.start");
         self.config = props.clone();
         Ok(())
     }
@@ -198,6 +263,7 @@ pub struct FlakySourceTask {
     records_per_second: f64,
     fail_at_start: bool,
     trigger_file: Option<PathBuf>,
+    config: Option<FlakyConfig>,
     partition: Arc<SourceMap>,
     seqno: i64,
     start_ms: i64,
@@ -225,6 +291,7 @@ impl FlakySourceTask {
             records_per_second: 1.0,
             fail_at_start: false,
             trigger_file: None,
+            config: None,
             partition: Arc::default(),
             seqno: 0,
             start_ms: 0,
@@ -266,11 +333,12 @@ impl SourceTask for FlakySourceTask {
                 "FlakySourceTask needs a task number in '{TASK_ID_CONFIG}'"
             ))
         })?;
-        self.topic = config.topic;
+        self.topic = config.topic.clone();
         self.records_per_second = config.records_per_second;
         self.fail_at_start = config.fail_tasks.contains(&self.id);
         self.trigger_file = config
             .trigger_dir
+            .as_ref()
             .map(|dir| dir.join(format!("fail-{}", self.id)));
         let mut partition = SourceMap::new();
         partition.insert(TASK_FIELD.into(), self.id.into());
@@ -284,6 +352,7 @@ impl SourceTask for FlakySourceTask {
             .map_or(0, |s| s + 1);
         self.start_ms = self.clock.now_ms();
         self.emitted = 0;
+        self.config = Some(config);
         info!(
             "Started FlakySourceTask {} producing to {} from seqno {}{}",
             self.id,
@@ -302,6 +371,9 @@ impl SourceTask for FlakySourceTask {
     /// returns the records due by now at the configured rate (at most 500), or waits up to
     /// 100 ms and returns none.
     fn poll(&mut self) -> ConnectResult<Vec<SourceRecord>> {
+        if let Some(c) = &self.config {
+            c.maybe_block("task.poll");
+        }
         if self.fail_at_start {
             return Err(ConnectError::connect(format!(
                 "FlakySourceTask {} failed as configured by {FAIL_TASKS_CONFIG}",
@@ -345,6 +417,9 @@ impl SourceTask for FlakySourceTask {
     }
 
     fn stop(&mut self) -> ConnectResult<()> {
+        if let Some(c) = &self.config {
+            c.maybe_block("task.stop");
+        }
         Ok(())
     }
 }

@@ -1280,32 +1280,29 @@ impl HerderLoop {
             v.tasks.extend(tasks.iter().cloned());
         }
         let snap2 = snap.clone();
-        let started: Vec<String> = self
-            .blocking(move |s| {
-                let mut started = Vec::new();
-                for c in &connectors {
-                    let target = snap2.target_state(c);
-                    if s.worker
+        // Connector starts are asynchronous: each asks for its task reconfiguration when its
+        // `start` returns, so a connector that blocks in `start` holds up nothing here.
+        self.blocking(move |s| {
+            for c in &connectors {
+                let target = snap2.target_state(c);
+                if let Err(e) =
+                    s.worker
                         .start_connector(c, snap2.connector_configs[c].clone(), target)
-                        .is_ok()
-                        && target == TargetState::Started
-                    {
-                        started.push(c.clone());
-                    }
+                {
+                    tracing::debug!(connector = %c, "connector not started: {e}");
                 }
-                for id in &tasks {
-                    let cfg = &snap2.connector_configs[&id.connector];
-                    let _ = s.worker.start_task(
-                        id,
-                        cfg,
-                        snap2.task_configs[id].clone(),
-                        snap2.target_state(&id.connector),
-                    );
-                }
-                started
-            })
-            .await;
-        self.pending_reconfigure.extend(started);
+            }
+            for id in &tasks {
+                let cfg = &snap2.connector_configs[&id.connector];
+                let _ = s.worker.start_task(
+                    id,
+                    cfg,
+                    snap2.task_configs[id].clone(),
+                    snap2.target_state(&id.connector),
+                );
+            }
+        })
+        .await;
     }
 
     async fn handle_events(&mut self, events: Vec<ConfigEvent>) {
@@ -1320,15 +1317,14 @@ impl HerderLoop {
                         if let Some(cfg) = snap.connector_configs.get(&c).cloned() {
                             let target = snap.target_state(&c);
                             let name = c.clone();
-                            let ok = self
-                                .blocking(move |s| {
-                                    s.worker.stop_connector(&name);
-                                    s.worker.start_connector(&name, cfg, target).is_ok()
-                                })
-                                .await;
-                            if ok && target == TargetState::Started {
-                                self.pending_reconfigure.insert(c);
-                            }
+                            // The new instance asks for task reconfiguration once started.
+                            self.blocking(move |s| {
+                                s.worker.stop_connector(&name);
+                                if let Err(e) = s.worker.start_connector(&name, cfg, target) {
+                                    tracing::debug!(connector = %name, "connector not started: {e}");
+                                }
+                            })
+                            .await;
                         }
                     } else if !self.known_connectors.contains(&c) {
                         // A connector this worker has not seen: the leader assigns it.
@@ -1439,39 +1435,37 @@ impl HerderLoop {
         let target = snap.target_state(&request.connector);
         let name = request.connector.clone();
         let generation = self.shared.worker.generation.load(Ordering::Acquire);
-        let started = self
-            .blocking(move |s| {
-                let status = |state| Status {
-                    state,
-                    trace: None,
-                    worker_id: s.worker.worker_id.clone(),
-                    generation,
-                    version: s.worker.connector_version(&name),
-                };
-                if restart_connector {
-                    s.worker.stop_connector(&name);
-                    s.statuses.put_connector(&name, status(State::Restarting));
+        self.blocking(move |s| {
+            let status = |state| Status {
+                state,
+                trace: None,
+                worker_id: s.worker.worker_id.clone(),
+                generation,
+                version: s.worker.connector_version(&name),
+            };
+            if restart_connector {
+                s.worker.stop_connector(&name);
+                s.statuses.put_connector(&name, status(State::Restarting));
+            }
+            s.worker.stop_and_await_tasks(&tasks);
+            for id in &tasks {
+                s.statuses.put_task(id, status(State::Restarting));
+            }
+            if restart_connector {
+                // Asks for task reconfiguration itself once started.
+                if let Err(e) = s.worker.start_connector(&name, cfg.clone(), target) {
+                    tracing::debug!(connector = %name, "connector not started: {e}");
                 }
-                s.worker.stop_and_await_tasks(&tasks);
-                for id in &tasks {
-                    s.statuses.put_task(id, status(State::Restarting));
-                }
-                let mut started = false;
-                if restart_connector {
-                    started = s.worker.start_connector(&name, cfg.clone(), target).is_ok()
-                        && target == TargetState::Started;
-                }
-                for id in &tasks {
-                    if let Some(tc) = snap.task_config(id) {
-                        let _ = s.worker.start_task(id, &cfg, tc.clone(), target);
+            }
+            for id in &tasks {
+                if let Some(tc) = snap.task_config(id) {
+                    if let Err(e) = s.worker.start_task(id, &cfg, tc.clone(), target) {
+                        tracing::debug!(task = %id, "task not started: {e}");
                     }
                 }
-                started
-            })
-            .await;
-        if started {
-            self.pending_reconfigure.insert(request.connector);
-        }
+            }
+        })
+        .await;
     }
 
     async fn handle_request(&mut self, req: LoopRequest) {
@@ -1523,15 +1517,18 @@ impl HerderLoop {
         }
         let target = snap.target_state(&c);
         let name = c.clone();
+        // Connect answers once the connector started; a `start` that takes longer than the
+        // graceful timeout is left running (its status tells how it ends) so that the herder
+        // loop is not held up by it.
+        let wait = Duration::from_millis(self.shared.worker.config.task_shutdown_timeout_ms());
         let r = self
             .blocking(move |s| {
                 s.worker.stop_connector(&name);
-                s.worker.start_connector(&name, cfg, target)
+                s.worker
+                    .start_connector(&name, cfg, target)
+                    .and_then(|started| started.wait_for(wait).unwrap_or(Ok(())))
             })
             .await;
-        if target == TargetState::Started && r.is_ok() {
-            self.pending_reconfigure.insert(c.clone());
-        }
         r.map_err(|e| HerderError::Internal(format!("Failed to start connector: {c}: {e}")))
     }
 

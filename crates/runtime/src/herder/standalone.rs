@@ -1,6 +1,13 @@
 //! `connect-standalone`'s herder (Connect's `StandaloneHerder`): one worker, connector configs
 //! in memory (from the command line's files and the REST API), offsets in a file, statuses in
-//! memory. Every change is applied at once under one lock.
+//! memory.
+//!
+//! Locking: the map of connectors is locked only to read or write it, never across a plugin
+//! call or a wait. Changes to one connector are serialized by that connector's own lock (held
+//! across its plugin calls and bounded stops), so a connector that blocks in `start`,
+//! `taskConfigs` or `stop` holds up only the requests about itself. Connector starts are
+//! asynchronous: a started connector asks for its task configs through the reconfiguration
+//! thread.
 
 use std::collections::BTreeMap;
 use std::sync::{mpsc, Arc, Mutex};
@@ -24,6 +31,19 @@ struct Connector {
     config: Props,
     target: TargetState,
     task_configs: Vec<Props>,
+    /// Serializes the changes to this connector (see the module's notes on locking).
+    serial: Arc<Mutex<()>>,
+}
+
+impl Connector {
+    fn new(config: Props, target: TargetState, serial: Arc<Mutex<()>>) -> Connector {
+        Connector {
+            config,
+            target,
+            task_configs: Vec::new(),
+            serial,
+        }
+    }
 }
 
 /// The standalone herder.
@@ -52,8 +72,11 @@ impl StandaloneHerder {
             .spawn(move || {
                 while let Ok(name) = reconfigure_rx.recv() {
                     let Some(h) = weak.upgrade() else { break };
-                    let mut connectors = h.connectors.lock().unwrap();
-                    h.update_tasks(&mut connectors, &name);
+                    if let Some(serial) = h.serial(&name) {
+                        let _one_change_at_a_time =
+                            serial.lock().unwrap_or_else(|e| e.into_inner());
+                        h.update_tasks(&name);
+                    }
                 }
             })
             .expect("spawning the reconfiguration thread");
@@ -91,19 +114,53 @@ impl StandaloneHerder {
         }
     }
 
-    fn task_ids(name: &str, c: &Connector) -> Vec<ConnectorTaskId> {
-        (0..c.task_configs.len() as u32)
-            .map(|t| ConnectorTaskId::new(name, t))
-            .collect()
+    /// The lock serializing changes to connector `name`, if it exists.
+    fn serial(&self, name: &str) -> Option<Arc<Mutex<()>>> {
+        self.connectors
+            .lock()
+            .unwrap()
+            .get(name)
+            .map(|c| c.serial.clone())
+    }
+
+    /// Whether `serial` is still the lock of connector `name` (it was not deleted or replaced
+    /// while the caller waited for it).
+    fn still_current(&self, name: &str, serial: &Arc<Mutex<()>>) -> bool {
+        self.connectors
+            .lock()
+            .unwrap()
+            .get(name)
+            .is_some_and(|c| Arc::ptr_eq(&c.serial, serial))
+    }
+
+    /// Runs `f` holding connector `name`'s serial lock; `missing` when it does not exist (or
+    /// was deleted meanwhile).
+    fn with_connector<T>(
+        &self,
+        name: &str,
+        missing: impl Fn() -> HerderError,
+        f: impl FnOnce() -> HerderResult<T>,
+    ) -> HerderResult<T> {
+        let serial = self.serial(name).ok_or_else(&missing)?;
+        let _one_change_at_a_time = serial.lock().unwrap_or_else(|e| e.into_inner());
+        if !self.still_current(name, &serial) {
+            return Err(missing());
+        }
+        f()
     }
 
     /// Recomputes task configs from the running connector; when they changed, stops the old
-    /// tasks and starts new ones (`StandaloneHerder.updateConnectorTasks`).
-    fn update_tasks(&self, connectors: &mut BTreeMap<String, Connector>, name: &str) {
-        let Some(c) = connectors.get_mut(name) else {
-            return;
+    /// tasks and starts new ones (`StandaloneHerder.updateConnectorTasks`). The caller holds the
+    /// connector's serial lock; the map is not locked across the plugin call.
+    fn update_tasks(&self, name: &str) {
+        let (target, old) = {
+            let connectors = self.connectors.lock().unwrap();
+            let Some(c) = connectors.get(name) else {
+                return;
+            };
+            (c.target, c.task_configs.clone())
         };
-        if c.target != TargetState::Started || !self.worker.is_connector_running(name) {
+        if target != TargetState::Started || !self.worker.is_connector_running(name) {
             return;
         }
         let new_configs = match self.worker.connector_task_configs(name) {
@@ -113,41 +170,57 @@ impl StandaloneHerder {
                 return;
             }
         };
-        if new_configs == c.task_configs {
+        if new_configs == old {
             return;
         }
-        self.worker.stop_and_await_tasks(&Self::task_ids(name, c));
-        let old = c.task_configs.len() as u32;
-        for t in new_configs.len() as u32..old {
+        self.worker
+            .stop_and_await_tasks(&Self::ids(name, old.len()));
+        for t in new_configs.len()..old.len() {
             self.worker
                 .statuses()
-                .delete_task(&ConnectorTaskId::new(name, t));
+                .delete_task(&ConnectorTaskId::new(name, t as u32));
         }
-        c.task_configs = new_configs;
-        self.start_tasks(name, c);
+        let config = {
+            let mut connectors = self.connectors.lock().unwrap();
+            let Some(c) = connectors.get_mut(name) else {
+                return;
+            };
+            c.task_configs = new_configs.clone();
+            c.config.clone()
+        };
+        self.start_tasks(name, &config, &new_configs, target);
     }
 
-    fn start_tasks(&self, name: &str, c: &Connector) {
-        for (i, tc) in c.task_configs.iter().enumerate() {
+    fn ids(name: &str, n: usize) -> Vec<ConnectorTaskId> {
+        (0..n as u32)
+            .map(|t| ConnectorTaskId::new(name, t))
+            .collect()
+    }
+
+    fn start_tasks(&self, name: &str, config: &Props, task_configs: &[Props], target: TargetState) {
+        for (i, tc) in task_configs.iter().enumerate() {
             let id = ConnectorTaskId::new(name, i as u32);
-            if let Err(e) = self.worker.start_task(&id, &c.config, tc.clone(), c.target) {
+            if let Err(e) = self.worker.start_task(&id, config, tc.clone(), target) {
                 tracing::error!(task = %id, error = %e, "task failed to start");
             }
         }
     }
 
-    fn start_connector(&self, connectors: &mut BTreeMap<String, Connector>, name: &str) {
-        let Some(c) = connectors.get(name) else {
-            return;
-        };
-        let _ = self
-            .worker
-            .start_connector(name, c.config.clone(), c.target);
-        self.update_tasks(connectors, name);
+    /// Starts the connector instance (asynchronously: its tasks follow through
+    /// [`Self::update_tasks`] once it runs).
+    fn start_connector(
+        &self,
+        name: &str,
+        config: Props,
+        target: TargetState,
+    ) -> HerderResult<crate::worker::ConnectorStart> {
+        self.worker
+            .start_connector(name, config, target)
+            .map_err(|e| HerderError::Internal(format!("Failed to start connector: {name}: {e}")))
     }
 
-    fn stop_everything_of(&self, name: &str, c: &Connector) {
-        self.worker.stop_and_await_tasks(&Self::task_ids(name, c));
+    fn stop_everything_of(&self, name: &str, tasks: usize) {
+        self.worker.stop_and_await_tasks(&Self::ids(name, tasks));
         self.worker.stop_connector(name);
     }
 
@@ -161,7 +234,6 @@ impl StandaloneHerder {
 
     /// Stops every connector and task (clean shutdown; source tasks commit their offsets).
     pub fn stop(&self) {
-        let _guard = self.connectors.lock().unwrap();
         self.worker.stop_all();
     }
 }
@@ -210,45 +282,82 @@ impl Herder for StandaloneHerder {
             &WorkerSupport::of(&self.worker.config),
             &config,
         )?;
-        let mut connectors = self.connectors.lock().unwrap();
-        let existed = connectors.contains_key(name);
-        if existed && !allow_replace {
-            return Err(HerderError::Conflict(format!(
-                "Connector {name} already exists"
-            )));
-        }
-        let target = match connectors.remove(name) {
-            Some(old) => {
-                self.stop_everything_of(name, &old);
-                old.target
+        loop {
+            // A new connector: its serial lock is taken before it appears in the map.
+            let fresh = Arc::new(Mutex::new(()));
+            let fresh_guard = fresh.lock().unwrap_or_else(|e| e.into_inner());
+            let existing = {
+                let mut connectors = self.connectors.lock().unwrap();
+                match connectors.get(name) {
+                    Some(_) if !allow_replace => {
+                        return Err(HerderError::Conflict(format!(
+                            "Connector {name} already exists"
+                        )));
+                    }
+                    Some(c) => Some(c.serial.clone()),
+                    None => {
+                        let target = initial_state.unwrap_or(TargetState::Started);
+                        connectors.insert(
+                            name.to_string(),
+                            Connector::new(config.clone(), target, fresh.clone()),
+                        );
+                        None
+                    }
+                }
+            };
+            let Some(serial) = existing else {
+                let target = initial_state.unwrap_or(TargetState::Started);
+                // A failed start is reported in the connector's status, as in Connect.
+                let _status_tells = self.start_connector(name, config.clone(), target);
+                drop(fresh_guard);
+                let info = self.connector_info(name)?;
+                return Ok(Created {
+                    created: true,
+                    result: info,
+                });
+            };
+            drop(fresh_guard);
+            let _one_change_at_a_time = serial.lock().unwrap_or_else(|e| e.into_inner());
+            if !self.still_current(name, &serial) {
+                continue; // deleted meanwhile: create it afresh
             }
-            None => initial_state.unwrap_or(TargetState::Started),
-        };
-        connectors.insert(
-            name.to_string(),
-            Connector {
-                config,
-                target,
-                task_configs: Vec::new(),
-            },
-        );
-        self.start_connector(&mut connectors, name);
-        let info = self.info(name, &connectors[name]);
-        Ok(Created {
-            created: !existed,
-            result: info,
-        })
+            let (old_tasks, target) = {
+                let mut connectors = self.connectors.lock().unwrap();
+                let c = connectors
+                    .get_mut(name)
+                    .expect("checked under the serial lock");
+                let old = c.task_configs.len();
+                c.config = config.clone();
+                c.task_configs.clear();
+                (old, c.target)
+            };
+            self.stop_everything_of(name, old_tasks);
+            let _status_tells = self.start_connector(name, config.clone(), target);
+            let info = self.connector_info(name)?;
+            return Ok(Created {
+                created: false,
+                result: info,
+            });
+        }
     }
 
     fn delete_connector(&self, name: &str) -> HerderResult<()> {
-        let mut connectors = self.connectors.lock().unwrap();
-        let c = connectors
-            .remove(name)
-            .ok_or_else(|| Self::not_found(name))?;
-        self.stop_everything_of(name, &c);
-        self.worker.statuses().delete_connector(name);
-        self.worker.statuses().delete_topics(name);
-        Ok(())
+        self.with_connector(
+            name,
+            || Self::not_found(name),
+            || {
+                let c = self
+                    .connectors
+                    .lock()
+                    .unwrap()
+                    .remove(name)
+                    .ok_or_else(|| Self::not_found(name))?;
+                self.stop_everything_of(name, c.task_configs.len());
+                self.worker.statuses().delete_connector(name);
+                self.worker.statuses().delete_topics(name);
+                Ok(())
+            },
+        )
     }
 
     fn connector_status(&self, name: &str) -> HerderResult<ConnectorStateInfo> {
@@ -283,85 +392,100 @@ impl Herder for StandaloneHerder {
     }
 
     fn pause_connector(&self, name: &str) -> HerderResult<()> {
-        let mut connectors = self.connectors.lock().unwrap();
-        let c = connectors
-            .get_mut(name)
-            .ok_or_else(|| Self::unknown(name))?;
-        if c.target == TargetState::Stopped {
-            // Pausing a stopped connector only changes its target; it has no tasks.
-            c.target = TargetState::Paused;
-            let _ = self
-                .worker
-                .set_connector_target_state(name, TargetState::Paused);
-            return Ok(());
-        }
-        c.target = TargetState::Paused;
-        let _ = self
-            .worker
-            .set_connector_target_state(name, TargetState::Paused);
-        Ok(())
+        self.with_connector(
+            name,
+            || Self::unknown(name),
+            || {
+                if let Some(c) = self.connectors.lock().unwrap().get_mut(name) {
+                    // Pausing a stopped connector only changes its target; it has no tasks.
+                    c.target = TargetState::Paused;
+                }
+                self.worker
+                    .set_connector_target_state(name, TargetState::Paused)
+                    .map_err(|e| HerderError::Internal(e.to_string()))
+            },
+        )
     }
 
     fn resume_connector(&self, name: &str) -> HerderResult<()> {
-        let mut connectors = self.connectors.lock().unwrap();
-        let c = connectors
-            .get_mut(name)
-            .ok_or_else(|| Self::unknown(name))?;
-        let was = c.target;
-        c.target = TargetState::Started;
-        let _ = self
-            .worker
-            .set_connector_target_state(name, TargetState::Started);
-        if was != TargetState::Started {
-            self.update_tasks(&mut connectors, name);
-        }
-        Ok(())
+        self.with_connector(
+            name,
+            || Self::unknown(name),
+            || {
+                if let Some(c) = self.connectors.lock().unwrap().get_mut(name) {
+                    c.target = TargetState::Started;
+                }
+                // The restarted instance asks for its task configs (tasks of a stopped connector
+                // are created again then).
+                self.worker
+                    .set_connector_target_state(name, TargetState::Started)
+                    .map_err(|e| HerderError::Internal(e.to_string()))
+            },
+        )
     }
 
     fn stop_connector(&self, name: &str) -> HerderResult<()> {
-        let mut connectors = self.connectors.lock().unwrap();
-        let c = connectors
-            .get_mut(name)
-            .ok_or_else(|| Self::unknown(name))?;
-        self.worker.stop_and_await_tasks(&Self::task_ids(name, c));
-        for id in Self::task_ids(name, c) {
-            self.worker.statuses().delete_task(&id);
-        }
-        c.task_configs.clear();
-        c.target = TargetState::Stopped;
-        let _ = self
-            .worker
-            .set_connector_target_state(name, TargetState::Stopped);
-        Ok(())
+        self.with_connector(
+            name,
+            || Self::unknown(name),
+            || {
+                let tasks = {
+                    let mut connectors = self.connectors.lock().unwrap();
+                    let c = connectors
+                        .get_mut(name)
+                        .ok_or_else(|| Self::unknown(name))?;
+                    c.target = TargetState::Stopped;
+                    std::mem::take(&mut c.task_configs).len()
+                };
+                let ids = Self::ids(name, tasks);
+                self.worker.stop_and_await_tasks(&ids);
+                for id in &ids {
+                    self.worker.statuses().delete_task(id);
+                }
+                self.worker
+                    .set_connector_target_state(name, TargetState::Stopped)
+                    .map_err(|e| HerderError::Internal(e.to_string()))
+            },
+        )
     }
 
     fn restart_connector(&self, name: &str) -> HerderResult<()> {
-        let mut connectors = self.connectors.lock().unwrap();
-        if !connectors.contains_key(name) {
-            return Err(HerderError::NotFound(format!("Unknown connector: {name}")));
-        }
-        self.worker.stop_connector(name);
-        let c = &connectors[name];
-        let result = self
-            .worker
-            .start_connector(name, c.config.clone(), c.target);
-        self.update_tasks(&mut connectors, name);
-        result.map_err(|e| HerderError::Internal(format!("Failed to start connector: {name}: {e}")))
+        let unknown = || HerderError::NotFound(format!("Unknown connector: {name}"));
+        self.with_connector(name, unknown, || {
+            let (config, target) = {
+                let connectors = self.connectors.lock().unwrap();
+                let c = connectors.get(name).ok_or_else(unknown)?;
+                (c.config.clone(), c.target)
+            };
+            self.worker.stop_connector(name);
+            // Connect answers once the connector started (or failed to).
+            self.start_connector(name, config, target)?
+                .wait()
+                .map_err(|e| {
+                    HerderError::Internal(format!("Failed to start connector: {name}: {e}"))
+                })
+        })
     }
 
     fn restart_task(&self, id: &ConnectorTaskId) -> HerderResult<()> {
-        let connectors = self.connectors.lock().unwrap();
-        let c = connectors
-            .get(&id.connector)
-            .ok_or_else(|| HerderError::NotFound(format!("Unknown connector: {}", id.connector)))?;
-        let tc = c
-            .task_configs
-            .get(id.task as usize)
-            .ok_or_else(|| HerderError::NotFound(format!("Unknown task: {id}")))?;
-        self.worker.stop_and_await_tasks(std::slice::from_ref(id));
-        self.worker
-            .start_task(id, &c.config, tc.clone(), c.target)
-            .map_err(|_| HerderError::Internal(format!("Failed to start task: {id}")))
+        let name = &id.connector;
+        let unknown = || HerderError::NotFound(format!("Unknown connector: {name}"));
+        self.with_connector(name, unknown, || {
+            let (config, tc, target) = {
+                let connectors = self.connectors.lock().unwrap();
+                let c = connectors.get(name).ok_or_else(unknown)?;
+                let tc = c
+                    .task_configs
+                    .get(id.task as usize)
+                    .cloned()
+                    .ok_or_else(|| HerderError::NotFound(format!("Unknown task: {id}")))?;
+                (c.config.clone(), tc, c.target)
+            };
+            self.worker.stop_and_await_tasks(std::slice::from_ref(id));
+            self.worker
+                .start_task(id, &config, tc, target)
+                .map_err(|_| HerderError::Internal(format!("Failed to start task: {id}")))
+        })
     }
 
     fn restart_connector_and_tasks(
@@ -369,60 +493,63 @@ impl Herder for StandaloneHerder {
         request: RestartRequest,
     ) -> HerderResult<ConnectorStateInfo> {
         let name = request.connector.clone();
-        let mut connectors = self.connectors.lock().unwrap();
-        let c = connectors
-            .get(&name)
-            .ok_or_else(|| HerderError::NotFound(format!("Unknown connector: {name}")))?;
-        let statuses = self.worker.statuses().clone();
-        let ctype = self.connector_type(&c.config);
-        let plan = build_restart_plan(
-            &request,
-            statuses.connector(&name).as_ref(),
-            &statuses.tasks(&name),
-            &ctype,
-        )
-        .ok_or_else(|| HerderError::NotFound(format!("Status for connector {name} not found")))?;
-        let task_ids: Vec<ConnectorTaskId> = plan
-            .task_ids
-            .iter()
-            .map(|t| ConnectorTaskId::new(&name, *t))
-            .collect();
-        let write = |state: State, ids: &[ConnectorTaskId], conn: bool| {
-            let status = |s| crate::storage::status::Status {
-                state: s,
-                trace: None,
-                worker_id: self.worker.worker_id.clone(),
-                generation: 0,
-                version: self.worker.connector_version(&name),
+        let unknown = || HerderError::NotFound(format!("Unknown connector: {name}"));
+        self.with_connector(&name, unknown, || {
+            let (config, target, task_configs) = {
+                let connectors = self.connectors.lock().unwrap();
+                let c = connectors.get(&name).ok_or_else(unknown)?;
+                (c.config.clone(), c.target, c.task_configs.clone())
             };
-            if conn {
-                statuses.put_connector(&name, status(state));
+            let statuses = self.worker.statuses().clone();
+            let ctype = self.connector_type(&config);
+            let plan = build_restart_plan(
+                &request,
+                statuses.connector(&name).as_ref(),
+                &statuses.tasks(&name),
+                &ctype,
+            )
+            .ok_or_else(|| {
+                HerderError::NotFound(format!("Status for connector {name} not found"))
+            })?;
+            let task_ids: Vec<ConnectorTaskId> = plan
+                .task_ids
+                .iter()
+                .map(|t| ConnectorTaskId::new(&name, *t))
+                .collect();
+            let write = |state: State, ids: &[ConnectorTaskId], conn: bool| {
+                let status = |s| crate::storage::status::Status {
+                    state: s,
+                    trace: None,
+                    worker_id: self.worker.worker_id.clone(),
+                    generation: 0,
+                    version: self.worker.connector_version(&name),
+                };
+                if conn {
+                    statuses.put_connector(&name, status(state));
+                }
+                for id in ids {
+                    statuses.put_task(id, status(state));
+                }
+            };
+            if plan.restart_connector {
+                self.worker.stop_connector(&name);
+                write(State::Restarting, &[], true);
             }
-            for id in ids {
-                statuses.put_task(id, status(state));
+            self.worker.stop_and_await_tasks(&task_ids);
+            write(State::Restarting, &task_ids, false);
+            if plan.restart_connector {
+                // Asynchronous; the restarted instance asks for its task configs once it runs.
+                let _status_tells = self.start_connector(&name, config.clone(), target);
             }
-        };
-        if plan.restart_connector {
-            self.worker.stop_connector(&name);
-            write(State::Restarting, &[], true);
-        }
-        self.worker.stop_and_await_tasks(&task_ids);
-        write(State::Restarting, &task_ids, false);
-        if plan.restart_connector {
-            let _ = self
-                .worker
-                .start_connector(&name, c.config.clone(), c.target);
-        }
-        let c = &connectors[&name];
-        for id in &task_ids {
-            if let Some(tc) = c.task_configs.get(id.task as usize) {
-                let _ = self.worker.start_task(id, &c.config, tc.clone(), c.target);
+            for id in &task_ids {
+                if let Some(tc) = task_configs.get(id.task as usize) {
+                    if let Err(e) = self.worker.start_task(id, &config, tc.clone(), target) {
+                        tracing::error!(task = %id, error = %e, "task failed to start");
+                    }
+                }
             }
-        }
-        if plan.restart_connector {
-            self.update_tasks(&mut connectors, &name);
-        }
-        Ok(plan.state_info)
+            Ok(plan.state_info)
+        })
     }
 
     fn validate_connector_config(

@@ -13,7 +13,7 @@ pub mod task;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -77,7 +77,7 @@ struct RunningTask {
 }
 
 struct RunningConnector {
-    instance: WorkerConnector,
+    instance: Arc<WorkerConnector>,
     target: TargetState,
     config: Props,
 }
@@ -109,6 +109,31 @@ impl ConnectorContext for WorkerConnectorContext {
                 version: self.version.clone(),
             },
         );
+    }
+}
+
+/// The outcome of a connector's asynchronous start ([`Worker::start_connector`]).
+pub struct ConnectorStart(mpsc::Receiver<ConnectResult<()>>);
+
+impl ConnectorStart {
+    /// Waits for the connector's `start` to return (at once for PAUSED and STOPPED targets).
+    pub fn wait(self) -> ConnectResult<()> {
+        self.0.recv().unwrap_or_else(|_| {
+            Err(ConnectError::connect(
+                "the connector was shut down before it started",
+            ))
+        })
+    }
+
+    /// Waits at most `timeout`; `None` when `start` is still running.
+    pub fn wait_for(self, timeout: Duration) -> Option<ConnectResult<()>> {
+        match self.0.recv_timeout(timeout) {
+            Ok(r) => Some(r),
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
+            Err(mpsc::RecvTimeoutError::Disconnected) => Some(Err(ConnectError::connect(
+                "the connector was shut down before it started",
+            ))),
+        }
     }
 }
 
@@ -156,11 +181,6 @@ impl Worker {
         }
     }
 
-    fn put_connector_status(&self, name: &str, state: State, trace: Option<String>) {
-        let version = self.connector_version(name);
-        self.put_connector_status_version(name, state, trace, version);
-    }
-
     fn put_connector_status_version(
         &self,
         name: &str,
@@ -204,14 +224,19 @@ impl Worker {
         &self.statuses
     }
 
-    /// Starts a connector instance in `target` state and writes its status (RUNNING, PAUSED,
-    /// STOPPED, or FAILED with a trace when `start` fails, which is also returned).
+    /// Starts a connector instance in `target` state. Problems found before the plugin runs
+    /// (unknown class, settings Tributary does not implement) mark it FAILED and are returned.
+    /// Otherwise the instance is created and, for STARTED, its `start` runs on the connector's
+    /// own thread: this call does not wait for it (Connect's asynchronous `startConnector`).
+    /// When `start` returns, RUNNING (and a task reconfiguration request through
+    /// `on_reconfigure`) or FAILED with a trace is written; PAUSED and STOPPED are written at
+    /// once. The returned [`ConnectorStart`] can be waited on for the outcome.
     pub fn start_connector(
         &self,
         name: &str,
         config: Props,
         target: TargetState,
-    ) -> ConnectResult<()> {
+    ) -> ConnectResult<ConnectorStart> {
         let class = config.get("connector.class").cloned().unwrap_or_default();
         let version = self.plugin_version(&class);
         let refused = self
@@ -244,47 +269,98 @@ impl Worker {
             on_reconfigure: self.on_reconfigure.clone(),
             version: version.clone(),
         });
-        let mut wc = WorkerConnector::spawn(name, instance, ctx);
-        let result = match target {
-            TargetState::Started => wc.start(config.clone()),
-            _ => Ok(()),
-        };
-        if result.is_ok() && target == TargetState::Started {
-            self.connector_counter(name).record_start();
-        }
-        match &result {
-            Ok(()) => self.put_connector_status_version(
-                name,
-                match target {
-                    TargetState::Started => State::Running,
-                    TargetState::Paused => State::Paused,
-                    TargetState::Stopped => State::Stopped,
-                },
-                None,
-                version,
-            ),
-            Err(e) => {
-                tracing::error!(connector = name, error = %e, "connector failed to start");
-                self.put_connector_status_version(
-                    name,
-                    State::Failed,
-                    Some(error_trace(e, &format!("connector {name}"))),
-                    version,
-                );
-            }
-        }
+        let wc = Arc::new(WorkerConnector::spawn(name, instance, ctx));
         let previous = self.connectors.lock().unwrap().insert(
             name.to_string(),
             RunningConnector {
-                instance: wc,
+                instance: wc.clone(),
                 target,
-                config,
+                config: config.clone(),
             },
         );
         if let Some(prev) = previous {
-            let _ = prev.instance.shutdown();
+            self.shutdown_instance(name, &prev.instance);
         }
-        result
+        let (tx, rx) = mpsc::channel();
+        match target {
+            TargetState::Started => {
+                wc.start(config, self.transition_done(name, &wc, target, version, tx));
+            }
+            TargetState::Paused | TargetState::Stopped => {
+                let state = if target == TargetState::Paused {
+                    State::Paused
+                } else {
+                    State::Stopped
+                };
+                self.put_connector_status_version(name, state, None, version);
+                let _receiver_kept = tx.send(Ok(()));
+            }
+        }
+        Ok(ConnectorStart(rx))
+    }
+
+    /// The completion of a connector's `start` or `stop` towards `target`: writes the status
+    /// (unless the instance was shut down meanwhile), counts starts, asks for a task
+    /// reconfiguration after a successful start, and hands the outcome to `tx`.
+    fn transition_done(
+        &self,
+        name: &str,
+        wc: &WorkerConnector,
+        target: TargetState,
+        version: Option<String>,
+        tx: mpsc::Sender<ConnectResult<()>>,
+    ) -> connector::Completion {
+        let name = name.to_string();
+        let live = wc.liveness();
+        let statuses = self.statuses.clone();
+        let worker_id = self.worker_id.clone();
+        let generation = self.generation.clone();
+        let on_reconfigure = self.on_reconfigure.clone();
+        let counter = self.connector_counter(&name);
+        Box::new(move |result: ConnectResult<()>| {
+            if live.load(Ordering::Acquire) {
+                let (state, trace) = match (&result, target) {
+                    (Err(e), _) => {
+                        tracing::error!(connector = %name, error = %e, "connector failed to {}", if target == TargetState::Started { "start" } else { "stop" });
+                        (
+                            State::Failed,
+                            Some(error_trace(e, &format!("connector {name}"))),
+                        )
+                    }
+                    (Ok(()), TargetState::Started) => (State::Running, None),
+                    (Ok(()), TargetState::Paused) => (State::Paused, None),
+                    (Ok(()), TargetState::Stopped) => (State::Stopped, None),
+                };
+                statuses.put_connector(
+                    &name,
+                    Status {
+                        state,
+                        trace,
+                        worker_id,
+                        generation: generation.load(Ordering::Acquire),
+                        version,
+                    },
+                );
+                if result.is_ok() && target == TargetState::Started {
+                    counter.record_start();
+                    on_reconfigure(name);
+                }
+            }
+            let _receiver_may_be_gone = tx.send(result);
+        })
+    }
+
+    /// Shuts an instance down within `task.shutdown.graceful.timeout.ms`; one that does not
+    /// stop in time is abandoned and reported.
+    fn shutdown_instance(&self, name: &str, wc: &WorkerConnector) {
+        let started = wc.is_started();
+        let timeout = Duration::from_millis(self.config.task_shutdown_timeout_ms());
+        if let Err(e) = wc.shutdown(timeout) {
+            tracing::error!(connector = name, error = %e, "graceful stop of connector failed");
+        }
+        if started {
+            self.connector_counter(name).record_stop();
+        }
     }
 
     /// The message a connector (or its task) fails with when its config sets what this worker
@@ -305,7 +381,7 @@ impl Worker {
             .lock()
             .unwrap()
             .get(name)
-            .map(|c| c.instance.started)
+            .map(|c| c.instance.is_started())
             .unwrap_or(false)
     }
 
@@ -314,19 +390,22 @@ impl Worker {
     /// `topics.regex`. Errors when the connector is not running, or produced more than
     /// `tasks.max` configs while `tasks.max.enforce` is true.
     pub fn connector_task_configs(&self, name: &str) -> ConnectResult<Vec<Props>> {
-        let connectors = self.connectors.lock().unwrap();
-        let rc = connectors.get(name).ok_or_else(|| {
-            ConnectError::connect(format!("Connector {name} is not running on this worker"))
-        })?;
-        if !rc.instance.started {
+        // The plugin call runs without the worker's lock, so other connectors carry on.
+        let (instance, config) = {
+            let connectors = self.connectors.lock().unwrap();
+            let rc = connectors.get(name).ok_or_else(|| {
+                ConnectError::connect(format!("Connector {name} is not running on this worker"))
+            })?;
+            (rc.instance.clone(), rc.config.clone())
+        };
+        if !instance.is_started() {
             return Err(ConnectError::connect(format!(
                 "Connector {name} is not started"
             )));
         }
-        let max = tasks_max(&rc.config);
-        let mut configs = rc.instance.task_configs(max)?;
-        let enforce = rc
-            .config
+        let max = tasks_max(&config);
+        let mut configs = instance.task_configs(max)?;
+        let enforce = config
             .get("tasks.max.enforce")
             .map(|v| !v.eq_ignore_ascii_case("false"))
             .unwrap_or(true);
@@ -338,11 +417,7 @@ impl Worker {
                 )));
             }
         }
-        let class = rc
-            .config
-            .get("connector.class")
-            .cloned()
-            .unwrap_or_default();
+        let class = config.get("connector.class").cloned().unwrap_or_default();
         let plugin = self
             .plugins
             .connector_plugin(&class)
@@ -355,7 +430,7 @@ impl Worker {
             c.insert("task.class".into(), task_class.clone());
             if plugin.connector_type == ConnectorType::Sink {
                 for k in ["topics", "topics.regex"] {
-                    if let Some(v) = rc.config.get(k) {
+                    if let Some(v) = config.get(k) {
                         c.insert(k.into(), v.clone());
                     }
                 }
@@ -377,40 +452,35 @@ impl Worker {
         {
             t.control.set_paused(target != TargetState::Started);
         }
-        let mut connectors = self.connectors.lock().unwrap();
-        let Some(rc) = connectors.get_mut(name) else {
-            return Ok(());
+        let (instance, config) = {
+            let mut connectors = self.connectors.lock().unwrap();
+            let Some(rc) = connectors.get_mut(name) else {
+                return Ok(());
+            };
+            if rc.target == target {
+                return Ok(());
+            }
+            rc.target = target;
+            (rc.instance.clone(), rc.config.clone())
         };
-        if rc.target == target {
-            return Ok(());
+        // Asynchronous, as in Connect: the status is written when the plugin call returns.
+        let version = config
+            .get("connector.class")
+            .and_then(|c| self.plugin_version(c));
+        let (tx, _rx) = mpsc::channel();
+        let done = self.transition_done(name, &instance, target, version, tx);
+        match target {
+            TargetState::Started => instance.start(config, done),
+            TargetState::Paused | TargetState::Stopped => instance.stop(done),
         }
-        rc.target = target;
-        let result = match target {
-            TargetState::Started => rc.instance.start(rc.config.clone()),
-            _ => rc.instance.stop(),
-        };
-        drop(connectors);
-        match (&result, target) {
-            (Err(e), _) => self.put_connector_status(
-                name,
-                State::Failed,
-                Some(error_trace(e, &format!("connector {name}"))),
-            ),
-            (Ok(()), TargetState::Started) => self.put_connector_status(name, State::Running, None),
-            (Ok(()), TargetState::Paused) => self.put_connector_status(name, State::Paused, None),
-            (Ok(()), TargetState::Stopped) => self.put_connector_status(name, State::Stopped, None),
-        }
-        result
+        Ok(())
     }
 
     /// Stops a connector instance and writes UNASSIGNED (unless it had FAILED).
     pub fn stop_connector(&self, name: &str) {
         let rc = self.connectors.lock().unwrap().remove(name);
         if let Some(rc) = rc {
-            if rc.instance.started {
-                self.connector_counter(name).record_stop();
-            }
-            let _ = rc.instance.shutdown();
+            self.shutdown_instance(name, &rc.instance);
             let failed = self
                 .statuses
                 .connector(name)
