@@ -38,9 +38,9 @@ fn send(w: &StandaloneWorker, method: &str, path: &str, body: Option<&str>) -> (
             .header("Content-Type", "application/json")
             .body(b.to_string());
     }
-    let r = req
-        .send()
-        .unwrap_or_else(|e| panic!("{method} {path} did not answer (held up by a hung plugin?): {e}"));
+    let r = req.send().unwrap_or_else(|e| {
+        panic!("{method} {path} did not answer (held up by a hung plugin?): {e}")
+    });
     let status = r.status().as_u16();
     (
         status,
@@ -61,7 +61,10 @@ fn exercise(w: &mut StandaloneWorker) {
         w,
         "PUT",
         "/connectors/stuck/config",
-        Some(&flaky(&unique("stuck"), json!({"block.in": "connector.start"}))),
+        Some(&flaky(
+            &unique("stuck"),
+            json!({"block.in": "connector.start"}),
+        )),
     );
     assert_eq!(code, 201, "creating a connector whose start blocks: {v}");
 
@@ -105,16 +108,23 @@ fn exercise(w: &mut StandaloneWorker) {
         w,
         "PUT",
         "/connectors/hangs/config",
-        Some(&flaky(&unique("hangs"), json!({"block.in": "task.poll,task.stop"}))),
+        Some(&flaky(
+            &unique("hangs"),
+            json!({"block.in": "task.poll,task.stop"}),
+        )),
     );
     assert_eq!(code, 201);
     w.wait_state("hangs", 1, "RUNNING");
     w.wait_state("neighbour", 1, "RUNNING");
-    wait_for("hangs' task to block in poll", Duration::from_secs(60), || {
-        w.log_text()
-            .contains("FlakySource blocking in task.poll")
-            .then_some(())
-    });
+    wait_for(
+        "hangs' task to block in poll",
+        Duration::from_secs(60),
+        || {
+            w.log_text()
+                .contains("FlakySource blocking in task.poll")
+                .then_some(())
+        },
+    );
     assert_eq!(send(w, "DELETE", "/connectors/hangs", None).0, 204);
     wait_for(
         "the hung task to be reported",
@@ -127,9 +137,11 @@ fn exercise(w: &mut StandaloneWorker) {
         },
     );
     let before = records_of(w, "neighbour-0");
-    wait_for("the neighbour to keep producing", Duration::from_secs(60), || {
-        (records_of(w, "neighbour-0") > before).then_some(())
-    });
+    wait_for(
+        "the neighbour to keep producing",
+        Duration::from_secs(60),
+        || (records_of(w, "neighbour-0") > before).then_some(()),
+    );
 
     // The worker still shuts down, abandoning what hangs.
     let status = w.terminate();

@@ -271,12 +271,20 @@ async fn sync_and_heartbeat_error_handling() {
         vec![7, 7]
     );
     assert_eq!(m.state(), MemberState::Stable);
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    assert!(state
+    // Waits for a heartbeat of the current generation (the condition, not a fixed time).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !state
         .lock()
         .unwrap()
         .heartbeats
-        .contains(&(3, "fresh".to_string())));
+        .contains(&(3, "fresh".to_string()))
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no heartbeat of generation 3 within 10 s"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     assert!(m.rejoin_needed().borrow().is_none());
 
     // Heartbeat REBALANCE_IN_PROGRESS while stable → rejoin signal, ids kept.

@@ -346,15 +346,19 @@ impl Herder for StandaloneHerder {
             name,
             || Self::not_found(name),
             || {
-                let c = self
+                let tasks = self
                     .connectors
                     .lock()
                     .unwrap()
-                    .remove(name)
+                    .get(name)
+                    .map(|c| c.task_configs.len())
                     .ok_or_else(|| Self::not_found(name))?;
-                self.stop_everything_of(name, c.task_configs.len());
+                self.stop_everything_of(name, tasks);
                 self.worker.statuses().delete_connector(name);
                 self.worker.statuses().delete_topics(name);
+                // Removed last: a create of the same name waits until the old one is gone, so
+                // its statuses are never deleted by this one.
+                self.connectors.lock().unwrap().remove(name);
                 Ok(())
             },
         )
