@@ -7,72 +7,12 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::time::Duration;
 
+use common::faults::OwnBroker;
 use common::*;
 use serde_json::json;
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// A broker of this test's own, started and stopped through `scripts/kafka`.
-struct OwnBroker {
-    port: u16,
-    home: PathBuf,
-}
-
-impl OwnBroker {
-    fn run(&self, what: &str) {
-        let status = Command::new(repo_root().join("scripts/kafka"))
-            .arg(what)
-            .env("KAFKA_PORT", self.port.to_string())
-            .env("KAFKA_HOME_DIR", &self.home)
-            .status()
-            .expect("running scripts/kafka");
-        assert!(
-            status.success(),
-            "scripts/kafka {what} failed; its log: {}",
-            self.home.join("kafka.log").display()
-        );
-    }
-
-    fn start(dir: &Path) -> OwnBroker {
-        // A port whose successor (the controller's) is free too.
-        let port = loop {
-            let p = std::net::TcpListener::bind("127.0.0.1:0")
-                .unwrap()
-                .local_addr()
-                .unwrap()
-                .port();
-            if p < 65000 && std::net::TcpListener::bind(("127.0.0.1", p + 1)).is_ok() {
-                break p;
-            }
-        };
-        let b = OwnBroker {
-            port,
-            home: dir.join("broker"),
-        };
-        b.run("start");
-        b
-    }
-
-    fn bootstrap(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for OwnBroker {
-    fn drop(&mut self) {
-        let _ = Command::new(repo_root().join("scripts/kafka"))
-            .arg("stop")
-            .env("KAFKA_PORT", self.port.to_string())
-            .env("KAFKA_HOME_DIR", &self.home)
-            .status();
-    }
-}
 
 fn append(path: &Path, from: usize, to: usize) {
     use std::io::Write;
@@ -117,7 +57,7 @@ fn a_broker_restart_under_load_loses_nothing_and_needs_no_hand() {
     let Some(_) = kafka() else { return };
     let dir = test_dir();
     let d = dir.path();
-    let broker = OwnBroker::start(d);
+    let broker = OwnBroker::start(d, "");
     let bootstrap = broker.bootstrap();
     let group = unique("brokerfault");
     let topic = format!("{group}-lines");

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod corpus;
+pub mod faults;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -659,6 +659,12 @@ impl Drop for GroupMember {
 /// The heartbeat task (Java `AbstractCoordinator.HeartbeatThread`): every heartbeat interval,
 /// while `CompletingRebalance` or `Stable`, send Heartbeat on its own connection and react per
 /// sheet §1.6.
+///
+/// Session loss is judged from the moment the last successful heartbeat was *sent*: the
+/// coordinator cannot have expired the session before that moment plus the session timeout,
+/// so signalling [`RejoinReason::SessionLost`] then (and the herder stopping its jobs) lets a
+/// cut-off worker stop before the group gives its jobs to others. Each network wait is bounded
+/// by the heartbeat interval, so a silent network delays the signal by at most that.
 async fn heartbeat_loop(
     config: GroupConfig,
     bootstrap: Vec<String>,
@@ -666,10 +672,14 @@ async fn heartbeat_loop(
     rejoin_tx: Arc<watch::Sender<Option<RejoinReason>>>,
 ) {
     let mut conn: Option<Connection> = None;
+    // When the last successful heartbeat was sent.
     let mut last_ok = Instant::now();
     let mut session_lost_signalled_for: Option<i32> = None;
     let mut delay = config.heartbeat_interval;
-    let request_timeout = config.request_timeout.min(config.session_timeout);
+    let request_timeout = config
+        .request_timeout
+        .min(config.session_timeout)
+        .min(config.heartbeat_interval.max(Duration::from_millis(100)));
     loop {
         tokio::time::sleep(delay).await;
         delay = config.heartbeat_interval;
@@ -725,6 +735,7 @@ async fn heartbeat_loop(
         req.generation_id = generation;
         req.member_id = StrBytes::from_string(member_id);
         req.group_instance_id = None;
+        let sent_at = Instant::now();
         let code = match c.send(&req, version, request_timeout).await {
             Ok(resp) => resp.error_code,
             Err(e) => {
@@ -735,9 +746,9 @@ async fn heartbeat_loop(
             }
         };
         match code {
-            NONE => last_ok = Instant::now(),
+            NONE => last_ok = sent_at,
             REBALANCE_IN_PROGRESS => {
-                last_ok = Instant::now();
+                last_ok = sent_at;
                 let s = shared.lock().unwrap();
                 if s.state == MemberState::Stable && s.generation == generation {
                     tracing::info!(group = %config.group_id, generation, "heartbeat: group is rebalancing; rejoin needed");
@@ -752,7 +763,7 @@ async fn heartbeat_loop(
                 }
             }
             ILLEGAL_GENERATION | UNKNOWN_MEMBER_ID => {
-                last_ok = Instant::now();
+                last_ok = sent_at;
                 let mut s = shared.lock().unwrap();
                 if s.generation == generation
                     && matches!(

@@ -49,6 +49,10 @@ pub const FAIL_TRIGGER_DIR_CONFIG: &str = "fail.trigger.dir";
 pub const BLOCK_IN_CONFIG: &str = "block.in";
 /// Config key `block.ms` (LONG, default 600000): how long a blocked call blocks, ms.
 pub const BLOCK_MS_CONFIG: &str = "block.ms";
+/// Config key `lifecycle.file` (STRING, default none): a file each task appends
+/// `<task> <process id> start|stop <epoch ms>` lines to when it starts and stops, so a test
+/// can check that no task ever ran in two processes at once.
+pub const LIFECYCLE_FILE_CONFIG: &str = "lifecycle.file";
 /// Task config key `id`: the task number, set by the connector.
 pub const TASK_ID_CONFIG: &str = "id";
 /// Key of the source partition map, `{"task": <n>}`.
@@ -125,6 +129,14 @@ pub fn flaky_config_def() -> ConfigDef {
             "Calls that block for block.ms instead of returning: connector.start, task.poll, task.stop.",
         )
         .define(
+            LIFECYCLE_FILE_CONFIG,
+            ConfigType::String,
+            Some(None),
+            None,
+            Importance::Low,
+            "File each task appends a line to when it starts and when it stops: task, process id, start or stop, epoch ms.",
+        )
+        .define(
             BLOCK_MS_CONFIG,
             ConfigType::Long,
             Some(Some("600000")),
@@ -145,9 +157,31 @@ struct FlakyConfig {
     trigger_dir: Option<PathBuf>,
     block_in: Vec<String>,
     block: Duration,
+    lifecycle_file: Option<PathBuf>,
 }
 
 impl FlakyConfig {
+    /// Appends `<task> <pid> <event> <epoch ms>` to `lifecycle.file`, when set.
+    fn record_lifecycle(&self, task: u32, event: &str) {
+        use std::io::Write;
+        let Some(path) = &self.lifecycle_file else {
+            return;
+        };
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0);
+        let line = format!("{task} {} {event} {now}\n", std::process::id());
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+        if let Err(e) = written {
+            tracing::warn!("cannot append to {}: {e}", path.display());
+        }
+    }
+
     /// Blocks for `block.ms` when `call` is listed in `block.in`.
     fn maybe_block(&self, call: &str) {
         if self.block_in.iter().any(|c| c == call) {
@@ -194,6 +228,10 @@ impl FlakyConfig {
             Some(Parsed::Long(ms)) => Duration::from_millis(ms.max(0) as u64),
             _ => Duration::from_secs(600),
         };
+        let lifecycle_file = match parsed.remove(LIFECYCLE_FILE_CONFIG) {
+            Some(Parsed::String(s)) if !s.is_empty() => Some(PathBuf::from(s)),
+            _ => None,
+        };
         Ok(FlakyConfig {
             topic,
             records_per_second,
@@ -201,6 +239,7 @@ impl FlakyConfig {
             trigger_dir,
             block_in,
             block,
+            lifecycle_file,
         })
     }
 }
@@ -352,6 +391,7 @@ impl SourceTask for FlakySourceTask {
             .map_or(0, |s| s + 1);
         self.start_ms = self.clock.now_ms();
         self.emitted = 0;
+        config.record_lifecycle(self.id, "start");
         self.config = Some(config);
         info!(
             "Started FlakySourceTask {} producing to {} from seqno {}{}",
@@ -419,6 +459,7 @@ impl SourceTask for FlakySourceTask {
     fn stop(&mut self) -> ConnectResult<()> {
         if let Some(c) = &self.config {
             c.maybe_block("task.stop");
+            c.record_lifecycle(self.id, "stop");
         }
         Ok(())
     }

@@ -261,6 +261,63 @@ impl KafkaBasedLog {
         }
     }
 
+    /// Writes records and waits for Kafka's acknowledgement of all of them, at most `timeout`
+    /// and only while `abort` answers false (checked every 20 ms). Errors: a write failed
+    /// (non-retriable), or the wait ended first (retriable; the writes may still land).
+    pub fn send_all_within(
+        &self,
+        records: &[(Vec<u8>, Option<Vec<u8>>)],
+        timeout: Duration,
+        abort: &dyn Fn() -> bool,
+    ) -> ConnectResult<()> {
+        use futures::FutureExt;
+        let mut pending = Vec::with_capacity(records.len());
+        for (key, value) in records {
+            let mut record: FutureRecord<'_, [u8], [u8]> =
+                FutureRecord::to(&self.topic).key(key.as_slice());
+            if let Some(v) = value {
+                record = record.payload(v.as_slice());
+            }
+            pending.push(self.producer.send_result(record).map_err(|(e, _)| {
+                ConnectError::connect(format!("Failed to write to {}: {e}", self.topic))
+            })?);
+        }
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let mut left = Vec::with_capacity(pending.len());
+            for mut fut in pending {
+                match (&mut fut).now_or_never() {
+                    None => left.push(fut),
+                    Some(Ok(Ok(_))) => {}
+                    Some(Ok(Err((e, _)))) => {
+                        return Err(ConnectError::connect(format!(
+                            "Failed to write to {}: {e}",
+                            self.topic
+                        )))
+                    }
+                    Some(Err(_)) => {
+                        return Err(ConnectError::connect(format!(
+                            "Write to {} was cancelled",
+                            self.topic
+                        )))
+                    }
+                }
+            }
+            pending = left;
+            if pending.is_empty() {
+                return Ok(());
+            }
+            if abort() || std::time::Instant::now() >= deadline {
+                return Err(ConnectError::Retriable(format!(
+                    "{} writes to {} not acknowledged yet; giving up waiting",
+                    pending.len(),
+                    self.topic
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Writes a record without waiting; failures are logged.
     pub fn send(&self, key: &[u8], value: Option<&[u8]>) {
         let mut record: FutureRecord<'_, [u8], [u8]> = FutureRecord::to(&self.topic).key(key);

@@ -20,6 +20,19 @@ pub trait OffsetBackingStore: Send + Sync {
     fn get(&self, keys: &[Vec<u8>]) -> ConnectResult<HashMap<Vec<u8>, Vec<u8>>>;
     /// Stores entries durably; a `None` value removes the key. Returns once they are durable.
     fn set(&self, entries: Vec<OffsetEntry>) -> ConnectResult<()>;
+    /// Like [`set`](Self::set), but gives up after `timeout`, or as soon as `abort` answers
+    /// true (checked every few ms), with a retriable error (Connect's bounded offset flush,
+    /// `offset.flush.timeout.ms`). Entries may still become durable later; what was durable
+    /// before stays valid. Stores whose writes cannot hang just call `set`.
+    fn set_within(
+        &self,
+        entries: Vec<OffsetEntry>,
+        timeout: std::time::Duration,
+        abort: &dyn Fn() -> bool,
+    ) -> ConnectResult<()> {
+        let _ = (timeout, abort);
+        self.set(entries)
+    }
 }
 
 /// The offset key bytes for a connector's source partition: `["name",{partition}]`.

@@ -73,4 +73,12 @@ impl OffsetBackingStore for KafkaOffsetBackingStore {
         }
         Ok(())
     }
+    fn set_within(
+        &self,
+        entries: Vec<OffsetEntry>,
+        timeout: Duration,
+        abort: &dyn Fn() -> bool,
+    ) -> ConnectResult<()> {
+        self.log.send_all_within(&entries, timeout, abort)
+    }
 }

@@ -114,6 +114,8 @@ struct Loop {
         std::collections::HashMap<u64, SourceRecord>,
         Arc<Mutex<Vec<(u64, i32, i64)>>>,
     )>,
+    /// `offset.flush.timeout.ms`: longest an offset commit waits for Kafka.
+    offset_flush_timeout: Duration,
 }
 
 fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
@@ -174,6 +176,7 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         topics_seen: track_topics.then(std::collections::HashSet::new),
         reporter: reporter.clone(),
         in_flight: record_acks.map(|a| (std::collections::HashMap::new(), a)),
+        offset_flush_timeout,
     };
     let mut paused_reported = None;
     let mut last_commit = Instant::now();
@@ -203,14 +206,29 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
             lp.submitted.process_acks();
             lp.check_failure()?;
             if last_commit.elapsed() >= offset_flush_interval {
-                lp.commit_offsets(None)?;
+                match lp.commit_offsets(None) {
+                    Err(ConnectError::Retriable(m)) => {
+                        tracing::warn!(task = %lp.reporter.id, "offset commit incomplete, retried later: {m}")
+                    }
+                    other => other?,
+                }
                 last_commit = Instant::now();
             }
         }
     })();
-    // Shutdown: give in-flight records a chance to be acknowledged, then commit what was.
-    let commit = lp.commit_offsets(Some(offset_flush_timeout));
+    // Shutdown: the task stops first (it polls no more), as Connect stops a task before its
+    // final offset commit; then in-flight records get a chance to be acknowledged, and what
+    // was is committed.
     let stop = lp.task.stop();
+    let commit = match lp.commit_offsets(Some(offset_flush_timeout)) {
+        // Not durable in time: the records are in Kafka or will be resent from the last
+        // committed offsets by the next owner; nothing to fail the task for.
+        Err(ConnectError::Retriable(m)) => {
+            tracing::warn!(task = %lp.reporter.id, "final offset commit incomplete: {m}");
+            Ok(())
+        }
+        other => other,
+    };
     lp.counters.record_stop();
     result?;
     commit?;
@@ -372,7 +390,12 @@ impl Loop {
             .iter()
             .map(|(p, o)| (offset_key(&self.connector, p), Some(offset_value(o))))
             .collect();
-        self.offsets.set(entries)?;
+        // Bounded, and abandoned when the task is asked to stop (a worker cut off from Kafka
+        // must stop its tasks promptly); the offsets are committed again next time.
+        let control = self.control.clone();
+        let stopping = move || flush.is_none() && control.is_stopping();
+        self.offsets
+            .set_within(entries, self.offset_flush_timeout, &stopping)?;
         self.counters.record_offset_commit();
         self.task.commit()
     }
