@@ -25,14 +25,12 @@ use tributary_group::{Assignment, ConnectProtocol, TaskId, WorkerMetadata};
 
 use super::restart::{build_restart_plan, RestartRequest};
 use super::session::{self, RequestSignature};
-use super::validation::{validate, validate_for_put};
+use super::validation::validate_for_put;
 use super::{Created, Herder, HerderError, HerderResult};
 use crate::config::unsupported::WorkerSupport;
 use crate::config::worker::WorkerConfig;
 use crate::plugins::Plugins;
-use crate::rest::entities::{
-    ConfigInfos, ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState,
-};
+use crate::rest::entities::{ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState};
 use crate::storage::config_topic::{ClusterConfigState, ConfigEvent, KafkaConfigBackingStore};
 use crate::storage::offset_topic::KafkaOffsetBackingStore;
 use crate::storage::status::{State, Status, StatusBackingStore};
@@ -587,19 +585,6 @@ impl Herder for DistributedHerder {
                 request.connector
             ))
         })
-    }
-
-    fn validate_connector_config(
-        &self,
-        config: &Props,
-        null_keys: &[String],
-    ) -> HerderResult<ConfigInfos> {
-        validate(
-            &self.shared.worker.plugins,
-            &WorkerSupport::of(&self.shared.worker.config),
-            config,
-            null_keys,
-        )
     }
 
     fn connector_counters(&self) -> Vec<(String, TaskCountersSnapshot)> {

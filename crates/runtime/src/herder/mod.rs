@@ -158,7 +158,14 @@ pub trait Herder: Send + Sync {
         &self,
         config: &Props,
         null_keys: &[String],
-    ) -> HerderResult<ConfigInfos>;
+    ) -> HerderResult<ConfigInfos> {
+        validation::validate(
+            self.plugins(),
+            &crate::config::unsupported::WorkerSupport::of(self.worker_config()),
+            config,
+            null_keys,
+        )
+    }
     /// Per-task counters on this worker (a Tributary addition, for tests and benchmarks).
     fn task_counters(&self) -> Vec<(ConnectorTaskId, TaskCountersSnapshot)>;
     /// The internal `POST /connectors/{c}/tasks`: a follower hands the leader the task configs

@@ -16,13 +16,11 @@ use tributary_api::connector::ConnectorType;
 use tributary_api::Props;
 
 use super::restart::{build_restart_plan, RestartRequest};
-use super::validation::{validate, validate_for_put};
+use super::validation::validate_for_put;
 use super::{Created, Herder, HerderError, HerderResult};
 use crate::config::unsupported::WorkerSupport;
 use crate::plugins::Plugins;
-use crate::rest::entities::{
-    ConfigInfos, ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState,
-};
+use crate::rest::entities::{ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState};
 use crate::storage::status::State;
 use crate::worker::{TargetState, TaskCountersSnapshot, Worker};
 use crate::ConnectorTaskId;
@@ -554,19 +552,6 @@ impl Herder for StandaloneHerder {
             }
             Ok(plan.state_info)
         })
-    }
-
-    fn validate_connector_config(
-        &self,
-        config: &Props,
-        null_keys: &[String],
-    ) -> HerderResult<ConfigInfos> {
-        validate(
-            &self.worker.plugins,
-            &WorkerSupport::of(&self.worker.config),
-            config,
-            null_keys,
-        )
     }
 
     fn connector_counters(&self) -> Vec<(String, TaskCountersSnapshot)> {
