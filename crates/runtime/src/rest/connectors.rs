@@ -38,21 +38,31 @@ fn parse_json(body: &Bytes) -> Result<Json_, RestError> {
         .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))
 }
 
+/// A JSON value read as Jackson reads a `String`: a string as it is, a number or a boolean as
+/// its JSON text, `null` as `None`. An object or an array is refused with 500, as Connect
+/// answers a body it cannot deserialize; `what` names the field or key in the message.
+pub(crate) fn jackson_string(v: &Json_, what: &str) -> Result<Option<String>, RestError> {
+    match v {
+        Json_::String(s) => Ok(Some(s.clone())),
+        Json_::Number(n) => Ok(Some(n.to_string())),
+        Json_::Bool(b) => Ok(Some(b.to_string())),
+        Json_::Null => Ok(None),
+        _ => Err(RestError::new(
+            500,
+            format!(
+                "Cannot deserialize value of type `java.lang.String` from {} ({what})",
+                if v.is_array() { "Array" } else { "Object" }
+            ),
+        )),
+    }
+}
+
 /// A config map body (`Map<String,String>`): scalars become strings; JSON null removes keys in
 /// PATCH and is dropped elsewhere.
 fn config_map(v: &Json_) -> Result<HashMap<String, Option<String>>, RestError> {
     let obj = v.as_object().ok_or_else(|| RestError::new(500, "Cannot deserialize value of type `java.util.HashMap<java.lang.String,java.lang.String>` from non-object JSON"))?;
     obj.iter()
-        .map(|(k, v)| {
-            let s = match v {
-                Json_::String(s) => Some(s.clone()),
-                Json_::Number(n) => Some(n.to_string()),
-                Json_::Bool(b) => Some(b.to_string()),
-                Json_::Null => None,
-                _ => return Err(RestError::new(500, format!("Cannot deserialize value of type `java.lang.String` from {} (for key \"{k}\")", if v.is_array() { "Array" } else { "Object" }))),
-            };
-            Ok((k.clone(), s))
-        })
+        .map(|(k, v)| Ok((k.clone(), jackson_string(v, &format!("for key \"{k}\""))?)))
         .collect()
 }
 
@@ -241,24 +251,32 @@ pub async fn create(State(s): State<RestState>, body: Bytes) -> Result<Response,
             return Err(RestError::new(500, format!("Unrecognized field \"{k}\" (class org.apache.kafka.connect.runtime.rest.entities.CreateConnectorRequest), not marked as ignorable")));
         }
     }
-    let name = obj
-        .get("name")
-        .and_then(|n| n.as_str())
-        .unwrap_or("")
-        .trim()
-        .to_string();
+    // Jackson reads a number or a boolean given for `name` as its text, and refuses an object
+    // or an array; a missing or null name is empty (and fails validation).
+    let name = match obj.get("name") {
+        Some(n) => jackson_string(n, "for field \"name\"")?.unwrap_or_default(),
+        None => String::new(),
+    }
+    .trim()
+    .to_string();
     let config = match obj.get("config") {
         Some(c) if !c.is_null() => config_map(c)?,
         _ => return Err(RestError::new(500, "Connector config must be provided")),
     };
-    let initial_state = match obj.get("initial_state").and_then(|s| s.as_str()) {
-        None => None,
-        Some(st) => Some(match st.to_ascii_uppercase().as_str() {
-            "RUNNING" => TargetState::Started,
-            "PAUSED" => TargetState::Paused,
-            "STOPPED" => TargetState::Stopped,
-            _ => return Err(RestError::new(500, format!("Cannot deserialize value of type `InitialState` from String \"{st}\": not one of the values accepted for Enum class: [PAUSED, RUNNING, STOPPED]"))),
-        }),
+    // Any `initial_state` but null or one of the three names (in any case) is refused, as
+    // Connect's enum creator refuses it: a number or a boolean is not ignored.
+    let initial_state = match obj.get("initial_state") {
+        None | Some(Json_::Null) => None,
+        Some(v) => {
+            // A number or a boolean is read as its text, which names no state either.
+            let st = v.as_str().unwrap_or_default();
+            Some(match st.to_ascii_uppercase().as_str() {
+                "RUNNING" => TargetState::Started,
+                "PAUSED" => TargetState::Paused,
+                "STOPPED" => TargetState::Stopped,
+                _ => return Err(RestError::new(500, format!("Cannot deserialize value of type `InitialState` from {v}: not one of the values accepted for Enum class: [PAUSED, RUNNING, STOPPED]"))),
+            })
+        }
     };
     refuse_null_values(&s, &config).await?;
     let mut config = non_null(config);
@@ -501,4 +519,108 @@ pub async fn connector_counters(State(s): State<RestState>) -> Result<Response, 
     let counters = call(&s, |h| Ok(h.connector_counters())).await?;
     let map: BTreeMap<String, _> = counters.into_iter().collect();
     Ok(Json(map).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::rest::test_server::{send, serve};
+
+    fn create_body(name: Json_, initial_state: Option<Json_>) -> String {
+        let mut body = json!({"name": name, "config": {
+            "connector.class": "FileStreamSource",
+            "topic": "t",
+            "file": "/dev/null",
+        }});
+        if let Some(s) = initial_state {
+            body["initial_state"] = s;
+        }
+        body.to_string()
+    }
+
+    use super::Json_;
+
+    // Found by scripts/fuzz-rest: an `initial_state` that is not a string was ignored and the
+    // connector created RUNNING; Connect refuses the body (500) and creates nothing.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_initial_state_that_is_not_a_state_name_is_refused_and_nothing_is_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = serve(dir.path()).await;
+        for bad in [
+            json!(5),
+            json!(true),
+            json!(1.5),
+            json!({}),
+            json!([]),
+            json!("idle"),
+        ] {
+            let (code, v) = send(
+                &url,
+                "POST",
+                "/connectors",
+                Some(&create_body(json!("c"), Some(bad.clone()))),
+            )
+            .await;
+            assert_eq!(code, 500, "{bad}: {v}");
+            assert_eq!(v["error_code"], 500, "{v}");
+            assert!(
+                v["message"].as_str().unwrap().contains("InitialState"),
+                "{v}"
+            );
+        }
+        assert_eq!(
+            send(&url, "GET", "/connectors", None).await,
+            (200, json!([]))
+        );
+        // null is "not given", and the names are read in any case.
+        let (code, v) = send(
+            &url,
+            "POST",
+            "/connectors",
+            Some(&create_body(json!("stopped"), Some(json!("stopped")))),
+        )
+        .await;
+        assert_eq!(code, 201, "{v}");
+        let (code, v) = send(&url, "GET", "/connectors/stopped/status", None).await;
+        assert_eq!(
+            (code, &v["connector"]["state"]),
+            (200, &json!("STOPPED")),
+            "{v}"
+        );
+    }
+
+    // Found the same way: a number or boolean `name` was taken as an empty name (400); Jackson
+    // reads it as its text, and an object or array is a 500.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_scalar_name_is_read_as_its_text_and_a_structured_one_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = serve(dir.path()).await;
+        for (name, text) in [(json!(5), "5"), (json!(true), "true")] {
+            let (code, v) = send(
+                &url,
+                "POST",
+                "/connectors",
+                Some(&create_body(name, Some(json!("STOPPED")))),
+            )
+            .await;
+            assert_eq!(code, 201, "{v}");
+            assert_eq!(v["name"], text);
+            assert_eq!(v["config"]["name"], text);
+        }
+        for bad in [json!({}), json!(["x"])] {
+            let (code, v) = send(
+                &url,
+                "POST",
+                "/connectors",
+                Some(&create_body(bad.clone(), Some(json!("STOPPED")))),
+            )
+            .await;
+            assert_eq!(code, 500, "{bad}: {v}");
+        }
+        assert_eq!(
+            send(&url, "GET", "/connectors", None).await,
+            (200, json!(["5", "true"]))
+        );
+    }
 }

@@ -10,6 +10,8 @@ pub mod loggers;
 pub mod metrics;
 pub mod openapi;
 pub mod plugins;
+#[cfg(test)]
+pub(crate) mod test_server;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -94,9 +94,8 @@ fn connector_param() -> Value {
 fn task_param() -> Value {
     path_param(
         "task",
-        "Task number, from 0. A value that is not a non-negative 32-bit integer matches no \
-         task (404).",
-        json!({ "type": "integer", "minimum": 0, "maximum": 4294967295u32 }),
+        "Task number, from 0. Any other value matches no task (404).",
+        json!({ "type": "integer", "minimum": 0 }),
     )
 }
 
@@ -306,7 +305,7 @@ fn connectors_paths(p: &mut Map<String, Value>) {
                 tag: "connectors",
                 scope: None,
                 parameters: vec![forward_param()],
-                request: Some((schema("ConfigMap"), "The complete configuration.")),
+                request: Some((schema("ConfigInput"), "The complete configuration.")),
                 responses: vec![
                     ("200", body("The configuration was replaced.", schema("ConnectorInfo"))),
                     ("201", created()),
@@ -535,7 +534,7 @@ fn tasks_paths(p: &mut Map<String, Value>) {
                 scope: Some("internal"),
                 parameters: vec![forward_param()],
                 request: Some((
-                    json!({ "type": "array", "items": schema("ConfigMap") }),
+                    json!({ "type": "array", "items": schema("ConfigInput") }),
                     "One configuration per task.",
                 )),
                 responses: vec![
@@ -611,8 +610,8 @@ fn plugins_paths(p: &mut Map<String, Value>) {
                 scope: None,
                 parameters: vec![query_param(
                     "connectorsOnly",
-                    "`false` (in any letter case) also lists converters and header \
-                     converters; any other value, or none, lists connectors only.",
+                    "Connectors only when absent, empty or `true` (in any letter case); \
+                     any other value also lists converters and header converters.",
                     json!({ "type": "string", "examples": ["true", "false"] }),
                 )],
                 request: None,
@@ -727,8 +726,9 @@ fn loggers_paths(p: &mut Map<String, Value>) {
                     ("200", body("The names of the loggers whose level changed on this worker.",
                                  json!({ "type": "array", "items": { "type": "string" } }))),
                     ("204", empty("Applied to the whole cluster.")),
-                    ("400", error("The body has no string `level`.")),
-                    ("404", error("`level` is not a known level.")),
+                    ("400", error("The body has no `level`, or it is null.")),
+                    ("404", error("`level` is not a known level (a number or a boolean is \
+                                   read as its text, and is not one).")),
                     ("415", error(UNSUPPORTED)),
                     ("500", error(&format!("{MALFORMED} In distributed mode with \
                                             `scope=cluster` also: the level could not be \
@@ -894,16 +894,25 @@ fn components() -> Value {
             },
         },
         "ConfigMap": {
-            "description": "A configuration: setting names to values. Numbers and booleans \
-                            are accepted too and kept as their text.",
+            "description": "A configuration: setting names to their values.",
             "type": "object",
             "additionalProperties": { "type": "string" },
         },
+        "ConfigInput": {
+            "description": "A configuration sent to the worker: setting names to values. \
+                            Values are strings; numbers and booleans are accepted too and \
+                            kept as their JSON text (as Connect's Jackson does). A `null` \
+                            value is accepted as JSON but makes the configuration invalid \
+                            (400).",
+            "type": "object",
+            "additionalProperties": { "type": ["string", "number", "boolean", "null"] },
+        },
         "ConfigPatch": {
             "description": "Setting names to values, where `null` marks a key to remove \
-                            (PATCH) or is reported as an error (validate).",
+                            (PATCH) or is reported as an error on its key (validate). Numbers \
+                            and booleans are kept as their JSON text.",
             "type": "object",
-            "additionalProperties": { "type": ["string", "null"] },
+            "additionalProperties": { "type": ["string", "number", "boolean", "null"] },
         },
         "CreateConnectorRequest": {
             "type": "object",
@@ -912,11 +921,13 @@ fn components() -> Value {
             "properties": {
                 "name": { "type": "string",
                           "description": "The connector's name (surrounding blanks are \
-                                          trimmed)." },
-                "config": schema("ConfigMap"),
+                                          trimmed; a number or a boolean is read as its \
+                                          text)." },
+                "config": schema("ConfigInput"),
                 "initial_state": {
                     "description": "State to create the connector in (letter case is \
-                                    ignored); RUNNING when absent or null.",
+                                    ignored); RUNNING when absent or null. Any other value \
+                                    is refused (500).",
                     "type": ["string", "null"],
                     "enum": ["RUNNING", "PAUSED", "STOPPED", null],
                 },
@@ -1142,18 +1153,11 @@ fn build() -> Value {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::{BTreeMap, BTreeSet, HashMap};
-    use std::sync::{mpsc, Arc};
+    use std::collections::{BTreeMap, BTreeSet};
 
     use super::*;
-    use crate::config::worker::{WorkerConfig, WorkerMode};
-    use crate::herder::standalone::StandaloneHerder;
-    use crate::herder::Herder;
-    use crate::plugins::Plugins;
-    use crate::rest::{router, routes, RestState};
-    use crate::storage::offset_file::FileOffsetBackingStore;
-    use crate::storage::status::MemoryStatusBackingStore;
-    use crate::worker::Worker;
+    use crate::rest::routes;
+    use crate::rest::test_server::serve;
 
     const METHODS: [&str; 5] = ["get", "put", "post", "patch", "delete"];
 
@@ -1167,45 +1171,6 @@ mod tests {
             .into_iter()
             .filter(|m| item.get(*m).is_some())
             .collect()
-    }
-
-    /// A standalone worker's REST API on 127.0.0.1 (no Kafka needed: nothing is created).
-    async fn serve(dir: &std::path::Path) -> String {
-        let raw: HashMap<String, String> = [
-            ("bootstrap.servers", "127.0.0.1:1"),
-            (
-                "key.converter",
-                "org.apache.kafka.connect.storage.StringConverter",
-            ),
-            (
-                "value.converter",
-                "org.apache.kafka.connect.storage.StringConverter",
-            ),
-            (
-                "offset.storage.file.filename",
-                &dir.join("offsets").display().to_string(),
-            ),
-        ]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        let config = WorkerConfig::parse(WorkerMode::Standalone, raw, "test").unwrap();
-        let offsets = Arc::new(FileOffsetBackingStore::open(&dir.join("offsets")).unwrap());
-        let worker = Arc::new(Worker::new(
-            "127.0.0.1:0".into(),
-            config,
-            Arc::new(Plugins::builtin()),
-            offsets,
-            Arc::new(MemoryStatusBackingStore::default()),
-            Arc::new(|_| {}),
-        ));
-        let (_tx, rx) = mpsc::channel();
-        let herder = StandaloneHerder::new(worker, None, rx);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let state = RestState::new(herder as Arc<dyn Herder>, url.clone());
-        tokio::spawn(async move { axum::serve(listener, router(state)).await });
-        url
     }
 
     /// The path with its parameters filled in.

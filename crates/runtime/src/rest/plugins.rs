@@ -21,19 +21,23 @@ const TEST_CONNECTORS: &[&str] = &[
     "io.tributary.connect.testing.FlakySourceConnector",
 ];
 
-/// `GET /connector-plugins?connectorsOnly=` (default true): sinks, then sources (then
-/// converters and header converters when `connectorsOnly=false`), each sorted by class.
-pub async fn list(State(s): State<RestState>, RawQuery(q): RawQuery) -> Json<Vec<PluginInfo>> {
-    let connectors_only = q
-        .as_deref()
-        .map(|q| {
+/// Connect's reading of `connectorsOnly` (a Java `boolean` defaulting to true): absent or
+/// empty is true; otherwise only `true`, in any case, is true (`Boolean.valueOf`).
+fn connectors_only(query: Option<&str>) -> bool {
+    query
+        .and_then(|q| {
             form_urlencoded::parse(q.as_bytes())
                 .into_owned()
                 .find(|(k, _)| k == "connectorsOnly")
-                .map(|(_, v)| !v.eq_ignore_ascii_case("false"))
-                .unwrap_or(true)
         })
-        .unwrap_or(true);
+        .map(|(_, v)| v.is_empty() || v.eq_ignore_ascii_case("true"))
+        .unwrap_or(true)
+}
+
+/// `GET /connector-plugins?connectorsOnly=` (default true): sinks, then sources (then
+/// converters and header converters when `connectorsOnly` is not true), each sorted by class.
+pub async fn list(State(s): State<RestState>, RawQuery(q): RawQuery) -> Json<Vec<PluginInfo>> {
+    let connectors_only = connectors_only(q.as_deref());
     let plugins = s.herder.plugins();
     let mut out: Vec<PluginInfo> = plugins
         .connectors()
@@ -143,4 +147,53 @@ pub async fn validate(
         }
     })?;
     Ok(Json(infos).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::connectors_only;
+    use crate::rest::test_server::{send, serve};
+
+    // Found by scripts/fuzz-rest: `connectorsOnly` is a Java boolean, so any value but `true`
+    // (in any case) is false; only `false` was.
+    #[test]
+    fn connectors_only_reads_the_flag_as_java_does() {
+        for (q, expected) in [
+            (None, true),
+            (Some(""), true),
+            (Some("other=1"), true),
+            (Some("connectorsOnly="), true),
+            (Some("connectorsOnly=true"), true),
+            (Some("connectorsOnly=TRUE"), true),
+            (Some("connectorsOnly=false"), false),
+            (Some("connectorsOnly=0"), false),
+            (Some("connectorsOnly=yes"), false),
+        ] {
+            assert_eq!(connectors_only(q), expected, "{q:?}");
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn any_value_but_true_also_lists_converters() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = serve(dir.path()).await;
+        let types = |v: serde_json::Value| -> Vec<String> {
+            let mut t: Vec<String> = v
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["type"].as_str().unwrap().to_string())
+                .collect();
+            t.dedup();
+            t
+        };
+        let (code, v) = send(&url, "GET", "/connector-plugins?connectorsOnly=no", None).await;
+        assert_eq!(code, 200);
+        assert_eq!(
+            types(v),
+            ["sink", "source", "converter", "header_converter"]
+        );
+        let (_, v) = send(&url, "GET", "/connector-plugins?connectorsOnly=True", None).await;
+        assert_eq!(types(v), ["sink", "source"]);
+    }
 }
