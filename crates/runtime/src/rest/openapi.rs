@@ -919,9 +919,9 @@ fn components() -> Value {
             "required": ["name", "config"],
             "additionalProperties": false,
             "properties": {
-                "name": { "type": "string",
-                          "description": "The connector's name (surrounding blanks are \
-                                          trimmed; a number or a boolean is read as its \
+                "name": { "type": ["string", "number", "boolean"],
+                          "description": "The connector's name, a string (surrounding blanks \
+                                          are trimmed; a number or a boolean is read as its \
                                           text)." },
                 "config": schema("ConfigInput"),
                 "initial_state": {
