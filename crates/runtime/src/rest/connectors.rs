@@ -13,6 +13,7 @@ use serde_json::Value as Json_;
 use super::entities::ServerInfo;
 use super::error::RestError;
 use super::{call, RestState};
+use crate::config::properties::{json_member, json_object_texts, json_text, JsonText};
 use crate::herder::RestartRequest;
 use crate::worker::TargetState;
 use crate::ConnectorTaskId;
@@ -38,32 +39,47 @@ fn parse_json(body: &Bytes) -> Result<Json_, RestError> {
         .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))
 }
 
-/// A JSON value read as Jackson reads a `String`: a string as it is, a number or a boolean as
-/// its JSON text, `null` as `None`. An object or an array is refused with 500, as Connect
-/// answers a body it cannot deserialize; `what` names the field or key in the message.
-pub(crate) fn jackson_string(v: &Json_, what: &str) -> Result<Option<String>, RestError> {
-    match v {
-        Json_::String(s) => Ok(Some(s.clone())),
-        Json_::Number(n) => Ok(Some(n.to_string())),
-        Json_::Bool(b) => Ok(Some(b.to_string())),
-        Json_::Null => Ok(None),
-        _ => Err(RestError::new(
-            500,
-            format!(
-                "Cannot deserialize value of type `java.lang.String` from {} ({what})",
-                if v.is_array() { "Array" } else { "Object" }
-            ),
-        )),
+/// A JSON value (its source text) read as Jackson reads a `String`: a string as it is, a
+/// number or a boolean as written, `null` as `None`. An object or an array is refused with 500,
+/// as Connect answers a body it cannot deserialize; `what` names the field or key.
+pub(crate) fn jackson_string(raw: &str, what: &str) -> Result<Option<String>, RestError> {
+    match json_text(raw)
+        .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))?
+    {
+        JsonText::Text(s) => Ok(Some(s)),
+        JsonText::Null => Ok(None),
+        JsonText::Structured(kind) => Err(structured(kind, what)),
     }
 }
 
-/// A config map body (`Map<String,String>`): scalars become strings; JSON null removes keys in
-/// PATCH and is dropped elsewhere.
-fn config_map(v: &Json_) -> Result<HashMap<String, Option<String>>, RestError> {
-    let obj = v.as_object().ok_or_else(|| RestError::new(500, "Cannot deserialize value of type `java.util.HashMap<java.lang.String,java.lang.String>` from non-object JSON"))?;
-    obj.iter()
-        .map(|(k, v)| Ok((k.clone(), jackson_string(v, &format!("for key \"{k}\""))?)))
+fn structured(kind: &str, what: &str) -> RestError {
+    RestError::new(
+        500,
+        format!("Cannot deserialize value of type `java.lang.String` from {kind} ({what})"),
+    )
+}
+
+/// A config map (`Map<String,String>`) from the JSON source text of an object: numbers and
+/// booleans become their text as written (`1.50` stays `1.50`, as Jackson keeps it); JSON null
+/// is `None` (removes keys in PATCH, is refused or dropped elsewhere).
+fn config_map(json: &str) -> Result<HashMap<String, Option<String>>, RestError> {
+    let members = json_object_texts(json)
+        .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))?
+        .ok_or_else(|| RestError::new(500, "Cannot deserialize value of type `java.util.HashMap<java.lang.String,java.lang.String>` from non-object JSON"))?;
+    members
+        .into_iter()
+        .map(|(k, v)| match v {
+            JsonText::Text(s) => Ok((k, Some(s))),
+            JsonText::Null => Ok((k, None)),
+            JsonText::Structured(kind) => Err(structured(kind, &format!("for key \"{k}\""))),
+        })
         .collect()
+}
+
+/// The text of a body that parsed as JSON (and so is UTF-8).
+fn body_text(body: &Bytes) -> Result<&str, RestError> {
+    std::str::from_utf8(body)
+        .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))
 }
 
 /// The keys of a JSON object whose value is `null`, sorted.
@@ -253,14 +269,14 @@ pub async fn create(State(s): State<RestState>, body: Bytes) -> Result<Response,
     }
     // Jackson reads a number or a boolean given for `name` as its text, and refuses an object
     // or an array; a missing or null name is empty (and fails validation).
-    let name = match obj.get("name") {
+    let name = match json_member(body_text(&body)?, "name") {
         Some(n) => jackson_string(n, "for field \"name\"")?.unwrap_or_default(),
         None => String::new(),
     }
     .trim()
     .to_string();
-    let config = match obj.get("config") {
-        Some(c) if !c.is_null() => config_map(c)?,
+    let config = match json_member(body_text(&body)?, "config") {
+        Some(c) if c != "null" => config_map(c)?,
         _ => return Err(RestError::new(500, "Connector config must be provided")),
     };
     // Any `initial_state` but null or one of the three names (in any case) is refused, as
@@ -313,7 +329,8 @@ pub async fn put_config(
     Path(name): Path<String>,
     body: Bytes,
 ) -> Result<Response, RestError> {
-    let config = config_map(&parse_json(&body)?)?;
+    parse_json(&body)?;
+    let config = config_map(body_text(&body)?)?;
     refuse_null_values(&s, &config).await?;
     let mut config = non_null(config);
     check_name(&name, &mut config)?;
@@ -332,7 +349,8 @@ pub async fn patch_config(
     Path(name): Path<String>,
     body: Bytes,
 ) -> Result<Response, RestError> {
-    let patch = config_map(&parse_json(&body)?)?;
+    parse_json(&body)?;
+    let patch = config_map(body_text(&body)?)?;
     Ok(Json(call(&s, move |h| h.patch_connector_config(&name, patch)).await?).into_response())
 }
 
@@ -459,15 +477,17 @@ pub async fn put_tasks(
         algorithm: header(crate::herder::session::ALGORITHM_HEADER),
     };
     let v = parse_json(&body)?;
-    let list = v.as_array().ok_or_else(|| {
-        RestError::new(
+    if !v.is_array() {
+        return Err(RestError::new(
             500,
             "Cannot deserialize value of type `java.util.ArrayList` from non-array JSON",
-        )
-    })?;
+        ));
+    }
+    let list: Vec<&serde_json::value::RawValue> = serde_json::from_str(body_text(&body)?)
+        .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))?;
     let configs = list
         .iter()
-        .map(|c| config_map(c).map(non_null))
+        .map(|c| config_map(c.get()).map(non_null))
         .collect::<Result<Vec<_>, _>>()?;
     call(&s, move |h| {
         h.put_task_configs(&name, configs, &body, signature)
@@ -622,5 +642,38 @@ mod tests {
             send(&url, "GET", "/connectors", None).await,
             (200, json!(["5", "true"]))
         );
+    }
+
+    // Found the same way: a number in a body was stored normalized (`1e5` as `100000.0`, a
+    // big integer as `1e+23`); Connect keeps the number as written, in names and configs.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn numbers_in_bodies_are_kept_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = serve(dir.path()).await;
+        let body = r#"{"name": 1.50, "initial_state": "STOPPED", "config": {
+            "connector.class": "FileStreamSource", "topic": "t", "file": "/dev/null",
+            "e": 1e5, "big": 100000000000000000000000, "neg": -0.0}}"#;
+        let (code, v) = send(&url, "POST", "/connectors", Some(body)).await;
+        assert_eq!(code, 201, "{v}");
+        assert_eq!(v["name"], "1.50");
+        let (_, config) = send(&url, "GET", "/connectors/1.50/config", None).await;
+        assert_eq!(
+            (&config["e"], &config["big"], &config["neg"]),
+            (
+                &json!("1e5"),
+                &json!("100000000000000000000000"),
+                &json!("-0.0")
+            )
+        );
+        let (code, v) = send(
+            &url,
+            "PATCH",
+            "/connectors/1.50/config",
+            Some(r#"{"e": 2.50E3, "neg": null}"#),
+        )
+        .await;
+        assert_eq!(code, 200, "{v}");
+        assert_eq!(v["config"]["e"], "2.50E3");
+        assert!(v["config"].get("neg").is_none(), "{v}");
     }
 }

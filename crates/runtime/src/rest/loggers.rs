@@ -54,17 +54,32 @@ pub async fn put(
         .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))?;
     // The body is Connect's `Map<String, String>`: anything but an object is a 500, and so is
     // an object or an array as a value; a number or a boolean is read as its text.
-    let obj = v.as_object().ok_or_else(|| {
-        RestError::new(
+    if !v.is_object() {
+        return Err(RestError::new(
             500,
             "Cannot deserialize value of type `java.util.HashMap<java.lang.String,java.lang.String>` from non-object JSON",
-        )
-    })?;
+        ));
+    }
+    let text = std::str::from_utf8(&body).map_err(|e| RestError::new(500, e.to_string()))?;
     let mut level = None;
-    for (k, v) in obj {
-        let text = super::connectors::jackson_string(v, &format!("for key \"{k}\""))?;
+    for (k, v) in crate::config::properties::json_object_texts(text)
+        .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))?
+        .unwrap_or_default()
+    {
+        let v = match v {
+            crate::config::properties::JsonText::Text(s) => Some(s),
+            crate::config::properties::JsonText::Null => None,
+            crate::config::properties::JsonText::Structured(kind) => {
+                return Err(RestError::new(
+                    500,
+                    format!(
+                        "Cannot deserialize value of type `java.lang.String` from {kind} (for key \"{k}\")"
+                    ),
+                ))
+            }
+        };
         if k == "level" {
-            level = text;
+            level = v;
         }
     }
     let level = level.ok_or_else(|| {
