@@ -130,6 +130,8 @@ pub fn router(state: RestState) -> Router {
         .fold(Router::new(), |r, (path, handlers)| r.route(path, handlers))
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
+        // Handlers read bodies as large as forwarding buffers (axum's default is 2 MiB).
+        .layer(axum::extract::DefaultBodyLimit::max(forward::MAX_BODY))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             forward::forward,

@@ -1112,6 +1112,44 @@ fn components() -> Value {
     }})
 }
 
+const BAD_PATH: &str = "A path parameter is not valid percent-encoded UTF-8.";
+const TOO_LARGE: &str = "The body is larger than 16 MiB (Connect sets no limit).";
+
+/// Answers every operation of a kind shares: 400 for a path parameter that does not decode,
+/// 413 for a body over the limit ([`super::forward::MAX_BODY`]).
+fn add_common_answers(paths: &mut Map<String, Value>) {
+    for (path, item) in paths.iter_mut() {
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for (method, op) in item.iter_mut() {
+            if method == "parameters" {
+                continue;
+            }
+            let has_body = op.get("requestBody").is_some();
+            let responses = op["responses"].as_object_mut().unwrap();
+            if path.contains('{') {
+                match responses.get_mut("400") {
+                    Some(r) => {
+                        let d = r["description"].as_str().unwrap_or_default();
+                        r["description"] = json!(format!("{d} Also: {BAD_PATH}"));
+                    }
+                    None => {
+                        responses.insert("400".into(), error(BAD_PATH));
+                    }
+                }
+            }
+            if has_body {
+                responses.insert("413".into(), error(TOO_LARGE));
+            }
+            // Status codes in ascending order, as a reader expects them.
+            let mut sorted: Vec<(String, Value)> = std::mem::take(responses).into_iter().collect();
+            sorted.sort_by(|a, b| a.0.cmp(&b.0));
+            responses.extend(sorted);
+        }
+    }
+}
+
 fn build() -> Value {
     let mut paths = Map::new();
     worker_paths(&mut paths);
@@ -1119,6 +1157,7 @@ fn build() -> Value {
     tasks_paths(&mut paths);
     plugins_paths(&mut paths);
     loggers_paths(&mut paths);
+    add_common_answers(&mut paths);
     json!({
         "openapi": "3.1.0",
         "info": {
@@ -1306,6 +1345,7 @@ mod tests {
                 if op.get("requestBody").is_some() {
                     assert!(op["requestBody"]["content"]["application/json"].is_object());
                     assert!(responses.contains_key("415"), "{method} {path}");
+                    assert!(responses.contains_key("413"), "{method} {path}");
                 }
             }
         }

@@ -197,4 +197,33 @@ mod tests {
         let (_, v) = send(&url, "GET", "/connector-plugins?connectorsOnly=True", None).await;
         assert_eq!(types(v), ["sink", "source"]);
     }
+
+    // Found while checking the fuzzer's limits against Connect (which reads any size): a body
+    // over 2 MiB was refused (413) by the handler, and one over 16 MiB answered 500 by the
+    // forwarding layer. Now bodies up to 16 MiB are read, and larger ones are a 413.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn bodies_up_to_the_limit_are_read_and_larger_ones_are_413() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = serve(dir.path()).await;
+        let body = |size: usize| {
+            serde_json::json!({"connector.class": "FileStreamSource", "x": "a".repeat(size)})
+                .to_string()
+        };
+        let path = "/connector-plugins/FileStreamSource/config/validate";
+        let (code, v) = send(&url, "PUT", path, Some(&body(3 << 20))).await;
+        assert_eq!(code, 200, "{}", v["message"]);
+        assert_eq!(v["name"], "FileStreamSource");
+        let (code, v) = send(
+            &url,
+            "PUT",
+            path,
+            Some(&body(crate::rest::forward::MAX_BODY)),
+        )
+        .await;
+        assert_eq!(
+            (code, &v["error_code"]),
+            (413, &serde_json::json!(413)),
+            "{v}"
+        );
+    }
 }
