@@ -6,12 +6,14 @@ Two extra checks on every answer:
   `{"error_code": <the status>, "message": <text>}` (`/health` has its own body);
 - `server_error_only_for_a_body`: a standalone worker answers 5xx only for a request body it
   cannot use (malformed JSON, wrong types: Connect's 500s), never for an operation that takes
-  no body (`/health` aside).
+  no body (`/health`, and a restart whose instance fails to start, aside).
 
 And steering, so that the fuzzer reaches handlers beyond "not found": generated cases are
 sometimes aimed at a connector that exists (FUZZ_REST_TARGET, recreated whenever the fuzzer
 deletes it), at task 0, at real plugins and loggers, and given a valid connector config with
-the generated keys merged in. The sentinel connector scripts/fuzz-rest checks afterwards is
+the generated keys merged in; a negative create whose config is well typed gets a usable one,
+so that its one wrong field (a `name` or `initial_state` of the wrong type, an unknown field)
+is what the worker must refuse. The sentinel connector scripts/fuzz-rest checks afterwards is
 never named here, so the fuzzer cannot reach it except through a bug.
 """
 
@@ -62,10 +64,29 @@ def connect_error_body(ctx, response, case):
     return None
 
 
+# Restarts answer 500 when the instance cannot be started again, as Connect's do.
+RESTARTS = {"/connectors/{name}/restart", "/connectors/{name}/tasks/{task}/restart"}
+
+
+def _start_failure(case, response):
+    if case.path not in RESTARTS:
+        return False
+    try:
+        return json.loads(response.content)["message"].startswith("Failed to start")
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return False
+
+
 @schemathesis.check
 def server_error_only_for_a_body(ctx, response, case):
-    """5xx only for operations that read a request body (the worker is standalone)."""
-    if response.status_code >= 500 and case.path != "/health" and not _has_body(case):
+    """5xx only for operations that read a request body (the worker is standalone), and for a
+    restart whose instance fails to start."""
+    if (
+        response.status_code >= 500
+        and case.path != "/health"
+        and not _has_body(case)
+        and not _start_failure(case, response)
+    ):
         raise AssertionError(
             f"{case.method} {case.path} takes no body but answered {response.status_code}: "
             f"{response.content[:300]!r}"
@@ -85,8 +106,9 @@ def filter_failure(context, failure, case, response):
     return not (failure.code == "ST301" and case.path in NAME_INDEPENDENT)
 
 
-def _aim(case, how):
-    """`how` 0: the case as generated; 1: aimed at real names; 2: also a usable body.
+def _aim(case, how, pick=0):
+    """`how` 0: the case as generated; 1: aimed at real names; 2: also a usable body. `pick`
+    chooses among the real plugins and loggers.
 
     Negative cases (data the schema forbids) are left alone: aiming them could make them valid
     while Schemathesis still expects them to be refused.
@@ -103,9 +125,9 @@ def _aim(case, how):
     if "task" in params:
         params["task"] = 0
     if "plugin" in params:
-        params["plugin"] = PLUGINS[how % len(PLUGINS)]
+        params["plugin"] = PLUGINS[pick % len(PLUGINS)]
     if "logger" in params:
-        params["logger"] = LOGGERS[how % len(LOGGERS)]
+        params["logger"] = LOGGERS[pick % len(LOGGERS)]
     aimed.path_parameters = params
     if how == 2 and (case.method, case.path) in CONFIG_BODIES:
         extra = aimed.body if isinstance(aimed.body, dict) else {}
@@ -154,7 +176,8 @@ def _aim_negative(case):
 
 @schemathesis.hook
 def flatmap_case(context, case):
-    return st.sampled_from([0, 0, 1, 2]).map(lambda how: _aim(case, how))
+    choice = st.tuples(st.sampled_from([0, 0, 1, 2]), st.integers(min_value=0, max_value=11))
+    return choice.map(lambda c: _aim(case, *c))
 
 
 @schemathesis.hook
