@@ -260,10 +260,10 @@ fn bad_bodies_are_refused_with_connects_error_body_and_change_nothing() {
         "a refused body created a connector"
     );
 
-    // Over the size limit.
+    // Over the size limit (16 MiB, `rest::forward::MAX_BODY`).
     let huge = json!({"name": "huge", "config": {
         "connector.class": "FileStreamSource", "topic": "t", "file": "x",
-        "padding": "p".repeat(4 * 1024 * 1024)}})
+        "padding": "p".repeat(17 * 1024 * 1024)}})
     .to_string();
     let (code, v) = raw_request("POST", &url, Some("application/json"), huge.into_bytes());
     assert_eq!(code, 413, "{v}");

@@ -52,7 +52,7 @@ pub fn load_connector_file(path: &Path) -> Result<ConnectorFile, ConfigError> {
         let obj = v
             .as_object()
             .ok_or_else(|| ConfigError(format!("{}: expected a JSON object", path.display())))?;
-        if let Some(cfg) = obj.get("config") {
+        if let Some(cfg) = json_member(&text, "config") {
             let cfg = json_string_map(cfg)
                 .map_err(|e| ConfigError(format!("{}: key 'config': {e}", path.display())))?;
             let name = obj
@@ -65,8 +65,8 @@ pub fn load_connector_file(path: &Path) -> Result<ConnectorFile, ConfigError> {
                 .map(str::to_string);
             (cfg, name, initial)
         } else {
-            let cfg =
-                json_string_map(&v).map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
+            let cfg = json_string_map(&text)
+                .map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
             (cfg, None, None)
         }
     } else {
@@ -98,22 +98,103 @@ pub fn load_connector_file(path: &Path) -> Result<ConnectorFile, ConfigError> {
     })
 }
 
-/// A JSON object of scalars as a string map (numbers and booleans become strings, as Jackson
-/// coerces them for Connect's `Map<String,String>`); null values are dropped.
-pub fn json_string_map(v: &serde_json::Value) -> Result<HashMap<String, String>, String> {
-    let obj = v
-        .as_object()
+/// One JSON value as Jackson reads it into a Java `String`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JsonText {
+    /// A string, or a number or boolean as written in the source (`1.50` and `1e5` stay so).
+    Text(String),
+    /// `null`.
+    Null,
+    /// An object or an array, which Jackson refuses: `"Object"` or `"Array"`.
+    Structured(&'static str),
+}
+
+/// The members of the JSON object whose source text is `json`, read as Jackson fills a
+/// `Map<String, String>` (see [`JsonText`]); a repeated key keeps its last value. `Ok(None)`
+/// when `json` is valid JSON but not an object; `Err` when it is not JSON.
+pub fn json_object_texts(json: &str) -> Result<Option<Vec<(String, JsonText)>>, serde_json::Error> {
+    let value: serde_json::Value = serde_json::from_str(json)?;
+    if !value.is_object() {
+        return Ok(None);
+    }
+    let Members(members) = serde_json::from_str(json)?;
+    // A repeated key keeps its last value, at its first place.
+    let mut out: Vec<(String, JsonText)> = Vec::with_capacity(members.len());
+    let mut places: HashMap<String, usize> = HashMap::with_capacity(members.len());
+    for (k, raw) in members {
+        let v = json_text(raw.get())?;
+        match places.get(&k) {
+            Some(&i) => out[i].1 = v,
+            None => {
+                places.insert(k.clone(), out.len());
+                out.push((k, v));
+            }
+        }
+    }
+    Ok(Some(out))
+}
+
+/// An object's members in source order, each with its source text.
+struct Members<'a>(Vec<(String, &'a serde_json::value::RawValue)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Members<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visitor<'a> {
+            type Value = Members<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut m: M,
+            ) -> Result<Members<'a>, M::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = m.next_entry()? {
+                    out.push(entry);
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(Visitor(std::marker::PhantomData))
+    }
+}
+
+/// One JSON value (its source text, valid JSON) read as Jackson reads a `String`.
+pub fn json_text(raw: &str) -> Result<JsonText, serde_json::Error> {
+    let raw = raw.trim();
+    Ok(match raw.as_bytes().first() {
+        Some(b'"') => JsonText::Text(serde_json::from_str(raw)?),
+        Some(b'{') => JsonText::Structured("Object"),
+        Some(b'[') => JsonText::Structured("Array"),
+        Some(b'n') => JsonText::Null,
+        _ => JsonText::Text(raw.to_string()),
+    })
+}
+
+/// The source text of member `key` of the JSON object `json`, if it has one.
+pub fn json_member<'a>(json: &'a str, key: &str) -> Option<&'a str> {
+    let members: HashMap<String, &serde_json::value::RawValue> = serde_json::from_str(json).ok()?;
+    members.get(key).map(|raw| raw.get())
+}
+
+/// A JSON object of scalars (source text `json`) as a string map, as Jackson coerces one for
+/// Connect's `Map<String,String>`: numbers and booleans become their text as written; null
+/// values are dropped.
+pub fn json_string_map(json: &str) -> Result<HashMap<String, String>, String> {
+    let members = json_object_texts(json)
+        .ok()
+        .flatten()
         .ok_or("expected a JSON object of string values")?;
     let mut out = HashMap::new();
-    for (k, v) in obj {
-        let s = match v {
-            serde_json::Value::String(s) => s.clone(),
-            serde_json::Value::Number(n) => n.to_string(),
-            serde_json::Value::Bool(b) => b.to_string(),
-            serde_json::Value::Null => continue,
-            _ => return Err(format!("value of '{k}' must be a string")),
-        };
-        out.insert(k.clone(), s);
+    for (k, v) in members {
+        match v {
+            JsonText::Text(s) => {
+                out.insert(k, s);
+            }
+            JsonText::Null => {}
+            JsonText::Structured(_) => return Err(format!("value of '{k}' must be a string")),
+        }
     }
     Ok(out)
 }
@@ -121,6 +202,39 @@ pub fn json_string_map(v: &serde_json::Value) -> Result<HashMap<String, String>,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_members_read_as_jackson_reads_a_string_map() {
+        let json = r#"{"s":"a\"b","i":10,"f":1.50,"e":1e5,"big":100000000000000000000000,
+                       "b":true,"n":null,"o":{"x":1},"a":[1],"s":"last"}"#;
+        let members = json_object_texts(json).unwrap().unwrap();
+        let text = |s: &str| JsonText::Text(s.to_string());
+        assert_eq!(
+            members,
+            vec![
+                ("s".to_string(), text("last")),
+                ("i".to_string(), text("10")),
+                ("f".to_string(), text("1.50")),
+                ("e".to_string(), text("1e5")),
+                ("big".to_string(), text("100000000000000000000000")),
+                ("b".to_string(), text("true")),
+                ("n".to_string(), JsonText::Null),
+                ("o".to_string(), JsonText::Structured("Object")),
+                ("a".to_string(), JsonText::Structured("Array")),
+            ]
+        );
+        assert_eq!(json_object_texts("[1]").unwrap(), None);
+        assert_eq!(json_object_texts("\"x\"").unwrap(), None);
+        assert!(json_object_texts("{").is_err());
+        assert_eq!(
+            json_member(r#"{"config": {"k": 1.0} }"#, "config"),
+            Some(r#"{"k": 1.0}"#)
+        );
+        assert_eq!(
+            json_string_map(r#"{"k":1.0,"gone":null}"#).unwrap(),
+            HashMap::from([("k".to_string(), "1.0".to_string())])
+        );
+    }
 
     #[test]
     fn java_properties_syntax_is_understood() {

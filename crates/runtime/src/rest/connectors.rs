@@ -13,6 +13,7 @@ use serde_json::Value as Json_;
 use super::entities::ServerInfo;
 use super::error::RestError;
 use super::{call, RestState};
+use crate::config::properties::{json_member, json_object_texts, json_text, JsonText};
 use crate::herder::RestartRequest;
 use crate::worker::TargetState;
 use crate::ConnectorTaskId;
@@ -38,22 +39,47 @@ fn parse_json(body: &Bytes) -> Result<Json_, RestError> {
         .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))
 }
 
-/// A config map body (`Map<String,String>`): scalars become strings; JSON null removes keys in
-/// PATCH and is dropped elsewhere.
-fn config_map(v: &Json_) -> Result<HashMap<String, Option<String>>, RestError> {
-    let obj = v.as_object().ok_or_else(|| RestError::new(500, "Cannot deserialize value of type `java.util.HashMap<java.lang.String,java.lang.String>` from non-object JSON"))?;
-    obj.iter()
-        .map(|(k, v)| {
-            let s = match v {
-                Json_::String(s) => Some(s.clone()),
-                Json_::Number(n) => Some(n.to_string()),
-                Json_::Bool(b) => Some(b.to_string()),
-                Json_::Null => None,
-                _ => return Err(RestError::new(500, format!("Cannot deserialize value of type `java.lang.String` from {} (for key \"{k}\")", if v.is_array() { "Array" } else { "Object" }))),
-            };
-            Ok((k.clone(), s))
+/// A JSON value (its source text) read as Jackson reads a `String`: a string as it is, a
+/// number or a boolean as written, `null` as `None`. An object or an array is refused with 500,
+/// as Connect answers a body it cannot deserialize; `what` names the field or key.
+pub(crate) fn jackson_string(raw: &str, what: &str) -> Result<Option<String>, RestError> {
+    match json_text(raw)
+        .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))?
+    {
+        JsonText::Text(s) => Ok(Some(s)),
+        JsonText::Null => Ok(None),
+        JsonText::Structured(kind) => Err(structured(kind, what)),
+    }
+}
+
+fn structured(kind: &str, what: &str) -> RestError {
+    RestError::new(
+        500,
+        format!("Cannot deserialize value of type `java.lang.String` from {kind} ({what})"),
+    )
+}
+
+/// A config map (`Map<String,String>`) from the JSON source text of an object: numbers and
+/// booleans become their text as written (`1.50` stays `1.50`, as Jackson keeps it); JSON null
+/// is `None` (removes keys in PATCH, is refused or dropped elsewhere).
+fn config_map(json: &str) -> Result<HashMap<String, Option<String>>, RestError> {
+    let members = json_object_texts(json)
+        .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))?
+        .ok_or_else(|| RestError::new(500, "Cannot deserialize value of type `java.util.HashMap<java.lang.String,java.lang.String>` from non-object JSON"))?;
+    members
+        .into_iter()
+        .map(|(k, v)| match v {
+            JsonText::Text(s) => Ok((k, Some(s))),
+            JsonText::Null => Ok((k, None)),
+            JsonText::Structured(kind) => Err(structured(kind, &format!("for key \"{k}\""))),
         })
         .collect()
+}
+
+/// The text of a body that parsed as JSON (and so is UTF-8).
+fn body_text(body: &Bytes) -> Result<&str, RestError> {
+    std::str::from_utf8(body)
+        .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))
 }
 
 /// The keys of a JSON object whose value is `null`, sorted.
@@ -241,24 +267,32 @@ pub async fn create(State(s): State<RestState>, body: Bytes) -> Result<Response,
             return Err(RestError::new(500, format!("Unrecognized field \"{k}\" (class org.apache.kafka.connect.runtime.rest.entities.CreateConnectorRequest), not marked as ignorable")));
         }
     }
-    let name = obj
-        .get("name")
-        .and_then(|n| n.as_str())
-        .unwrap_or("")
-        .trim()
-        .to_string();
-    let config = match obj.get("config") {
-        Some(c) if !c.is_null() => config_map(c)?,
+    // Jackson reads a number or a boolean given for `name` as its text, and refuses an object
+    // or an array; a missing or null name is empty (and fails validation).
+    let name = match json_member(body_text(&body)?, "name") {
+        Some(n) => jackson_string(n, "for field \"name\"")?.unwrap_or_default(),
+        None => String::new(),
+    }
+    .trim()
+    .to_string();
+    let config = match json_member(body_text(&body)?, "config") {
+        Some(c) if c != "null" => config_map(c)?,
         _ => return Err(RestError::new(500, "Connector config must be provided")),
     };
-    let initial_state = match obj.get("initial_state").and_then(|s| s.as_str()) {
-        None => None,
-        Some(st) => Some(match st.to_ascii_uppercase().as_str() {
-            "RUNNING" => TargetState::Started,
-            "PAUSED" => TargetState::Paused,
-            "STOPPED" => TargetState::Stopped,
-            _ => return Err(RestError::new(500, format!("Cannot deserialize value of type `InitialState` from String \"{st}\": not one of the values accepted for Enum class: [PAUSED, RUNNING, STOPPED]"))),
-        }),
+    // Any `initial_state` but null or one of the three names (in any case) is refused, as
+    // Connect's enum creator refuses it: a number or a boolean is not ignored.
+    let initial_state = match obj.get("initial_state") {
+        None | Some(Json_::Null) => None,
+        Some(v) => {
+            // A number or a boolean is read as its text, which names no state either.
+            let st = v.as_str().unwrap_or_default();
+            Some(match st.to_ascii_uppercase().as_str() {
+                "RUNNING" => TargetState::Started,
+                "PAUSED" => TargetState::Paused,
+                "STOPPED" => TargetState::Stopped,
+                _ => return Err(RestError::new(500, format!("Cannot deserialize value of type `InitialState` from {v}: not one of the values accepted for Enum class: [PAUSED, RUNNING, STOPPED]"))),
+            })
+        }
     };
     refuse_null_values(&s, &config).await?;
     let mut config = non_null(config);
@@ -295,7 +329,8 @@ pub async fn put_config(
     Path(name): Path<String>,
     body: Bytes,
 ) -> Result<Response, RestError> {
-    let config = config_map(&parse_json(&body)?)?;
+    parse_json(&body)?;
+    let config = config_map(body_text(&body)?)?;
     refuse_null_values(&s, &config).await?;
     let mut config = non_null(config);
     check_name(&name, &mut config)?;
@@ -314,7 +349,8 @@ pub async fn patch_config(
     Path(name): Path<String>,
     body: Bytes,
 ) -> Result<Response, RestError> {
-    let patch = config_map(&parse_json(&body)?)?;
+    parse_json(&body)?;
+    let patch = config_map(body_text(&body)?)?;
     Ok(Json(call(&s, move |h| h.patch_connector_config(&name, patch)).await?).into_response())
 }
 
@@ -441,15 +477,17 @@ pub async fn put_tasks(
         algorithm: header(crate::herder::session::ALGORITHM_HEADER),
     };
     let v = parse_json(&body)?;
-    let list = v.as_array().ok_or_else(|| {
-        RestError::new(
+    if !v.is_array() {
+        return Err(RestError::new(
             500,
             "Cannot deserialize value of type `java.util.ArrayList` from non-array JSON",
-        )
-    })?;
+        ));
+    }
+    let list: Vec<&serde_json::value::RawValue> = serde_json::from_str(body_text(&body)?)
+        .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))?;
     let configs = list
         .iter()
-        .map(|c| config_map(c).map(non_null))
+        .map(|c| config_map(c.get()).map(non_null))
         .collect::<Result<Vec<_>, _>>()?;
     call(&s, move |h| {
         h.put_task_configs(&name, configs, &body, signature)
@@ -501,4 +539,141 @@ pub async fn connector_counters(State(s): State<RestState>) -> Result<Response, 
     let counters = call(&s, |h| Ok(h.connector_counters())).await?;
     let map: BTreeMap<String, _> = counters.into_iter().collect();
     Ok(Json(map).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::rest::test_server::{send, serve};
+
+    fn create_body(name: Json_, initial_state: Option<Json_>) -> String {
+        let mut body = json!({"name": name, "config": {
+            "connector.class": "FileStreamSource",
+            "topic": "t",
+            "file": "/dev/null",
+        }});
+        if let Some(s) = initial_state {
+            body["initial_state"] = s;
+        }
+        body.to_string()
+    }
+
+    use super::Json_;
+
+    // Found by scripts/fuzz-rest: an `initial_state` that is not a string was ignored and the
+    // connector created RUNNING; Connect refuses the body (500) and creates nothing.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_initial_state_that_is_not_a_state_name_is_refused_and_nothing_is_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = serve(dir.path()).await;
+        for bad in [
+            json!(5),
+            json!(true),
+            json!(1.5),
+            json!({}),
+            json!([]),
+            json!("idle"),
+        ] {
+            let (code, v) = send(
+                &url,
+                "POST",
+                "/connectors",
+                Some(&create_body(json!("c"), Some(bad.clone()))),
+            )
+            .await;
+            assert_eq!(code, 500, "{bad}: {v}");
+            assert_eq!(v["error_code"], 500, "{v}");
+            assert!(
+                v["message"].as_str().unwrap().contains("InitialState"),
+                "{v}"
+            );
+        }
+        assert_eq!(
+            send(&url, "GET", "/connectors", None).await,
+            (200, json!([]))
+        );
+        // null is "not given", and the names are read in any case.
+        let (code, v) = send(
+            &url,
+            "POST",
+            "/connectors",
+            Some(&create_body(json!("stopped"), Some(json!("stopped")))),
+        )
+        .await;
+        assert_eq!(code, 201, "{v}");
+        let (code, v) = send(&url, "GET", "/connectors/stopped/status", None).await;
+        assert_eq!(
+            (code, &v["connector"]["state"]),
+            (200, &json!("STOPPED")),
+            "{v}"
+        );
+    }
+
+    // Found the same way: a number or boolean `name` was taken as an empty name (400); Jackson
+    // reads it as its text, and an object or array is a 500.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_scalar_name_is_read_as_its_text_and_a_structured_one_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = serve(dir.path()).await;
+        for (name, text) in [(json!(5), "5"), (json!(true), "true")] {
+            let (code, v) = send(
+                &url,
+                "POST",
+                "/connectors",
+                Some(&create_body(name, Some(json!("STOPPED")))),
+            )
+            .await;
+            assert_eq!(code, 201, "{v}");
+            assert_eq!(v["name"], text);
+            assert_eq!(v["config"]["name"], text);
+        }
+        for bad in [json!({}), json!(["x"])] {
+            let (code, v) = send(
+                &url,
+                "POST",
+                "/connectors",
+                Some(&create_body(bad.clone(), Some(json!("STOPPED")))),
+            )
+            .await;
+            assert_eq!(code, 500, "{bad}: {v}");
+        }
+        assert_eq!(
+            send(&url, "GET", "/connectors", None).await,
+            (200, json!(["5", "true"]))
+        );
+    }
+
+    // Found the same way: a number in a body was stored normalized (`1e5` as `100000.0`, a
+    // big integer as `1e+23`); Connect keeps the number as written, in names and configs.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn numbers_in_bodies_are_kept_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = serve(dir.path()).await;
+        let body = r#"{"name": 1.50, "initial_state": "STOPPED", "config": {
+            "connector.class": "FileStreamSource", "topic": "t", "file": "/dev/null",
+            "e": 1e5, "big": 100000000000000000000000, "neg": -0.0}}"#;
+        let (code, v) = send(&url, "POST", "/connectors", Some(body)).await;
+        assert_eq!(code, 201, "{v}");
+        assert_eq!(v["name"], "1.50");
+        let (_, config) = send(&url, "GET", "/connectors/1.50/config", None).await;
+        assert_eq!(
+            (&config["e"], &config["big"], &config["neg"]),
+            (
+                &json!("1e5"),
+                &json!("100000000000000000000000"),
+                &json!("-0.0")
+            )
+        );
+        let (code, v) = send(
+            &url,
+            "PATCH",
+            "/connectors/1.50/config",
+            Some(r#"{"e": 2.50E3, "neg": null}"#),
+        )
+        .await;
+        assert_eq!(code, 200, "{v}");
+        assert_eq!(v["config"]["e"], "2.50E3");
+        assert!(v["config"].get("neg").is_none(), "{v}");
+    }
 }

@@ -14,8 +14,23 @@ use axum::response::{IntoResponse, Response};
 use super::error::{ForwardTo, RestError};
 use super::RestState;
 
-/// Largest request body the forwarding layer buffers (bytes).
-const MAX_BODY: usize = 16 * 1024 * 1024;
+/// Largest request body the worker reads (bytes): the forwarding layer buffers bodies up to
+/// this size, and the router lets handlers read as much. Connect sets no limit; a larger body
+/// is answered 413.
+pub const MAX_BODY: usize = 16 * 1024 * 1024;
+
+/// Whether reading a body failed because it is larger than the limit (rather than because the
+/// client went away).
+fn too_large(e: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if err.to_string() == "length limit exceeded" {
+            return true;
+        }
+        source = err.source();
+    }
+    false
+}
 
 fn conflict() -> Response {
     RestError::new(
@@ -30,6 +45,13 @@ pub async fn forward(State(state): State<RestState>, req: Request, next: Next) -
     let (parts, body) = req.into_parts();
     let bytes = match to_bytes(body, MAX_BODY).await {
         Ok(b) => b,
+        Err(e) if too_large(&e) => {
+            return RestError::new(
+                413,
+                format!("Request body is larger than the limit of {MAX_BODY} bytes"),
+            )
+            .into_response()
+        }
         Err(e) => {
             return RestError::new(500, format!("cannot read request body: {e}")).into_response()
         }

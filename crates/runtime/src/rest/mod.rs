@@ -8,12 +8,15 @@ pub mod error;
 pub mod forward;
 pub mod loggers;
 pub mod metrics;
+pub mod openapi;
 pub mod plugins;
+#[cfg(test)]
+pub(crate) mod test_server;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::routing::{get, post, put};
+use axum::routing::{get, post, put, MethodRouter};
 use axum::Router;
 
 use crate::config::worker::Listener;
@@ -53,65 +56,82 @@ pub async fn call<T: Send + 'static>(
         .map_err(RestError::from)
 }
 
-/// The router with every Connect endpoint.
-pub fn router(state: RestState) -> Router {
-    Router::new()
-        .route("/", get(connectors::server_info))
-        .route("/health", get(connectors::health))
-        .route(
+/// Every route this worker serves: its path (axum's syntax, which is also OpenAPI's) and its
+/// handlers. [`router`] is built from this list, and the tests of [`openapi`] check the
+/// document served at `/openapi.json` against it, path by path and method by method.
+pub fn routes() -> Vec<(&'static str, MethodRouter<RestState>)> {
+    vec![
+        ("/", get(connectors::server_info)),
+        ("/health", get(connectors::health)),
+        ("/openapi.json", get(openapi::openapi)),
+        (
             "/connectors",
             get(connectors::list).post(connectors::create),
-        )
-        .route(
+        ),
+        (
             "/connectors/{name}",
             get(connectors::get_connector).delete(connectors::delete),
-        )
-        .route(
+        ),
+        (
             "/connectors/{name}/config",
             get(connectors::get_config)
                 .put(connectors::put_config)
                 .patch(connectors::patch_config),
-        )
-        .route("/connectors/{name}/status", get(connectors::status))
-        .route("/connectors/{name}/topics", get(connectors::topics))
-        .route(
+        ),
+        ("/connectors/{name}/status", get(connectors::status)),
+        ("/connectors/{name}/topics", get(connectors::topics)),
+        (
             "/connectors/{name}/topics/reset",
             put(connectors::reset_topics),
-        )
-        .route("/connectors/{name}/restart", post(connectors::restart))
-        .route("/connectors/{name}/pause", put(connectors::pause))
-        .route("/connectors/{name}/resume", put(connectors::resume))
-        .route("/connectors/{name}/stop", put(connectors::stop))
-        .route(
+        ),
+        ("/connectors/{name}/restart", post(connectors::restart)),
+        ("/connectors/{name}/pause", put(connectors::pause)),
+        ("/connectors/{name}/resume", put(connectors::resume)),
+        ("/connectors/{name}/stop", put(connectors::stop)),
+        (
             "/connectors/{name}/tasks",
             get(connectors::tasks).post(connectors::put_tasks),
-        )
+        ),
         // `GET /connectors/{c}/tasks-config` was removed in Kafka 4.0 (KIP-970): Java answers 404.
-        .route(
+        (
             "/connectors/{name}/tasks/{task}/status",
             get(connectors::task_status),
-        )
-        .route(
+        ),
+        (
             "/connectors/{name}/tasks/{task}/restart",
             post(connectors::restart_task),
-        )
-        .route("/connector-plugins", get(plugins::list))
-        .route("/connector-plugins/{plugin}/config", get(plugins::config))
-        .route(
+        ),
+        ("/connector-plugins", get(plugins::list)),
+        ("/connector-plugins/{plugin}/config", get(plugins::config)),
+        (
             "/connector-plugins/{plugin}/config/validate",
             put(plugins::validate),
-        )
-        .route("/tributary/task-counters", get(connectors::task_counters))
-        .route("/tributary/worker", get(connectors::worker_info))
-        .route(
+        ),
+        ("/tributary/task-counters", get(connectors::task_counters)),
+        ("/tributary/worker", get(connectors::worker_info)),
+        (
             "/tributary/connector-counters",
             get(connectors::connector_counters),
-        )
-        .route("/metrics", get(metrics::metrics))
-        .route("/admin/loggers", get(loggers::list))
-        .route("/admin/loggers/{name}", get(loggers::get).put(loggers::put))
+        ),
+        ("/metrics", get(metrics::metrics)),
+        ("/admin/loggers", get(loggers::list)),
+        (
+            "/admin/loggers/{logger}",
+            get(loggers::get).put(loggers::put),
+        ),
+    ]
+}
+
+/// The router with every Connect endpoint ([`routes`]), the 404/405 fallbacks, forwarding and
+/// the JSON content-type check.
+pub fn router(state: RestState) -> Router {
+    routes()
+        .into_iter()
+        .fold(Router::new(), |r, (path, handlers)| r.route(path, handlers))
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
+        // Handlers read bodies as large as forwarding buffers (axum's default is 2 MiB).
+        .layer(axum::extract::DefaultBodyLimit::max(forward::MAX_BODY))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             forward::forward,

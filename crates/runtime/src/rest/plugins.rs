@@ -21,19 +21,23 @@ const TEST_CONNECTORS: &[&str] = &[
     "io.tributary.connect.testing.FlakySourceConnector",
 ];
 
-/// `GET /connector-plugins?connectorsOnly=` (default true): sinks, then sources (then
-/// converters and header converters when `connectorsOnly=false`), each sorted by class.
-pub async fn list(State(s): State<RestState>, RawQuery(q): RawQuery) -> Json<Vec<PluginInfo>> {
-    let connectors_only = q
-        .as_deref()
-        .map(|q| {
+/// Connect's reading of `connectorsOnly` (a Java `boolean` defaulting to true): absent or
+/// empty is true; otherwise only `true`, in any case, is true (`Boolean.valueOf`).
+fn connectors_only(query: Option<&str>) -> bool {
+    query
+        .and_then(|q| {
             form_urlencoded::parse(q.as_bytes())
                 .into_owned()
                 .find(|(k, _)| k == "connectorsOnly")
-                .map(|(_, v)| !v.eq_ignore_ascii_case("false"))
-                .unwrap_or(true)
         })
-        .unwrap_or(true);
+        .map(|(_, v)| v.is_empty() || v.eq_ignore_ascii_case("true"))
+        .unwrap_or(true)
+}
+
+/// `GET /connector-plugins?connectorsOnly=` (default true): sinks, then sources (then
+/// converters and header converters when `connectorsOnly` is not true), each sorted by class.
+pub async fn list(State(s): State<RestState>, RawQuery(q): RawQuery) -> Json<Vec<PluginInfo>> {
+    let connectors_only = connectors_only(q.as_deref());
     let plugins = s.herder.plugins();
     let mut out: Vec<PluginInfo> = plugins
         .connectors()
@@ -106,8 +110,9 @@ pub async fn validate(
 ) -> Result<Response, RestError> {
     let v: serde_json::Value = serde_json::from_slice(&body)
         .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))?;
+    let text = std::str::from_utf8(&body).map_err(|e| RestError::new(500, e.to_string()))?;
     let config =
-        crate::config::properties::json_string_map(&v).map_err(|e| RestError::new(500, e))?;
+        crate::config::properties::json_string_map(text).map_err(|e| RestError::new(500, e))?;
     let null_keys = super::connectors::null_keys(&v);
     // The connector class in the body must be the plugin of the path (Connect compares the
     // names without a trailing "Connector").
@@ -143,4 +148,82 @@ pub async fn validate(
         }
     })?;
     Ok(Json(infos).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::connectors_only;
+    use crate::rest::test_server::{send, serve};
+
+    // Found by scripts/fuzz-rest: `connectorsOnly` is a Java boolean, so any value but `true`
+    // (in any case) is false; only `false` was.
+    #[test]
+    fn connectors_only_reads_the_flag_as_java_does() {
+        for (q, expected) in [
+            (None, true),
+            (Some(""), true),
+            (Some("other=1"), true),
+            (Some("connectorsOnly="), true),
+            (Some("connectorsOnly=true"), true),
+            (Some("connectorsOnly=TRUE"), true),
+            (Some("connectorsOnly=false"), false),
+            (Some("connectorsOnly=0"), false),
+            (Some("connectorsOnly=yes"), false),
+        ] {
+            assert_eq!(connectors_only(q), expected, "{q:?}");
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn any_value_but_true_also_lists_converters() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = serve(dir.path()).await;
+        let types = |v: serde_json::Value| -> Vec<String> {
+            let mut t: Vec<String> = v
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["type"].as_str().unwrap().to_string())
+                .collect();
+            t.dedup();
+            t
+        };
+        let (code, v) = send(&url, "GET", "/connector-plugins?connectorsOnly=no", None).await;
+        assert_eq!(code, 200);
+        assert_eq!(
+            types(v),
+            ["sink", "source", "converter", "header_converter"]
+        );
+        let (_, v) = send(&url, "GET", "/connector-plugins?connectorsOnly=True", None).await;
+        assert_eq!(types(v), ["sink", "source"]);
+    }
+
+    // Found while checking the fuzzer's limits against Connect (which reads any size): a body
+    // over 2 MiB was refused (413) by the handler, and one over 16 MiB answered 500 by the
+    // forwarding layer. Now bodies up to 16 MiB are read, and larger ones are a 413.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn bodies_up_to_the_limit_are_read_and_larger_ones_are_413() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = serve(dir.path()).await;
+        let body = |size: usize| {
+            serde_json::json!({"connector.class": "FileStreamSource", "x": "a".repeat(size)})
+                .to_string()
+        };
+        let path = "/connector-plugins/FileStreamSource/config/validate";
+        let (code, v) = send(&url, "PUT", path, Some(&body(3 << 20))).await;
+        assert_eq!(code, 200, "{}", v["message"]);
+        assert_eq!(v["name"], "FileStreamSource");
+        let (code, v) = send(
+            &url,
+            "PUT",
+            path,
+            Some(&body(crate::rest::forward::MAX_BODY)),
+        )
+        .await;
+        assert_eq!(
+            (code, &v["error_code"]),
+            (413, &serde_json::json!(413)),
+            "{v}"
+        );
+    }
 }
