@@ -9,55 +9,11 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 use std::time::Duration;
 
-use common::faults::{free_port, CutProxy, OwnBroker};
+use common::faults::{broker_behind_proxy, check_no_overlap, record_kill};
 use common::*;
 use serde_json::{json, Value};
-
-/// Every task's running intervals per process must be disjoint across processes. Returns the
-/// intervals (task → [(pid, start, stop)]), an open interval ending at `u128::MAX`.
-fn check_no_overlap(lifecycle: &Path) -> BTreeMap<u32, Vec<(u32, u128, u128)>> {
-    let text = std::fs::read_to_string(lifecycle).unwrap_or_default();
-    let mut events: BTreeMap<u32, Vec<(u128, u32, bool)>> = BTreeMap::new();
-    for l in text.lines() {
-        let f: Vec<&str> = l.split_whitespace().collect();
-        assert_eq!(f.len(), 4, "lifecycle line {l:?}");
-        let (task, pid, start, at) = (
-            f[0].parse().unwrap(),
-            f[1].parse().unwrap(),
-            f[2] == "start",
-            f[3].parse().unwrap(),
-        );
-        events.entry(task).or_default().push((at, pid, start));
-    }
-    let mut intervals: BTreeMap<u32, Vec<(u32, u128, u128)>> = BTreeMap::new();
-    for (task, mut evs) in events {
-        evs.sort();
-        let mut open: BTreeMap<u32, u128> = BTreeMap::new();
-        let list = intervals.entry(task).or_default();
-        for (at, pid, start) in evs {
-            if start {
-                open.insert(pid, at);
-            } else if let Some(s) = open.remove(&pid) {
-                list.push((pid, s, at));
-            }
-        }
-        list.extend(open.into_iter().map(|(pid, s)| (pid, s, u128::MAX)));
-        for (i, a) in list.iter().enumerate() {
-            for b in &list[i + 1..] {
-                assert!(
-                    a.0 == b.0 || a.2 <= b.1 || b.2 <= a.1,
-                    "task {task} ran in processes {} and {} at once: {a:?} and {b:?}",
-                    a.0,
-                    b.0
-                );
-            }
-        }
-    }
-    intervals
-}
 
 fn owners(w: &StandaloneWorker, name: &str) -> Option<(Value, BTreeSet<String>)> {
     let (code, v) = w.get(&format!("/connectors/{name}/status"));
@@ -81,20 +37,7 @@ fn a_worker_cut_off_from_the_broker_stops_its_tasks_and_no_task_runs_twice() {
     // The broker has a second listener, which the proxy fronts and which advertises the
     // proxy's address: a client bootstrapped through the proxy reaches the broker only
     // through it.
-    let port = OwnBroker::pick_port();
-    let behind = loop {
-        let q = free_port();
-        if q != port && q != port + 1 {
-            break q;
-        }
-    };
-    let proxy = CutProxy::start(behind);
-    let extra = format!(
-        "listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{},PROXIED://127.0.0.1:{behind}\nadvertised.listeners=PLAINTEXT://127.0.0.1:{port},PROXIED://127.0.0.1:{}\nlistener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,PROXIED:PLAINTEXT\n",
-        port + 1,
-        proxy.port
-    );
-    let broker = OwnBroker::start_on(d, port, &extra);
+    let (broker, proxy) = broker_behind_proxy(d);
     let group = unique("cutoff");
     let worker_extra = "scheduled.rebalance.max.delay.ms=3000\n";
     let w1 = DistributedWorker::start(d, "w1", &broker.bootstrap(), &group, worker_extra);
@@ -162,5 +105,101 @@ fn a_worker_cut_off_from_the_broker_stops_its_tasks_and_no_task_runs_twice() {
                 .map(|_| ())
         },
     );
+    check_no_overlap(&lifecycle);
+}
+
+/// Workers joining and leaving repeatedly (clean exits and SIGKILLs) while one worker's link to
+/// the broker is slow (it reads the config topic and heartbeats late): the cluster settles
+/// balanced, every worker's REST status shows the newest state, and no task ever ran in two
+/// processes at once.
+#[test]
+fn flapping_members_and_a_slow_link_settle_balanced_with_no_task_run_twice() {
+    let Some(_) = kafka() else { return };
+    let dir = test_dir();
+    let d = dir.path();
+    let (broker, proxy) = broker_behind_proxy(d);
+    let group = unique("flap");
+    let extra = "scheduled.rebalance.max.delay.ms=3000\n";
+    let w1 = DistributedWorker::start(d, "w1", &broker.bootstrap(), &group, extra);
+    w1.wait_joined();
+    let proxied = format!("127.0.0.1:{}", proxy.port);
+    let w2 = DistributedWorker::start(d, "w2", &proxied, &group, extra);
+    w2.wait_joined();
+    let lifecycle = d.join("lifecycle.txt");
+    let config = json!({
+        "connector.class": "io.tributary.connect.testing.FlakySourceConnector",
+        "tasks.max": "6",
+        "topic": format!("{group}-data"),
+        "records.per.second": "20",
+        "lifecycle.file": lifecycle,
+    });
+    let (code, v) = w1.send("PUT", "/connectors/flap/config", Some(&config.to_string()));
+    assert_eq!(code, 201, "{v}");
+    let all_running = |w: &StandaloneWorker| -> Option<(Value, BTreeMap<String, usize>)> {
+        let (code, v) = w.get("/connectors/flap/status");
+        let tasks = v["tasks"].as_array()?.clone();
+        if code != 200
+            || v["connector"]["state"] != "RUNNING"
+            || tasks.len() != 6
+            || tasks.iter().any(|t| t["state"] != "RUNNING")
+        {
+            return None;
+        }
+        let mut per: BTreeMap<String, usize> = BTreeMap::new();
+        for t in &tasks {
+            *per.entry(t["worker_id"].as_str()?.to_string()).or_default() += 1;
+        }
+        Some((v, per))
+    };
+    wait_for("six tasks RUNNING", Duration::from_secs(120), || {
+        all_running(&w1)
+    });
+
+    // Members come and go, cleanly and not, while w2's link is slow.
+    for round in 0..3 {
+        proxy.set_latency_ms(if round % 2 == 0 { 250 } else { 0 });
+        let mut w3 = DistributedWorker::start(
+            d,
+            &format!("w3-{round}"),
+            &broker.bootstrap(),
+            &group,
+            extra,
+        );
+        w3.wait_joined();
+        if round % 2 == 0 {
+            assert!(w3.terminate().success());
+        } else {
+            let pid = w3.child.id();
+            w3.kill();
+            record_kill(&lifecycle, pid);
+        }
+        let mut w4 = DistributedWorker::start(
+            d,
+            &format!("w4-{round}"),
+            &broker.bootstrap(),
+            &group,
+            extra,
+        );
+        w4.wait_joined();
+        let pid = w4.child.id();
+        w4.kill();
+        record_kill(&lifecycle, pid);
+        check_no_overlap(&lifecycle);
+    }
+    proxy.set_latency_ms(100);
+
+    // Settled: balanced 3/3 over the two remaining workers, and both report that state.
+    let (w1_id, w2_id) = (w1.id(), w2.id());
+    let settled = wait_for(
+        "the cluster to settle balanced",
+        Duration::from_secs(180),
+        || {
+            let (a, per) = all_running(&w1)?;
+            let (b, _) = all_running(&w2)?;
+            let balanced = per.get(&w1_id) == Some(&3) && per.get(&w2_id) == Some(&3);
+            (balanced && a["tasks"] == b["tasks"]).then_some(a)
+        },
+    );
+    assert_eq!(settled["connector"]["state"], "RUNNING");
     check_no_overlap(&lifecycle);
 }

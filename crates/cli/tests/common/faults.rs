@@ -1,10 +1,11 @@
 //! Fault injection for tests: a broker of a test's own (so stopping it touches no other test)
 //! and a TCP proxy that can cut a worker off from the broker.
 
+use std::collections::BTreeMap;
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 fn repo_root() -> PathBuf {
@@ -86,6 +87,25 @@ impl Drop for OwnBroker {
     }
 }
 
+/// Copies `from` to `to`, each chunk after the proxy's current latency, until either side ends.
+fn forward(from: &mut TcpStream, to: &mut TcpStream, latency_ms: &AtomicU64) {
+    use std::io::{Read, Write};
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        let ms = latency_ms.load(Ordering::Acquire);
+        if ms > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+        }
+        if to.write_all(&buf[..n]).is_err() {
+            return;
+        }
+    }
+}
+
 /// A TCP proxy on 127.0.0.1 that forwards to a target port until cut: then it closes every
 /// connection and drops new ones at once, as a network partition between the clients behind it
 /// and the target would look to them; restoring lets connections through again.
@@ -93,6 +113,8 @@ pub struct CutProxy {
     pub port: u16,
     cut: Arc<AtomicBool>,
     open: Arc<Mutex<Vec<TcpStream>>>,
+    /// Milliseconds each chunk waits before it is forwarded, either way (a slow link).
+    latency_ms: Arc<AtomicU64>,
 }
 
 impl CutProxy {
@@ -102,7 +124,8 @@ impl CutProxy {
         let port = listener.local_addr().unwrap().port();
         let cut = Arc::new(AtomicBool::new(false));
         let open: Arc<Mutex<Vec<TcpStream>>> = Arc::default();
-        let (c, o) = (cut.clone(), open.clone());
+        let latency_ms = Arc::new(AtomicU64::new(0));
+        let (c, o, lat) = (cut.clone(), open.clone(), latency_ms.clone());
         std::thread::spawn(move || {
             for client in listener.incoming() {
                 let Ok(client) = client else { continue };
@@ -129,17 +152,28 @@ impl CutProxy {
                     list.push(client);
                     list.push(server);
                 }
+                let (lat1, lat2) = (lat.clone(), lat.clone());
                 std::thread::spawn(move || {
-                    let _ = std::io::copy(&mut c_read, &mut s_write);
+                    forward(&mut c_read, &mut s_write, &lat1);
                     let _ = s_write.shutdown(Shutdown::Both);
                 });
                 std::thread::spawn(move || {
-                    let _ = std::io::copy(&mut s_read, &mut c_write);
+                    forward(&mut s_read, &mut c_write, &lat2);
                     let _ = c_write.shutdown(Shutdown::Both);
                 });
             }
         });
-        CutProxy { port, cut, open }
+        CutProxy {
+            port,
+            cut,
+            open,
+            latency_ms,
+        }
+    }
+
+    /// Delays every chunk by `ms` milliseconds from now on (0: none).
+    pub fn set_latency_ms(&self, ms: u64) {
+        self.latency_ms.store(ms, Ordering::Release);
     }
 
     /// Cuts every connection and refuses new ones.
@@ -154,4 +188,94 @@ impl CutProxy {
     pub fn restore(&self) {
         self.cut.store(false, Ordering::Release);
     }
+}
+
+/// Appends `* <pid> killed <ms>` to a lifecycle file: the process was SIGKILLed now, so the
+/// tasks it ran ended with it.
+pub fn record_kill(lifecycle: &Path, pid: u32) {
+    use std::io::Write;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(lifecycle)
+        .unwrap();
+    writeln!(f, "* {pid} killed {now}").unwrap();
+}
+
+/// Every task's running intervals per process must be disjoint across processes. Returns the
+/// intervals (task → [(pid, start, stop)]), an open interval ending at `u128::MAX`.
+pub fn check_no_overlap(lifecycle: &Path) -> BTreeMap<u32, Vec<(u32, u128, u128)>> {
+    let text = std::fs::read_to_string(lifecycle).unwrap_or_default();
+    let mut events: BTreeMap<u32, Vec<(u128, u32, bool)>> = BTreeMap::new();
+    let mut kills: Vec<(u32, u128)> = Vec::new();
+    for l in text.lines() {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        assert_eq!(f.len(), 4, "lifecycle line {l:?}");
+        if f[0] == "*" {
+            // `* <pid> killed <ms>`: the process died then, with every task it ran.
+            kills.push((f[1].parse().unwrap(), f[3].parse().unwrap()));
+            continue;
+        }
+        let (task, pid, start, at) = (
+            f[0].parse().unwrap(),
+            f[1].parse().unwrap(),
+            f[2] == "start",
+            f[3].parse().unwrap(),
+        );
+        events.entry(task).or_default().push((at, pid, start));
+    }
+    for evs in events.values_mut() {
+        for (pid, at) in &kills {
+            evs.push((*at, *pid, false));
+        }
+    }
+    let mut intervals: BTreeMap<u32, Vec<(u32, u128, u128)>> = BTreeMap::new();
+    for (task, mut evs) in events {
+        // Stable: events of one millisecond keep the order they were written in.
+        evs.sort_by_key(|e| e.0);
+        let mut open: BTreeMap<u32, u128> = BTreeMap::new();
+        let list = intervals.entry(task).or_default();
+        for (at, pid, start) in evs {
+            if start {
+                open.insert(pid, at);
+            } else if let Some(s) = open.remove(&pid) {
+                list.push((pid, s, at));
+            }
+        }
+        list.extend(open.into_iter().map(|(pid, s)| (pid, s, u128::MAX)));
+        for (i, a) in list.iter().enumerate() {
+            for b in &list[i + 1..] {
+                assert!(
+                    a.0 == b.0 || a.2 <= b.1 || b.2 <= a.1,
+                    "task {task} ran in processes {} and {} at once: {a:?} and {b:?}",
+                    a.0,
+                    b.0
+                );
+            }
+        }
+    }
+    intervals
+}
+
+/// A broker of the test's own with a second listener that only `proxy` reaches: clients
+/// bootstrapped at `proxy`'s address talk to the broker through it alone.
+pub fn broker_behind_proxy(dir: &Path) -> (OwnBroker, CutProxy) {
+    let port = OwnBroker::pick_port();
+    let behind = loop {
+        let q = free_port();
+        if q != port && q != port + 1 {
+            break q;
+        }
+    };
+    let proxy = CutProxy::start(behind);
+    let extra = format!(
+        "listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{},PROXIED://127.0.0.1:{behind}\nadvertised.listeners=PLAINTEXT://127.0.0.1:{port},PROXIED://127.0.0.1:{}\nlistener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,PROXIED:PLAINTEXT\n",
+        port + 1,
+        proxy.port
+    );
+    (OwnBroker::start_on(dir, port, &extra), proxy)
 }
