@@ -592,7 +592,11 @@ fn render(j: &Figures, t: &Figures, ceiling: Ceiling) -> Table {
             opt(j.idle_rss_mib, fmt_mib),
             opt(t.idle_rss_mib, fmt_mib),
             ratio(j.idle_rss_mib, t.idle_rss_mib, |a, b| {
-                format!("{:.1}x less", a / b)
+                if a >= b {
+                    format!("{:.1}x less", a / b)
+                } else {
+                    format!("{:.1}x more", b / a)
+                }
             }),
             "".into(),
         ],
@@ -603,7 +607,13 @@ fn render(j: &Figures, t: &Figures, ceiling: Ceiling) -> Table {
             vec![
                 opt(a, fmt_ms),
                 opt(b, fmt_ms),
-                ratio(a, b, |a, b| format!("{:.1}x faster", a / b)),
+                ratio(a, b, |a, b| {
+                    if a >= b {
+                        format!("{:.1}x faster", a / b)
+                    } else {
+                        format!("{:.1}x slower", b / a)
+                    }
+                }),
                 "".into(),
             ],
         )
