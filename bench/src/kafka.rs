@@ -48,7 +48,9 @@ impl Broker {
     }
 
     /// Creates a topic with one partition and replication factor 1 and waits until its end
-    /// offset can be read.
+    /// offset can be read. While it cannot, the topic's metadata is requested again: without that,
+    /// the end-offset client was seen answering `UnknownPartition` for a new topic for over 30 s
+    /// although the broker had created it within milliseconds.
     pub fn create_topic(&self, topic: &str) -> Result<(), String> {
         let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
         let new = NewTopic::new(topic, 1, TopicReplication::Fixed(1));
@@ -69,7 +71,12 @@ impl Broker {
                 Err(e) if Instant::now() > deadline => {
                     return Err(format!("topic {topic} did not become available: {e}"))
                 }
-                Err(_) => std::thread::sleep(Duration::from_millis(100)),
+                Err(_) => {
+                    let _ = self
+                        .watermarks
+                        .fetch_metadata(Some(topic), Timeout::After(Duration::from_secs(5)));
+                    std::thread::sleep(Duration::from_millis(100));
+                }
             }
         }
     }

@@ -1,17 +1,25 @@
-//! `side-by-side`: Apache Kafka Connect 4.1.1 (Java, run by `scripts/connect-java`) and Tributary
-//! measured in the same run against the same broker, as distributed workers with the same
-//! worker settings, printed as ONE table with ratios and the raw librdkafka ceiling.
+//! `side-by-side`: Apache Kafka Connect 4.1.1 (Java) and Tributary measured in the same run
+//! against the same broker, as distributed workers with the same worker settings, printed as ONE
+//! table with ratios and the raw librdkafka ceiling.
 //!
-//! For each runtime, one after the other:
+//! The run first warms the broker up (a plain producer writes `--warmup-lines` lines to a
+//! warm-up topic and a plain consumer reads them back), then measures `--rounds` rounds. Each
+//! round measures the ceiling first, then both runtimes, Java first in odd rounds and Tributary
+//! first in even ones; every cell of the table is the median over the rounds (a ratio is the
+//! ratio of two medians), and a second table lists each round.
+//!
+//! In each round, for each runtime:
 //! 1. start → ready: from spawning a worker until its REST API answers `GET /health` with 200
-//!    and `GET /connectors` with 200 (the worker has joined its group);
+//!    and `GET /connectors` with 200 (and, for Tributary, `/tributary/worker` reports a
+//!    generation);
 //! 2. idle RSS: the worker process's `VmRSS` (Java: the JVM's) `--idle-secs` after ready;
 //! 3. create → RUNNING: `POST /connectors` of a FileStreamSource until the connector and its
 //!    task report RUNNING;
-//! 4. FileStreamSource throughput: records/s from the first record in the topic until the
-//!    topic holds every line of the input file (loghub-derived, or generated without loghub);
-//! 5. FileStreamSink throughput: a FileStreamSink over that topic; records/s from the first
-//!    byte of its output file until the file is as long as the input;
+//! 4. FileStreamSource throughput: records/s from the first time the topic is seen holding a
+//!    record until it is seen holding every line of the input file;
+//! 5. FileStreamSink throughput: a FileStreamSink over the round's ceiling topic (the same
+//!    topic, written by the raw producer, for both runtimes); records/s from the first time its
+//!    output file is seen non-empty until it is seen as long as the input;
 //! 6. restart latency: `POST /connectors/{c}/restart?includeTasks=true` (KIP-745) until the
 //!    status topic holds RUNNING records of the connector and its task written after the POST
 //!    (median of `--restarts`);
@@ -19,9 +27,18 @@
 //!    tasks stopped = task status records `UNASSIGNED` written to the status topic until the
 //!    cluster is balanced again (both runtimes default to `connect.protocol=sessioned`).
 //!
-//! The ceiling: a raw librdkafka producer writes the same file into a fresh topic, and a raw
-//! consumer reads the source topic back. Progress goes to stderr; the table (text, then
-//! Markdown) to stdout. This is a measurement, not a test: nothing is asserted.
+//! The ceiling is timed exactly like rows 4 and 5, by the same polling code: a plain librdkafka
+//! producer with Tributary's source-producer settings writes the input file into a fresh topic
+//! (first record seen in the topic → every line seen), then a plain consumer with Tributary's
+//! sink-consumer settings reads that topic and writes each value and a newline to a file through
+//! a 64 KiB buffer, as FileStreamSink does (first byte seen in the file → file complete).
+//!
+//! The Java worker is started the way Connect's `connect-distributed.sh` starts it: heap
+//! `-Xms256M -Xmx2G` unless `--java-heap` says otherwise, and `kafka-run-class.sh`'s default JVM
+//! options; the classpath comes from `scripts/connect-java classpath` (jars from Maven Central).
+//!
+//! Progress goes to stderr; the tables (text, then Markdown) and notes naming the settings to
+//! stdout. This is a measurement, not a test: nothing is asserted.
 
 #[allow(dead_code)] // cpu and peak RSS of the raw producer are not in this table
 #[path = "../raw.rs"]
@@ -29,7 +46,9 @@ mod raw;
 
 use tributary_bench::{input, kafka, proc_stats, say, stamp, table::Table, tempdir, worker};
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs::File;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
@@ -38,8 +57,9 @@ use clap::Parser;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
 use serde_json::{json, Value};
+use tributary_bench::cluster::median_f64;
 use tributary_bench::rest::Rest;
-use tributary_runtime::config::clients::source_producer_config;
+use tributary_runtime::config::clients::{sink_consumer_config, source_producer_config};
 use tributary_runtime::config::worker::{WorkerConfig, WorkerMode};
 
 use crate::input::InputFile;
@@ -50,25 +70,39 @@ use crate::worker::Worker;
 #[derive(Parser, Debug)]
 #[command(
     name = "side-by-side",
-    about = "Java Kafka Connect 4.1.1 and Tributary measured in the same run on the same broker."
+    about = "Java Kafka Connect 4.1.1 and Tributary measured in the same run on the same broker \
+             (medians of --rounds rounds, alternating which runtime goes first)."
 )]
 struct Args {
     /// Lines in the input file.
     #[arg(long, default_value_t = 300_000)]
     lines: u64,
+    /// Rounds to measure; each measures the ceiling and both runtimes, Java first in odd
+    /// rounds and Tributary first in even ones. The table shows the median of the rounds.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    /// Lines written to and read back from a warm-up topic before the first round (at most
+    /// --lines; 0: no warm-up).
+    #[arg(long, default_value_t = 200_000)]
+    warmup_lines: u64,
     /// Kafka bootstrap servers (default: $KAFKA_BOOTSTRAP, else 127.0.0.1:9092).
     #[arg(long)]
     bootstrap: Option<String>,
     /// The `tributary` binary (default: `tributary` next to this executable).
     #[arg(long)]
     tributary: Option<PathBuf>,
-    /// The script that runs a Java Connect worker (default: scripts/connect-java of this
-    /// workspace).
+    /// The script that fetches Apache Kafka Connect's jars and prints their classpath (default:
+    /// scripts/connect-java of this workspace).
     #[arg(long)]
     connect_java: Option<PathBuf>,
-    /// Java heap (`CONNECT_JAVA_HEAP`).
-    #[arg(long, default_value = "256m")]
+    /// Java maximum heap (`-Xmx`); Connect's start script uses 2G. The initial heap (`-Xms`) is
+    /// Connect's 256M, or this when it is smaller.
+    #[arg(long, default_value = "2G")]
     java_heap: String,
+    /// Partitions of each worker group's offsets topic (`offset.storage.partitions`; Connect's
+    /// default is 25).
+    #[arg(long, default_value_t = 5)]
+    offset_partitions: u32,
     /// Directory with the loghub `*.log` files (default: $TRIBUTARY_SHARED/data/loghub).
     #[arg(long)]
     loghub: Option<PathBuf>,
@@ -78,7 +112,7 @@ struct Args {
     /// Seconds an idle worker runs after ready before its RSS is read.
     #[arg(long, default_value_t = 5)]
     idle_secs: u64,
-    /// Restarts measured per runtime (the table shows the median).
+    /// Restarts measured per runtime and round (a round counts their median).
     #[arg(long, default_value_t = 3)]
     restarts: usize,
 }
@@ -95,22 +129,185 @@ fn main() -> ExitCode {
 }
 
 /// Which runtime a measurement is of.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Debug)]
 enum Kind {
     Java,
     Tributary,
 }
 
-/// One runtime's figures.
-#[derive(Default, Debug)]
+impl Kind {
+    fn label(self) -> &'static str {
+        match self {
+            Kind::Java => "java",
+            Kind::Tributary => "tributary",
+        }
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            Kind::Java => "Java",
+            Kind::Tributary => "Tributary",
+        }
+    }
+}
+
+/// The order of the runtimes in round `round` (from 1): Java first in odd rounds.
+fn order(round: usize) -> [Kind; 2] {
+    if round % 2 == 1 {
+        [Kind::Java, Kind::Tributary]
+    } else {
+        [Kind::Tributary, Kind::Java]
+    }
+}
+
+/// Tasks running when the second worker joins (1 source, 1 sink, a 4-task sink).
+const JOIN_TASKS: usize = 6;
+
+/// How often completion is polled, for the runtimes and the ceiling alike.
+const POLL: Duration = Duration::from_millis(5);
+
+/// Bytes the ceiling consumer buffers before writing, as Tributary's FileStreamSink.
+const WRITE_BUFFER: usize = 64 * 1024;
+
+/// One runtime's figures in one round (or the medians over the rounds).
+#[derive(Default, Debug, Clone)]
 struct Figures {
-    ready: Option<Duration>,
-    idle_rss_kib: Option<u64>,
-    create_running: Option<Duration>,
+    ready_ms: Option<f64>,
+    idle_rss_mib: Option<f64>,
+    create_running_ms: Option<f64>,
     source_rps: Option<f64>,
     sink_rps: Option<f64>,
-    restart: Option<Duration>,
-    join_stopped: Option<(usize, usize)>,
+    restart_ms: Option<f64>,
+    /// Tasks stopped (of [`JOIN_TASKS`]) when the second worker joined.
+    join_stopped: Option<f64>,
+}
+
+impl Figures {
+    /// The median of each figure over `rounds` (over the rounds that have it).
+    fn median(rounds: &[&Figures]) -> Figures {
+        let m = |f: fn(&Figures) -> Option<f64>| {
+            median_f64(&rounds.iter().filter_map(|r| f(r)).collect::<Vec<_>>())
+        };
+        Figures {
+            ready_ms: m(|f| f.ready_ms),
+            idle_rss_mib: m(|f| f.idle_rss_mib),
+            create_running_ms: m(|f| f.create_running_ms),
+            source_rps: m(|f| f.source_rps),
+            sink_rps: m(|f| f.sink_rps),
+            restart_ms: m(|f| f.restart_ms),
+            join_stopped: m(|f| f.join_stopped),
+        }
+    }
+}
+
+/// The raw clients' records/s in one round, timed like the runtimes' source and sink rows.
+#[derive(Debug, Clone, Copy)]
+struct Ceiling {
+    producer_rps: f64,
+    consumer_rps: f64,
+}
+
+/// The figures of one round.
+struct Round {
+    order: [Kind; 2],
+    ceiling: Ceiling,
+    java: Figures,
+    tributary: Figures,
+}
+
+/// How the Java worker is started: the `java` binary, its options and classpath.
+struct JavaCmd {
+    java: PathBuf,
+    /// `-Xms…` and `-Xmx…`.
+    heap: Vec<String>,
+    /// `kafka-run-class.sh`'s default performance and JMX options.
+    jvm: Vec<String>,
+    classpath: String,
+}
+
+/// `kafka-run-class.sh`'s `KAFKA_JVM_PERFORMANCE_OPTS` and `KAFKA_JMX_OPTS` defaults.
+const KAFKA_JVM_OPTS: &[&str] = &[
+    "-server",
+    "-XX:+UseG1GC",
+    "-XX:MaxGCPauseMillis=20",
+    "-XX:InitiatingHeapOccupancyPercent=35",
+    "-XX:+ExplicitGCInvokesConcurrent",
+    "-XX:MaxInlineLevel=15",
+    "-Djava.awt.headless=true",
+    "-Dcom.sun.management.jmxremote",
+    "-Dcom.sun.management.jmxremote.authenticate=false",
+    "-Dcom.sun.management.jmxremote.ssl=false",
+];
+
+/// The Java worker's log4j2 configuration: warnings, plus the herder's and REST server's
+/// INFO lines (the level `scripts/connect-java` uses), on stderr.
+const JAVA_LOG4J2: &str = "status = warn
+appender.console.type = Console
+appender.console.name = STDERR
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = WARN
+rootLogger.appenderRef.console.ref = STDERR
+logger.connect.name = org.apache.kafka.connect.runtime.distributed.DistributedHerder
+logger.connect.level = INFO
+logger.rest.name = org.apache.kafka.connect.runtime.rest.RestServer
+logger.rest.level = INFO
+";
+
+/// Bytes of a JVM memory size such as `256M`, `2G` or `512m`.
+fn jvm_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (digits, unit) = match s.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => (&s[..i], &s[i..]),
+        None => (s, ""),
+    };
+    let n: u64 = digits.parse().ok()?;
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        "t" => 40,
+        _ => return None,
+    };
+    n.checked_mul(1 << shift)
+}
+
+impl JavaCmd {
+    /// Fetches Connect's jars through `script` and builds the command line.
+    fn new(script: &Path, heap: &str, log4j: &Path) -> Result<JavaCmd, String> {
+        let out = Command::new(script)
+            .arg("classpath")
+            .stderr(Stdio::inherit())
+            .output()
+            .map_err(|e| format!("{}: {e}", script.display()))?;
+        if !out.status.success() {
+            return Err(format!(
+                "{} classpath failed (needs java and mvn)",
+                script.display()
+            ));
+        }
+        let classpath = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        let max = jvm_size(heap).ok_or_else(|| format!("--java-heap {heap}: not a JVM size"))?;
+        let initial = if max < 256 << 20 { heap } else { "256M" };
+        let java = std::env::var_os("JAVA_HOME")
+            .map(|h| PathBuf::from(h).join("bin/java"))
+            .unwrap_or_else(|| PathBuf::from("java"));
+        let mut jvm: Vec<String> = KAFKA_JVM_OPTS.iter().map(|s| s.to_string()).collect();
+        jvm.push(format!("-Dlog4j2.configurationFile={}", log4j.display()));
+        Ok(JavaCmd {
+            java,
+            heap: vec![format!("-Xms{initial}"), format!("-Xmx{heap}")],
+            jvm,
+            classpath,
+        })
+    }
 }
 
 fn run(args: &Args) -> Result<(), String> {
@@ -118,14 +315,10 @@ fn run(args: &Args) -> Result<(), String> {
     let script = args.connect_java.clone().unwrap_or_else(|| {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/connect-java")
     });
-    let status = Command::new(&script)
-        .arg("fetch")
-        .stdout(Stdio::null())
-        .status()
-        .map_err(|e| format!("{}: {e}", script.display()))?;
-    if !status.success() {
-        return Err("scripts/connect-java fetch failed (needs java and mvn)".into());
-    }
+    let run_dir = tempdir()?;
+    let log4j = run_dir.path().join("log4j2.properties");
+    std::fs::write(&log4j, JAVA_LOG4J2).map_err(|e| e.to_string())?;
+    let java = JavaCmd::new(&script, &args.java_heap, &log4j)?;
     let bootstrap = tributary_bench::bootstrap(args.bootstrap.as_deref());
     let shared = std::env::var("TRIBUTARY_SHARED")
         .map(PathBuf::from)
@@ -153,57 +346,235 @@ fn run(args: &Args) -> Result<(), String> {
     ));
     let broker = Broker::connect(&bootstrap)?;
     let run_id = stamp();
-    let mut topics = Vec::new();
+    let began = Instant::now();
+    let rounds_n = args.rounds.max(1);
+    let ctx = Ctx {
+        args,
+        binary: &binary,
+        java: &java,
+        broker: &broker,
+        input: &input,
+        run_id,
+    };
 
+    // Every topic is deleted at the end of the run, not between rounds: after deletions, the
+    // librdkafka client that reads end offsets did not see topics created next (UnknownPartition
+    // for 30 s although the broker had created them).
+    let mut topics = Vec::new();
+    let mut rounds = Vec::new();
     let result = (|| {
-        let java = measure(
-            args,
-            Kind::Java,
-            &binary,
-            &script,
-            &broker,
-            &input,
-            run_id,
-            &mut topics,
-        )?;
-        let trib = measure(
-            args,
-            Kind::Tributary,
-            &binary,
-            &script,
-            &broker,
-            &input,
-            run_id,
-            &mut topics,
-        )?;
-        let (raw_p, raw_c) = ceiling(&broker, &input, run_id, &mut topics)?;
-        Ok::<_, String>((java, trib, raw_p, raw_c))
+        warm_up(&ctx, &mut topics)?;
+        for round in 1..=rounds_n {
+            let order = order(round);
+            say(format!(
+                "round {round} of {rounds_n}: ceiling, then {} and {}",
+                order[0].title(),
+                order[1].title()
+            ));
+            let (ceiling, shared_topic) = ceiling(&ctx, round, &mut topics)?;
+            let mut figures = HashMap::new();
+            for kind in order {
+                figures.insert(
+                    kind.label(),
+                    measure(&ctx, kind, round, &shared_topic, &mut topics)?,
+                );
+            }
+            rounds.push(Round {
+                order,
+                ceiling,
+                java: figures.remove("java").unwrap_or_default(),
+                tributary: figures.remove("tributary").unwrap_or_default(),
+            });
+        }
+        Ok::<_, String>(())
     })();
-    let names: Vec<&str> = topics.iter().map(String::as_str).collect();
-    broker.delete_topics(&names);
-    let (java, trib, raw_p, raw_c) = result?;
-    let table = render(args, &java, &trib, raw_p, raw_c);
+    delete_topics(&broker, &topics);
+    result?;
+    let took = began.elapsed();
+
+    let java_median = Figures::median(&rounds.iter().map(|r| &r.java).collect::<Vec<_>>());
+    let trib_median = Figures::median(&rounds.iter().map(|r| &r.tributary).collect::<Vec<_>>());
+    let ceiling = Ceiling {
+        producer_rps: median_f64(
+            &rounds
+                .iter()
+                .map(|r| r.ceiling.producer_rps)
+                .collect::<Vec<_>>(),
+        )
+        .unwrap_or(0.0),
+        consumer_rps: median_f64(
+            &rounds
+                .iter()
+                .map(|r| r.ceiling.consumer_rps)
+                .collect::<Vec<_>>(),
+        )
+        .unwrap_or(0.0),
+    };
+    let table = render(&java_median, &trib_median, ceiling);
+    println!("Median of {} round(s):", rounds.len());
     print!("{}", table.text());
+    println!();
+    println!("Each round:");
+    print!("{}", per_round(&rounds).text());
     println!();
     print!("{}", table.markdown());
     println!();
-    println!(
-        "input: {} lines ({:.1} MB) of {} log lines; Java heap -Xmx{}; broker {}; one run, same broker, Java first.",
-        input.lines,
-        input.file_bytes as f64 / 1e6,
-        input.origin,
-        args.java_heap,
-        broker.bootstrap()
-    );
+    for line in notes(&ctx, &rounds, took) {
+        println!("{line}");
+    }
     Ok(())
 }
 
-fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
+/// What every measurement needs.
+struct Ctx<'a> {
+    args: &'a Args,
+    binary: &'a Path,
+    java: &'a JavaCmd,
+    broker: &'a Broker,
+    input: &'a InputFile,
+    run_id: u128,
+}
+
+impl Ctx<'_> {
+    /// The worker properties of group `group` (every worker of both runtimes uses these).
+    fn worker_props(&self, group: &str) -> Vec<(String, String)> {
+        let mut props = worker::distributed_properties(self.broker.bootstrap(), group);
+        for (k, v) in props.iter_mut() {
+            if k == "offset.storage.partitions" {
+                *v = self.args.offset_partitions.to_string();
+            }
+        }
+        props
+    }
+
+    /// The value of worker property `key` (as every worker gets it).
+    fn worker_prop(&self, key: &str) -> String {
+        self.worker_props("g")
+            .into_iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+            .unwrap_or_else(|| "default".into())
+    }
+}
+
+/// Deletes `topics` (reporting, not failing on, errors).
+fn delete_topics(broker: &Broker, topics: &[String]) {
+    if !topics.is_empty() {
+        let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+        broker.delete_topics(&names);
+    }
+}
+
+/// The notes printed under the tables: what produced the figures.
+fn notes(ctx: &Ctx<'_>, rounds: &[Round], took: Duration) -> Vec<String> {
+    let args = ctx.args;
+    let orders: Vec<String> = rounds
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            format!(
+                "round {}: {} then {}",
+                i + 1,
+                r.order[0].title(),
+                r.order[1].title()
+            )
+        })
+        .collect();
+    let warmup = args.warmup_lines.min(ctx.input.lines);
+    vec![
+        format!(
+            "rounds: {}, each cell the median of the rounds (ratios are ratios of medians); \
+             the ceiling first in every round, then the runtimes in alternating order ({}).",
+            rounds.len(),
+            orders.join("; ")
+        ),
+        if warmup > 0 {
+            format!(
+                "warm-up: {warmup} lines produced to and consumed from a warm-up topic before \
+                 round 1."
+            )
+        } else {
+            "warm-up: none (--warmup-lines 0).".into()
+        },
+        format!(
+            "input: {} lines ({:.1} MB) of {} log lines ({}).",
+            ctx.input.lines,
+            ctx.input.file_bytes as f64 / 1e6,
+            ctx.input.origin,
+            if ctx.input.origin == "loghub" {
+                "loghub sample logs, numbered"
+            } else {
+                "no loghub files found"
+            }
+        ),
+        format!(
+            "Java: Connect 4.1.1 (jars from Maven Central), JVM started as connect-distributed.sh \
+             does: heap {} ({}), {}; log level WARN (herder and REST server INFO).",
+            ctx.java.heap.join(" "),
+            if jvm_size(&args.java_heap) == jvm_size("2G") {
+                "Connect's start-script default"
+            } else {
+                "--java-heap"
+            },
+            KAFKA_JVM_OPTS.join(" ")
+        ),
+        format!(
+            "workers: distributed, one group per runtime and round; offsets topic {} partitions, \
+             status topic {}, config topic 1, replication factor 1; offset.flush.interval.ms={}; \
+             connect.protocol left at its default (sessioned); String converters.",
+            args.offset_partitions,
+            ctx.worker_prop("status.storage.partitions"),
+            ctx.worker_prop("offset.flush.interval.ms")
+        ),
+        format!(
+            "memory: VmRSS of the worker process (for Java, the JVM itself), read {} s after \
+             ready with no connectors.",
+            args.idle_secs
+        ),
+        "throughput: source = first record seen in a fresh 1-partition topic → every line seen \
+         (end offset polled every 5 ms); sink = first byte seen in the output file → file \
+         complete (size polled every 5 ms); both sinks read the topic the raw producer wrote \
+         in the same round."
+            .into(),
+        "ceiling: a plain librdkafka producer (Tributary's source-producer settings) and a plain \
+         consumer (its sink-consumer settings, writing the file through a 64 KiB buffer), timed \
+         by the same polling as the runtime rows."
+            .into(),
+        format!(
+            "restart: median of {} restarts per round; broker {} (same broker for everything); \
+             whole run {:.1} min.",
+            args.restarts.max(1),
+            ctx.broker.bootstrap(),
+            took.as_secs_f64() / 60.0
+        ),
+    ]
+}
+
+fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
     v.map(f).unwrap_or_else(|| "n/a".into())
 }
 
-fn render(args: &Args, j: &Figures, t: &Figures, raw_p: f64, raw_c: f64) -> Table {
-    let _ = args;
+fn fmt_ms(v: f64) -> String {
+    format!("{v:.0} ms")
+}
+
+fn fmt_rps(v: f64) -> String {
+    format!("{v:.0} rec/s")
+}
+
+fn fmt_mib(v: f64) -> String {
+    format!("{v:.0} MiB")
+}
+
+fn fmt_stopped(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0} of {JOIN_TASKS}")
+    } else {
+        format!("{v:.1} of {JOIN_TASKS}")
+    }
+}
+
+fn render(j: &Figures, t: &Figures, ceiling: Ceiling) -> Table {
     let mut table = Table::new(&[
         "measure",
         "Java Connect 4.1.1",
@@ -211,38 +582,38 @@ fn render(args: &Args, j: &Figures, t: &Figures, raw_p: f64, raw_c: f64) -> Tabl
         "Tributary advantage",
         "librdkafka ceiling",
     ]);
-    let ms = |d: Duration| format!("{:.0} ms", d.as_secs_f64() * 1e3);
-    let lower = |a: Option<f64>, b: Option<f64>| match (a, b) {
-        (Some(a), Some(b)) if b > 0.0 => format!("{:.1}x less", a / b),
+    let ratio = |a: Option<f64>, b: Option<f64>, f: fn(f64, f64) -> String| match (a, b) {
+        (Some(a), Some(b)) if a > 0.0 && b > 0.0 => f(a, b),
         _ => "n/a".into(),
     };
-    let faster = |a: Option<f64>, b: Option<f64>| match (a, b) {
-        (Some(a), Some(b)) if a > 0.0 => format!("{:.2}x", b / a),
-        _ => "n/a".into(),
-    };
-    let secs = |d: Option<Duration>| d.map(|d| d.as_secs_f64());
     table.row(
         "idle worker RSS",
         vec![
-            opt(j.idle_rss_kib, |k| format!("{:.0} MiB", k as f64 / 1024.0)),
-            opt(t.idle_rss_kib, |k| format!("{:.0} MiB", k as f64 / 1024.0)),
-            lower(
-                j.idle_rss_kib.map(|v| v as f64),
-                t.idle_rss_kib.map(|v| v as f64),
-            ),
+            opt(j.idle_rss_mib, fmt_mib),
+            opt(t.idle_rss_mib, fmt_mib),
+            ratio(j.idle_rss_mib, t.idle_rss_mib, |a, b| {
+                if a >= b {
+                    format!("{:.1}x less", a / b)
+                } else {
+                    format!("{:.1}x more", b / a)
+                }
+            }),
             "".into(),
         ],
     );
-    let time_row = |table: &mut Table, label: &str, a: Option<Duration>, b: Option<Duration>| {
+    let time_row = |table: &mut Table, label: &str, a: Option<f64>, b: Option<f64>| {
         table.row(
             label,
             vec![
-                opt(a, ms),
-                opt(b, ms),
-                match (secs(a), secs(b)) {
-                    (Some(a), Some(b)) if b > 0.0 => format!("{:.1}x faster", a / b),
-                    _ => "n/a".into(),
-                },
+                opt(a, fmt_ms),
+                opt(b, fmt_ms),
+                ratio(a, b, |a, b| {
+                    if a >= b {
+                        format!("{:.1}x faster", a / b)
+                    } else {
+                        format!("{:.1}x slower", b / a)
+                    }
+                }),
                 "".into(),
             ],
         )
@@ -250,51 +621,302 @@ fn render(args: &Args, j: &Figures, t: &Figures, raw_p: f64, raw_c: f64) -> Tabl
     time_row(
         &mut table,
         "start → ready (REST + joined)",
-        j.ready,
-        t.ready,
+        j.ready_ms,
+        t.ready_ms,
     );
-    let rps = |v: f64| format!("{:.0} rec/s", v);
-    table.row(
+    let rate_row = |table: &mut Table, label: &str, a: Option<f64>, b: Option<f64>, c: String| {
+        table.row(
+            label,
+            vec![
+                opt(a, fmt_rps),
+                opt(b, fmt_rps),
+                ratio(a, b, |a, b| format!("{:.2}x", b / a)),
+                c,
+            ],
+        )
+    };
+    rate_row(
+        &mut table,
         "FileStreamSource throughput",
-        vec![
-            opt(j.source_rps, rps),
-            opt(t.source_rps, rps),
-            faster(j.source_rps, t.source_rps),
-            format!("{} (producer)", rps(raw_p)),
-        ],
+        j.source_rps,
+        t.source_rps,
+        format!("{} (producer)", fmt_rps(ceiling.producer_rps)),
     );
-    table.row(
+    rate_row(
+        &mut table,
         "FileStreamSink throughput",
-        vec![
-            opt(j.sink_rps, rps),
-            opt(t.sink_rps, rps),
-            faster(j.sink_rps, t.sink_rps),
-            format!("{} (consumer)", rps(raw_c)),
-        ],
+        j.sink_rps,
+        t.sink_rps,
+        format!("{} (consumer)", fmt_rps(ceiling.consumer_rps)),
     );
     time_row(
         &mut table,
         "connector create → all tasks RUNNING",
-        j.create_running,
-        t.create_running,
+        j.create_running_ms,
+        t.create_running_ms,
     );
     time_row(
         &mut table,
-        "KIP-745 restart → RUNNING (median)",
-        j.restart,
-        t.restart,
+        "KIP-745 restart → RUNNING",
+        j.restart_ms,
+        t.restart_ms,
     );
-    let stopped = |v: Option<(usize, usize)>| opt(v, |(s, n)| format!("{s} of {n}"));
     table.row(
         "tasks stopped when a 2nd worker joins (sessioned)",
         vec![
-            stopped(j.join_stopped),
-            stopped(t.join_stopped),
+            opt(j.join_stopped, fmt_stopped),
+            opt(t.join_stopped, fmt_stopped),
             "".into(),
             "".into(),
         ],
     );
     table
+}
+
+/// Every round's figures, one row per runtime and round, with the ceiling's.
+fn per_round(rounds: &[Round]) -> Table {
+    let mut table = Table::new(&[
+        "round",
+        "idle RSS",
+        "start → ready",
+        "source",
+        "sink",
+        "create → RUNNING",
+        "restart",
+        "stopped on join",
+    ]);
+    for (i, r) in rounds.iter().enumerate() {
+        table.row(
+            format!("{} ceiling", i + 1),
+            vec![
+                "".into(),
+                "".into(),
+                fmt_rps(r.ceiling.producer_rps),
+                fmt_rps(r.ceiling.consumer_rps),
+                "".into(),
+                "".into(),
+                "".into(),
+            ],
+        );
+        for (pos, kind) in r.order.iter().enumerate() {
+            let f = match kind {
+                Kind::Java => &r.java,
+                Kind::Tributary => &r.tributary,
+            };
+            table.row(
+                format!(
+                    "{} {} ({})",
+                    i + 1,
+                    kind.title(),
+                    if pos == 0 { "1st" } else { "2nd" }
+                ),
+                vec![
+                    opt(f.idle_rss_mib, fmt_mib),
+                    opt(f.ready_ms, fmt_ms),
+                    opt(f.source_rps, fmt_rps),
+                    opt(f.sink_rps, fmt_rps),
+                    opt(f.create_running_ms, fmt_ms),
+                    opt(f.restart_ms, fmt_ms),
+                    opt(f.join_stopped, fmt_stopped),
+                ],
+            );
+        }
+    }
+    table
+}
+
+/// Polls `progress` every [`POLL`] until it reaches `target`; returns the time from the first
+/// poll that saw a non-zero value to the first that saw `target` or more. The runtimes' rows
+/// and the ceiling are timed by this one function, so they share their start and end events.
+fn time_to_complete(
+    what: &str,
+    target: u64,
+    timeout: Duration,
+    mut progress: impl FnMut() -> Result<u64, String>,
+) -> Result<Duration, String> {
+    let mut first = None;
+    let deadline = Instant::now() + timeout;
+    loop {
+        let now = progress()?;
+        if now > 0 && first.is_none() {
+            first = Some(Instant::now());
+        }
+        if now >= target {
+            return Ok(first.map(|t| t.elapsed()).unwrap_or_default());
+        }
+        if Instant::now() > deadline {
+            return Err(format!("{what}: {now} of {target} after {timeout:?}"));
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+/// Records/s of `lines` records over `took`.
+fn per_sec(lines: u64, took: Duration) -> f64 {
+    lines as f64 / took.as_secs_f64().max(1e-3)
+}
+
+/// The end offset of `topic` as a count (0 while it cannot be read).
+fn topic_records(broker: &Broker, topic: &str) -> u64 {
+    broker.try_end_offset(topic).unwrap_or(0).max(0) as u64
+}
+
+/// The size of `path` (0 while it does not exist).
+fn file_len(path: &Path) -> u64 {
+    std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
+}
+
+/// The configuration Tributary derives for a source task's producer and a sink task's consumer
+/// from the worker properties of group `group`.
+fn client_configs(ctx: &Ctx<'_>, group: &str) -> Result<(ClientConfig, ClientConfig), String> {
+    let cfg = WorkerConfig::parse(
+        WorkerMode::Distributed,
+        ctx.worker_props(group)
+            .into_iter()
+            .collect::<HashMap<_, _>>(),
+        "worker.properties",
+    )
+    .map_err(|e| e.0)?;
+    Ok((
+        source_producer_config(&cfg, "sbs-raw", 0, HashMap::new()),
+        sink_consumer_config(&cfg, group, 0, HashMap::new()),
+    ))
+}
+
+/// Reads `topic` from its beginning with `config` and writes each value and a newline to `out`
+/// until `lines` records are read; returns the records read.
+fn consume_to_file(
+    config: &ClientConfig,
+    topic: &str,
+    lines: u64,
+    out: &Path,
+) -> Result<u64, String> {
+    let consumer: BaseConsumer = config
+        .create()
+        .map_err(|e| format!("creating the raw consumer: {e}"))?;
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(topic, 0, Offset::Beginning)
+        .map_err(|e| e.to_string())?;
+    consumer.assign(&tpl).map_err(|e| e.to_string())?;
+    let file = File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let mut writer = BufWriter::with_capacity(WRITE_BUFFER, file);
+    let mut n = 0u64;
+    let deadline = Instant::now() + Duration::from_secs(600);
+    while n < lines {
+        if Instant::now() > deadline {
+            return Err(format!("raw consumer: {n} of {lines} records from {topic}"));
+        }
+        match consumer.poll(Duration::from_millis(100)) {
+            Some(Ok(m)) => {
+                writer
+                    .write_all(m.payload().unwrap_or_default())
+                    .and_then(|()| writer.write_all(b"\n"))
+                    .map_err(|e| format!("{}: {e}", out.display()))?;
+                n += 1;
+                if m.offset() + 1 >= lines as i64 {
+                    break;
+                }
+            }
+            Some(Err(e)) => say(format!("raw consumer: {e}")),
+            None => {}
+        }
+    }
+    writer
+        .flush()
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    Ok(n)
+}
+
+/// Warms the broker up: the raw producer writes `--warmup-lines` lines to a warm-up topic and
+/// the raw consumer reads them back. Nothing is timed.
+fn warm_up(ctx: &Ctx<'_>, topics: &mut Vec<String>) -> Result<(), String> {
+    let lines = ctx.args.warmup_lines.min(ctx.input.lines);
+    if lines == 0 {
+        return Ok(());
+    }
+    let group = format!("sbs-warmup-{}", ctx.run_id);
+    let topic = format!("{group}-lines");
+    ctx.broker.create_topic(&topic)?;
+    topics.push(topic.clone());
+    let (producer, consumer) = client_configs(ctx, &group)?;
+    say(format!(
+        "warm-up: {lines} lines to {topic} and back (not measured)"
+    ));
+    raw::run(&producer, ctx.input, &topic, Some(lines))?;
+    let dir = tempdir()?;
+    consume_to_file(&consumer, &topic, lines, &dir.path().join("warmup.txt"))?;
+    Ok(())
+}
+
+/// The round's ceiling: the raw producer writes the input file into a fresh topic, then the raw
+/// consumer reads it back into a file; both timed by [`time_to_complete`] as the runtimes are.
+/// Returns the records/s and the topic (which both runtimes' sinks then read).
+fn ceiling(
+    ctx: &Ctx<'_>,
+    round: usize,
+    topics: &mut Vec<String>,
+) -> Result<(Ceiling, String), String> {
+    let group = format!("sbs-raw-{}-r{round}", ctx.run_id);
+    let topic = format!("{group}-lines");
+    ctx.broker.create_topic(&topic)?;
+    topics.push(topic.clone());
+    let (producer, consumer) = client_configs(ctx, &group)?;
+    let target = ctx.input.lines;
+
+    let handle = {
+        let (producer, input, topic) = (producer.clone(), ctx.input.clone(), topic.clone());
+        std::thread::spawn(move || raw::run(&producer, &input, &topic, None))
+    };
+    let timed = time_to_complete("raw producer", target, Duration::from_secs(600), || {
+        let n = topic_records(ctx.broker, &topic);
+        if n < target && handle.is_finished() {
+            return Err("the raw producer stopped early".into());
+        }
+        Ok(n)
+    });
+    let produced = handle
+        .join()
+        .map_err(|_| "the raw producer panicked".to_string())?;
+    let producer_took = timed.map_err(|e| match &produced {
+        Err(p) => format!("{e}: {p}"),
+        Ok(_) => e,
+    })?;
+    produced?;
+    let producer_rps = per_sec(target, producer_took);
+
+    let dir = tempdir()?;
+    let out = dir.path().join("raw-sink.txt");
+    let handle = {
+        let (consumer, topic, out) = (consumer.clone(), topic.clone(), out.clone());
+        std::thread::spawn(move || consume_to_file(&consumer, &topic, target, &out))
+    };
+    let bytes = ctx.input.file_bytes;
+    let timed = time_to_complete("raw consumer", bytes, Duration::from_secs(600), || {
+        let n = file_len(&out);
+        if n < bytes && handle.is_finished() {
+            return Err("the raw consumer stopped early".into());
+        }
+        Ok(n)
+    });
+    let consumed = handle
+        .join()
+        .map_err(|_| "the raw consumer panicked".to_string())?;
+    let consumer_took = timed.map_err(|e| match &consumed {
+        Err(c) => format!("{e}: {c}"),
+        Ok(_) => e,
+    })?;
+    consumed?;
+    let consumer_rps = per_sec(target, consumer_took);
+    say(format!(
+        "round {round}: ceiling: producer {producer_rps:.0} rec/s, consumer {consumer_rps:.0} rec/s"
+    ));
+    Ok((
+        Ceiling {
+            producer_rps,
+            consumer_rps,
+        },
+        topic,
+    ))
 }
 
 /// A started worker of either runtime.
@@ -313,19 +935,16 @@ fn free_port() -> Result<u16, String> {
 /// Spawns a worker of `kind` in group `group` in `dir` and waits until it is ready; returns it
 /// with the time that took.
 fn start(
-    args: &Args,
+    ctx: &Ctx<'_>,
     kind: Kind,
-    binary: &Path,
-    script: &Path,
     dir: &Path,
-    bootstrap: &str,
     group: &str,
 ) -> Result<(Started, Duration), String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let mut props = worker::distributed_properties(bootstrap, group);
+    let mut props = ctx.worker_props(group);
     let (mut w, base) = match kind {
         Kind::Tributary => {
-            let mut w = Worker::spawn_distributed(binary, dir, &props)?;
+            let mut w = Worker::spawn_distributed(ctx.binary, dir, &props)?;
             let base = w.wait_rest(Duration::from_secs(120))?;
             (w, base)
         }
@@ -341,17 +960,23 @@ fn start(
             let file = dir.join("worker.properties");
             std::fs::write(&file, text).map_err(|e| e.to_string())?;
             let log = dir.join("worker.log");
-            let out = std::fs::File::create(&log).map_err(|e| e.to_string())?;
+            let out = File::create(&log).map_err(|e| e.to_string())?;
             let err = out.try_clone().map_err(|e| e.to_string())?;
+            let java = ctx.java;
             let started = Instant::now();
-            let child = Command::new(script)
+            let child = Command::new(&java.java)
+                .args(&java.heap)
+                .args(&java.jvm)
+                .arg("-cp")
+                .arg(&java.classpath)
+                .arg("org.apache.kafka.connect.cli.ConnectDistributed")
                 .arg(&file)
-                .env("CONNECT_JAVA_HEAP", &args.java_heap)
+                .current_dir(dir)
                 .stdin(Stdio::null())
                 .stdout(out)
                 .stderr(err)
                 .spawn()
-                .map_err(|e| format!("{}: {e}", script.display()))?;
+                .map_err(|e| format!("{}: {e}", java.java.display()))?;
             (
                 Worker {
                     child,
@@ -493,49 +1118,42 @@ fn create(rest: &Rest, name: &str, config: Value) -> Result<(), String> {
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Measures one runtime in round `round`; its sink reads `sink_topic` (the round's ceiling
+/// topic).
 fn measure(
-    args: &Args,
+    ctx: &Ctx<'_>,
     kind: Kind,
-    binary: &Path,
-    script: &Path,
-    broker: &Broker,
-    input: &InputFile,
-    run_id: u128,
+    round: usize,
+    sink_topic: &str,
     topics: &mut Vec<String>,
 ) -> Result<Figures, String> {
-    let label = match kind {
-        Kind::Java => "java",
-        Kind::Tributary => "tributary",
-    };
+    let label = format!("round {round}: {}", kind.label());
+    let args = ctx.args;
+    let broker = ctx.broker;
+    let input = ctx.input;
     let dir = tempdir()?;
-    let group = format!("sbs-{label}-{run_id}");
+    let group = format!("sbs-{}-{}-r{round}", kind.label(), ctx.run_id);
     topics.extend(worker::internal_topics(&group));
-    let topic = format!("sbs-{label}-{run_id}-lines");
-    let idle_topic = format!("sbs-{label}-{run_id}-idle");
+    let topic = format!("{group}-lines");
+    let idle_topic = format!("{group}-idle");
     broker.create_topic(&topic)?;
     broker.create_topic(&idle_topic)?;
     topics.push(topic.clone());
     topics.push(idle_topic.clone());
+    // The sink's consumer group (`connect-<name>`) is new for every runtime and round, so each
+    // sink reads the shared topic from its beginning.
+    let sink = format!("sbs-sink-{}-{}-r{round}", kind.label(), ctx.run_id);
     let mut f = Figures::default();
 
     say(format!("{label}: starting worker 1"));
-    let (mut w1, ready) = start(
-        args,
-        kind,
-        binary,
-        script,
-        &dir.path().join("w1"),
-        broker.bootstrap(),
-        &group,
-    )?;
-    f.ready = Some(ready);
+    let (mut w1, ready) = start(ctx, kind, &dir.path().join("w1"), &group)?;
+    f.ready_ms = Some(ready.as_secs_f64() * 1e3);
     say(format!(
         "{label}: ready after {:.0} ms",
         ready.as_secs_f64() * 1e3
     ));
     std::thread::sleep(Duration::from_secs(args.idle_secs));
-    f.idle_rss_kib = proc_stats::memory(w1.worker.pid()).map(|m| m.rss_kib);
+    f.idle_rss_mib = proc_stats::memory(w1.worker.pid()).map(|m| m.rss_kib as f64 / 1024.0);
     let rest = &w1.rest;
 
     // Source: create → RUNNING, then throughput.
@@ -547,61 +1165,45 @@ fn measure(
                "file": input.path.display().to_string(), "topic": topic}),
     )?;
     wait_running(rest, "sbs-source", 1, Duration::from_secs(120))?;
-    f.create_running = Some(t0.elapsed());
-    let target = input.lines as i64;
-    let mut first = None;
-    let deadline = Instant::now() + Duration::from_secs(900);
-    loop {
-        let end = broker.try_end_offset(&topic).unwrap_or(0);
-        if end > 0 && first.is_none() {
-            first = Some(Instant::now());
-        }
-        if end >= target {
-            break;
-        }
-        if Instant::now() > deadline {
-            return Err(format!("{label}: source wrote {end} of {target} records"));
-        }
-        w1.worker.check_alive()?;
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let took = first.map(|t| t.elapsed()).unwrap_or_default();
-    f.source_rps = Some(input.lines as f64 / took.as_secs_f64().max(1e-3));
+    f.create_running_ms = Some(t0.elapsed().as_secs_f64() * 1e3);
+    let worker = &mut w1.worker;
+    let took = time_to_complete(
+        &format!("{label}: source"),
+        input.lines,
+        Duration::from_secs(900),
+        || {
+            worker.check_alive()?;
+            Ok(topic_records(broker, &topic))
+        },
+    )?;
+    f.source_rps = Some(per_sec(input.lines, took));
     say(format!(
         "{label}: source {:.0} rec/s",
-        f.source_rps.unwrap()
+        f.source_rps.unwrap_or_default()
     ));
 
     // Sink: first byte → whole file.
     let out = dir.path().join("sink-out.txt");
     create(
         rest,
-        "sbs-sink",
+        &sink,
         json!({"connector.class": "FileStreamSink", "tasks.max": "1",
-               "file": out.display().to_string(), "topics": topic}),
+               "file": out.display().to_string(), "topics": sink_topic}),
     )?;
-    let mut first = None;
-    let deadline = Instant::now() + Duration::from_secs(900);
-    loop {
-        let len = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
-        if len > 0 && first.is_none() {
-            first = Some(Instant::now());
-        }
-        if len >= input.file_bytes {
-            break;
-        }
-        if Instant::now() > deadline {
-            return Err(format!(
-                "{label}: sink wrote {len} of {} bytes",
-                input.file_bytes
-            ));
-        }
-        w1.worker.check_alive()?;
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let took = first.map(|t| t.elapsed()).unwrap_or_default();
-    f.sink_rps = Some(input.lines as f64 / took.as_secs_f64().max(1e-3));
-    say(format!("{label}: sink {:.0} rec/s", f.sink_rps.unwrap()));
+    let took = time_to_complete(
+        &format!("{label}: sink"),
+        input.file_bytes,
+        Duration::from_secs(900),
+        || {
+            worker.check_alive()?;
+            Ok(file_len(&out))
+        },
+    )?;
+    f.sink_rps = Some(per_sec(input.lines, took));
+    say(format!(
+        "{label}: sink {:.0} rec/s",
+        f.sink_rps.unwrap_or_default()
+    ));
 
     // Restarts: POST → RUNNING records of the connector and its task after the POST.
     let status_topic = format!("{group}-status");
@@ -633,12 +1235,11 @@ fn measure(
             }
         }
         if conn && task {
-            times.push(t0.elapsed());
+            times.push(t0.elapsed().as_secs_f64() * 1e3);
         }
     }
-    times.sort();
-    f.restart = times.get(times.len() / 2).copied();
-    say(format!("{label}: restarts {times:?}"));
+    f.restart_ms = median_f64(&times);
+    say(format!("{label}: restarts (ms) {times:.0?}"));
 
     // Join: 6 tasks on worker 1, then worker 2 joins.
     create(
@@ -647,34 +1248,25 @@ fn measure(
         json!({"connector.class": "FileStreamSink", "tasks.max": "4",
                "file": dir.path().join("fanout.txt").display().to_string(), "topics": idle_topic}),
     )?;
-    wait_running(rest, "sbs-fanout", 4, Duration::from_secs(120))?;
-    wait_running(rest, "sbs-sink", 1, Duration::from_secs(120))?;
-    wait_running(rest, "sbs-source", 1, Duration::from_secs(120))?;
+    let jobs = [("sbs-source", 1), (sink.as_str(), 1), ("sbs-fanout", 4)];
+    for (name, tasks) in jobs {
+        wait_running(rest, name, tasks, Duration::from_secs(120))?;
+    }
     std::thread::sleep(Duration::from_secs(2));
     watch.mark()?;
     say(format!("{label}: starting worker 2"));
-    let (mut w2, _) = start(
-        args,
-        kind,
-        binary,
-        script,
-        &dir.path().join("w2"),
-        broker.bootstrap(),
-        &group,
-    )?;
+    let (mut w2, _) = start(ctx, kind, &dir.path().join("w2"), &group)?;
     let mut records = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(120);
     let mut balanced_at = None;
     loop {
         records.extend(watch.poll(Duration::from_millis(200)));
-        let owners: Option<Vec<BTreeMap<i64, String>>> =
-            [("sbs-source", 1), ("sbs-sink", 1), ("sbs-fanout", 4)]
-                .iter()
-                .map(|(c, n)| status_all_running(rest, c, *n))
-                .collect();
+        let owners: Option<Vec<BTreeMap<i64, String>>> = jobs
+            .iter()
+            .map(|(c, n)| status_all_running(rest, c, *n))
+            .collect();
         let spread = owners.is_some_and(|o| {
-            let workers: std::collections::BTreeSet<&String> =
-                o.iter().flat_map(|m| m.values()).collect();
+            let workers: BTreeSet<&String> = o.iter().flat_map(|m| m.values()).collect();
             workers.len() >= 2
         });
         if spread && balanced_at.is_none() {
@@ -695,63 +1287,54 @@ fn measure(
         .iter()
         .filter(|(k, s)| k.starts_with("status-task-") && s == "UNASSIGNED")
         .count();
-    f.join_stopped = balanced_at.map(|_| (stopped, 6));
+    f.join_stopped = balanced_at.map(|_| stopped as f64);
     say(format!("{label}: {stopped} task(s) stopped on join"));
 
     w2.worker.terminate(Duration::from_secs(30));
     w1.worker.terminate(Duration::from_secs(30));
-    let _ = HashMap::<(), ()>::new();
     Ok(f)
 }
 
-/// The raw producer over the input file into a fresh topic, and a raw consumer reading it back:
-/// records/s of each.
-fn ceiling(
-    broker: &Broker,
-    input: &InputFile,
-    run_id: u128,
-    topics: &mut Vec<String>,
-) -> Result<(f64, f64), String> {
-    let topic = format!("sbs-raw-{run_id}");
-    broker.create_topic(&topic)?;
-    topics.push(topic.clone());
-    let dir = tempdir()?;
-    let props = worker::worker_properties(broker.bootstrap(), dir.path());
-    let cfg = WorkerConfig::parse(
-        WorkerMode::Standalone,
-        props.into_iter().collect::<HashMap<_, _>>(),
-        "worker.properties",
-    )
-    .map_err(|e| e.0)?;
-    let producer = source_producer_config(&cfg, "bench-raw", 0, HashMap::new());
-    say("ceiling: raw producer");
-    let r = raw::run(&producer, input, &topic, None)?;
-    let prod_rps = r.records as f64 / r.elapsed.as_secs_f64();
-    say("ceiling: raw consumer");
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", broker.bootstrap())
-        .set("group.id", format!("sbs-raw-{run_id}"))
-        .set("enable.auto.commit", "false")
-        .set("log_level", "3")
-        .create()
-        .map_err(|e| e.to_string())?;
-    let mut tpl = TopicPartitionList::new();
-    tpl.add_partition_offset(&topic, 0, Offset::Beginning)
-        .map_err(|e| e.to_string())?;
-    consumer.assign(&tpl).map_err(|e| e.to_string())?;
-    let target = input.lines as i64;
-    let mut n = 0i64;
-    let mut first = None;
-    let deadline = Instant::now() + Duration::from_secs(600);
-    while n < target && Instant::now() < deadline {
-        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(100)) {
-            first.get_or_insert_with(Instant::now);
-            n += 1;
-            if m.offset() + 1 >= target {
-                break;
-            }
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds_alternate_which_runtime_goes_first() {
+        assert_eq!(order(1), [Kind::Java, Kind::Tributary]);
+        assert_eq!(order(2), [Kind::Tributary, Kind::Java]);
+        assert_eq!(order(3), [Kind::Java, Kind::Tributary]);
     }
-    let took = first.map(|t| t.elapsed()).unwrap_or_default();
-    Ok((prod_rps, n as f64 / took.as_secs_f64().max(1e-3)))
+
+    #[test]
+    fn jvm_sizes() {
+        assert_eq!(jvm_size("256M"), Some(256 << 20));
+        assert_eq!(jvm_size("2G"), Some(2 << 30));
+        assert_eq!(jvm_size("512m"), Some(512 << 20));
+        assert_eq!(jvm_size("1024"), Some(1024));
+        assert_eq!(jvm_size("2X"), None);
+        assert_eq!(jvm_size(""), None);
+    }
+
+    #[test]
+    fn medians_per_figure() {
+        let a = Figures {
+            ready_ms: Some(3.0),
+            source_rps: Some(10.0),
+            ..Default::default()
+        };
+        let b = Figures {
+            ready_ms: Some(1.0),
+            ..Default::default()
+        };
+        let c = Figures {
+            ready_ms: Some(2.0),
+            source_rps: Some(30.0),
+            ..Default::default()
+        };
+        let m = Figures::median(&[&a, &b, &c]);
+        assert_eq!(m.ready_ms, Some(2.0));
+        assert_eq!(m.source_rps, Some(20.0));
+        assert_eq!(m.sink_rps, None);
+    }
 }
