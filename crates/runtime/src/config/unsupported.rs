@@ -66,8 +66,9 @@ impl OverridePolicy {
     }
 }
 
-/// What the worker offers the connectors it runs, for the checks below.
-#[derive(Debug, Clone, Copy)]
+/// What the worker offers the connectors it runs, for the checks below (and its converters,
+/// which validation reports as the defaults of the connector-level converter keys).
+#[derive(Debug, Clone)]
 pub struct WorkerSupport {
     /// Worker `topic.creation.enable` (default true): whether Connect would create topics from a
     /// source connector's `topic.creation.*` settings.
@@ -77,6 +78,8 @@ pub struct WorkerSupport {
     pub connector_offsets_topics: bool,
     /// `connector.client.config.override.policy`.
     pub override_policy: OverridePolicy,
+    /// The worker's `key.converter`, `value.converter` and `header.converter` settings.
+    pub converters: [Option<String>; 3],
 }
 
 impl WorkerSupport {
@@ -90,6 +93,8 @@ impl WorkerSupport {
                 .string("connector.client.config.override.policy")
                 .and_then(|p| OverridePolicy::parse(&p).ok())
                 .unwrap_or(OverridePolicy::All),
+            converters: ["key.converter", "value.converter", "header.converter"]
+                .map(|k| config.string(k)),
         }
     }
 }
@@ -101,6 +106,7 @@ impl Default for WorkerSupport {
             topic_creation_enable: true,
             connector_offsets_topics: true,
             override_policy: OverridePolicy::All,
+            converters: [None, None, None],
         }
     }
 }

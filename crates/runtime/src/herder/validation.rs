@@ -50,7 +50,26 @@ pub fn validate(
         .connector_plugin(class)
         .map_err(|e| HerderError::BadRequest(e.to_string()))?;
     let connector = (plugin.new)();
-    let framework = config_def_for(plugin.connector_type);
+    let mut framework = config_def_for(plugin.connector_type);
+    // As in Connect, the connector-level converter keys default to the worker's converters
+    // (reported by their class names).
+    for (key, worker_value) in ["key.converter", "value.converter", "header.converter"]
+        .iter()
+        .zip(&support.converters)
+    {
+        let Some(name) = worker_value.as_deref() else {
+            continue;
+        };
+        let class = if *key == "header.converter" {
+            plugins.header_converter_plugin(name).map(|p| p.class).ok()
+        } else {
+            plugins.converter_plugin(name).map(|p| p.class).ok()
+        };
+        if let (Some(class), Some(k)) = (class, framework.keys.iter_mut().find(|k| k.name == *key))
+        {
+            k.default = Some(Some(class.to_string()));
+        }
+    }
     let mut framework_values = framework.validate(config);
     if plugin.connector_type == ConnectorType::Sink {
         validate_sink_topics(config, &mut framework_values);
