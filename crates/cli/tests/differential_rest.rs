@@ -937,10 +937,32 @@ fn wait_on(side: &Side, w: &Wait, dir: &str) {
             })
         }
     }
-    // Let status writes of the request settle (both sides read their status topic).
-    if !matches!(w, Wait::None) {
-        std::thread::sleep(Duration::from_millis(300));
-    }
+    // The status writes of the request settle: the connector's status answers the same twice
+    // in a row, 100 ms apart (both sides read their status topic asynchronously).
+    let connector = match w {
+        Wait::None => return,
+        Wait::State(c, ..)
+        | Wait::Stopped(c)
+        | Wait::Gone(c)
+        | Wait::TaskConfig(c, ..)
+        | Wait::Topics(c) => f(c),
+    };
+    let status = || {
+        let r = side.request("GET", &format!("/connectors/{connector}/status"), None);
+        (r.status, r.body)
+    };
+    let mut last = status();
+    wait_for(
+        &format!("{}: {connector}'s status to settle", side.label),
+        t,
+        || {
+            std::thread::sleep(Duration::from_millis(100));
+            let now = status();
+            let settled = now == last;
+            last = now;
+            settled.then_some(())
+        },
+    );
 }
 
 /// Keeps only the plugin entries whose `class` appears in both lists.
