@@ -29,36 +29,69 @@ fn owners(w: &StandaloneWorker, name: &str) -> Option<(Value, BTreeSet<String>)>
     (tasks.len() == 4 && tasks.iter().all(|t| t["state"] == "RUNNING")).then_some((v, owners))
 }
 
-#[test]
-fn a_worker_cut_off_from_the_broker_stops_its_tasks_and_no_task_runs_twice() {
-    let Some(_) = kafka() else { return };
-    let dir = test_dir();
-    let d = dir.path();
+/// A broker of the test's own, worker `w1` connected directly and `w2` only through `proxy`,
+/// both in one sessioned group, running FlakySource connector `name` with `tasks` tasks that
+/// record their lifecycle in `lifecycle`.
+struct ProxiedPair {
+    broker: common::faults::OwnBroker,
+    proxy: common::faults::CutProxy,
+    group: String,
+    w1: DistributedWorker,
+    w2: DistributedWorker,
+    lifecycle: std::path::PathBuf,
+}
+
+const WORKER_EXTRA: &str = "scheduled.rebalance.max.delay.ms=3000\n";
+
+fn proxied_pair(d: &std::path::Path, group: &str, name: &str, tasks: usize) -> ProxiedPair {
     // The broker has a second listener, which the proxy fronts and which advertises the
     // proxy's address: a client bootstrapped through the proxy reaches the broker only
     // through it.
     let (broker, proxy) = broker_behind_proxy(d);
-    let group = unique("cutoff");
-    let worker_extra = "scheduled.rebalance.max.delay.ms=3000\n";
-    let w1 = DistributedWorker::start(d, "w1", &broker.bootstrap(), &group, worker_extra);
+    let group = unique(group);
+    let w1 = DistributedWorker::start(d, "w1", &broker.bootstrap(), &group, WORKER_EXTRA);
     w1.wait_joined();
     let proxied = format!("127.0.0.1:{}", proxy.port);
-    let w2 = DistributedWorker::start(d, "w2", &proxied, &group, worker_extra);
+    let w2 = DistributedWorker::start(d, "w2", &proxied, &group, WORKER_EXTRA);
     w2.wait_joined();
     let lifecycle = d.join("lifecycle.txt");
     let config = json!({
         "connector.class": "io.tributary.connect.testing.FlakySourceConnector",
-        "tasks.max": "4",
+        "tasks.max": tasks.to_string(),
         "topic": format!("{group}-data"),
         "records.per.second": "20",
         "lifecycle.file": lifecycle,
     });
     let (code, v) = w1.send(
         "PUT",
-        "/connectors/fenced/config",
+        &format!("/connectors/{name}/config"),
         Some(&config.to_string()),
     );
     assert_eq!(code, 201, "{v}");
+    ProxiedPair {
+        broker,
+        proxy,
+        group,
+        w1,
+        w2,
+        lifecycle,
+    }
+}
+
+#[test]
+fn a_worker_cut_off_from_the_broker_stops_its_tasks_and_no_task_runs_twice() {
+    let Some(_) = kafka() else { return };
+    let dir = test_dir();
+    let d = dir.path();
+    // Every part is bound: an unbound one (the broker) would be dropped, and stopped, here.
+    let ProxiedPair {
+        broker: _broker,
+        proxy,
+        group: _,
+        w1,
+        w2,
+        lifecycle,
+    } = proxied_pair(d, "cutoff", "fenced", 4);
     let (w1_id, w2_id) = (w1.id(), w2.id());
     wait_for(
         "the tasks to spread over both workers",
@@ -117,24 +150,15 @@ fn flapping_members_and_a_slow_link_settle_balanced_with_no_task_run_twice() {
     let Some(_) = kafka() else { return };
     let dir = test_dir();
     let d = dir.path();
-    let (broker, proxy) = broker_behind_proxy(d);
-    let group = unique("flap");
-    let extra = "scheduled.rebalance.max.delay.ms=3000\n";
-    let w1 = DistributedWorker::start(d, "w1", &broker.bootstrap(), &group, extra);
-    w1.wait_joined();
-    let proxied = format!("127.0.0.1:{}", proxy.port);
-    let w2 = DistributedWorker::start(d, "w2", &proxied, &group, extra);
-    w2.wait_joined();
-    let lifecycle = d.join("lifecycle.txt");
-    let config = json!({
-        "connector.class": "io.tributary.connect.testing.FlakySourceConnector",
-        "tasks.max": "6",
-        "topic": format!("{group}-data"),
-        "records.per.second": "20",
-        "lifecycle.file": lifecycle,
-    });
-    let (code, v) = w1.send("PUT", "/connectors/flap/config", Some(&config.to_string()));
-    assert_eq!(code, 201, "{v}");
+    let ProxiedPair {
+        broker,
+        proxy,
+        group,
+        w1,
+        w2,
+        lifecycle,
+    } = proxied_pair(d, "flap", "flap", 6);
+    let extra = WORKER_EXTRA;
     let all_running = |w: &StandaloneWorker| -> Option<(Value, BTreeMap<String, usize>)> {
         let (code, v) = w.get("/connectors/flap/status");
         let tasks = v["tasks"].as_array()?.clone();
