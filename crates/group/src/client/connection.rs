@@ -28,6 +28,8 @@ pub(crate) fn client_versions(key: ApiKey) -> (i16, i16) {
         ApiKey::SyncGroup => (3, 5),
         ApiKey::Heartbeat => (3, 4),
         ApiKey::LeaveGroup => (3, 5),
+        // v10 adds topic ids (KIP-516).
+        ApiKey::Metadata => (10, 12),
         _ => (0, 0),
     }
 }
@@ -306,4 +308,58 @@ async fn find_coordinator_via(addr: &str, config: &GroupConfig) -> Result<Connec
         return Ok(conn);
     }
     Connection::connect(&coord_addr, &config.client_id, config.request_timeout).await
+}
+
+/// A topic as the broker describes it: absent, or present under a topic id (KIP-516).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TopicIdentity {
+    /// The broker answered UNKNOWN_TOPIC_OR_PARTITION.
+    Absent,
+    /// The topic exists; the id changes when the topic is deleted and created again.
+    Present(u128),
+}
+
+/// Looks `topic` up (Metadata v10+, never auto-creating it) through the first reachable
+/// bootstrap broker. Errors: no broker reachable, a broker too old for topic ids (< 2.8), or a
+/// topic error other than UNKNOWN_TOPIC_OR_PARTITION.
+pub async fn topic_identity(
+    bootstrap: &str,
+    client_id: &str,
+    topic: &str,
+    timeout: Duration,
+) -> Result<TopicIdentity, GroupError> {
+    use kafka_protocol::messages::{MetadataRequest, TopicName};
+    use kafka_protocol::messages::metadata_request::MetadataRequestTopic;
+    let mut last_err = GroupError::NoBootstrap;
+    for addr in parse_bootstrap(bootstrap) {
+        let attempt = async {
+            let mut conn = Connection::connect(&addr, client_id, timeout).await?;
+            let version = conn.version(ApiKey::Metadata)?;
+            let mut wanted = MetadataRequestTopic::default();
+            wanted.name = Some(TopicName(StrBytes::from_string(topic.to_string())));
+            let mut req = MetadataRequest::default();
+            req.topics = Some(vec![wanted]);
+            req.allow_auto_topic_creation = false;
+            let resp = conn.send(&req, version, timeout).await?;
+            let t = resp
+                .topics
+                .iter()
+                .find(|t| t.name.as_ref().map(|n| n.0.as_str()) == Some(topic))
+                .ok_or_else(|| GroupError::Codec(format!("Metadata response without topic {topic}")))?;
+            match t.error_code {
+                0 => Ok(TopicIdentity::Present(t.topic_id.as_u128())),
+                3 => Ok(TopicIdentity::Absent),
+                code => Err(GroupError::Broker {
+                    api: "Metadata",
+                    code,
+                    name: error_name(code),
+                }),
+            }
+        };
+        match attempt.await {
+            Ok(found) => return Ok(found),
+            Err(e) => last_err = e,
+        }
+    }
+    Err(last_err)
 }

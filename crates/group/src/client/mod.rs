@@ -27,6 +27,7 @@
 mod connection;
 mod member;
 
+pub use connection::{topic_identity, TopicIdentity};
 pub use member::{GroupMember, JoinResult, MemberState, PROTOCOL_TYPE};
 
 use std::time::Duration;

@@ -35,7 +35,7 @@ use crate::storage::config_topic::{ClusterConfigState, ConfigEvent, KafkaConfigB
 use crate::storage::offset_topic::KafkaOffsetBackingStore;
 use crate::storage::status::{State, Status, StatusBackingStore};
 use crate::storage::status_topic::KafkaStatusBackingStore;
-use crate::storage::topic_admin::{ensure_topic, InternalTopic};
+use crate::storage::topic_admin::{ensure_topic, InternalTopic, ManagedTopic};
 use crate::worker::{TargetState, TaskCountersSnapshot, Worker};
 use crate::ConnectorTaskId;
 
@@ -171,56 +171,64 @@ impl DistributedHerder {
                 false,
             ),
         ];
-        let cfg = config.clone();
         let admin = client("shared-admin");
-        let names: Vec<String> = topics
+        // The three internal topics as they are created (and created again when deleted while
+        // the worker runs): config, offsets, status.
+        let managed: Vec<ManagedTopic> = topics
             .iter()
-            .map(|(k, ..)| config.string(k).unwrap_or_default())
+            .map(|(setting, prefix, partitions, single)| ManagedTopic {
+                admin: admin.clone(),
+                topic: InternalTopic {
+                    name: config.string(setting).unwrap_or_default(),
+                    partitions: *partitions,
+                    replication_factor: config
+                        .long(&format!("{prefix}replication.factor"))
+                        .unwrap_or(3) as i32,
+                    configs: topic_configs(&config, prefix),
+                    single_partition: *single,
+                    setting,
+                },
+            })
             .collect();
+        let to_create = managed.clone();
         tokio::task::spawn_blocking(move || {
-            for ((setting, prefix, partitions, single), name) in topics.iter().zip(&names) {
-                let rf = cfg
-                    .long(&format!("{prefix}replication.factor"))
-                    .unwrap_or(3) as i32;
-                ensure_topic(
-                    &admin,
-                    &InternalTopic {
-                        name: name.clone(),
-                        partitions: *partitions,
-                        replication_factor: rf,
-                        configs: topic_configs(&cfg, prefix),
-                        single_partition: *single,
-                        setting,
-                    },
-                )
-                .map_err(|e| e.to_string())?;
+            for m in &to_create {
+                ensure_topic(&m.admin, &m.topic).map_err(|e| e.to_string())?;
             }
             Ok::<_, String>(())
         })
         .await
         .map_err(|e| e.to_string())??;
+        let [config_topic, offsets_topic, status_topic]: [ManagedTopic; 3] = managed
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("three internal topics"));
 
         let (events_tx, events_rx) = mpsc::unbounded_channel::<ConfigEvent>();
         let (requests_tx, requests_rx) = mpsc::unbounded_channel::<LoopRequest>();
         let cfg = config.clone();
         let c = client.clone();
+        let status_worker_id = worker_id.clone();
         let (config_store, statuses, offsets) = tokio::task::spawn_blocking(move || {
             let offsets = KafkaOffsetBackingStore::start(
                 &cfg.string("offset.storage.topic").unwrap_or_default(),
                 c("offsets"),
                 c("offsets"),
+                Some(offsets_topic),
             )
             .map_err(|e| e.to_string())?;
             let statuses = KafkaStatusBackingStore::start(
                 &cfg.string("status.storage.topic").unwrap_or_default(),
                 c("statuses"),
                 c("statuses"),
+                Some(status_topic),
+                &status_worker_id,
             )
             .map_err(|e| e.to_string())?;
             let config_store = KafkaConfigBackingStore::start(
                 &cfg.string("config.storage.topic").unwrap_or_default(),
                 c("configs"),
                 c("configs"),
+                Some(config_topic),
                 move |e| {
                     let _ = events_tx.send(e);
                 },

@@ -12,7 +12,8 @@ use base64::Engine;
 use serde_json::{json, Value as Json};
 use tributary_api::{ConnectError, ConnectResult, Props};
 
-use super::kafka_log::{KafkaBasedLog, LogRecord};
+use super::kafka_log::{KafkaBasedLog, LogRecord, LogWriter, Recovery};
+use super::topic_admin::ManagedTopic;
 use crate::herder::RestartRequest;
 use crate::worker::TargetState;
 use crate::ConnectorTaskId;
@@ -367,6 +368,36 @@ pub mod records {
         serde_json::to_vec(&json!({ "level": level })).unwrap()
     }
     /// `{"key":…,"algorithm":…,"creation-timestamp":…}`.
+    /// The records that rebuild `snap` in an empty config topic, in the order they must be
+    /// read: the session key, then per connector its target state, its config, its committed
+    /// task configs and their commit record.
+    pub fn snapshot(snap: &ClusterConfigState) -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        if let Some(k) = &snap.session_key {
+            out.push(("session-key".to_string(), session_key(k)));
+        }
+        for (name, config) in &snap.connector_configs {
+            if let Some(t) = snap.target_states.get(name) {
+                out.push((format!("target-state-{name}"), target_state(*t)));
+            }
+            out.push((format!("connector-{name}"), properties(config)));
+            if snap.inconsistent.contains(name) {
+                continue;
+            }
+            let tasks = snap.tasks(name);
+            if tasks.is_empty() && !snap.task_counts.contains_key(name) {
+                continue;
+            }
+            for id in &tasks {
+                if let Some(c) = snap.task_configs.get(id) {
+                    out.push((format!("task-{name}-{}", id.task), properties(c)));
+                }
+            }
+            out.push((format!("commit-{name}"), commit(tasks.len() as u32)));
+        }
+        out
+    }
+
     pub fn session_key(k: &SessionKey) -> Vec<u8> {
         serde_json::to_vec(&json!({
             "key": base64::engine::general_purpose::STANDARD.encode(&k.key),
@@ -386,16 +417,27 @@ pub struct KafkaConfigBackingStore {
 impl KafkaConfigBackingStore {
     /// Reads the topic to its end, then keeps following it. Events are sent to `events` only
     /// for records read after this catch-up (so old restart requests are never replayed).
+    ///
+    /// With `managed`, a deleted topic is created again; the worker that created it writes the
+    /// configuration it holds (session key, connector configs, target states, committed task
+    /// configs) into it, and every worker reads the new topic from the start. Records that
+    /// change nothing in the snapshot raise no event while that replay lasts, so running
+    /// connectors and tasks are not restarted. Restart requests and cluster log levels are not
+    /// written again.
     pub fn start(
         topic: &str,
         producer: rdkafka::ClientConfig,
         consumer: rdkafka::ClientConfig,
+        managed: Option<ManagedTopic>,
         events: impl Fn(ConfigEvent) + Send + 'static,
     ) -> ConnectResult<KafkaConfigBackingStore> {
         let state = Arc::new(Mutex::new(ConfigLogState::new()));
         let started = Arc::new(AtomicBool::new(false));
+        // Set from the recreation of the topic until the first record that changes something.
+        let replaying = Arc::new(AtomicBool::new(false));
         let cb_state = state.clone();
         let cb_started = started.clone();
+        let cb_replaying = replaying.clone();
         let callback = Box::new(move |rec: LogRecord| {
             let Some(key) = rec.key.as_deref().and_then(|k| std::str::from_utf8(k).ok()) else {
                 tracing::error!(
@@ -404,17 +446,46 @@ impl KafkaConfigBackingStore {
                 );
                 return;
             };
-            let evs = cb_state
-                .lock()
-                .unwrap()
-                .apply(key, rec.value.as_deref(), rec.offset);
+            let mut st = cb_state.lock().unwrap();
+            let before = cb_replaying
+                .load(Ordering::Acquire)
+                .then(|| st.state.clone());
+            let evs = st.apply(key, rec.value.as_deref(), rec.offset);
+            if let Some(mut before) = before {
+                before.offset = st.state.offset;
+                if before == st.state {
+                    return;
+                }
+                cb_replaying.store(false, Ordering::Release);
+            }
+            drop(st);
             if cb_started.load(Ordering::Acquire) {
                 for e in evs {
                     events(e);
                 }
             }
         });
-        let log = KafkaBasedLog::start(topic, producer, consumer, callback)?;
+        let held = state.clone();
+        let recovery = managed.map(|topic| Recovery {
+            topic,
+            on_recreated: Box::new(move |created: bool, writer: &LogWriter| {
+                replaying.store(true, Ordering::Release);
+                if !created {
+                    return;
+                }
+                let snap = held.lock().unwrap().state.clone();
+                let records = records::snapshot(&snap);
+                for (k, v) in &records {
+                    writer.send(k.as_bytes(), Some(v));
+                }
+                tracing::warn!(
+                    connectors = snap.connector_configs.len(),
+                    records = records.len(),
+                    "wrote the configuration this worker holds into the new config topic"
+                );
+            }),
+        });
+        let log = KafkaBasedLog::start(topic, producer, consumer, callback, recovery)?;
         started.store(true, Ordering::Release);
         Ok(KafkaConfigBackingStore { log, state })
     }
@@ -536,6 +607,40 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn snapshot_records_rebuild_the_snapshot_in_an_empty_topic() {
+        let mut s = ConfigLogState::new();
+        let mut offset = 0;
+        let mut put = |s: &mut ConfigLogState, key: &str, value: Vec<u8>| {
+            s.apply(key, Some(&value), offset);
+            offset += 1;
+        };
+        let key = SessionKey {
+            key: vec![1, 2, 3],
+            algorithm: "HmacSHA256".into(),
+            creation_timestamp: 42,
+        };
+        put(&mut s, "session-key", records::session_key(&key));
+        for (name, tasks) in [("a", 2u32), ("b", 0), ("paused", 1)] {
+            put(&mut s, &format!("connector-{name}"), records::properties(&props(&[("connector.class", name)])));
+            for t in 0..tasks {
+                put(&mut s, &format!("task-{name}-{t}"), records::properties(&props(&[("t", &t.to_string())])));
+            }
+            put(&mut s, &format!("commit-{name}"), records::commit(tasks));
+        }
+        put(&mut s, "target-state-paused", records::target_state(TargetState::Paused));
+        // A connector with no task commit yet.
+        put(&mut s, "connector-new", records::properties(&props(&[("connector.class", "N")])));
+
+        let mut rebuilt = ConfigLogState::new();
+        for (i, (k, v)) in records::snapshot(&s.state).iter().enumerate() {
+            rebuilt.apply(k, Some(v), i as i64);
+        }
+        let mut expected = s.state.clone();
+        expected.offset = rebuilt.state.offset;
+        assert_eq!(rebuilt.state, expected);
     }
 
     #[test]

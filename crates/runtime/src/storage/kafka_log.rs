@@ -4,6 +4,13 @@
 //! until every partition has been consumed up to the end offsets of the moment it was called.
 //! Writes go through a producer with `acks=all` and Java's partitioner (murmur2), so keyed
 //! records land in the same partition as Java's writers put them.
+//!
+//! An internal topic deleted while the worker runs (Connect goes on failing every read and
+//! write, and its producers may auto-create the topic with the broker's defaults) is noticed
+//! by the reading thread: it logs an error naming the topic and the worker setting, creates the
+//! topic again with the settings it is created with at startup, reads it from the start and
+//! hands the store a [`LogWriter`] to publish again what it holds in memory (see
+//! [`Recovery`]). Writers never auto-create the topic.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,8 +21,13 @@ use std::time::{Duration, Instant};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
 use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
+use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientConfig, Offset, TopicPartitionList};
 use tributary_api::{ConnectError, ConnectResult};
+
+use tributary_group::client::TopicIdentity;
+
+use super::topic_admin::{ensure_topic, ManagedTopic};
 
 /// One record read from the log.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,16 +44,296 @@ pub const WRITE_TIMEOUT_MS: u64 = 30_000;
 
 type Progress = Arc<(Mutex<HashMap<i32, i64>>, Condvar)>;
 
+/// How often the reading thread checks that its topic still exists (sooner after a read
+/// error), ms.
+const EXISTENCE_CHECK_MS: u64 = 2_000;
+
+/// What a followed internal topic does when it is deleted while followed.
+pub struct Recovery {
+    /// The topic, its settings and the admin client that creates it.
+    pub topic: ManagedTopic,
+    /// Called on the reading thread once the topic exists again and the log is assigned its
+    /// new partitions from the start. The flag tells whether this worker created the topic
+    /// (exactly one worker of a group does; the others found it created); the writer
+    /// publishes what the store holds. Writes are flushed after the call.
+    pub on_recreated: Box<dyn FnMut(bool, &LogWriter) + Send>,
+}
+
+/// The writing side of a log: asynchronous keyed writes to its topic.
+#[derive(Clone)]
+pub struct LogWriter {
+    topic: String,
+    producer: FutureProducer,
+}
+
+impl LogWriter {
+    /// Queues a write; failures are logged.
+    pub fn send(&self, key: &[u8], value: Option<&[u8]>) {
+        let mut record: FutureRecord<'_, [u8], [u8]> = FutureRecord::to(&self.topic).key(key);
+        if let Some(v) = value {
+            record = record.payload(v);
+        }
+        if let Err((e, _)) = self.producer.send_result(record) {
+            tracing::warn!(topic = self.topic, "failed to queue a write: {e}");
+        }
+    }
+}
+
 /// A followed Kafka topic.
 pub struct KafkaBasedLog {
     topic: String,
     producer: FutureProducer,
     consumer: Arc<BaseConsumer>,
-    partitions: Vec<i32>,
+    /// The topic's partitions (replaced when the topic is created again).
+    partitions: Arc<Mutex<Vec<i32>>>,
     /// Next offset to consume per partition (last consumed + 1).
     progress: Progress,
+    /// Set while the topic is deleted and being created again.
+    lost: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
     thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// Waits (up to `timeout`) until `topic` has partitions that all have a leader; returns them
+/// sorted. `stop` ends the wait early (`None`).
+fn wait_for_partitions(
+    consumer: &BaseConsumer,
+    topic: &str,
+    timeout: Duration,
+    stop: &AtomicBool,
+) -> Option<Vec<i32>> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let md = consumer.fetch_metadata(Some(topic), Duration::from_secs(5));
+        if let Ok(md) = md {
+            if let Some(t) = md.topics().iter().find(|t| t.name() == topic) {
+                // Every partition needs a leader, or reading its end offsets stalls
+                // (a topic created a moment ago elects them one by one).
+                let led = t
+                    .partitions()
+                    .iter()
+                    .all(|p| p.leader() >= 0 && p.error().is_none());
+                if t.error().is_none() && !t.partitions().is_empty() && led {
+                    let mut ps: Vec<i32> = t.partitions().iter().map(|p| p.id()).collect();
+                    ps.sort();
+                    return Some(ps);
+                }
+            }
+        }
+        if Instant::now() > deadline || stop.load(Ordering::Acquire) {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// The broker's answer about `topic` (absent, or present with its KIP-516 topic id); `None`
+/// when that cannot be told (e.g. the broker is unreachable): only a definite answer starts a
+/// recreation.
+fn topic_identity(bootstrap: &str, topic: &str) -> Option<TopicIdentity> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()?;
+    match rt.block_on(tributary_group::client::topic_identity(
+        bootstrap,
+        "tributary-internal-topic-check",
+        topic,
+        Duration::from_secs(5),
+    )) {
+        Ok(identity) => Some(identity),
+        Err(e) => {
+            tracing::debug!(topic, "could not look the topic up: {e}");
+            None
+        }
+    }
+}
+
+/// Assigns every partition of `topic` to `consumer`, from the beginning.
+fn assign_from_start(consumer: &BaseConsumer, topic: &str, partitions: &[i32]) -> ConnectResult<()> {
+    let mut tpl = TopicPartitionList::new();
+    for p in partitions {
+        tpl.add_partition_offset(topic, *p, Offset::Beginning)
+            .map_err(|e| ConnectError::connect(e.to_string()))?;
+    }
+    consumer
+        .assign(&tpl)
+        .map_err(|e| ConnectError::connect(format!("Failed to assign {topic}: {e}")))
+}
+
+/// The reading thread's state for following one topic.
+struct Follower {
+    topic: String,
+    consumer: Arc<BaseConsumer>,
+    partitions: Arc<Mutex<Vec<i32>>>,
+    progress: Progress,
+    lost: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    writer: LogWriter,
+    recovery: Option<Recovery>,
+    /// This worker created the topic again and has not yet published its state into it.
+    created_here: bool,
+    /// Where to look the topic up (the consumer's `bootstrap.servers`).
+    bootstrap: String,
+    /// The id of the topic this log follows; a different id means the topic was deleted and
+    /// created again, even when this worker never saw it absent.
+    topic_id: Option<u128>,
+}
+
+impl Follower {
+    fn run(mut self, mut callback: Box<dyn FnMut(LogRecord) + Send>) {
+        let mut last_check = Instant::now();
+        let mut suspect = false;
+        let mut last_error: Option<(String, Instant)> = None;
+        while !self.stop.load(Ordering::Acquire) {
+            match self.consumer.poll(Duration::from_millis(100)) {
+                None => {}
+                Some(Ok(m)) => {
+                    let rec = LogRecord {
+                        partition: m.partition(),
+                        offset: m.offset(),
+                        key: m.key().map(<[u8]>::to_vec),
+                        value: m.payload().map(<[u8]>::to_vec),
+                    };
+                    drop(m);
+                    let (p, o) = (rec.partition, rec.offset);
+                    callback(rec);
+                    let (lock, cv) = &*self.progress;
+                    lock.lock().unwrap().insert(p, o + 1);
+                    cv.notify_all();
+                }
+                Some(Err(e)) => {
+                    suspect = true;
+                    // Our position is past the end of the partition: the topic was deleted and
+                    // created again (by another worker, or an operator) before this worker
+                    // noticed the gap. Read the new topic from the start.
+                    let replaced = matches!(
+                        e.rdkafka_error_code(),
+                        Some(RDKafkaErrorCode::AutoOffsetReset | RDKafkaErrorCode::OffsetOutOfRange)
+                    );
+                    if replaced && self.recovery.is_some() {
+                        self.recreate("was deleted and created again");
+                        last_check = Instant::now();
+                        continue;
+                    }
+                    // The same error repeats on every poll while it lasts: log it once a minute.
+                    let text = e.to_string();
+                    let repeat = last_error.as_ref().is_some_and(|(t, at)| {
+                        *t == text && at.elapsed() < Duration::from_secs(60)
+                    });
+                    if !repeat {
+                        tracing::warn!(topic = self.topic, "error reading topic: {text}");
+                        last_error = Some((text, Instant::now()));
+                    }
+                }
+            }
+            if self.recovery.is_some() {
+                let due = if suspect { 1_000 } else { EXISTENCE_CHECK_MS };
+                if last_check.elapsed() >= Duration::from_millis(due) {
+                    last_check = Instant::now();
+                    suspect = false;
+                    let found = topic_identity(&self.bootstrap, &self.topic);
+                    let what = match found {
+                        Some(TopicIdentity::Absent) => Some("was deleted"),
+                        Some(TopicIdentity::Present(id)) if self.topic_id.is_some_and(|k| k != id) => {
+                            Some("was deleted and created again")
+                        }
+                        Some(TopicIdentity::Present(id)) => {
+                            self.topic_id = Some(id);
+                            None
+                        }
+                        None => None,
+                    };
+                    // `lost` still set: an earlier attempt did not finish.
+                    let what = what.or(self.lost.load(Ordering::Acquire).then_some("was deleted"));
+                    if let Some(what) = what {
+                        self.recreate(what);
+                        last_check = Instant::now();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Creates the deleted topic again (retrying until it exists with the right settings or
+    /// the log stops), follows it from the start and lets the store publish its state.
+    fn recreate(&mut self, what: &str) {
+        let Some(recovery) = self.recovery.as_mut() else {
+            return;
+        };
+        let spec = &recovery.topic.topic;
+        if !self.lost.swap(true, Ordering::AcqRel) {
+            tracing::error!(
+            topic = spec.name,
+            setting = spec.setting,
+            "internal topic '{}' ({}) {what} while this worker was running; creating it (cleanup.policy=compact, {} partitions, replication factor {}) when absent, reading it from the start and publishing what this worker holds",
+            spec.name,
+            spec.setting,
+            if spec.partitions < 0 { "the broker's default".to_string() } else { spec.partitions.to_string() },
+            if spec.replication_factor < 0 { "the broker's default".to_string() } else { spec.replication_factor.to_string() },
+            );
+        }
+        loop {
+            match ensure_topic(&recovery.topic.admin, spec) {
+                Ok(created) => {
+                    self.created_here |= created;
+                    break;
+                }
+                Err(e) => {
+                    tracing::error!(
+                        topic = spec.name,
+                        setting = spec.setting,
+                        "could not create internal topic '{}' again; retrying in 5 s: {e}",
+                        spec.name
+                    );
+                    let until = Instant::now() + Duration::from_secs(5);
+                    while Instant::now() < until {
+                        if self.stop.load(Ordering::Acquire) {
+                            return;
+                        }
+                        std::thread::sleep(Duration::from_millis(100));
+                    }
+                }
+            }
+        }
+        let Some(partitions) =
+            wait_for_partitions(&self.consumer, &self.topic, Duration::from_secs(60), &self.stop)
+        else {
+            tracing::error!(
+                topic = spec.name,
+                "internal topic '{}' was created again but its partitions have no leader yet; checking again shortly",
+                spec.name
+            );
+            return;
+        };
+        if let Err(e) = assign_from_start(&self.consumer, &self.topic, &partitions) {
+            tracing::error!(topic = spec.name, "could not follow the new topic: {e}");
+            return;
+        }
+        {
+            let (lock, cv) = &*self.progress;
+            lock.lock().unwrap().clear();
+            *self.partitions.lock().unwrap() = partitions.clone();
+            cv.notify_all();
+        }
+        self.topic_id = match topic_identity(&self.bootstrap, &self.topic) {
+            Some(TopicIdentity::Present(id)) => Some(id),
+            _ => None,
+        };
+        let created = std::mem::take(&mut self.created_here);
+        (recovery.on_recreated)(created, &self.writer);
+        let _ = self.writer.producer.flush(Duration::from_secs(30));
+        self.lost.store(false, Ordering::Release);
+        tracing::warn!(
+            topic = spec.name,
+            setting = spec.setting,
+            created_here = created,
+            partitions = partitions.len(),
+            "internal topic '{}' ({}) exists again; this worker follows it from the start",
+            spec.name,
+            spec.setting
+        );
+    }
 }
 
 impl KafkaBasedLog {
@@ -49,14 +341,19 @@ impl KafkaBasedLog {
     /// (delivering every record to `callback` before returning), then keeps consuming on a
     /// thread of its own. `producer` / `consumer` are the client configurations; the log forces
     /// `acks=all`, Java's partitioner, no auto commit and reading from the beginning.
+    /// With `recovery`, the log creates its topic again when it is deleted (see [`Recovery`]).
     pub fn start(
         topic: &str,
         mut producer: ClientConfig,
         mut consumer: ClientConfig,
         callback: Box<dyn FnMut(LogRecord) + Send>,
+        recovery: Option<Recovery>,
     ) -> ConnectResult<KafkaBasedLog> {
         producer
             .set("acks", "all")
+            // A write to a deleted internal topic must not create it with the broker's
+            // defaults (not compacted, one partition): the reading thread creates it again.
+            .set("allow.auto.create.topics", "false")
             .set("partitioner", "murmur2_random")
             .set("message.timeout.ms", WRITE_TIMEOUT_MS.to_string())
             .set("linger.ms", "0")
@@ -66,98 +363,73 @@ impl KafkaBasedLog {
         consumer
             .set("enable.auto.commit", "false")
             .set("enable.auto.offset.store", "false")
-            .set("auto.offset.reset", "earliest")
+            // A followed log starts at the beginning; a position past the end later means the
+            // topic was replaced, which a recoverable log must notice rather than skip.
+            .set(
+                "auto.offset.reset",
+                if recovery.is_some() { "error" } else { "earliest" },
+            )
             .set("enable.partition.eof", "false");
         if consumer.get("group.id").is_none() {
             consumer.set("group.id", format!("tributary-log-{topic}"));
         }
+        let bootstrap = consumer.get("bootstrap.servers").map(str::to_string);
         let producer: FutureProducer = producer.create().map_err(|e| {
             ConnectError::connect(format!("Failed to create producer for topic {topic}: {e}"))
         })?;
         let consumer: Arc<BaseConsumer> = Arc::new(consumer.create().map_err(|e| {
             ConnectError::connect(format!("Failed to create consumer for topic {topic}: {e}"))
         })?);
-        let deadline = Instant::now() + Duration::from_secs(30);
         let started = Instant::now();
-        let partitions = loop {
-            let md = consumer.fetch_metadata(Some(topic), Duration::from_secs(5));
-            if let Ok(md) = md {
-                if let Some(t) = md.topics().iter().find(|t| t.name() == topic) {
-                    // Every partition needs a leader, or reading its end offsets stalls
-                    // (a topic created a moment ago elects them one by one).
-                    let led = t
-                        .partitions()
-                        .iter()
-                        .all(|p| p.leader() >= 0 && p.error().is_none());
-                    if t.error().is_none() && !t.partitions().is_empty() && led {
-                        let mut ps: Vec<i32> = t.partitions().iter().map(|p| p.id()).collect();
-                        ps.sort();
-                        break ps;
-                    }
-                }
-            }
-            if Instant::now() > deadline {
-                return Err(ConnectError::connect(format!(
+        let stop = Arc::new(AtomicBool::new(false));
+        let partitions = wait_for_partitions(&consumer, topic, Duration::from_secs(30), &stop)
+            .ok_or_else(|| {
+                ConnectError::connect(format!(
                     "Could not look up partition metadata for topic {topic} within 30 s"
-                )));
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        };
+                ))
+            })?;
         tracing::debug!(
             topic,
             ms = started.elapsed().as_millis() as u64,
             "partition metadata ready"
         );
-        let mut tpl = TopicPartitionList::new();
-        for p in &partitions {
-            tpl.add_partition_offset(topic, *p, Offset::Beginning)
-                .map_err(|e| ConnectError::connect(e.to_string()))?;
-        }
-        consumer
-            .assign(&tpl)
-            .map_err(|e| ConnectError::connect(format!("Failed to assign {topic}: {e}")))?;
+        assign_from_start(&consumer, topic, &partitions)?;
         let progress: Progress = Arc::new((Mutex::new(HashMap::new()), Condvar::new()));
-        let stop = Arc::new(AtomicBool::new(false));
-        let thread = {
-            let consumer = consumer.clone();
-            let progress = progress.clone();
-            let stop = stop.clone();
-            let mut callback = callback;
-            let name = topic.to_string();
-            std::thread::Builder::new()
-                .name(format!("log-{topic}"))
-                .spawn(move || {
-                    while !stop.load(Ordering::Acquire) {
-                        match consumer.poll(Duration::from_millis(100)) {
-                            None => {}
-                            Some(Ok(m)) => {
-                                let rec = LogRecord {
-                                    partition: m.partition(),
-                                    offset: m.offset(),
-                                    key: m.key().map(<[u8]>::to_vec),
-                                    value: m.payload().map(<[u8]>::to_vec),
-                                };
-                                drop(m);
-                                let (p, o) = (rec.partition, rec.offset);
-                                callback(rec);
-                                let (lock, cv) = &*progress;
-                                lock.lock().unwrap().insert(p, o + 1);
-                                cv.notify_all();
-                            }
-                            Some(Err(e)) => {
-                                tracing::warn!(topic = name, "error reading topic: {e}")
-                            }
-                        }
-                    }
-                })
-                .map_err(|e| ConnectError::connect(format!("cannot spawn log thread: {e}")))?
+        let partitions = Arc::new(Mutex::new(partitions));
+        let lost = Arc::new(AtomicBool::new(false));
+        let follower = Follower {
+            topic: topic.to_string(),
+            consumer: consumer.clone(),
+            partitions: partitions.clone(),
+            progress: progress.clone(),
+            lost: lost.clone(),
+            stop: stop.clone(),
+            writer: LogWriter {
+                topic: topic.to_string(),
+                producer: producer.clone(),
+            },
+            topic_id: match recovery.as_ref().and(bootstrap.as_deref()) {
+                Some(b) => match topic_identity(b, topic) {
+                    Some(TopicIdentity::Present(id)) => Some(id),
+                    _ => None,
+                },
+                None => None,
+            },
+            bootstrap: bootstrap.unwrap_or_default(),
+            recovery,
+            created_here: false,
         };
+        let thread = std::thread::Builder::new()
+            .name(format!("log-{topic}"))
+            .spawn(move || follower.run(callback))
+            .map_err(|e| ConnectError::connect(format!("cannot spawn log thread: {e}")))?;
         let log = KafkaBasedLog {
             topic: topic.to_string(),
             producer,
             consumer,
             partitions,
             progress,
+            lost,
             stop,
             thread: Mutex::new(Some(thread)),
         };
@@ -165,7 +437,7 @@ impl KafkaBasedLog {
         log.read_to_end(Duration::from_secs(15 * 60))?;
         tracing::debug!(
             topic,
-            partitions = log.partitions.len(),
+            partitions = log.partition_count(),
             ms = t0.elapsed().as_millis() as u64,
             "read the topic to its end"
         );
@@ -179,13 +451,25 @@ impl KafkaBasedLog {
 
     /// The topic's partition count.
     pub fn partition_count(&self) -> usize {
-        self.partitions.len()
+        self.partitions.lock().unwrap().len()
+    }
+
+    fn check_not_lost(&self) -> ConnectResult<()> {
+        if self.lost.load(Ordering::Acquire) {
+            return Err(ConnectError::connect(format!(
+                "Internal topic {} was deleted while this worker was running; it is being created again (see the worker's log)",
+                self.topic
+            )));
+        }
+        Ok(())
     }
 
     /// Waits until every record written before this call has been handed to the callback.
     /// Errors when that does not happen within `timeout`.
     pub fn read_to_end(&self, timeout: Duration) -> ConnectResult<()> {
+        self.check_not_lost()?;
         let deadline = Instant::now() + timeout;
+        let partitions = self.partitions.lock().unwrap().clone();
         let _ = self.producer.flush(timeout);
         // The end offsets of all partitions, queried at once: one query waits about half a
         // second on librdkafka, so a 25-partition topic read one by one takes seconds.
@@ -195,8 +479,7 @@ impl KafkaBasedLog {
             .min(Duration::from_secs(10));
         let results: Vec<(i32, rdkafka::error::KafkaResult<(i64, i64)>)> =
             std::thread::scope(|scope| {
-                let handles: Vec<_> = self
-                    .partitions
+                let handles: Vec<_> = partitions
                     .iter()
                     .map(|p| {
                         scope.spawn(move || {
@@ -227,6 +510,7 @@ impl KafkaBasedLog {
             {
                 return Ok(());
             }
+            self.check_not_lost()?;
             let now = Instant::now();
             if now >= deadline {
                 return Err(ConnectError::connect(format!(
@@ -234,7 +518,9 @@ impl KafkaBasedLog {
                     self.topic
                 )));
             }
-            progress = cv.wait_timeout(progress, deadline - now).unwrap().0;
+            // Woken by progress; a deleted topic is noticed within the 1 s bound.
+            let wait = (deadline - now).min(Duration::from_secs(1));
+            progress = cv.wait_timeout(progress, wait).unwrap().0;
         }
     }
 

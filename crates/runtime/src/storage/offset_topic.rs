@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use tributary_api::ConnectResult;
 
-use super::kafka_log::{KafkaBasedLog, LogRecord};
+use super::kafka_log::{KafkaBasedLog, LogRecord, LogWriter, Recovery};
+use super::topic_admin::ManagedTopic;
 use super::offset::{MemoryOffsetBackingStore, OffsetBackingStore, OffsetEntry};
 
 /// Offsets in Kafka.
@@ -17,14 +18,32 @@ pub struct KafkaOffsetBackingStore {
 }
 
 impl KafkaOffsetBackingStore {
-    /// Reads the topic to its end, then keeps following it.
+    /// Reads the topic to its end, then keeps following it. With `managed`, a deleted topic is
+    /// created again and the worker that created it writes every offset it holds into it (an
+    /// offset committed meanwhile by another worker may be overwritten by the older value
+    /// held here: records are then processed again, never skipped).
     pub fn start(
         topic: &str,
         producer: rdkafka::ClientConfig,
         consumer: rdkafka::ClientConfig,
+        managed: Option<ManagedTopic>,
     ) -> ConnectResult<KafkaOffsetBackingStore> {
         let memory = Arc::new(MemoryOffsetBackingStore::default());
         let m = memory.clone();
+        let held = memory.clone();
+        let recovery = managed.map(|topic| Recovery {
+            topic,
+            on_recreated: Box::new(move |created: bool, writer: &LogWriter| {
+                if !created {
+                    return;
+                }
+                let entries = held.snapshot();
+                for (k, v) in &entries {
+                    writer.send(k, Some(v));
+                }
+                tracing::warn!(offsets = entries.len(), "wrote every source offset this worker holds into the new offsets topic");
+            }),
+        });
         let log = KafkaBasedLog::start(
             topic,
             producer,
@@ -52,6 +71,7 @@ impl KafkaOffsetBackingStore {
                     "ignoring offsets topic record without a key"
                 ),
             }),
+            recovery,
         )?;
         Ok(KafkaOffsetBackingStore { log, memory })
     }

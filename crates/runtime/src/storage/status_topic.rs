@@ -9,7 +9,8 @@ use std::sync::{Arc, RwLock};
 use serde_json::{json, Value as Json};
 use tributary_api::ConnectResult;
 
-use super::kafka_log::{KafkaBasedLog, LogRecord};
+use super::kafka_log::{KafkaBasedLog, LogRecord, LogWriter, Recovery};
+use super::topic_admin::ManagedTopic;
 use super::status::{State, Status, StatusBackingStore};
 use crate::ConnectorTaskId;
 
@@ -144,14 +145,42 @@ pub struct KafkaStatusBackingStore {
 }
 
 impl KafkaStatusBackingStore {
-    /// Reads the topic to its end, then keeps following it.
+    /// Reads the topic to its end, then keeps following it. With `managed`, a deleted topic is
+    /// created again and this worker writes again the statuses it holds whose last writer was
+    /// `worker_id` (each worker publishes its own connectors and tasks).
     pub fn start(
         topic: &str,
         producer: rdkafka::ClientConfig,
         consumer: rdkafka::ClientConfig,
+        managed: Option<ManagedTopic>,
+        worker_id: &str,
     ) -> ConnectResult<KafkaStatusBackingStore> {
         let cache = Arc::new(RwLock::new(Cache::default()));
         let cb = cache.clone();
+        let held = cache.clone();
+        let me = worker_id.to_string();
+        let recovery = managed.map(|topic| Recovery {
+            topic,
+            on_recreated: Box::new(move |_created: bool, writer: &LogWriter| {
+                let cache = held.read().unwrap();
+                let mut written = 0;
+                for (c, s) in &cache.connectors {
+                    if s.worker_id == me {
+                        writer.send(format!("status-connector-{c}").as_bytes(), Some(&status_value(s)));
+                        written += 1;
+                    }
+                }
+                for (c, tasks) in &cache.tasks {
+                    for (n, s) in tasks {
+                        if s.worker_id == me {
+                            writer.send(format!("status-task-{c}-{n}").as_bytes(), Some(&status_value(s)));
+                            written += 1;
+                        }
+                    }
+                }
+                tracing::warn!(statuses = written, "wrote this worker's statuses into the new status topic");
+            }),
+        });
         let log = KafkaBasedLog::start(
             topic,
             producer,
@@ -170,6 +199,7 @@ impl KafkaStatusBackingStore {
                     ),
                 },
             ),
+            recovery,
         )?;
         Ok(KafkaStatusBackingStore { log, cache })
     }

@@ -27,9 +27,18 @@ pub struct InternalTopic {
     pub setting: &'static str,
 }
 
-/// Creates the topic when it does not exist, then checks it. Errors name the topic and the
-/// worker setting, as Connect's `ConfigException`s do.
-pub fn ensure_topic(admin_config: &ClientConfig, topic: &InternalTopic) -> ConnectResult<()> {
+/// An internal topic together with the admin client configuration that creates it: what a
+/// store needs to create its topic again when it is deleted while the worker runs.
+#[derive(Clone)]
+pub struct ManagedTopic {
+    pub admin: ClientConfig,
+    pub topic: InternalTopic,
+}
+
+/// Creates the topic when it does not exist, then checks it. Returns whether this call created
+/// it (false: it was already there, e.g. another worker won the race). Errors name the topic and
+/// the worker setting, as Connect's `ConfigException`s do.
+pub fn ensure_topic(admin_config: &ClientConfig, topic: &InternalTopic) -> ConnectResult<bool> {
     let admin: AdminClient<DefaultClientContext> = admin_config
         .create()
         .map_err(|e| ConnectError::connect(format!("Failed to create admin client: {e}")))?;
@@ -44,9 +53,13 @@ pub fn ensure_topic(admin_config: &ClientConfig, topic: &InternalTopic) -> Conne
         futures::executor::block_on(admin.create_topics([&new_topic], &opts)).map_err(|e| {
             ConnectError::connect(format!("Failed to create topic {}: {e}", topic.name))
         })?;
+    let mut created = false;
     for r in results {
         match r {
-            Ok(name) => tracing::info!(topic = name, "created internal topic"),
+            Ok(name) => {
+                created = true;
+                tracing::info!(topic = name, "created internal topic")
+            }
             Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
             Err((name, code)) => {
                 return Err(ConnectError::connect(format!(
@@ -114,5 +127,5 @@ pub fn ensure_topic(admin_config: &ClientConfig, topic: &InternalTopic) -> Conne
             "could not describe topic configs; skipping the cleanup policy check: {e}"
         ),
     }
-    Ok(())
+    Ok(created)
 }
