@@ -21,8 +21,10 @@ pub mod plugin;
 pub mod record;
 pub mod sink;
 pub mod source;
+pub mod task_id;
 
 pub use error::{ConnectError, ConnectResult};
+pub use task_id::ConnectorTaskId;
 
 /// A connector's or task's configuration: Connect's `Map<String, String>`.
 pub type Props = std::collections::HashMap<String, String>;

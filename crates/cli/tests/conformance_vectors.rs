@@ -27,7 +27,7 @@ use tributary_api::data::{
     Date, Decimal, Schema, SchemaBuilder, SchemaRef, Struct, Time, Timestamp, Value,
 };
 use tributary_api::Props;
-use tributary_group::{Assignment, TaskId, WorkerMetadata};
+use tributary_group::{Assignment, ConnectorTaskId, WorkerMetadata};
 use tributary_plugins::converters::json::JsonConverter;
 use tributary_runtime::herder::RestartRequest;
 use tributary_runtime::storage::config_topic::{records, ConfigEvent, ConfigLogState, SessionKey};
@@ -129,8 +129,8 @@ fn run_java(cp: &str, mode: &str, input: &str) -> Vec<Vec<String>> {
 
 // ------------------------------------------------------------------ the sample inputs
 
-fn t(c: &str, n: i32) -> TaskId {
-    TaskId::new(c, n)
+fn t(c: &str, n: u32) -> ConnectorTaskId {
+    ConnectorTaskId::new(c, n)
 }
 
 fn held() -> Assignment {

@@ -18,4 +18,4 @@ pub mod assignor;
 pub mod client;
 pub mod protocol;
 
-pub use protocol::{Assignment, ConnectProtocol, ProtocolError, TaskId, WorkerMetadata};
+pub use protocol::{Assignment, ConnectProtocol, ProtocolError, ConnectorTaskId, WorkerMetadata};

@@ -17,14 +17,14 @@ use tributary_group::assignor::{
     CooperativeAssignorState, CooperativeRound,
 };
 use tributary_group::protocol::CONFIG_MISMATCH;
-use tributary_group::{Assignment, ConnectProtocol, TaskId, WorkerMetadata};
+use tributary_group::{Assignment, ConnectProtocol, ConnectorTaskId, WorkerMetadata};
 
 const DEFAULT_DELAY: i32 = 300_000;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Worker {
     conns: BTreeSet<String>,
-    tasks: BTreeSet<TaskId>,
+    tasks: BTreeSet<ConnectorTaskId>,
 }
 
 impl Worker {
@@ -97,10 +97,10 @@ impl Sim {
             .is_none());
     }
 
-    fn add_worker_with(&mut self, id: &str, conns: &[&str], tasks: &[(&str, i32)]) {
+    fn add_worker_with(&mut self, id: &str, conns: &[&str], tasks: &[(&str, u32)]) {
         let w = Worker {
             conns: conns.iter().map(|c| c.to_string()).collect(),
-            tasks: tasks.iter().map(|(c, t)| TaskId::new(*c, *t)).collect(),
+            tasks: tasks.iter().map(|(c, t)| ConnectorTaskId::new(*c, *t)).collect(),
         };
         assert!(self.workers.insert(id.to_string(), w).is_none());
     }
@@ -231,7 +231,7 @@ impl Sim {
 
         // Jobs running anywhere before the round, and duplicates.
         let mut conn_count: BTreeMap<&String, usize> = BTreeMap::new();
-        let mut task_count: BTreeMap<&TaskId, usize> = BTreeMap::new();
+        let mut task_count: BTreeMap<&ConnectorTaskId, usize> = BTreeMap::new();
         for w in self.workers.values() {
             for c in &w.conns {
                 *conn_count.entry(c).or_default() += 1;
@@ -361,7 +361,7 @@ impl Sim {
             // (delay) or the follow-up of a revoking round; otherwise nobody would rejoin.
             let all_assigned = self.connectors.keys().all(|c| seen_c.contains(c))
                 && self.connectors.iter().all(|(c, n)| {
-                    (0..*n as i32).all(|t| seen_t.contains(&TaskId::new(c.clone(), t)))
+                    (0..*n).all(|t| seen_t.contains(&ConnectorTaskId::new(c.clone(), t)))
                 });
             let revoked_any = out
                 .values()
@@ -439,10 +439,10 @@ impl Sim {
             tasks.extend(w.tasks.iter().cloned());
         }
         let want_c: BTreeSet<String> = self.connectors.keys().cloned().collect();
-        let want_t: BTreeSet<TaskId> = self
+        let want_t: BTreeSet<ConnectorTaskId> = self
             .connectors
             .iter()
-            .flat_map(|(c, n)| (0..*n as i32).map(|t| TaskId::new(c.clone(), t)))
+            .flat_map(|(c, n)| (0..*n).map(|t| ConnectorTaskId::new(c.clone(), t)))
             .collect();
         assert_eq!(conns, want_c, "every connector assigned");
         assert_eq!(tasks, want_t, "every task assigned");

@@ -20,7 +20,7 @@ use tributary_group::assignor::{
     ConfigSnapshot, CooperativeRound, Job, StaticAssignorState, UnassignedReason,
 };
 use tributary_group::protocol::CONFIG_MISMATCH;
-use tributary_group::{Assignment, ConnectProtocol, TaskId, WorkerMetadata};
+use tributary_group::{Assignment, ConnectProtocol, ConnectorTaskId, WorkerMetadata};
 
 const DELAY: i32 = 300_000;
 
@@ -28,7 +28,7 @@ const DELAY: i32 = 300_000;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Spec {
     connectors: Option<Vec<String>>,
-    tasks: Option<Vec<TaskId>>,
+    tasks: Option<Vec<ConnectorTaskId>>,
 }
 
 impl Spec {
@@ -43,7 +43,7 @@ impl Spec {
             tasks: Some(vec![]),
         };
         for c in claims {
-            match c.parse::<TaskId>() {
+            match c.parse::<ConnectorTaskId>() {
                 Ok(t) => s.tasks.as_mut().unwrap().push(t),
                 Err(_) => s.connectors.as_mut().unwrap().push(c.to_string()),
             }
@@ -109,8 +109,8 @@ fn conn(c: &str) -> Job {
     Job::Connector(c.to_string())
 }
 
-fn task(c: &str, n: i32) -> Job {
-    Job::Task(TaskId::new(c, n))
+fn task(c: &str, n: u32) -> Job {
+    Job::Task(ConnectorTaskId::new(c, n))
 }
 
 impl Sim {
@@ -184,7 +184,7 @@ impl Sim {
     fn all_jobs(&self) -> Vec<Job> {
         let mut v: Vec<Job> = self.connectors.keys().map(|c| conn(c)).collect();
         for (c, n) in &self.connectors {
-            v.extend((0..*n as i32).map(|t| task(c, t)));
+            v.extend((0..*n).map(|t| task(c, t)));
         }
         v
     }
@@ -277,7 +277,7 @@ impl Sim {
             Job::Task(t) => self
                 .connectors
                 .get(&t.connector)
-                .is_some_and(|n| t.task >= 0 && (t.task as u32) < *n),
+                .is_some_and(|n| t.task < *n),
         }
     }
 
@@ -946,10 +946,10 @@ fn wire_level_assignments_are_v3() {
             (id.clone(), a)
         })
         .collect();
-    assert_eq!(decoded["m1"].tasks, vec![TaskId::new("a", 0)]);
+    assert_eq!(decoded["m1"].tasks, vec![ConnectorTaskId::new("a", 0)]);
     assert!(decoded["m1"].connectors.is_empty());
     assert_eq!(decoded["m2"].connectors, vec!["a".to_string()]);
-    assert_eq!(decoded["m2"].tasks, vec![TaskId::new("a", 1)]);
+    assert_eq!(decoded["m2"].tasks, vec![ConnectorTaskId::new("a", 1)]);
     assert_eq!(decoded["m1"].leader_url, url("m1"));
 
     // Leader behind even after a fresh snapshot: CONFIG_MISMATCH, state untouched.

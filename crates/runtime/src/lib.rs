@@ -21,27 +21,4 @@ pub mod worker;
 /// `version` by `GET /`.
 pub const COMPATIBLE_KAFKA_VERSION: &str = "4.1.1";
 
-/// A task's identity: connector name and task number (Connect's `ConnectorTaskId`).
-/// Displays as `<connector>-<task>`, Connect's form in logs and status keys.
-#[derive(
-    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-pub struct ConnectorTaskId {
-    pub connector: String,
-    pub task: u32,
-}
-
-impl ConnectorTaskId {
-    pub fn new(connector: impl Into<String>, task: u32) -> Self {
-        ConnectorTaskId {
-            connector: connector.into(),
-            task,
-        }
-    }
-}
-
-impl std::fmt::Display for ConnectorTaskId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}-{}", self.connector, self.task)
-    }
-}
+pub use tributary_api::ConnectorTaskId;

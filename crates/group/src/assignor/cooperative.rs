@@ -38,7 +38,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::{checked_round, java_string_cmp, ConfigSnapshot};
 use crate::protocol::{
-    Assignment, ConnectProtocol, ProtocolError, TaskId, WorkerMetadata, NO_ERROR,
+    Assignment, ConnectProtocol, ProtocolError, ConnectorTaskId, WorkerMetadata, NO_ERROR,
 };
 
 /// Default of `scheduled.rebalance.max.delay.ms` (Java `DistributedConfig`): 300 000 ms.
@@ -54,14 +54,14 @@ pub struct MemberJobs {
     /// Connector instances, in Java string order.
     pub connectors: Vec<String>,
     /// Tasks, by connector (Java string order) then task number.
-    pub tasks: Vec<TaskId>,
+    pub tasks: Vec<ConnectorTaskId>,
 }
 
 /// What the previous round left assigned for one connector (leader memory).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 struct PreviousJobs {
     connector: bool,
-    tasks: Vec<i32>,
+    tasks: Vec<u32>,
 }
 
 /// Leader-side memory of the incremental cooperative assignor (Java
@@ -77,7 +77,7 @@ pub struct CooperativeAssignorState {
     max_delay_ms: i32,
     previous: HashMap<String, PreviousJobs>,
     previous_revoked_connectors: Vec<String>,
-    previous_revoked_tasks: Vec<TaskId>,
+    previous_revoked_tasks: Vec<ConnectorTaskId>,
     previous_generation: i32,
     previous_members: BTreeSet<String>,
     scheduled_rebalance_ms: i64,
@@ -224,7 +224,7 @@ pub(crate) struct JobSubset {
     /// Connector instances in the subset.
     pub(crate) connectors: HashSet<String>,
     /// Tasks in the subset.
-    pub(crate) tasks: HashSet<TaskId>,
+    pub(crate) tasks: HashSet<ConnectorTaskId>,
 }
 
 /// Dense numbering of the configured jobs of one round.
@@ -241,7 +241,7 @@ struct Catalog<'a> {
     /// Connector of each dense task id.
     task_conn: Vec<u32>,
     /// Task number of each dense task id (ascending within a connector).
-    task_num: Vec<i32>,
+    task_num: Vec<u32>,
 }
 
 impl<'a> Catalog<'a> {
@@ -253,18 +253,18 @@ impl<'a> Catalog<'a> {
         let mut task_conn = Vec::new();
         let mut task_num = Vec::new();
         let mut base = 0u32;
-        let mut probe = TaskId::new(String::new(), 0);
+        let mut probe = ConnectorTaskId::new(String::new(), 0);
         for n in snapshot.connectors_sorted() {
             let count = snapshot.connectors[n];
             let ci = names.len() as u32;
             let has_instance = subset.is_none_or(|s| s.connectors.contains(n));
             let before = task_num.len();
             match subset {
-                None => task_num.extend(0..count as i32),
+                None => task_num.extend(0..count),
                 Some(s) => {
                     probe.connector.clear();
                     probe.connector.push_str(n);
-                    for t in 0..count as i32 {
+                    for t in 0..count {
                         probe.task = t;
                         if s.tasks.contains(&probe) {
                             task_num.push(t);
@@ -317,26 +317,26 @@ impl<'a> Catalog<'a> {
     }
 
     /// Dense id of task `t` of the connector with dense id `ci`, if it is a job of the round.
-    fn task_in(&self, ci: u32, t: i32) -> Option<u32> {
+    fn task_in(&self, ci: u32, t: u32) -> Option<u32> {
         let (lo, hi) = (
             self.task_base[ci as usize] as usize,
             self.task_base[ci as usize + 1] as usize,
         );
         let nums = &self.task_num[lo..hi];
         // Fast path for complete connectors (task numbers 0..count).
-        if t >= 0 && (t as usize) < nums.len() && nums[t as usize] == t {
+        if (t as usize) < nums.len() && nums[t as usize] == t {
             return Some((lo + t as usize) as u32);
         }
         nums.binary_search(&t).ok().map(|i| (lo + i) as u32)
     }
 
-    fn task(&self, c: &str, t: i32) -> Option<u32> {
+    fn task(&self, c: &str, t: u32) -> Option<u32> {
         self.task_in(*self.index.get(c)?, t)
     }
 
-    fn task_id(&self, t: u32) -> TaskId {
+    fn task_id(&self, t: u32) -> ConnectorTaskId {
         let c = self.task_conn[t as usize];
-        TaskId::new(self.names[c as usize], self.task_num[t as usize])
+        ConnectorTaskId::new(self.names[c as usize], self.task_num[t as usize])
     }
 }
 
@@ -355,7 +355,7 @@ struct Delta {
     revoke_conns: Vec<u32>,
     revoke_tasks: Vec<u32>,
     revoke_unknown_conns: Vec<String>,
-    revoke_unknown_tasks: Vec<TaskId>,
+    revoke_unknown_tasks: Vec<ConnectorTaskId>,
 }
 
 /// Load-balancing plan: revocations and placements towards a balanced layout.
@@ -428,7 +428,7 @@ pub(crate) fn assign_cooperative_subset(
     let mut conn_held = vec![0u32; nc];
     let mut task_held = vec![0u32; nt];
     let mut unknown_conns: HashSet<&str> = HashSet::new();
-    let mut unknown_tasks: HashSet<&TaskId> = HashSet::new();
+    let mut unknown_tasks: HashSet<&ConnectorTaskId> = HashSet::new();
     for (w, (_, meta)) in members.iter().enumerate() {
         let Some(alloc) = meta.allocation.as_ref() else {
             continue;
@@ -649,7 +649,7 @@ pub(crate) fn assign_cooperative_subset(
             .map(|&c| cat.names[c as usize].to_string())
             .collect();
         revoked_connectors.append(&mut d.revoke_unknown_conns);
-        let mut revoked_tasks: Vec<TaskId> =
+        let mut revoked_tasks: Vec<ConnectorTaskId> =
             d.revoke_tasks.iter().map(|&t| cat.task_id(t)).collect();
         revoked_tasks.append(&mut d.revoke_unknown_tasks);
         revoked_conns_all.extend(revoked_connectors.iter().cloned());

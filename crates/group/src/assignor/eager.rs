@@ -121,7 +121,7 @@ pub fn eager_assignments(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{TaskId, CONFIG_MISMATCH};
+    use crate::protocol::{ConnectorTaskId, CONFIG_MISMATCH};
 
     const LEADER_URL: &str = "http://leader:8083/";
 
@@ -151,7 +151,7 @@ mod tests {
     fn jobs(a: &Assignment) -> (Vec<&str>, Vec<String>) {
         (
             a.connectors.iter().map(String::as_str).collect(),
-            a.tasks.iter().map(TaskId::to_string).collect(),
+            a.tasks.iter().map(ConnectorTaskId::to_string).collect(),
         )
     }
 

@@ -27,7 +27,7 @@ pub use static_assignor::{
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
-use crate::protocol::{Assignment, TaskId, WorkerMetadata};
+use crate::protocol::{Assignment, ConnectorTaskId, WorkerMetadata};
 
 /// The part of the leader's config-topic state an assignor needs (a subset of Java's
 /// `ClusterConfigState`).
@@ -50,9 +50,9 @@ impl ConfigSnapshot {
     }
 
     /// The tasks of `connector` in task-number order (empty for unknown connectors).
-    pub fn tasks(&self, connector: &str) -> Vec<TaskId> {
+    pub fn tasks(&self, connector: &str) -> Vec<ConnectorTaskId> {
         let n = self.connectors.get(connector).copied().unwrap_or(0);
-        (0..n as i32).map(|t| TaskId::new(connector, t)).collect()
+        (0..n).map(|t| ConnectorTaskId::new(connector, t)).collect()
     }
 }
 

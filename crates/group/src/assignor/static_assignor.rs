@@ -37,7 +37,7 @@ use super::cooperative::{
 };
 use super::{checked_round, java_string_cmp, ConfigSnapshot};
 use crate::protocol::{
-    Assignment, ConnectProtocol, ProtocolError, TaskId, WorkerMetadata, NO_ERROR,
+    Assignment, ConnectProtocol, ProtocolError, ConnectorTaskId, WorkerMetadata, NO_ERROR,
 };
 
 /// One unit of work in the group: a connector instance or one of its tasks.
@@ -46,7 +46,7 @@ pub enum Job {
     /// The connector instance with this name.
     Connector(String),
     /// A task.
-    Task(TaskId),
+    Task(ConnectorTaskId),
 }
 
 impl fmt::Display for Job {
@@ -111,7 +111,7 @@ struct LostJob {
 #[derive(Debug, Clone, Default)]
 struct Claims {
     connectors: BTreeSet<String>,
-    tasks: BTreeSet<TaskId>,
+    tasks: BTreeSet<ConnectorTaskId>,
 }
 
 impl Claims {
@@ -242,7 +242,7 @@ fn job_cmp(a: &Job, b: &Job) -> std::cmp::Ordering {
     }
 }
 
-fn split_jobs<'a>(jobs: impl IntoIterator<Item = &'a Job>) -> (Vec<String>, Vec<TaskId>) {
+fn split_jobs<'a>(jobs: impl IntoIterator<Item = &'a Job>) -> (Vec<String>, Vec<ConnectorTaskId>) {
     let mut v: Vec<&Job> = jobs.into_iter().collect();
     v.sort_by(|a, b| job_cmp(a, b));
     let mut conns = Vec::new();
@@ -289,7 +289,7 @@ pub fn assign_static(
         Job::Task(t) => snapshot
             .connectors
             .get(&t.connector)
-            .is_some_and(|&n| t.task >= 0 && (t.task as u32) < n),
+            .is_some_and(|&n| t.task < n),
     };
     let now = round.now_ms;
     let max_delay = state.max_delay_ms();
@@ -400,8 +400,8 @@ pub fn assign_static(
         all_jobs.push(Job::Connector(c.to_string()));
     }
     for c in snapshot.connectors_sorted() {
-        for t in 0..snapshot.connectors[c] as i32 {
-            all_jobs.push(Job::Task(TaskId::new(c, t)));
+        for t in 0..snapshot.connectors[c] {
+            all_jobs.push(Job::Task(ConnectorTaskId::new(c, t)));
         }
     }
 

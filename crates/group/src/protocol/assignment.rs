@@ -5,7 +5,7 @@
 //! `delay` may be missing (read as empty / empty / 0) and the arrays may be null (-1).
 
 use super::codec::{array_count, Reader, Writer};
-use super::{ConnectProtocol, ProtocolError, TaskId};
+use super::{ConnectProtocol, ProtocolError, ConnectorTaskId};
 
 /// `error` value of a successful assignment (Java `Assignment.NO_ERROR`).
 pub const NO_ERROR: i16 = 0;
@@ -29,7 +29,7 @@ impl ConnectorEntry {
     /// Groups connectors and tasks into wire entries. Entry order is the first appearance of
     /// each connector name in `connectors`, then in `tasks`; an assigned connector's -1 comes
     /// first in its entry (as Java writes it). Order is not meaningful to readers.
-    pub fn group(connectors: &[String], tasks: &[TaskId]) -> Vec<ConnectorEntry> {
+    pub fn group(connectors: &[String], tasks: &[ConnectorTaskId]) -> Vec<ConnectorEntry> {
         let mut entries: Vec<ConnectorEntry> = Vec::new();
         let mut index = std::collections::HashMap::<&str, usize>::new();
         for c in connectors {
@@ -52,13 +52,19 @@ impl ConnectorEntry {
                 });
                 entries.len() - 1
             });
-            entries[i].tasks.push(t.task);
+            // Task numbers come from connector task counts, far below i32::MAX.
+            entries[i].tasks.push(i32::try_from(t.task).unwrap_or(i32::MAX));
         }
         entries
     }
 
-    /// Splits entries back into (connectors, tasks), keeping entry order.
-    pub fn split(entries: &[ConnectorEntry]) -> (Vec<String>, Vec<TaskId>) {
+    /// Splits entries back into (connectors, tasks), keeping entry order. Errors with
+    /// [`ProtocolError::InvalidTaskNumber`] on a negative task number other than
+    /// [`CONNECTOR_TASK`].
+    pub fn split(
+        field: &'static str,
+        entries: &[ConnectorEntry],
+    ) -> Result<(Vec<String>, Vec<ConnectorTaskId>), ProtocolError> {
         let mut connectors = Vec::new();
         let mut tasks = Vec::new();
         for e in entries {
@@ -66,11 +72,16 @@ impl ConnectorEntry {
                 if t == CONNECTOR_TASK {
                     connectors.push(e.connector.clone());
                 } else {
-                    tasks.push(TaskId::new(e.connector.clone(), t));
+                    let n = u32::try_from(t).map_err(|_| ProtocolError::InvalidTaskNumber {
+                        field,
+                        connector: e.connector.clone(),
+                        task: t,
+                    })?;
+                    tasks.push(ConnectorTaskId::new(e.connector.clone(), n));
                 }
             }
         }
-        (connectors, tasks)
+        Ok((connectors, tasks))
     }
 
     pub(crate) fn write_array(
@@ -132,11 +143,11 @@ pub struct Assignment {
     /// Connector instances assigned.
     pub connectors: Vec<String>,
     /// Tasks assigned.
-    pub tasks: Vec<TaskId>,
+    pub tasks: Vec<ConnectorTaskId>,
     /// Connector instances to stop (V1+ only).
     pub revoked_connectors: Vec<String>,
     /// Tasks to stop (V1+ only).
-    pub revoked_tasks: Vec<TaskId>,
+    pub revoked_tasks: Vec<ConnectorTaskId>,
     /// Milliseconds after which every member should rejoin (scheduled rebalance); 0 = none
     /// (V1+ only).
     pub delay: i32,
@@ -239,9 +250,10 @@ impl Assignment {
             ConnectorEntry::read_array(r, "revoked")?
         };
         let delay = if r.is_exhausted() { 0 } else { r.i32("delay")? };
-        let (connectors, tasks) = ConnectorEntry::split(assigned.as_deref().unwrap_or_default());
+        let (connectors, tasks) =
+            ConnectorEntry::split("assignment", assigned.as_deref().unwrap_or_default())?;
         let (revoked_connectors, revoked_tasks) =
-            ConnectorEntry::split(revoked.as_deref().unwrap_or_default());
+            ConnectorEntry::split("revoked", revoked.as_deref().unwrap_or_default())?;
         Ok(Assignment {
             error,
             leader,

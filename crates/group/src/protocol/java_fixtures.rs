@@ -34,9 +34,9 @@ fn held() -> Assignment {
         config_offset: 42,
         connectors: vec!["orders-sink".into()],
         tasks: vec![
-            TaskId::new("orders-sink", 0),
-            TaskId::new("orders-sink", 3),
-            TaskId::new("pg-source", 1),
+            ConnectorTaskId::new("orders-sink", 0),
+            ConnectorTaskId::new("orders-sink", 3),
+            ConnectorTaskId::new("pg-source", 1),
         ],
         ..Default::default()
     }
@@ -94,9 +94,9 @@ fn java_v1_delta_assignment() {
         leader_url: URL.into(),
         config_offset: 43,
         connectors: vec!["pg-source".into()],
-        tasks: vec![TaskId::new("pg-source", 0), TaskId::new("pg-source", 2)],
+        tasks: vec![ConnectorTaskId::new("pg-source", 0), ConnectorTaskId::new("pg-source", 2)],
         revoked_connectors: vec!["orders-sink".into()],
-        revoked_tasks: vec![TaskId::new("orders-sink", 3)],
+        revoked_tasks: vec![ConnectorTaskId::new("orders-sink", 3)],
         delay: 12345,
         ..Default::default()
     };
@@ -115,6 +115,6 @@ fn java_v2_config_mismatch_and_v0_assignment() {
     let (v, a) = Assignment::decode_versioned(&bytes).unwrap();
     assert_eq!(v, 0);
     assert_eq!(a.connectors, vec!["a".to_string(), "b".to_string()]);
-    assert_eq!(a.tasks, vec![TaskId::new("a", 0)]);
+    assert_eq!(a.tasks, vec![ConnectorTaskId::new("a", 0)]);
     assert_eq!(a.encode(ConnectProtocol::Eager).unwrap(), bytes);
 }

@@ -7,7 +7,7 @@
 //! nullable ARRAY(ConnectorAssignment entries); both may be missing (read as null).
 
 use super::codec::{array_count, Reader, Writer};
-use super::{Assignment, ConnectProtocol, ConnectorEntry, ProtocolError, TaskId};
+use super::{Assignment, ConnectProtocol, ConnectorEntry, ProtocolError, ConnectorTaskId};
 
 /// A worker's JoinGroup metadata.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -23,7 +23,7 @@ pub struct WorkerMetadata {
     /// `static.connectors` claim (V3 only): `None` = unset, `Some(vec![])` = set to empty.
     pub static_connectors: Option<Vec<String>>,
     /// `static.tasks` claim (V3 only): `None` = unset, `Some(vec![])` = set to empty.
-    pub static_tasks: Option<Vec<TaskId>>,
+    pub static_tasks: Option<Vec<ConnectorTaskId>>,
 }
 
 impl WorkerMetadata {
@@ -129,14 +129,14 @@ impl WorkerMetadata {
                     let mut ts = Vec::new();
                     for e in entries {
                         for t in e.tasks {
-                            if t < 0 {
+                            let Ok(n) = u32::try_from(t) else {
                                 return Err(ProtocolError::InvalidTaskNumber {
                                     field: "static_tasks",
                                     connector: e.connector,
                                     task: t,
                                 });
-                            }
-                            ts.push(TaskId::new(e.connector.clone(), t));
+                            };
+                            ts.push(ConnectorTaskId::new(e.connector.clone(), n));
                         }
                     }
                     static_tasks = Some(ts);

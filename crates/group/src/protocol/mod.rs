@@ -207,50 +207,7 @@ impl FromStr for ConnectProtocol {
     }
 }
 
-/// A task id `<connector>-<task>` (Java `ConnectorTaskId`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TaskId {
-    /// Connector name.
-    pub connector: String,
-    /// Task number (>= 0 for real tasks; the wire value -1 means the connector itself and is
-    /// never stored here).
-    pub task: i32,
-}
-
-impl TaskId {
-    /// Creates a task id.
-    pub fn new(connector: impl Into<String>, task: i32) -> Self {
-        TaskId {
-            connector: connector.into(),
-            task,
-        }
-    }
-}
-
-impl fmt::Display for TaskId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{}", self.connector, self.task)
-    }
-}
-
-impl FromStr for TaskId {
-    type Err = ProtocolError;
-
-    /// Parses `<connector>-<n>`; the **last** `-` separates the number, so connector names may
-    /// contain dashes. Errors with [`ProtocolError::InvalidTaskId`].
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let (connector, n) = s
-            .rsplit_once('-')
-            .ok_or_else(|| ProtocolError::InvalidTaskId(s.to_string()))?;
-        if connector.is_empty() || n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(ProtocolError::InvalidTaskId(s.to_string()));
-        }
-        let task = n
-            .parse::<i32>()
-            .map_err(|_| ProtocolError::InvalidTaskId(s.to_string()))?;
-        Ok(TaskId::new(connector, task))
-    }
-}
+pub use tributary_api::ConnectorTaskId;
 
 #[cfg(test)]
 mod tests {
@@ -300,18 +257,6 @@ mod tests {
             names(ConnectProtocol::Static),
             ["static", "sessioned", "compatible", "default"]
         );
-    }
-
-    #[test]
-    fn task_id_parse() {
-        assert_eq!(
-            "my-conn-12".parse::<TaskId>().unwrap(),
-            TaskId::new("my-conn", 12)
-        );
-        assert_eq!(TaskId::new("a", 3).to_string(), "a-3");
-        for bad in ["abc", "abc-", "-1", "abc-x", "abc-+1", "abc-1a"] {
-            assert!(bad.parse::<TaskId>().is_err(), "{bad}");
-        }
     }
 }
 

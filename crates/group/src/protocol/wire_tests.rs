@@ -21,7 +21,7 @@ fn c1_assignment() -> Assignment {
         leader_url: URL.into(),
         config_offset: 7,
         connectors: vec!["c1".into()],
-        tasks: vec![TaskId::new("c1", 0)],
+        tasks: vec![ConnectorTaskId::new("c1", 0)],
         ..Default::default()
     }
 }
@@ -100,7 +100,7 @@ fn example_e_v1_assignment_with_revocation() {
     let (v, a) = Assignment::decode_versioned(&bytes).unwrap();
     assert_eq!(v, 1);
     let expected = Assignment {
-        revoked_tasks: vec![TaskId::new("c2", 1)],
+        revoked_tasks: vec![ConnectorTaskId::new("c2", 1)],
         ..c1_assignment()
     };
     assert_eq!(a, expected);
@@ -204,7 +204,7 @@ fn eager_metadata_reads_as_no_allocation() {
 fn v3_static_metadata_layout() {
     let m = WorkerMetadata {
         static_connectors: Some(vec!["c1".into()]),
-        static_tasks: Some(vec![TaskId::new("c2", 0), TaskId::new("c2", 3)]),
+        static_tasks: Some(vec![ConnectorTaskId::new("c2", 0), ConnectorTaskId::new("c2", 3)]),
         ..WorkerMetadata::new(URL, 7)
     };
     let bytes = m.encode(ConnectProtocol::Static).unwrap();
@@ -315,7 +315,7 @@ fn v3_static_claims_null_empty_and_missing_fields() {
     let full = WorkerMetadata {
         allocation: Some(c1_assignment()),
         static_connectors: None,
-        static_tasks: Some(vec![TaskId::new("my-conn", 4)]),
+        static_tasks: Some(vec![ConnectorTaskId::new("my-conn", 4)]),
         ..WorkerMetadata::new(URL, 7)
     };
     let bytes = full.encode(ConnectProtocol::Static).unwrap();
@@ -374,9 +374,9 @@ fn name() -> impl Strategy<Value = String> {
     "[a-zA-Z0-9._-]{1,12}|\\PC{0,6}"
 }
 
-fn task_set() -> impl Strategy<Value = Vec<TaskId>> {
-    proptest::collection::btree_set((name(), 0i32..1000), 0..8)
-        .prop_map(|s| s.into_iter().map(|(c, t)| TaskId::new(c, t)).collect())
+fn task_set() -> impl Strategy<Value = Vec<ConnectorTaskId>> {
+    proptest::collection::btree_set((name(), 0u32..1000), 0..8)
+        .prop_map(|s| s.into_iter().map(|(c, t)| ConnectorTaskId::new(c, t)).collect())
 }
 
 fn connector_set() -> impl Strategy<Value = Vec<String>> {

@@ -403,14 +403,14 @@ impl WorkerConfig {
     /// naming the key and the value.
     pub fn static_claims(
         &self,
-    ) -> Result<(Option<Vec<String>>, Option<Vec<tributary_group::TaskId>>), String> {
+    ) -> Result<(Option<Vec<String>>, Option<Vec<tributary_group::ConnectorTaskId>>), String> {
         let connectors = self.list("static.connectors");
         let tasks = match self.list("static.tasks") {
             None => None,
             Some(list) => Some(
                 list.iter()
                     .map(|t| {
-                        t.parse::<tributary_group::TaskId>().map_err(|_| {
+                        t.parse::<tributary_group::ConnectorTaskId>().map_err(|_| {
                             format!("Invalid value {t} for configuration static.tasks: a task id is <connector>-<task number>, e.g. my-connector-0")
                         })
                     })

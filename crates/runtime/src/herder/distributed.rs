@@ -21,7 +21,7 @@ use tributary_group::assignor::{
     Job, StaticAssignorState, UnassignedReason,
 };
 use tributary_group::client::{GroupConfig, GroupMember, JoinResult, RejoinReason};
-use tributary_group::{Assignment, ConnectProtocol, TaskId, WorkerMetadata};
+use tributary_group::{Assignment, ConnectProtocol, WorkerMetadata};
 
 use super::restart::{build_restart_plan, RestartRequest};
 use super::session::{self, RequestSignature};
@@ -689,7 +689,7 @@ struct HerderLoop {
     /// Jobs of departed members the leader's last round left unassigned (connector, task).
     lost_jobs: Vec<(String, Option<u32>)>,
     /// This worker's claims (`static.connectors`, `static.tasks`); `None` = unset.
-    static_claims: (Option<Vec<String>>, Option<Vec<TaskId>>),
+    static_claims: (Option<Vec<String>>, Option<Vec<ConnectorTaskId>>),
     /// The leader's memory for the `static` protocol.
     static_state: StaticAssignorState,
     /// Owned connectors whose task configs must be (re)generated.
@@ -703,9 +703,6 @@ struct HerderLoop {
     http: reqwest::Client,
 }
 
-fn to_id(t: &TaskId) -> ConnectorTaskId {
-    ConnectorTaskId::new(t.connector.clone(), t.task.max(0) as u32)
-}
 
 impl HerderLoop {
     async fn blocking<T: Send + 'static>(
@@ -934,7 +931,7 @@ impl HerderLoop {
                 })
                 .map(|(j, _)| match j {
                     Job::Connector(c) => (c.clone(), None),
-                    Job::Task(t) => (t.connector.clone(), Some(t.task.max(0) as u32)),
+                    Job::Task(t) => (t.connector.clone(), Some(t.task)),
                 })
                 .collect();
             return Ok(result);
@@ -973,8 +970,7 @@ impl HerderLoop {
                 j.connectors.iter().map(|c| (c.clone(), None)).chain(
                     j.tasks
                         .iter()
-                        .filter(|t| t.task >= 0)
-                        .map(|t| (t.connector.clone(), Some(t.task as u32))),
+                        .map(|t| (t.connector.clone(), Some(t.task))),
                 )
             })
             .filter(|(c, t)| {
@@ -1108,8 +1104,7 @@ impl HerderLoop {
             let keep_t: BTreeSet<ConnectorTaskId> = assignment
                 .tasks
                 .iter()
-                .filter(|t| t.task >= 0)
-                .map(to_id)
+                .cloned()
                 .collect();
             let (c, t) = {
                 let v = self.shared.view.read().unwrap();
@@ -1137,8 +1132,7 @@ impl HerderLoop {
             let revoked_t: Vec<ConnectorTaskId> = assignment
                 .revoked_tasks
                 .iter()
-                .filter(|t| t.task >= 0)
-                .map(to_id)
+                .cloned()
                 .collect();
             self.stop_jobs(revoked_c.clone(), revoked_t.clone()).await;
             let mut held = self.held.clone();
@@ -1263,8 +1257,7 @@ impl HerderLoop {
             .held
             .tasks
             .iter()
-            .filter(|t| t.task >= 0)
-            .map(to_id)
+            .cloned()
             .filter(|id| snap.task_config(id).is_some() && !running_t.contains(id))
             .collect();
         {
@@ -1734,7 +1727,7 @@ fn owners_of(
         };
         let url = meta.url.clone();
         let mut held_c: Vec<String> = Vec::new();
-        let mut held_t: Vec<TaskId> = Vec::new();
+        let mut held_t: Vec<ConnectorTaskId> = Vec::new();
         if protocol != ConnectProtocol::Eager {
             if let Some(alloc) = &meta.allocation {
                 held_c = alloc
@@ -1755,7 +1748,7 @@ fn owners_of(
             connectors.insert(c, url.clone());
         }
         for t in held_t.into_iter().chain(a.tasks) {
-            tasks.insert(to_id(&t), url.clone());
+            tasks.insert(t, url.clone());
         }
     }
     (connectors, tasks)
