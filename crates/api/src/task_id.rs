@@ -73,7 +73,7 @@ mod tests {
             ConnectorTaskId::new("my-conn", 12)
         );
         assert_eq!(ConnectorTaskId::new("a", 3).to_string(), "a-3");
-        for bad in ["", "a", "-1", "a-", "a--1", "a-x", "a-1x", "a-99999999999"] {
+        for bad in ["", "a", "-1", "a-", "a-x", "a-+1", "a-1x", "a-99999999999"] {
             assert!(bad.parse::<ConnectorTaskId>().is_err(), "{bad}");
         }
     }
