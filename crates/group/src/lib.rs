@@ -18,4 +18,6 @@ pub mod assignor;
 pub mod client;
 pub mod protocol;
 
-pub use protocol::{Assignment, ConnectProtocol, ProtocolError, ConnectorTaskId, WorkerMetadata};
+pub use protocol::{
+    Assignment, ConnectProtocol, ConnectorTaskId, ProtocolError, StaticClaims, WorkerMetadata,
+};

@@ -94,6 +94,8 @@ struct Sim {
     state: StaticAssignorState,
     /// Claims of every static worker (by name) seen by the current leader.
     known: BTreeMap<String, Spec>,
+    /// The `static_claims` of each member's last assignment (member id -> claims).
+    received: BTreeMap<String, Vec<tributary_group::StaticClaims>>,
     max_delay: i32,
     generation: i32,
     last_completed: i32,
@@ -124,6 +126,7 @@ impl Sim {
             leader: None,
             state: StaticAssignorState::new(max_delay),
             known: BTreeMap::new(),
+            received: BTreeMap::new(),
             max_delay,
             generation: 10,
             last_completed: 10,
@@ -201,8 +204,24 @@ impl Sim {
                 .iter()
                 .min_by_key(|(_, m)| m.inc)
                 .map(|(id, _)| id.clone());
+            // A new leader starts from scratch, except for the claims its last assignment
+            // carried (none if it never received one).
             self.state = StaticAssignorState::new(self.max_delay);
             self.known.clear();
+            let leader = self.leader.clone().unwrap_or_default();
+            if let Some(claims) = self.received.get(&leader) {
+                self.state.remember_claims(claims);
+                for c in claims {
+                    let name = c.worker.trim_start_matches("http://").trim_end_matches(":8083/");
+                    self.known.insert(
+                        name.to_string(),
+                        Spec {
+                            connectors: Some(c.connectors.clone()),
+                            tasks: Some(c.tasks.clone()),
+                        },
+                    );
+                }
+            }
         }
     }
 
@@ -266,6 +285,10 @@ impl Sim {
                 now_ms: self.now,
             },
         );
+        self.received = out
+            .iter()
+            .map(|(id, a)| (id.clone(), a.static_claims.clone()))
+            .collect();
         let info = self.check_and_apply(out);
         self.last_completed = self.generation;
         info
@@ -889,6 +912,29 @@ fn one_worker_per_job() {
     for (name, j) in &names {
         assert_eq!(sim.jobs(name), set(std::slice::from_ref(j)));
     }
+}
+
+#[test]
+fn claims_of_an_absent_worker_survive_a_leader_change() {
+    let mut sim = Sim::new(DELAY, &[("a", 2)]);
+    sim.join("leader", Spec::wildcard());
+    sim.join("pinned", Spec::claims(&["a", "a-0"]));
+    sim.join("w", Spec::wildcard());
+    sim.settle();
+    assert_eq!(sim.jobs("pinned"), set(&[conn("a"), task("a", 0)]));
+    // The claimant goes away; its jobs stay unassigned.
+    sim.leave("pinned");
+    sim.settle();
+    // The leader goes too: the next leader still knows the claims from its last assignment
+    // and keeps the claimed jobs off the wildcard worker.
+    sim.leave("leader");
+    sim.settle();
+    assert_eq!(sim.jobs("w"), set(&[task("a", 1)]));
+    // The claimant comes back and gets its jobs.
+    sim.join("pinned", Spec::claims(&["a", "a-0"]));
+    sim.settle();
+    assert_eq!(sim.jobs("pinned"), set(&[conn("a"), task("a", 0)]));
+    assert_eq!(sim.jobs("w"), set(&[task("a", 1)]));
 }
 
 #[test]

@@ -36,7 +36,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use super::{checked_round, java_string_cmp, ConfigSnapshot};
+use super::{checked_round, java_string_cmp, ConfigSnapshot, Job};
 use crate::protocol::{
     Assignment, ConnectProtocol, ProtocolError, ConnectorTaskId, WorkerMetadata, NO_ERROR,
 };
@@ -86,6 +86,7 @@ pub struct CooperativeAssignorState {
     revoked_in_previous: bool,
     successive_revoking_rounds: u32,
     owners: BTreeMap<String, MemberJobs>,
+    lost_jobs: Vec<Job>,
 }
 
 impl CooperativeAssignorState {
@@ -107,7 +108,14 @@ impl CooperativeAssignorState {
             revoked_in_previous: false,
             successive_revoking_rounds: 0,
             owners: BTreeMap::new(),
+            lost_jobs: Vec::new(),
         }
+    }
+
+    /// Jobs of departed members that the last round left unassigned, waiting for their worker
+    /// to return until the scheduled delay ends (report them UNASSIGNED).
+    pub fn lost_jobs(&self) -> &[Job] {
+        &self.lost_jobs
     }
 
     /// Forgets everything (as a newly elected leader would), keeping the max delay.
@@ -550,6 +558,7 @@ pub(crate) fn assign_cooperative_subset(
     // 7. Lost-job handling (§5.4).
     let member_ids: Vec<&str> = members.iter().map(|(id, _)| *id).collect();
     let mut preferred: Vec<usize> = Vec::new();
+    state.lost_jobs.clear();
     match handle_lost(
         state,
         &member_ids,
@@ -557,7 +566,14 @@ pub(crate) fn assign_cooperative_subset(
         !lost_conns.is_empty() || !lost_tasks.is_empty(),
         round.now_ms,
     ) {
-        LostOutcome::Keep => {}
+        LostOutcome::Keep => {
+            // Jobs of departed members that wait for them (scheduled delay).
+            state.lost_jobs = lost_conns
+                .iter()
+                .map(|&c| Job::Connector(cat.names[c as usize].to_string()))
+                .chain(lost_tasks.iter().map(|&t| Job::Task(cat.task_id(t))))
+                .collect();
+        }
         LostOutcome::Reassign => {
             assign_conns.extend_from_slice(&lost_conns);
             assign_conns.sort_unstable();
@@ -670,6 +686,7 @@ pub(crate) fn assign_cooperative_subset(
                 revoked_connectors,
                 revoked_tasks,
                 delay: state.delay_ms,
+                static_claims: Vec::new(),
             },
         );
         owners.insert(

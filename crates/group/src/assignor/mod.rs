@@ -20,14 +20,35 @@ pub use cooperative::{
 };
 pub use eager::{assign_eager, eager_assignments, perform_eager_assignment};
 pub use static_assignor::{
-    assign_static, perform_static_assignment, static_assignments, static_claims_in_effect, Job,
+    assign_static, perform_static_assignment, static_assignments, static_claims_in_effect,
     StaticAssignorState, StaticMemberReport, UnassignedReason,
 };
 
 use std::cmp::Ordering;
+use std::fmt;
 use std::collections::BTreeMap;
 
 use crate::protocol::{Assignment, ConnectorTaskId, WorkerMetadata};
+
+/// One unit of work in the group: a connector instance or one of its tasks.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Job {
+    /// The connector instance with this name.
+    Connector(String),
+    /// A task.
+    Task(ConnectorTaskId),
+}
+
+impl fmt::Display for Job {
+    /// The connector name, or the task id `<connector>-<n>`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Job::Connector(c) => f.write_str(c),
+            Job::Task(t) => t.fmt(f),
+        }
+    }
+}
+
 
 /// The part of the leader's config-topic state an assignor needs (a subset of Java's
 /// `ClusterConfigState`).

@@ -29,35 +29,16 @@
 //! leader (a job claimed only by such workers counts as unclaimed until its claimant returns).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::fmt;
 
 use super::cooperative::{
     assign_cooperative_subset, CooperativeAssignorState, CooperativeRound, JobSubset, MemberJobs,
     DEFAULT_SCHEDULED_REBALANCE_MAX_DELAY_MS,
 };
-use super::{checked_round, java_string_cmp, ConfigSnapshot};
+use super::{checked_round, java_string_cmp, ConfigSnapshot, Job};
 use crate::protocol::{
-    Assignment, ConnectProtocol, ProtocolError, ConnectorTaskId, WorkerMetadata, NO_ERROR,
+    Assignment, ConnectProtocol, ConnectorTaskId, ProtocolError, StaticClaims, WorkerMetadata,
+    NO_ERROR,
 };
-
-/// One unit of work in the group: a connector instance or one of its tasks.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Job {
-    /// The connector instance with this name.
-    Connector(String),
-    /// A task.
-    Task(ConnectorTaskId),
-}
-
-impl fmt::Display for Job {
-    /// The connector name, or the task id `<connector>-<n>`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Job::Connector(c) => f.write_str(c),
-            Job::Task(t) => t.fmt(f),
-        }
-    }
-}
 
 /// Why a configured job is not assigned to anyone after a static round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -219,6 +200,32 @@ impl StaticAssignorState {
     /// Per member id of the last round: static or wildcard, pending claims and standby jobs.
     pub fn member_reports(&self) -> &BTreeMap<String, StaticMemberReport> {
         &self.reports
+    }
+
+    /// Every static worker's claims this state knows (present and absent workers), sorted by
+    /// worker identity: what the `static` assignments carry to every member.
+    pub fn known_claims(&self) -> Vec<StaticClaims> {
+        self.claims
+            .iter()
+            .map(|(worker, c)| StaticClaims {
+                worker: worker.clone(),
+                connectors: c.connectors.iter().cloned().collect(),
+                tasks: c.tasks.iter().cloned().collect(),
+            })
+            .collect()
+    }
+
+    /// Adds claims learnt from the group (the `static_claims` of this worker's last assignment)
+    /// for workers this state knows nothing of. A worker that has just become leader calls it
+    /// before its first round, so jobs claimed by absent workers stay unassigned instead of
+    /// going to wildcard workers; a present worker's own claims replace these in the round.
+    pub fn remember_claims(&mut self, claims: &[StaticClaims]) {
+        for c in claims {
+            self.claims.entry(c.worker.clone()).or_insert_with(|| Claims {
+                connectors: c.connectors.iter().cloned().collect(),
+                tasks: c.tasks.iter().cloned().collect(),
+            });
+        }
     }
 }
 
@@ -572,6 +579,7 @@ pub fn assign_static(
                 revoked_connectors,
                 revoked_tasks,
                 delay,
+                static_claims: Vec::new(),
             },
         );
         let (connectors, tasks) = split_jobs(&loads[w]);
@@ -614,6 +622,11 @@ pub fn assign_static(
     state.unassigned = unassigned;
     state.delay_ms = delay;
     state.previous_generation = round.generation;
+    // Every member learns every claim the leader knows, so that a next leader does too.
+    let known = state.known_claims();
+    for a in out.values_mut() {
+        a.static_claims = known.clone();
+    }
     out
 }
 

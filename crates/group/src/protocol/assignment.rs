@@ -151,6 +151,25 @@ pub struct Assignment {
     /// Milliseconds after which every member should rejoin (scheduled rebalance); 0 = none
     /// (V1+ only).
     pub delay: i32,
+    /// The static claims the leader knows, of present and absent workers (`static`, version 3 only;
+    /// a trailing field written only when non-empty, so other readers skip it). Every member
+    /// keeps the list of its last assignment; a member that becomes leader starts from it, so
+    /// a job claimed by an absent worker stays off wildcard workers across a leader change.
+    pub static_claims: Vec<StaticClaims>,
+}
+
+/// One static worker's claims as the leader remembers them (see [`Assignment::static_claims`]).
+///
+/// Wire (V3 trailing field `static_claims`, nullable ARRAY of): `worker` STRING, `connectors`
+/// ARRAY of STRING, `tasks` ARRAY of connector-assignment entries.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StaticClaims {
+    /// The worker's identity: its advertised REST URL, else its member id.
+    pub worker: String,
+    /// Claimed connector instances (`static.connectors`).
+    pub connectors: Vec<String>,
+    /// Claimed tasks (`static.tasks`).
+    pub tasks: Vec<ConnectorTaskId>,
 }
 
 impl Assignment {
@@ -211,6 +230,21 @@ impl Assignment {
             )?;
             w.i32(self.delay);
         }
+        if version == 3 && !self.static_claims.is_empty() {
+            w.i32(array_count("static_claims", self.static_claims.len())?);
+            for c in &self.static_claims {
+                w.string("static_claims", &c.worker)?;
+                w.i32(array_count("static_claims", c.connectors.len())?);
+                for name in &c.connectors {
+                    w.string("static_claims", name)?;
+                }
+                ConnectorEntry::write_array(
+                    w,
+                    "static_claims",
+                    &ConnectorEntry::group(&[], &c.tasks),
+                )?;
+            }
+        }
         Ok(())
     }
 
@@ -230,11 +264,11 @@ impl Assignment {
         if version < 0 {
             return Err(ProtocolError::UnsupportedVersion(version));
         }
-        let a = Self::read_body(&mut r)?;
+        let a = Self::read_body(&mut r, version)?;
         Ok((version, a))
     }
 
-    pub(crate) fn read_body(r: &mut Reader<'_>) -> Result<Self, ProtocolError> {
+    pub(crate) fn read_body(r: &mut Reader<'_>, version: i16) -> Result<Self, ProtocolError> {
         let error = r.i16("error")?;
         let leader = r.string("leader")?;
         let leader_url = r.string("leader-url")?;
@@ -254,6 +288,29 @@ impl Assignment {
             ConnectorEntry::split("assignment", assigned.as_deref().unwrap_or_default())?;
         let (revoked_connectors, revoked_tasks) =
             ConnectorEntry::split("revoked", revoked.as_deref().unwrap_or_default())?;
+        let mut static_claims = Vec::new();
+        // Only the `static` layout (3) defines this field; later versions are read with the
+        // V1 layout and anything after `delay` ignored, as Connect does.
+        if version == 3 && !r.is_exhausted() {
+            if let Some(n) = r.array_len("static_claims", true)? {
+                for _ in 0..n {
+                    let worker = r.string("static_claims")?;
+                    let count = r.array_len("static_claims", false)?.unwrap_or(0);
+                    let mut connectors = Vec::with_capacity(count);
+                    for _ in 0..count {
+                        connectors.push(r.string("static_claims")?);
+                    }
+                    let entries =
+                        ConnectorEntry::read_array(r, "static_claims")?.unwrap_or_default();
+                    let (_, tasks) = ConnectorEntry::split("static_claims", &entries)?;
+                    static_claims.push(StaticClaims {
+                        worker,
+                        connectors,
+                        tasks,
+                    });
+                }
+            }
+        }
         Ok(Assignment {
             error,
             leader,
@@ -264,6 +321,7 @@ impl Assignment {
             revoked_connectors,
             revoked_tasks,
             delay,
+            static_claims,
         })
     }
 }

@@ -15,7 +15,9 @@ mod assignment;
 pub(crate) mod codec;
 mod metadata;
 
-pub use assignment::{Assignment, ConnectorEntry, CONFIG_MISMATCH, CONNECTOR_TASK, NO_ERROR};
+pub use assignment::{
+    Assignment, ConnectorEntry, StaticClaims, CONFIG_MISMATCH, CONNECTOR_TASK, NO_ERROR,
+};
 pub use metadata::WorkerMetadata;
 
 use std::fmt;

@@ -16,13 +16,11 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
 use tributary_api::Props;
-use tributary_group::assignor::{
-    cooperative, eager_assignments, static_assignments, static_claims_in_effect, ConfigSnapshot,
-    Job, StaticAssignorState, UnassignedReason,
-};
-use tributary_group::client::{GroupConfig, GroupMember, JoinResult, RejoinReason};
-use tributary_group::{Assignment, ConnectProtocol, WorkerMetadata};
+use tributary_group::assignor::{ConfigSnapshot, Job};
+use tributary_group::client::{GroupConfig, GroupMember, RejoinReason};
+use tributary_group::{Assignment, ConnectProtocol};
 
+use super::coordinator::{delta, CoordinatorError, RoundOutcome, WorkerCoordinator};
 use super::restart::{build_restart_plan, RestartRequest};
 use super::session::{self, RequestSignature};
 use super::validation::validate_for_put;
@@ -290,42 +288,38 @@ impl DistributedHerder {
         let member = GroupMember::connect(&bootstrap, group)
             .await
             .map_err(|e| e.to_string())?;
-        let rejoin = member.rejoin_needed();
         let protocol = ConnectProtocol::from_config(
             &config
                 .string("connect.protocol")
                 .unwrap_or_else(|| "sessioned".into()),
         )
         .map_err(|e| e.to_string())?;
+        let max_delay = Duration::from_millis(
+            config
+                .long("scheduled.rebalance.max.delay.ms")
+                .unwrap_or(300_000)
+                .max(0) as u64,
+        );
+        let coordinator = WorkerCoordinator::new(
+            member,
+            protocol,
+            shared.url.clone(),
+            config.static_claims().unwrap_or_default(),
+            max_delay,
+        );
         let lp = HerderLoop {
             shared: shared.clone(),
-            member,
-            rejoin,
-            protocol,
+            rejoin: coordinator.rejoin_needed(),
+            coordinator,
             events: events_rx,
             requests: requests_rx,
             need_rejoin: true,
             in_use: None,
             held: Assignment::default(),
-            assignor: cooperative::CooperativeAssignorState::new(
-                config
-                    .long("scheduled.rebalance.max.delay.ms")
-                    .unwrap_or(300_000) as i32,
-            ),
-            last_completed_generation: -1,
-            max_delay_ms: config
-                .long("scheduled.rebalance.max.delay.ms")
-                .unwrap_or(300_000) as i32,
+            max_delay,
             scheduled_rejoin: None,
             unsync_retries: 0,
             known_connectors: BTreeSet::new(),
-            lost_jobs: Vec::new(),
-            static_claims: config.static_claims().unwrap_or_default(),
-            static_state: StaticAssignorState::new(
-                config
-                    .long("scheduled.rebalance.max.delay.ms")
-                    .unwrap_or(300_000) as i32,
-            ),
             pending_reconfigure: BTreeSet::new(),
             pending_restarts: BTreeMap::new(),
             reconfigure_backoff: None,
@@ -663,9 +657,9 @@ impl Herder for DistributedHerder {
 /// The herder's loop: the single place that decides what this worker runs.
 struct HerderLoop {
     shared: Arc<Shared>,
-    member: GroupMember,
+    /// Group membership and the leader's assignor memory.
+    coordinator: WorkerCoordinator,
     rejoin: tokio::sync::watch::Receiver<Option<tributary_group::client::RejoinReason>>,
-    protocol: ConnectProtocol,
     events: mpsc::UnboundedReceiver<ConfigEvent>,
     requests: mpsc::UnboundedReceiver<LoopRequest>,
     need_rejoin: bool,
@@ -673,25 +667,14 @@ struct HerderLoop {
     in_use: Option<ConnectProtocol>,
     /// The jobs this worker holds (cooperative: what goes into the next JoinGroup metadata).
     held: Assignment,
-    /// The leader's memory between rounds (KIP-415).
-    assignor: cooperative::CooperativeAssignorState,
     /// `scheduled.rebalance.max.delay.ms`.
-    max_delay_ms: i32,
-    /// The generation of this worker's last successful join (Java's
-    /// `lastCompletedGenerationId`), for the leader's assignor.
-    last_completed_generation: i32,
+    max_delay: Duration,
     /// When the delay of the last assignment is up (a rejoin is due).
     scheduled_rejoin: Option<Instant>,
     /// Failed attempts to catch up with the config topic (cooperative backoff).
     unsync_retries: u32,
     /// Connectors in the config snapshot at the last rebalance.
     known_connectors: BTreeSet<String>,
-    /// Jobs of departed members the leader's last round left unassigned (connector, task).
-    lost_jobs: Vec<(String, Option<u32>)>,
-    /// This worker's claims (`static.connectors`, `static.tasks`); `None` = unset.
-    static_claims: (Option<Vec<String>>, Option<Vec<ConnectorTaskId>>),
-    /// The leader's memory for the `static` protocol.
-    static_state: StaticAssignorState,
     /// Owned connectors whose task configs must be (re)generated.
     pending_reconfigure: BTreeSet<String>,
     /// KIP-745 restart requests read from the config topic, processed once no rebalance is
@@ -729,9 +712,13 @@ impl HerderLoop {
                         v.rebalancing_ms_total += v.last_rebalance_ms;
                     }
                     Err(e) => {
-                        tracing::warn!("rebalance failed, retrying: {e}");
+                        match &e {
+                            CoordinatorError::Rejoin(_) => tracing::info!("rejoining: {e}"),
+                            CoordinatorError::Refused(_) => tracing::error!("rebalance failed, retrying in {:?}: {e}", e.retry_after()),
+                            _ => tracing::warn!("rebalance failed, retrying in {:?}: {e}", e.retry_after()),
+                        }
                         self.need_rejoin = true;
-                        tokio::time::sleep(Duration::from_millis(500)).await;
+                        tokio::time::sleep(e.retry_after()).await;
                         continue;
                     }
                 }
@@ -880,110 +867,20 @@ impl HerderLoop {
 
     async fn shutdown(&mut self) {
         self.stop_all_work().await;
-        if let Err(e) = self.member.leave("the worker is shutting down").await {
+        if let Err(e) = self.coordinator.leave("the worker is shutting down").await {
             tracing::warn!("leaving the group failed: {e}");
         }
     }
 
     /// Whether the protocol in use (the last negotiated one, else the configured one) is eager.
     fn eager_in_use(&self) -> bool {
-        self.in_use.unwrap_or(self.protocol) == ConnectProtocol::Eager
-    }
-
-    /// The leader's assignments for this round, as SyncGroup bytes.
-    fn leader_assignments(
-        &mut self,
-        negotiated: ConnectProtocol,
-        join: &JoinResult,
-        snap: &ClusterConfigState,
-    ) -> Result<Vec<(String, Vec<u8>)>, String> {
-        let leader_snapshot = config_snapshot(snap);
-        let config = self.shared.config.clone();
-        let fresh = move || {
-            let _ = config.refresh(Duration::from_secs(30));
-            config_snapshot(&config.snapshot())
-        };
-        if negotiated == ConnectProtocol::Eager {
-            return eager_assignments(&join.member_id, &join.members, leader_snapshot, fresh)
-                .map_err(|e| e.to_string());
-        }
-        if negotiated == ConnectProtocol::Static {
-            let result = static_assignments(
-                &mut self.static_state,
-                &join.member_id,
-                &join.members,
-                leader_snapshot,
-                fresh,
-                self.last_completed_generation,
-                join.generation,
-                now_ms(),
-            )
-            .map_err(|e| e.to_string())?;
-            self.lost_jobs = self
-                .static_state
-                .unassigned()
-                .iter()
-                .filter(|(_, r)| {
-                    matches!(
-                        r,
-                        UnassignedReason::NoPresentClaimant | UnassignedReason::AwaitingOwner
-                    )
-                })
-                .map(|(j, _)| match j {
-                    Job::Connector(c) => (c.clone(), None),
-                    Job::Task(t) => (t.connector.clone(), Some(t.task)),
-                })
-                .collect();
-            return Ok(result);
-        }
-        let previous = self.assignor.owners().clone();
-        let result = cooperative::cooperative_assignments(
-            &mut self.assignor,
-            negotiated,
-            &join.member_id,
-            &join.members,
-            leader_snapshot,
-            fresh,
-            self.last_completed_generation,
-            join.generation,
-            now_ms(),
-        )
-        .map_err(|e| e.to_string())?;
-        // Jobs of members that left and that nobody runs now wait for the scheduled delay:
-        // mark them UNASSIGNED (their last status still names the departed worker).
-        let present: BTreeSet<&str> = join.members.iter().map(|(id, _)| id.as_str()).collect();
-        let now_owned: BTreeSet<String> = self
-            .assignor
-            .owners()
-            .values()
-            .flat_map(|j| {
-                j.connectors
-                    .iter()
-                    .cloned()
-                    .chain(j.tasks.iter().map(|t| t.to_string()))
-            })
-            .collect();
-        self.lost_jobs = previous
-            .iter()
-            .filter(|(m, _)| !present.contains(m.as_str()))
-            .flat_map(|(_, j)| {
-                j.connectors.iter().map(|c| (c.clone(), None)).chain(
-                    j.tasks
-                        .iter()
-                        .map(|t| (t.connector.clone(), Some(t.task))),
-                )
-            })
-            .filter(|(c, t)| {
-                !now_owned.contains(&t.map(|t| format!("{c}-{t}")).unwrap_or_else(|| c.clone()))
-            })
-            .collect();
-        Ok(result)
+        self.in_use.unwrap_or(self.coordinator.protocol()) == ConnectProtocol::Eager
     }
 
     /// One rebalance. Eager: stop everything, join, start the full assignment. Cooperative
     /// (KIP-415): join with the held assignment, stop only what is revoked, start what is
     /// added, rejoin at once after revocations, and rejoin when the assignment's delay is up.
-    async fn rebalance(&mut self) -> Result<(), String> {
+    async fn rebalance(&mut self) -> Result<(), CoordinatorError> {
         self.shared
             .view
             .write()
@@ -993,166 +890,109 @@ impl HerderLoop {
         if eager_before {
             self.stop_all_work().await;
         }
-        let (assignment, negotiated) = loop {
+        let outcome = loop {
             let snap = self.shared.config.snapshot();
-            let mut metadata = WorkerMetadata::new(self.shared.url.clone(), snap.offset);
-            if !eager_before {
-                metadata.allocation = Some(self.held.clone());
-            }
-            if self.protocol == ConnectProtocol::Static {
-                metadata.static_connectors = self.static_claims.0.clone();
-                metadata.static_tasks = self.static_claims.1.clone();
-            }
-            let protocols = self
-                .protocol
-                .join_protocols(&metadata)
-                .map_err(|e| e.to_string())?;
-            let join = self
-                .member
-                .join(protocols)
-                .await
-                .map_err(|e| e.to_string())?;
-            let negotiated =
-                ConnectProtocol::from_wire_name(&join.protocol_name).map_err(|e| e.to_string())?;
-            let assignments = if join.is_leader() {
-                self.leader_assignments(negotiated, &join, &snap)?
-            } else {
-                Vec::new()
-            };
-            let owners = if join.is_leader() {
-                Some(owners_of(&join.members, &assignments, negotiated))
-            } else {
-                None
-            };
-            let bytes = self
-                .member
-                .sync(assignments)
-                .await
-                .map_err(|e| e.to_string())?;
-            let assignment = Assignment::decode(&bytes)
-                .map_err(|e| format!("cannot decode the assignment: {e}"))?;
-            self.in_use = Some(negotiated);
-            if !join.is_leader() {
-                // The leader's memory is only valid while this worker leads.
-                self.assignor.reset();
-                self.static_state.reset();
-            }
-            let claims_set = self.static_claims.0.is_some() || self.static_claims.1.is_some();
-            let in_effect = self.protocol == ConnectProtocol::Static
-                && static_claims_in_effect(
-                    negotiated,
-                    &WorkerMetadata {
-                        static_connectors: self.static_claims.0.clone(),
-                        static_tasks: self.static_claims.1.clone(),
-                        ..WorkerMetadata::new("", 0)
-                    },
-                );
-            if self.protocol == ConnectProtocol::Static && claims_set && !in_effect {
-                tracing::warn!(generation = join.generation, protocol = join.protocol_name, "static claims are ignored: not every worker in the group offers the static protocol");
-            }
-            {
-                let mut v = self.shared.view.write().unwrap();
-                v.static_in_effect = in_effect;
-            }
-            self.last_completed_generation = join.generation;
-            {
-                let mut v = self.shared.view.write().unwrap();
-                v.generation = join.generation;
-                v.protocol = Some(join.protocol_name.clone());
-                v.is_leader = assignment.leader == join.member_id;
-                v.leader_url = Some(assignment.leader_url.clone()).filter(|u| !u.is_empty());
-                if let Some(o) = owners {
-                    v.connector_owners = o.0;
-                    v.task_owners = o.1;
+            let config = self.shared.config.clone();
+            let fresh = move || {
+                if let Err(e) = config.refresh(Duration::from_secs(30)) {
+                    tracing::warn!("could not read the config topic to its end: {e}");
                 }
-            }
-            self.shared
-                .worker
-                .generation
-                .store(join.generation, Ordering::Release);
-            if assignment.failed() {
+                config_snapshot(&config.snapshot())
+            };
+            let held = (!eager_before).then(|| self.held.clone());
+            let outcome = self
+                .coordinator
+                .round(snap.offset, held, config_snapshot(&snap), fresh)
+                .await?;
+            self.in_use = Some(outcome.protocol);
+            self.record_round(&outcome);
+            if outcome.assignment.failed() {
                 tracing::info!(
-                    offset = assignment.config_offset,
+                    offset = outcome.assignment.config_offset,
                     "the leader's config is behind; reading the config topic and rejoining"
                 );
-                let _ = self
+                if let Err(e) = self
                     .blocking(|s| s.config.refresh(Duration::from_secs(30)))
-                    .await;
+                    .await
+                {
+                    tracing::warn!("could not read the config topic to its end: {e}");
+                }
                 continue;
             }
-            if self.shared.config.snapshot().offset < assignment.config_offset {
+            if self.shared.config.snapshot().offset < outcome.assignment.config_offset {
                 let timeout = self.sync_timeout;
                 if let Err(e) = self.blocking(move |s| s.config.refresh(timeout)).await {
-                    tracing::warn!("could not read the config topic to offset {} in time: {e}; leaving the group", assignment.config_offset);
-                    let _ = self.member.leave("taking too long to read the log").await;
+                    tracing::warn!("could not read the config topic to offset {} in time: {e}; leaving the group", outcome.assignment.config_offset);
+                    if let Err(e) = self.coordinator.leave("taking too long to read the log").await {
+                        tracing::debug!("leaving the group failed: {e}");
+                    }
                     self.unsync_backoff_sleep().await;
                     continue;
                 }
             }
             self.unsync_retries = 0;
-            break (assignment, negotiated);
+            break outcome;
         };
+        self.apply(outcome).await;
+        Ok(())
+    }
+
+    /// Publishes what a completed round tells the REST side (generation, protocol, leader,
+    /// owners, whether static claims are honoured).
+    fn record_round(&self, outcome: &RoundOutcome) {
+        let in_effect = outcome.static_in_effect;
+        if self.coordinator.protocol() == ConnectProtocol::Static
+            && self.coordinator.has_static_claims()
+            && !in_effect
+        {
+            tracing::warn!(generation = outcome.generation, protocol = outcome.protocol.wire_name(), "static claims are ignored: not every worker in the group offers the static protocol");
+        }
+        self.shared
+            .worker
+            .generation
+            .store(outcome.generation, Ordering::Release);
+        let mut v = self.shared.view.write().unwrap();
+        v.static_in_effect = in_effect;
+        v.generation = outcome.generation;
+        v.protocol = Some(outcome.protocol.wire_name().to_string());
+        v.is_leader = outcome.is_leader;
+        v.leader_url = Some(outcome.assignment.leader_url.clone()).filter(|u| !u.is_empty());
+        if let Some(o) = &outcome.owners {
+            v.connector_owners = o.connectors.clone();
+            v.task_owners = o.tasks.clone();
+        }
+    }
+
+    /// Applies a completed round: stops what the assignment takes away, then (unless the
+    /// config topic moved past the assignment) starts what it adds; the leader tombstones
+    /// stale statuses and reports the jobs that wait for departed workers as UNASSIGNED.
+    async fn apply(&mut self, outcome: RoundOutcome) {
+        let RoundOutcome {
+            assignment,
+            protocol: negotiated,
+            lost_jobs,
+            ..
+        } = outcome;
         // Delay: a later assignment re-arms or cancels the scheduled rejoin.
         self.scheduled_rejoin = (assignment.delay > 0)
             .then(|| Instant::now() + Duration::from_millis(assignment.delay as u64));
         let revoked =
             !assignment.revoked_connectors.is_empty() || !assignment.revoked_tasks.is_empty();
-        if negotiated == ConnectProtocol::Eager {
-            // The full assignment: stop whatever this worker still runs that is not in it (a
-            // cooperative worker that found itself in an eager group).
-            let keep_c: BTreeSet<String> = assignment.connectors.iter().cloned().collect();
-            let keep_t: BTreeSet<ConnectorTaskId> = assignment
-                .tasks
-                .iter()
-                .cloned()
-                .collect();
-            let (c, t) = {
-                let v = self.shared.view.read().unwrap();
-                (
-                    v.connectors
-                        .iter()
-                        .filter(|c| !keep_c.contains(*c))
-                        .cloned()
-                        .collect(),
-                    v.tasks
-                        .iter()
-                        .filter(|t| !keep_t.contains(*t))
-                        .cloned()
-                        .collect(),
-                )
-            };
-            self.stop_jobs(c, t).await;
-            self.held = Assignment {
-                connectors: assignment.connectors.clone(),
-                tasks: assignment.tasks.clone(),
-                ..Default::default()
-            };
-        } else {
-            let revoked_c: Vec<String> = assignment.revoked_connectors.clone();
-            let revoked_t: Vec<ConnectorTaskId> = assignment
-                .revoked_tasks
-                .iter()
-                .cloned()
-                .collect();
-            self.stop_jobs(revoked_c.clone(), revoked_t.clone()).await;
-            let mut held = self.held.clone();
-            held.connectors.retain(|c| !revoked_c.contains(c));
-            held.tasks.retain(|t| !assignment.revoked_tasks.contains(t));
-            for c in &assignment.connectors {
-                if !held.connectors.contains(c) {
-                    held.connectors.push(c.clone());
-                }
-            }
-            for t in &assignment.tasks {
-                if !held.tasks.contains(t) {
-                    held.tasks.push(t.clone());
-                }
-            }
-            self.held = held;
-        }
-        self.held.leader = assignment.leader.clone();
-        self.held.leader_url = assignment.leader_url.clone();
-        self.held.config_offset = assignment.config_offset;
+        let (running_c, running_t): (Vec<String>, Vec<ConnectorTaskId>) = {
+            let v = self.shared.view.read().unwrap();
+            (
+                v.connectors.iter().cloned().collect(),
+                v.tasks.iter().cloned().collect(),
+            )
+        };
+        let d = delta(
+            negotiated,
+            &self.held,
+            &assignment,
+            (&running_c, &running_t),
+        );
+        self.stop_jobs(d.stop_connectors, d.stop_tasks).await;
+        self.held = d.held;
         // The jobs of the assignment were computed from the config topic at its offset; if this
         // worker has read past it (a connector was created meanwhile), it starts nothing and
         // rejoins so that the leader assigns the newer configuration (Connect does the same).
@@ -1175,48 +1015,26 @@ impl HerderLoop {
                 "the config topic moved past the assignment; rejoining before starting work"
             );
             self.need_rejoin = true;
-            return Ok(());
+            return;
         }
         self.start_work().await;
         if self.shared.view.read().unwrap().is_leader {
             self.blocking(tombstone_stale_statuses).await;
-            let lost = std::mem::take(&mut self.lost_jobs);
-            if !lost.is_empty() {
+            if !lost_jobs.is_empty() {
                 tracing::info!(
-                    jobs = lost.len(),
+                    jobs = lost_jobs.len(),
                     delay_ms = assignment.delay,
                     "jobs of departed workers wait for them"
                 );
                 let generation = self.shared.worker.generation.load(Ordering::Acquire);
-                self.blocking(move |s| {
-                    for (c, t) in lost {
-                        let worker_id = match t {
-                            None => s.statuses.connector(&c),
-                            Some(t) => s.statuses.task(&ConnectorTaskId::new(&c, t)),
-                        }
-                        .map(|st| st.worker_id)
-                        .unwrap_or_default();
-                        let status = Status {
-                            state: State::Unassigned,
-                            trace: None,
-                            worker_id,
-                            generation,
-                            version: None,
-                        };
-                        match t {
-                            None => s.statuses.put_connector(&c, status),
-                            Some(t) => s.statuses.put_task(&ConnectorTaskId::new(&c, t), status),
-                        }
-                    }
-                })
-                .await;
+                self.blocking(move |s| mark_unassigned(s, &lost_jobs, generation))
+                    .await;
             }
         }
         if revoked && negotiated != ConnectProtocol::Eager {
             // The follow-up round of revoke-then-assign.
             self.need_rejoin = true;
         }
-        Ok(())
     }
 
     /// Backs off after failing to catch up with the config topic: eager sleeps
@@ -1229,8 +1047,7 @@ impl HerderLoop {
         }
         let retries_left = 5 - self.unsync_retries.min(4);
         self.unsync_retries += 1;
-        let wait =
-            Duration::from_millis((self.max_delay_ms.max(0) as u64) / 10 / retries_left as u64);
+        let wait = self.max_delay / 10 / retries_left;
         tokio::time::sleep(wait).await;
         if self.unsync_retries >= 5 {
             tracing::warn!("could not catch up with the config topic after 5 attempts; stopping this worker's jobs");
@@ -1708,50 +1525,25 @@ fn config_snapshot(snap: &ClusterConfigState) -> ConfigSnapshot {
     }
 }
 
-/// Owner URLs of every job, from the leader's assignments: eager assignments are complete;
-/// cooperative ones are deltas over what each member held (its metadata's allocation).
-fn owners_of(
-    members: &[(String, Vec<u8>)],
-    assignments: &[(String, Vec<u8>)],
-    protocol: ConnectProtocol,
-) -> (HashMap<String, String>, HashMap<ConnectorTaskId, String>) {
-    let decoded: HashMap<&str, WorkerMetadata> = members
-        .iter()
-        .filter_map(|(id, m)| WorkerMetadata::decode(m).ok().map(|m| (id.as_str(), m)))
-        .collect();
-    let mut connectors = HashMap::new();
-    let mut tasks = HashMap::new();
-    for (id, bytes) in assignments {
-        let (Some(meta), Ok(a)) = (decoded.get(id.as_str()), Assignment::decode(bytes)) else {
-            continue;
+/// Reports `jobs` UNASSIGNED in `generation`, keeping the last worker id of each.
+fn mark_unassigned(s: &Shared, jobs: &[Job], generation: i32) {
+    for job in jobs {
+        let last = match job {
+            Job::Connector(c) => s.statuses.connector(c),
+            Job::Task(t) => s.statuses.task(t),
         };
-        let url = meta.url.clone();
-        let mut held_c: Vec<String> = Vec::new();
-        let mut held_t: Vec<ConnectorTaskId> = Vec::new();
-        if protocol != ConnectProtocol::Eager {
-            if let Some(alloc) = &meta.allocation {
-                held_c = alloc
-                    .connectors
-                    .iter()
-                    .filter(|c| !a.revoked_connectors.contains(c))
-                    .cloned()
-                    .collect();
-                held_t = alloc
-                    .tasks
-                    .iter()
-                    .filter(|t| !a.revoked_tasks.contains(t))
-                    .cloned()
-                    .collect();
-            }
-        }
-        for c in held_c.into_iter().chain(a.connectors) {
-            connectors.insert(c, url.clone());
-        }
-        for t in held_t.into_iter().chain(a.tasks) {
-            tasks.insert(t, url.clone());
+        let status = Status {
+            state: State::Unassigned,
+            trace: None,
+            worker_id: last.map(|st| st.worker_id).unwrap_or_default(),
+            generation,
+            version: None,
+        };
+        match job {
+            Job::Connector(c) => s.statuses.put_connector(c, status),
+            Job::Task(t) => s.statuses.put_task(t, status),
         }
     }
-    (connectors, tasks)
 }
 
 /// The leader's clean-up after a rebalance: statuses of deleted connectors, and of tasks

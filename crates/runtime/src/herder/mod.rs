@@ -5,6 +5,7 @@
 //! Herder calls are synchronous (they may wait for connectors and tasks to start or stop); the
 //! REST layer runs them on blocking threads.
 
+pub mod coordinator;
 pub mod distributed;
 pub mod restart;
 pub mod session;
