@@ -235,3 +235,88 @@ fn a_malformed_static_task_id_is_a_startup_error() {
         "{err}"
     );
 }
+
+/// Claims known to the group survive a leader change (#10): the claimant of a job goes away,
+/// then the leader dies; the new leader, which never saw the claimant's metadata, still keeps
+/// the claimed jobs off the wildcard worker (they stay UNASSIGNED), and the claimant gets them
+/// back when it returns.
+#[test]
+fn claims_of_an_absent_worker_survive_a_leader_change() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let group = unique("static-leader");
+    let base = "connect.protocol=static\nscheduled.rebalance.max.delay.ms=4000";
+    let claims = format!("{base}\nstatic.connectors=pinned\nstatic.tasks=pinned-0");
+    let mut leader = DistributedWorker::start(dir.path(), "leader", &bootstrap, &group, base);
+    leader.wait_joined();
+    let wild = DistributedWorker::start(dir.path(), "wild", &bootstrap, &group, base);
+    let mut claimant =
+        DistributedWorker::start(dir.path(), "claimant", &bootstrap, &group, &claims);
+    wild.wait_joined();
+    claimant.wait_joined();
+    assert_eq!(leader.get("/tributary/worker").1["leader"], true);
+    let body = json!({"name": "pinned", "config": {"connector.class": "VerifiableSource", "tasks.max": "1", "topic": unique("pinned"), "throughput": "5"}});
+    assert_eq!(
+        wild.send("POST", "/connectors", Some(&body.to_string())).0,
+        201
+    );
+    let on_claimant = |w: &StandaloneWorker, id: &str| {
+        let p = placement(w, "pinned");
+        (running_on(&p, "pinned").as_deref() == Some(id)
+            && running_on(&p, "pinned-0").as_deref() == Some(id))
+        .then_some(())
+    };
+    let claimant_id = claimant.id();
+    wait_for("pinned on its claimant", Duration::from_secs(90), || {
+        on_claimant(&wild, &claimant_id)
+    });
+
+    // The claimant leaves cleanly: its jobs wait, UNASSIGNED.
+    assert!(claimant.terminate().success());
+    let unassigned = |w: &StandaloneWorker| {
+        let p = placement(w, "pinned");
+        ["pinned", "pinned-0"]
+            .iter()
+            .all(|j| p.get(*j).is_some_and(|(s, _)| s == "UNASSIGNED"))
+    };
+    wait_for("pinned UNASSIGNED", Duration::from_secs(60), || {
+        unassigned(&wild).then_some(())
+    });
+
+    // The leader dies: the wildcard worker leads a new generation.
+    let before = wild.get("/tributary/worker").1["generation"]
+        .as_i64()
+        .unwrap_or(0);
+    leader.kill();
+    wait_for("the wildcard worker to lead", Duration::from_secs(60), || {
+        let (_, w) = wild.get("/tributary/worker");
+        (w["leader"] == true && w["generation"].as_i64().unwrap_or(0) > before).then_some(())
+    });
+    // Past the scheduled delay and its rejoin, the claimed jobs still run nowhere.
+    let led_at = Instant::now();
+    let wild_id = wild.id();
+    while led_at.elapsed() < Duration::from_secs(8) {
+        let p = placement(&wild, "pinned");
+        for job in ["pinned", "pinned-0"] {
+            assert!(
+                running_on(&p, job).is_none(),
+                "{job} claimed by an absent worker runs after the leader change: {p:?}"
+            );
+        }
+        let (_, w) = wild.get("/tributary/worker");
+        assert!(
+            !w.to_string().contains("\"pinned-0\""),
+            "the wildcard worker {wild_id} holds a claimed task: {w}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    assert!(unassigned(&wild), "{:?}", placement(&wild, "pinned"));
+
+    // The claimant returns and gets its jobs back.
+    let back = DistributedWorker::start(dir.path(), "claimant2", &bootstrap, &group, &claims);
+    back.wait_joined();
+    let back_id = back.id();
+    wait_for("pinned back on its claimant", Duration::from_secs(90), || {
+        on_claimant(&wild, &back_id)
+    });
+}
