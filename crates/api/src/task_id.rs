@@ -40,7 +40,11 @@ pub struct InvalidTaskId(pub String);
 
 impl fmt::Display for InvalidTaskId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid task id '{}': expected <connector>-<task number>", self.0)
+        write!(
+            f,
+            "invalid task id '{}': expected <connector>-<task number>",
+            self.0
+        )
     }
 }
 

@@ -55,10 +55,9 @@ fn describe(bootstrap: &str, topic: &str) -> Option<(usize, String)> {
     {
         return None;
     }
-    let described = block_on(admin(bootstrap).describe_configs(
-        [&ResourceSpecifier::Topic(topic)],
-        &AdminOptions::new(),
-    ))
+    let described = block_on(
+        admin(bootstrap).describe_configs([&ResourceSpecifier::Topic(topic)], &AdminOptions::new()),
+    )
     .ok()?;
     let policy = described
         .into_iter()
@@ -156,11 +155,7 @@ fn deleted_internal_topics_are_created_again_and_refilled() {
     a.wait_joined();
     b.wait_joined();
     let config = json!({"connector.class": "VerifiableSource", "tasks.max": "2", "topic": unique("data"), "throughput": "20"});
-    let (code, r) = a.send(
-        "PUT",
-        "/connectors/src/config",
-        Some(&config.to_string()),
-    );
+    let (code, r) = a.send("PUT", "/connectors/src/config", Some(&config.to_string()));
     assert_eq!(code, 201, "{r}");
     a.wait_state("src", 2, "RUNNING");
 
@@ -168,9 +163,13 @@ fn deleted_internal_topics_are_created_again_and_refilled() {
     let status_topic = format!("{group}-status");
     delete_topic(&bootstrap, &status_topic);
     wait_recreated(&bootstrap, &status_topic, 3, |r| {
-        ["status-connector-src", "status-task-src-0", "status-task-src-1"]
-            .iter()
-            .all(|k| r.get(*k).is_some_and(|v| v.contains("RUNNING")))
+        [
+            "status-connector-src",
+            "status-task-src-0",
+            "status-task-src-1",
+        ]
+        .iter()
+        .all(|k| r.get(*k).is_some_and(|v| v.contains("RUNNING")))
     });
     for w in [&a, &b] {
         let log = w.log_text();
@@ -229,15 +228,22 @@ fn deleted_internal_topics_are_created_again_and_refilled() {
     c.wait_state("src", 2, "RUNNING");
     c.wait_state("after", 1, "RUNNING");
     // Both source tasks resume from the offsets written into the recreated offsets topic.
-    let re = regex::Regex::new(r"VerifiableSourceTask src-(\d) producing to topic \S+ resuming from seqno (\d+)").unwrap();
-    let resumed = wait_for("both src tasks to start on c", Duration::from_secs(60), || {
-        let log = c.log_text();
-        let found: BTreeMap<String, u64> = re
-            .captures_iter(&log)
-            .map(|m| (m[1].to_string(), m[2].parse().unwrap()))
-            .collect();
-        (found.len() == 2).then_some(found)
-    });
+    let re = regex::Regex::new(
+        r"VerifiableSourceTask src-(\d) producing to topic \S+ resuming from seqno (\d+)",
+    )
+    .unwrap();
+    let resumed = wait_for(
+        "both src tasks to start on c",
+        Duration::from_secs(60),
+        || {
+            let log = c.log_text();
+            let found: BTreeMap<String, u64> = re
+                .captures_iter(&log)
+                .map(|m| (m[1].to_string(), m[2].parse().unwrap()))
+                .collect();
+            (found.len() == 2).then_some(found)
+        },
+    );
     assert!(
         resumed.values().all(|seqno| *seqno > 0),
         "a task started over from seqno 0: {resumed:?}"

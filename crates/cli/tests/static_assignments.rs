@@ -288,10 +288,14 @@ fn claims_of_an_absent_worker_survive_a_leader_change() {
         .as_i64()
         .unwrap_or(0);
     leader.kill();
-    wait_for("the wildcard worker to lead", Duration::from_secs(60), || {
-        let (_, w) = wild.get("/tributary/worker");
-        (w["leader"] == true && w["generation"].as_i64().unwrap_or(0) > before).then_some(())
-    });
+    wait_for(
+        "the wildcard worker to lead",
+        Duration::from_secs(60),
+        || {
+            let (_, w) = wild.get("/tributary/worker");
+            (w["leader"] == true && w["generation"].as_i64().unwrap_or(0) > before).then_some(())
+        },
+    );
     // Past the scheduled delay and its rejoin, the claimed jobs still run nowhere.
     let led_at = Instant::now();
     let wild_id = wild.id();
@@ -316,7 +320,9 @@ fn claims_of_an_absent_worker_survive_a_leader_change() {
     let back = DistributedWorker::start(dir.path(), "claimant2", &bootstrap, &group, &claims);
     back.wait_joined();
     let back_id = back.id();
-    wait_for("pinned back on its claimant", Duration::from_secs(90), || {
-        on_claimant(&wild, &back_id)
-    });
+    wait_for(
+        "pinned back on its claimant",
+        Duration::from_secs(90),
+        || on_claimant(&wild, &back_id),
+    );
 }

@@ -100,7 +100,10 @@ impl Sim {
     fn add_worker_with(&mut self, id: &str, conns: &[&str], tasks: &[(&str, u32)]) {
         let w = Worker {
             conns: conns.iter().map(|c| c.to_string()).collect(),
-            tasks: tasks.iter().map(|(c, t)| ConnectorTaskId::new(*c, *t)).collect(),
+            tasks: tasks
+                .iter()
+                .map(|(c, t)| ConnectorTaskId::new(*c, *t))
+                .collect(),
         };
         assert!(self.workers.insert(id.to_string(), w).is_none());
     }

@@ -212,7 +212,10 @@ impl Sim {
             if let Some(claims) = self.received.get(&leader) {
                 self.state.remember_claims(claims);
                 for c in claims {
-                    let name = c.worker.trim_start_matches("http://").trim_end_matches(":8083/");
+                    let name = c
+                        .worker
+                        .trim_start_matches("http://")
+                        .trim_end_matches(":8083/");
                     self.known.insert(
                         name.to_string(),
                         Spec {

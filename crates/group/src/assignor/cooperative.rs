@@ -38,7 +38,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::{checked_round, java_string_cmp, ConfigSnapshot, Job};
 use crate::protocol::{
-    Assignment, ConnectProtocol, ProtocolError, ConnectorTaskId, WorkerMetadata, NO_ERROR,
+    Assignment, ConnectProtocol, ConnectorTaskId, ProtocolError, WorkerMetadata, NO_ERROR,
 };
 
 /// Default of `scheduled.rebalance.max.delay.ms` (Java `DistributedConfig`): 300 000 ms.

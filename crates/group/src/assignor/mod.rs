@@ -25,8 +25,8 @@ pub use static_assignor::{
 };
 
 use std::cmp::Ordering;
-use std::fmt;
 use std::collections::BTreeMap;
+use std::fmt;
 
 use crate::protocol::{Assignment, ConnectorTaskId, WorkerMetadata};
 
@@ -48,7 +48,6 @@ impl fmt::Display for Job {
         }
     }
 }
-
 
 /// The part of the leader's config-topic state an assignor needs (a subset of Java's
 /// `ClusterConfigState`).

@@ -221,10 +221,12 @@ impl StaticAssignorState {
     /// going to wildcard workers; a present worker's own claims replace these in the round.
     pub fn remember_claims(&mut self, claims: &[StaticClaims]) {
         for c in claims {
-            self.claims.entry(c.worker.clone()).or_insert_with(|| Claims {
-                connectors: c.connectors.iter().cloned().collect(),
-                tasks: c.tasks.iter().cloned().collect(),
-            });
+            self.claims
+                .entry(c.worker.clone())
+                .or_insert_with(|| Claims {
+                    connectors: c.connectors.iter().cloned().collect(),
+                    tasks: c.tasks.iter().cloned().collect(),
+                });
         }
     }
 }

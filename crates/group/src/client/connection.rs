@@ -328,8 +328,8 @@ pub async fn topic_identity(
     topic: &str,
     timeout: Duration,
 ) -> Result<TopicIdentity, GroupError> {
-    use kafka_protocol::messages::{MetadataRequest, TopicName};
     use kafka_protocol::messages::metadata_request::MetadataRequestTopic;
+    use kafka_protocol::messages::{MetadataRequest, TopicName};
     let mut last_err = GroupError::NoBootstrap;
     for addr in parse_bootstrap(bootstrap) {
         let attempt = async {
@@ -345,7 +345,9 @@ pub async fn topic_identity(
                 .topics
                 .iter()
                 .find(|t| t.name.as_ref().map(|n| n.0.as_str()) == Some(topic))
-                .ok_or_else(|| GroupError::Codec(format!("Metadata response without topic {topic}")))?;
+                .ok_or_else(|| {
+                    GroupError::Codec(format!("Metadata response without topic {topic}"))
+                })?;
             match t.error_code {
                 0 => Ok(TopicIdentity::Present(t.topic_id.as_u128())),
                 3 => Ok(TopicIdentity::Absent),

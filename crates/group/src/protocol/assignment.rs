@@ -5,7 +5,7 @@
 //! `delay` may be missing (read as empty / empty / 0) and the arrays may be null (-1).
 
 use super::codec::{array_count, Reader, Writer};
-use super::{ConnectProtocol, ProtocolError, ConnectorTaskId};
+use super::{ConnectProtocol, ConnectorTaskId, ProtocolError};
 
 /// `error` value of a successful assignment (Java `Assignment.NO_ERROR`).
 pub const NO_ERROR: i16 = 0;
@@ -53,7 +53,9 @@ impl ConnectorEntry {
                 entries.len() - 1
             });
             // Task numbers come from connector task counts, far below i32::MAX.
-            entries[i].tasks.push(i32::try_from(t.task).unwrap_or(i32::MAX));
+            entries[i]
+                .tasks
+                .push(i32::try_from(t.task).unwrap_or(i32::MAX));
         }
         entries
     }

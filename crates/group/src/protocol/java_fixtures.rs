@@ -94,7 +94,10 @@ fn java_v1_delta_assignment() {
         leader_url: URL.into(),
         config_offset: 43,
         connectors: vec!["pg-source".into()],
-        tasks: vec![ConnectorTaskId::new("pg-source", 0), ConnectorTaskId::new("pg-source", 2)],
+        tasks: vec![
+            ConnectorTaskId::new("pg-source", 0),
+            ConnectorTaskId::new("pg-source", 2),
+        ],
         revoked_connectors: vec!["orders-sink".into()],
         revoked_tasks: vec![ConnectorTaskId::new("orders-sink", 3)],
         delay: 12345,

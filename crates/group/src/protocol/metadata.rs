@@ -7,7 +7,7 @@
 //! nullable ARRAY(ConnectorAssignment entries); both may be missing (read as null).
 
 use super::codec::{array_count, Reader, Writer};
-use super::{Assignment, ConnectProtocol, ConnectorEntry, ProtocolError, ConnectorTaskId};
+use super::{Assignment, ConnectProtocol, ConnectorEntry, ConnectorTaskId, ProtocolError};
 
 /// A worker's JoinGroup metadata.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

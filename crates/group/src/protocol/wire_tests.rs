@@ -204,7 +204,10 @@ fn eager_metadata_reads_as_no_allocation() {
 fn v3_static_metadata_layout() {
     let m = WorkerMetadata {
         static_connectors: Some(vec!["c1".into()]),
-        static_tasks: Some(vec![ConnectorTaskId::new("c2", 0), ConnectorTaskId::new("c2", 3)]),
+        static_tasks: Some(vec![
+            ConnectorTaskId::new("c2", 0),
+            ConnectorTaskId::new("c2", 3),
+        ]),
         ..WorkerMetadata::new(URL, 7)
     };
     let bytes = m.encode(ConnectProtocol::Static).unwrap();
@@ -375,8 +378,11 @@ fn name() -> impl Strategy<Value = String> {
 }
 
 fn task_set() -> impl Strategy<Value = Vec<ConnectorTaskId>> {
-    proptest::collection::btree_set((name(), 0u32..1000), 0..8)
-        .prop_map(|s| s.into_iter().map(|(c, t)| ConnectorTaskId::new(c, t)).collect())
+    proptest::collection::btree_set((name(), 0u32..1000), 0..8).prop_map(|s| {
+        s.into_iter()
+            .map(|(c, t)| ConnectorTaskId::new(c, t))
+            .collect()
+    })
 }
 
 fn connector_set() -> impl Strategy<Value = Vec<String>> {

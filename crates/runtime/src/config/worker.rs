@@ -403,7 +403,13 @@ impl WorkerConfig {
     /// naming the key and the value.
     pub fn static_claims(
         &self,
-    ) -> Result<(Option<Vec<String>>, Option<Vec<tributary_group::ConnectorTaskId>>), String> {
+    ) -> Result<
+        (
+            Option<Vec<String>>,
+            Option<Vec<tributary_group::ConnectorTaskId>>,
+        ),
+        String,
+    > {
         let connectors = self.list("static.connectors");
         let tasks = match self.list("static.tasks") {
             None => None,

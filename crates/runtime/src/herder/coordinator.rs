@@ -199,9 +199,8 @@ impl WorkerCoordinator {
                 .map(|(id, bytes)| Ok((id.clone(), WorkerMetadata::decode(bytes)?)))
                 .collect::<Result<Vec<_>, ProtocolError>>()?;
             // The assignor may read the config topic (`fresh`): off the async threads.
-            let (assignments, lost) = blocking_section(|| {
-                self.lead(negotiated, &join, &members, leader_snapshot, fresh)
-            });
+            let (assignments, lost) =
+                blocking_section(|| self.lead(negotiated, &join, &members, leader_snapshot, fresh));
             let owners = owners_of(&members, &assignments, negotiated);
             let encoded = assignments
                 .iter()

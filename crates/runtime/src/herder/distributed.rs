@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
-use tributary_api::Props;
+use tributary_api::{ConnectError, Props};
 use tributary_group::assignor::{ConfigSnapshot, Job};
 use tributary_group::client::{GroupConfig, GroupMember, RejoinReason};
 use tributary_group::{Assignment, ConnectProtocol};
@@ -127,6 +127,40 @@ fn topic_configs(config: &WorkerConfig, prefix: &str) -> HashMap<String, String>
         .collect()
 }
 
+/// Why new task configs of a connector could not be published (retried with backoff).
+#[derive(Debug, thiserror::Error)]
+enum ReconfigureError {
+    /// The connector failed to produce task configs.
+    #[error("the connector could not generate task configs: {0}")]
+    TaskConfigs(ConnectError),
+    /// The leader could not write them to the config topic.
+    #[error("writing task configs failed: {0}")]
+    Write(HerderError),
+    /// No leader is known yet.
+    #[error("no known leader to send task configs to")]
+    NoLeader,
+    /// Forwarding them to the leader failed.
+    #[error("POST {url}: {detail}")]
+    Forward { url: String, detail: String },
+}
+
+/// Why a distributed worker could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// A worker setting is invalid (e.g. `connect.protocol`).
+    #[error("{0}")]
+    Config(String),
+    /// The internal topics could not be created, checked or read.
+    #[error("{0}")]
+    InternalTopics(#[from] ConnectError),
+    /// The group coordinator refused the group settings or could not be reached.
+    #[error("{0}")]
+    Group(#[from] tributary_group::client::GroupError),
+    /// A startup step panicked.
+    #[error("a startup step failed: {0}")]
+    Panicked(#[from] tokio::task::JoinError),
+}
+
 impl DistributedHerder {
     /// Starts a distributed worker: creates or checks the internal topics, reads them to their
     /// end, creates the worker and joins the group. `url` is the advertised REST URL
@@ -137,7 +171,7 @@ impl DistributedHerder {
         url: String,
         worker_id: String,
         cluster_id: Option<String>,
-    ) -> Result<Arc<DistributedHerder>, String> {
+    ) -> Result<Arc<DistributedHerder>, StartError> {
         let group_id = config.string("group.id").unwrap_or_default();
         let bootstrap = config.bootstrap_servers();
         let inherited = inherited_client_settings(&config);
@@ -191,12 +225,11 @@ impl DistributedHerder {
         let to_create = managed.clone();
         tokio::task::spawn_blocking(move || {
             for m in &to_create {
-                ensure_topic(&m.admin, &m.topic).map_err(|e| e.to_string())?;
+                ensure_topic(&m.admin, &m.topic)?;
             }
-            Ok::<_, String>(())
+            Ok::<_, ConnectError>(())
         })
-        .await
-        .map_err(|e| e.to_string())??;
+        .await??;
         let [config_topic, offsets_topic, status_topic]: [ManagedTopic; 3] = managed
             .try_into()
             .unwrap_or_else(|_| unreachable!("three internal topics"));
@@ -212,34 +245,34 @@ impl DistributedHerder {
                 c("offsets"),
                 c("offsets"),
                 Some(offsets_topic),
-            )
-            .map_err(|e| e.to_string())?;
+            )?;
             let statuses = KafkaStatusBackingStore::start(
                 &cfg.string("status.storage.topic").unwrap_or_default(),
                 c("statuses"),
                 c("statuses"),
                 Some(status_topic),
                 &status_worker_id,
-            )
-            .map_err(|e| e.to_string())?;
+            )?;
             let config_store = KafkaConfigBackingStore::start(
                 &cfg.string("config.storage.topic").unwrap_or_default(),
                 c("configs"),
                 c("configs"),
                 Some(config_topic),
                 move |e| {
-                    let _ = events_tx.send(e);
+                    // Fails only once the herder loop has ended (the worker is stopping), when
+                    // config events no longer matter.
+                    if events_tx.send(e).is_err() {
+                        tracing::debug!("config event after the herder loop ended");
+                    }
                 },
-            )
-            .map_err(|e| e.to_string())?;
-            Ok::<_, String>((
+            )?;
+            Ok::<_, ConnectError>((
                 Arc::new(config_store),
                 Arc::new(statuses),
                 Arc::new(offsets),
             ))
         })
-        .await
-        .map_err(|e| e.to_string())??;
+        .await??;
 
         let reconfigure = requests_tx.clone();
         let worker = Arc::new(Worker::new(
@@ -249,7 +282,10 @@ impl DistributedHerder {
             offsets.clone(),
             statuses.clone(),
             Arc::new(move |name| {
-                let _ = reconfigure.send(LoopRequest::Reconfigure(name));
+                // Fails only once the herder loop has ended (the worker is stopping).
+                if reconfigure.send(LoopRequest::Reconfigure(name)).is_err() {
+                    tracing::debug!("reconfiguration request after the herder loop ended");
+                }
             }),
         ));
         let url_slash = format!("{}/", url.trim_end_matches('/'));
@@ -284,16 +320,14 @@ impl DistributedHerder {
             Duration::from_millis(config.long("heartbeat.interval.ms").unwrap_or(3_000) as u64);
         group.rebalance_timeout =
             Duration::from_millis(config.long("rebalance.timeout.ms").unwrap_or(60_000) as u64);
-        group.validate().map_err(|e| e.to_string())?;
-        let member = GroupMember::connect(&bootstrap, group)
-            .await
-            .map_err(|e| e.to_string())?;
+        group.validate()?;
+        let member = GroupMember::connect(&bootstrap, group).await?;
         let protocol = ConnectProtocol::from_config(
             &config
                 .string("connect.protocol")
                 .unwrap_or_else(|| "sessioned".into()),
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| StartError::Config(e.to_string()))?;
         let max_delay = Duration::from_millis(
             config
                 .long("scheduled.rebalance.max.delay.ms")
@@ -342,16 +376,19 @@ impl DistributedHerder {
     /// stores.
     pub async fn stop(&self) {
         let (tx, rx) = oneshot::channel();
-        if self.requests.send(LoopRequest::Shutdown(tx)).is_ok() {
-            let _ = rx.await;
+        if self.requests.send(LoopRequest::Shutdown(tx)).is_ok() && rx.await.is_err() {
+            tracing::warn!("the herder loop ended before acknowledging the shutdown");
         }
         let s = self.shared.clone();
-        let _ = tokio::task::spawn_blocking(move || {
+        if let Err(e) = tokio::task::spawn_blocking(move || {
             s.config.stop();
             s.statuses.stop();
             s.offsets.stop();
         })
-        .await;
+        .await
+        {
+            tracing::warn!("stopping the internal topic logs failed: {e}");
+        }
     }
 
     fn snapshot(&self) -> ClusterConfigState {
@@ -686,7 +723,6 @@ struct HerderLoop {
     http: reqwest::Client,
 }
 
-
 impl HerderLoop {
     async fn blocking<T: Send + 'static>(
         &self,
@@ -714,8 +750,14 @@ impl HerderLoop {
                     Err(e) => {
                         match &e {
                             CoordinatorError::Rejoin(_) => tracing::info!("rejoining: {e}"),
-                            CoordinatorError::Refused(_) => tracing::error!("rebalance failed, retrying in {:?}: {e}", e.retry_after()),
-                            _ => tracing::warn!("rebalance failed, retrying in {:?}: {e}", e.retry_after()),
+                            CoordinatorError::Refused(_) => tracing::error!(
+                                "rebalance failed, retrying in {:?}: {e}",
+                                e.retry_after()
+                            ),
+                            _ => tracing::warn!(
+                                "rebalance failed, retrying in {:?}: {e}",
+                                e.retry_after()
+                            ),
                         }
                         self.need_rejoin = true;
                         tokio::time::sleep(e.retry_after()).await;
@@ -768,7 +810,8 @@ impl HerderLoop {
                         }
                         Some(LoopRequest::Shutdown(done)) => {
                             self.shutdown().await;
-                            let _ = done.send(());
+                            // The caller may have stopped waiting; the loop ends either way.
+                            done.send(()).ok();
                             break;
                         }
                         Some(r) => self.handle_request(r).await,
@@ -923,7 +966,11 @@ impl HerderLoop {
                 let timeout = self.sync_timeout;
                 if let Err(e) = self.blocking(move |s| s.config.refresh(timeout)).await {
                     tracing::warn!("could not read the config topic to offset {} in time: {e}; leaving the group", outcome.assignment.config_offset);
-                    if let Err(e) = self.coordinator.leave("taking too long to read the log").await {
+                    if let Err(e) = self
+                        .coordinator
+                        .leave("taking too long to read the log")
+                        .await
+                    {
                         tracing::debug!("leaving the group failed: {e}");
                     }
                     self.unsync_backoff_sleep().await;
@@ -1097,12 +1144,15 @@ impl HerderLoop {
             }
             for id in &tasks {
                 let cfg = &snap2.connector_configs[&id.connector];
-                let _ = s.worker.start_task(
+                // A task that cannot start reports FAILED through its status; the loop goes on.
+                if let Err(e) = s.worker.start_task(
                     id,
                     cfg,
                     snap2.task_configs[id].clone(),
                     snap2.target_state(&id.connector),
-                );
+                ) {
+                    tracing::debug!(task = %id, "task not started: {e}");
+                }
             }
         })
         .await;
@@ -1160,7 +1210,9 @@ impl HerderLoop {
                     {
                         let name = c.clone();
                         self.blocking(move |s| {
-                            let _ = s.worker.set_connector_target_state(&name, target);
+                            if let Err(e) = s.worker.set_connector_target_state(&name, target) {
+                                tracing::warn!(connector = %name, "could not apply target state {target:?}: {e}");
+                            }
                         })
                         .await;
                         if target == TargetState::Started && owned_connectors.contains(&c) {
@@ -1278,11 +1330,13 @@ impl HerderLoop {
             }
             LoopRequest::RestartConnector(c, reply) => {
                 let r = self.restart_connector(c).await;
-                let _ = reply.send(r);
+                // The REST caller may have given up waiting; the restart happened anyway.
+                reply.send(r).ok();
             }
             LoopRequest::RestartTask(id, reply) => {
                 let r = self.restart_task(id).await;
-                let _ = reply.send(r);
+                // The REST caller may have given up waiting; the restart happened anyway.
+                reply.send(r).ok();
             }
             LoopRequest::Shutdown(_) => unreachable!("handled by the loop"),
         }
@@ -1394,6 +1448,10 @@ impl HerderLoop {
                     connector = c,
                     "task reconfiguration failed, will retry: {e}"
                 );
+                if matches!(e, ReconfigureError::NoLeader) {
+                    // Only a rebalance tells this worker who leads.
+                    self.need_rejoin = true;
+                }
                 self.pending_reconfigure.insert(c);
                 failed = true;
             }
@@ -1409,7 +1467,7 @@ impl HerderLoop {
         };
     }
 
-    async fn reconfigure(&mut self, c: &str) -> Result<(), String> {
+    async fn reconfigure(&mut self, c: &str) -> Result<(), ReconfigureError> {
         let snap = self.shared.config.snapshot();
         if !snap.contains(c)
             || snap.target_state(c) != TargetState::Started
@@ -1430,7 +1488,7 @@ impl HerderLoop {
                 );
                 return Ok(());
             }
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(ReconfigureError::TaskConfigs(e)),
         };
         let current: Vec<Props> = snap
             .tasks(c)
@@ -1456,11 +1514,11 @@ impl HerderLoop {
             return self
                 .blocking(move |s| leader_write_task_configs(s, &name, &configs))
                 .await
-                .map_err(|e| e.to_string());
+                .map_err(ReconfigureError::Write);
         }
-        let leader = leader_url.ok_or("no known leader")?;
+        let leader = leader_url.ok_or(ReconfigureError::NoLeader)?;
         let url = format!("{}/connectors/{}/tasks", leader.trim_end_matches('/'), c);
-        let body = serde_json::to_vec(&configs).map_err(|e| e.to_string())?;
+        let body = serde_json::to_vec(&configs).unwrap_or_default();
         let mut req = self
             .http
             .post(&url)
@@ -1474,15 +1532,21 @@ impl HerderLoop {
             .body(body)
             .send()
             .await
-            .map_err(|e| format!("POST {url}: {e}"))?;
+            .map_err(|e| ReconfigureError::Forward {
+                url: url.clone(),
+                detail: e.to_string(),
+            })?;
         if resp.status().is_success() {
             Ok(())
         } else {
-            Err(format!(
-                "POST {url}: {} {}",
-                resp.status(),
-                resp.text().await.unwrap_or_default()
-            ))
+            Err(ReconfigureError::Forward {
+                detail: format!(
+                    "{} {}",
+                    resp.status(),
+                    resp.text().await.unwrap_or_default()
+                ),
+                url,
+            })
         }
     }
 }

@@ -624,15 +624,31 @@ mod tests {
         };
         put(&mut s, "session-key", records::session_key(&key));
         for (name, tasks) in [("a", 2u32), ("b", 0), ("paused", 1)] {
-            put(&mut s, &format!("connector-{name}"), records::properties(&props(&[("connector.class", name)])));
+            put(
+                &mut s,
+                &format!("connector-{name}"),
+                records::properties(&props(&[("connector.class", name)])),
+            );
             for t in 0..tasks {
-                put(&mut s, &format!("task-{name}-{t}"), records::properties(&props(&[("t", &t.to_string())])));
+                put(
+                    &mut s,
+                    &format!("task-{name}-{t}"),
+                    records::properties(&props(&[("t", &t.to_string())])),
+                );
             }
             put(&mut s, &format!("commit-{name}"), records::commit(tasks));
         }
-        put(&mut s, "target-state-paused", records::target_state(TargetState::Paused));
+        put(
+            &mut s,
+            "target-state-paused",
+            records::target_state(TargetState::Paused),
+        );
         // A connector with no task commit yet.
-        put(&mut s, "connector-new", records::properties(&props(&[("connector.class", "N")])));
+        put(
+            &mut s,
+            "connector-new",
+            records::properties(&props(&[("connector.class", "N")])),
+        );
 
         let mut rebuilt = ConfigLogState::new();
         for (i, (k, v)) in records::snapshot(&s.state).iter().enumerate() {

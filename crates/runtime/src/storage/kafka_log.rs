@@ -150,7 +150,11 @@ fn topic_identity(bootstrap: &str, topic: &str) -> Option<TopicIdentity> {
 }
 
 /// Assigns every partition of `topic` to `consumer`, from the beginning.
-fn assign_from_start(consumer: &BaseConsumer, topic: &str, partitions: &[i32]) -> ConnectResult<()> {
+fn assign_from_start(
+    consumer: &BaseConsumer,
+    topic: &str,
+    partitions: &[i32],
+) -> ConnectResult<()> {
     let mut tpl = TopicPartitionList::new();
     for p in partitions {
         tpl.add_partition_offset(topic, *p, Offset::Beginning)
@@ -209,7 +213,9 @@ impl Follower {
                     // noticed the gap. Read the new topic from the start.
                     let replaced = matches!(
                         e.rdkafka_error_code(),
-                        Some(RDKafkaErrorCode::AutoOffsetReset | RDKafkaErrorCode::OffsetOutOfRange)
+                        Some(
+                            RDKafkaErrorCode::AutoOffsetReset | RDKafkaErrorCode::OffsetOutOfRange
+                        )
                     );
                     if replaced && self.recovery.is_some() {
                         self.recreate("was deleted and created again");
@@ -235,7 +241,9 @@ impl Follower {
                     let found = topic_identity(&self.bootstrap, &self.topic);
                     let what = match found {
                         Some(TopicIdentity::Absent) => Some("was deleted"),
-                        Some(TopicIdentity::Present(id)) if self.topic_id.is_some_and(|k| k != id) => {
+                        Some(TopicIdentity::Present(id))
+                            if self.topic_id.is_some_and(|k| k != id) =>
+                        {
                             Some("was deleted and created again")
                         }
                         Some(TopicIdentity::Present(id)) => {
@@ -296,9 +304,12 @@ impl Follower {
                 }
             }
         }
-        let Some(partitions) =
-            wait_for_partitions(&self.consumer, &self.topic, Duration::from_secs(60), &self.stop)
-        else {
+        let Some(partitions) = wait_for_partitions(
+            &self.consumer,
+            &self.topic,
+            Duration::from_secs(60),
+            &self.stop,
+        ) else {
             tracing::error!(
                 topic = spec.name,
                 "internal topic '{}' was created again but its partitions have no leader yet; checking again shortly",
@@ -367,7 +378,11 @@ impl KafkaBasedLog {
             // topic was replaced, which a recoverable log must notice rather than skip.
             .set(
                 "auto.offset.reset",
-                if recovery.is_some() { "error" } else { "earliest" },
+                if recovery.is_some() {
+                    "error"
+                } else {
+                    "earliest"
+                },
             )
             .set("enable.partition.eof", "false");
         if consumer.get("group.id").is_none() {

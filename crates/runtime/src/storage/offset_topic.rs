@@ -8,8 +8,8 @@ use std::time::Duration;
 use tributary_api::ConnectResult;
 
 use super::kafka_log::{KafkaBasedLog, LogRecord, LogWriter, Recovery};
-use super::topic_admin::ManagedTopic;
 use super::offset::{MemoryOffsetBackingStore, OffsetBackingStore, OffsetEntry};
+use super::topic_admin::ManagedTopic;
 
 /// Offsets in Kafka.
 pub struct KafkaOffsetBackingStore {
@@ -41,7 +41,10 @@ impl KafkaOffsetBackingStore {
                 for (k, v) in &entries {
                     writer.send(k, Some(v));
                 }
-                tracing::warn!(offsets = entries.len(), "wrote every source offset this worker holds into the new offsets topic");
+                tracing::warn!(
+                    offsets = entries.len(),
+                    "wrote every source offset this worker holds into the new offsets topic"
+                );
             }),
         });
         let log = KafkaBasedLog::start(

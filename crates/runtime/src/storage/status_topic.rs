@@ -10,8 +10,8 @@ use serde_json::{json, Value as Json};
 use tributary_api::ConnectResult;
 
 use super::kafka_log::{KafkaBasedLog, LogRecord, LogWriter, Recovery};
-use super::topic_admin::ManagedTopic;
 use super::status::{State, Status, StatusBackingStore};
+use super::topic_admin::ManagedTopic;
 use crate::ConnectorTaskId;
 
 #[derive(Default)]
@@ -166,19 +166,28 @@ impl KafkaStatusBackingStore {
                 let mut written = 0;
                 for (c, s) in &cache.connectors {
                     if s.worker_id == me {
-                        writer.send(format!("status-connector-{c}").as_bytes(), Some(&status_value(s)));
+                        writer.send(
+                            format!("status-connector-{c}").as_bytes(),
+                            Some(&status_value(s)),
+                        );
                         written += 1;
                     }
                 }
                 for (c, tasks) in &cache.tasks {
                     for (n, s) in tasks {
                         if s.worker_id == me {
-                            writer.send(format!("status-task-{c}-{n}").as_bytes(), Some(&status_value(s)));
+                            writer.send(
+                                format!("status-task-{c}-{n}").as_bytes(),
+                                Some(&status_value(s)),
+                            );
                             written += 1;
                         }
                     }
                 }
-                tracing::warn!(statuses = written, "wrote this worker's statuses into the new status topic");
+                tracing::warn!(
+                    statuses = written,
+                    "wrote this worker's statuses into the new status topic"
+                );
             }),
         });
         let log = KafkaBasedLog::start(
