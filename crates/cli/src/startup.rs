@@ -32,7 +32,7 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
     let source = worker_path.display().to_string();
     let raw = load_properties(worker_path).map_err(|e| e.to_string())?;
     let config = WorkerConfig::parse(mode, raw, &source).map_err(|e| e.to_string())?;
-    let plugins = Arc::new(Plugins::builtin());
+    let plugins = Arc::new(Plugins::new(tributary_plugins::builtin()));
     for key in ["key.converter", "value.converter"] {
         let class = config.string(key).unwrap_or_default();
         plugins

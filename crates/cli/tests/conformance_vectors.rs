@@ -29,8 +29,8 @@ use tributary_api::data::{
 use tributary_api::Props;
 use tributary_group::{Assignment, ConnectorTaskId, WorkerMetadata};
 use tributary_plugins::converters::json::JsonConverter;
-use tributary_runtime::herder::RestartRequest;
-use tributary_runtime::storage::config_topic::{records, ConfigEvent, ConfigLogState, SessionKey};
+use tributary_runtime::config_records::{RestartRequest, SessionKey};
+use tributary_runtime::storage::config_topic::{records, ConfigEvent, ConfigLogState};
 use tributary_runtime::storage::status::{State, Status};
 use tributary_runtime::storage::status_topic::{parse_status, status_value};
 use tributary_runtime::worker::TargetState;

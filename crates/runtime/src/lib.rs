@@ -3,6 +3,8 @@
 //! - [`config`]: worker and connector configuration (Java properties files, `WorkerConfig`,
 //!   `ConnectorConfig`), and the mapping of client settings onto librdkafka.
 //! - [`plugins`]: the plugin registry resolving Connect class names and aliases.
+//! - [`config_records`]: restart requests and the session key, shared by `storage` and
+//!   `herder`.
 //! - [`storage`]: offset and status backing stores.
 //! - [`worker`]: the worker owning running connector and task instances
 //!   (`Worker`, `WorkerConnector`, `WorkerSourceTask`, `WorkerSinkTask`).
@@ -10,6 +12,7 @@
 //! - [`rest`]: Connect's REST API on axum; handlers only call the herder.
 
 pub mod config;
+pub mod config_records;
 pub mod herder;
 pub mod logging;
 pub mod plugins;

@@ -1,5 +1,7 @@
 //! The plugin registry (Connect's `Plugins` / `DelegatingClassLoader`): resolves connector,
-//! task and converter class names and aliases to the plugins linked into this binary.
+//! task and converter class names and aliases to the plugins linked into this binary. The
+//! registry indexes the [`PluginSet`] it is given; the `tributary` binary gives it the
+//! built-ins of `tributary-plugins`.
 //!
 //! Aliases follow Connect: the simple class name, and the simple name without its type suffix
 //! (`Connector`, `Converter`, `HeaderConverter`) when that suffix is not the whole name; an alias
@@ -94,11 +96,6 @@ impl Plugins {
             header_converter_index,
             task_index,
         }
-    }
-
-    /// The built-in plugins of `tributary-plugins`.
-    pub fn builtin() -> Plugins {
-        Plugins::new(tributary_plugins::builtin())
     }
 
     /// The connector plugin named by a class name or alias.

@@ -21,14 +21,15 @@ use tributary_group::client::{GroupConfig, GroupMember, RejoinReason};
 use tributary_group::{Assignment, ConnectProtocol};
 
 use super::coordinator::{delta, CoordinatorError, RoundOutcome, WorkerCoordinator};
-use super::restart::{build_restart_plan, RestartRequest};
+use super::info::{ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState};
+use super::restart::build_restart_plan;
 use super::session::{self, RequestSignature};
 use super::validation::validate_for_put;
 use super::{Created, Herder, HerderError, HerderResult};
 use crate::config::unsupported::WorkerSupport;
 use crate::config::worker::WorkerConfig;
+use crate::config_records::RestartRequest;
 use crate::plugins::Plugins;
-use crate::rest::entities::{ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState};
 use crate::storage::config_topic::{ClusterConfigState, ConfigEvent, KafkaConfigBackingStore};
 use crate::storage::offset_topic::KafkaOffsetBackingStore;
 use crate::storage::status::{State, Status, StatusBackingStore};

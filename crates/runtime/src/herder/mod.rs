@@ -1,12 +1,13 @@
 //! The herder, Connect's control plane (`Herder`, `AbstractHerder`): accepts connector
 //! configurations, decides what runs, and answers the REST API. [`standalone`] is
-//! `connect-standalone`'s herder.
+//! `connect-standalone`'s herder. [`info`] holds the bodies the herder answers with.
 //!
 //! Herder calls are synchronous (they may wait for connectors and tasks to start or stop); the
 //! REST layer runs them on blocking threads.
 
 pub mod coordinator;
 pub mod distributed;
+pub mod info;
 pub mod restart;
 pub mod session;
 pub mod standalone;
@@ -16,11 +17,11 @@ use std::collections::HashMap;
 
 use tributary_api::Props;
 
+use crate::config_records::RestartRequest;
 use crate::plugins::Plugins;
-use crate::rest::entities::{ConfigInfos, ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskState};
 use crate::worker::{TargetState, TaskCountersSnapshot};
 use crate::ConnectorTaskId;
-pub use restart::RestartRequest;
+use info::{ConfigInfos, ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskState};
 
 /// A herder failure with the HTTP status Connect's REST layer gives it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -225,7 +226,7 @@ pub fn connector_state_info(
         .collect();
     Ok(ConnectorStateInfo {
         name: name.to_string(),
-        connector: crate::rest::entities::ConnectorState {
+        connector: info::ConnectorState {
             state: cs.state.as_str().into(),
             worker_id: cs.worker_id,
             version: cs.version,

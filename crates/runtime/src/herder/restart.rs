@@ -1,41 +1,16 @@
-//! KIP-745 restart requests and plans (Connect's `RestartRequest`, `RestartPlan`,
-//! `AbstractHerder.buildRestartPlan`): which instances a restart selects, decided from a
+//! KIP-745 restart plans (Connect's `RestartPlan`, `AbstractHerder.buildRestartPlan`): which
+//! instances a [`RestartRequest`] (in [`crate::config_records`]) selects, decided from a
 //! worker's status view. Pure functions, shared by the standalone and distributed herders.
 
 use std::collections::BTreeMap;
 
-use crate::rest::entities::{ConnectorState, ConnectorStateInfo, TaskState};
+use super::info::{ConnectorState, ConnectorStateInfo, TaskState};
+use crate::config_records::RestartRequest;
 use crate::storage::status::{State, Status};
 
-/// `POST /connectors/{c}/restart?includeTasks=&onlyFailed=`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RestartRequest {
-    pub connector: String,
-    pub only_failed: bool,
-    pub include_tasks: bool,
-}
-
-impl RestartRequest {
-    /// Whether this is the legacy connector-only restart (both flags false, answered 204).
-    pub fn is_legacy(&self) -> bool {
-        !self.only_failed && !self.include_tasks
-    }
-
-    /// The impact rank used to keep the stronger of two pending requests (0 lowest):
-    /// failed connector only < failed connector and tasks < connector only < everything.
-    pub fn impact(&self) -> u8 {
-        match (self.only_failed, self.include_tasks) {
-            (true, false) => 0,
-            (true, true) => 1,
-            (false, false) => 2,
-            (false, true) => 3,
-        }
-    }
-
-    /// Whether an instance in `state` is selected (`!onlyFailed || FAILED`).
-    fn selects(&self, state: State) -> bool {
-        !self.only_failed || state == State::Failed
-    }
+/// Whether `request` selects an instance in `state` (`!onlyFailed || FAILED`).
+fn selects(request: &RestartRequest, state: State) -> bool {
+    !request.only_failed || state == State::Failed
 }
 
 /// What a restart request selects, per a status view.
@@ -57,11 +32,11 @@ pub fn build_restart_plan(
     connector_type: &str,
 ) -> Option<RestartPlan> {
     let cs = connector_status?;
-    let restart_connector = request.selects(cs.state);
+    let restart_connector = selects(request, cs.state);
     let mut task_ids = Vec::new();
     let mut tasks = Vec::new();
     for (id, ts) in task_statuses {
-        let selected = request.include_tasks && request.selects(ts.state);
+        let selected = request.include_tasks && selects(request, ts.state);
         if selected {
             task_ids.push(*id);
         }
@@ -174,21 +149,5 @@ mod tests {
     #[test]
     fn no_connector_status_means_no_plan() {
         assert!(build_restart_plan(&req(false, true), None, &tasks(), "source").is_none());
-    }
-
-    #[test]
-    fn impact_ranks_follow_connect() {
-        let mut ranks: Vec<_> = [
-            req(false, true),
-            req(true, false),
-            req(false, false),
-            req(true, true),
-        ]
-        .iter()
-        .map(|r| r.impact())
-        .collect();
-        ranks.sort();
-        assert_eq!(ranks, vec![0, 1, 2, 3]);
-        assert!(req(false, true).impact() > req(true, true).impact());
     }
 }

@@ -9,7 +9,7 @@ use rand::RngCore;
 use sha2::Sha256;
 
 use super::HerderError;
-use crate::storage::config_topic::SessionKey;
+use crate::config_records::SessionKey;
 
 /// The header carrying the base64 signature.
 pub const SIGNATURE_HEADER: &str = "X-Connect-Authorization";

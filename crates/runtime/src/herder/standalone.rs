@@ -15,12 +15,13 @@ use std::sync::{mpsc, Arc, Mutex};
 use tributary_api::connector::ConnectorType;
 use tributary_api::Props;
 
-use super::restart::{build_restart_plan, RestartRequest};
+use super::info::{ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState};
+use super::restart::build_restart_plan;
 use super::validation::validate_for_put;
 use super::{Created, Herder, HerderError, HerderResult};
 use crate::config::unsupported::WorkerSupport;
+use crate::config_records::RestartRequest;
 use crate::plugins::Plugins;
-use crate::rest::entities::{ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState};
 use crate::storage::status::State;
 use crate::worker::{TargetState, TaskCountersSnapshot, Worker};
 use crate::ConnectorTaskId;

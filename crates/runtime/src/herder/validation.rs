@@ -8,11 +8,11 @@ use tributary_api::config::{ConfigDef, ConfigValue};
 use tributary_api::connector::ConnectorType;
 use tributary_api::Props;
 
+use super::info::{ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo};
 use super::{HerderError, HerderResult};
 use crate::config::connector::{config_def_for, validate_sink_topics};
 use crate::config::unsupported::{unsupported_settings, WorkerSupport};
 use crate::plugins::Plugins;
-use crate::rest::entities::{ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo};
 
 /// Java's `Map.toString()` of a config, for error messages: `{k=v, k2=v2}` (sorted here).
 pub fn java_map_string(config: &Props) -> String {

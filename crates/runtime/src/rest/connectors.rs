@@ -14,7 +14,7 @@ use super::entities::ServerInfo;
 use super::error::RestError;
 use super::{call, RestState};
 use crate::config::properties::{json_member, json_object_texts, json_text, JsonText};
-use crate::herder::RestartRequest;
+use crate::config_records::RestartRequest;
 use crate::worker::TargetState;
 use crate::ConnectorTaskId;
 

@@ -1,7 +1,7 @@
-//! JSON bodies of Connect's REST API (`org.apache.kafka.connect.runtime.rest.entities`), with
-//! Connect's field names and order.
-
-use std::collections::BTreeMap;
+//! JSON bodies of Connect's REST API (`org.apache.kafka.connect.runtime.rest.entities`) that
+//! only the REST layer uses, with Connect's field names and order. The bodies the herder
+//! answers with (`ConnectorInfo`, `ConnectorStateInfo`, `ConfigInfos`, …) are in
+//! [`crate::herder::info`].
 
 use serde::{Deserialize, Serialize};
 
@@ -11,67 +11,6 @@ pub struct ServerInfo {
     pub version: String,
     pub commit: String,
     pub kafka_cluster_id: Option<String>,
-}
-
-/// A task reference `{"connector","task"}` (`ConnectorTaskId` as JSON).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct TaskRef {
-    pub connector: String,
-    pub task: u32,
-}
-
-/// `ConnectorInfo`: `{"name","config","tasks":[TaskRef],"type"}`; `type` is `source`, `sink`
-/// or `unknown`. Config keys are sorted (Java's order is a `HashMap`'s).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ConnectorInfo {
-    pub name: String,
-    pub config: BTreeMap<String, String>,
-    pub tasks: Vec<TaskRef>,
-    #[serde(rename = "type")]
-    pub connector_type: String,
-}
-
-/// A connector's state in `ConnectorStateInfo`: `{"state","worker_id","version","trace"?}`.
-/// `version` (KIP-891) is the plugin version from the status record, `null` when the record
-/// has none (Connect shows it the same way, after `worker_id`).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ConnectorState {
-    pub state: String,
-    pub worker_id: String,
-    #[serde(default)]
-    pub version: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub trace: Option<String>,
-}
-
-/// A task's state: `{"id","state","worker_id","version","trace"?}`
-/// (`ConnectorStateInfo.TaskState`); `version` as in [`ConnectorState`].
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct TaskState {
-    pub id: u32,
-    pub state: String,
-    pub worker_id: String,
-    #[serde(default)]
-    pub version: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub trace: Option<String>,
-}
-
-/// `ConnectorStateInfo`: `{"name","connector","tasks","type"}`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ConnectorStateInfo {
-    pub name: String,
-    pub connector: ConnectorState,
-    pub tasks: Vec<TaskState>,
-    #[serde(rename = "type")]
-    pub connector_type: String,
-}
-
-/// `TaskInfo`: `{"id":{"connector","task"},"config":{…}}`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct TaskInfo {
-    pub id: TaskRef,
-    pub config: BTreeMap<String, String>,
 }
 
 /// `PluginInfo`: `{"class","type","version"?}`.
@@ -89,47 +28,4 @@ pub struct PluginInfo {
 pub struct ErrorMessage {
     pub error_code: u16,
     pub message: String,
-}
-
-/// `ConfigKeyInfo` (validate response).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ConfigKeyInfo {
-    pub name: String,
-    #[serde(rename = "type")]
-    pub config_type: String,
-    pub required: bool,
-    pub default_value: Option<String>,
-    pub importance: String,
-    pub documentation: String,
-    pub group: Option<String>,
-    pub width: String,
-    pub display_name: String,
-    pub dependents: Vec<String>,
-    pub order: i32,
-}
-
-/// `ConfigValueInfo` (validate response).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ConfigValueInfo {
-    pub name: String,
-    pub value: Option<String>,
-    pub recommended_values: Vec<String>,
-    pub errors: Vec<String>,
-    pub visible: bool,
-}
-
-/// `ConfigInfo`: `{"definition","value"}`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ConfigInfo {
-    pub definition: Option<ConfigKeyInfo>,
-    pub value: Option<ConfigValueInfo>,
-}
-
-/// `ConfigInfos`: `{"name","error_count","groups","configs"}`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ConfigInfos {
-    pub name: String,
-    pub error_count: usize,
-    pub groups: Vec<String>,
-    pub configs: Vec<ConfigInfo>,
 }

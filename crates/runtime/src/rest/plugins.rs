@@ -6,10 +6,11 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use tributary_api::config::ConfigDef;
 
-use super::entities::{ConfigKeyInfo, PluginInfo};
+use super::entities::PluginInfo;
 use super::error::RestError;
 use super::{call, RestState};
 use crate::config::connector::config_def_for;
+use crate::herder::info::ConfigKeyInfo;
 
 /// Connectors kept out of `GET /connector-plugins`, as Connect hides its own test connectors
 /// (they stay usable by class name).

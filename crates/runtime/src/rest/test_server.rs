@@ -40,7 +40,7 @@ pub async fn serve(dir: &std::path::Path) -> String {
     let worker = Arc::new(Worker::new(
         "127.0.0.1:0".into(),
         config,
-        Arc::new(Plugins::builtin()),
+        Arc::new(Plugins::new(tributary_plugins::builtin())),
         offsets,
         Arc::new(MemoryStatusBackingStore::default()),
         Arc::new(|_| {}),

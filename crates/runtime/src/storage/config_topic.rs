@@ -14,20 +14,9 @@ use tributary_api::{ConnectError, ConnectResult, Props};
 
 use super::kafka_log::{KafkaBasedLog, LogRecord, LogWriter, Recovery};
 use super::topic_admin::ManagedTopic;
-use crate::herder::RestartRequest;
+use crate::config_records::{RestartRequest, SessionKey};
 use crate::worker::TargetState;
 use crate::ConnectorTaskId;
-
-/// The KIP-507 session key shared by the workers of a group.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionKey {
-    /// Raw key bytes.
-    pub key: Vec<u8>,
-    /// e.g. `HmacSHA256`.
-    pub algorithm: String,
-    /// Creation time, ms since the epoch.
-    pub creation_timestamp: i64,
-}
 
 /// A snapshot of the config topic (Connect's `ClusterConfigState`).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -367,7 +356,6 @@ pub mod records {
     pub fn logger_level(level: &str) -> Vec<u8> {
         serde_json::to_vec(&json!({ "level": level })).unwrap()
     }
-    /// `{"key":…,"algorithm":…,"creation-timestamp":…}`.
     /// The records that rebuild `snap` in an empty config topic, in the order they must be
     /// read: the session key, then per connector its target state, its config, its committed
     /// task configs and their commit record.
@@ -398,6 +386,7 @@ pub mod records {
         out
     }
 
+    /// `{"key":…,"algorithm":…,"creation-timestamp":…}`.
     pub fn session_key(k: &SessionKey) -> Vec<u8> {
         serde_json::to_vec(&json!({
             "key": base64::engine::general_purpose::STANDARD.encode(&k.key),
