@@ -83,7 +83,10 @@ impl LogWriter {
 pub struct KafkaBasedLog {
     topic: String,
     producer: FutureProducer,
-    consumer: Arc<BaseConsumer>,
+    /// A client of its own for end-offset queries (Connect uses an admin client): on the
+    /// reading consumer's connection they would queue behind its long-polling fetch and wait
+    /// up to `fetch.wait.max.ms` (500 ms) each time the topic is idle.
+    offsets_client: BaseConsumer,
     /// The topic's partitions (replaced when the topic is created again).
     partitions: Arc<Mutex<Vec<i32>>>,
     /// Next offset to consume per partition (last consumed + 1).
@@ -392,6 +395,9 @@ impl KafkaBasedLog {
         let producer: FutureProducer = producer.create().map_err(|e| {
             ConnectError::connect(format!("Failed to create producer for topic {topic}: {e}"))
         })?;
+        let offsets_client: BaseConsumer = consumer.create().map_err(|e| {
+            ConnectError::connect(format!("Failed to create client for topic {topic}: {e}"))
+        })?;
         let consumer: Arc<BaseConsumer> = Arc::new(consumer.create().map_err(|e| {
             ConnectError::connect(format!("Failed to create consumer for topic {topic}: {e}"))
         })?);
@@ -441,7 +447,7 @@ impl KafkaBasedLog {
         let log = KafkaBasedLog {
             topic: topic.to_string(),
             producer,
-            consumer,
+            offsets_client,
             partitions,
             progress,
             lost,
@@ -486,8 +492,7 @@ impl KafkaBasedLog {
         let deadline = Instant::now() + timeout;
         let partitions = self.partitions.lock().unwrap().clone();
         let _ = self.producer.flush(timeout);
-        // The end offsets of all partitions, queried at once: one query waits about half a
-        // second on librdkafka, so a 25-partition topic read one by one takes seconds.
+        // The end offsets of all partitions, queried at once (one round trip each).
         let wait = deadline
             .saturating_duration_since(Instant::now())
             .max(Duration::from_millis(500))
@@ -498,7 +503,7 @@ impl KafkaBasedLog {
                     .iter()
                     .map(|p| {
                         scope.spawn(move || {
-                            (*p, self.consumer.fetch_watermarks(&self.topic, *p, wait))
+                            (*p, self.offsets_client.fetch_watermarks(&self.topic, *p, wait))
                         })
                     })
                     .collect();
@@ -507,6 +512,11 @@ impl KafkaBasedLog {
                     .map(|h| h.join().expect("watermark query thread"))
                     .collect()
             });
+        tracing::debug!(
+            topic = self.topic,
+            ms = (timeout - deadline.saturating_duration_since(Instant::now())).as_millis() as u64,
+            "end offsets queried"
+        );
         let mut ends = HashMap::new();
         for (p, r) in results {
             let (low, high) = r.map_err(|e| {
