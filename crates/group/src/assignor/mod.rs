@@ -19,6 +19,7 @@ pub use cooperative::{
     DEFAULT_SCHEDULED_REBALANCE_MAX_DELAY_MS,
 };
 pub use eager::{assign_eager, eager_assignments, perform_eager_assignment};
+// `checked_round` is defined below.
 pub use static_assignor::{
     assign_static, perform_static_assignment, static_assignments, static_claims_in_effect,
     StaticAssignorState, StaticMemberReport, UnassignedReason,
@@ -217,9 +218,11 @@ mod tests {
 
 /// One leader round of an incremental protocol: the config-offset check (CONFIG_MISMATCH for
 /// every member, `assign` not called, when the leader is behind), then `assign` on the checked
-/// snapshot. The leader's URL comes from its own metadata entry (empty if absent).
+/// snapshot. The leader's URL comes from its own metadata entry (empty if absent). `fresh_snapshot`
+/// is called at most once, only when the leader is behind; `assign` is e.g.
+/// [`assign_cooperative`] or [`assign_static`] over the leader's state.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn checked_round(
+pub fn checked_round(
     leader_id: &str,
     members: &[(String, WorkerMetadata)],
     leader_snapshot: ConfigSnapshot,

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use tributary_group::assignor::{
-    perform_cooperative_assignment, perform_eager_assignment, perform_static_assignment,
+    assign_cooperative, assign_static, checked_round, perform_eager_assignment,
     static_claims_in_effect, ConfigSnapshot, CooperativeAssignorState, Job, StaticAssignorState,
     UnassignedReason,
 };
@@ -259,13 +259,14 @@ impl WorkerCoordinator {
                 perform_eager_assignment(&join.member_id, members, leader_snapshot, fresh),
                 Vec::new(),
             ),
-            ConnectProtocol::Static => {
-                if self.static_state.previous_generation() < 0 {
+            ConnectProtocol::Static | ConnectProtocol::Compatible | ConnectProtocol::Sessioned => {
+                let is_static = negotiated == ConnectProtocol::Static;
+                if is_static && self.static_state.previous_generation() < 0 {
                     // A new leader: the claims the group knew before it.
                     self.static_state.remember_claims(&self.known_claims);
                 }
-                let out = perform_static_assignment(
-                    &mut self.static_state,
+                let (cooperative, static_state) = (&mut self.cooperative, &mut self.static_state);
+                let out = checked_round(
                     &join.member_id,
                     members,
                     leader_snapshot,
@@ -273,33 +274,31 @@ impl WorkerCoordinator {
                     self.last_completed_generation,
                     join.generation,
                     now,
+                    |round| {
+                        if is_static {
+                            assign_static(static_state, round)
+                        } else {
+                            assign_cooperative(cooperative, round)
+                        }
+                    },
                 );
-                let lost = self
-                    .static_state
-                    .unassigned()
-                    .iter()
-                    .filter(|(_, r)| {
-                        matches!(
-                            r,
-                            UnassignedReason::NoPresentClaimant | UnassignedReason::AwaitingOwner
-                        )
-                    })
-                    .map(|(j, _)| j.clone())
-                    .collect();
+                let lost = if is_static {
+                    self.static_state
+                        .unassigned()
+                        .iter()
+                        .filter(|(_, r)| {
+                            matches!(
+                                r,
+                                UnassignedReason::NoPresentClaimant
+                                    | UnassignedReason::AwaitingOwner
+                            )
+                        })
+                        .map(|(j, _)| j.clone())
+                        .collect()
+                } else {
+                    self.cooperative.lost_jobs().to_vec()
+                };
                 (out, lost)
-            }
-            ConnectProtocol::Compatible | ConnectProtocol::Sessioned => {
-                let out = perform_cooperative_assignment(
-                    &mut self.cooperative,
-                    &join.member_id,
-                    members,
-                    leader_snapshot,
-                    fresh,
-                    self.last_completed_generation,
-                    join.generation,
-                    now,
-                );
-                (out, self.cooperative.lost_jobs().to_vec())
             }
         }
     }

@@ -83,6 +83,7 @@ impl LogWriter {
 pub struct KafkaBasedLog {
     topic: String,
     producer: FutureProducer,
+    writer: LogWriter,
     /// A client of its own for end-offset queries (Connect uses an admin client): on the
     /// reading consumer's connection they would queue behind its long-polling fetch and wait
     /// up to `fetch.wait.max.ms` (500 ms) each time the topic is idle.
@@ -446,6 +447,10 @@ impl KafkaBasedLog {
             .map_err(|e| ConnectError::connect(format!("cannot spawn log thread: {e}")))?;
         let log = KafkaBasedLog {
             topic: topic.to_string(),
+            writer: LogWriter {
+                topic: topic.to_string(),
+                producer: producer.clone(),
+            },
             producer,
             offsets_client,
             partitions,
@@ -631,13 +636,7 @@ impl KafkaBasedLog {
 
     /// Writes a record without waiting; failures are logged.
     pub fn send(&self, key: &[u8], value: Option<&[u8]>) {
-        let mut record: FutureRecord<'_, [u8], [u8]> = FutureRecord::to(&self.topic).key(key);
-        if let Some(v) = value {
-            record = record.payload(v);
-        }
-        if let Err((e, _)) = self.producer.send_result(record) {
-            tracing::warn!(topic = self.topic, "failed to queue a write: {e}");
-        }
+        self.writer.send(key, value);
     }
 
     /// Waits for every queued write (up to `timeout`).
