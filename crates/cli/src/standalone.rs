@@ -24,11 +24,13 @@ pub async fn run(worker_path: PathBuf, connector_paths: Vec<PathBuf>) -> Result<
         .map(|p| load_connector_file(p).map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
     let p = prepare(WorkerMode::Standalone, &worker_path).await?;
-    let offsets_file = PathBuf::from(
-        p.config
-            .string("offset.storage.file.filename")
-            .unwrap_or_default(),
-    );
+    let offsets_file = p
+        .config
+        .settings()
+        .standalone()
+        .ok_or("a standalone worker needs a standalone configuration")?
+        .offset_storage_file_filename
+        .clone();
     let offsets = Arc::new(
         FileOffsetBackingStore::open(&offsets_file)
             .map_err(|e| format!("{}: key 'offset.storage.file.filename': {e}", p.source))?,

@@ -33,21 +33,23 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
     let raw = load_properties(worker_path).map_err(|e| e.to_string())?;
     let config = WorkerConfig::parse(mode, raw, &source).map_err(|e| e.to_string())?;
     let plugins = Arc::new(Plugins::new(tributary_plugins::builtin()));
-    for key in ["key.converter", "value.converter"] {
-        let class = config.string(key).unwrap_or_default();
+    let settings = config.settings();
+    for (key, class) in [
+        ("key.converter", &settings.key_converter),
+        ("value.converter", &settings.value_converter),
+    ] {
         plugins
-            .converter_plugin(&class)
+            .converter_plugin(class)
             .map_err(|e| format!("{source}: key '{key}': {e}"))?;
     }
-    if let Some(class) = config.string("header.converter") {
-        plugins
-            .header_converter_plugin(&class)
-            .map_err(|e| format!("{source}: key 'header.converter': {e}"))?;
-    }
-    let listener = config
-        .listeners()
-        .map_err(|e| format!("{source}: {e}"))?
-        .remove(0);
+    plugins
+        .header_converter_plugin(&settings.header_converter)
+        .map_err(|e| format!("{source}: key 'header.converter': {e}"))?;
+    let listener = settings
+        .listeners
+        .first()
+        .cloned()
+        .ok_or_else(|| format!("{source}: no listener in 'listeners'"))?;
     let bound = rest::bind(&listener).await.map_err(|e| {
         format!(
             "{source}: key 'listeners': cannot bind {}:{}: {e}",

@@ -83,18 +83,19 @@ pub struct WorkerSupport {
 }
 
 impl WorkerSupport {
-    /// The support of a worker with this configuration. An unknown override policy was refused
-    /// at startup, so it reads as `All` here.
+    /// The support of a worker with this configuration.
     pub fn of(config: &WorkerConfig) -> WorkerSupport {
+        let settings = config.settings();
         WorkerSupport {
-            topic_creation_enable: config.boolean("topic.creation.enable").unwrap_or(true),
+            topic_creation_enable: settings.topic_creation_enable,
             connector_offsets_topics: config.mode == super::worker::WorkerMode::Distributed,
-            override_policy: config
-                .string("connector.client.config.override.policy")
-                .and_then(|p| OverridePolicy::parse(&p).ok())
-                .unwrap_or(OverridePolicy::All),
-            converters: ["key.converter", "value.converter", "header.converter"]
-                .map(|k| config.string(k)),
+            override_policy: settings.connector_client_config_override_policy,
+            converters: [
+                &settings.key_converter,
+                &settings.value_converter,
+                &settings.header_converter,
+            ]
+            .map(|c| Some(c.clone())),
         }
     }
 }

@@ -2,9 +2,13 @@
 //! `DistributedConfig`): typed settings parsed from `worker.properties`.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
 
 use tributary_api::config::{ConfigDef, ConfigType, Importance, Parsed, Validator};
+use tributary_group::{ConnectProtocol, ConnectorTaskId};
 
+use super::unsupported::OverridePolicy;
 use super::ConfigError;
 
 /// Which kind of worker a configuration is for.
@@ -228,7 +232,10 @@ pub fn distributed_config_def() -> ConfigDef {
             "inter.worker.key.ttl.ms",
             Int,
             Some(Some("3600000")),
-            None,
+            Some(Validator::Range {
+                min: Some(0.0),
+                max: Some(i32::MAX as f64),
+            }),
             Low,
             "Session key lifetime, ms.",
         )
@@ -284,12 +291,15 @@ pub struct WorkerConfig {
     pub mode: WorkerMode,
     raw: HashMap<String, String>,
     parsed: HashMap<String, Parsed>,
+    settings: WorkerSettings,
 }
 
 impl WorkerConfig {
     /// Parses and validates a worker configuration. `source` (a file name) prefixes every error,
     /// which names the key: `worker.properties: Missing required configuration "key.converter" …`.
-    /// All problems are reported at once, one per line.
+    /// All problems the definition table finds are reported at once, one per line; the typed
+    /// [`settings`](Self::settings) are built here too, so a value they cannot use is a startup
+    /// error naming the file and key as well.
     pub fn parse(
         mode: WorkerMode,
         raw: HashMap<String, String>,
@@ -311,26 +321,20 @@ impl WorkerConfig {
         let parsed = def
             .parse(&raw)
             .map_err(|e| ConfigError(format!("{source}: {e}")))?;
-        let cfg = WorkerConfig { mode, raw, parsed };
-        cfg.listeners()
+        let settings = WorkerSettings::from_parsed(mode, &parsed)
             .map_err(|e| ConfigError(format!("{source}: {e}")))?;
-        if mode == WorkerMode::Distributed {
-            cfg.static_claims()
-                .map_err(|e| ConfigError(format!("{source}: {e}")))?;
-            // Not implemented yet: refused, so nobody believes they have it.
-            if let Some(eos) = cfg.string("exactly.once.source.support") {
-                if !eos.eq_ignore_ascii_case("disabled") {
-                    return Err(ConfigError(format!(
-                        "{source}: Invalid value {eos} for configuration exactly.once.source.support: Tributary does not support exactly-once source (KIP-618) yet; set it to disabled or run Apache Kafka Connect workers"
-                    )));
-                }
-            }
-        }
-        if let Some(policy) = cfg.string("connector.client.config.override.policy") {
-            super::unsupported::OverridePolicy::parse(&policy)
-                .map_err(|e| ConfigError(format!("{source}: {e}")))?;
-        }
-        Ok(cfg)
+        Ok(WorkerConfig {
+            mode,
+            raw,
+            parsed,
+            settings,
+        })
+    }
+
+    /// The typed settings, parsed once by [`WorkerConfig::parse`], with Connect's defaults for
+    /// the keys left unset.
+    pub fn settings(&self) -> &WorkerSettings {
+        &self.settings
     }
 
     /// The raw value of any key.
@@ -343,7 +347,8 @@ impl WorkerConfig {
         &self.raw
     }
 
-    /// A string setting (STRING/CLASS/PASSWORD), `None` when null.
+    /// A string setting (STRING/CLASS/PASSWORD), `None` when null. Prefer the typed
+    /// [`settings`](Self::settings) for the keys they cover.
     pub fn string(&self, key: &str) -> Option<String> {
         match self.parsed.get(key) {
             Some(Parsed::String(s)) => Some(s.clone()),
@@ -351,7 +356,8 @@ impl WorkerConfig {
         }
     }
 
-    /// An integer setting (INT/SHORT/LONG) widened to i64.
+    /// An integer setting (INT/SHORT/LONG) widened to i64. Prefer the typed
+    /// [`settings`](Self::settings) for the keys they cover.
     pub fn long(&self, key: &str) -> Option<i64> {
         match self.parsed.get(key)? {
             Parsed::Int(v) => Some(*v as i64),
@@ -361,7 +367,8 @@ impl WorkerConfig {
         }
     }
 
-    /// A boolean setting.
+    /// A boolean setting. Prefer the typed [`settings`](Self::settings) for the keys they
+    /// cover.
     pub fn boolean(&self, key: &str) -> Option<bool> {
         match self.parsed.get(key)? {
             Parsed::Boolean(b) => Some(*b),
@@ -369,7 +376,8 @@ impl WorkerConfig {
         }
     }
 
-    /// A list setting; `None` when null (unset with a null default).
+    /// A list setting; `None` when null (unset with a null default). Prefer the typed
+    /// [`settings`](Self::settings) for the keys they cover.
     pub fn list(&self, key: &str) -> Option<Vec<String>> {
         match self.parsed.get(key)? {
             Parsed::List(l) => Some(l.clone()),
@@ -379,7 +387,7 @@ impl WorkerConfig {
 
     /// `bootstrap.servers` joined as librdkafka wants it.
     pub fn bootstrap_servers(&self) -> String {
-        self.list("bootstrap.servers").unwrap_or_default().join(",")
+        self.settings.bootstrap_servers.join(",")
     }
 
     /// Every setting under `prefix` (e.g. `producer.`), with the prefix removed.
@@ -388,61 +396,361 @@ impl WorkerConfig {
     }
 
     /// The parsed `listeners`: (protocol, host, port); an empty host binds every interface.
-    /// Errors: an empty list, a blank entry, an unknown protocol or a bad port.
+    /// Never empty: [`WorkerConfig::parse`] refuses an empty list, a blank entry, an unknown
+    /// protocol or a bad port; the same as [`WorkerSettings::listeners`].
     pub fn listeners(&self) -> Result<Vec<Listener>, String> {
-        let list = self.list("listeners").unwrap_or_default();
-        if list.is_empty() {
-            return Err("Invalid value for configuration listeners: the list of listeners must not be empty".into());
-        }
-        list.iter().map(|l| Listener::parse(l)).collect()
+        Ok(self.settings.listeners.clone())
     }
 
     /// The static claims (`static.connectors`, `static.tasks`) for `connect.protocol=static`:
-    /// `None` when unset, `Some(empty)` when set to the empty string. Task ids have Connect's
-    /// form `<connector>-<n>` (the last dash separates the number); a malformed one is an error
-    /// naming the key and the value.
+    /// `None` when unset, `Some(empty)` when set to the empty string; both `None` for a
+    /// standalone worker. Task ids have Connect's form `<connector>-<n>` (the last dash
+    /// separates the number); a malformed one was refused by [`WorkerConfig::parse`] with an
+    /// error naming the key and the value. The same as [`DistributedSettings::static_connectors`]
+    /// and [`DistributedSettings::static_tasks`].
     pub fn static_claims(
         &self,
-    ) -> Result<
-        (
-            Option<Vec<String>>,
-            Option<Vec<tributary_group::ConnectorTaskId>>,
-        ),
-        String,
-    > {
-        let connectors = self.list("static.connectors");
-        let tasks = match self.list("static.tasks") {
+    ) -> Result<(Option<Vec<String>>, Option<Vec<tributary_group::ConnectorTaskId>>), String> {
+        Ok(match self.settings.distributed() {
+            Some(d) => (d.static_connectors.clone(), d.static_tasks.clone()),
+            None => (None, None),
+        })
+    }
+
+    /// `task.shutdown.graceful.timeout.ms` in ms: [`WorkerSettings::task_shutdown_graceful_timeout`]
+    /// as a number, for the callers that still take one.
+    pub fn task_shutdown_timeout_ms(&self) -> u64 {
+        self.settings.task_shutdown_graceful_timeout.as_millis() as u64
+    }
+}
+
+/// The worker settings the runtime uses, typed and checked once by [`WorkerConfig::parse`]
+/// (see [`WorkerConfig::settings`]).
+///
+/// Connect's defaults are declared once, in the definition tables ([`worker_config_def`],
+/// [`standalone_config_def`], [`distributed_config_def`]); these fields are read from the
+/// values those tables parsed, defaults included, and repeat none of them. A field is named
+/// after its key (dots as underscores; durations drop the `.ms`), and durations are
+/// [`Duration`]s.
+#[derive(Debug, Clone)]
+pub struct WorkerSettings {
+    /// `bootstrap.servers` (LIST; default `localhost:9092`).
+    pub bootstrap_servers: Vec<String>,
+    /// `key.converter` (CLASS; required).
+    pub key_converter: String,
+    /// `value.converter` (CLASS; required).
+    pub value_converter: String,
+    /// `header.converter` (CLASS; default
+    /// `org.apache.kafka.connect.storage.SimpleHeaderConverter`).
+    pub header_converter: String,
+    /// `task.shutdown.graceful.timeout.ms` (LONG, ms; default 5000 ms): the total time the
+    /// worker gives its tasks to stop cleanly. A negative value counts as 0.
+    pub task_shutdown_graceful_timeout: Duration,
+    /// `offset.flush.interval.ms` (LONG, ms; default 60000 ms): interval between source offset
+    /// commits. Values below 1 ms count as 1 ms.
+    pub offset_flush_interval: Duration,
+    /// `offset.flush.timeout.ms` (LONG, ms; default 5000 ms): how long an offset commit waits
+    /// for outstanding records. A negative value counts as 0.
+    pub offset_flush_timeout: Duration,
+    /// `listeners` (LIST; default `http://:8083`), parsed; never empty.
+    pub listeners: Vec<Listener>,
+    /// `rest.advertised.host.name` (STRING; default null); `None` when unset or empty.
+    pub rest_advertised_host_name: Option<String>,
+    /// `rest.advertised.port` (INT; default null); must be a port number (0..=65535).
+    pub rest_advertised_port: Option<u16>,
+    /// `topic.creation.enable` (BOOLEAN; default true).
+    pub topic_creation_enable: bool,
+    /// `topic.tracking.enable` (BOOLEAN; default true).
+    pub topic_tracking_enable: bool,
+    /// `topic.tracking.allow.reset` (BOOLEAN; default true).
+    pub topic_tracking_allow_reset: bool,
+    /// `connector.client.config.override.policy` (STRING; default `All`).
+    pub connector_client_config_override_policy: OverridePolicy,
+    /// The settings only this kind of worker has.
+    pub mode: ModeSettings,
+}
+
+/// The settings only one kind of worker has.
+#[derive(Debug, Clone)]
+pub enum ModeSettings {
+    /// A standalone worker's (`StandaloneConfig`).
+    Standalone(StandaloneSettings),
+    /// A distributed worker's (`DistributedConfig`).
+    Distributed(DistributedSettings),
+}
+
+/// The settings of a standalone worker (`StandaloneConfig`).
+#[derive(Debug, Clone)]
+pub struct StandaloneSettings {
+    /// `offset.storage.file.filename` (STRING; required).
+    pub offset_storage_file_filename: PathBuf,
+}
+
+/// The settings of a distributed worker (`DistributedConfig`). Partition counts and
+/// replication factors of -1 mean the broker's default.
+#[derive(Debug, Clone)]
+pub struct DistributedSettings {
+    /// `group.id` (STRING; required).
+    pub group_id: String,
+    /// `config.storage.topic` (STRING; required).
+    pub config_storage_topic: String,
+    /// `config.storage.replication.factor` (SHORT; default 3).
+    pub config_storage_replication_factor: i16,
+    /// `offset.storage.topic` (STRING; required).
+    pub offset_storage_topic: String,
+    /// `offset.storage.partitions` (INT; default 25).
+    pub offset_storage_partitions: i32,
+    /// `offset.storage.replication.factor` (SHORT; default 3).
+    pub offset_storage_replication_factor: i16,
+    /// `status.storage.topic` (STRING; required).
+    pub status_storage_topic: String,
+    /// `status.storage.partitions` (INT; default 5).
+    pub status_storage_partitions: i32,
+    /// `status.storage.replication.factor` (SHORT; default 3).
+    pub status_storage_replication_factor: i16,
+    /// `session.timeout.ms` (INT, ms; default 10000 ms); must not be negative.
+    pub session_timeout: Duration,
+    /// `heartbeat.interval.ms` (INT, ms; default 3000 ms); must not be negative.
+    pub heartbeat_interval: Duration,
+    /// `rebalance.timeout.ms` (INT, ms; default 60000 ms); must not be negative.
+    pub rebalance_timeout: Duration,
+    /// `worker.sync.timeout.ms` (INT, ms; default 3000 ms); must not be negative.
+    pub worker_sync_timeout: Duration,
+    /// `worker.unsync.backoff.ms` (INT, ms; default 300000 ms); must not be negative.
+    pub worker_unsync_backoff: Duration,
+    /// `scheduled.rebalance.max.delay.ms` (INT, ms; default 300000 ms); must not be negative.
+    pub scheduled_rebalance_max_delay: Duration,
+    /// `connect.protocol` (STRING; default `sessioned`).
+    pub connect_protocol: ConnectProtocol,
+    /// `inter.worker.key.ttl.ms` (INT, ms; default 3600000 ms); must not be negative.
+    pub inter_worker_key_ttl: Duration,
+    /// `inter.worker.verification.algorithms` (LIST; default `HmacSHA256`).
+    pub inter_worker_verification_algorithms: Vec<String>,
+    /// `static.connectors` (LIST; default null, Tributary only): `None` when unset,
+    /// `Some(empty)` when set to the empty string.
+    pub static_connectors: Option<Vec<String>>,
+    /// `static.tasks` (LIST; default null, Tributary only), as task ids `<connector>-<n>`:
+    /// `None` when unset, `Some(empty)` when set to the empty string.
+    pub static_tasks: Option<Vec<ConnectorTaskId>>,
+}
+
+impl WorkerSettings {
+    /// The standalone settings, when this is a standalone worker.
+    pub fn standalone(&self) -> Option<&StandaloneSettings> {
+        match &self.mode {
+            ModeSettings::Standalone(s) => Some(s),
+            ModeSettings::Distributed(_) => None,
+        }
+    }
+
+    /// The distributed settings, when this is a distributed worker.
+    pub fn distributed(&self) -> Option<&DistributedSettings> {
+        match &self.mode {
+            ModeSettings::Distributed(d) => Some(d),
+            ModeSettings::Standalone(_) => None,
+        }
+    }
+
+    /// Builds the settings from the values `ConfigDef::parse` returned for `mode`'s table
+    /// (every defined key present, defaults applied). Errors name the key and the value.
+    fn from_parsed(
+        mode: WorkerMode,
+        parsed: &HashMap<String, Parsed>,
+    ) -> Result<WorkerSettings, String> {
+        let v = Values(parsed);
+        let listeners = v.list("listeners")?;
+        if listeners.is_empty() {
+            return Err("Invalid value for configuration listeners: the list of listeners must not be empty".into());
+        }
+        let listeners = listeners
+            .iter()
+            .map(|l| Listener::parse(l))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mode = match mode {
+            WorkerMode::Standalone => ModeSettings::Standalone(StandaloneSettings {
+                offset_storage_file_filename: PathBuf::from(
+                    v.string("offset.storage.file.filename")?,
+                ),
+            }),
+            WorkerMode::Distributed => {
+                ModeSettings::Distributed(DistributedSettings::from_values(&v)?)
+            }
+        };
+        let policy = v.string("connector.client.config.override.policy")?;
+        let connector_client_config_override_policy = OverridePolicy::parse(&policy)?;
+        let rest_advertised_port = match v.opt_long("rest.advertised.port")? {
+            None => None,
+            Some(p) => Some(u16::try_from(p).map_err(|_| {
+                format!("Invalid value {p} for configuration rest.advertised.port: Value must be no less than 0 and no greater than 65535")
+            })?),
+        };
+        Ok(WorkerSettings {
+            bootstrap_servers: v.list("bootstrap.servers")?,
+            key_converter: v.string("key.converter")?,
+            value_converter: v.string("value.converter")?,
+            header_converter: v.string("header.converter")?,
+            task_shutdown_graceful_timeout: v
+                .millis_at_least("task.shutdown.graceful.timeout.ms", 0)?,
+            offset_flush_interval: v.millis_at_least("offset.flush.interval.ms", 1)?,
+            offset_flush_timeout: v.millis_at_least("offset.flush.timeout.ms", 0)?,
+            listeners,
+            rest_advertised_host_name: v
+                .opt_string("rest.advertised.host.name")?
+                .filter(|h| !h.is_empty()),
+            rest_advertised_port,
+            topic_creation_enable: v.boolean("topic.creation.enable")?,
+            topic_tracking_enable: v.boolean("topic.tracking.enable")?,
+            topic_tracking_allow_reset: v.boolean("topic.tracking.allow.reset")?,
+            connector_client_config_override_policy,
+            mode,
+        })
+    }
+}
+
+impl DistributedSettings {
+    /// Reads the distributed keys; also refuses what Tributary does not implement
+    /// (`exactly.once.source.support` other than `disabled`).
+    fn from_values(v: &Values) -> Result<DistributedSettings, String> {
+        let static_connectors = v.opt_list("static.connectors")?;
+        let static_tasks = match v.opt_list("static.tasks")? {
             None => None,
             Some(list) => Some(
                 list.iter()
                     .map(|t| {
-                        t.parse::<tributary_group::ConnectorTaskId>().map_err(|_| {
+                        t.parse::<ConnectorTaskId>().map_err(|_| {
                             format!("Invalid value {t} for configuration static.tasks: a task id is <connector>-<task number>, e.g. my-connector-0")
                         })
                     })
                     .collect::<Result<Vec<_>, _>>()?,
             ),
         };
-        Ok((connectors, tasks))
+        // Not implemented yet: refused, so nobody believes they have it.
+        let eos = v.string("exactly.once.source.support")?;
+        if !eos.eq_ignore_ascii_case("disabled") {
+            return Err(format!(
+                "Invalid value {eos} for configuration exactly.once.source.support: Tributary does not support exactly-once source (KIP-618) yet; set it to disabled or run Apache Kafka Connect workers"
+            ));
+        }
+        let protocol = v.string("connect.protocol")?;
+        let connect_protocol = ConnectProtocol::from_config(&protocol).map_err(|e| {
+            format!("Invalid value {protocol} for configuration connect.protocol: {e}")
+        })?;
+        Ok(DistributedSettings {
+            group_id: v.string("group.id")?,
+            config_storage_topic: v.string("config.storage.topic")?,
+            config_storage_replication_factor: v.short("config.storage.replication.factor")?,
+            offset_storage_topic: v.string("offset.storage.topic")?,
+            offset_storage_partitions: v.int("offset.storage.partitions")?,
+            offset_storage_replication_factor: v.short("offset.storage.replication.factor")?,
+            status_storage_topic: v.string("status.storage.topic")?,
+            status_storage_partitions: v.int("status.storage.partitions")?,
+            status_storage_replication_factor: v.short("status.storage.replication.factor")?,
+            session_timeout: v.millis("session.timeout.ms")?,
+            heartbeat_interval: v.millis("heartbeat.interval.ms")?,
+            rebalance_timeout: v.millis("rebalance.timeout.ms")?,
+            worker_sync_timeout: v.millis("worker.sync.timeout.ms")?,
+            worker_unsync_backoff: v.millis("worker.unsync.backoff.ms")?,
+            scheduled_rebalance_max_delay: v.millis("scheduled.rebalance.max.delay.ms")?,
+            connect_protocol,
+            inter_worker_key_ttl: v.millis("inter.worker.key.ttl.ms")?,
+            inter_worker_verification_algorithms: v.list("inter.worker.verification.algorithms")?,
+            static_connectors,
+            static_tasks,
+        })
+    }
+}
+
+/// Typed reads of the values `ConfigDef::parse` returned: every key of the table is there,
+/// with its default when unset, so a key missing or of another type here is a mistake in this
+/// file, reported as an error naming the key rather than a panic.
+struct Values<'a>(&'a HashMap<String, Parsed>);
+
+impl Values<'_> {
+    fn get(&self, key: &str) -> Result<&Parsed, String> {
+        self.0
+            .get(key)
+            .ok_or_else(|| format!("Configuration {key} is not defined for this kind of worker"))
     }
 
-    /// `offset.flush.interval.ms`.
-    pub fn offset_flush_interval_ms(&self) -> u64 {
-        self.long("offset.flush.interval.ms")
-            .unwrap_or(60_000)
-            .max(1) as u64
+    fn mistyped(key: &str, wanted: &str) -> String {
+        format!("Configuration {key} is not of type {wanted}")
     }
 
-    /// `offset.flush.timeout.ms`.
-    pub fn offset_flush_timeout_ms(&self) -> u64 {
-        self.long("offset.flush.timeout.ms").unwrap_or(5_000).max(0) as u64
+    fn opt_string(&self, key: &str) -> Result<Option<String>, String> {
+        match self.get(key)? {
+            Parsed::String(s) => Ok(Some(s.clone())),
+            Parsed::Null => Ok(None),
+            _ => Err(Self::mistyped(key, "STRING")),
+        }
     }
 
-    /// `task.shutdown.graceful.timeout.ms`.
-    pub fn task_shutdown_timeout_ms(&self) -> u64 {
-        self.long("task.shutdown.graceful.timeout.ms")
-            .unwrap_or(5_000)
-            .max(0) as u64
+    /// A string that has no null default.
+    fn string(&self, key: &str) -> Result<String, String> {
+        self.opt_string(key)?.ok_or_else(|| {
+            format!("Missing required configuration \"{key}\" which has no default value.")
+        })
+    }
+
+    fn opt_long(&self, key: &str) -> Result<Option<i64>, String> {
+        match self.get(key)? {
+            Parsed::Int(x) => Ok(Some(i64::from(*x))),
+            Parsed::Short(x) => Ok(Some(i64::from(*x))),
+            Parsed::Long(x) => Ok(Some(*x)),
+            Parsed::Null => Ok(None),
+            _ => Err(Self::mistyped(key, "INT, SHORT or LONG")),
+        }
+    }
+
+    fn long(&self, key: &str) -> Result<i64, String> {
+        self.opt_long(key)?.ok_or_else(|| {
+            format!("Missing required configuration \"{key}\" which has no default value.")
+        })
+    }
+
+    fn int(&self, key: &str) -> Result<i32, String> {
+        i32::try_from(self.long(key)?).map_err(|_| Self::mistyped(key, "INT"))
+    }
+
+    fn short(&self, key: &str) -> Result<i16, String> {
+        i16::try_from(self.long(key)?).map_err(|_| Self::mistyped(key, "SHORT"))
+    }
+
+    fn boolean(&self, key: &str) -> Result<bool, String> {
+        match self.get(key)? {
+            Parsed::Boolean(b) => Ok(*b),
+            _ => Err(Self::mistyped(key, "BOOLEAN")),
+        }
+    }
+
+    fn opt_list(&self, key: &str) -> Result<Option<Vec<String>>, String> {
+        match self.get(key)? {
+            Parsed::List(l) => Ok(Some(l.clone())),
+            Parsed::Null => Ok(None),
+            _ => Err(Self::mistyped(key, "LIST")),
+        }
+    }
+
+    /// A list that has no null default.
+    fn list(&self, key: &str) -> Result<Vec<String>, String> {
+        self.opt_list(key)?.ok_or_else(|| {
+            format!("Missing required configuration \"{key}\" which has no default value.")
+        })
+    }
+
+    /// A duration in ms that must not be negative.
+    fn millis(&self, key: &str) -> Result<Duration, String> {
+        let ms = self.long(key)?;
+        u64::try_from(ms).map(Duration::from_millis).map_err(|_| {
+            format!("Invalid value {ms} for configuration {key}: Value must be at least 0")
+        })
+    }
+
+    /// A duration in ms where values below `min_ms` count as `min_ms`.
+    fn millis_at_least(&self, key: &str, min_ms: u64) -> Result<Duration, String> {
+        let ms = self.long(key)?;
+        Ok(Duration::from_millis(
+            u64::try_from(ms).unwrap_or(0).max(min_ms),
+        ))
     }
 }
 
@@ -555,7 +863,10 @@ mod tests {
             "w",
         )
         .unwrap();
-        assert_eq!(cfg.offset_flush_interval_ms(), 1000);
+        assert_eq!(
+            cfg.settings().offset_flush_interval,
+            Duration::from_millis(1000)
+        );
         assert_eq!(cfg.bootstrap_servers(), "a:1,b:2");
         assert_eq!(cfg.with_prefix("producer.")["linger.ms"], "7");
         assert_eq!(
@@ -634,6 +945,256 @@ mod tests {
             err.contains("w.properties")
                 && err.contains("static.tasks")
                 && err.contains("my-conn-x"),
+            "{err}"
+        );
+    }
+
+    /// The smallest valid configuration of each kind of worker.
+    fn minimal(mode: WorkerMode) -> HashMap<String, String> {
+        let mut m = map(&[("key.converter", "K"), ("value.converter", "V")]);
+        match mode {
+            WorkerMode::Standalone => m.extend(map(&[("offset.storage.file.filename", "/tmp/o")])),
+            WorkerMode::Distributed => m.extend(map(&[
+                ("group.id", "g"),
+                ("config.storage.topic", "c"),
+                ("offset.storage.topic", "o"),
+                ("status.storage.topic", "s"),
+            ])),
+        }
+        m
+    }
+
+    fn settings_with(mode: WorkerMode, extra: &[(&str, &str)]) -> Result<WorkerSettings, String> {
+        let mut m = minimal(mode);
+        m.extend(map(extra));
+        WorkerConfig::parse(mode, m, "w.properties")
+            .map(|c| c.settings().clone())
+            .map_err(|e| e.0)
+    }
+
+    /// The defaults are Apache Kafka Connect's (`WorkerConfig`, `StandaloneConfig`,
+    /// `DistributedConfig`), written out here on purpose as the reference to check against.
+    #[test]
+    fn typed_settings_default_to_connects_values() {
+        let ms = Duration::from_millis;
+        for mode in [WorkerMode::Standalone, WorkerMode::Distributed] {
+            let s = settings_with(mode, &[]).unwrap();
+            assert_eq!(s.bootstrap_servers, vec!["localhost:9092"]);
+            assert_eq!(s.key_converter, "K");
+            assert_eq!(s.value_converter, "V");
+            assert_eq!(
+                s.header_converter,
+                "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+            );
+            assert_eq!(s.task_shutdown_graceful_timeout, ms(5_000));
+            assert_eq!(s.offset_flush_interval, ms(60_000));
+            assert_eq!(s.offset_flush_timeout, ms(5_000));
+            assert_eq!(
+                s.listeners,
+                vec![Listener {
+                    protocol: "http".into(),
+                    host: "".into(),
+                    port: 8083
+                }]
+            );
+            assert_eq!(s.rest_advertised_host_name, None);
+            assert_eq!(s.rest_advertised_port, None);
+            assert!(s.topic_creation_enable);
+            assert!(s.topic_tracking_enable);
+            assert!(s.topic_tracking_allow_reset);
+            assert_eq!(
+                s.connector_client_config_override_policy,
+                OverridePolicy::All
+            );
+        }
+        let s = settings_with(WorkerMode::Standalone, &[]).unwrap();
+        assert!(s.distributed().is_none());
+        assert_eq!(
+            s.standalone().unwrap().offset_storage_file_filename,
+            PathBuf::from("/tmp/o")
+        );
+
+        let s = settings_with(WorkerMode::Distributed, &[]).unwrap();
+        assert!(s.standalone().is_none());
+        let d = s.distributed().unwrap();
+        assert_eq!(d.group_id, "g");
+        assert_eq!(d.config_storage_topic, "c");
+        assert_eq!(d.offset_storage_topic, "o");
+        assert_eq!(d.status_storage_topic, "s");
+        assert_eq!(d.config_storage_replication_factor, 3);
+        assert_eq!(d.offset_storage_partitions, 25);
+        assert_eq!(d.offset_storage_replication_factor, 3);
+        assert_eq!(d.status_storage_partitions, 5);
+        assert_eq!(d.status_storage_replication_factor, 3);
+        assert_eq!(d.session_timeout, ms(10_000));
+        assert_eq!(d.heartbeat_interval, ms(3_000));
+        assert_eq!(d.rebalance_timeout, ms(60_000));
+        assert_eq!(d.worker_sync_timeout, ms(3_000));
+        assert_eq!(d.worker_unsync_backoff, ms(300_000));
+        assert_eq!(d.scheduled_rebalance_max_delay, ms(300_000));
+        assert_eq!(d.connect_protocol, ConnectProtocol::Sessioned);
+        assert_eq!(d.inter_worker_key_ttl, ms(3_600_000));
+        assert_eq!(d.inter_worker_verification_algorithms, vec!["HmacSHA256"]);
+        assert_eq!(d.static_connectors, None);
+        assert_eq!(d.static_tasks, None);
+    }
+
+    #[test]
+    fn typed_settings_take_set_values() {
+        let ms = Duration::from_millis;
+        let s = settings_with(
+            WorkerMode::Distributed,
+            &[
+                ("bootstrap.servers", "a:1,b:2"),
+                ("header.converter", "H"),
+                ("task.shutdown.graceful.timeout.ms", "1234"),
+                ("offset.flush.interval.ms", "10"),
+                ("offset.flush.timeout.ms", "20"),
+                ("listeners", "http://127.0.0.1:0"),
+                ("rest.advertised.host.name", "me"),
+                ("rest.advertised.port", "9999"),
+                ("topic.creation.enable", "false"),
+                ("topic.tracking.enable", "false"),
+                ("topic.tracking.allow.reset", "false"),
+                ("connector.client.config.override.policy", "None"),
+                ("config.storage.replication.factor", "1"),
+                ("offset.storage.partitions", "7"),
+                ("offset.storage.replication.factor", "-1"),
+                ("status.storage.partitions", "-1"),
+                ("status.storage.replication.factor", "2"),
+                ("session.timeout.ms", "6000"),
+                ("heartbeat.interval.ms", "1000"),
+                ("rebalance.timeout.ms", "30000"),
+                ("worker.sync.timeout.ms", "500"),
+                ("worker.unsync.backoff.ms", "0"),
+                ("scheduled.rebalance.max.delay.ms", "0"),
+                ("connect.protocol", "COMPATIBLE"),
+                ("inter.worker.key.ttl.ms", "60000"),
+                (
+                    "inter.worker.verification.algorithms",
+                    "HmacSHA256, HmacSHA512",
+                ),
+                ("static.connectors", ""),
+                ("static.tasks", "c-0"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(s.bootstrap_servers, vec!["a:1", "b:2"]);
+        assert_eq!(s.header_converter, "H");
+        assert_eq!(s.task_shutdown_graceful_timeout, ms(1234));
+        assert_eq!(s.offset_flush_interval, ms(10));
+        assert_eq!(s.offset_flush_timeout, ms(20));
+        assert_eq!(s.listeners[0].host, "127.0.0.1");
+        assert_eq!(s.rest_advertised_host_name.as_deref(), Some("me"));
+        assert_eq!(s.rest_advertised_port, Some(9999));
+        assert!(!s.topic_creation_enable);
+        assert!(!s.topic_tracking_enable);
+        assert!(!s.topic_tracking_allow_reset);
+        assert_eq!(
+            s.connector_client_config_override_policy,
+            OverridePolicy::None
+        );
+        let d = s.distributed().unwrap();
+        assert_eq!(d.config_storage_replication_factor, 1);
+        assert_eq!(d.offset_storage_partitions, 7);
+        assert_eq!(d.offset_storage_replication_factor, -1);
+        assert_eq!(d.status_storage_partitions, -1);
+        assert_eq!(d.status_storage_replication_factor, 2);
+        assert_eq!(d.session_timeout, ms(6_000));
+        assert_eq!(d.heartbeat_interval, ms(1_000));
+        assert_eq!(d.rebalance_timeout, ms(30_000));
+        assert_eq!(d.worker_sync_timeout, ms(500));
+        assert_eq!(d.worker_unsync_backoff, ms(0));
+        assert_eq!(d.scheduled_rebalance_max_delay, ms(0));
+        assert_eq!(d.connect_protocol, ConnectProtocol::Compatible);
+        assert_eq!(d.inter_worker_key_ttl, ms(60_000));
+        assert_eq!(
+            d.inter_worker_verification_algorithms,
+            vec!["HmacSHA256", "HmacSHA512"]
+        );
+        assert_eq!(d.static_connectors, Some(vec![]));
+        assert_eq!(
+            d.static_tasks.as_ref().unwrap()[0],
+            "c-0".parse::<ConnectorTaskId>().unwrap()
+        );
+
+        // An empty advertised host name is no host name; the clamped durations keep their
+        // floor (negative timeouts are 0, the flush interval at least 1 ms).
+        let s = settings_with(
+            WorkerMode::Standalone,
+            &[
+                ("rest.advertised.host.name", ""),
+                ("task.shutdown.graceful.timeout.ms", "-5"),
+                ("offset.flush.timeout.ms", "-5"),
+                ("offset.flush.interval.ms", "0"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(s.rest_advertised_host_name, None);
+        assert_eq!(s.task_shutdown_graceful_timeout, ms(0));
+        assert_eq!(s.offset_flush_timeout, ms(0));
+        assert_eq!(s.offset_flush_interval, ms(1));
+    }
+
+    /// A value the typed settings cannot use stops startup with the file, key and value.
+    #[test]
+    fn typed_settings_refuse_bad_values_naming_file_and_key() {
+        let durations = [
+            "session.timeout.ms",
+            "heartbeat.interval.ms",
+            "rebalance.timeout.ms",
+            "worker.sync.timeout.ms",
+            "worker.unsync.backoff.ms",
+            "scheduled.rebalance.max.delay.ms",
+            "inter.worker.key.ttl.ms",
+        ];
+        for key in durations {
+            for bad in ["soon", "-1"] {
+                let err = settings_with(WorkerMode::Distributed, &[(key, bad)]).unwrap_err();
+                assert!(
+                    err.starts_with("w.properties: Invalid value ")
+                        && err.contains(bad)
+                        && err.contains(&format!("for configuration {key}:")),
+                    "{key}={bad}: {err}"
+                );
+            }
+        }
+        for key in [
+            "task.shutdown.graceful.timeout.ms",
+            "offset.flush.interval.ms",
+            "offset.flush.timeout.ms",
+        ] {
+            for mode in [WorkerMode::Standalone, WorkerMode::Distributed] {
+                let err = settings_with(mode, &[(key, "5s")]).unwrap_err();
+                assert_eq!(
+                    err,
+                    format!("w.properties: Invalid value 5s for configuration {key}: Not a number of type LONG")
+                );
+            }
+        }
+        for (key, bad) in [
+            ("offset.storage.partitions", "0"),
+            ("status.storage.replication.factor", "three"),
+            ("topic.tracking.enable", "yes"),
+            ("connect.protocol", "lazy"),
+        ] {
+            let err = settings_with(WorkerMode::Distributed, &[(key, bad)]).unwrap_err();
+            assert!(
+                err.starts_with("w.properties: Invalid value ")
+                    && err.contains(&format!("{bad} for configuration {key}:")),
+                "{key}={bad}: {err}"
+            );
+        }
+        let err = settings_with(WorkerMode::Standalone, &[("rest.advertised.port", "70000")])
+            .unwrap_err();
+        assert_eq!(err, "w.properties: Invalid value 70000 for configuration rest.advertised.port: Value must be no less than 0 and no greater than 65535");
+        let err = settings_with(
+            WorkerMode::Standalone,
+            &[("connector.client.config.override.policy", "Some")],
+        )
+        .unwrap_err();
+        assert!(
+            err.starts_with("w.properties: Invalid value Some for configuration connector.client.config.override.policy"),
             "{err}"
         );
     }

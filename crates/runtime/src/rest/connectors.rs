@@ -503,11 +503,11 @@ pub async fn worker_info(State(s): State<RestState>) -> Json<Json_> {
 }
 
 fn topic_tracking(s: &RestState, reset: bool) -> Result<(), RestError> {
-    let cfg = s.herder.worker_config();
-    if !cfg.boolean("topic.tracking.enable").unwrap_or(true) {
+    let cfg = s.herder.worker_config().settings();
+    if !cfg.topic_tracking_enable {
         return Err(RestError::new(403, "Topic tracking is disabled."));
     }
-    if reset && !cfg.boolean("topic.tracking.allow.reset").unwrap_or(true) {
+    if reset && !cfg.topic_tracking_allow_reset {
         return Err(RestError::new(403, "Topic tracking reset is disabled."));
     }
     Ok(())

@@ -168,9 +168,10 @@ pub fn advertised(
     listener: &Listener,
     bound: SocketAddr,
 ) -> (String, u16) {
-    let host = config
-        .string("rest.advertised.host.name")
-        .filter(|h| !h.is_empty())
+    let settings = config.settings();
+    let host = settings
+        .rest_advertised_host_name
+        .clone()
         .or_else(|| Some(listener.host.clone()).filter(|h| !h.is_empty() && h != "0.0.0.0"))
         .unwrap_or_else(|| {
             hostname::get()
@@ -178,10 +179,7 @@ pub fn advertised(
                 .and_then(|h| h.into_string().ok())
                 .unwrap_or_else(|| "localhost".into())
         });
-    let port = config
-        .long("rest.advertised.port")
-        .map(|p| p as u16)
-        .unwrap_or(bound.port());
+    let port = settings.rest_advertised_port.unwrap_or(bound.port());
     (host, port)
 }
 

@@ -17,20 +17,24 @@ pub struct TaskConverters {
     pub header: Box<dyn HeaderConverter>,
 }
 
-fn pick<'a>(
+/// The class and settings of the converter `key` names: the connector's when it sets one,
+/// else the worker's (`worker_class`, the worker's typed setting of `key`).
+fn pick(
     key: &str,
-    connector: &'a HashMap<String, String>,
-    worker: &'a WorkerConfig,
-) -> Option<(String, HashMap<String, String>)> {
+    connector: &HashMap<String, String>,
+    worker: &WorkerConfig,
+    worker_class: &str,
+) -> (String, HashMap<String, String>) {
     if let Some(class) = connector.get(key).filter(|c| !c.trim().is_empty()) {
-        return Some((
+        return (
             class.trim().to_string(),
             prefixed(connector, &format!("{key}.")),
-        ));
+        );
     }
-    worker
-        .string(key)
-        .map(|class| (class, worker.with_prefix(&format!("{key}."))))
+    (
+        worker_class.to_string(),
+        worker.with_prefix(&format!("{key}.")),
+    )
 }
 
 /// Creates and configures the converters for a connector's tasks. Errors name the converter
@@ -40,16 +44,20 @@ pub fn task_converters(
     worker: &WorkerConfig,
     connector: &HashMap<String, String>,
 ) -> ConnectResult<TaskConverters> {
-    let (kc, kp) = pick("key.converter", connector, worker)
-        .ok_or_else(|| ConnectError::config("key.converter is not set"))?;
-    let (vc, vp) = pick("value.converter", connector, worker)
-        .ok_or_else(|| ConnectError::config("value.converter is not set"))?;
-    let (hc, hp) = pick("header.converter", connector, worker).unwrap_or_else(|| {
-        (
-            "org.apache.kafka.connect.storage.SimpleHeaderConverter".into(),
-            HashMap::new(),
-        )
-    });
+    let settings = worker.settings();
+    let (kc, kp) = pick("key.converter", connector, worker, &settings.key_converter);
+    let (vc, vp) = pick(
+        "value.converter",
+        connector,
+        worker,
+        &settings.value_converter,
+    );
+    let (hc, hp) = pick(
+        "header.converter",
+        connector,
+        worker,
+        &settings.header_converter,
+    );
     let mut key = plugins
         .new_converter(&kc)
         .map_err(|e| ConnectError::config(e.to_string()))?;

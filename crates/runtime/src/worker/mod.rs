@@ -354,7 +354,7 @@ impl Worker {
     /// stop in time is abandoned and reported.
     fn shutdown_instance(&self, name: &str, wc: &WorkerConnector) {
         let started = wc.is_started();
-        let timeout = Duration::from_millis(self.config.task_shutdown_timeout_ms());
+        let timeout = self.config.settings().task_shutdown_graceful_timeout;
         if let Err(e) = wc.shutdown(timeout) {
             tracing::error!(connector = name, error = %e, "graceful stop of connector failed");
         }
@@ -544,8 +544,8 @@ impl Worker {
         let converters = converters::task_converters(&self.plugins, &self.config, connector_config)
             .map_err(fail)?;
         let control = TaskControl::new(target);
-        let flush_interval = Duration::from_millis(self.config.offset_flush_interval_ms());
-        let track_topics = self.config.boolean("topic.tracking.enable").unwrap_or(true);
+        let flush_interval = self.config.settings().offset_flush_interval;
+        let track_topics = self.config.settings().topic_tracking_enable;
         let name = format!("task-{id}");
         let thread = match factory {
             TaskFactory::Source(new) => {
@@ -565,9 +565,7 @@ impl Worker {
                     reporter,
                     counters,
                     offset_flush_interval: flush_interval,
-                    offset_flush_timeout: Duration::from_millis(
-                        self.config.offset_flush_timeout_ms(),
-                    ),
+                    offset_flush_timeout: self.config.settings().offset_flush_timeout,
                     track_topics,
                 };
                 std::thread::Builder::new()
@@ -638,8 +636,7 @@ impl Worker {
         for (_, t) in &running {
             t.control.stop();
         }
-        let deadline =
-            Instant::now() + Duration::from_millis(self.config.task_shutdown_timeout_ms());
+        let deadline = Instant::now() + self.config.settings().task_shutdown_graceful_timeout;
         for (id, t) in running {
             while !t.thread.is_finished() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(5));
