@@ -290,7 +290,6 @@ pub fn distributed_config_def() -> ConfigDef {
 pub struct WorkerConfig {
     pub mode: WorkerMode,
     raw: HashMap<String, String>,
-    parsed: HashMap<String, Parsed>,
     settings: WorkerSettings,
 }
 
@@ -326,7 +325,6 @@ impl WorkerConfig {
         Ok(WorkerConfig {
             mode,
             raw,
-            parsed,
             settings,
         })
     }
@@ -347,44 +345,6 @@ impl WorkerConfig {
         &self.raw
     }
 
-    /// A string setting (STRING/CLASS/PASSWORD), `None` when null. Prefer the typed
-    /// [`settings`](Self::settings) for the keys they cover.
-    pub fn string(&self, key: &str) -> Option<String> {
-        match self.parsed.get(key) {
-            Some(Parsed::String(s)) => Some(s.clone()),
-            _ => None,
-        }
-    }
-
-    /// An integer setting (INT/SHORT/LONG) widened to i64. Prefer the typed
-    /// [`settings`](Self::settings) for the keys they cover.
-    pub fn long(&self, key: &str) -> Option<i64> {
-        match self.parsed.get(key)? {
-            Parsed::Int(v) => Some(*v as i64),
-            Parsed::Short(v) => Some(*v as i64),
-            Parsed::Long(v) => Some(*v),
-            _ => None,
-        }
-    }
-
-    /// A boolean setting. Prefer the typed [`settings`](Self::settings) for the keys they
-    /// cover.
-    pub fn boolean(&self, key: &str) -> Option<bool> {
-        match self.parsed.get(key)? {
-            Parsed::Boolean(b) => Some(*b),
-            _ => None,
-        }
-    }
-
-    /// A list setting; `None` when null (unset with a null default). Prefer the typed
-    /// [`settings`](Self::settings) for the keys they cover.
-    pub fn list(&self, key: &str) -> Option<Vec<String>> {
-        match self.parsed.get(key)? {
-            Parsed::List(l) => Some(l.clone()),
-            _ => None,
-        }
-    }
-
     /// `bootstrap.servers` joined as librdkafka wants it.
     pub fn bootstrap_servers(&self) -> String {
         self.settings.bootstrap_servers.join(",")
@@ -393,34 +353,6 @@ impl WorkerConfig {
     /// Every setting under `prefix` (e.g. `producer.`), with the prefix removed.
     pub fn with_prefix(&self, prefix: &str) -> HashMap<String, String> {
         prefixed(&self.raw, prefix)
-    }
-
-    /// The parsed `listeners`: (protocol, host, port); an empty host binds every interface.
-    /// Never empty: [`WorkerConfig::parse`] refuses an empty list, a blank entry, an unknown
-    /// protocol or a bad port; the same as [`WorkerSettings::listeners`].
-    pub fn listeners(&self) -> Result<Vec<Listener>, String> {
-        Ok(self.settings.listeners.clone())
-    }
-
-    /// The static claims (`static.connectors`, `static.tasks`) for `connect.protocol=static`:
-    /// `None` when unset, `Some(empty)` when set to the empty string; both `None` for a
-    /// standalone worker. Task ids have Connect's form `<connector>-<n>` (the last dash
-    /// separates the number); a malformed one was refused by [`WorkerConfig::parse`] with an
-    /// error naming the key and the value. The same as [`DistributedSettings::static_connectors`]
-    /// and [`DistributedSettings::static_tasks`].
-    pub fn static_claims(
-        &self,
-    ) -> Result<(Option<Vec<String>>, Option<Vec<tributary_group::ConnectorTaskId>>), String> {
-        Ok(match self.settings.distributed() {
-            Some(d) => (d.static_connectors.clone(), d.static_tasks.clone()),
-            None => (None, None),
-        })
-    }
-
-    /// `task.shutdown.graceful.timeout.ms` in ms: [`WorkerSettings::task_shutdown_graceful_timeout`]
-    /// as a number, for the callers that still take one.
-    pub fn task_shutdown_timeout_ms(&self) -> u64 {
-        self.settings.task_shutdown_graceful_timeout.as_millis() as u64
     }
 }
 
@@ -870,7 +802,7 @@ mod tests {
         assert_eq!(cfg.bootstrap_servers(), "a:1,b:2");
         assert_eq!(cfg.with_prefix("producer.")["linger.ms"], "7");
         assert_eq!(
-            cfg.listeners().unwrap()[0],
+            cfg.settings().listeners[0],
             Listener {
                 protocol: "http".into(),
                 host: "127.0.0.1".into(),
@@ -927,14 +859,18 @@ mod tests {
             m.extend(map(extra));
             WorkerConfig::parse(WorkerMode::Distributed, m, "w.properties")
         };
-        assert_eq!(with(&[]).unwrap().static_claims().unwrap(), (None, None));
-        let (c, t) = with(&[
-            ("static.connectors", ""),
-            ("static.tasks", "my-conn-0, other-12"),
-        ])
-        .unwrap()
-        .static_claims()
-        .unwrap();
+        let claims = |cfg: WorkerConfig| {
+            let d = cfg.settings().distributed().cloned().unwrap();
+            (d.static_connectors, d.static_tasks)
+        };
+        assert_eq!(claims(with(&[]).unwrap()), (None, None));
+        let (c, t) = claims(
+            with(&[
+                ("static.connectors", ""),
+                ("static.tasks", "my-conn-0, other-12"),
+            ])
+            .unwrap(),
+        );
         assert_eq!(c, Some(vec![]));
         assert_eq!(
             t.unwrap().iter().map(|t| t.to_string()).collect::<Vec<_>>(),

@@ -173,7 +173,12 @@ impl DistributedHerder {
         worker_id: String,
         cluster_id: Option<String>,
     ) -> Result<Arc<DistributedHerder>, StartError> {
-        let group_id = config.string("group.id").unwrap_or_default();
+        let d = config
+            .settings()
+            .distributed()
+            .ok_or_else(|| StartError::Config("not a distributed worker configuration".into()))?
+            .clone();
+        let group_id = d.group_id.clone();
         let bootstrap = config.bootstrap_servers();
         let inherited = inherited_client_settings(&config);
         let client = {
@@ -189,18 +194,31 @@ impl DistributedHerder {
                 c
             }
         };
+        // (setting, topic, prefix of its topic settings, partitions, replication factor,
+        // single partition)
         let topics = [
-            ("config.storage.topic", "config.storage.", 1, true),
+            (
+                "config.storage.topic",
+                &d.config_storage_topic,
+                "config.storage.",
+                1,
+                d.config_storage_replication_factor,
+                true,
+            ),
             (
                 "offset.storage.topic",
+                &d.offset_storage_topic,
                 "offset.storage.",
-                config.long("offset.storage.partitions").unwrap_or(25) as i32,
+                d.offset_storage_partitions,
+                d.offset_storage_replication_factor,
                 false,
             ),
             (
                 "status.storage.topic",
+                &d.status_storage_topic,
                 "status.storage.",
-                config.long("status.storage.partitions").unwrap_or(5) as i32,
+                d.status_storage_partitions,
+                d.status_storage_replication_factor,
                 false,
             ),
         ];
@@ -209,14 +227,12 @@ impl DistributedHerder {
         // the worker runs): config, offsets, status.
         let managed: Vec<ManagedTopic> = topics
             .iter()
-            .map(|(setting, prefix, partitions, single)| ManagedTopic {
+            .map(|(setting, name, prefix, partitions, rf, single)| ManagedTopic {
                 admin: admin.clone(),
                 topic: InternalTopic {
-                    name: config.string(setting).unwrap_or_default(),
+                    name: name.to_string(),
                     partitions: *partitions,
-                    replication_factor: config
-                        .long(&format!("{prefix}replication.factor"))
-                        .unwrap_or(3) as i32,
+                    replication_factor: i32::from(*rf),
                     configs: topic_configs(&config, prefix),
                     single_partition: *single,
                     setting,
@@ -237,25 +253,24 @@ impl DistributedHerder {
 
         let (events_tx, events_rx) = mpsc::unbounded_channel::<ConfigEvent>();
         let (requests_tx, requests_rx) = mpsc::unbounded_channel::<LoopRequest>();
-        let cfg = config.clone();
         let c = client.clone();
         let status_worker_id = worker_id.clone();
         let (config_store, statuses, offsets) = tokio::task::spawn_blocking(move || {
             let offsets = KafkaOffsetBackingStore::start(
-                &cfg.string("offset.storage.topic").unwrap_or_default(),
+                &offsets_topic.topic.name.clone(),
                 c("offsets"),
                 c("offsets"),
                 Some(offsets_topic),
             )?;
             let statuses = KafkaStatusBackingStore::start(
-                &cfg.string("status.storage.topic").unwrap_or_default(),
+                &status_topic.topic.name.clone(),
                 c("statuses"),
                 c("statuses"),
                 Some(status_topic),
                 &status_worker_id,
             )?;
             let config_store = KafkaConfigBackingStore::start(
-                &cfg.string("config.storage.topic").unwrap_or_default(),
+                &config_topic.topic.name.clone(),
                 c("configs"),
                 c("configs"),
                 Some(config_topic),
@@ -298,48 +313,35 @@ impl DistributedHerder {
             cluster_id,
             url: url_slash,
             view: RwLock::new(View {
-                static_claims: (config
-                    .string("connect.protocol")
-                    .unwrap_or_default()
-                    .eq_ignore_ascii_case("static"))
-                .then(|| config.static_claims().unwrap_or_default())
-                .filter(|(c, t)| c.is_some() || t.is_some())
-                .map(|(c, t)| (c, t.map(|t| t.iter().map(|t| t.to_string()).collect()))),
+                static_claims: (d.connect_protocol == ConnectProtocol::Static
+                    && (d.static_connectors.is_some() || d.static_tasks.is_some()))
+                .then(|| {
+                    (
+                        d.static_connectors.clone(),
+                        d.static_tasks
+                            .as_ref()
+                            .map(|t| t.iter().map(|t| t.to_string()).collect()),
+                    )
+                }),
                 ..View::default()
             }),
             write_lock: Mutex::new(()),
-            verification_algorithms: config
-                .list("inter.worker.verification.algorithms")
-                .unwrap_or_else(|| vec![session::HMAC_SHA256.to_string()]),
-            key_ttl_ms: config.long("inter.worker.key.ttl.ms").unwrap_or(3_600_000),
+            verification_algorithms: d.inter_worker_verification_algorithms.clone(),
+            key_ttl_ms: i64::try_from(d.inter_worker_key_ttl.as_millis()).unwrap_or(i64::MAX),
         });
 
         let mut group = GroupConfig::new(group_id, format!("connect-{worker_id}"));
-        group.session_timeout =
-            Duration::from_millis(config.long("session.timeout.ms").unwrap_or(10_000) as u64);
-        group.heartbeat_interval =
-            Duration::from_millis(config.long("heartbeat.interval.ms").unwrap_or(3_000) as u64);
-        group.rebalance_timeout =
-            Duration::from_millis(config.long("rebalance.timeout.ms").unwrap_or(60_000) as u64);
+        group.session_timeout = d.session_timeout;
+        group.heartbeat_interval = d.heartbeat_interval;
+        group.rebalance_timeout = d.rebalance_timeout;
         group.validate()?;
         let member = GroupMember::connect(&bootstrap, group).await?;
-        let protocol = ConnectProtocol::from_config(
-            &config
-                .string("connect.protocol")
-                .unwrap_or_else(|| "sessioned".into()),
-        )
-        .map_err(|e| StartError::Config(e.to_string()))?;
-        let max_delay = Duration::from_millis(
-            config
-                .long("scheduled.rebalance.max.delay.ms")
-                .unwrap_or(300_000)
-                .max(0) as u64,
-        );
+        let max_delay = d.scheduled_rebalance_max_delay;
         let coordinator = WorkerCoordinator::new(
             member,
-            protocol,
+            d.connect_protocol,
             shared.url.clone(),
-            config.static_claims().unwrap_or_default(),
+            (d.static_connectors.clone(), d.static_tasks.clone()),
             max_delay,
         );
         let lp = HerderLoop {
@@ -358,12 +360,8 @@ impl DistributedHerder {
             pending_reconfigure: BTreeSet::new(),
             pending_restarts: BTreeMap::new(),
             reconfigure_backoff: None,
-            sync_timeout: Duration::from_millis(
-                config.long("worker.sync.timeout.ms").unwrap_or(3_000) as u64,
-            ),
-            unsync_backoff: Duration::from_millis(
-                config.long("worker.unsync.backoff.ms").unwrap_or(300_000) as u64,
-            ),
+            sync_timeout: d.worker_sync_timeout,
+            unsync_backoff: d.worker_unsync_backoff,
             http: reqwest::Client::new(),
         };
         tokio::spawn(lp.run());
@@ -1378,7 +1376,7 @@ impl HerderLoop {
         // Connect answers once the connector started; a `start` that takes longer than the
         // graceful timeout is left running (its status tells how it ends) so that the herder
         // loop is not held up by it.
-        let wait = Duration::from_millis(self.shared.worker.config.task_shutdown_timeout_ms());
+        let wait = self.shared.worker.config.settings().task_shutdown_graceful_timeout;
         let r = self
             .blocking(move |s| {
                 s.worker.stop_connector(&name);
