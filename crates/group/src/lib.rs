@@ -12,6 +12,9 @@
 //!   Heartbeat, LeaveGroup) over tokio TCP using the `kafka-protocol` crate, mirroring the parts
 //!   of Java's `AbstractCoordinator`/`WorkerCoordinator` a Connect worker relies on.
 
+// Async code must not block its runtime thread (clippy.toml names the methods).
+#![deny(clippy::disallowed_methods)]
+
 #![warn(missing_docs)]
 
 pub mod assignor;

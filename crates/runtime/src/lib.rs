@@ -11,6 +11,9 @@
 //! - [`herder`]: the control plane (`Herder`, `StandaloneHerder`).
 //! - [`rest`]: Connect's REST API on axum; handlers only call the herder.
 
+// Async code must not block its runtime thread (clippy.toml names the methods).
+#![deny(clippy::disallowed_methods)]
+
 pub mod config;
 pub mod config_records;
 pub mod herder;

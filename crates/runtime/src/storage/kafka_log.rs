@@ -127,6 +127,7 @@ fn wait_for_partitions(
         if Instant::now() > deadline || stop.load(Ordering::Acquire) {
             return None;
         }
+        #[allow(clippy::disallowed_methods)] // on the log's own thread or a blocking caller
         std::thread::sleep(Duration::from_millis(200));
     }
 }
@@ -303,6 +304,7 @@ impl Follower {
                         if self.stop.load(Ordering::Acquire) {
                             return;
                         }
+                        #[allow(clippy::disallowed_methods)] // on the log's own thread or a blocking caller
                         std::thread::sleep(Duration::from_millis(100));
                     }
                 }
@@ -630,6 +632,7 @@ impl KafkaBasedLog {
                     self.topic
                 )));
             }
+            #[allow(clippy::disallowed_methods)] // on the log's own thread or a blocking caller
             std::thread::sleep(Duration::from_millis(20));
         }
     }

@@ -639,6 +639,7 @@ impl Worker {
         let deadline = Instant::now() + self.config.settings().task_shutdown_graceful_timeout;
         for (id, t) in running {
             while !t.thread.is_finished() && Instant::now() < deadline {
+                #[allow(clippy::disallowed_methods)] // on a blocking thread, polling task threads' end
                 std::thread::sleep(Duration::from_millis(5));
             }
             if t.thread.is_finished() {
