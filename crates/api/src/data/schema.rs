@@ -134,13 +134,18 @@ pub struct Schema {
 macro_rules! predefined {
     ($($fn_name:ident, $opt_name:ident, $ty:ident;)*) => {
         $(
-            #[doc = concat!("Connect's `Schema.", stringify!($ty), "` schema (required).")]
+            #[doc = concat!("Connect's `Schema.", stringify!($ty), "` schema (required); one shared instance, as Java's constant.")]
             pub fn $fn_name() -> SchemaRef {
-                Arc::new(Schema::new(SchemaType::$ty))
+                static SCHEMA: std::sync::LazyLock<SchemaRef> =
+                    std::sync::LazyLock::new(|| Arc::new(Schema::new(SchemaType::$ty)));
+                SCHEMA.clone()
             }
-            #[doc = concat!("Connect's optional `", stringify!($ty), "` schema.")]
+            #[doc = concat!("Connect's optional `", stringify!($ty), "` schema; one shared instance, as Java's constant.")]
             pub fn $opt_name() -> SchemaRef {
-                Arc::new(Schema { optional: true, ..Schema::new(SchemaType::$ty) })
+                static SCHEMA: std::sync::LazyLock<SchemaRef> = std::sync::LazyLock::new(|| {
+                    Arc::new(Schema { optional: true, ..Schema::new(SchemaType::$ty) })
+                });
+                SCHEMA.clone()
             }
         )*
     };

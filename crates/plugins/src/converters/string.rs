@@ -82,7 +82,11 @@ impl Charset {
     /// Decodes as Java's `new String(bytes, charset)`.
     pub fn decode(self, bytes: &[u8]) -> String {
         match self {
-            Charset::Utf8 => String::from_utf8_lossy(bytes).into_owned(),
+            // Valid UTF-8 (the common case) is checked by the fast validator and copied once.
+            Charset::Utf8 => match std::str::from_utf8(bytes) {
+                Ok(s) => s.to_owned(),
+                Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+            },
             Charset::Latin1 => bytes.iter().map(|b| *b as char).collect(),
             Charset::Ascii => bytes
                 .iter()

@@ -128,9 +128,9 @@ fn write_records<W: Write>(w: &mut W, records: &[SinkRecord]) -> io::Result<()> 
 ///
 /// The file (config `file`) is opened on start in append mode and created if absent; without
 /// `file` the task writes to standard output. Values are rendered like Java's
-/// `String.valueOf(value)` (`null` for a null value) and followed by `\n`. Writes are buffered;
-/// [`SinkTask::flush`] (and so each offset commit) writes them out and syncs the file's data to
-/// disk. Errors ([`ConnectError::Connect`], naming the file): the file cannot be opened or
+/// `String.valueOf(value)` (`null` for a null value) and followed by `\n`. Each `put` writes its
+/// batch out through a buffer (one write per batch); [`SinkTask::flush`] (and so each offset
+/// commit) also syncs the file's data to disk. Errors ([`ConnectError::Connect`], naming the file): the file cannot be opened or
 /// created, or writing to it fails.
 pub struct FileStreamSinkTask {
     /// The configured file; `None` for stdout.
@@ -229,7 +229,12 @@ impl SinkTask for FileStreamSinkTask {
         trace!("Writing {} lines to {}", records.len(), self.log_name());
         let result = match &mut self.output {
             None => return Err(ConnectError::connect("FileStreamSinkTask is not started")),
-            Some(Output::File { writer, .. }) => write_records(writer, records),
+            // Each batch reaches the file when `put` returns (one write for up to a batch of
+            // records, where Connect's PrintStream writes each record), so lines never wait in
+            // the buffer for the next offset commit; `flush` adds the sync to disk.
+            Some(Output::File { writer, .. }) => {
+                write_records(writer, records).and_then(|()| writer.flush())
+            }
             Some(Output::Stdout(w)) => write_records(w, records).and_then(|()| w.flush()),
         };
         result.map_err(|e| self.io_error("writing to", e))

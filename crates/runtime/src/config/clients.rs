@@ -305,6 +305,10 @@ pub fn sink_consumer_config(
             ("auto.offset.reset", "earliest".into()),
             // Java's consumer lets the broker create a missing subscribed topic.
             ("allow.auto.create.topics", "true".into()),
+            // librdkafka stops fetching for up to this long once its queue holds
+            // `queued.min.messages`; Java's consumer fetches again as soon as its buffer drains.
+            // At the 1 s default a fast sink stalls for most of every second.
+            ("fetch.queue.backoff.ms", "10".into()),
             (
                 "client.id",
                 format!("connector-consumer-{connector}-{task}"),

@@ -258,6 +258,9 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
             } else {
                 Duration::ZERO
             };
+            // Converted records go to `pending` in one step after the polling (one lock).
+            let mut polled: Vec<SinkRecord> = Vec::new();
+            let room = MAX_BATCH.saturating_sub(shared.lock().unwrap().pending.len());
             loop {
                 match consumer.poll(wait) {
                     None => break,
@@ -272,10 +275,8 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                                 seen.insert(msg.topic().to_string());
                             }
                         }
-                        let record = convert(&msg, &converters)?;
-                        let mut s = shared.lock().unwrap();
-                        s.pending.push_back(record);
-                        if s.pending.len() >= MAX_BATCH {
+                        polled.push(convert(&msg, &converters)?);
+                        if polled.len() >= room {
                             break;
                         }
                     }
@@ -285,6 +286,9 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                     }
                 }
                 wait = Duration::ZERO;
+            }
+            if !polled.is_empty() {
+                shared.lock().unwrap().pending.extend(polled);
             }
             {
                 let mut s = shared.lock().unwrap();
@@ -296,11 +300,18 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                     let batch: Vec<SinkRecord> = s.pending.drain(..n).collect();
                     put_with_retry(&mut s, &batch, &control)?;
                     counters.record_consumed(n as u64);
-                    for r in &batch {
-                        s.current.insert(
-                            TopicPartition::new(&r.topic, r.kafka_partition),
-                            r.kafka_offset + 1,
-                        );
+                    // The next offset per partition: the last record of each run of one
+                    // partition is enough (records of a partition come in offset order).
+                    for (i, r) in batch.iter().enumerate() {
+                        let last_of_run = batch.get(i + 1).is_none_or(|next| {
+                            next.kafka_partition != r.kafka_partition || next.topic != r.topic
+                        });
+                        if last_of_run {
+                            s.current.insert(
+                                TopicPartition::new(&r.topic, r.kafka_partition),
+                                r.kafka_offset + 1,
+                            );
+                        }
                     }
                 }
             }
