@@ -227,17 +227,19 @@ impl DistributedHerder {
         // the worker runs): config, offsets, status.
         let managed: Vec<ManagedTopic> = topics
             .iter()
-            .map(|(setting, name, prefix, partitions, rf, single)| ManagedTopic {
-                admin: admin.clone(),
-                topic: InternalTopic {
-                    name: name.to_string(),
-                    partitions: *partitions,
-                    replication_factor: i32::from(*rf),
-                    configs: topic_configs(&config, prefix),
-                    single_partition: *single,
-                    setting,
+            .map(
+                |(setting, name, prefix, partitions, rf, single)| ManagedTopic {
+                    admin: admin.clone(),
+                    topic: InternalTopic {
+                        name: name.to_string(),
+                        partitions: *partitions,
+                        replication_factor: i32::from(*rf),
+                        configs: topic_configs(&config, prefix),
+                        single_partition: *single,
+                        setting,
+                    },
                 },
-            })
+            )
             .collect();
         let to_create = managed.clone();
         tokio::task::spawn_blocking(move || {
@@ -1376,7 +1378,12 @@ impl HerderLoop {
         // Connect answers once the connector started; a `start` that takes longer than the
         // graceful timeout is left running (its status tells how it ends) so that the herder
         // loop is not held up by it.
-        let wait = self.shared.worker.config.settings().task_shutdown_graceful_timeout;
+        let wait = self
+            .shared
+            .worker
+            .config
+            .settings()
+            .task_shutdown_graceful_timeout;
         let r = self
             .blocking(move |s| {
                 s.worker.stop_connector(&name);

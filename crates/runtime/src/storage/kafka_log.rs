@@ -127,7 +127,8 @@ fn wait_for_partitions(
         if Instant::now() > deadline || stop.load(Ordering::Acquire) {
             return None;
         }
-        #[allow(clippy::disallowed_methods)] // on the log's own thread or a blocking caller
+        // On the log's own thread or a blocking caller.
+        #[allow(clippy::disallowed_methods)]
         std::thread::sleep(Duration::from_millis(200));
     }
 }
@@ -304,7 +305,8 @@ impl Follower {
                         if self.stop.load(Ordering::Acquire) {
                             return;
                         }
-                        #[allow(clippy::disallowed_methods)] // on the log's own thread or a blocking caller
+                        // On the log's own thread or a blocking caller.
+                        #[allow(clippy::disallowed_methods)]
                         std::thread::sleep(Duration::from_millis(100));
                     }
                 }
@@ -510,7 +512,10 @@ impl KafkaBasedLog {
                     .iter()
                     .map(|p| {
                         scope.spawn(move || {
-                            (*p, self.offsets_client.fetch_watermarks(&self.topic, *p, wait))
+                            (
+                                *p,
+                                self.offsets_client.fetch_watermarks(&self.topic, *p, wait),
+                            )
                         })
                     })
                     .collect();
@@ -632,7 +637,8 @@ impl KafkaBasedLog {
                     self.topic
                 )));
             }
-            #[allow(clippy::disallowed_methods)] // on the log's own thread or a blocking caller
+            // On the log's own thread or a blocking caller.
+            #[allow(clippy::disallowed_methods)]
             std::thread::sleep(Duration::from_millis(20));
         }
     }

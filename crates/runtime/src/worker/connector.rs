@@ -154,7 +154,8 @@ impl WorkerConnector {
         let handle = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(t) = handle {
             while !t.is_finished() && Instant::now() < deadline {
-                #[allow(clippy::disallowed_methods)] // on the herder's blocking thread, polling the connector thread's end
+                // On the herder's blocking thread, polling the connector thread's end.
+                #[allow(clippy::disallowed_methods)]
                 std::thread::sleep(Duration::from_millis(5));
             }
             if t.is_finished() {

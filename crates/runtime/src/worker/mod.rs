@@ -639,7 +639,8 @@ impl Worker {
         let deadline = Instant::now() + self.config.settings().task_shutdown_graceful_timeout;
         for (id, t) in running {
             while !t.thread.is_finished() && Instant::now() < deadline {
-                #[allow(clippy::disallowed_methods)] // on a blocking thread, polling task threads' end
+                // On a blocking thread, polling task threads' end.
+                #[allow(clippy::disallowed_methods)]
                 std::thread::sleep(Duration::from_millis(5));
             }
             if t.thread.is_finished() {
