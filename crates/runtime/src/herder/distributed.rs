@@ -60,8 +60,12 @@ struct View {
     /// Whether this worker's static claims are honoured in the current generation.
     static_in_effect: bool,
     /// This worker's static claims, for reporting.
-    static_claims: Option<(Option<Vec<String>>, Option<Vec<String>>)>,
+    static_claims: Option<StaticClaimLists>,
 }
+
+/// A worker's static claims as configured: (`static.connectors`, `static.tasks` as strings),
+/// each `None` when unset.
+type StaticClaimLists = (Option<Vec<String>>, Option<Vec<String>>);
 
 impl View {
     /// Whether the group runs a protocol with signed internal requests (KIP-507).
@@ -188,7 +192,7 @@ impl DistributedHerder {
                     crate::config::clients::ClientKind::Admin,
                     &bootstrap,
                     &[("client.id", format!("{group_id}-{suffix}"))],
-                    &[inherited.clone()],
+                    std::slice::from_ref(&inherited),
                 );
                 c.set("group.id", &group_id);
                 c
@@ -1122,8 +1126,8 @@ impl HerderLoop {
             .held
             .tasks
             .iter()
+            .filter(|id| snap.task_config(id).is_some() && !running_t.contains(*id))
             .cloned()
-            .filter(|id| snap.task_config(id).is_some() && !running_t.contains(id))
             .collect();
         {
             let mut v = self.shared.view.write().unwrap();

@@ -158,10 +158,8 @@ impl WorkerConnector {
                 #[allow(clippy::disallowed_methods)]
                 std::thread::sleep(Duration::from_millis(5));
             }
-            if t.is_finished() {
-                if t.join().is_err() {
-                    tracing::error!("a connector thread panicked outside a plugin call");
-                }
+            if t.is_finished() && t.join().is_err() {
+                tracing::error!("a connector thread panicked outside a plugin call");
             }
         }
         stopped
