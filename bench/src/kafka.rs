@@ -72,9 +72,10 @@ impl Broker {
                     return Err(format!("topic {topic} did not become available: {e}"))
                 }
                 Err(_) => {
-                    let _ = self
-                        .watermarks
-                        .fetch_metadata(Some(topic), Timeout::After(Duration::from_secs(5)));
+                    // Only prompts the client to learn about the topic; the loop checks again.
+                    self.watermarks
+                        .fetch_metadata(Some(topic), Timeout::After(Duration::from_secs(5)))
+                        .ok();
                     std::thread::sleep(Duration::from_millis(100));
                 }
             }

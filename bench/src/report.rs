@@ -264,14 +264,15 @@ impl Report {
                 format!("{}{s}", " ".repeat(n))
             }
         };
+        // Writing to a String cannot fail.
         let mut out = String::new();
         let line: Vec<String> = header
             .iter()
             .enumerate()
             .map(|(i, h)| pad(h, widths[i], i == 0))
             .collect();
-        let _ = writeln!(out, "{}", line.join("  "));
-        let _ = writeln!(
+        writeln!(out, "{}", line.join("  ")).unwrap();
+        writeln!(
             out,
             "{}",
             widths
@@ -279,7 +280,8 @@ impl Report {
                 .map(|w| "-".repeat(*w))
                 .collect::<Vec<_>>()
                 .join("  ")
-        );
+        )
+        .unwrap();
         for r in &rows {
             let mut cells = vec![pad(&r.label, widths[0], true)];
             cells.extend(
@@ -288,11 +290,11 @@ impl Report {
                     .enumerate()
                     .map(|(i, c)| pad(c, widths[i + 1], false)),
             );
-            let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+            writeln!(out, "{}", cells.join("  ").trim_end()).unwrap();
         }
         out.push('\n');
         for n in self.notes() {
-            let _ = writeln!(out, "{n}");
+            writeln!(out, "{n}").unwrap();
         }
         out
     }
@@ -300,15 +302,16 @@ impl Report {
     /// The results as a Markdown table with notes, ready for the README.
     pub fn markdown(&self) -> String {
         let header = self.header();
+        // Writing to a String cannot fail.
         let mut out = String::new();
-        let _ = writeln!(out, "| {} |", header.join(" | "));
-        let _ = writeln!(out, "|---|{}", "---:|".repeat(header.len() - 1));
+        writeln!(out, "| {} |", header.join(" | ")).unwrap();
+        writeln!(out, "|---|{}", "---:|".repeat(header.len() - 1)).unwrap();
         for r in self.rows() {
-            let _ = writeln!(out, "| {} | {} |", r.label, r.cells.join(" | "));
+            writeln!(out, "| {} | {} |", r.label, r.cells.join(" | ")).unwrap();
         }
         out.push('\n');
         for n in self.notes() {
-            let _ = writeln!(out, "{n}");
+            writeln!(out, "{n}").unwrap();
         }
         out
     }

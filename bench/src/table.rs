@@ -55,32 +55,36 @@ impl Table {
                 .trim_end()
                 .to_string()
         };
+        // Writing to a String cannot fail.
         let mut out = String::new();
-        let _ = writeln!(
+        writeln!(
             out,
             "{}",
             line(self.header.iter().map(String::as_str).collect())
-        );
+        )
+        .unwrap();
         let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-        let _ = writeln!(out, "{}", rule.join("  "));
+        writeln!(out, "{}", rule.join("  ")).unwrap();
         for (label, cells) in &self.rows {
             let all = std::iter::once(label.as_str()).chain(cells.iter().map(String::as_str));
-            let _ = writeln!(out, "{}", line(all.collect()));
+            writeln!(out, "{}", line(all.collect())).unwrap();
         }
         out
     }
 
     /// A Markdown table (label column left-aligned, the others right-aligned).
     pub fn markdown(&self) -> String {
+        // Writing to a String cannot fail.
         let mut out = String::new();
-        let _ = writeln!(out, "| {} |", self.header.join(" | "));
-        let _ = writeln!(
+        writeln!(out, "| {} |", self.header.join(" | ")).unwrap();
+        writeln!(
             out,
             "|---|{}",
             "---:|".repeat(self.header.len().saturating_sub(1))
-        );
+        )
+        .unwrap();
         for (label, cells) in &self.rows {
-            let _ = writeln!(out, "| {label} | {} |", cells.join(" | "));
+            writeln!(out, "| {label} | {} |", cells.join(" | ")).unwrap();
         }
         out
     }

@@ -212,10 +212,14 @@ impl Worker {
 
     /// SIGTERM, then waits up to `timeout` for a clean exit (SIGKILL after that).
     pub fn terminate(&mut self, timeout: Duration) {
-        let _ = Command::new("kill")
+        // Without the signal the worker is killed after the deadline below.
+        if let Err(e) = Command::new("kill")
             .arg("-TERM")
             .arg(self.pid().to_string())
-            .status();
+            .status()
+        {
+            eprintln!("bench: cannot run kill -TERM {}: {e}", self.pid());
+        }
         let deadline = Instant::now() + timeout;
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
@@ -224,16 +228,18 @@ impl Worker {
             std::thread::sleep(Duration::from_millis(50));
         }
         eprintln!("bench: worker did not stop within {timeout:?}; killing it");
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // Best effort: the worker may have exited meanwhile.
+        self.child.kill().ok();
+        self.child.wait().ok();
     }
 }
 
 impl Drop for Worker {
     fn drop(&mut self) {
         if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
+            // Best effort: the worker may have exited meanwhile.
+            self.child.kill().ok();
+            self.child.wait().ok();
         }
     }
 }

@@ -105,6 +105,9 @@ impl Parsed {
     }
 }
 
+/// A custom check of a parsed value ([`Validator::Custom`]): returns the error message.
+pub type CustomValidator = std::sync::Arc<dyn Fn(&Parsed) -> Result<(), String> + Send + Sync>;
+
 /// A validator of a parsed value (`ConfigDef.Validator`); the error text is appended to
 /// `Invalid value <v> for configuration <k>: `.
 #[derive(Clone)]
@@ -118,7 +121,7 @@ pub enum Validator {
     /// `NonEmptyString`.
     NonEmptyString,
     /// Any check: returns the error message.
-    Custom(std::sync::Arc<dyn Fn(&Parsed) -> Result<(), String> + Send + Sync>),
+    Custom(CustomValidator),
 }
 
 impl std::fmt::Debug for Validator {

@@ -14,6 +14,8 @@ pub trait Converter: Send + Sync {
     /// Applies the converter's settings. Errors name the offending key.
     fn configure(&mut self, configs: &Props, is_key: bool) -> ConnectResult<()>;
     /// Connect data to bytes (`fromConnectData`). Errors are [`crate::ConnectError::Data`].
+    // Named after Connect's `fromConnectData`; a converter method, not a constructor.
+    #[allow(clippy::wrong_self_convention)]
     fn from_connect_data(
         &self,
         topic: &str,
@@ -24,6 +26,8 @@ pub trait Converter: Send + Sync {
     /// may reuse the value's buffer (e.g. a UTF-8 string's bytes) instead of copying it. The
     /// result must equal `from_connect_data(topic, schema, &value)`; the default delegates to
     /// it.
+    // Named after Connect's `fromConnectData`; a converter method, not a constructor.
+    #[allow(clippy::wrong_self_convention)]
     fn from_connect_data_owned(
         &self,
         topic: &str,
@@ -45,6 +49,8 @@ pub trait HeaderConverter: Send + Sync {
     /// Applies the converter's settings.
     fn configure(&mut self, configs: &Props) -> ConnectResult<()>;
     /// Connect data to header bytes.
+    // Named after Connect's `fromConnectHeader`; a converter method, not a constructor.
+    #[allow(clippy::wrong_self_convention)]
     fn from_connect_header(
         &self,
         topic: &str,

@@ -11,7 +11,7 @@ use tributary_runtime::herder::distributed::DistributedHerder;
 use tributary_runtime::herder::Herder;
 use tributary_runtime::rest::{self, RestState};
 
-use crate::startup::{prepare, shutdown_signal};
+use crate::startup::{prepare, shutdown_signal, stop_rest_server};
 
 /// Runs a distributed worker. Errors are configuration or startup problems.
 pub async fn run(worker_path: PathBuf) -> Result<(), String> {
@@ -33,14 +33,14 @@ pub async fn run(worker_path: PathBuf) -> Result<(), String> {
     let state = RestState::new(herder.clone() as Arc<dyn Herder>, p.advertised_url.clone());
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(rest::serve(p.bound, state, async move {
-        let _ = stop_rx.await;
+        // A dropped sender (the worker is ending anyway) stops the server too.
+        stop_rx.await.ok();
     }));
     tracing::info!("REST server listening on {}", p.advertised_url);
     shutdown_signal().await;
     tracing::info!("stopping");
     herder.stop().await;
-    let _ = stop_tx.send(());
-    let _ = server.await;
+    stop_rest_server(stop_tx, server).await;
     tracing::info!("stopped");
     Ok(())
 }

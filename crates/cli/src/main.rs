@@ -66,7 +66,9 @@ fn init_logging() {
         .to_string();
     tributary_runtime::logging::install(&root, move |directives| {
         if let Ok(f) = EnvFilter::try_new(directives) {
-            let _ = handle.modify(|current| *current = f);
+            if let Err(e) = handle.modify(|current| *current = f) {
+                tracing::warn!(error = %e, "cannot apply the new log levels");
+            }
         }
     });
 }

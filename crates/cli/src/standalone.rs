@@ -14,7 +14,7 @@ use tributary_runtime::storage::offset_file::FileOffsetBackingStore;
 use tributary_runtime::storage::status::MemoryStatusBackingStore;
 use tributary_runtime::worker::{TargetState, Worker};
 
-use crate::startup::{prepare, shutdown_signal};
+use crate::startup::{prepare, shutdown_signal, stop_rest_server};
 
 /// Runs the standalone worker. Errors are configuration or startup problems, naming the file
 /// and key where there is one.
@@ -50,14 +50,16 @@ pub async fn run(worker_path: PathBuf, connector_paths: Vec<PathBuf>) -> Result<
         offsets,
         Arc::new(MemoryStatusBackingStore::default()),
         Arc::new(move |name| {
-            let _ = reconfigure_tx.lock().unwrap().send(name);
+            // The herder, which receives these, is gone only when the worker is stopping.
+            reconfigure_tx.lock().unwrap().send(name).ok();
         }),
     ));
     let herder = StandaloneHerder::new(worker, Some(p.cluster_id), reconfigure_rx);
     let state = RestState::new(herder.clone() as Arc<dyn Herder>, p.advertised_url.clone());
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(rest::serve(p.bound, state, async move {
-        let _ = stop_rx.await;
+        // A dropped sender (the worker is ending anyway) stops the server too.
+        stop_rx.await.ok();
     }));
     tracing::info!("REST server listening on {}", p.advertised_url);
 
@@ -78,8 +80,7 @@ pub async fn run(worker_path: PathBuf, connector_paths: Vec<PathBuf>) -> Result<
         .await
         .map_err(|e| e.to_string())?;
         if let Err(e) = r {
-            let h = herder.clone();
-            let _ = tokio::task::spawn_blocking(move || h.stop()).await;
+            stop_herder(herder.clone()).await;
             return Err(format!(
                 "{}: failed to create connector {name}: {e}",
                 path.display()
@@ -90,10 +91,16 @@ pub async fn run(worker_path: PathBuf, connector_paths: Vec<PathBuf>) -> Result<
 
     shutdown_signal().await;
     tracing::info!("stopping");
-    let h = herder.clone();
-    let _ = tokio::task::spawn_blocking(move || h.stop()).await;
-    let _ = stop_tx.send(());
-    let _ = server.await;
+    stop_herder(herder.clone()).await;
+    stop_rest_server(stop_tx, server).await;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Stops every connector and task (on a blocking thread: tasks are joined); a panic while
+/// stopping is logged, as the worker is ending either way.
+async fn stop_herder(herder: Arc<StandaloneHerder>) {
+    if let Err(e) = tokio::task::spawn_blocking(move || herder.stop()).await {
+        tracing::error!(error = %e, "stopping the connectors and tasks failed");
+    }
 }

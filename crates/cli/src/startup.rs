@@ -89,6 +89,21 @@ fn kafka_cluster_id(config: &WorkerConfig) -> Result<String, String> {
         })
 }
 
+/// Stops the REST server started with `stop` as its shutdown signal and waits for it; a
+/// failure of the server (which nothing else reports once it runs) is logged.
+pub async fn stop_rest_server(
+    stop: tokio::sync::oneshot::Sender<()>,
+    server: tokio::task::JoinHandle<std::io::Result<()>>,
+) {
+    // An error means the server already ended: awaiting it below reports why.
+    stop.send(()).ok();
+    match server.await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::error!(error = %e, "the REST server failed"),
+        Err(e) => tracing::error!(error = %e, "the REST server's task failed"),
+    }
+}
+
 /// Resolves on SIGINT or SIGTERM.
 pub async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();

@@ -54,8 +54,9 @@ struct Side {
 impl Drop for Side {
     fn drop(&mut self) {
         if let Some(c) = self.java.as_mut() {
-            let _ = c.kill();
-            let _ = c.wait();
+            // Best effort: the Java worker may have exited already.
+            c.kill().ok();
+            c.wait().ok();
         }
     }
 }
@@ -114,7 +115,8 @@ impl Side {
         };
         let mut s = String::new();
         if let Ok(mut f) = std::fs::File::open(p) {
-            let _ = f.read_to_string(&mut s);
+            // An unreadable log (e.g. cut mid-character) shows as empty text.
+            f.read_to_string(&mut s).ok();
         }
         let lines: Vec<&str> = s.lines().collect();
         lines[lines.len().saturating_sub(40)..].join("\n")

@@ -148,16 +148,21 @@ impl JavaWorker {
     }
 
     fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // Best effort: the worker may have exited already.
+        self.child.kill().ok();
+        self.child.wait().ok();
     }
 
     /// SIGTERM (a clean shutdown: offsets committed, group left), SIGKILL after 60 s.
     fn terminate(&mut self) {
-        let _ = Command::new("kill")
+        // Without the signal the worker is killed after the deadline below.
+        if let Err(e) = Command::new("kill")
             .arg("-TERM")
             .arg(self.child.id().to_string())
-            .status();
+            .status()
+        {
+            eprintln!("cannot run kill -TERM {}: {e}", self.child.id());
+        }
         let deadline = Instant::now() + Duration::from_secs(60);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {

@@ -14,7 +14,6 @@
 
 // Async code must not block its runtime thread (clippy.toml names the methods).
 #![deny(clippy::disallowed_methods)]
-
 #![warn(missing_docs)]
 
 pub mod assignor;

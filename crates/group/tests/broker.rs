@@ -394,13 +394,12 @@ async fn member_id_required_round_trip_and_leave_resets_id() {
     assert_eq!(j2.join_requests, 1);
     assert_eq!(j2.member_id, j.member_id);
     assert!(j2.generation > j.generation);
-    let _ = m
-        .sync(vec![(
-            j2.member_id.clone(),
-            a.encode(ConnectProtocol::Sessioned).unwrap(),
-        )])
-        .await
-        .unwrap();
+    m.sync(vec![(
+        j2.member_id.clone(),
+        a.encode(ConnectProtocol::Sessioned).unwrap(),
+    )])
+    .await
+    .unwrap();
 
     // Leave resets the id; the next join gets a new one through MEMBER_ID_REQUIRED again.
     m.leave("test").await.unwrap();
@@ -481,14 +480,16 @@ async fn inconsistent_protocol_is_fatal() {
         other => panic!("expected INCONSISTENT_GROUP_PROTOCOL, got {other:?}"),
     }
     assert_eq!(b.state(), MemberState::Unjoined);
-    let _ = a
-        .sync(vec![(
-            ja.member_id.clone(),
-            Assignment::default()
-                .encode(ConnectProtocol::Sessioned)
-                .unwrap(),
-        )])
-        .await;
+    // `a` only completes its round before closing; whether the broker still accepts that
+    // sync is not what this test checks.
+    a.sync(vec![(
+        ja.member_id.clone(),
+        Assignment::default()
+            .encode(ConnectProtocol::Sessioned)
+            .unwrap(),
+    )])
+    .await
+    .ok();
     a.close("done").await;
     b.close("done").await;
 }

@@ -276,7 +276,7 @@ impl Sim {
                 assert!(
                     self.connectors
                         .get(&t.connector)
-                        .is_some_and(|n| (t.task as u32) < *n),
+                        .is_some_and(|n| t.task < *n),
                     "unconfigured {t} assigned"
                 );
                 assert!(
@@ -310,7 +310,7 @@ impl Sim {
                 if self
                     .connectors
                     .get(&t.connector)
-                    .is_some_and(|n| (t.task as u32) < *n)
+                    .is_some_and(|n| t.task < *n)
                     && task_count[t] == 1
                 {
                     *lb_by_conn.entry(t.connector.as_str()).or_default() += 1;
@@ -357,8 +357,10 @@ impl Sim {
                 for t in &w.tasks {
                     assert!(seen_t.insert(t.clone()), "task {t} on two members");
                 }
-                let owned = &self.state.owners()[id];
-                let _ = owned;
+                assert!(
+                    self.state.owners().contains_key(id),
+                    "{id} is missing from the assignor's owners"
+                );
             }
             // Liveness: a job left unassigned must come back through a scheduled rebalance
             // (delay) or the follow-up of a revoking round; otherwise nobody would rejoin.

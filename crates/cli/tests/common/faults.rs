@@ -79,11 +79,15 @@ impl OwnBroker {
 
 impl Drop for OwnBroker {
     fn drop(&mut self) {
-        let _ = Command::new(repo_root().join("scripts/kafka"))
+        // Best effort in a drop: say so when the broker could not be stopped.
+        if let Err(e) = Command::new(repo_root().join("scripts/kafka"))
             .arg("stop")
             .env("KAFKA_PORT", self.port.to_string())
             .env("KAFKA_HOME_DIR", &self.home)
-            .status();
+            .status()
+        {
+            eprintln!("cannot stop the test broker on port {}: {e}", self.port);
+        }
     }
 }
 
@@ -130,11 +134,11 @@ impl CutProxy {
             for client in listener.incoming() {
                 let Ok(client) = client else { continue };
                 if c.load(Ordering::Acquire) {
-                    let _ = client.shutdown(Shutdown::Both);
+                    client.shutdown(Shutdown::Both).ok(); // refused either way
                     continue;
                 }
                 let Ok(server) = TcpStream::connect(("127.0.0.1", target)) else {
-                    let _ = client.shutdown(Shutdown::Both);
+                    client.shutdown(Shutdown::Both).ok(); // refused either way
                     continue;
                 };
                 let pipes = (
@@ -155,11 +159,11 @@ impl CutProxy {
                 let (lat1, lat2) = (lat.clone(), lat.clone());
                 std::thread::spawn(move || {
                     forward(&mut c_read, &mut s_write, &lat1);
-                    let _ = s_write.shutdown(Shutdown::Both);
+                    s_write.shutdown(Shutdown::Both).ok(); // may be closed already
                 });
                 std::thread::spawn(move || {
                     forward(&mut s_read, &mut c_write, &lat2);
-                    let _ = c_write.shutdown(Shutdown::Both);
+                    c_write.shutdown(Shutdown::Both).ok(); // may be closed already
                 });
             }
         });
@@ -180,7 +184,7 @@ impl CutProxy {
     pub fn cut(&self) {
         self.cut.store(true, Ordering::Release);
         for s in self.open.lock().unwrap().drain(..) {
-            let _ = s.shutdown(Shutdown::Both);
+            s.shutdown(Shutdown::Both).ok(); // may be closed already
         }
     }
 

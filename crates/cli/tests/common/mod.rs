@@ -167,7 +167,8 @@ impl StandaloneWorker {
     pub fn log_text(&self) -> String {
         let mut s = String::new();
         if let Ok(mut f) = std::fs::File::open(&self.log) {
-            let _ = f.read_to_string(&mut s);
+            // An unreadable log (e.g. cut mid-character) shows as empty text.
+            f.read_to_string(&mut s).ok();
         }
         s
     }
@@ -224,8 +225,9 @@ impl StandaloneWorker {
 
     /// SIGKILL.
     pub fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // Best effort: the worker may have exited already.
+        self.child.kill().ok();
+        self.child.wait().ok();
     }
 
     /// SIGTERM and wait for a clean exit.
@@ -239,16 +241,21 @@ impl StandaloneWorker {
 
 impl Drop for StandaloneWorker {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // Best effort: the worker may have exited already.
+        self.child.kill().ok();
+        self.child.wait().ok();
     }
 }
 
 fn unsafe_sigterm(pid: u32) {
-    let _ = Command::new("kill")
+    // The caller's wait for the exit fails the test when the signal did not arrive.
+    if let Err(e) = Command::new("kill")
         .arg("-TERM")
         .arg(pid.to_string())
-        .status();
+        .status()
+    {
+        eprintln!("cannot run kill -TERM {pid}: {e}");
+    }
 }
 
 /// Every record value in a topic's partition 0, from the beginning to the current end.

@@ -163,6 +163,54 @@ pub fn java_string_cmp(a: &str, b: &str) -> Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
+/// One leader round of an incremental protocol: the config-offset check (CONFIG_MISMATCH for
+/// every member, `assign` not called, when the leader is behind), then `assign` on the checked
+/// snapshot. The leader's URL comes from its own metadata entry (empty if absent). `fresh_snapshot`
+/// is called at most once, only when the leader is behind; `assign` is e.g.
+/// [`assign_cooperative`] or [`assign_static`] over the leader's state.
+#[allow(clippy::too_many_arguments)]
+pub fn checked_round(
+    leader_id: &str,
+    members: &[(String, WorkerMetadata)],
+    leader_snapshot: ConfigSnapshot,
+    fresh_snapshot: impl FnOnce() -> ConfigSnapshot,
+    last_completed_generation: i32,
+    generation: i32,
+    now_ms: i64,
+    assign: impl FnOnce(&cooperative::CooperativeRound<'_>) -> BTreeMap<String, Assignment>,
+) -> BTreeMap<String, Assignment> {
+    let leader_url = members
+        .iter()
+        .find(|(id, _)| id == leader_id)
+        .map(|(_, m)| m.url.as_str())
+        .unwrap_or_default();
+    match check_config_offset(
+        members.iter().map(|(_, m)| m),
+        leader_snapshot,
+        fresh_snapshot,
+    ) {
+        ConfigCheck::Mismatch { max_offset } => config_mismatch_assignments(
+            members.iter().map(|(id, _)| id.as_str()),
+            leader_id,
+            leader_url,
+            max_offset,
+        ),
+        ConfigCheck::Ok {
+            snapshot,
+            config_offset,
+        } => assign(&cooperative::CooperativeRound {
+            leader_id,
+            leader_url,
+            members,
+            snapshot: &snapshot,
+            config_offset,
+            last_completed_generation,
+            generation,
+            now_ms,
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,53 +261,5 @@ mod tests {
         // U+FFFD (one unit 0xFFFD) sorts after U+1F600 (surrogates 0xD83D..) in Java.
         assert_eq!(java_string_cmp("\u{FFFD}", "\u{1F600}"), Ordering::Greater);
         assert_eq!("\u{FFFD}".cmp("\u{1F600}"), Ordering::Less);
-    }
-}
-
-/// One leader round of an incremental protocol: the config-offset check (CONFIG_MISMATCH for
-/// every member, `assign` not called, when the leader is behind), then `assign` on the checked
-/// snapshot. The leader's URL comes from its own metadata entry (empty if absent). `fresh_snapshot`
-/// is called at most once, only when the leader is behind; `assign` is e.g.
-/// [`assign_cooperative`] or [`assign_static`] over the leader's state.
-#[allow(clippy::too_many_arguments)]
-pub fn checked_round(
-    leader_id: &str,
-    members: &[(String, WorkerMetadata)],
-    leader_snapshot: ConfigSnapshot,
-    fresh_snapshot: impl FnOnce() -> ConfigSnapshot,
-    last_completed_generation: i32,
-    generation: i32,
-    now_ms: i64,
-    assign: impl FnOnce(&cooperative::CooperativeRound<'_>) -> BTreeMap<String, Assignment>,
-) -> BTreeMap<String, Assignment> {
-    let leader_url = members
-        .iter()
-        .find(|(id, _)| id == leader_id)
-        .map(|(_, m)| m.url.as_str())
-        .unwrap_or_default();
-    match check_config_offset(
-        members.iter().map(|(_, m)| m),
-        leader_snapshot,
-        fresh_snapshot,
-    ) {
-        ConfigCheck::Mismatch { max_offset } => config_mismatch_assignments(
-            members.iter().map(|(id, _)| id.as_str()),
-            leader_id,
-            leader_url,
-            max_offset,
-        ),
-        ConfigCheck::Ok {
-            snapshot,
-            config_offset,
-        } => assign(&cooperative::CooperativeRound {
-            leader_id,
-            leader_url,
-            members,
-            snapshot: &snapshot,
-            config_offset,
-            last_completed_generation,
-            generation,
-            now_ms,
-        }),
     }
 }

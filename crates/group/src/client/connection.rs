@@ -60,7 +60,10 @@ impl Connection {
                 addr: addr.to_string(),
                 source: e,
             })?;
-        let _ = stream.set_nodelay(true);
+        // Only latency depends on it: a socket that refuses TCP_NODELAY still works.
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!(addr, error = %e, "cannot set TCP_NODELAY on the connection");
+        }
         let mut conn = Connection {
             addr: addr.to_string(),
             stream,

@@ -486,14 +486,15 @@ proptest! {
 
     #[test]
     fn decoders_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
-        let _ = Assignment::decode(&bytes);
-        let _ = WorkerMetadata::decode(&bytes);
+        // Any outcome but a panic passes: errors are expected for most inputs.
+        Assignment::decode(&bytes).ok();
+        WorkerMetadata::decode(&bytes).ok();
     }
 
     #[test]
     fn truncated_prefixes_never_panic(a in assignment(), cut in 0usize..400) {
         let bytes = a.encode(ConnectProtocol::Sessioned).unwrap();
         let cut = cut.min(bytes.len());
-        let _ = Assignment::decode(&bytes[..cut]);
+        Assignment::decode(&bytes[..cut]).ok(); // any outcome but a panic passes
     }
 }

@@ -294,7 +294,8 @@ fn stdin_chunks() -> &'static Mutex<Receiver<StdinChunk>> {
                         }
                         Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                         Err(e) => {
-                            let _ = tx.send(Err(e.to_string()));
+                            // Ends the reader either way; a gone receiver means the task stopped.
+                            tx.send(Err(e.to_string())).ok();
                             break;
                         }
                     }

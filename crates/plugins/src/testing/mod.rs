@@ -170,8 +170,8 @@ pub(crate) fn print_line(line: &str) {
         println!("{line}");
     } else {
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{line}");
-        let _ = out.flush();
+        // Ignored on purpose (see above): a closed stdout must not fail the task.
+        writeln!(out, "{line}").and_then(|()| out.flush()).ok();
     }
 }
 

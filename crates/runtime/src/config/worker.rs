@@ -407,8 +407,8 @@ pub struct WorkerSettings {
 pub enum ModeSettings {
     /// A standalone worker's (`StandaloneConfig`).
     Standalone(StandaloneSettings),
-    /// A distributed worker's (`DistributedConfig`).
-    Distributed(DistributedSettings),
+    /// A distributed worker's (`DistributedConfig`), boxed: it is much the larger.
+    Distributed(Box<DistributedSettings>),
 }
 
 /// The settings of a standalone worker (`StandaloneConfig`).
@@ -478,7 +478,7 @@ impl WorkerSettings {
     /// The distributed settings, when this is a distributed worker.
     pub fn distributed(&self) -> Option<&DistributedSettings> {
         match &self.mode {
-            ModeSettings::Distributed(d) => Some(d),
+            ModeSettings::Distributed(d) => Some(d.as_ref()),
             ModeSettings::Standalone(_) => None,
         }
     }
@@ -505,7 +505,7 @@ impl WorkerSettings {
                 ),
             }),
             WorkerMode::Distributed => {
-                ModeSettings::Distributed(DistributedSettings::from_values(&v)?)
+                ModeSettings::Distributed(Box::new(DistributedSettings::from_values(&v)?))
             }
         };
         let policy = v.string("connector.client.config.override.policy")?;

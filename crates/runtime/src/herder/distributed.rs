@@ -60,8 +60,12 @@ struct View {
     /// Whether this worker's static claims are honoured in the current generation.
     static_in_effect: bool,
     /// This worker's static claims, for reporting.
-    static_claims: Option<(Option<Vec<String>>, Option<Vec<String>>)>,
+    static_claims: Option<StaticClaimLists>,
 }
+
+/// A worker's static claims as configured: (`static.connectors`, `static.tasks` as strings),
+/// each `None` when unset.
+type StaticClaimLists = (Option<Vec<String>>, Option<Vec<String>>);
 
 impl View {
     /// Whether the group runs a protocol with signed internal requests (KIP-507).
@@ -188,7 +192,7 @@ impl DistributedHerder {
                     crate::config::clients::ClientKind::Admin,
                     &bootstrap,
                     &[("client.id", format!("{group_id}-{suffix}"))],
-                    &[inherited.clone()],
+                    std::slice::from_ref(&inherited),
                 );
                 c.set("group.id", &group_id);
                 c
@@ -227,17 +231,19 @@ impl DistributedHerder {
         // the worker runs): config, offsets, status.
         let managed: Vec<ManagedTopic> = topics
             .iter()
-            .map(|(setting, name, prefix, partitions, rf, single)| ManagedTopic {
-                admin: admin.clone(),
-                topic: InternalTopic {
-                    name: name.to_string(),
-                    partitions: *partitions,
-                    replication_factor: i32::from(*rf),
-                    configs: topic_configs(&config, prefix),
-                    single_partition: *single,
-                    setting,
+            .map(
+                |(setting, name, prefix, partitions, rf, single)| ManagedTopic {
+                    admin: admin.clone(),
+                    topic: InternalTopic {
+                        name: name.to_string(),
+                        partitions: *partitions,
+                        replication_factor: i32::from(*rf),
+                        configs: topic_configs(&config, prefix),
+                        single_partition: *single,
+                        setting,
+                    },
                 },
-            })
+            )
             .collect();
         let to_create = managed.clone();
         tokio::task::spawn_blocking(move || {
@@ -1120,8 +1126,8 @@ impl HerderLoop {
             .held
             .tasks
             .iter()
+            .filter(|id| snap.task_config(id).is_some() && !running_t.contains(*id))
             .cloned()
-            .filter(|id| snap.task_config(id).is_some() && !running_t.contains(id))
             .collect();
         {
             let mut v = self.shared.view.write().unwrap();
@@ -1376,7 +1382,12 @@ impl HerderLoop {
         // Connect answers once the connector started; a `start` that takes longer than the
         // graceful timeout is left running (its status tells how it ends) so that the herder
         // loop is not held up by it.
-        let wait = self.shared.worker.config.settings().task_shutdown_graceful_timeout;
+        let wait = self
+            .shared
+            .worker
+            .config
+            .settings()
+            .task_shutdown_graceful_timeout;
         let r = self
             .blocking(move |s| {
                 s.worker.stop_connector(&name);

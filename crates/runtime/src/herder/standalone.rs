@@ -306,7 +306,8 @@ impl Herder for StandaloneHerder {
             };
             let Some(serial) = existing else {
                 let target = initial_state.unwrap_or(TargetState::Started);
-                // A failed start is reported in the connector's status, as in Connect.
+                // A failed start is logged and reported in the connector's status, as in Connect
+                // (Worker::start_connector); the start itself is not waited for.
                 let _status_tells = self.start_connector(name, config.clone(), target);
                 drop(fresh_guard);
                 let info = self.connector_info(name)?;
@@ -331,6 +332,7 @@ impl Herder for StandaloneHerder {
                 (old, c.target)
             };
             self.stop_everything_of(name, old_tasks);
+            // As above: a failed start is logged and reported in the connector's status.
             let _status_tells = self.start_connector(name, config.clone(), target);
             let info = self.connector_info(name)?;
             return Ok(Created {
@@ -541,7 +543,8 @@ impl Herder for StandaloneHerder {
             self.worker.stop_and_await_tasks(&task_ids);
             write(State::Restarting, &task_ids, false);
             if plan.restart_connector {
-                // Asynchronous; the restarted instance asks for its task configs once it runs.
+                // Asynchronous; the restarted instance asks for its task configs once it runs. A
+                // failed start is logged and reported in the connector's status.
                 let _status_tells = self.start_connector(&name, config.clone(), target);
             }
             for id in &task_ids {

@@ -32,6 +32,13 @@ fn gauge(registry: &mut Registry, name: &str, help: &str, value: i64) {
     registry.register(name, help, g);
 }
 
+/// A per-task counter family: name, help text, and the counter it reports.
+type CounterFamily = (
+    &'static str,
+    &'static str,
+    fn(&crate::worker::TaskCountersSnapshot) -> u64,
+);
+
 /// `GET /metrics`.
 pub async fn metrics(State(s): State<RestState>) -> Result<Response, RestError> {
     let info = s.herder.worker_info();
@@ -92,7 +99,7 @@ pub async fn metrics(State(s): State<RestState>) -> Result<Response, RestError> 
             .map(|a| a.len() as i64)
             .unwrap_or(0),
     );
-    let families: [(&str, &str, fn(&crate::worker::TaskCountersSnapshot) -> u64); 4] = [
+    let families: [CounterFamily; 4] = [
         (
             "tributary_task_starts",
             "Times the task was started on this worker",

@@ -56,8 +56,12 @@ pub struct Recovery {
     /// new partitions from the start. The flag tells whether this worker created the topic
     /// (exactly one worker of a group does; the others found it created); the writer
     /// publishes what the store holds. Writes are flushed after the call.
-    pub on_recreated: Box<dyn FnMut(bool, &LogWriter) + Send>,
+    pub on_recreated: OnRecreated,
 }
+
+/// [`Recovery::on_recreated`]: called with whether this worker created the topic, and the
+/// writer to publish the store's contents with.
+pub type OnRecreated = Box<dyn FnMut(bool, &LogWriter) + Send>;
 
 /// The writing side of a log: asynchronous keyed writes to its topic.
 #[derive(Clone)]
@@ -127,7 +131,8 @@ fn wait_for_partitions(
         if Instant::now() > deadline || stop.load(Ordering::Acquire) {
             return None;
         }
-        #[allow(clippy::disallowed_methods)] // on the log's own thread or a blocking caller
+        // On the log's own thread or a blocking caller.
+        #[allow(clippy::disallowed_methods)]
         std::thread::sleep(Duration::from_millis(200));
     }
 }
@@ -304,7 +309,8 @@ impl Follower {
                         if self.stop.load(Ordering::Acquire) {
                             return;
                         }
-                        #[allow(clippy::disallowed_methods)] // on the log's own thread or a blocking caller
+                        // On the log's own thread or a blocking caller.
+                        #[allow(clippy::disallowed_methods)]
                         std::thread::sleep(Duration::from_millis(100));
                     }
                 }
@@ -339,7 +345,14 @@ impl Follower {
         };
         let created = std::mem::take(&mut self.created_here);
         (recovery.on_recreated)(created, &self.writer);
-        let _ = self.writer.producer.flush(Duration::from_secs(30));
+        if let Err(e) = self.writer.producer.flush(Duration::from_secs(30)) {
+            // Each write's own failure is logged by the writer; this only says they are late.
+            tracing::warn!(
+                topic = spec.name,
+                error = %e,
+                "records written to the recreated internal topic not all acknowledged yet"
+            );
+        }
         self.lost.store(false, Ordering::Release);
         tracing::warn!(
             topic = spec.name,
@@ -498,7 +511,15 @@ impl KafkaBasedLog {
         self.check_not_lost()?;
         let deadline = Instant::now() + timeout;
         let partitions = self.partitions.lock().unwrap().clone();
-        let _ = self.producer.flush(timeout);
+        if let Err(e) = self.producer.flush(timeout) {
+            // The read below still goes to the current end; writes not yet acknowledged may lie
+            // past it.
+            tracing::warn!(
+                topic = %self.topic,
+                error = %e,
+                "queued writes not all acknowledged before reading to the end; the read may miss them"
+            );
+        }
         // The end offsets of all partitions, queried at once (one round trip each).
         let wait = deadline
             .saturating_duration_since(Instant::now())
@@ -510,7 +531,10 @@ impl KafkaBasedLog {
                     .iter()
                     .map(|p| {
                         scope.spawn(move || {
-                            (*p, self.offsets_client.fetch_watermarks(&self.topic, *p, wait))
+                            (
+                                *p,
+                                self.offsets_client.fetch_watermarks(&self.topic, *p, wait),
+                            )
                         })
                     })
                     .collect();
@@ -632,7 +656,8 @@ impl KafkaBasedLog {
                     self.topic
                 )));
             }
-            #[allow(clippy::disallowed_methods)] // on the log's own thread or a blocking caller
+            // On the log's own thread or a blocking caller.
+            #[allow(clippy::disallowed_methods)]
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -642,9 +667,17 @@ impl KafkaBasedLog {
         self.writer.send(key, value);
     }
 
-    /// Waits for every queued write (up to `timeout`).
+    /// Waits for every queued write (up to `timeout`); a timeout is logged, as each failed
+    /// write is by the writer.
     pub fn flush(&self, timeout: Duration) {
-        let _ = self.producer.flush(timeout);
+        if let Err(e) = self.producer.flush(timeout) {
+            tracing::warn!(
+                topic = %self.topic,
+                error = %e,
+                ?timeout,
+                "queued writes not all acknowledged"
+            );
+        }
     }
 
     /// Stops following the topic.
@@ -652,7 +685,9 @@ impl KafkaBasedLog {
         self.flush(Duration::from_secs(10));
         self.stop.store(true, Ordering::Release);
         if let Some(t) = self.thread.lock().unwrap().take() {
-            let _ = t.join();
+            if t.join().is_err() {
+                tracing::error!(topic = %self.topic, "the log's reading thread panicked");
+            }
         }
     }
 }

@@ -27,10 +27,9 @@ pub trait OffsetBackingStore: Send + Sync {
     fn set_within(
         &self,
         entries: Vec<OffsetEntry>,
-        timeout: std::time::Duration,
-        abort: &dyn Fn() -> bool,
+        _timeout: std::time::Duration,
+        _abort: &dyn Fn() -> bool,
     ) -> ConnectResult<()> {
-        let _ = (timeout, abort);
         self.set(entries)
     }
 }

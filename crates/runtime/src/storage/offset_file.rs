@@ -93,7 +93,14 @@ impl FileOffsetBackingStore {
         };
         write().map_err(|e| {
             if tmp.is_file() {
-                let _ = std::fs::remove_file(&tmp);
+                // Best effort: a leftover temporary file is overwritten by the next save.
+                if let Err(e) = std::fs::remove_file(&tmp) {
+                    tracing::debug!(
+                        path = %tmp.display(),
+                        error = %e,
+                        "cannot remove the temporary offsets file"
+                    );
+                }
             }
             ConnectError::connect(format!(
                 "{}: cannot write offsets: {e}",

@@ -154,13 +154,12 @@ impl WorkerConnector {
         let handle = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(t) = handle {
             while !t.is_finished() && Instant::now() < deadline {
-                #[allow(clippy::disallowed_methods)] // on the herder's blocking thread, polling the connector thread's end
+                // On the herder's blocking thread, polling the connector thread's end.
+                #[allow(clippy::disallowed_methods)]
                 std::thread::sleep(Duration::from_millis(5));
             }
-            if t.is_finished() {
-                if t.join().is_err() {
-                    tracing::error!("a connector thread panicked outside a plugin call");
-                }
+            if t.is_finished() && t.join().is_err() {
+                tracing::error!("a connector thread panicked outside a plugin call");
             }
         }
         stopped

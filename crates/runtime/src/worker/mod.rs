@@ -409,13 +409,11 @@ impl Worker {
             .get("tasks.max.enforce")
             .map(|v| !v.eq_ignore_ascii_case("false"))
             .unwrap_or(true);
-        if configs.len() > max {
-            if enforce {
-                return Err(ConnectError::connect(format!(
-                    "The connector {name} has generated {} tasks, which is greater than {max}, the maximum number of tasks it is configured to create. This behaviour should be considered a bug and is disallowed. If necessary, it can be permitted by reconfiguring the connector with 'tasks.max.enforce' set to false; however, this option will be removed in a future release of Kafka Connect.",
-                    configs.len()
-                )));
-            }
+        if configs.len() > max && enforce {
+            return Err(ConnectError::connect(format!(
+                "The connector {name} has generated {} tasks, which is greater than {max}, the maximum number of tasks it is configured to create. This behaviour should be considered a bug and is disallowed. If necessary, it can be permitted by reconfiguring the connector with 'tasks.max.enforce' set to false; however, this option will be removed in a future release of Kafka Connect.",
+                configs.len()
+            )));
         }
         let class = config.get("connector.class").cloned().unwrap_or_default();
         let plugin = self
@@ -639,11 +637,16 @@ impl Worker {
         let deadline = Instant::now() + self.config.settings().task_shutdown_graceful_timeout;
         for (id, t) in running {
             while !t.thread.is_finished() && Instant::now() < deadline {
-                #[allow(clippy::disallowed_methods)] // on a blocking thread, polling task threads' end
+                // On a blocking thread, polling task threads' end.
+                #[allow(clippy::disallowed_methods)]
                 std::thread::sleep(Duration::from_millis(5));
             }
             if t.thread.is_finished() {
-                let _ = t.thread.join();
+                // The task's own panics are caught and reported as FAILED (task::catch_panic);
+                // this is one outside that.
+                if t.thread.join().is_err() {
+                    tracing::error!(task = %id, "task thread panicked");
+                }
             } else {
                 tracing::error!(task = %id, "graceful stop of task failed: still running after the shutdown timeout; abandoning it");
             }

@@ -359,7 +359,8 @@ fn put_with_retry(
                 if control.is_stopping() {
                     return Err(ConnectError::Retriable(m));
                 }
-                #[allow(clippy::disallowed_methods)] // on the task's own thread, between retries of put
+                // On the task's own thread, between retries of put.
+                #[allow(clippy::disallowed_methods)]
                 std::thread::sleep(Duration::from_millis(100));
             }
             other => return other,

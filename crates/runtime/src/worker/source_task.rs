@@ -26,11 +26,14 @@ const QUEUE_FULL_WAIT: Duration = Duration::from_millis(1);
 /// quarter of the records in flight, if fewer), so it does not wake for every single one.
 const QUEUE_FULL_BATCH: usize = 1000;
 
+/// (sequence, partition, offset) of acknowledged records, collected by the producer callback.
+type RecordAcks = Arc<Mutex<Vec<(u64, i32, i64)>>>;
+
 /// The producer context: records acknowledgements and the first delivery failure.
 pub struct SourceProducerContext {
-    /// (sequence, partition, offset) of acknowledged records, kept only for tasks that want
-    /// [`SourceTask::commit_record`] calls.
-    record_acks: Option<Arc<Mutex<Vec<(u64, i32, i64)>>>>,
+    /// Acknowledged records, kept only for tasks that want [`SourceTask::commit_record`]
+    /// calls.
+    record_acks: Option<RecordAcks>,
     acks: Arc<AckInbox>,
     failure: Arc<Mutex<Option<String>>>,
 }
@@ -110,10 +113,7 @@ struct Loop {
     reporter: TaskStatusReporter,
     /// For tasks wanting `commit_record`: the records in flight by sequence number, and the
     /// acknowledgements the producer callback collected.
-    in_flight: Option<(
-        std::collections::HashMap<u64, SourceRecord>,
-        Arc<Mutex<Vec<(u64, i32, i64)>>>,
-    )>,
+    in_flight: Option<(std::collections::HashMap<u64, SourceRecord>, RecordAcks)>,
     /// `offset.flush.timeout.ms`: longest an offset commit waits for Kafka.
     offset_flush_timeout: Duration,
 }
@@ -379,7 +379,15 @@ impl Loop {
     fn commit_offsets(&mut self, flush: Option<Duration>) -> ConnectResult<()> {
         if let Some(timeout) = flush {
             if self.submitted.pending() > 0 {
-                let _ = self.producer.flush(timeout);
+                // Only acknowledged records are committed below; the others stay uncommitted.
+                if let Err(e) = self.producer.flush(timeout) {
+                    tracing::warn!(
+                        task = %self.reporter.id,
+                        pending = self.submitted.pending(),
+                        error = %e,
+                        "outstanding records not all acknowledged within the flush timeout"
+                    );
+                }
             }
         }
         let committable = self.submitted.committable();

@@ -567,7 +567,8 @@ mod tests {
             let inbox = inbox.clone();
             std::thread::spawn(move || {
                 for seq in 0..3 {
-                    #[allow(clippy::disallowed_methods)] // a test thread
+                    // A test thread.
+                    #[allow(clippy::disallowed_methods)]
                     std::thread::sleep(Duration::from_millis(5));
                     inbox.push(seq);
                 }
