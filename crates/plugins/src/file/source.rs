@@ -569,7 +569,8 @@ impl FileStreamSourceTask {
         Ok(records)
     }
 
-    /// Sleeps a little unless the task is stopping or `deadline` passed; `false` to give up.
+    /// Waits a little for new data unless the task is stopping or `deadline` passed (a stop
+    /// request ends the wait at once); `false` to give up.
     fn wait(&self, deadline: Instant) -> bool {
         if self.is_stopping() {
             return false;
@@ -578,8 +579,14 @@ impl FileStreamSourceTask {
         if now >= deadline {
             return false;
         }
-        std::thread::sleep((deadline - now).min(WAIT_SLICE));
-        !self.is_stopping()
+        let slice = (deadline - now).min(WAIT_SLICE);
+        match &self.context {
+            Some(c) => !c.wait_for_stop(slice),
+            None => {
+                std::thread::sleep(slice);
+                true
+            }
+        }
     }
 }
 
@@ -646,7 +653,7 @@ mod tests {
     use std::collections::HashMap;
     use std::io::Write;
     use std::path::{Path, PathBuf};
-    use std::sync::atomic::{AtomicBool, Ordering};
+
     use std::sync::Arc;
     use tributary_api::data::SchemaType;
     use tributary_api::source::OffsetStorageReader;
@@ -687,8 +694,12 @@ mod tests {
         path: &Path,
         batch: Option<usize>,
         offsets: Arc<MemOffsets>,
-    ) -> (FileStreamSourceTask, Arc<AtomicBool>) {
-        let stopping = Arc::new(AtomicBool::new(true));
+    ) -> (FileStreamSourceTask, tributary_api::source::StopSignal) {
+        let stopping = {
+            let s = tributary_api::source::StopSignal::new();
+            s.set(true);
+            s
+        };
         let mut p = props(&[("file", path.to_str().unwrap()), ("topic", "lines")]);
         if let Some(b) = batch {
             p.insert("batch.size".into(), b.to_string());
@@ -1022,7 +1033,7 @@ mod tests {
         // A poll that is waiting for the file picks it up as soon as it appears.
         let path2 = dir.path().join("later2.txt");
         let (mut t, _) = task(&path2, None, Arc::default());
-        stopping.store(false, Ordering::Release);
+        stopping.set(false);
         t.context.as_mut().unwrap().stopping = stopping;
         // A long wait, so that returning early can only come from noticing the file (and a
         // loaded machine cannot make the test fail).
@@ -1051,7 +1062,7 @@ mod tests {
         let path = dir.path().join("in.txt");
         std::fs::write(&path, b"").unwrap();
         let (mut t, stopping) = task(&path, None, Arc::default());
-        stopping.store(false, Ordering::Release);
+        stopping.set(false);
         let started = Instant::now();
         assert!(t.poll().unwrap().is_empty());
         let waited = started.elapsed();
@@ -1068,7 +1079,7 @@ mod tests {
             let stopping = stopping.clone();
             std::thread::spawn(move || {
                 std::thread::sleep(Duration::from_millis(150));
-                stopping.store(true, Ordering::Release);
+                stopping.set(true);
             })
         };
         let started = Instant::now();

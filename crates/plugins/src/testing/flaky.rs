@@ -431,8 +431,8 @@ impl SourceTask for FlakySourceTask {
         }
         let stopping = self.context.as_ref().is_some_and(|c| c.is_stopping());
         if self.records_per_second <= 0.0 {
-            if !stopping {
-                self.clock.sleep(WAIT_SLICE);
+            if let Some(c) = self.context.as_ref().filter(|_| !stopping) {
+                self.clock.wait_for_stop(WAIT_SLICE, &c.stopping);
             }
             return Ok(Vec::new());
         }
@@ -450,8 +450,13 @@ impl SourceTask for FlakySourceTask {
         if !stopping {
             let next_due_ms = self.emitted as f64 * 1000.0 / self.records_per_second;
             let wait_ms = (next_due_ms - elapsed_ms).ceil().max(1.0);
-            self.clock
-                .sleep(Duration::from_millis(wait_ms as u64).min(WAIT_SLICE));
+            let wait = Duration::from_millis(wait_ms as u64).min(WAIT_SLICE);
+            match &self.context {
+                Some(c) => {
+                    self.clock.wait_for_stop(wait, &c.stopping);
+                }
+                None => self.clock.sleep(wait),
+            }
         }
         Ok(Vec::new())
     }

@@ -490,7 +490,7 @@ mod tests {
         task.initialize(ctx);
         task.start(&p).unwrap();
         assert!(task.poll().unwrap().is_empty());
-        stopping.store(true, std::sync::atomic::Ordering::Release);
+        stopping.set(true);
         assert!(task.poll().unwrap().is_empty());
     }
 

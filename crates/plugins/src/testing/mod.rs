@@ -140,6 +140,17 @@ pub(crate) trait Clock: Send + Sync {
     fn now_ms(&self) -> i64;
     /// Waits for `d` (a simulated clock just advances).
     fn sleep(&self, d: Duration);
+    /// Waits for `d` or until `stop` is set, whichever comes first; returns whether `stop` is
+    /// set. The real clock wakes at once on a stop; a simulated one advances in slices.
+    fn wait_for_stop(&self, d: Duration, stop: &tributary_api::source::StopSignal) -> bool {
+        let mut left = d;
+        while !left.is_zero() && !stop.is_stopped() {
+            let slice = left.min(Duration::from_millis(100));
+            self.sleep(slice);
+            left -= slice;
+        }
+        stop.is_stopped()
+    }
 }
 
 /// The real clock.
@@ -151,6 +162,9 @@ impl Clock for SystemClock {
     }
     fn sleep(&self, d: Duration) {
         std::thread::sleep(d)
+    }
+    fn wait_for_stop(&self, d: Duration, stop: &tributary_api::source::StopSignal) -> bool {
+        stop.wait(d)
     }
 }
 
@@ -243,7 +257,7 @@ pub(crate) mod test_support {
     //! Helpers shared by the testing connectors' unit tests.
 
     use std::collections::HashMap;
-    use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+    use std::sync::atomic::{AtomicI64, Ordering};
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
@@ -279,8 +293,8 @@ pub(crate) mod test_support {
     pub fn context(
         props: &Props,
         offsets: Arc<MemOffsets>,
-    ) -> (SourceTaskContext, Arc<AtomicBool>) {
-        let stopping = Arc::new(AtomicBool::new(false));
+    ) -> (SourceTaskContext, tributary_api::source::StopSignal) {
+        let stopping = tributary_api::source::StopSignal::new();
         (
             SourceTaskContext {
                 config: props.clone(),

@@ -72,8 +72,6 @@ pub const SEQNO_FIELD: &str = "seqno";
 /// How many report lines [`sink_reports`] keeps per connector; older ones are dropped.
 pub const MAX_KEPT_SINK_REPORTS: usize = 1_000_000;
 
-/// Longest single wait inside a poll, so that a stop request is noticed quickly.
-const WAIT_SLICE: Duration = Duration::from_millis(100);
 /// Longest a poll waits in total while throttled to zero throughput before returning nothing.
 const MAX_IDLE_POLL: Duration = Duration::from_secs(1);
 /// Sleeps shorter than this are accumulated rather than taken (as Kafka's throttler does).
@@ -211,23 +209,20 @@ impl Throttler {
     }
 }
 
-/// Waits `total` on `clock` in slices, giving up early when `stopping` says so.
+/// Waits `total` on `clock`, giving up as soon as `stop` (when there is one) is set.
 /// Returns whether the whole wait elapsed (false: stopped).
 pub(crate) fn wait_unless_stopping(
     clock: &dyn Clock,
     total: Duration,
-    stopping: &dyn Fn() -> bool,
+    stop: Option<&tributary_api::source::StopSignal>,
 ) -> bool {
-    let mut left = total;
-    while !left.is_zero() {
-        if stopping() {
-            return false;
+    match stop {
+        Some(stop) => !clock.wait_for_stop(total, stop),
+        None => {
+            clock.sleep(total);
+            true
         }
-        let slice = left.min(WAIT_SLICE);
-        clock.sleep(slice);
-        left -= slice;
     }
-    !stopping()
 }
 
 /// A task of [`VerifiableSourceConnector`]
@@ -359,17 +354,16 @@ impl SourceTask for VerifiableSourceTask {
             .throttler
             .should_throttle(self.seqno - self.starting_seqno, send_start)
         {
-            let ctx = self.context.clone();
-            let stopping = move || ctx.as_ref().is_some_and(|c| c.is_stopping());
+            let stop = self.context.as_ref().map(|c| &c.stopping);
             match self.throttler.charge() {
                 Pause::None => {}
                 Pause::For(d) => {
-                    if !wait_unless_stopping(self.clock.as_ref(), d, &stopping) {
+                    if !wait_unless_stopping(self.clock.as_ref(), d, stop) {
                         return Ok(Vec::new());
                     }
                 }
                 Pause::UntilStopped => {
-                    wait_unless_stopping(self.clock.as_ref(), MAX_IDLE_POLL, &stopping);
+                    wait_unless_stopping(self.clock.as_ref(), MAX_IDLE_POLL, stop);
                     return Ok(Vec::new());
                 }
             }
@@ -620,7 +614,7 @@ mod tests {
         p: &Props,
         offsets: Arc<MemOffsets>,
         clock: Arc<dyn Clock>,
-    ) -> (VerifiableSourceTask, Arc<std::sync::atomic::AtomicBool>) {
+    ) -> (VerifiableSourceTask, tributary_api::source::StopSignal) {
         let (ctx, stopping) = context(p, offsets);
         let mut t = VerifiableSourceTask::with_clock(clock);
         t.initialize(ctx);
@@ -818,7 +812,7 @@ mod tests {
             // Each idle poll returns after at most about a second.
             assert!(clock.peek() - before <= 1_100);
         }
-        stopping.store(true, std::sync::atomic::Ordering::Release);
+        stopping.set(true);
         let before = clock.peek();
         assert!(t.poll().unwrap().is_empty());
         assert!(clock.peek() - before < 100, "a stopping task does not wait");
@@ -830,7 +824,7 @@ mod tests {
         let p = props(&[("id", "0"), ("topic", "t"), ("throughput", "1")]);
         let (mut t, stopping) = started_source(&p, Arc::default(), clock.clone());
         assert_eq!(t.poll().unwrap().len(), 1);
-        stopping.store(true, std::sync::atomic::Ordering::Release);
+        stopping.set(true);
         // Second record would be throttled (1/s); the stop request ends the wait at once.
         let before = clock.peek();
         assert!(t.poll().unwrap().is_empty());

@@ -246,11 +246,20 @@ impl DistributedHerder {
             )
             .collect();
         let to_create = managed.clone();
+        // The three at once: each creation waits a few hundred ms for the broker.
         tokio::task::spawn_blocking(move || {
-            for m in &to_create {
-                ensure_topic(&m.admin, &m.topic)?;
-            }
-            Ok::<_, ConnectError>(())
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = to_create
+                    .iter()
+                    .map(|m| scope.spawn(move || ensure_topic(&m.admin, &m.topic)))
+                    .collect();
+                for h in handles {
+                    h.join().map_err(|_| {
+                        ConnectError::connect("creating an internal topic panicked")
+                    })??;
+                }
+                Ok::<_, ConnectError>(())
+            })
         })
         .await??;
         let [config_topic, offsets_topic, status_topic]: [ManagedTopic; 3] = managed

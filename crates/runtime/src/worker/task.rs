@@ -2,10 +2,11 @@
 //! reporting, and turning errors and panics into FAILED statuses with a trace.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
+use tributary_api::source::StopSignal;
 use tributary_api::ConnectError;
 
 use crate::storage::status::{State, Status, StatusBackingStore};
@@ -21,7 +22,8 @@ pub enum TargetState {
 
 /// Shared between a task thread and the worker: the stop request and the target state.
 pub struct TaskControl {
-    pub stopping: Arc<AtomicBool>,
+    /// The stop request, shared with a source task's context.
+    pub stopping: StopSignal,
     paused: Mutex<bool>,
     changed: Condvar,
 }
@@ -30,20 +32,20 @@ impl TaskControl {
     /// A control block for a task starting in `target`.
     pub fn new(target: TargetState) -> Arc<TaskControl> {
         Arc::new(TaskControl {
-            stopping: Arc::new(AtomicBool::new(false)),
+            stopping: StopSignal::new(),
             paused: Mutex::new(target == TargetState::Paused),
             changed: Condvar::new(),
         })
     }
     /// Asks the task to stop; wakes it if paused.
     pub fn stop(&self) {
-        self.stopping.store(true, Ordering::Release);
+        self.stopping.set(true);
         let _g = self.paused.lock().unwrap();
         self.changed.notify_all();
     }
     /// Whether a stop was requested.
     pub fn is_stopping(&self) -> bool {
-        self.stopping.load(Ordering::Acquire)
+        self.stopping.is_stopped()
     }
     /// Pauses or resumes the task.
     pub fn set_paused(&self, paused: bool) {
@@ -59,7 +61,7 @@ impl TaskControl {
         let guard = self.paused.lock().unwrap();
         let (guard, _) = self
             .changed
-            .wait_timeout_while(guard, max, |p| *p && !self.stopping.load(Ordering::Acquire))
+            .wait_timeout_while(guard, max, |p| *p && !self.stopping.is_stopped())
             .unwrap();
         *guard
     }
