@@ -228,8 +228,16 @@ impl Follower {
                         )
                     );
                     if replaced && self.recovery.is_some() {
-                        self.recreate("was deleted and created again");
-                        last_check = Instant::now();
+                        // Errors for positions of the topic this log followed before a
+                        // recreation may still arrive after it: the topic id tells.
+                        let same = match topic_identity(&self.bootstrap, &self.topic) {
+                            Some(TopicIdentity::Present(id)) => self.topic_id == Some(id),
+                            _ => false,
+                        };
+                        if !same {
+                            self.recreate("was deleted and created again");
+                            last_check = Instant::now();
+                        }
                         continue;
                     }
                     // The same error repeats on every poll while it lasts: log it once a minute.
@@ -354,6 +362,7 @@ impl Follower {
             );
         }
         self.lost.store(false, Ordering::Release);
+        self.progress.1.notify_all();
         tracing::warn!(
             topic = spec.name,
             setting = spec.setting,
@@ -495,12 +504,22 @@ impl KafkaBasedLog {
         self.partitions.lock().unwrap().len()
     }
 
-    fn check_not_lost(&self) -> ConnectResult<()> {
-        if self.lost.load(Ordering::Acquire) {
-            return Err(ConnectError::connect(format!(
-                "Internal topic {} was deleted while this worker was running; it is being created again (see the worker's log)",
-                self.topic
-            )));
+    /// Waits (until `deadline`) while the topic is being created again; errors if it still is.
+    fn check_not_lost(&self, deadline: Instant) -> ConnectResult<()> {
+        let (lock, cv) = &*self.progress;
+        let mut guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+        while self.lost.load(Ordering::Acquire) {
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(ConnectError::connect(format!(
+                    "Internal topic {} was deleted while this worker was running; it is being created again (see the worker's log)",
+                    self.topic
+                )));
+            }
+            guard = cv
+                .wait_timeout(guard, (deadline - now).min(Duration::from_millis(100)))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
         }
         Ok(())
     }
@@ -508,8 +527,8 @@ impl KafkaBasedLog {
     /// Waits until every record written before this call has been handed to the callback.
     /// Errors when that does not happen within `timeout`.
     pub fn read_to_end(&self, timeout: Duration) -> ConnectResult<()> {
-        self.check_not_lost()?;
         let deadline = Instant::now() + timeout;
+        self.check_not_lost(deadline)?;
         let partitions = self.partitions.lock().unwrap().clone();
         if let Err(e) = self.producer.flush(timeout) {
             // The read below still goes to the current end; writes not yet acknowledged may lie
@@ -566,7 +585,11 @@ impl KafkaBasedLog {
             {
                 return Ok(());
             }
-            self.check_not_lost()?;
+            if self.lost.load(Ordering::Acquire) {
+                // The topic is being created again: the end offsets above are of the old one.
+                drop(progress);
+                return self.read_to_end(deadline.saturating_duration_since(Instant::now()));
+            }
             let now = Instant::now();
             if now >= deadline {
                 return Err(ConnectError::connect(format!(
