@@ -50,14 +50,30 @@ pub fn loghub_lines(dir: &Path) -> io::Result<Vec<Vec<u8>>> {
     Ok(lines)
 }
 
+/// The loghub directory to read, if any: `flag` (a `--loghub` argument), else
+/// `$TRIBUTARY_SHARED/data/loghub` when that variable is set. Nothing outside the repository is
+/// read unless asked for; without it the input is generated.
+pub fn loghub_dir(flag: Option<PathBuf>) -> Option<PathBuf> {
+    flag.or_else(|| {
+        std::env::var_os("TRIBUTARY_SHARED").map(|s| PathBuf::from(s).join("data/loghub"))
+    })
+}
+
 /// Returns the cached input file of `lines` lines in `cache`, generating it from the loghub
 /// files in `loghub` first if it is missing or does not look complete. Line `i` (from 1) is
 /// `i` zero-padded to the width of `lines`, a space, then loghub line `(i - 1) % count`.
 ///
 /// Without loghub files the lines are generated instead (and the file is named `generated-…`).
-pub fn prepare(cache: &Path, loghub: &Path, lines: u64) -> io::Result<InputFile> {
+pub fn prepare(cache: &Path, loghub: Option<&Path>, lines: u64) -> io::Result<InputFile> {
     fs::create_dir_all(cache)?;
-    let (source, origin) = match loghub_lines(loghub) {
+    let found = match loghub {
+        Some(dir) => loghub_lines(dir),
+        None => Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            "no loghub directory given (--loghub or TRIBUTARY_SHARED)",
+        )),
+    };
+    let (source, origin) = match found {
         Ok(l) => (l, "loghub"),
         Err(e) => {
             eprintln!("bench: {e}; using generated log lines");

@@ -53,8 +53,8 @@ pub struct Args {
     /// The `tributary` binary (default: `tributary` next to this executable).
     #[arg(long)]
     pub tributary: Option<PathBuf>,
-    /// Directory with the loghub `*.log` files (default: $TRIBUTARY_SHARED/data/loghub, else
-    /// ../shared/data/loghub next to the workspace).
+    /// Directory with the loghub `*.log` files (default: $TRIBUTARY_SHARED/data/loghub when set;
+    /// otherwise the input is generated).
     #[arg(long)]
     pub loghub: Option<PathBuf>,
     /// Where the generated input file is cached (default: $TRIBUTARY_CACHE/bench, else
@@ -93,15 +93,6 @@ impl Args {
         tributary_bench::tributary_binary(self.tributary.as_deref())
     }
 
-    fn loghub(&self) -> PathBuf {
-        self.loghub.clone().unwrap_or_else(|| {
-            std::env::var("TRIBUTARY_SHARED")
-                .map(PathBuf::from)
-                .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"))
-                .join("data/loghub")
-        })
-    }
-
     fn cache(&self) -> PathBuf {
         self.cache.clone().unwrap_or_else(|| {
             std::env::var("TRIBUTARY_CACHE")
@@ -129,8 +120,12 @@ fn main() -> ExitCode {
 fn run(args: &Args) -> Result<(), String> {
     let binary = args.tributary()?;
     let bootstrap = args.bootstrap();
-    let input = input::prepare(&args.cache(), &args.loghub(), args.lines)
-        .map_err(|e| format!("preparing the input file: {e}"))?;
+    let input = input::prepare(
+        &args.cache(),
+        input::loghub_dir(args.loghub.clone()).as_deref(),
+        args.lines,
+    )
+    .map_err(|e| format!("preparing the input file: {e}"))?;
     say(format!(
         "input {}: {} lines, {:.1} MB of values",
         input.path.display(),

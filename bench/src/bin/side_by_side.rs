@@ -320,13 +320,7 @@ fn run(args: &Args) -> Result<(), String> {
     std::fs::write(&log4j, JAVA_LOG4J2).map_err(|e| e.to_string())?;
     let java = JavaCmd::new(&script, &args.java_heap, &log4j)?;
     let bootstrap = tributary_bench::bootstrap(args.bootstrap.as_deref());
-    let shared = std::env::var("TRIBUTARY_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
-    let loghub = args
-        .loghub
-        .clone()
-        .unwrap_or_else(|| shared.join("data/loghub"));
+    let loghub = input::loghub_dir(args.loghub.clone());
     let cache = args.cache.clone().unwrap_or_else(|| {
         std::env::var("TRIBUTARY_CACHE")
             .map(PathBuf::from)
@@ -336,7 +330,7 @@ fn run(args: &Args) -> Result<(), String> {
             })
             .join("bench")
     });
-    let input = input::prepare(&cache, &loghub, args.lines)
+    let input = input::prepare(&cache, loghub.as_deref(), args.lines)
         .map_err(|e| format!("preparing the input file: {e}"))?;
     say(format!(
         "input {}: {} lines, {:.1} MB",
