@@ -137,6 +137,47 @@ fn wait_for_partitions(
     }
 }
 
+/// The low and high watermarks of `topic`/`partition`, asking again after errors a broker gives
+/// while leadership settles (a topic just created or recreated, a leader moving:
+/// `NOT_LEADER_OR_FOLLOWER`, `LEADER_NOT_AVAILABLE`, `UNKNOWN_TOPIC_OR_PARTITION`, timeouts) until
+/// `deadline`; other errors are returned at once. Each attempt waits up to `wait`.
+fn watermarks_retrying(
+    client: &BaseConsumer,
+    topic: &str,
+    partition: i32,
+    wait: Duration,
+    deadline: Instant,
+) -> rdkafka::error::KafkaResult<(i64, i64)> {
+    use rdkafka::types::RDKafkaErrorCode as Code;
+    loop {
+        let result = client.fetch_watermarks(topic, partition, wait);
+        let retriable = match &result {
+            Err(e) => matches!(
+                e.rdkafka_error_code(),
+                Some(
+                    Code::NotLeaderForPartition
+                        | Code::LeaderNotAvailable
+                        | Code::UnknownTopicOrPartition
+                        | Code::UnknownPartition
+                        | Code::RequestTimedOut
+                        | Code::OperationTimedOut
+                        | Code::BrokerTransportFailure
+                        | Code::AllBrokersDown
+                        | Code::NotCoordinator
+                )
+            ),
+            Ok(_) => false,
+        };
+        if !retriable || Instant::now() + Duration::from_millis(100) >= deadline {
+            return result;
+        }
+        tracing::debug!(topic, partition, error = ?result.err(), "end offsets not available yet; asking again");
+        // On a watermark query thread of a blocking caller.
+        #[allow(clippy::disallowed_methods)]
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// The broker's answer about `topic` (absent, or present with its KIP-516 topic id); `None`
 /// when that cannot be told (e.g. the broker is unreachable): only a definite answer starts a
 /// recreation.
@@ -552,7 +593,13 @@ impl KafkaBasedLog {
                         scope.spawn(move || {
                             (
                                 *p,
-                                self.offsets_client.fetch_watermarks(&self.topic, *p, wait),
+                                watermarks_retrying(
+                                    &self.offsets_client,
+                                    &self.topic,
+                                    *p,
+                                    wait,
+                                    deadline,
+                                ),
                             )
                         })
                     })
