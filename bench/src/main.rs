@@ -195,7 +195,8 @@ fn measure(
         "worker.properties",
     )
     .map_err(|e| e.0)?;
-    let producer_config = source_producer_config(&worker_config, "bench-raw", 0, HashMap::new());
+    let producer_config = source_producer_config(&worker_config, "bench-raw", 0, HashMap::new())
+        .map_err(|e| e.to_string())?;
     let mut settings: Vec<_> = producer_config
         .config_map()
         .iter()

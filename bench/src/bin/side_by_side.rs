@@ -772,8 +772,8 @@ fn client_configs(ctx: &Ctx<'_>, group: &str) -> Result<(ClientConfig, ClientCon
     )
     .map_err(|e| e.0)?;
     Ok((
-        source_producer_config(&cfg, "sbs-raw", 0, HashMap::new()),
-        sink_consumer_config(&cfg, group, 0, HashMap::new()),
+        source_producer_config(&cfg, "sbs-raw", 0, HashMap::new()).map_err(|e| e.to_string())?,
+        sink_consumer_config(&cfg, group, 0, HashMap::new()).map_err(|e| e.to_string())?,
     ))
 }
 

@@ -45,6 +45,10 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
     plugins
         .header_converter_plugin(&settings.header_converter)
         .map_err(|e| format!("{source}: key 'header.converter': {e}"))?;
+    // Kafka client security (TLS stores, SASL): refused here, naming the key, rather than
+    // when a client is first created.
+    clients::check_worker_security(&config)
+        .map_err(|e| format!("{source}: key '{}': {}", e.key, e.message))?;
     let listener = settings
         .listeners
         .first()
@@ -76,6 +80,7 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
 fn kafka_cluster_id(config: &WorkerConfig) -> Result<String, String> {
     use rdkafka::producer::{BaseProducer, Producer};
     let producer: BaseProducer = clients::admin_config(config)
+        .map_err(|e| e.to_string())?
         .create()
         .map_err(|e| format!("cannot create a Kafka client: {e}"))?;
     producer

@@ -1,16 +1,22 @@
-//! One broker connection: Kafka request framing over tokio TCP with `kafka-protocol` codecs,
-//! ApiVersions negotiation and coordinator discovery. One request in flight at a time.
+//! One broker connection: Kafka request framing over tokio TCP (or TLS with rustls) with
+//! `kafka-protocol` codecs, ApiVersions negotiation, SASL authentication (SaslHandshake v1 +
+//! SaslAuthenticate, as Java's `SaslClientAuthenticator`) and coordinator discovery. One
+//! request in flight at a time.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use kafka_protocol::messages::{
     ApiKey, ApiVersionsRequest, FindCoordinatorRequest, RequestHeader, ResponseHeader,
+    SaslAuthenticateRequest, SaslHandshakeRequest,
 };
 use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Request, StrBytes};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tributary_security::sasl::SaslExchange;
+use tributary_security::SaslCredentials;
 
 use super::{error_name, GroupConfig, GroupError};
 
@@ -30,14 +36,66 @@ pub(crate) fn client_versions(key: ApiKey) -> (i16, i16) {
         ApiKey::LeaveGroup => (3, 5),
         // v10 adds topic ids (KIP-516).
         ApiKey::Metadata => (10, 12),
+        // v1: the tokens travel in SaslAuthenticate requests (KIP-152).
+        ApiKey::SaslHandshake => (1, 1),
+        ApiKey::SaslAuthenticate => (0, 2),
         _ => (0, 0),
     }
 }
 
+/// How connections to brokers are secured: TLS (a rustls client configuration) and SASL
+/// credentials, from the worker's `security.protocol`, `ssl.*` and `sasl.*`
+/// ([`tributary_security::KafkaSecurity`]). The default is plain TCP without authentication.
+#[derive(Clone, Default)]
+pub struct ConnectionSecurity {
+    /// TLS for every connection (`SSL`, `SASL_SSL`).
+    pub tls: Option<Arc<tributary_security::rustls::ClientConfig>>,
+    /// SASL after connecting (`SASL_PLAINTEXT`, `SASL_SSL`).
+    pub sasl: Option<SaslCredentials>,
+}
+
+impl ConnectionSecurity {
+    /// From a worker's parsed security settings (errors name the key, e.g. an unusable key).
+    pub fn from_settings(
+        security: &tributary_security::KafkaSecurity,
+    ) -> Result<Self, tributary_security::SecurityError> {
+        Ok(ConnectionSecurity {
+            tls: security.tls_client_config()?,
+            sasl: security.sasl().cloned(),
+        })
+    }
+}
+
+impl std::fmt::Debug for ConnectionSecurity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectionSecurity")
+            .field("tls", &self.tls.is_some())
+            .field("sasl", &self.sasl)
+            .finish()
+    }
+}
+
+impl PartialEq for ConnectionSecurity {
+    fn eq(&self, other: &Self) -> bool {
+        let same_tls = match (&self.tls, &other.tls) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        same_tls && self.sasl == other.sasl
+    }
+}
+
+impl Eq for ConnectionSecurity {}
+
+/// A byte stream to a broker: TCP or TLS over TCP.
+trait BrokerStream: AsyncRead + AsyncWrite + Unpin + Send + Sync {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send + Sync> BrokerStream for T {}
+
 /// A connection to one broker.
 pub(crate) struct Connection {
     addr: String,
-    stream: TcpStream,
+    stream: Box<dyn BrokerStream>,
     client_id: StrBytes,
     correlation_id: i32,
     /// Broker's supported (min, max) per API key, from ApiVersions.
@@ -45,11 +103,13 @@ pub(crate) struct Connection {
 }
 
 impl Connection {
-    /// Opens a TCP connection and performs the ApiVersions handshake.
+    /// Opens a TCP connection, does the TLS handshake when `security` asks for TLS, the
+    /// ApiVersions handshake, and SASL authentication when it has credentials.
     pub(crate) async fn connect(
         addr: &str,
         client_id: &str,
         timeout: Duration,
+        security: &ConnectionSecurity,
     ) -> Result<Self, GroupError> {
         let stream = tokio::time::timeout(timeout, TcpStream::connect(addr))
             .await
@@ -64,6 +124,29 @@ impl Connection {
         if let Err(e) = stream.set_nodelay(true) {
             tracing::debug!(addr, error = %e, "cannot set TCP_NODELAY on the connection");
         }
+        let stream: Box<dyn BrokerStream> = match &security.tls {
+            None => Box::new(stream),
+            Some(tls) => {
+                let host = host_of(addr);
+                let name =
+                    tributary_security::rustls::pki_types::ServerName::try_from(host.to_string())
+                        .map_err(|e| GroupError::Tls {
+                        addr: addr.to_string(),
+                        message: format!("{host} is not a valid server name: {e}"),
+                    })?;
+                let connector = tokio_rustls::TlsConnector::from(tls.clone());
+                let tls_stream = tokio::time::timeout(timeout, connector.connect(name, stream))
+                    .await
+                    .map_err(|_| GroupError::Timeout {
+                        what: format!("TLS handshake with {addr}"),
+                    })?
+                    .map_err(|e| GroupError::Tls {
+                        addr: addr.to_string(),
+                        message: e.to_string(),
+                    })?;
+                Box::new(tls_stream)
+            }
+        };
         let mut conn = Connection {
             addr: addr.to_string(),
             stream,
@@ -72,7 +155,62 @@ impl Connection {
             broker_versions: HashMap::new(),
         };
         conn.api_versions(timeout).await?;
+        if let Some(credentials) = &security.sasl {
+            conn.authenticate(credentials, timeout).await?;
+        }
         Ok(conn)
+    }
+
+    /// SaslHandshake v1 naming the mechanism, then SaslAuthenticate requests carrying the
+    /// exchange's messages until it completes. A broker refusal is
+    /// [`GroupError::Authentication`] with the broker's message.
+    async fn authenticate(
+        &mut self,
+        credentials: &SaslCredentials,
+        timeout: Duration,
+    ) -> Result<(), GroupError> {
+        let addr = self.addr.clone();
+        let auth_err = |message: String| GroupError::Authentication {
+            addr: addr.clone(),
+            message,
+        };
+        let mut exchange = SaslExchange::new(credentials).map_err(|e| auth_err(e.to_string()))?;
+        let mechanism = exchange.mechanism();
+        let version = self.version(ApiKey::SaslHandshake)?;
+        let mut hs = SaslHandshakeRequest::default();
+        hs.mechanism = StrBytes::from_static_str(mechanism);
+        let resp = self.send(&hs, version, timeout).await?;
+        if resp.error_code != 0 {
+            let enabled: Vec<String> = resp.mechanisms.iter().map(|m| m.to_string()).collect();
+            return Err(auth_err(format!(
+                "the broker does not enable {mechanism} on this listener ({}; it enables {})",
+                error_name(resp.error_code),
+                enabled.join(", ")
+            )));
+        }
+        let version = self.version(ApiKey::SaslAuthenticate)?;
+        let mut message = exchange.step(None).map_err(|e| auth_err(e.to_string()))?;
+        while let Some(bytes) = message {
+            let mut req = SaslAuthenticateRequest::default();
+            req.auth_bytes = Bytes::from(bytes);
+            let resp = self.send(&req, version, timeout).await?;
+            if resp.error_code != 0 {
+                let detail = resp
+                    .error_message
+                    .as_ref()
+                    .map(|m| m.to_string())
+                    .unwrap_or_else(|| error_name(resp.error_code));
+                return Err(auth_err(format!(
+                    "{detail} ({mechanism}, {})",
+                    error_name(resp.error_code)
+                )));
+            }
+            message = exchange
+                .step(Some(&resp.auth_bytes))
+                .map_err(|e| auth_err(e.to_string()))?;
+        }
+        tracing::debug!(addr = %self.addr, mechanism, "SASL authentication succeeded");
+        Ok(())
     }
 
     /// The `host:port` this connection goes to.
@@ -224,8 +362,20 @@ pub(crate) fn api_name(key: i16) -> &'static str {
         Ok(ApiKey::SyncGroup) => "SyncGroup",
         Ok(ApiKey::Heartbeat) => "Heartbeat",
         Ok(ApiKey::LeaveGroup) => "LeaveGroup",
+        Ok(ApiKey::SaslHandshake) => "SaslHandshake",
+        Ok(ApiKey::SaslAuthenticate) => "SaslAuthenticate",
+        Ok(ApiKey::Metadata) => "Metadata",
         _ => "request",
     }
+}
+
+/// The host part of `host:port` (brackets of an IPv6 literal removed).
+fn host_of(addr: &str) -> &str {
+    let host = match addr.rfind(':') {
+        Some(i) => &addr[..i],
+        None => addr,
+    };
+    host.trim_start_matches('[').trim_end_matches(']')
 }
 
 /// Splits `"host:port,host:port"` into trimmed, non-empty addresses.
@@ -260,7 +410,13 @@ pub(crate) async fn discover_coordinator(
 }
 
 async fn find_coordinator_via(addr: &str, config: &GroupConfig) -> Result<Connection, GroupError> {
-    let mut conn = Connection::connect(addr, &config.client_id, config.request_timeout).await?;
+    let mut conn = Connection::connect(
+        addr,
+        &config.client_id,
+        config.request_timeout,
+        &config.security,
+    )
+    .await?;
     let version = conn.version(ApiKey::FindCoordinator)?;
     let mut req = FindCoordinatorRequest::default();
     req.key_type = 0;
@@ -310,7 +466,13 @@ async fn find_coordinator_via(addr: &str, config: &GroupConfig) -> Result<Connec
     if coord_addr == conn.addr() {
         return Ok(conn);
     }
-    Connection::connect(&coord_addr, &config.client_id, config.request_timeout).await
+    Connection::connect(
+        &coord_addr,
+        &config.client_id,
+        config.request_timeout,
+        &config.security,
+    )
+    .await
 }
 
 /// A topic as the broker describes it: absent, or present under a topic id (KIP-516).
@@ -330,13 +492,14 @@ pub async fn topic_identity(
     client_id: &str,
     topic: &str,
     timeout: Duration,
+    security: &ConnectionSecurity,
 ) -> Result<TopicIdentity, GroupError> {
     use kafka_protocol::messages::metadata_request::MetadataRequestTopic;
     use kafka_protocol::messages::{MetadataRequest, TopicName};
     let mut last_err = GroupError::NoBootstrap;
     for addr in parse_bootstrap(bootstrap) {
         let attempt = async {
-            let mut conn = Connection::connect(&addr, client_id, timeout).await?;
+            let mut conn = Connection::connect(&addr, client_id, timeout, security).await?;
             let version = conn.version(ApiKey::Metadata)?;
             let mut wanted = MetadataRequestTopic::default();
             wanted.name = Some(TopicName(StrBytes::from_string(topic.to_string())));

@@ -709,7 +709,10 @@ async fn heartbeat_loop(
         }
         if conn.is_none() {
             let found = match coordinator {
-                Some(addr) => Connection::connect(&addr, &config.client_id, request_timeout).await,
+                Some(addr) => {
+                    Connection::connect(&addr, &config.client_id, request_timeout, &config.security)
+                        .await
+                }
                 None => discover_coordinator(&bootstrap, &config).await,
             };
             match found {

@@ -27,7 +27,7 @@
 mod connection;
 mod member;
 
-pub use connection::{topic_identity, TopicIdentity};
+pub use connection::{topic_identity, ConnectionSecurity, TopicIdentity};
 pub use member::{GroupMember, JoinResult, MemberState, PROTOCOL_TYPE};
 
 use std::time::Duration;
@@ -55,6 +55,9 @@ pub struct GroupConfig {
     pub retry_backoff: Duration,
     /// `retry.backoff.max.ms` (default 1 000 ms): cap of the exponential backoff.
     pub retry_backoff_max: Duration,
+    /// TLS and SASL for every broker connection (`security.protocol`, `ssl.*`, `sasl.*` of the
+    /// worker); plain TCP by default.
+    pub security: ConnectionSecurity,
 }
 
 impl GroupConfig {
@@ -69,6 +72,7 @@ impl GroupConfig {
             request_timeout: Duration::from_millis(40_000),
             retry_backoff: Duration::from_millis(100),
             retry_backoff_max: Duration::from_millis(1_000),
+            security: ConnectionSecurity::default(),
         }
     }
 
@@ -206,6 +210,25 @@ pub enum GroupError {
     /// or `skip_assignment` for a non-static member).
     #[error("protocol violation: {0}")]
     IllegalState(String),
+    /// The TLS handshake with a broker failed (an untrusted or misnamed certificate, a client
+    /// certificate the broker refused).
+    #[error("TLS handshake with {addr} failed: {message}")]
+    Tls {
+        /// Broker address.
+        addr: String,
+        /// What failed.
+        message: String,
+    },
+    /// SASL authentication failed (SaslHandshake or SaslAuthenticate; Kafka's
+    /// `SaslAuthenticationException` or `IllegalSaslStateException`): wrong credentials, or a
+    /// mechanism the broker does not enable. Not retried: Java fails the worker too.
+    #[error("SASL authentication with {addr} failed: {message}")]
+    Authentication {
+        /// Broker address.
+        addr: String,
+        /// The broker's message, or what went wrong.
+        message: String,
+    },
 }
 
 impl GroupError {

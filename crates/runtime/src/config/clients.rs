@@ -9,10 +9,11 @@
 //! librdkafka's own keys work too, and librdkafka refuses an unknown key by name when the
 //! client is created.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Mutex, OnceLock};
 
 use rdkafka::ClientConfig;
+use tributary_security::{KafkaSecurity, SecurityError};
 
 use super::worker::WorkerConfig;
 
@@ -40,7 +41,7 @@ pub enum KeyMapping {
 
 /// Every Java producer, consumer and admin client key (`ProducerConfig`, `ConsumerConfig`,
 /// `AdminClientConfig`, `CommonClientConfigs` of Kafka 4.1) and what becomes of it. Security
-/// keys (`security.protocol`, `ssl.*`, `sasl.*`) are not listed: they go to librdkafka as is.
+/// keys (`security.protocol`, `ssl.*`, `sasl.*`) are not listed: [`KafkaSecurity`] reads them.
 pub const JAVA_CLIENT_KEYS: &[(&str, KeyMapping)] = {
     use KeyMapping::*;
     &[
@@ -222,31 +223,96 @@ pub fn translate(kind: ClientKind, key: &str, value: &str) -> Vec<(String, Strin
     }
 }
 
-/// Builds a librdkafka configuration: `base` first, then `overrides` (already without
-/// prefixes) translated on top. librdkafka rejects unknown keys when the client is created;
-/// callers report that error with the key's name.
+/// One layer of client settings, without its prefix, and the prefix it was written under
+/// (`producer.`, `consumer.override.`, or `""` for worker-level keys), which errors put back.
+pub type Layer<'a> = (&'a str, HashMap<String, String>);
+
+/// The worker-level security keys (`security.protocol`, `ssl.*`, `sasl.*`): what Connect's
+/// internal-topic clients, admin clients and group membership use from the top level of the
+/// worker file.
+pub fn worker_security_layer(worker: &WorkerConfig) -> HashMap<String, String> {
+    worker
+        .raw_map()
+        .iter()
+        .filter(|(k, _)| tributary_security::is_security_key(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// The worker-level security settings, parsed with their stores read (the group client's and
+/// internal clients' TLS and SASL). Errors name the key.
+pub fn worker_security(worker: &WorkerConfig) -> Result<KafkaSecurity, SecurityError> {
+    let layer: BTreeMap<String, String> = worker_security_layer(worker).into_iter().collect();
+    KafkaSecurity::from_settings(&layer, "")
+}
+
+/// Checks every client security setting of the worker file at startup, as Java clients would
+/// when created: the worker-level keys (internal topics, group, admin), and those under
+/// `producer.`, `consumer.` and `admin.`. The first unusable one is returned, named as written.
+pub fn check_worker_security(worker: &WorkerConfig) -> Result<(), SecurityError> {
+    worker_security(worker)?;
+    for prefix in ["producer.", "consumer.", "admin."] {
+        let layer: BTreeMap<String, String> = worker
+            .with_prefix(prefix)
+            .into_iter()
+            .filter(|(k, _)| tributary_security::is_security_key(k))
+            .collect();
+        KafkaSecurity::from_settings(&layer, prefix)?;
+    }
+    Ok(())
+}
+
+/// Builds a librdkafka configuration: `base` first, then the `layers` (already without
+/// prefixes) translated on top, later layers winning. Security keys (`security.protocol`,
+/// `ssl.*`, `sasl.*`) of all layers are merged and read by [`KafkaSecurity`]: Java's stores
+/// and JAAS settings become librdkafka's inline PEM and SASL settings.
+///
+/// Errors: a security setting that cannot be used (a store that cannot be read, GSSAPI, …),
+/// named with the prefix of the layer it came from. librdkafka rejects other unknown keys when
+/// the client is created; callers report that error with the key's name.
 pub fn client_config(
     kind: ClientKind,
     bootstrap: &str,
     base: &[(&str, String)],
-    overrides: &[HashMap<String, String>],
-) -> ClientConfig {
+    layers: &[Layer<'_>],
+) -> Result<ClientConfig, SecurityError> {
     let mut cfg = ClientConfig::new();
     cfg.set("bootstrap.servers", bootstrap);
     cfg.set("log_level", "3");
     for (k, v) in base {
         cfg.set(*k, v);
     }
-    for layer in overrides {
+    let mut security: BTreeMap<String, String> = BTreeMap::new();
+    let mut origin: HashMap<String, &str> = HashMap::new();
+    for (prefix, layer) in layers {
         let mut keys: Vec<_> = layer.keys().collect();
         keys.sort();
         for k in keys {
+            if tributary_security::is_security_key(k) {
+                security.insert(k.clone(), layer[k].clone());
+                origin.insert(k.clone(), prefix);
+                continue;
+            }
             for (k, v) in translate(kind, k, &layer[k]) {
                 cfg.set(k, v);
             }
         }
     }
-    cfg
+    if !security.is_empty() {
+        let parsed = KafkaSecurity::from_settings(&security, "").map_err(|mut e| {
+            let prefix = origin
+                .get(&e.key)
+                .or_else(|| origin.get("security.protocol"))
+                .copied()
+                .unwrap_or("");
+            e.key = format!("{prefix}{}", e.key);
+            e
+        })?;
+        for (k, v) in parsed.librdkafka_settings() {
+            cfg.set(k, v);
+        }
+    }
+    Ok(cfg)
 }
 
 /// The producer configuration for a source task (`Worker.baseProducerConfigs`): acks=all,
@@ -256,13 +322,14 @@ pub fn client_config(
 /// client id `connector-producer-<connector>-<task>`, records buffered bounded to
 /// [`DEFAULT_PRODUCER_BUFFER_KBYTES`] (as Java's `buffer.memory`; librdkafka would otherwise
 /// buffer up to 1 GiB), then the worker's `producer.*` settings, then the connector's
-/// `producer.override.*` settings.
+/// `producer.override.*` settings. As in Connect, worker-level security keys do not apply to
+/// task clients: they go under `producer.`.
 pub fn source_producer_config(
     worker: &WorkerConfig,
     connector: &str,
     task: u32,
     connector_overrides: HashMap<String, String>,
-) -> ClientConfig {
+) -> Result<ClientConfig, SecurityError> {
     client_config(
         ClientKind::Producer,
         &worker.bootstrap_servers(),
@@ -282,7 +349,10 @@ pub fn source_producer_config(
                 DEFAULT_PRODUCER_BUFFER_KBYTES.to_string(),
             ),
         ],
-        &[worker.with_prefix("producer."), connector_overrides],
+        &[
+            ("producer.", worker.with_prefix("producer.")),
+            ("producer.override.", connector_overrides),
+        ],
     )
 }
 
@@ -294,7 +364,7 @@ pub fn sink_consumer_config(
     connector: &str,
     task: u32,
     connector_overrides: HashMap<String, String>,
-) -> ClientConfig {
+) -> Result<ClientConfig, SecurityError> {
     client_config(
         ClientKind::Consumer,
         &worker.bootstrap_servers(),
@@ -314,17 +384,24 @@ pub fn sink_consumer_config(
                 format!("connector-consumer-{connector}-{task}"),
             ),
         ],
-        &[worker.with_prefix("consumer."), connector_overrides],
+        &[
+            ("consumer.", worker.with_prefix("consumer.")),
+            ("consumer.override.", connector_overrides),
+        ],
     )
 }
 
-/// The admin configuration: `admin.*` over the worker's bootstrap servers.
-pub fn admin_config(worker: &WorkerConfig) -> ClientConfig {
+/// The admin configuration (`Worker.adminConfigs`, `ConnectUtils.lookupKafkaClusterId`): the
+/// worker-level security keys, then `admin.*`, over the worker's bootstrap servers.
+pub fn admin_config(worker: &WorkerConfig) -> Result<ClientConfig, SecurityError> {
     client_config(
         ClientKind::Admin,
         &worker.bootstrap_servers(),
         &[],
-        &[worker.with_prefix("admin.")],
+        &[
+            ("", worker_security_layer(worker)),
+            ("admin.", worker.with_prefix("admin.")),
+        ],
     )
 }
 
@@ -437,6 +514,53 @@ mod tests {
         }
     }
 
+    /// The linked librdkafka speaks TLS, SCRAM and OAUTHBEARER (built with OpenSSL): a
+    /// client for a SASL_SSL cluster can be configured.
+    #[test]
+    fn librdkafka_is_built_with_tls_and_sasl() {
+        let native = ClientConfig::new().create_native_config().unwrap();
+        let features = native.get("builtin.features").unwrap();
+        for f in ["ssl", "sasl_plain", "sasl_scram", "sasl_oauthbearer"] {
+            assert!(
+                features.split(',').any(|x| x == f),
+                "{f} missing: {features}"
+            );
+        }
+        let mut layer = HashMap::new();
+        for (k, v) in [
+            ("security.protocol", "SASL_SSL"),
+            ("sasl.mechanism", "SCRAM-SHA-512"),
+            (
+                "sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"u\" password=\"p\";",
+            ),
+        ] {
+            layer.insert(k.to_string(), v.to_string());
+        }
+        let cfg = client_config(ClientKind::Producer, "b:1", &[], &[("producer.", layer)]).unwrap();
+        cfg.create_native_config().unwrap();
+        assert_eq!(cfg.get("security.protocol"), Some("sasl_ssl"));
+        assert_eq!(cfg.get("sasl.mechanisms"), Some("SCRAM-SHA-512"));
+        assert_eq!(cfg.get("sasl.username"), Some("u"));
+        assert_eq!(cfg.get("sasl.jaas.config"), None);
+    }
+
+    #[test]
+    fn security_errors_name_the_layer_the_key_came_from() {
+        let mut worker = HashMap::new();
+        worker.insert("security.protocol".to_string(), "SASL_SSL".to_string());
+        let mut ovr = HashMap::new();
+        ovr.insert("sasl.mechanism".to_string(), "GSSAPI".to_string());
+        let e = client_config(
+            ClientKind::Consumer,
+            "b:1",
+            &[],
+            &[("consumer.", worker), ("consumer.override.", ovr)],
+        )
+        .unwrap_err();
+        assert_eq!(e.key, "consumer.override.sasl.mechanism");
+    }
+
     #[test]
     fn the_table_has_each_java_key_once() {
         let mut seen = HashSet::new();
@@ -449,7 +573,13 @@ mod tests {
     fn overrides_layer_on_top_of_defaults() {
         let mut o = HashMap::new();
         o.insert("acks".to_string(), "1".to_string());
-        let cfg = client_config(ClientKind::Producer, "b:1", &[("acks", "all".into())], &[o]);
+        let cfg = client_config(
+            ClientKind::Producer,
+            "b:1",
+            &[("acks", "all".into())],
+            &[("producer.", o)],
+        )
+        .unwrap();
         assert_eq!(cfg.get("acks"), Some("1"));
         assert_eq!(cfg.get("bootstrap.servers"), Some("b:1"));
     }

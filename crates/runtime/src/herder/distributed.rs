@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 use tributary_api::{ConnectError, Props};
 use tributary_group::assignor::{ConfigSnapshot, Job};
-use tributary_group::client::{GroupConfig, GroupMember, RejoinReason};
+use tributary_group::client::{ConnectionSecurity, GroupConfig, GroupMember, RejoinReason};
 use tributary_group::{Assignment, ConnectProtocol};
 
 use super::coordinator::{delta, CoordinatorError, RoundOutcome, WorkerCoordinator};
@@ -104,18 +104,6 @@ pub struct DistributedHerder {
     requests: mpsc::UnboundedSender<LoopRequest>,
 }
 
-/// Client settings (security) the internal clients inherit from the worker config.
-fn inherited_client_settings(config: &WorkerConfig) -> HashMap<String, String> {
-    config
-        .raw_map()
-        .iter()
-        .filter(|(k, _)| {
-            k.starts_with("security.") || k.starts_with("sasl.") || k.starts_with("ssl.")
-        })
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
-}
-
 fn topic_configs(config: &WorkerConfig, prefix: &str) -> HashMap<String, String> {
     config
         .with_prefix(prefix)
@@ -184,7 +172,20 @@ impl DistributedHerder {
             .clone();
         let group_id = d.group_id.clone();
         let bootstrap = config.bootstrap_servers();
-        let inherited = inherited_client_settings(&config);
+        // The worker-level security keys: internal-topic clients and the group client use them.
+        let security = crate::config::clients::worker_security(&config)
+            .map_err(|e| StartError::Config(e.to_string()))?;
+        let connection_security = ConnectionSecurity::from_settings(&security)
+            .map_err(|e| StartError::Config(e.to_string()))?;
+        let inherited = crate::config::clients::worker_security_layer(&config);
+        // Checked once here: the same settings cannot fail below.
+        crate::config::clients::client_config(
+            crate::config::clients::ClientKind::Admin,
+            &bootstrap,
+            &[],
+            &[("", inherited.clone())],
+        )
+        .map_err(|e| StartError::Config(e.to_string()))?;
         let client = {
             let (bootstrap, group_id) = (bootstrap.clone(), group_id.clone());
             move |suffix: &str| {
@@ -192,8 +193,9 @@ impl DistributedHerder {
                     crate::config::clients::ClientKind::Admin,
                     &bootstrap,
                     &[("client.id", format!("{group_id}-{suffix}"))],
-                    std::slice::from_ref(&inherited),
-                );
+                    &[("", inherited.clone())],
+                )
+                .unwrap_or_else(|_| rdkafka::ClientConfig::new());
                 c.set("group.id", &group_id);
                 c
             }
@@ -234,6 +236,7 @@ impl DistributedHerder {
             .map(
                 |(setting, name, prefix, partitions, rf, single)| ManagedTopic {
                     admin: admin.clone(),
+                    security: connection_security.clone(),
                     topic: InternalTopic {
                         name: name.to_string(),
                         partitions: *partitions,
@@ -349,6 +352,7 @@ impl DistributedHerder {
         group.session_timeout = d.session_timeout;
         group.heartbeat_interval = d.heartbeat_interval;
         group.rebalance_timeout = d.rebalance_timeout;
+        group.security = connection_security;
         group.validate()?;
         let member = GroupMember::connect(&bootstrap, group).await?;
         let max_delay = d.scheduled_rebalance_max_delay;

@@ -24,6 +24,7 @@ use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientConfig, Offset, TopicPartitionList};
 use tributary_api::{ConnectError, ConnectResult};
+use tributary_group::client::ConnectionSecurity;
 
 use tributary_group::client::TopicIdentity;
 
@@ -181,7 +182,11 @@ fn watermarks_retrying(
 /// The broker's answer about `topic` (absent, or present with its KIP-516 topic id); `None`
 /// when that cannot be told (e.g. the broker is unreachable): only a definite answer starts a
 /// recreation.
-fn topic_identity(bootstrap: &str, topic: &str) -> Option<TopicIdentity> {
+fn topic_identity(
+    bootstrap: &str,
+    topic: &str,
+    security: &ConnectionSecurity,
+) -> Option<TopicIdentity> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -191,6 +196,7 @@ fn topic_identity(bootstrap: &str, topic: &str) -> Option<TopicIdentity> {
         "tributary-internal-topic-check",
         topic,
         Duration::from_secs(5),
+        security,
     )) {
         Ok(identity) => Some(identity),
         Err(e) => {
@@ -230,6 +236,8 @@ struct Follower {
     created_here: bool,
     /// Where to look the topic up (the consumer's `bootstrap.servers`).
     bootstrap: String,
+    /// How to connect there (the worker's TLS and SASL settings).
+    security: ConnectionSecurity,
     /// The id of the topic this log follows; a different id means the topic was deleted and
     /// created again, even when this worker never saw it absent.
     topic_id: Option<u128>,
@@ -271,10 +279,11 @@ impl Follower {
                     if replaced && self.recovery.is_some() {
                         // Errors for positions of the topic this log followed before a
                         // recreation may still arrive after it: the topic id tells.
-                        let same = match topic_identity(&self.bootstrap, &self.topic) {
-                            Some(TopicIdentity::Present(id)) => self.topic_id == Some(id),
-                            _ => false,
-                        };
+                        let same =
+                            match topic_identity(&self.bootstrap, &self.topic, &self.security) {
+                                Some(TopicIdentity::Present(id)) => self.topic_id == Some(id),
+                                _ => false,
+                            };
                         if !same {
                             self.recreate("was deleted and created again");
                             last_check = Instant::now();
@@ -297,7 +306,7 @@ impl Follower {
                 if last_check.elapsed() >= Duration::from_millis(due) {
                     last_check = Instant::now();
                     suspect = false;
-                    let found = topic_identity(&self.bootstrap, &self.topic);
+                    let found = topic_identity(&self.bootstrap, &self.topic, &self.security);
                     let what = match found {
                         Some(TopicIdentity::Absent) => Some("was deleted"),
                         Some(TopicIdentity::Present(id))
@@ -388,7 +397,7 @@ impl Follower {
             *self.partitions.lock().unwrap() = partitions.clone();
             cv.notify_all();
         }
-        self.topic_id = match topic_identity(&self.bootstrap, &self.topic) {
+        self.topic_id = match topic_identity(&self.bootstrap, &self.topic, &self.security) {
             Some(TopicIdentity::Present(id)) => Some(id),
             _ => None,
         };
@@ -495,14 +504,18 @@ impl KafkaBasedLog {
                 topic: topic.to_string(),
                 producer: producer.clone(),
             },
-            topic_id: match recovery.as_ref().and(bootstrap.as_deref()) {
-                Some(b) => match topic_identity(b, topic) {
+            topic_id: match recovery.as_ref().zip(bootstrap.as_deref()) {
+                Some((r, b)) => match topic_identity(b, topic, &r.topic.security) {
                     Some(TopicIdentity::Present(id)) => Some(id),
                     _ => None,
                 },
                 None => None,
             },
             bootstrap: bootstrap.unwrap_or_default(),
+            security: recovery
+                .as_ref()
+                .map(|r| r.topic.security.clone())
+                .unwrap_or_default(),
             recovery,
             created_here: false,
         };

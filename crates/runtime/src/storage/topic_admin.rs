@@ -33,6 +33,8 @@ pub struct InternalTopic {
 pub struct ManagedTopic {
     pub admin: ClientConfig,
     pub topic: InternalTopic,
+    /// How the log's own lookups (KIP-516 topic ids) connect: the worker's TLS and SASL.
+    pub security: tributary_group::client::ConnectionSecurity,
 }
 
 /// Creates the topic when it does not exist, then checks it. Returns whether this call created

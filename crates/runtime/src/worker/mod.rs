@@ -556,7 +556,8 @@ impl Worker {
                         &id.connector,
                         id.task,
                         prefixed(connector_config, "producer.override."),
-                    ),
+                    )
+                    .map_err(|e| fail(ConnectError::config(e.to_string())))?,
                     converters,
                     offsets: self.offsets.clone(),
                     control: control.clone(),
@@ -579,7 +580,8 @@ impl Worker {
                         &id.connector,
                         id.task,
                         prefixed(connector_config, "consumer.override."),
-                    ),
+                    )
+                    .map_err(|e| fail(ConnectError::config(e.to_string())))?,
                     converters,
                     control: control.clone(),
                     reporter,

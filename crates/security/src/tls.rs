@@ -1,0 +1,198 @@
+//! rustls configurations from Java's TLS settings: a client one for Tributary's own Kafka
+//! connections (the group client), and a server one for the REST listener
+//! (`listeners=https://…`, `ssl.client.auth`).
+
+use std::sync::Arc;
+
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::WebPkiServerVerifier;
+use rustls::crypto::CryptoProvider;
+use rustls::server::WebPkiClientVerifier;
+use rustls::{CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
+
+use crate::kafka::TlsClient;
+use crate::stores::Identity;
+use crate::SecurityError;
+
+/// The crypto provider every configuration uses (ring).
+pub fn provider() -> Arc<CryptoProvider> {
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
+fn roots(
+    trust: Option<&[CertificateDer<'static>]>,
+    key: &str,
+) -> Result<RootCertStore, SecurityError> {
+    let mut roots = RootCertStore::empty();
+    match trust {
+        Some(certs) => {
+            for c in certs {
+                roots.add(c.clone()).map_err(|e| {
+                    SecurityError::new(key, format!("a trusted certificate is not usable: {e}"))
+                })?;
+            }
+        }
+        None => {
+            let found = rustls_native_certs::load_native_certs();
+            for c in found.certs {
+                // The system store may hold certificates rustls cannot parse; skip them as
+                // OpenSSL does.
+                roots.add(c).ok();
+            }
+        }
+    }
+    Ok(roots)
+}
+
+/// A client configuration: trusts `tls.trust` (or the system's CAs), presents `tls.identity`
+/// when asked, and checks the server's name unless `tls.verify_hostname` is false. Errors name
+/// `ssl.truststore.location` / `ssl.keystore.location` when a certificate or key is unusable.
+pub fn client_config(tls: &TlsClient) -> Result<Arc<rustls::ClientConfig>, SecurityError> {
+    let provider = provider();
+    let roots = roots(tls.trust.as_deref(), "ssl.truststore.location")?;
+    let webpki = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+        .build()
+        .map_err(|e| SecurityError::new("ssl.truststore.location", e.to_string()))?;
+    let builder = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| SecurityError::new("ssl.enabled.protocols", e.to_string()))?;
+    let builder = if tls.verify_hostname {
+        builder.with_webpki_verifier(webpki)
+    } else {
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(ChainOnlyVerifier(webpki)))
+    };
+    let config = match &tls.identity {
+        Some(id) => builder
+            .with_client_auth_cert(id.chain.clone(), id.private_key())
+            .map_err(|e| {
+                SecurityError::new(
+                    "ssl.keystore.location",
+                    format!("the key store's key or certificate is not usable: {e}"),
+                )
+            })?,
+        None => builder.with_no_client_auth(),
+    };
+    Ok(Arc::new(config))
+}
+
+/// `ssl.client.auth` of a server listener (Connect's REST `listeners.https.ssl.client.auth`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClientAuth {
+    /// No client certificate is asked for (the default).
+    #[default]
+    None,
+    /// A certificate is asked for; a client without one is still served.
+    Requested,
+    /// A client without a trusted certificate is refused during the handshake.
+    Required,
+}
+
+impl ClientAuth {
+    /// Parses `none`, `requested`, `required` (case-insensitive).
+    pub fn parse(key: &str, value: &str) -> Result<Self, SecurityError> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "" | "none" => Ok(Self::None),
+            "requested" => Ok(Self::Requested),
+            "required" => Ok(Self::Required),
+            other => Err(SecurityError::new(
+                key,
+                format!("invalid value {other} (none, requested or required)"),
+            )),
+        }
+    }
+}
+
+/// A server configuration presenting `identity`; with client authentication, client
+/// certificates must chain to `trust` (the server's trust store). `key_prefix` names the keys
+/// in errors (e.g. `listeners.https.`).
+pub fn server_config(
+    identity: &Identity,
+    client_auth: ClientAuth,
+    trust: Option<&[CertificateDer<'static>]>,
+    key_prefix: &str,
+) -> Result<Arc<rustls::ServerConfig>, SecurityError> {
+    let provider = provider();
+    let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| {
+            SecurityError::new(&format!("{key_prefix}ssl.enabled.protocols"), e.to_string())
+        })?;
+    let builder = match client_auth {
+        ClientAuth::None => builder.with_no_client_auth(),
+        _ => {
+            let key = format!("{key_prefix}ssl.truststore.location");
+            let roots = roots(trust, &key)?;
+            let verifier = WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider);
+            let verifier = if client_auth == ClientAuth::Requested {
+                verifier.allow_unauthenticated()
+            } else {
+                verifier
+            };
+            builder.with_client_cert_verifier(
+                verifier
+                    .build()
+                    .map_err(|e| SecurityError::new(&key, e.to_string()))?,
+            )
+        }
+    };
+    let config = builder
+        .with_single_cert(identity.chain.clone(), identity.private_key())
+        .map_err(|e| {
+            SecurityError::new(
+                &format!("{key_prefix}ssl.keystore.location"),
+                format!("the key store's key or certificate is not usable: {e}"),
+            )
+        })?;
+    Ok(Arc::new(config))
+}
+
+/// Checks the chain and signatures as WebPKI does, but not the host name
+/// (`ssl.endpoint.identification.algorithm=` empty, as Java allows).
+#[derive(Debug)]
+struct ChainOnlyVerifier(Arc<WebPkiServerVerifier>);
+
+impl ServerCertVerifier for ChainOnlyVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        match self
+            .0
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+        {
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+            )) => Ok(ServerCertVerified::assertion()),
+            other => other,
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.supported_verify_schemes()
+    }
+}
