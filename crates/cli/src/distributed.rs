@@ -30,7 +30,8 @@ pub async fn run(worker_path: PathBuf) -> Result<(), String> {
     )
     .await
     .map_err(|e| format!("{}: {e}", p.source))?;
-    let state = RestState::new(herder.clone() as Arc<dyn Herder>, p.advertised_url.clone());
+    let state = RestState::new(herder.clone() as Arc<dyn Herder>, p.advertised_url.clone())
+        .secured(&p.rest_security);
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(rest::serve(p.bound, state, async move {
         // A dropped sender (the worker is ending anyway) stops the server too.

@@ -24,6 +24,8 @@ pub struct Prepared {
     pub cluster_id: String,
     /// The worker file's name, for error messages.
     pub source: String,
+    /// HTTPS and authentication of the REST API.
+    pub rest_security: rest::RestSecurity,
 }
 
 /// Reads and validates the worker file (errors name the file and key), checks the converter
@@ -49,6 +51,11 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
     // when a client is first created.
     clients::check_worker_security(&config)
         .map_err(|e| format!("{source}: key '{}': {}", e.key, e.message))?;
+    // HTTPS listener, the client for other workers, basic auth; the JAAS file is named in
+    // KAFKA_OPTS, as for Connect's start scripts.
+    let kafka_opts = std::env::var("KAFKA_OPTS").ok();
+    let rest_security = rest::RestSecurity::from_worker(&config, kafka_opts.as_deref())
+        .map_err(|(key, message)| format!("{source}: key '{key}': {message}"))?;
     let listener = settings
         .listeners
         .first()
@@ -73,6 +80,7 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
         advertised_url: format!("{}://{host}:{port}", listener.protocol),
         cluster_id,
         source,
+        rest_security,
     })
 }
 

@@ -196,3 +196,81 @@ impl ServerCertVerifier for ChainOnlyVerifier {
         self.0.supported_verify_schemes()
     }
 }
+
+/// The TLS settings of Connect's REST server and of its client for requests between workers
+/// (`RestServerConfig`, `SSLUtils`): the `listeners.https.` keys when any is set, otherwise the
+/// worker's top-level `ssl.*` keys (Connect's "all or nothing" prefix rule). `settings` is the
+/// whole worker file.
+pub fn rest_ssl_settings(
+    settings: &std::collections::BTreeMap<String, String>,
+) -> (std::collections::BTreeMap<String, String>, &'static str) {
+    const PREFIX: &str = "listeners.https.";
+    let prefixed: std::collections::BTreeMap<String, String> = settings
+        .iter()
+        .filter_map(|(k, v)| k.strip_prefix(PREFIX).map(|s| (s.to_string(), v.clone())))
+        .collect();
+    if prefixed.is_empty() {
+        let top = settings
+            .iter()
+            .filter(|(k, _)| k.starts_with("ssl."))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        (top, "")
+    } else {
+        (prefixed, PREFIX)
+    }
+}
+
+/// The REST server's TLS configuration from [`rest_ssl_settings`]: the key store is required,
+/// `ssl.client.auth` (`none` by default) decides whether client certificates are asked for and
+/// checked against the trust store. Errors name the key with its prefix.
+pub fn rest_server_config(
+    ssl: &std::collections::BTreeMap<String, String>,
+    prefix: &str,
+) -> Result<Arc<rustls::ServerConfig>, SecurityError> {
+    let get = |k: &str| {
+        ssl.get(k)
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
+    let named = |k: &str| format!("{prefix}{k}");
+    let identity = crate::kafka::identity_material(&get, &named)?.ok_or_else(|| {
+        SecurityError::new(
+            &named("ssl.keystore.location"),
+            "an https listener needs a key store (ssl.keystore.location, or ssl.keystore.key with ssl.keystore.certificate.chain)",
+        )
+    })?;
+    let client_auth = match get("ssl.client.auth") {
+        Some(v) => ClientAuth::parse(&named("ssl.client.auth"), &v)?,
+        None => ClientAuth::None,
+    };
+    let trust = crate::kafka::trust_material(&get, &named)?;
+    server_config(&identity, client_auth, trust.as_deref(), prefix)
+}
+
+/// The client configuration for requests to other workers over https: trusts the REST trust
+/// store (or the system's CAs), presents the REST key store when one is set (for
+/// `ssl.client.auth=required` peers), and checks host names unless
+/// `ssl.endpoint.identification.algorithm` is empty.
+pub fn rest_client_config(
+    ssl: &std::collections::BTreeMap<String, String>,
+    prefix: &str,
+) -> Result<rustls::ClientConfig, SecurityError> {
+    let get = |k: &str| {
+        ssl.get(k)
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
+    let named = |k: &str| format!("{prefix}{k}");
+    let tls = TlsClient {
+        trust: crate::kafka::trust_material(&get, &named)?,
+        identity: crate::kafka::identity_material(&get, &named)?,
+        verify_hostname: ssl
+            .get("ssl.endpoint.identification.algorithm")
+            .map(|v| !v.trim().is_empty())
+            .unwrap_or(true),
+    };
+    client_config(&tls).map(|c| (*c).clone())
+}

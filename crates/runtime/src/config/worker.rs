@@ -716,9 +716,6 @@ impl Listener {
         if protocol != "http" && protocol != "https" {
             return Err(bad("the protocol must be http or https"));
         }
-        if protocol == "https" {
-            return Err(bad("https listeners are not supported yet"));
-        }
         let rest = rest.trim_end_matches('/');
         let (host, port) = rest.rsplit_once(':').ok_or_else(|| bad("missing port"))?;
         let port: u16 = port.parse().map_err(|_| bad("invalid port"))?;

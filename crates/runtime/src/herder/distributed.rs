@@ -381,7 +381,8 @@ impl DistributedHerder {
             reconfigure_backoff: None,
             sync_timeout: d.worker_sync_timeout,
             unsync_backoff: d.worker_unsync_backoff,
-            http: reqwest::Client::new(),
+            http: crate::rest::peer_http_client(&config)
+                .map_err(|(k, m)| StartError::Config(format!("{k}: {m}")))?,
         };
         tokio::spawn(lp.run());
         Ok(Arc::new(DistributedHerder {

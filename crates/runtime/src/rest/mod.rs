@@ -2,6 +2,7 @@
 //! `RootResource`). Handlers parse the request, call the [`Herder`] on a blocking thread and
 //! map its errors to Connect's `{"error_code","message"}` bodies.
 
+pub mod auth;
 pub mod connectors;
 pub mod entities;
 pub mod error;
@@ -29,18 +30,133 @@ pub struct RestState {
     pub herder: Arc<dyn Herder>,
     /// e.g. `http://127.0.0.1:8083` (no trailing slash).
     pub advertised_url: Arc<String>,
-    /// HTTP client for forwarded requests.
+    /// HTTP client for forwarded requests (trusting the REST trust store for https peers).
     pub http: reqwest::Client,
+    /// TLS for an `https` listener.
+    pub tls: Option<Arc<tributary_security::rustls::ServerConfig>>,
+    /// Basic authentication (Connect's `BasicAuthSecurityRestExtension`), when configured.
+    pub basic_auth: Option<auth::BasicAuth>,
 }
 
 impl RestState {
-    /// State for a herder advertised at `advertised_url`.
+    /// State for a herder advertised at `advertised_url`, plain HTTP without authentication.
     pub fn new(herder: Arc<dyn Herder>, advertised_url: String) -> RestState {
         RestState {
             herder,
             advertised_url: Arc::new(advertised_url),
             http: reqwest::Client::new(),
+            tls: None,
+            basic_auth: None,
         }
+    }
+
+    /// The same state with the worker's REST security ([`RestSecurity::from_worker`]).
+    pub fn secured(mut self, security: &RestSecurity) -> RestState {
+        self.http = security.http.clone();
+        self.tls = security.server_tls.clone();
+        self.basic_auth = security.basic_auth.clone();
+        self
+    }
+}
+
+/// The HTTP client for requests to other workers (forwarding, task configs to the leader): it
+/// trusts the REST trust store (`listeners.https.ssl.*` or `ssl.*`) and presents the REST key
+/// store to peers that ask for client certificates. Errors are `(key, message)`.
+pub fn peer_http_client(
+    config: &crate::config::worker::WorkerConfig,
+) -> Result<reqwest::Client, (String, String)> {
+    let raw: std::collections::BTreeMap<String, String> = config
+        .raw_map()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let (ssl, prefix) = tributary_security::tls::rest_ssl_settings(&raw);
+    let client_tls = tributary_security::tls::rest_client_config(&ssl, prefix)
+        .map_err(|e| (e.key, e.message))?;
+    reqwest::Client::builder()
+        .use_preconfigured_tls(client_tls)
+        .build()
+        .map_err(|e| {
+            (
+                "listeners".to_string(),
+                format!("cannot build the HTTPS client: {e}"),
+            )
+        })
+}
+
+/// The REST listener's TLS, the client for requests to other workers, and authentication, from
+/// the worker file (`listeners=https://…` with `listeners.https.ssl.*` or `ssl.*`,
+/// `ssl.client.auth`, `rest.extension.classes`).
+#[derive(Clone)]
+pub struct RestSecurity {
+    /// Set when the listener is `https`.
+    pub server_tls: Option<Arc<tributary_security::rustls::ServerConfig>>,
+    /// Trusts the REST trust store (and presents the key store) for https peers.
+    pub http: reqwest::Client,
+    /// Set by `rest.extension.classes` naming Connect's basic-auth extension.
+    pub basic_auth: Option<auth::BasicAuth>,
+}
+
+impl RestSecurity {
+    /// Reads the worker's REST security settings. `kafka_opts` is the `KAFKA_OPTS` environment
+    /// value, where Connect users name the JAAS file. Errors are `(key, message)`: an https
+    /// listener without a usable key store, a REST extension class Tributary does not have
+    /// (Java code), a basic-auth extension without a readable JAAS file.
+    pub fn from_worker(
+        config: &crate::config::worker::WorkerConfig,
+        kafka_opts: Option<&str>,
+    ) -> Result<RestSecurity, (String, String)> {
+        let raw: std::collections::BTreeMap<String, String> = config
+            .raw_map()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let (ssl, prefix) = tributary_security::tls::rest_ssl_settings(&raw);
+        let https = config
+            .settings()
+            .listeners
+            .iter()
+            .any(|l| l.protocol == "https");
+        let server_tls = if https {
+            Some(
+                tributary_security::tls::rest_server_config(&ssl, prefix)
+                    .map_err(|e| (e.key, e.message))?,
+            )
+        } else {
+            None
+        };
+        let http = peer_http_client(config)?;
+        let mut basic_auth = None;
+        let classes = raw
+            .get("rest.extension.classes")
+            .map(|v| v.as_str())
+            .unwrap_or("");
+        for class in classes.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+            if class != auth::BASIC_AUTH_EXTENSION {
+                return Err((
+                    "rest.extension.classes".into(),
+                    format!(
+                        "{class} is Java code, which Tributary cannot run (it has {})",
+                        auth::BASIC_AUTH_EXTENSION
+                    ),
+                ));
+            }
+            let path = kafka_opts.and_then(auth::jaas_path_from_opts).ok_or_else(|| {
+                (
+                    "rest.extension.classes".to_string(),
+                    "the basic-auth extension needs a JAAS file: set KAFKA_OPTS=-Djava.security.auth.login.config=/path/to/file, as for Connect".to_string(),
+                )
+            })?;
+            basic_auth = Some(
+                auth::BasicAuth::from_jaas_file(std::path::Path::new(&path))
+                    .map_err(|e| ("rest.extension.classes".to_string(), e))?,
+            );
+        }
+        Ok(RestSecurity {
+            server_tls,
+            http,
+            basic_auth,
+        })
     }
 }
 
@@ -137,6 +253,10 @@ pub fn router(state: RestState) -> Router {
             forward::forward,
         ))
         .layer(axum::middleware::from_fn(error::require_json))
+        .layer(axum::middleware::from_fn_with_state(
+            state.basic_auth.clone(),
+            optional_basic_auth,
+        ))
         .with_state(state)
 }
 
@@ -189,7 +309,35 @@ pub async fn serve(
     state: RestState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(bound.listener, router(state))
-        .with_graceful_shutdown(shutdown)
-        .await
+    let Some(tls) = state.tls.clone() else {
+        return axum::serve(bound.listener, router(state))
+            .with_graceful_shutdown(shutdown)
+            .await;
+    };
+    let handle = axum_server::Handle::new();
+    let stopper = handle.clone();
+    tokio::spawn(async move {
+        shutdown.await;
+        stopper.graceful_shutdown(Some(std::time::Duration::from_secs(10)));
+    });
+    let listener = bound.listener.into_std()?;
+    axum_server::from_tcp_rustls(
+        listener,
+        axum_server::tls_rustls::RustlsConfig::from_config(tls),
+    )
+    .handle(handle)
+    .serve(router(state).into_make_service())
+    .await
+}
+
+/// Basic authentication when the worker has it configured; otherwise every request passes.
+async fn optional_basic_auth(
+    axum::extract::State(auth): axum::extract::State<Option<auth::BasicAuth>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    match auth {
+        Some(a) => auth::require(axum::extract::State(a), req, next).await,
+        None => next.run(req).await,
+    }
 }
