@@ -68,6 +68,9 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
         )
     })?;
     let (host, port) = rest::advertised(&config, &listener, bound.local_addr);
+    check_kafka_credentials(&config)
+        .await
+        .map_err(|(key, message)| format!("{source}: key '{key}': {message}"))?;
     let cfg = config.clone();
     let cluster_id = tokio::task::spawn_blocking(move || kafka_cluster_id(&cfg))
         .await
@@ -82,6 +85,46 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
         source,
         rest_security,
     })
+}
+
+/// With TLS or SASL at worker level, connects once to a bootstrap broker with the worker's
+/// settings: a wrong password, a refused mechanism or an untrusted broker certificate stops
+/// startup naming the key (`sasl.jaas.config`, `sasl.mechanism`, `ssl.truststore.location`),
+/// where librdkafka would only retry and log.
+async fn check_kafka_credentials(config: &WorkerConfig) -> Result<(), (String, String)> {
+    use tributary_group::client::{check_connection, ConnectionSecurity, GroupError};
+    let security = clients::worker_security(config).map_err(|e| (e.key, e.message))?;
+    if security.tls.is_none() && security.sasl.is_none() {
+        return Ok(());
+    }
+    let connection =
+        ConnectionSecurity::from_settings(&security).map_err(|e| (e.key, e.message))?;
+    match check_connection(
+        &config.bootstrap_servers(),
+        "tributary-startup-check",
+        Duration::from_secs(30),
+        &connection,
+    )
+    .await
+    {
+        Ok(()) => Ok(()),
+        Err(e @ GroupError::Authentication { .. }) => {
+            let key = if e.to_string().contains("does not enable") {
+                "sasl.mechanism"
+            } else {
+                "sasl.jaas.config"
+            };
+            Err((key.to_string(), e.to_string()))
+        }
+        Err(e @ GroupError::Tls { .. }) => {
+            Err(("ssl.truststore.location".to_string(), e.to_string()))
+        }
+        // Unreachable brokers are reported by the cluster id lookup that follows.
+        Err(e) => {
+            tracing::debug!(error = %e, "startup connection check could not reach a broker");
+            Ok(())
+        }
+    }
 }
 
 /// Finds the Kafka cluster id; failing means Kafka is unreachable (Connect fails startup too).

@@ -153,7 +153,7 @@ impl StandaloneWorker {
             url: String::new(),
             log,
         };
-        let re = regex::Regex::new(r"REST server listening on (http://\S+)").unwrap();
+        let re = regex::Regex::new(r"REST server listening on (https?://\S+)").unwrap();
         w.url = wait_for("the worker's REST server", Duration::from_secs(60), || {
             if let Ok(Some(status)) = w.child.try_wait() {
                 panic!("worker exited with {status}: {}", w.log_text());
@@ -350,7 +350,7 @@ impl DistributedWorker {
             url: String::new(),
             log,
         };
-        let re = regex::Regex::new(r"REST server listening on (http://\S+)").unwrap();
+        let re = regex::Regex::new(r"REST server listening on (https?://\S+)").unwrap();
         w.url = wait_for("the worker's REST server", Duration::from_secs(90), || {
             if let Ok(Some(status)) = w.child.try_wait() {
                 panic!("worker exited with {status}: {}", w.log_text());

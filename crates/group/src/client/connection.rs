@@ -475,6 +475,28 @@ async fn find_coordinator_via(addr: &str, config: &GroupConfig) -> Result<Connec
     .await
 }
 
+/// Connects to the first reachable bootstrap broker with `security` (TLS handshake, ApiVersions,
+/// SASL authentication) and closes the connection: a worker checks its credentials at startup,
+/// so a wrong password or an untrusted certificate stops it with a clear error rather than
+/// retries. Authentication and TLS errors are returned at once; otherwise the last
+/// connection error when no broker answered.
+pub async fn check_connection(
+    bootstrap: &str,
+    client_id: &str,
+    timeout: Duration,
+    security: &ConnectionSecurity,
+) -> Result<(), GroupError> {
+    let mut last_err = GroupError::NoBootstrap;
+    for addr in parse_bootstrap(bootstrap) {
+        match Connection::connect(&addr, client_id, timeout, security).await {
+            Ok(_) => return Ok(()),
+            Err(e @ (GroupError::Authentication { .. } | GroupError::Tls { .. })) => return Err(e),
+            Err(e) => last_err = e,
+        }
+    }
+    Err(last_err)
+}
+
 /// A topic as the broker describes it: absent, or present under a topic id (KIP-516).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TopicIdentity {

@@ -27,7 +27,7 @@
 mod connection;
 mod member;
 
-pub use connection::{topic_identity, ConnectionSecurity, TopicIdentity};
+pub use connection::{check_connection, topic_identity, ConnectionSecurity, TopicIdentity};
 pub use member::{GroupMember, JoinResult, MemberState, PROTOCOL_TYPE};
 
 use std::time::Duration;
