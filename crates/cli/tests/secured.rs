@@ -375,6 +375,9 @@ fn mutual_tls_and_oauthbearer_pipelines() {
         let input = wdir.join("in.txt");
         std::fs::write(&input, "a\nb\nc\n").unwrap();
         let topic = unique(name);
+        // Created through the broker's internal listener, so reading it back below never
+        // races the producer's first metadata request.
+        create_topic(&s.var("KAFKA_SECURE_INTERNAL"), &topic, 1);
         std::fs::write(
             wdir.join("source.properties"),
             format!(

@@ -135,6 +135,15 @@ impl StandaloneWorker {
 
     /// Starts the worker over an existing `worker.properties` in `dir`.
     pub fn spawn(dir: &Path, connector_files: &[&str]) -> StandaloneWorker {
+        Self::spawn_with_env(dir, connector_files, &[])
+    }
+
+    /// [`Self::spawn`] with extra environment variables for the worker process.
+    pub fn spawn_with_env(
+        dir: &Path,
+        connector_files: &[&str],
+        env: &[(&str, &str)],
+    ) -> StandaloneWorker {
         let log = dir.join(format!("worker-{}.log", unique("run")));
         let logf = std::fs::File::create(&log).unwrap();
         let stdout = std::fs::File::create(dir.join("stdout.log")).unwrap();
@@ -142,6 +151,7 @@ impl StandaloneWorker {
             .arg("standalone")
             .arg("worker.properties")
             .args(connector_files)
+            .envs(env.iter().copied())
             .current_dir(dir)
             .stdout(stdout)
             .stderr(logf)

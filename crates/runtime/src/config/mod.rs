@@ -1,10 +1,12 @@
 //! Configuration: Java properties files ([`properties`]), the worker's settings ([`worker`]),
-//! connectors' framework settings ([`connector`]), Kafka client settings ([`clients`]) and
-//! the settings Tributary does not implement yet ([`unsupported`]).
+//! connectors' framework settings ([`connector`]), Kafka client settings ([`clients`]), config
+//! providers resolving `${provider:path:key}` references ([`providers`]) and the settings
+//! Tributary does not implement yet ([`unsupported`]).
 
 pub mod clients;
 pub mod connector;
 pub mod properties;
+pub mod providers;
 pub mod unsupported;
 pub mod worker;
 

@@ -3,11 +3,13 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tributary_api::config::{ConfigDef, ConfigType, Importance, Parsed, Validator};
 use tributary_group::{ConnectProtocol, ConnectorTaskId};
 
+use super::providers::ConfigProviders;
 use super::unsupported::OverridePolicy;
 use super::ConfigError;
 
@@ -47,6 +49,7 @@ pub fn worker_config_def() -> ConfigDef {
         .define("topic.tracking.allow.reset", Boolean, Some(Some("true")), None, Low, "Whether PUT /connectors/{c}/topics/reset is allowed.")
         .define("connector.client.config.override.policy", String, Some(Some("All")), None, Medium, "Which client overrides connectors may set.")
         .define("client.id", String, Some(Some("")), None, Low, "Client id prefix.")
+        .define("config.providers", List, Some(Some("")), None, Low, "Names of the config providers resolving ${provider:path:key} references, each with config.providers.<name>.class (Connect's FileConfigProvider, DirectoryConfigProvider or EnvVarConfigProvider) and config.providers.<name>.param.* settings.")
 }
 
 /// Keys only standalone workers have (`StandaloneConfig`).
@@ -285,12 +288,15 @@ pub fn distributed_config_def() -> ConfigDef {
         )
 }
 
-/// A parsed worker configuration: typed values plus the raw map (for client prefixes).
+/// A parsed worker configuration: typed values plus the raw map (for client prefixes), with
+/// its config providers' references resolved, and the providers themselves (for connector and
+/// task configs).
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
     pub mode: WorkerMode,
     raw: HashMap<String, String>,
     settings: WorkerSettings,
+    providers: Arc<ConfigProviders>,
 }
 
 impl WorkerConfig {
@@ -299,11 +305,21 @@ impl WorkerConfig {
     /// All problems the definition table finds are reported at once, one per line; the typed
     /// [`settings`](Self::settings) are built here too, so a value they cannot use is a startup
     /// error naming the file and key as well.
+    ///
+    /// First, as Connect's `AbstractConfig` does, the config providers the map declares
+    /// (`config.providers`, see [`ConfigProviders::from_worker_config`]) are set up and every
+    /// `${provider:path:key}` reference in it is resolved with them; a provider setting that
+    /// cannot be used, or a provider that fails, is an error naming the file and the key.
     pub fn parse(
         mode: WorkerMode,
         raw: HashMap<String, String>,
         source: &str,
     ) -> Result<WorkerConfig, ConfigError> {
+        let providers = ConfigProviders::from_worker_config(&raw)
+            .map_err(|e| ConfigError(format!("{source}: {e}")))?;
+        let raw = providers
+            .transform(source, &raw)
+            .map_err(|e| ConfigError(format!("{source}: {e}")))?;
         let def = match mode {
             WorkerMode::Standalone => standalone_config_def(),
             WorkerMode::Distributed => distributed_config_def(),
@@ -326,7 +342,14 @@ impl WorkerConfig {
             mode,
             raw,
             settings,
+            providers: Arc::new(providers),
         })
+    }
+
+    /// The config providers this worker declares (empty when none), which resolve connector and
+    /// task configs when their instances start.
+    pub fn providers(&self) -> &ConfigProviders {
+        &self.providers
     }
 
     /// The typed settings, parsed once by [`WorkerConfig::parse`], with Connect's defaults for
@@ -335,7 +358,7 @@ impl WorkerConfig {
         &self.settings
     }
 
-    /// The raw value of any key.
+    /// The value of any key as written, config provider references resolved.
     pub fn raw(&self, key: &str) -> Option<&str> {
         self.raw.get(key).map(String::as_str)
     }
@@ -1128,6 +1151,88 @@ mod tests {
         .unwrap_err();
         assert!(
             err.starts_with("w.properties: Invalid value Some for configuration connector.client.config.override.policy"),
+            "{err}"
+        );
+    }
+
+    /// References in the worker file are resolved with the providers the same file declares,
+    /// before anything is parsed (Connect's `AbstractConfig`); failures name the file and key.
+    #[test]
+    fn worker_file_references_resolve_with_its_own_providers() {
+        let dir = tempfile::tempdir().unwrap();
+        let secrets = dir.path().join("worker-secrets.properties");
+        std::fs::write(&secrets, "interval=1234\nhost=127.0.0.1\n").unwrap();
+        let providers = [
+            ("config.providers", "file,dir"),
+            (
+                "config.providers.file.class",
+                "org.apache.kafka.common.config.provider.FileConfigProvider",
+            ),
+            (
+                "config.providers.dir.class",
+                "org.apache.kafka.common.config.provider.DirectoryConfigProvider",
+            ),
+        ];
+        let reference = |key: &str| format!("${{file:{}:{key}}}", secrets.display());
+        let interval = reference("interval");
+        let listeners = format!("http://{}:0", reference("host"));
+        let mut extra = providers.to_vec();
+        extra.push(("offset.flush.interval.ms", &interval));
+        extra.push(("listeners", &listeners));
+        extra.push(("producer.client.secret", "${file:no-path-given}"));
+        let s = settings_with(WorkerMode::Standalone, &extra).unwrap();
+        assert_eq!(s.offset_flush_interval, Duration::from_millis(1234));
+        assert_eq!(s.listeners[0].host, "127.0.0.1");
+        let mut m = minimal(WorkerMode::Standalone);
+        m.extend(map(&extra));
+        let cfg = WorkerConfig::parse(WorkerMode::Standalone, m, "w.properties").unwrap();
+        assert_eq!(cfg.raw("offset.flush.interval.ms"), Some("1234"));
+        // No path: the file provider has nothing, the reference stays.
+        assert_eq!(
+            cfg.raw("producer.client.secret"),
+            Some("${file:no-path-given}")
+        );
+        assert!(cfg.providers().get("dir").is_some());
+
+        // An unreadable file stops startup, naming the file and the key.
+        let mut extra = providers.to_vec();
+        extra.push((
+            "offset.flush.interval.ms",
+            "${file:/no/such/file.properties:interval}",
+        ));
+        let err = settings_with(WorkerMode::Standalone, &extra).unwrap_err();
+        assert!(
+            err.starts_with("w.properties: cannot resolve ${file:/no/such/file.properties:interval} in configuration offset.flush.interval.ms: config provider 'file' (FileConfigProvider) failed: Could not read properties from file /no/such/file.properties"),
+            "{err}"
+        );
+        // So does a path outside allowed.paths (KIP-993).
+        let allowed = dir.path().join("allowed");
+        std::fs::create_dir(&allowed).unwrap();
+        let allowed = allowed.display().to_string();
+        let mut extra = providers.to_vec();
+        extra.push(("config.providers.file.param.allowed.paths", &allowed));
+        extra.push(("offset.flush.interval.ms", &interval));
+        let err = settings_with(WorkerMode::Standalone, &extra).unwrap_err();
+        assert!(
+            err.contains("w.properties: ")
+                && err.contains("in configuration offset.flush.interval.ms")
+                && err.contains("is not allowed to be accessed"),
+            "{err}"
+        );
+        // A class Tributary cannot run names its key.
+        let err = settings_with(
+            WorkerMode::Distributed,
+            &[
+                ("config.providers", "vault"),
+                (
+                    "config.providers.vault.class",
+                    "com.example.VaultConfigProvider",
+                ),
+            ],
+        )
+        .unwrap_err();
+        assert!(
+            err.starts_with("w.properties: Invalid value com.example.VaultConfigProvider for configuration config.providers.vault.class: "),
             "{err}"
         );
     }

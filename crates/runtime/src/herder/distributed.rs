@@ -510,6 +510,7 @@ impl Herder for DistributedHerder {
         validate_for_put(
             &self.shared.worker.plugins,
             &WorkerSupport::of(&self.shared.worker.config),
+            self.shared.worker.config.providers(),
             &config,
         )?;
         self.require_leader()?;

@@ -155,15 +155,17 @@ pub trait Herder: Send + Sync {
         request: RestartRequest,
     ) -> HerderResult<ConnectorStateInfo>;
     /// `PUT /connector-plugins/{p}/config/validate`; `null_keys` are the keys the body gave as
-    /// JSON `null` (each reported with Connect's null-value error).
+    /// JSON `null` (each reported with Connect's null-value error). Config provider references
+    /// are resolved before validating (see [`validation::validate_resolving`]).
     fn validate_connector_config(
         &self,
         config: &Props,
         null_keys: &[String],
     ) -> HerderResult<ConfigInfos> {
-        validation::validate(
+        validation::validate_resolving(
             self.plugins(),
             &crate::config::unsupported::WorkerSupport::of(self.worker_config()),
+            self.worker_config().providers(),
             config,
             null_keys,
         )

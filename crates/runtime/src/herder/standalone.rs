@@ -279,6 +279,7 @@ impl Herder for StandaloneHerder {
         validate_for_put(
             &self.worker.plugins,
             &WorkerSupport::of(&self.worker.config),
+            self.worker.config.providers(),
             &config,
         )?;
         loop {

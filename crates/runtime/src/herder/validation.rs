@@ -11,6 +11,7 @@ use tributary_api::Props;
 use super::info::{ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo};
 use super::{HerderError, HerderResult};
 use crate::config::connector::{config_def_for, validate_sink_topics};
+use crate::config::providers::{has_variables, ConfigProviders};
 use crate::config::unsupported::{unsupported_settings, WorkerSupport};
 use crate::plugins::Plugins;
 
@@ -181,16 +182,63 @@ pub fn validate(
     })
 }
 
-/// Validates for create/update: 400 `Connector configuration is invalid and contains the
-/// following N error(s):…` when any key has errors.
+/// Validates `config` as stored (config provider references unresolved) the way Connect does:
+/// the references are resolved with the worker's `providers` first and the resolved config is
+/// validated, so a reference is checked by the value it stands for
+/// (`AbstractHerder.validateConnectorConfig`). A provider that fails is a 500 naming the key,
+/// the reference and the provider, as Connect's `ConfigException` gives. Unlike Connect, the
+/// `value` reported for a key that holds a reference is the reference, not the resolved value,
+/// so that the REST API never shows what a provider returned.
+pub fn validate_resolving(
+    plugins: &Plugins,
+    support: &WorkerSupport,
+    providers: &ConfigProviders,
+    config: &Props,
+    null_keys: &[String],
+) -> HerderResult<ConfigInfos> {
+    let resolved = resolve_for_validation(providers, config)?;
+    let mut infos = validate(plugins, support, &resolved, null_keys)?;
+    for info in &mut infos.configs {
+        if let Some(v) = info.value.as_mut() {
+            if let Some(raw) = config.get(&v.name).filter(|raw| has_variables(raw)) {
+                v.value = Some(raw.clone());
+            }
+        }
+    }
+    Ok(infos)
+}
+
+/// `config` with its references resolved, for validation: a failing provider is a 500, and a
+/// config without a connector class is refused naming the config as given.
+fn resolve_for_validation(providers: &ConfigProviders, config: &Props) -> HerderResult<Props> {
+    let resolved = providers
+        .transform("connector config validation", config)
+        .map_err(|e| HerderError::Internal(e.to_string()))?;
+    if resolved
+        .get("connector.class")
+        .is_none_or(|c| c.trim().is_empty())
+    {
+        return Err(HerderError::BadRequest(format!(
+            "Connector config {} contains no connector type",
+            java_map_string(config)
+        )));
+    }
+    Ok(resolved)
+}
+
+/// Validates for create/update (references resolved as [`validate_resolving`] does): 400
+/// `Connector configuration is invalid and contains the following N error(s):…` when any key
+/// has errors.
 pub fn validate_for_put(
     plugins: &Plugins,
     support: &WorkerSupport,
+    providers: &ConfigProviders,
     config: &Props,
 ) -> HerderResult<ConnectorType> {
-    let infos = validate(plugins, support, config, &[])?;
+    let resolved = resolve_for_validation(providers, config)?;
+    let infos = validate(plugins, support, &resolved, &[])?;
     invalid_config(&infos)?;
-    let class = &config["connector.class"];
+    let class = &resolved["connector.class"];
     Ok(plugins
         .connector_type(class)
         .expect("validated class resolves"))

@@ -676,4 +676,114 @@ mod tests {
         assert_eq!(v["config"]["e"], "2.50E3");
         assert!(v["config"].get("neg").is_none(), "{v}");
     }
+
+    /// Config provider references (KIP-297): stored and shown as written, resolved for
+    /// validation and when the connector and its task start; a provider that fails at start
+    /// fails the instance, naming the provider and the key.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn config_provider_references_are_shown_as_written_and_resolved_at_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let secrets = dir.path().join("secrets.properties");
+        let out = dir.path().join("resolved-out.txt");
+        std::fs::write(&secrets, format!("out.file={}\n", out.display())).unwrap();
+        let url = crate::rest::test_server::serve_with(
+            dir.path(),
+            &[
+                ("config.providers", "file"),
+                (
+                    "config.providers.file.class",
+                    "org.apache.kafka.common.config.provider.FileConfigProvider",
+                ),
+            ],
+            true,
+        )
+        .await;
+        let reference = format!("${{file:{}:out.file}}", secrets.display());
+        let config = json!({
+            "name": "c",
+            "connector.class": "FileStreamSink",
+            "topics": "t",
+            "file": reference,
+        });
+
+        // Validation sees the resolved value but reports the reference.
+        let (code, v) = send(
+            &url,
+            "PUT",
+            "/connector-plugins/FileStreamSink/config/validate",
+            Some(&config.to_string()),
+        )
+        .await;
+        assert_eq!((code, &v["error_count"]), (200, &json!(0)), "{v}");
+        let file = v["configs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["value"]["name"] == "file")
+            .unwrap();
+        assert_eq!(file["value"]["value"], json!(reference), "{v}");
+
+        let (code, v) = send(
+            &url,
+            "PUT",
+            "/connectors/c/config",
+            Some(&config.to_string()),
+        )
+        .await;
+        assert_eq!(code, 201, "{v}");
+        assert_eq!(v["config"]["file"], json!(reference));
+        let (_, v) = send(&url, "GET", "/connectors/c/config", None).await;
+        assert_eq!(v["file"], json!(reference));
+        // The task writes to the resolved path; its stored config keeps the reference.
+        crate::rest::test_server::wait_until("the task to open the resolved file", || out.exists())
+            .await;
+        let (_, v) = send(&url, "GET", "/connectors/c/tasks", None).await;
+        assert_eq!(v[0]["config"]["file"], json!(reference), "{v}");
+
+        // The secrets file goes away: a restart fails the connector and the task, naming the
+        // provider and the key; the worker carries on.
+        std::fs::remove_file(&secrets).unwrap();
+        let (code, v) = send(&url, "POST", "/connectors/c/restart", None).await;
+        assert_eq!(code, 500, "{v}");
+        let (code, v) = send(&url, "POST", "/connectors/c/tasks/0/restart", None).await;
+        assert_eq!(code, 500, "{v}");
+        let (_, v) = send(&url, "GET", "/connectors/c/status", None).await;
+        for trace in [&v["connector"]["trace"], &v["tasks"][0]["trace"]] {
+            let trace = trace.as_str().unwrap_or_default();
+            assert!(
+                trace.contains("config provider 'file' (FileConfigProvider)")
+                    && trace.contains("in configuration file")
+                    && trace.contains(&reference),
+                "{v}"
+            );
+        }
+        assert_eq!(v["connector"]["state"], "FAILED", "{v}");
+        assert_eq!(v["tasks"][0]["state"], "FAILED", "{v}");
+
+        // Validating or creating with a provider that fails is Connect's 500.
+        let (code, v) = send(
+            &url,
+            "PUT",
+            "/connector-plugins/FileStreamSink/config/validate",
+            Some(&config.to_string()),
+        )
+        .await;
+        assert_eq!(code, 500, "{v}");
+        assert!(
+            v["message"]
+                .as_str()
+                .unwrap()
+                .contains("Could not read properties from file"),
+            "{v}"
+        );
+        let (code, _) = send(
+            &url,
+            "PUT",
+            "/connectors/d/config",
+            Some(&json!({"name": "d", "connector.class": "FileStreamSink", "topics": "t", "file": reference}).to_string()),
+        )
+        .await;
+        assert_eq!(code, 500);
+        assert_eq!(send(&url, "GET", "/connectors", None).await.1, json!(["c"]));
+    }
 }

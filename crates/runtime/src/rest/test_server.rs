@@ -16,8 +16,14 @@ use crate::worker::Worker;
 /// Serves a fresh standalone worker's API (offsets in `dir`) on a free port of 127.0.0.1 for
 /// the rest of the test; returns its base URL.
 pub async fn serve(dir: &std::path::Path) -> String {
+    serve_with(dir, &[], false).await
+}
+
+/// [`serve`] with `extra` worker settings (e.g. config providers); with `run_tasks`, started
+/// connectors' task reconfiguration requests reach the herder, so their tasks start too.
+pub async fn serve_with(dir: &std::path::Path, extra: &[(&str, &str)], run_tasks: bool) -> String {
     let offsets_file = dir.join("offsets");
-    let raw: HashMap<String, String> = [
+    let mut raw: HashMap<String, String> = [
         ("bootstrap.servers", "127.0.0.1:1"),
         (
             "key.converter",
@@ -35,17 +41,24 @@ pub async fn serve(dir: &std::path::Path) -> String {
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
+    raw.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let config = WorkerConfig::parse(WorkerMode::Standalone, raw, "test").unwrap();
     let offsets = Arc::new(FileOffsetBackingStore::open(&offsets_file).unwrap());
+    let (tx, rx) = mpsc::channel();
+    let tx = std::sync::Mutex::new(tx);
     let worker = Arc::new(Worker::new(
         "127.0.0.1:0".into(),
         config,
         Arc::new(Plugins::new(tributary_plugins::builtin())),
         offsets,
         Arc::new(MemoryStatusBackingStore::default()),
-        Arc::new(|_| {}),
+        Arc::new(move |name| {
+            if run_tasks {
+                // The herder is gone only once the test ends.
+                tx.lock().unwrap().send(name).ok();
+            }
+        }),
     ));
-    let (_tx, rx) = mpsc::channel();
     let herder = StandaloneHerder::new(worker, None, rx);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
@@ -71,4 +84,16 @@ pub async fn send(
     let r = req.send().await.unwrap();
     let status = r.status().as_u16();
     (status, r.json().await.unwrap_or(serde_json::Value::Null))
+}
+
+/// Polls `cond` every 20 ms until it holds, or panics naming `what` after 30 s.
+pub async fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !cond() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
 }

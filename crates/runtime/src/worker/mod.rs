@@ -23,6 +23,7 @@ use tributary_api::{ConnectError, ConnectResult, Props};
 
 use crate::config::clients;
 use crate::config::connector::tasks_max;
+use crate::config::providers;
 use crate::config::unsupported::{self, unsupported_settings, WorkerSupport};
 use crate::config::worker::{prefixed, WorkerConfig};
 use crate::plugins::Plugins;
@@ -79,7 +80,10 @@ struct RunningTask {
 struct RunningConnector {
     instance: Arc<WorkerConnector>,
     target: TargetState,
+    /// The config the instance runs with, config provider references resolved.
     config: Props,
+    /// The config as stored (references unresolved), for [`providers::reverse_transform`].
+    raw_config: Props,
 }
 
 /// Connector context handed to connectors: reconfiguration requests go to the herder through
@@ -224,8 +228,25 @@ impl Worker {
         &self.statuses
     }
 
-    /// Starts a connector instance in `target` state. Problems found before the plugin runs
-    /// (unknown class, settings Tributary does not implement) mark it FAILED and are returned.
+    /// `config` with the worker's config provider references resolved (Connect's
+    /// `WorkerConfigTransformer.transform`); `what` names the instance, e.g. `connector c`, in
+    /// the error, which names the key, the reference and the provider.
+    pub fn resolve_config(&self, what: &str, config: &Props) -> ConnectResult<Props> {
+        self.config
+            .providers()
+            .transform(what, config)
+            .map_err(|e| {
+                ConnectError::config(format!(
+                    "Failed to resolve the configuration of {what}: {e}"
+                ))
+            })
+    }
+
+    /// Starts a connector instance in `target` state. `config` is the connector's config as
+    /// stored: its config provider references are resolved here ([`Self::resolve_config`]), and
+    /// the instance gets the resolved values. Problems found before the plugin runs (a provider
+    /// that fails, unknown class, settings Tributary does not implement) mark it FAILED and are
+    /// returned.
     /// Otherwise the instance is created and, for STARTED, its `start` runs on the connector's
     /// own thread: this call does not wait for it (Connect's asynchronous `startConnector`).
     /// When `start` returns, RUNNING (and a task reconfiguration request through
@@ -234,9 +255,26 @@ impl Worker {
     pub fn start_connector(
         &self,
         name: &str,
-        config: Props,
+        raw_config: Props,
         target: TargetState,
     ) -> ConnectResult<ConnectorStart> {
+        let config = match self.resolve_config(&format!("connector {name}"), &raw_config) {
+            Ok(c) => c,
+            Err(e) => {
+                let class = raw_config
+                    .get("connector.class")
+                    .cloned()
+                    .unwrap_or_default();
+                tracing::error!(connector = name, error = %e, "connector cannot start");
+                self.put_connector_status_version(
+                    name,
+                    State::Failed,
+                    Some(error_trace(&e, &format!("connector {name}"))),
+                    self.plugin_version(&class),
+                );
+                return Err(e);
+            }
+        };
         let class = config.get("connector.class").cloned().unwrap_or_default();
         let version = self.plugin_version(&class);
         let refused = self
@@ -276,6 +314,7 @@ impl Worker {
                 instance: wc.clone(),
                 target,
                 config: config.clone(),
+                raw_config,
             },
         );
         if let Some(prev) = previous {
@@ -387,16 +426,23 @@ impl Worker {
 
     /// The task configs of a running connector (`Worker.connectorTaskConfigs`): at most
     /// `tasks.max`, each with `task.class`, and for sinks the connector's `topics` /
-    /// `topics.regex`. Errors when the connector is not running, or produced more than
-    /// `tasks.max` configs while `tasks.max.enforce` is true.
+    /// `topics.regex`. Keys that hold config provider references in the connector's stored
+    /// config get those references back ([`providers::reverse_transform`], as Connect's herders
+    /// do before storing task configs), so no resolved value leaves the worker. Errors when the
+    /// connector is not running, or produced more than `tasks.max` configs while
+    /// `tasks.max.enforce` is true.
     pub fn connector_task_configs(&self, name: &str) -> ConnectResult<Vec<Props>> {
         // The plugin call runs without the worker's lock, so other connectors carry on.
-        let (instance, config) = {
+        let (instance, config, raw_config) = {
             let connectors = self.connectors.lock().unwrap();
             let rc = connectors.get(name).ok_or_else(|| {
                 ConnectError::connect(format!("Connector {name} is not running on this worker"))
             })?;
-            (rc.instance.clone(), rc.config.clone())
+            (
+                rc.instance.clone(),
+                rc.config.clone(),
+                rc.raw_config.clone(),
+            )
         };
         if !instance.is_started() {
             return Err(ConnectError::connect(format!(
@@ -434,6 +480,7 @@ impl Worker {
                 }
             }
         }
+        providers::reverse_transform(&raw_config, &mut configs);
         Ok(configs)
     }
 
@@ -494,8 +541,11 @@ impl Worker {
         }
     }
 
-    /// Starts a task. Problems creating it (unknown task class, converters, clients) mark the
-    /// task FAILED and are returned.
+    /// Starts a task. `connector_config` and `task_config` are the configs as stored: their
+    /// config provider references are resolved here ([`Self::resolve_config`], as Connect's
+    /// `ClusterConfigState.taskConfig` / `connectorConfig` do), and the task gets the resolved
+    /// values. Problems creating it (a provider that fails, unknown task class, converters,
+    /// clients) mark the task FAILED and are returned.
     pub fn start_task(
         &self,
         id: &ConnectorTaskId,
@@ -525,6 +575,12 @@ impl Worker {
             reporter.report(State::Failed, Some(error_trace(&e, &format!("task {id}"))));
             e
         };
+        let connector_config = &self
+            .resolve_config(&format!("task {id}"), connector_config)
+            .map_err(fail)?;
+        let task_config = self
+            .resolve_config(&format!("task {id}"), &task_config)
+            .map_err(fail)?;
         let class = task_config.get("task.class").cloned().unwrap_or_default();
         let factory = self
             .plugins
