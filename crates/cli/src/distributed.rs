@@ -9,9 +9,9 @@ use std::sync::Arc;
 use tributary_runtime::config::worker::WorkerMode;
 use tributary_runtime::herder::distributed::DistributedHerder;
 use tributary_runtime::herder::Herder;
-use tributary_runtime::rest::{self, RestState};
+use tributary_runtime::rest::RestState;
 
-use crate::startup::{prepare, shutdown_signal, stop_rest_server};
+use crate::startup::{prepare, shutdown_signal, RestServers};
 
 /// Runs a distributed worker. Errors are configuration or startup problems.
 pub async fn run(worker_path: PathBuf) -> Result<(), String> {
@@ -32,16 +32,12 @@ pub async fn run(worker_path: PathBuf) -> Result<(), String> {
     .map_err(|e| format!("{}: {e}", p.source))?;
     let state = RestState::new(herder.clone() as Arc<dyn Herder>, p.advertised_url.clone())
         .secured(&p.rest_security);
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(rest::serve(p.bound, state, async move {
-        // A dropped sender (the worker is ending anyway) stops the server too.
-        stop_rx.await.ok();
-    }));
+    let servers = RestServers::start(p.bound, p.admin_bound, state);
     tracing::info!("REST server listening on {}", p.advertised_url);
     shutdown_signal().await;
     tracing::info!("stopping");
     herder.stop().await;
-    stop_rest_server(stop_tx, server).await;
+    servers.stop().await;
     tracing::info!("stopped");
     Ok(())
 }

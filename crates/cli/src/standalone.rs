@@ -9,12 +9,12 @@ use tributary_runtime::config::properties::load_connector_file;
 use tributary_runtime::config::worker::WorkerMode;
 use tributary_runtime::herder::standalone::StandaloneHerder;
 use tributary_runtime::herder::Herder;
-use tributary_runtime::rest::{self, RestState};
+use tributary_runtime::rest::RestState;
 use tributary_runtime::storage::offset_file::FileOffsetBackingStore;
 use tributary_runtime::storage::status::MemoryStatusBackingStore;
 use tributary_runtime::worker::{TargetState, Worker};
 
-use crate::startup::{prepare, shutdown_signal, stop_rest_server};
+use crate::startup::{prepare, shutdown_signal, RestServers};
 
 /// Runs the standalone worker. Errors are configuration or startup problems, naming the file
 /// and key where there is one.
@@ -57,11 +57,7 @@ pub async fn run(worker_path: PathBuf, connector_paths: Vec<PathBuf>) -> Result<
     let herder = StandaloneHerder::new(worker, Some(p.cluster_id), reconfigure_rx);
     let state = RestState::new(herder.clone() as Arc<dyn Herder>, p.advertised_url.clone())
         .secured(&p.rest_security);
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(rest::serve(p.bound, state, async move {
-        // A dropped sender (the worker is ending anyway) stops the server too.
-        stop_rx.await.ok();
-    }));
+    let servers = RestServers::start(p.bound, p.admin_bound, state);
     tracing::info!("REST server listening on {}", p.advertised_url);
 
     for (file, path) in connector_files.into_iter().zip(&connector_paths) {
@@ -93,7 +89,7 @@ pub async fn run(worker_path: PathBuf, connector_paths: Vec<PathBuf>) -> Result<
     shutdown_signal().await;
     tracing::info!("stopping");
     stop_herder(herder.clone()).await;
-    stop_rest_server(stop_tx, server).await;
+    servers.stop().await;
     tracing::info!("stopped");
     Ok(())
 }

@@ -26,6 +26,8 @@ pub struct Prepared {
     pub source: String,
     /// HTTPS and authentication of the REST API.
     pub rest_security: rest::RestSecurity,
+    /// The bound `admin.listeners` listener (KIP-495), when `/admin` has its own.
+    pub admin_bound: Option<BoundListener>,
 }
 
 /// Reads and validates the worker file (errors name the file and key), checks the converter
@@ -67,6 +69,15 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
             listener.host, listener.port
         )
     })?;
+    let admin_bound = match settings.admin_listeners.as_ref().and_then(|l| l.first()) {
+        Some(admin) => Some(rest::bind(admin).await.map_err(|e| {
+            format!(
+                "{source}: key 'admin.listeners': cannot bind {}:{}: {e}",
+                admin.host, admin.port
+            )
+        })?),
+        None => None,
+    };
     let (host, port) = rest::advertised(&config, &listener, bound.local_addr);
     check_kafka_credentials(&config)
         .await
@@ -84,6 +95,7 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
         cluster_id,
         source,
         rest_security,
+        admin_bound,
     })
 }
 
@@ -145,18 +157,59 @@ fn kafka_cluster_id(config: &WorkerConfig) -> Result<String, String> {
         })
 }
 
-/// Stops the REST server started with `stop` as its shutdown signal and waits for it; a
-/// failure of the server (which nothing else reports once it runs) is logged.
-pub async fn stop_rest_server(
-    stop: tokio::sync::oneshot::Sender<()>,
-    server: tokio::task::JoinHandle<std::io::Result<()>>,
-) {
-    // An error means the server already ended: awaiting it below reports why.
-    stop.send(()).ok();
-    match server.await {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => tracing::error!(error = %e, "the REST server failed"),
-        Err(e) => tracing::error!(error = %e, "the REST server's task failed"),
+/// The running REST servers: the main listener and, with `admin.listeners`, the admin one.
+pub struct RestServers {
+    servers: Vec<(
+        tokio::sync::oneshot::Sender<()>,
+        tokio::task::JoinHandle<std::io::Result<()>>,
+    )>,
+}
+
+impl RestServers {
+    /// Serves `state` on `bound`, and the `/admin` endpoints on `admin_bound` when given.
+    pub fn start(
+        bound: BoundListener,
+        admin_bound: Option<BoundListener>,
+        state: rest::RestState,
+    ) -> RestServers {
+        let mut servers = Vec::new();
+        if let Some(admin) = admin_bound {
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            let scheme = if state.admin_tls.is_some() {
+                "https"
+            } else {
+                "http"
+            };
+            tracing::info!(
+                "admin REST endpoints listening on {scheme}://{}",
+                admin.local_addr
+            );
+            let handle = tokio::spawn(rest::serve_admin(admin, state.clone(), async move {
+                stopped.await.ok();
+            }));
+            servers.push((stop, handle));
+        }
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let handle = tokio::spawn(rest::serve(bound, state, async move {
+            // A dropped sender (the worker is ending anyway) stops the server too.
+            stopped.await.ok();
+        }));
+        servers.push((stop, handle));
+        RestServers { servers }
+    }
+
+    /// Stops every server and waits for them; a failure of a server (which nothing else
+    /// reports once it runs) is logged.
+    pub async fn stop(self) {
+        for (stop, server) in self.servers {
+            // An error means the server already ended: awaiting it below reports why.
+            stop.send(()).ok();
+            match server.await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::error!(error = %e, "the REST server failed"),
+                Err(e) => tracing::error!(error = %e, "the REST server's task failed"),
+            }
+        }
     }
 }
 

@@ -101,10 +101,15 @@ struct JavaWorker {
 
 impl JavaWorker {
     fn start(dir: &Path, name: &str, bootstrap: &str, group: &str) -> JavaWorker {
+        Self::start_with(dir, name, bootstrap, group, "")
+    }
+
+    /// [`JavaWorker::start`] with `extra` lines in the worker file (e.g. Kafka security).
+    fn start_with(dir: &Path, name: &str, bootstrap: &str, group: &str, extra: &str) -> JavaWorker {
         let wdir = dir.join(name);
         std::fs::create_dir_all(&wdir).unwrap();
         let port = free_port();
-        let props = distributed_properties(bootstrap, group, WORKER_EXTRA).replace(
+        let props = distributed_properties(bootstrap, group, &format!("{WORKER_EXTRA}{extra}")).replace(
             "listeners=http://127.0.0.1:0",
             &format!("listeners=http://127.0.0.1:{port}\nrest.advertised.host.name=127.0.0.1\nrest.advertised.port={port}"),
         );
@@ -722,5 +727,68 @@ fn a_connector_with_transforms_from_a_java_worker_fails_on_tributary_never_runs_
     assert!(
         failed_on_tributary > 0,
         "Tributary was given none of the instances, so the test proved nothing"
+    );
+}
+
+/// One Java and two Tributary workers share a group on the secured broker (SASL_SSL with
+/// SCRAM-SHA-512, the same worker file lines on both sides): they agree on statuses and a
+/// FileStream pipeline created through the Java worker delivers every line.
+#[test]
+fn java_and_tributary_workers_share_a_cluster_on_the_secured_broker() {
+    let Some(_) = gate() else {
+        return;
+    };
+    let Some(s) = secure() else {
+        return;
+    };
+    let dir = test_dir();
+    let d = dir.path();
+    let group = unique("mixed-secured");
+    let topic = format!("{group}-lines");
+    create_topic(&s.var("KAFKA_SECURE_INTERNAL"), &topic, 2);
+    let security = sasl_ssl_lines(&s, "connect", "connect-secret", "JKS");
+    let java = JavaWorker::start_with(d, "java-1", &s.sasl_ssl, &group, &security);
+    let t1 = DistributedWorker::start(
+        d,
+        "trib-1",
+        &s.sasl_ssl,
+        &group,
+        &format!("{WORKER_EXTRA}{security}"),
+    );
+    let t2 = DistributedWorker::start(
+        d,
+        "trib-2",
+        &s.sasl_ssl,
+        &group,
+        &format!(
+            "{WORKER_EXTRA}{}",
+            sasl_ssl_lines(&s, "connect", "connect-secret", "PKCS12")
+        ),
+    );
+    t1.wait_joined();
+    t2.wait_joined();
+    let (j, u1) = (java.url(), t1.url.clone());
+    let (input, out) = (d.join("in.txt"), d.join("out.txt"));
+    append(&input, &numbered("s", 0, 300));
+    create(
+        &j,
+        "sink",
+        serde_json::json!({"connector.class": "FileStreamSink", "tasks.max": "2", "topics": topic, "file": out}),
+    );
+    create(
+        &u1,
+        "src",
+        serde_json::json!({"connector.class": "FileStreamSource", "tasks.max": "1", "topic": topic, "file": input}),
+    );
+    for url in [&j, &u1, &t2.url] {
+        wait_state(url, "sink", 2, "RUNNING");
+        wait_state(url, "src", 1, "RUNNING");
+    }
+    let expected = lines_of(&input);
+    wait_all_lines(
+        "every line through the secured broker",
+        &out,
+        &expected,
+        Duration::from_secs(120),
     );
 }

@@ -204,10 +204,18 @@ impl ServerCertVerifier for ChainOnlyVerifier {
 pub fn rest_ssl_settings(
     settings: &std::collections::BTreeMap<String, String>,
 ) -> (std::collections::BTreeMap<String, String>, &'static str) {
-    const PREFIX: &str = "listeners.https.";
+    ssl_settings_with_prefix(settings, "listeners.https.")
+}
+
+/// The `prefix` keys (e.g. `admin.listeners.https.`) when any is set, otherwise the top-level
+/// `ssl.*` keys: Connect's `valuesWithPrefixAllOrNothing`.
+pub fn ssl_settings_with_prefix(
+    settings: &std::collections::BTreeMap<String, String>,
+    prefix: &'static str,
+) -> (std::collections::BTreeMap<String, String>, &'static str) {
     let prefixed: std::collections::BTreeMap<String, String> = settings
         .iter()
-        .filter_map(|(k, v)| k.strip_prefix(PREFIX).map(|s| (s.to_string(), v.clone())))
+        .filter_map(|(k, v)| k.strip_prefix(prefix).map(|s| (s.to_string(), v.clone())))
         .collect();
     if prefixed.is_empty() {
         let top = settings
@@ -217,7 +225,7 @@ pub fn rest_ssl_settings(
             .collect();
         (top, "")
     } else {
-        (prefixed, PREFIX)
+        (prefixed, prefix)
     }
 }
 

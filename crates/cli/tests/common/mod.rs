@@ -542,3 +542,74 @@ pub fn produce_values(bootstrap: &str, topic: &str, partition: Option<i32>, valu
     }
     p.flush(Duration::from_secs(30)).unwrap();
 }
+
+/// The secured broker's addresses and files.
+pub struct Secure {
+    pub sasl_ssl: String,
+    pub mtls: String,
+    pub sasl_plaintext: String,
+    pub vars: std::collections::HashMap<String, String>,
+}
+
+impl Secure {
+    pub fn var(&self, name: &str) -> String {
+        self.vars
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} is not set by scripts/kafka-secure env"))
+    }
+}
+
+pub fn secure() -> Option<Secure> {
+    let vars: std::collections::HashMap<String, String> = std::env::vars()
+        .filter(|(k, _)| k.starts_with("KAFKA_SECURE_"))
+        .collect();
+    match vars.get("KAFKA_SECURE_SASL_SSL") {
+        Some(b) if !b.is_empty() => Some(Secure {
+            sasl_ssl: b.clone(),
+            mtls: vars["KAFKA_SECURE_MTLS"].clone(),
+            sasl_plaintext: vars["KAFKA_SECURE_SASL_PLAINTEXT"].clone(),
+            vars,
+        }),
+        _ => missing("KAFKA_SECURE_SASL_SSL is not set (scripts/test starts scripts/kafka-secure)"),
+    }
+}
+
+pub fn scram(user: &str, password: &str) -> String {
+    format!(
+        "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"{user}\" password=\"{password}\";"
+    )
+}
+
+/// The Kafka security lines of a worker file for SASL_SSL with SCRAM-SHA-512, at worker level
+/// and under `producer.`, `consumer.` and `admin.` (Connect's task clients do not inherit the
+/// worker-level keys), with the trust store in `store` format.
+pub fn sasl_ssl_lines(s: &Secure, user: &str, password: &str, store: &str) -> String {
+    let trust = match store {
+        "JKS" => format!(
+            "ssl.truststore.location={}\nssl.truststore.password=store-secret\n",
+            s.var("KAFKA_SECURE_TRUSTSTORE_JKS")
+        ),
+        "PKCS12" => format!(
+            "ssl.truststore.type=PKCS12\nssl.truststore.location={}\nssl.truststore.password=store-secret\n",
+            s.var("KAFKA_SECURE_TRUSTSTORE_P12")
+        ),
+        _ => format!(
+            "ssl.truststore.type=PEM\nssl.truststore.location={}\n",
+            s.var("KAFKA_SECURE_CA_PEM")
+        ),
+    };
+    let common = format!(
+        "security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\nsasl.jaas.config={}\n{trust}",
+        scram(user, password)
+    );
+    let mut out = common.clone();
+    for prefix in ["producer.", "consumer.", "admin."] {
+        for line in common.lines() {
+            out.push_str(prefix);
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}

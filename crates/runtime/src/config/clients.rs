@@ -252,8 +252,12 @@ pub fn worker_security(worker: &WorkerConfig) -> Result<KafkaSecurity, SecurityE
 pub fn check_worker_security(worker: &WorkerConfig) -> Result<(), SecurityError> {
     worker_security(worker)?;
     for prefix in ["producer.", "consumer.", "admin."] {
-        let layer: BTreeMap<String, String> = worker
-            .with_prefix(prefix)
+        let settings = if prefix == "admin." {
+            admin_layer(worker)
+        } else {
+            worker.with_prefix(prefix)
+        };
+        let layer: BTreeMap<String, String> = settings
             .into_iter()
             .filter(|(k, _)| tributary_security::is_security_key(k))
             .collect();
@@ -391,6 +395,16 @@ pub fn sink_consumer_config(
     )
 }
 
+/// The worker's `admin.*` client settings, without the worker's own `admin.listeners` keys
+/// (KIP-495), which share the prefix but are not client settings.
+fn admin_layer(worker: &WorkerConfig) -> HashMap<String, String> {
+    worker
+        .with_prefix("admin.")
+        .into_iter()
+        .filter(|(k, _)| k != "listeners" && !k.starts_with("listeners."))
+        .collect()
+}
+
 /// The admin configuration (`Worker.adminConfigs`, `ConnectUtils.lookupKafkaClusterId`): the
 /// worker-level security keys, then `admin.*`, over the worker's bootstrap servers.
 pub fn admin_config(worker: &WorkerConfig) -> Result<ClientConfig, SecurityError> {
@@ -400,7 +414,7 @@ pub fn admin_config(worker: &WorkerConfig) -> Result<ClientConfig, SecurityError
         &[],
         &[
             ("", worker_security_layer(worker)),
-            ("admin.", worker.with_prefix("admin.")),
+            ("admin.", admin_layer(worker)),
         ],
     )
 }

@@ -41,6 +41,7 @@ pub fn worker_config_def() -> ConfigDef {
         .define("offset.flush.timeout.ms", Long, Some(Some("5000")), None, Low, "Milliseconds an offset commit may wait for outstanding records to be acknowledged; after that the commit is abandoned and retried later.")
         .define("plugin.path", List, Some(None), None, Low, "Accepted for compatibility; Tributary's plugins are built in.")
         .define("listeners", List, Some(Some("http://:8083")), None, Low, "REST listeners, protocol://host:port; port 0 picks a free port.")
+        .define("admin.listeners", List, Some(None), None, Low, "Listeners of the /admin endpoints (KIP-495); unset: on `listeners`; empty: disabled.")
         .define("rest.advertised.host.name", String, Some(None), None, Low, "Host name other workers and the status topic use for this worker.")
         .define("rest.advertised.port", Int, Some(None), None, Low, "Port advertised to other workers.")
         .define("rest.advertised.listener", String, Some(None), None, Low, "http or https.")
@@ -409,6 +410,9 @@ pub struct WorkerSettings {
     pub offset_flush_timeout: Duration,
     /// `listeners` (LIST; default `http://:8083`), parsed; never empty.
     pub listeners: Vec<Listener>,
+    /// `admin.listeners` (LIST; default null, KIP-495): `None` serves `/admin` on `listeners`;
+    /// an empty list disables it; otherwise `/admin` is served only there.
+    pub admin_listeners: Option<Vec<Listener>>,
     /// `rest.advertised.host.name` (STRING; default null); `None` when unset or empty.
     pub rest_advertised_host_name: Option<String>,
     /// `rest.advertised.port` (INT; default null); must be a port number (0..=65535).
@@ -521,6 +525,18 @@ impl WorkerSettings {
             .iter()
             .map(|l| Listener::parse(l))
             .collect::<Result<Vec<_>, _>>()?;
+        let admin_listeners = v
+            .opt_list("admin.listeners")?
+            .map(|l| {
+                l.iter()
+                    .map(|l| {
+                        Listener::parse(l).map_err(|e| {
+                            e.replace("configuration listeners", "configuration admin.listeners")
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .transpose()?;
         let mode = match mode {
             WorkerMode::Standalone => ModeSettings::Standalone(StandaloneSettings {
                 offset_storage_file_filename: PathBuf::from(
@@ -549,6 +565,7 @@ impl WorkerSettings {
             offset_flush_interval: v.millis_at_least("offset.flush.interval.ms", 1)?,
             offset_flush_timeout: v.millis_at_least("offset.flush.timeout.ms", 0)?,
             listeners,
+            admin_listeners,
             rest_advertised_host_name: v
                 .opt_string("rest.advertised.host.name")?
                 .filter(|h| !h.is_empty()),

@@ -36,6 +36,10 @@ pub struct RestState {
     pub tls: Option<Arc<tributary_security::rustls::ServerConfig>>,
     /// Basic authentication (Connect's `BasicAuthSecurityRestExtension`), when configured.
     pub basic_auth: Option<auth::BasicAuth>,
+    /// Whether `/admin` is served with the other endpoints (`admin.listeners` unset, KIP-495).
+    pub admin_on_main: bool,
+    /// TLS for an `https` admin listener (`admin.listeners.https.ssl.*` or `ssl.*`).
+    pub admin_tls: Option<Arc<tributary_security::rustls::ServerConfig>>,
 }
 
 impl RestState {
@@ -47,6 +51,8 @@ impl RestState {
             http: reqwest::Client::new(),
             tls: None,
             basic_auth: None,
+            admin_on_main: true,
+            admin_tls: None,
         }
     }
 
@@ -55,6 +61,8 @@ impl RestState {
         self.http = security.http.clone();
         self.tls = security.server_tls.clone();
         self.basic_auth = security.basic_auth.clone();
+        self.admin_on_main = security.admin_on_main;
+        self.admin_tls = security.admin_server_tls.clone();
         self
     }
 }
@@ -95,6 +103,10 @@ pub struct RestSecurity {
     pub http: reqwest::Client,
     /// Set by `rest.extension.classes` naming Connect's basic-auth extension.
     pub basic_auth: Option<auth::BasicAuth>,
+    /// `admin.listeners` is unset: `/admin` is served on `listeners`.
+    pub admin_on_main: bool,
+    /// Set when an admin listener is `https`.
+    pub admin_server_tls: Option<Arc<tributary_security::rustls::ServerConfig>>,
 }
 
 impl RestSecurity {
@@ -152,10 +164,23 @@ impl RestSecurity {
                     .map_err(|e| ("rest.extension.classes".to_string(), e))?,
             );
         }
+        let admin = config.settings().admin_listeners.as_ref();
+        let admin_server_tls = if admin.is_some_and(|l| l.iter().any(|l| l.protocol == "https")) {
+            let (ssl, prefix) =
+                tributary_security::tls::ssl_settings_with_prefix(&raw, "admin.listeners.https.");
+            Some(
+                tributary_security::tls::rest_server_config(&ssl, prefix)
+                    .map_err(|e| (e.key, e.message))?,
+            )
+        } else {
+            None
+        };
         Ok(RestSecurity {
             server_tls,
             http,
             basic_auth,
+            admin_on_main: admin.is_none(),
+            admin_server_tls,
         })
     }
 }
@@ -241,8 +266,24 @@ pub fn routes() -> Vec<(&'static str, MethodRouter<RestState>)> {
 /// The router with every Connect endpoint ([`routes`]), the 404/405 fallbacks, forwarding and
 /// the JSON content-type check.
 pub fn router(state: RestState) -> Router {
+    let admin = state.admin_on_main;
+    scoped_router(state, |path| admin || !is_admin_path(path))
+}
+
+/// Whether a route belongs to the admin endpoints (KIP-495: `/admin/...`).
+fn is_admin_path(path: &str) -> bool {
+    path == "/admin" || path.starts_with("/admin/")
+}
+
+/// The router of an `admin.listeners` listener: only the `/admin` endpoints.
+pub fn admin_router(state: RestState) -> Router {
+    scoped_router(state, is_admin_path)
+}
+
+fn scoped_router(state: RestState, keep: impl Fn(&str) -> bool) -> Router {
     routes()
         .into_iter()
+        .filter(|(path, _)| keep(path))
         .fold(Router::new(), |r, (path, handlers)| r.route(path, handlers))
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
@@ -309,8 +350,28 @@ pub async fn serve(
     state: RestState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let Some(tls) = state.tls.clone() else {
-        return axum::serve(bound.listener, router(state))
+    let tls = state.tls.clone();
+    serve_router(bound, router(state), tls, shutdown).await
+}
+
+/// Serves the `/admin` endpoints on an `admin.listeners` listener (KIP-495), with its own TLS.
+pub async fn serve_admin(
+    bound: BoundListener,
+    state: RestState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let tls = state.admin_tls.clone();
+    serve_router(bound, admin_router(state), tls, shutdown).await
+}
+
+async fn serve_router(
+    bound: BoundListener,
+    app: Router,
+    tls: Option<Arc<tributary_security::rustls::ServerConfig>>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let Some(tls) = tls else {
+        return axum::serve(bound.listener, app)
             .with_graceful_shutdown(shutdown)
             .await;
     };
@@ -326,7 +387,7 @@ pub async fn serve(
         axum_server::tls_rustls::RustlsConfig::from_config(tls),
     )
     .handle(handle)
-    .serve(router(state).into_make_service())
+    .serve(app.into_make_service())
     .await
 }
 

@@ -63,6 +63,21 @@ pub fn ensure_topic(admin_config: &ClientConfig, topic: &InternalTopic) -> Conne
                 tracing::info!(topic = name, "created internal topic")
             }
             Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
+            Err((name, code))
+                if matches!(
+                    code,
+                    RDKafkaErrorCode::TopicAuthorizationFailed
+                        | RDKafkaErrorCode::ClusterAuthorizationFailed
+                ) =>
+            {
+                // As Connect's TopicAdmin says: which resource, which operation.
+                return Err(ConnectError::connect(format!(
+                    "Not authorized to create topic {name} ({}): {code}. The worker's principal \
+                     needs CREATE on topic {name} (or on the cluster), and DESCRIBE, READ and \
+                     WRITE on it, as Connect's internal topics do.",
+                    topic.setting
+                )));
+            }
             Err((name, code)) => {
                 return Err(ConnectError::connect(format!(
                     "Failed to create topic {name} ({}): {code}",
