@@ -191,7 +191,7 @@ pub enum GroupError {
     /// A non-retriable error from the broker, e.g. INCONSISTENT_GROUP_PROTOCOL (23),
     /// INVALID_SESSION_TIMEOUT (26), GROUP_AUTHORIZATION_FAILED (30), GROUP_MAX_SIZE_REACHED
     /// (81); Java raises these to the herder.
-    #[error("{api} failed: {name} ({code})")]
+    #[error("{api} failed: {name} ({code}){}", authorization_hint(*code))]
     Broker {
         /// API that failed.
         api: &'static str,
@@ -242,6 +242,20 @@ impl GroupError {
                 | GroupError::CoordinatorUnavailable { .. }
                 | GroupError::NoBootstrap
         )
+    }
+}
+
+/// What an authorization error means for a Connect worker: which resource and operation its
+/// principal lacks (as Connect's `GroupAuthorizationException` says); empty for other codes.
+fn authorization_hint(code: i16) -> &'static str {
+    match code {
+        // GROUP_AUTHORIZATION_FAILED
+        30 => ": the worker's principal is not authorized to access its group (group.id); it needs READ on the group",
+        // CLUSTER_AUTHORIZATION_FAILED
+        31 => ": the worker's principal is not authorized for a cluster operation",
+        // TOPIC_AUTHORIZATION_FAILED
+        29 => ": the worker's principal is not authorized to access a topic it needs",
+        _ => "",
     }
 }
 
@@ -301,6 +315,27 @@ mod tests {
         assert!(b0 >= Duration::from_millis(80) && b0 <= Duration::from_millis(120));
         let b9 = backoff(Duration::from_millis(100), Duration::from_millis(1000), 9);
         assert!(b9 >= Duration::from_millis(800) && b9 <= Duration::from_millis(1200));
+    }
+
+    #[test]
+    fn authorization_errors_say_what_is_missing() {
+        let e = GroupError::Broker {
+            api: "JoinGroup",
+            code: 30,
+            name: error_name(30),
+        };
+        let text = e.to_string();
+        assert!(
+            text.starts_with("JoinGroup failed: GroupAuthorizationFailed (30)"),
+            "{text}"
+        );
+        assert!(text.contains("READ on the group"), "{text}");
+        let plain = GroupError::Broker {
+            api: "JoinGroup",
+            code: 23,
+            name: error_name(23),
+        };
+        assert!(!plain.to_string().contains("authorized"));
     }
 
     #[test]
