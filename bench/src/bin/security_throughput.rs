@@ -1,0 +1,330 @@
+//! FileStreamSource throughput over SASL_SSL (SCRAM-SHA-512) as a ratio of PLAINTEXT, for
+//! Tributary and Java Connect in the same run, on the secured broker of `scripts/kafka-secure`
+//! (its PLAINTEXT `INTERNAL` listener and its SASL_SSL listener are the same broker, so only
+//! the transport differs).
+//!
+//! Each round starts one distributed worker per (runtime, transport), creates a FileStreamSource
+//! over the same generated input file into a fresh topic, and times create → every record in
+//! the topic (end offsets read through the PLAINTEXT listener). Java runs with Connect's shipped
+//! heap (`-Xms256M -Xmx2G`, as `connect-distributed.sh`). Prints the median records/s of the
+//! rounds, and the ratios.
+//!
+//! Usage: `security-throughput [--lines N] [--rounds R] [--tributary PATH]` with the
+//! `KAFKA_SECURE_*` variables of `scripts/kafka-secure env` in the environment
+//! (`scripts/bench security` sets them).
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tributary_bench::input;
+use tributary_bench::kafka::Broker;
+use tributary_bench::rest::Rest;
+use tributary_bench::table::Table;
+use tributary_bench::worker::{self, Worker};
+use tributary_bench::{say, stamp, tempdir};
+
+fn env(name: &str) -> Result<String, String> {
+    std::env::var(name).map_err(|_| {
+        format!("{name} is not set: run through `scripts/bench security`, which starts scripts/kafka-secure")
+    })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Runtime {
+    Tributary,
+    Java,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Transport {
+    Plaintext,
+    SaslSsl,
+}
+
+impl Transport {
+    fn label(self) -> &'static str {
+        match self {
+            Transport::Plaintext => "PLAINTEXT",
+            Transport::SaslSsl => "SASL_SSL (SCRAM-SHA-512)",
+        }
+    }
+}
+
+/// The security lines of a worker file for `transport`, at worker level and under `producer.`
+/// and `admin.` (Connect's task producers do not inherit worker-level keys).
+fn security_lines(transport: Transport) -> Result<Vec<(String, String)>, String> {
+    if transport == Transport::Plaintext {
+        return Ok(Vec::new());
+    }
+    let common = vec![
+        ("security.protocol".to_string(), "SASL_SSL".to_string()),
+        ("sasl.mechanism".to_string(), "SCRAM-SHA-512".to_string()),
+        (
+            "sasl.jaas.config".to_string(),
+            "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"connect\" password=\"connect-secret\";".to_string(),
+        ),
+        ("ssl.truststore.type".to_string(), "PKCS12".to_string()),
+        (
+            "ssl.truststore.location".to_string(),
+            env("KAFKA_SECURE_TRUSTSTORE_P12")?,
+        ),
+        ("ssl.truststore.password".to_string(), "store-secret".to_string()),
+    ];
+    let mut out = common.clone();
+    for prefix in ["producer.", "consumer.", "admin."] {
+        out.extend(
+            common
+                .iter()
+                .map(|(k, v)| (format!("{prefix}{k}"), v.clone())),
+        );
+    }
+    Ok(out)
+}
+
+fn free_port() -> Result<u16, String> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    Ok(l.local_addr().map_err(|e| e.to_string())?.port())
+}
+
+/// Starts a worker of `runtime` with `props` in `dir`; returns it and its REST base URL.
+fn start(
+    runtime: Runtime,
+    binary: &Path,
+    classpath: &str,
+    dir: &Path,
+    mut props: Vec<(String, String)>,
+) -> Result<(Worker, String), String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    match runtime {
+        Runtime::Tributary => {
+            let mut w = Worker::spawn_distributed(binary, dir, &props)?;
+            let base = w.wait_rest(Duration::from_secs(120))?;
+            Ok((w, base))
+        }
+        Runtime::Java => {
+            let port = free_port()?;
+            for (k, v) in props.iter_mut() {
+                if k == "listeners" {
+                    *v = format!("http://127.0.0.1:{port}");
+                }
+            }
+            props.push(("rest.advertised.host.name".into(), "127.0.0.1".into()));
+            let text: String = props.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
+            let file = dir.join("worker.properties");
+            std::fs::write(&file, text).map_err(|e| e.to_string())?;
+            let log = dir.join("worker.log");
+            let out = File::create(&log).map_err(|e| e.to_string())?;
+            let err = out.try_clone().map_err(|e| e.to_string())?;
+            let started = Instant::now();
+            let child = Command::new("java")
+                .args([
+                    "-Xms256M",
+                    "-Xmx2G",
+                    "-XX:+UseG1GC",
+                    "-Djava.awt.headless=true",
+                ])
+                .arg("-cp")
+                .arg(classpath)
+                .arg("org.apache.kafka.connect.cli.ConnectDistributed")
+                .arg(&file)
+                .current_dir(dir)
+                .stdin(Stdio::null())
+                .stdout(out)
+                .stderr(err)
+                .spawn()
+                .map_err(|e| format!("java: {e}"))?;
+            Ok((
+                Worker {
+                    child,
+                    log,
+                    started,
+                },
+                format!("http://127.0.0.1:{port}"),
+            ))
+        }
+    }
+}
+
+/// Waits until the worker answers and (Tributary) has joined its group.
+fn wait_ready(w: &mut Worker, rest: &Rest, runtime: Runtime) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        w.check_alive()?;
+        let ok = rest.get("/connectors").map(|r| r.0 == 200).unwrap_or(false)
+            && match runtime {
+                Runtime::Java => true,
+                Runtime::Tributary => rest
+                    .get("/tributary/worker")
+                    .map(|(_, v)| v["generation"].as_i64().unwrap_or(0) > 0)
+                    .unwrap_or(false),
+            };
+        if ok {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(format!("worker not ready; log tail:\n{}", w.log_tail(30)));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// One measurement: records/s from create to the last record in the topic.
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    runtime: Runtime,
+    transport: Transport,
+    binary: &Path,
+    classpath: &str,
+    input: &input::InputFile,
+    admin: &Broker,
+    work: &Path,
+    tag: &str,
+) -> Result<f64, String> {
+    let bootstrap = match transport {
+        Transport::Plaintext => env("KAFKA_SECURE_INTERNAL")?,
+        Transport::SaslSsl => env("KAFKA_SECURE_SASL_SSL")?,
+    };
+    let group = format!("secbench-{tag}");
+    let topic = format!("{group}-lines");
+    admin.create_topic(&topic)?;
+    let mut props = worker::distributed_properties(&bootstrap, &group);
+    props.extend(security_lines(transport)?);
+    let dir = work.join(&group);
+    let (mut w, base) = start(runtime, binary, classpath, &dir, props)?;
+    let rest = Rest::new(&base, Duration::from_secs(30))?;
+    let result = (|| {
+        wait_ready(&mut w, &rest, runtime)?;
+        let began = Instant::now();
+        let body = json!({"name": "src", "config": {
+            "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
+            "file": input.path, "topic": topic, "tasks.max": "1"}});
+        let (code, body) = rest.send("POST", "/connectors", Some(&body))?;
+        if code != 201 {
+            return Err(format!("create answered {code}: {body}"));
+        }
+        let deadline = Instant::now() + Duration::from_secs(600);
+        loop {
+            let end = admin.try_end_offset(&topic).unwrap_or(0);
+            if end >= input.lines as i64 {
+                break;
+            }
+            w.check_alive()?;
+            if Instant::now() > deadline {
+                return Err(format!("{end} of {} records after 600 s", input.lines));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(input.lines as f64 / began.elapsed().as_secs_f64())
+    })();
+    w.terminate(Duration::from_secs(30));
+    admin.delete_topics(&[
+        &topic,
+        &format!("{group}-configs"),
+        &format!("{group}-offsets"),
+        &format!("{group}-status"),
+    ]);
+    result
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    if v.is_empty() {
+        return 0.0;
+    }
+    v[v.len() / 2]
+}
+
+fn arg(args: &[String], name: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+fn main() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().collect();
+    let lines: u64 = arg(&args, "--lines")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300_000);
+    let rounds: usize = arg(&args, "--rounds")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let binary =
+        tributary_bench::tributary_binary(arg(&args, "--tributary").map(PathBuf::from).as_deref())?;
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/connect-java");
+    let cp = Command::new(&script)
+        .arg("classpath")
+        .output()
+        .map_err(|e| format!("{}: {e}", script.display()))?;
+    if !cp.status.success() {
+        return Err("scripts/connect-java classpath failed".into());
+    }
+    let classpath = String::from_utf8_lossy(&cp.stdout).trim().to_string();
+    let cache = PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/tmp".into()))
+        .join(".cache/tributary/bench");
+    let input = input::prepare(&cache, None, lines).map_err(|e| e.to_string())?;
+    say(format!(
+        "input {}: {} lines",
+        input.path.display(),
+        input.lines
+    ));
+    let admin = Broker::connect(&env("KAFKA_SECURE_INTERNAL")?)?;
+    let work = tempdir()?;
+    let mut results: BTreeMap<(Runtime, Transport), Vec<f64>> = BTreeMap::new();
+    let run = stamp();
+    for round in 1..=rounds {
+        for runtime in [Runtime::Tributary, Runtime::Java] {
+            for transport in [Transport::Plaintext, Transport::SaslSsl] {
+                let tag = format!("{run}-{round}-{runtime:?}-{transport:?}").to_lowercase();
+                let rps = measure(
+                    runtime,
+                    transport,
+                    &binary,
+                    &classpath,
+                    &input,
+                    &admin,
+                    work.path(),
+                    &tag,
+                )?;
+                say(format!(
+                    "round {round}: {runtime:?} over {}: {rps:.0} records/s",
+                    transport.label()
+                ));
+                results.entry((runtime, transport)).or_default().push(rps);
+            }
+        }
+    }
+    let m = |r, t| median(results.get(&(r, t)).cloned().unwrap_or_default());
+    let mut table = Table::new(&[
+        "FileStreamSource, records/s (median)",
+        "PLAINTEXT",
+        "SASL_SSL",
+        "SASL_SSL / PLAINTEXT",
+    ]);
+    for (label, r) in [
+        ("Tributary", Runtime::Tributary),
+        ("Java Connect 4.1.1 (-Xms256M -Xmx2G)", Runtime::Java),
+    ] {
+        let (p, s) = (m(r, Transport::Plaintext), m(r, Transport::SaslSsl));
+        table.row(
+            label,
+            vec![
+                format!("{p:.0}"),
+                format!("{s:.0}"),
+                format!("{:.2}", s / p),
+            ],
+        );
+    }
+    println!("Median of {rounds} round(s), {} lines:", input.lines);
+    print!("{}", table.text());
+    println!();
+    print!("{}", table.markdown());
+    println!(
+        "\nTributary / Java over SASL_SSL: {:.1}x",
+        m(Runtime::Tributary, Transport::SaslSsl) / m(Runtime::Java, Transport::SaslSsl)
+    );
+    Ok(())
+}
