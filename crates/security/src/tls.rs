@@ -229,6 +229,19 @@ pub fn ssl_settings_with_prefix(
     }
 }
 
+/// A lookup of `settings` that treats blank values as unset (Connect's null defaults).
+fn non_empty(
+    settings: &std::collections::BTreeMap<String, String>,
+) -> impl Fn(&str) -> Option<String> + '_ {
+    move |k| {
+        settings
+            .get(k)
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    }
+}
+
 /// The REST server's TLS configuration from [`rest_ssl_settings`]: the key store is required,
 /// `ssl.client.auth` (`none` by default) decides whether client certificates are asked for and
 /// checked against the trust store. Errors name the key with its prefix.
@@ -236,12 +249,7 @@ pub fn rest_server_config(
     ssl: &std::collections::BTreeMap<String, String>,
     prefix: &str,
 ) -> Result<Arc<rustls::ServerConfig>, SecurityError> {
-    let get = |k: &str| {
-        ssl.get(k)
-            .map(|v| v.trim())
-            .filter(|v| !v.is_empty())
-            .map(str::to_string)
-    };
+    let get = non_empty(ssl);
     let named = |k: &str| format!("{prefix}{k}");
     let identity = crate::kafka::identity_material(&get, &named)?.ok_or_else(|| {
         SecurityError::new(
@@ -265,12 +273,7 @@ pub fn rest_client_config(
     ssl: &std::collections::BTreeMap<String, String>,
     prefix: &str,
 ) -> Result<rustls::ClientConfig, SecurityError> {
-    let get = |k: &str| {
-        ssl.get(k)
-            .map(|v| v.trim())
-            .filter(|v| !v.is_empty())
-            .map(str::to_string)
-    };
+    let get = non_empty(ssl);
     let named = |k: &str| format!("{prefix}{k}");
     let tls = TlsClient {
         trust: crate::kafka::trust_material(&get, &named)?,
