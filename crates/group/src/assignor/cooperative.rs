@@ -1341,23 +1341,18 @@ pub fn cooperative_assignments(
     generation: i32,
     now_ms: i64,
 ) -> Result<Vec<(String, Vec<u8>)>, ProtocolError> {
-    let decoded = members
-        .iter()
-        .map(|(id, bytes)| Ok((id.clone(), WorkerMetadata::decode(bytes)?)))
-        .collect::<Result<Vec<_>, ProtocolError>>()?;
-    perform_cooperative_assignment(
-        state,
-        leader_id,
-        &decoded,
-        leader_snapshot,
-        fresh_snapshot,
-        last_completed_generation,
-        generation,
-        now_ms,
-    )
-    .into_iter()
-    .map(|(id, a)| Ok((id, a.encode(protocol)?)))
-    .collect()
+    super::assign_on_wire(members, protocol, |decoded| {
+        perform_cooperative_assignment(
+            state,
+            leader_id,
+            decoded,
+            leader_snapshot,
+            fresh_snapshot,
+            last_completed_generation,
+            generation,
+            now_ms,
+        )
+    })
 }
 
 #[cfg(test)]

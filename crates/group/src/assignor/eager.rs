@@ -108,14 +108,9 @@ pub fn eager_assignments(
     leader_snapshot: ConfigSnapshot,
     fresh_snapshot: impl FnOnce() -> ConfigSnapshot,
 ) -> Result<Vec<(String, Vec<u8>)>, ProtocolError> {
-    let decoded = members
-        .iter()
-        .map(|(id, bytes)| Ok((id.clone(), WorkerMetadata::decode(bytes)?)))
-        .collect::<Result<Vec<_>, ProtocolError>>()?;
-    perform_eager_assignment(leader_id, &decoded, leader_snapshot, fresh_snapshot)
-        .into_iter()
-        .map(|(id, a)| Ok((id, a.encode(ConnectProtocol::Eager)?)))
-        .collect()
+    super::assign_on_wire(members, ConnectProtocol::Eager, |decoded| {
+        perform_eager_assignment(leader_id, decoded, leader_snapshot, fresh_snapshot)
+    })
 }
 
 #[cfg(test)]

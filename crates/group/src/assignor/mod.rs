@@ -29,7 +29,9 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::protocol::{Assignment, ConnectorTaskId, WorkerMetadata};
+use crate::protocol::{
+    Assignment, ConnectProtocol, ConnectorTaskId, ProtocolError, WorkerMetadata,
+};
 
 /// One unit of work in the group: a connector instance or one of its tasks.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -209,6 +211,45 @@ pub fn checked_round(
             now_ms,
         }),
     }
+}
+
+/// Decodes JoinGroup member metadata: `(member id, metadata bytes)` to `(member id,
+/// WorkerMetadata)`, in the same order.
+///
+/// Errors on the first member whose metadata does not decode.
+pub fn decode_members(
+    members: &[(String, Vec<u8>)],
+) -> Result<Vec<(String, WorkerMetadata)>, ProtocolError> {
+    members
+        .iter()
+        .map(|(id, bytes)| Ok((id.clone(), WorkerMetadata::decode(bytes)?)))
+        .collect()
+}
+
+/// Encodes decoded assignments for SyncGroup under `protocol`: member id → assignment to
+/// `(member id, assignment bytes)`, in member id order.
+///
+/// Errors when an assignment cannot be written in `protocol`'s version.
+pub fn encode_assignments(
+    assignments: &BTreeMap<String, Assignment>,
+    protocol: ConnectProtocol,
+) -> Result<Vec<(String, Vec<u8>)>, ProtocolError> {
+    assignments
+        .iter()
+        .map(|(id, a)| Ok((id.clone(), a.encode(protocol)?)))
+        .collect()
+}
+
+/// An assignor run at the wire edge: decodes the members' metadata, lets `assign` compute the
+/// decoded assignments and encodes them under `protocol`.
+///
+/// Errors if a member's metadata cannot be decoded or an assignment cannot be encoded.
+pub fn assign_on_wire(
+    members: &[(String, Vec<u8>)],
+    protocol: ConnectProtocol,
+    assign: impl FnOnce(&[(String, WorkerMetadata)]) -> BTreeMap<String, Assignment>,
+) -> Result<Vec<(String, Vec<u8>)>, ProtocolError> {
+    encode_assignments(&assign(&decode_members(members)?), protocol)
 }
 
 #[cfg(test)]

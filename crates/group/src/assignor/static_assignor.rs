@@ -673,21 +673,16 @@ pub fn static_assignments(
     generation: i32,
     now_ms: i64,
 ) -> Result<Vec<(String, Vec<u8>)>, ProtocolError> {
-    let decoded = members
-        .iter()
-        .map(|(id, bytes)| Ok((id.clone(), WorkerMetadata::decode(bytes)?)))
-        .collect::<Result<Vec<_>, ProtocolError>>()?;
-    perform_static_assignment(
-        state,
-        leader_id,
-        &decoded,
-        leader_snapshot,
-        fresh_snapshot,
-        last_completed_generation,
-        generation,
-        now_ms,
-    )
-    .into_iter()
-    .map(|(id, a)| Ok((id, a.encode(ConnectProtocol::Static)?)))
-    .collect()
+    super::assign_on_wire(members, ConnectProtocol::Static, |decoded| {
+        perform_static_assignment(
+            state,
+            leader_id,
+            decoded,
+            leader_snapshot,
+            fresh_snapshot,
+            last_completed_generation,
+            generation,
+            now_ms,
+        )
+    })
 }

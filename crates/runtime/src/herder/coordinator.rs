@@ -12,9 +12,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use tributary_group::assignor::{
-    assign_cooperative, assign_static, checked_round, perform_eager_assignment,
-    static_claims_in_effect, ConfigSnapshot, CooperativeAssignorState, Job, StaticAssignorState,
-    UnassignedReason,
+    assign_cooperative, assign_static, checked_round, decode_members, encode_assignments,
+    perform_eager_assignment, static_claims_in_effect, ConfigSnapshot, CooperativeAssignorState,
+    Job, StaticAssignorState, UnassignedReason,
 };
 use tributary_group::client::{GroupError, GroupMember, JoinResult, RejoinReason};
 use tributary_group::{
@@ -193,19 +193,12 @@ impl WorkerCoordinator {
         let join = self.member.join(protocols).await?;
         let negotiated = ConnectProtocol::from_wire_name(&join.protocol_name)?;
         let (to_send, owners, lost_jobs) = if join.is_leader() {
-            let members = join
-                .members
-                .iter()
-                .map(|(id, bytes)| Ok((id.clone(), WorkerMetadata::decode(bytes)?)))
-                .collect::<Result<Vec<_>, ProtocolError>>()?;
+            let members = decode_members(&join.members)?;
             // The assignor may read the config topic (`fresh`): off the async threads.
             let (assignments, lost) =
                 blocking_section(|| self.lead(negotiated, &join, &members, leader_snapshot, fresh));
             let owners = owners_of(&members, &assignments, negotiated);
-            let encoded = assignments
-                .iter()
-                .map(|(id, a)| Ok((id.clone(), a.encode(negotiated)?)))
-                .collect::<Result<Vec<_>, ProtocolError>>()?;
+            let encoded = encode_assignments(&assignments, negotiated)?;
             (encoded, Some(owners), lost)
         } else {
             (Vec::new(), None, Vec::new())
