@@ -18,6 +18,7 @@ pub mod config;
 pub mod config_records;
 pub mod herder;
 pub mod logging;
+pub mod peer;
 pub mod plugins;
 pub mod rest;
 pub mod storage;

@@ -381,7 +381,7 @@ impl DistributedHerder {
             reconfigure_backoff: None,
             sync_timeout: d.worker_sync_timeout,
             unsync_backoff: d.worker_unsync_backoff,
-            http: crate::rest::peer_http_client(&config)
+            http: crate::peer::peer_http_client(&config)
                 .map_err(|(k, m)| StartError::Config(format!("{k}: {m}")))?,
         };
         tokio::spawn(lp.run());

@@ -67,31 +67,6 @@ impl RestState {
     }
 }
 
-/// The HTTP client for requests to other workers (forwarding, task configs to the leader): it
-/// trusts the REST trust store (`listeners.https.ssl.*` or `ssl.*`) and presents the REST key
-/// store to peers that ask for client certificates. Errors are `(key, message)`.
-pub fn peer_http_client(
-    config: &crate::config::worker::WorkerConfig,
-) -> Result<reqwest::Client, (String, String)> {
-    let raw: std::collections::BTreeMap<String, String> = config
-        .raw_map()
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    let (ssl, prefix) = tributary_security::tls::rest_ssl_settings(&raw);
-    let client_tls = tributary_security::tls::rest_client_config(&ssl, prefix)
-        .map_err(|e| (e.key, e.message))?;
-    reqwest::Client::builder()
-        .use_preconfigured_tls(client_tls)
-        .build()
-        .map_err(|e| {
-            (
-                "listeners".to_string(),
-                format!("cannot build the HTTPS client: {e}"),
-            )
-        })
-}
-
 /// The REST listener's TLS, the client for requests to other workers, and authentication, from
 /// the worker file (`listeners=https://…` with `listeners.https.ssl.*` or `ssl.*`,
 /// `ssl.client.auth`, `rest.extension.classes`).
@@ -137,7 +112,7 @@ impl RestSecurity {
         } else {
             None
         };
-        let http = peer_http_client(config)?;
+        let http = crate::peer::peer_http_client(config)?;
         let mut basic_auth = None;
         let classes = raw
             .get("rest.extension.classes")

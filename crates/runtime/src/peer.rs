@@ -1,0 +1,28 @@
+//! The HTTP client one worker uses to reach another worker's REST API (request forwarding,
+//! task configs sent to the leader, Connect's `RestClient`). Shared by `rest` and `herder`, so
+//! neither depends on the other for it.
+
+/// The HTTP client for requests to other workers (forwarding, task configs to the leader): it
+/// trusts the REST trust store (`listeners.https.ssl.*` or `ssl.*`) and presents the REST key
+/// store to peers that ask for client certificates. Errors are `(key, message)`.
+pub fn peer_http_client(
+    config: &crate::config::worker::WorkerConfig,
+) -> Result<reqwest::Client, (String, String)> {
+    let raw: std::collections::BTreeMap<String, String> = config
+        .raw_map()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let (ssl, prefix) = tributary_security::tls::rest_ssl_settings(&raw);
+    let client_tls = tributary_security::tls::rest_client_config(&ssl, prefix)
+        .map_err(|e| (e.key, e.message))?;
+    reqwest::Client::builder()
+        .use_preconfigured_tls(client_tls)
+        .build()
+        .map_err(|e| {
+            (
+                "listeners".to_string(),
+                format!("cannot build the HTTPS client: {e}"),
+            )
+        })
+}
