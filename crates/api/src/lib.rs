@@ -10,6 +10,8 @@
 //! - [`config`]: [`config::ConfigDef`], Kafka's config definition used for parsing and validation.
 //! - [`converter`]: the [`converter::Converter`] and [`converter::HeaderConverter`] traits.
 //! - [`plugin`]: descriptors by which plugin crates list their connectors and converters.
+//! - [`transforms`]: the [`transforms::Transformation`] and [`transforms::Predicate`] traits
+//!   (KIP-66, KIP-585) over [`transforms::ConnectRecord`].
 //! - [`error`]: [`error::ConnectError`], the one error type crossing this boundary.
 
 pub mod config;
@@ -22,6 +24,7 @@ pub mod record;
 pub mod sink;
 pub mod source;
 pub mod task_id;
+pub mod transforms;
 
 pub use error::{ConnectError, ConnectResult};
 pub use task_id::ConnectorTaskId;

@@ -6,6 +6,7 @@ use crate::connector::{Connector, ConnectorType};
 use crate::converter::{Converter, HeaderConverter};
 use crate::sink::SinkTask;
 use crate::source::SourceTask;
+use crate::transforms::{PredicatePlugin, TransformationPlugin};
 
 /// A connector plugin: its Java class name (e.g.
 /// `org.apache.kafka.connect.file.FileStreamSourceConnector`), version and constructor.
@@ -56,6 +57,8 @@ pub struct PluginSet {
     pub tasks: Vec<TaskPlugin>,
     pub converters: Vec<ConverterPlugin>,
     pub header_converters: Vec<HeaderConverterPlugin>,
+    pub transformations: Vec<TransformationPlugin>,
+    pub predicates: Vec<PredicatePlugin>,
 }
 
 impl PluginSet {
@@ -65,5 +68,7 @@ impl PluginSet {
         self.tasks.extend(other.tasks);
         self.converters.extend(other.converters);
         self.header_converters.extend(other.header_converters);
+        self.transformations.extend(other.transformations);
+        self.predicates.extend(other.predicates);
     }
 }

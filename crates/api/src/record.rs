@@ -136,6 +136,10 @@ pub enum TimestampType {
 
 /// A record consumed from Kafka and handed to a sink task (Connect's `SinkRecord`).
 /// `kafka_offset` is the record's offset in its partition; `timestamp` in ms since the epoch.
+///
+/// `original_topic`, `original_kafka_partition` and `original_kafka_offset` are where the record
+/// was consumed from, before any transformation changed `topic` or `kafka_partition` (KIP-793);
+/// offsets are committed for those coordinates.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SinkRecord {
     pub topic: String,
@@ -148,4 +152,47 @@ pub struct SinkRecord {
     pub timestamp: Option<i64>,
     pub timestamp_type: TimestampType,
     pub headers: Headers,
+    pub original_topic: String,
+    pub original_kafka_partition: i32,
+    pub original_kafka_offset: i64,
+}
+
+impl SinkRecord {
+    /// A record as consumed from `topic`/`kafka_partition` at `kafka_offset`: the original
+    /// coordinates are the same as the current ones. `timestamp` is in ms since the epoch.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        topic: impl Into<String>,
+        kafka_partition: i32,
+        key_schema: Option<SchemaRef>,
+        key: Value,
+        value_schema: Option<SchemaRef>,
+        value: Value,
+        kafka_offset: i64,
+        timestamp: Option<i64>,
+        timestamp_type: TimestampType,
+        headers: Headers,
+    ) -> SinkRecord {
+        let topic = topic.into();
+        SinkRecord {
+            original_topic: topic.clone(),
+            original_kafka_partition: kafka_partition,
+            original_kafka_offset: kafka_offset,
+            topic,
+            kafka_partition,
+            key_schema,
+            key,
+            value_schema,
+            value,
+            kafka_offset,
+            timestamp,
+            timestamp_type,
+            headers,
+        }
+    }
+
+    /// Where the record was consumed from, before any transformation (KIP-793).
+    pub fn original_topic_partition(&self) -> TopicPartition {
+        TopicPartition::new(self.original_topic.clone(), self.original_kafka_partition)
+    }
 }

@@ -70,6 +70,7 @@ pub fn plugins() -> PluginSet {
         ],
         converters: Vec::new(),
         header_converters: Vec::new(),
+        ..PluginSet::default()
     }
 }
 

@@ -268,18 +268,18 @@ mod tests {
     }
 
     fn record(value: Value) -> SinkRecord {
-        SinkRecord {
-            topic: "t".into(),
-            kafka_partition: 0,
-            key_schema: None,
-            key: Value::Null,
-            value_schema: None,
+        SinkRecord::new(
+            "t",
+            0,
+            None,
+            Value::Null,
+            None,
             value,
-            kafka_offset: 0,
-            timestamp: None,
-            timestamp_type: TimestampType::CreateTime,
-            headers: Headers::new(),
-        }
+            0,
+            None,
+            TimestampType::CreateTime,
+            Headers::new(),
+        )
     }
 
     #[test]

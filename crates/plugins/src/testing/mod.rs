@@ -128,6 +128,7 @@ pub fn plugins() -> PluginSet {
         ],
         converters: Vec::new(),
         header_converters: Vec::new(),
+        ..PluginSet::default()
     }
 }
 

@@ -832,18 +832,18 @@ mod tests {
     }
 
     fn sink_record(topic: &str, partition: i32, offset: i64, task: i32, seqno: i64) -> SinkRecord {
-        SinkRecord {
-            topic: topic.into(),
-            kafka_partition: partition,
-            key_schema: Some(Schema::int32_schema()),
-            key: Value::Int32(task),
-            value_schema: Some(Schema::int64_schema()),
-            value: Value::Int64(seqno),
-            kafka_offset: offset,
-            timestamp: None,
-            timestamp_type: TimestampType::CreateTime,
-            headers: Headers::new(),
-        }
+        SinkRecord::new(
+            topic,
+            partition,
+            Some(Schema::int32_schema()),
+            Value::Int32(task),
+            Some(Schema::int64_schema()),
+            Value::Int64(seqno),
+            offset,
+            None,
+            TimestampType::CreateTime,
+            Headers::new(),
+        )
     }
 
     #[test]

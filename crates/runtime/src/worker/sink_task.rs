@@ -386,16 +386,16 @@ fn convert(msg: &BorrowedMessage<'_>, converters: &TaskConverters) -> ConnectRes
         rdkafka::Timestamp::CreateTime(t) => (Some(t), TimestampType::CreateTime),
         rdkafka::Timestamp::LogAppendTime(t) => (Some(t), TimestampType::LogAppendTime),
     };
-    Ok(SinkRecord {
-        topic: topic.to_string(),
-        kafka_partition: msg.partition(),
-        key_schema: key.schema,
-        key: key.value,
-        value_schema: value.schema,
-        value: value.value,
-        kafka_offset: msg.offset(),
+    Ok(SinkRecord::new(
+        topic,
+        msg.partition(),
+        key.schema,
+        key.value,
+        value.schema,
+        value.value,
+        msg.offset(),
         timestamp,
         timestamp_type,
         headers,
-    })
+    ))
 }
