@@ -5,6 +5,8 @@
 //! - [`testing`]: connectors for testing runtimes: Kafka's `VerifiableSource/Sink` and
 //!   `MockSource/Sink` connectors (`org.apache.kafka.connect.tools`) and Tributary's
 //!   `FlakySourceConnector`.
+//!
+//! [`builtin`] also lists the transformations and predicates of `tributary-transforms`.
 
 pub mod converters;
 pub mod file;
@@ -18,5 +20,6 @@ pub fn builtin() -> PluginSet {
     set.extend(converters::plugins());
     set.extend(file::plugins());
     set.extend(testing::plugins());
+    set.extend(tributary_transforms::plugins());
     set
 }
