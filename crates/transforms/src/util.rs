@@ -16,7 +16,7 @@ pub enum Part {
 
 impl Part {
     /// The schema of this part, `None` for schemaless data (Connect's `operatingSchema`).
-    pub fn schema<'r, R: ConnectRecord>(self, record: &'r R) -> Option<&'r SchemaRef> {
+    pub fn schema<R: ConnectRecord>(self, record: &R) -> Option<&SchemaRef> {
         match self {
             Part::Key => record.key_schema(),
             Part::Value => record.value_schema(),
@@ -24,7 +24,7 @@ impl Part {
     }
 
     /// The value of this part (Connect's `operatingValue`).
-    pub fn value<'r, R: ConnectRecord>(self, record: &'r R) -> &'r Value {
+    pub fn value<R: ConnectRecord>(self, record: &R) -> &Value {
         match self {
             Part::Key => record.key(),
             Part::Value => record.value(),
