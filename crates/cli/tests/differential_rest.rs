@@ -566,6 +566,24 @@ fn script() -> Vec<Step> {
                 json!({"connector.class": "FileStreamSource", "name": "v", "topic": "t", "tasks.max": "-1"}),
             ),
         ),
+        // Transformation and predicate keys that do not depend on which transformations the
+        // two runtimes ship: an unknown class, a missing type, a duplicate alias, a connector
+        // class given as a transformation, `negate` without `predicate`, a predicate without
+        // its type.
+        step(
+            "validate-transforms",
+            "PUT",
+            "/connector-plugins/FileStreamSource/config/validate",
+            Some(json!({
+                "connector.class": "FileStreamSource", "name": "v", "topic": "t",
+                "transforms": "a, a,b,c,d",
+                "transforms.a.type": "com.example.Nope",
+                "transforms.c.type": "FileStreamSink",
+                "transforms.d.type": "com.example.AlsoNope",
+                "transforms.d.negate": "true",
+                "predicates": "p",
+            })),
+        ),
         step(
             "validate-no-class",
             "PUT",

@@ -1,19 +1,25 @@
 //! The plugin registry (Connect's `Plugins` / `DelegatingClassLoader`): resolves connector,
-//! task and converter class names and aliases to the plugins linked into this binary. The
-//! registry indexes the [`PluginSet`] it is given; the `tributary` binary gives it the
-//! built-ins of `tributary-plugins`.
+//! task, converter, transformation and predicate class names and aliases to the plugins linked
+//! into this binary. The registry indexes the [`PluginSet`] it is given; the `tributary` binary
+//! gives it the built-ins of `tributary-plugins`.
 //!
-//! Aliases follow Connect: the simple class name, and the simple name without its type suffix
-//! (`Connector`, `Converter`, `HeaderConverter`) when that suffix is not the whole name; an alias
-//! that would name two plugins is dropped.
+//! Aliases follow Connect's `PluginUtils.computeAliases`: every plugin class has its simple
+//! class name (for a nested class such as `InsertField$Value`, the part after `$`: `Value`) and
+//! that name without its type suffix (`Connector`, `Converter`, `HeaderConverter`,
+//! `Transformation`, `Predicate`) when the suffix is not the whole name. Aliases are computed
+//! over the plugins of every kind together, and an alias that would name two different classes
+//! is dropped, so `Value` and `Key` name nothing while `RegexRouter` names
+//! `org.apache.kafka.connect.transforms.RegexRouter`. A class that is a plugin of several kinds
+//! (`StringConverter` is a converter and a header converter) counts once.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use tributary_api::connector::{Connector, ConnectorType};
 use tributary_api::converter::{Converter, HeaderConverter};
 use tributary_api::plugin::{
     ConnectorPlugin, ConverterPlugin, HeaderConverterPlugin, PluginSet, TaskFactory,
 };
+use tributary_api::transforms::{PredicatePlugin, TransformationPlugin};
 
 /// Resolution failures, with Connect's messages.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -31,21 +37,104 @@ pub enum PluginError {
     /// A task class that no plugin provides.
     #[error("Failed to find task class {0}")]
     UnknownTask(String),
+    /// No plugin class of that name or alias at all (Connect's `ClassNotFoundException`, as
+    /// `ConfigDef` reports it for a `CLASS` setting).
+    #[error("Class {0} could not be found.")]
+    UnknownClass(String),
+}
+
+/// The kinds of plugin the registry knows (Connect's `PluginType`, the ones Tributary links).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PluginKind {
+    /// A source or sink connector.
+    Connector,
+    /// A key or value converter.
+    Converter,
+    /// A header converter.
+    HeaderConverter,
+    /// A single message transformation (KIP-66).
+    Transformation,
+    /// A predicate (KIP-585).
+    Predicate,
+}
+
+impl PluginKind {
+    /// The suffix Connect prunes from a simple class name to make the short alias.
+    fn alias_suffix(self) -> &'static str {
+        match self {
+            PluginKind::Connector => "Connector",
+            PluginKind::Converter => "Converter",
+            PluginKind::HeaderConverter => "HeaderConverter",
+            PluginKind::Transformation => "Transformation",
+            PluginKind::Predicate => "Predicate",
+        }
+    }
+
+    /// The Java interface a plugin of this kind implements, as Connect's messages name it.
+    pub fn interface_name(self) -> &'static str {
+        match self {
+            PluginKind::Connector => "Connector",
+            PluginKind::Converter => "Converter",
+            PluginKind::HeaderConverter => "HeaderConverter",
+            PluginKind::Transformation => "Transformation",
+            PluginKind::Predicate => "Predicate",
+        }
+    }
+}
+
+/// What a class name or alias names, beyond a plugin of the kind asked for (see
+/// [`Plugins::classify`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClassLookup {
+    /// A plugin of the kind asked for, under its full class name.
+    Plugin(&'static str),
+    /// A plugin class of other kinds only (e.g. a connector given as a transformation).
+    OtherKind(&'static str),
+    /// The outer class of nested plugin classes (`…InsertField` of `InsertField$Key` and
+    /// `InsertField$Value`): Connect's abstract base classes, which cannot be instantiated.
+    /// Holds the nested plugin classes of the kind asked for, sorted.
+    Abstract(Vec<&'static str>),
+    /// No class of that name.
+    Unknown,
+}
+
+/// Test plugins kept out of `GET /connector-plugins` and out of validation's recommended
+/// values, as Connect hides its own test connectors (they stay usable by class name).
+pub const HIDDEN_PLUGINS: &[&str] = &[
+    "org.apache.kafka.connect.tools.VerifiableSourceConnector",
+    "org.apache.kafka.connect.tools.VerifiableSinkConnector",
+    "org.apache.kafka.connect.tools.MockSourceConnector",
+    "org.apache.kafka.connect.tools.MockSinkConnector",
+    "io.tributary.connect.testing.FlakySourceConnector",
+    "io.tributary.connect.testing.TestTransformation",
+    "io.tributary.connect.testing.TestPredicate",
+];
+
+/// Whether a plugin class is listed (not one of [`HIDDEN_PLUGINS`]).
+pub fn is_listed(class: &str) -> bool {
+    !HIDDEN_PLUGINS.contains(&class)
 }
 
 /// All plugins available to this worker, indexed by class name and alias.
 pub struct Plugins {
     set: PluginSet,
-    connector_index: HashMap<String, usize>,
-    converter_index: HashMap<String, usize>,
-    header_converter_index: HashMap<String, usize>,
+    /// Alias (simple or pruned class name) → the one class it names, over every kind.
+    aliases: HashMap<String, &'static str>,
+    connector_index: HashMap<&'static str, usize>,
+    converter_index: HashMap<&'static str, usize>,
+    header_converter_index: HashMap<&'static str, usize>,
+    transformation_index: HashMap<&'static str, usize>,
+    predicate_index: HashMap<&'static str, usize>,
     task_index: HashMap<String, TaskFactory>,
 }
 
+/// Java's `Class.getSimpleName()` of a class name: after the last `.` and the last `$`.
 fn simple_name(class: &str) -> &str {
     class.rsplit(['.', '$']).next().unwrap_or(class)
 }
 
+/// Connect's aliases of a plugin class: its simple name and, when the simple name ends with
+/// `suffix` and is more than it, the simple name without it.
 fn aliases(class: &str, suffix: &str) -> Vec<String> {
     let simple = simple_name(class);
     let mut out = vec![simple.to_string()];
@@ -57,53 +146,143 @@ fn aliases(class: &str, suffix: &str) -> Vec<String> {
     out
 }
 
-fn index<T>(
-    items: &[T],
-    class: impl Fn(&T) -> &'static str,
-    suffix: &str,
-) -> HashMap<String, usize> {
-    let mut idx = HashMap::new();
-    let mut alias_count: HashMap<String, Vec<usize>> = HashMap::new();
-    for (i, item) in items.iter().enumerate() {
-        idx.insert(class(item).to_string(), i);
-        for a in aliases(class(item), suffix) {
-            alias_count.entry(a).or_default().push(i);
-        }
-    }
-    for (alias, owners) in alias_count {
-        if owners.len() == 1 && !idx.contains_key(&alias) {
-            idx.insert(alias, owners[0]);
-        }
-    }
-    idx
+fn class_index<T>(items: &[T], class: impl Fn(&T) -> &'static str) -> HashMap<&'static str, usize> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| (class(item), i))
+        .collect()
 }
 
 impl Plugins {
     /// Indexes a set of plugins.
     pub fn new(set: PluginSet) -> Plugins {
-        let connector_index = index(&set.connectors, |p| p.class, "Connector");
-        let converter_index = index(&set.converters, |p| p.class, "Converter");
-        let header_converter_index = index(&set.header_converters, |p| p.class, "HeaderConverter");
+        let connector_index = class_index(&set.connectors, |p| p.class);
+        let converter_index = class_index(&set.converters, |p| p.class);
+        let header_converter_index = class_index(&set.header_converters, |p| p.class);
+        let transformation_index = class_index(&set.transformations, |p| p.class);
+        let predicate_index = class_index(&set.predicates, |p| p.class);
         let task_index = set
             .tasks
             .iter()
             .map(|t| (t.class.to_string(), t.new))
             .collect();
+        let mut named: HashMap<String, BTreeSet<&'static str>> = HashMap::new();
+        let mut all_classes: Vec<(&'static str, PluginKind)> = Vec::new();
+        all_classes.extend(
+            set.connectors
+                .iter()
+                .map(|p| (p.class, PluginKind::Connector)),
+        );
+        all_classes.extend(
+            set.converters
+                .iter()
+                .map(|p| (p.class, PluginKind::Converter)),
+        );
+        all_classes.extend(
+            set.header_converters
+                .iter()
+                .map(|p| (p.class, PluginKind::HeaderConverter)),
+        );
+        all_classes.extend(
+            set.transformations
+                .iter()
+                .map(|p| (p.class, PluginKind::Transformation)),
+        );
+        all_classes.extend(
+            set.predicates
+                .iter()
+                .map(|p| (p.class, PluginKind::Predicate)),
+        );
+        for (class, kind) in &all_classes {
+            for alias in aliases(class, kind.alias_suffix()) {
+                named.entry(alias).or_default().insert(class);
+            }
+        }
+        let is_class = |name: &str| all_classes.iter().any(|(c, _)| *c == name);
+        let aliases = named
+            .into_iter()
+            .filter(|(alias, classes)| classes.len() == 1 && !is_class(alias))
+            .map(|(alias, classes)| {
+                let class = *classes.iter().next().expect("one class");
+                (alias, class)
+            })
+            .collect();
         Plugins {
             set,
+            aliases,
             connector_index,
             converter_index,
             header_converter_index,
+            transformation_index,
+            predicate_index,
             task_index,
         }
+    }
+
+    /// The full class name `name` stands for: the class an alias names, or `name` itself
+    /// (trimmed, as `ConfigDef` trims class settings).
+    pub fn resolve_class_name<'a>(&'a self, name: &'a str) -> &'a str {
+        let name = name.trim();
+        self.aliases.get(name).copied().unwrap_or(name)
+    }
+
+    fn kind_index(&self, kind: PluginKind) -> &HashMap<&'static str, usize> {
+        match kind {
+            PluginKind::Connector => &self.connector_index,
+            PluginKind::Converter => &self.converter_index,
+            PluginKind::HeaderConverter => &self.header_converter_index,
+            PluginKind::Transformation => &self.transformation_index,
+            PluginKind::Predicate => &self.predicate_index,
+        }
+    }
+
+    /// The full class name of the plugin of `kind` that `name` (class name or alias) names.
+    pub fn plugin_class(&self, name: &str, kind: PluginKind) -> Option<&'static str> {
+        let full = self.resolve_class_name(name);
+        self.kind_index(kind)
+            .get_key_value(full)
+            .map(|(class, _)| *class)
+    }
+
+    /// What `name` (a class name or alias, trimmed) names when a plugin of `kind` is wanted:
+    /// for validation messages as Connect words them (`Class … could not be found.`, `Class
+    /// class … does not implement the Transformation interface`, `This class is abstract …`).
+    pub fn classify(&self, name: &str, kind: PluginKind) -> ClassLookup {
+        if let Some(class) = self.plugin_class(name, kind) {
+            return ClassLookup::Plugin(class);
+        }
+        let full = self.resolve_class_name(name);
+        for other in [
+            PluginKind::Connector,
+            PluginKind::Converter,
+            PluginKind::HeaderConverter,
+            PluginKind::Transformation,
+            PluginKind::Predicate,
+        ] {
+            if let Some((class, _)) = self.kind_index(other).get_key_value(full) {
+                return ClassLookup::OtherKind(class);
+            }
+        }
+        let nested_prefix = format!("{full}$");
+        let mut nested: Vec<&'static str> = self
+            .kind_index(kind)
+            .keys()
+            .filter(|c| c.starts_with(&nested_prefix) && !c[nested_prefix.len()..].contains('$'))
+            .copied()
+            .collect();
+        if !nested.is_empty() && full.contains('.') {
+            nested.sort_unstable();
+            return ClassLookup::Abstract(nested);
+        }
+        ClassLookup::Unknown
     }
 
     /// The connector plugin named by a class name or alias.
     pub fn connector_plugin(&self, name: &str) -> Result<&ConnectorPlugin, PluginError> {
         let name = name.trim();
-        self.connector_index
-            .get(name)
-            .map(|&i| &self.set.connectors[i])
+        self.plugin_class(name, PluginKind::Connector)
+            .map(|c| &self.set.connectors[self.connector_index[c]])
             .ok_or_else(|| PluginError::UnknownConnector {
                 name: name.to_string(),
                 available: self.available_connectors(),
@@ -137,9 +316,8 @@ impl Plugins {
     /// The converter plugin named by a class name or alias.
     pub fn converter_plugin(&self, name: &str) -> Result<&ConverterPlugin, PluginError> {
         let name = name.trim();
-        self.converter_index
-            .get(name)
-            .map(|&i| &self.set.converters[i])
+        self.plugin_class(name, PluginKind::Converter)
+            .map(|c| &self.set.converters[self.converter_index[c]])
             .ok_or_else(|| {
                 let mut names: Vec<_> = self.set.converters.iter().map(|c| c.class).collect();
                 names.sort();
@@ -162,9 +340,8 @@ impl Plugins {
         name: &str,
     ) -> Result<&HeaderConverterPlugin, PluginError> {
         let name = name.trim();
-        self.header_converter_index
-            .get(name)
-            .map(|&i| &self.set.header_converters[i])
+        self.plugin_class(name, PluginKind::HeaderConverter)
+            .map(|c| &self.set.header_converters[self.header_converter_index[c]])
             .ok_or_else(|| {
                 let mut names: Vec<_> =
                     self.set.header_converters.iter().map(|c| c.class).collect();
@@ -183,6 +360,23 @@ impl Plugins {
         name: &str,
     ) -> Result<Box<dyn HeaderConverter>, PluginError> {
         Ok((self.header_converter_plugin(name)?.new)())
+    }
+
+    /// The transformation plugin named by a class name or alias (e.g. `RegexRouter`, or
+    /// `org.apache.kafka.connect.transforms.InsertField$Value`; nested classes have no usable
+    /// alias, as in Connect). Errors: [`PluginError::UnknownClass`].
+    pub fn transformation_plugin(&self, name: &str) -> Result<&TransformationPlugin, PluginError> {
+        self.plugin_class(name, PluginKind::Transformation)
+            .map(|c| &self.set.transformations[self.transformation_index[c]])
+            .ok_or_else(|| PluginError::UnknownClass(name.trim().to_string()))
+    }
+
+    /// The predicate plugin named by a class name or alias (e.g. `HasHeaderKey`). Errors:
+    /// [`PluginError::UnknownClass`].
+    pub fn predicate_plugin(&self, name: &str) -> Result<&PredicatePlugin, PluginError> {
+        self.plugin_class(name, PluginKind::Predicate)
+            .map(|c| &self.set.predicates[self.predicate_index[c]])
+            .ok_or_else(|| PluginError::UnknownClass(name.trim().to_string()))
     }
 
     /// Every connector plugin, sorted as `GET /connector-plugins` lists them (sinks, then sources,
@@ -206,6 +400,20 @@ impl Plugins {
         v.sort_by_key(|p| p.class);
         v
     }
+
+    /// Every transformation plugin, by class name.
+    pub fn transformations(&self) -> Vec<&TransformationPlugin> {
+        let mut v: Vec<_> = self.set.transformations.iter().collect();
+        v.sort_by_key(|p| p.class);
+        v
+    }
+
+    /// Every predicate plugin, by class name.
+    pub fn predicates(&self) -> Vec<&PredicatePlugin> {
+        let mut v: Vec<_> = self.set.predicates.iter().collect();
+        v.sort_by_key(|p| p.class);
+        v
+    }
 }
 
 #[cfg(test)]
@@ -223,5 +431,103 @@ mod tests {
             aliases("x.JsonConverter", "Converter"),
             vec!["JsonConverter", "Json"]
         );
+    }
+
+    use tributary_api::config::ConfigDef;
+    use tributary_api::transforms::{ConnectRecord, Predicate, Transformation};
+    use tributary_api::{ConnectResult, Props};
+
+    #[derive(Default)]
+    struct Nop;
+    impl<R: ConnectRecord> Transformation<R> for Nop {
+        fn configure(&mut self, _: &Props) -> ConnectResult<()> {
+            Ok(())
+        }
+        fn apply(&mut self, r: R) -> ConnectResult<Option<R>> {
+            Ok(Some(r))
+        }
+        fn config(&self) -> ConfigDef {
+            ConfigDef::new()
+        }
+    }
+    impl<R: ConnectRecord> Predicate<R> for Nop {
+        fn configure(&mut self, _: &Props) -> ConnectResult<()> {
+            Ok(())
+        }
+        fn test(&mut self, _: &R) -> bool {
+            true
+        }
+        fn config(&self) -> ConfigDef {
+            ConfigDef::new()
+        }
+    }
+
+    fn registry() -> Plugins {
+        let mut set = tributary_plugins::builtin();
+        set.transformations = vec![
+            TransformationPlugin::of::<Nop>("t.RegexRouter", "1"),
+            TransformationPlugin::of::<Nop>("t.InsertField$Key", "1"),
+            TransformationPlugin::of::<Nop>("t.InsertField$Value", "1"),
+            TransformationPlugin::of::<Nop>("t.Cast$Value", "1"),
+            TransformationPlugin::of::<Nop>("t.SomeTransformation", "1"),
+        ];
+        set.predicates = vec![PredicatePlugin::of::<Nop>("t.p.HasHeaderKey", "1")];
+        Plugins::new(set)
+    }
+
+    #[test]
+    fn transformation_aliases_are_simple_names_unique_over_every_kind() {
+        let p = registry();
+        assert_eq!(
+            p.plugin_class("RegexRouter", PluginKind::Transformation),
+            Some("t.RegexRouter")
+        );
+        assert_eq!(
+            p.plugin_class(" t.Cast$Value ", PluginKind::Transformation),
+            Some("t.Cast$Value")
+        );
+        // The pruned name of a transformation drops "Transformation".
+        assert_eq!(
+            p.plugin_class("Some", PluginKind::Transformation),
+            Some("t.SomeTransformation")
+        );
+        // `Value` would name InsertField$Value and Cast$Value; `Key` names one class only, as
+        // Connect's alias rules give it, but nested names never take their outer part.
+        assert_eq!(p.plugin_class("Value", PluginKind::Transformation), None);
+        assert_eq!(
+            p.plugin_class("Key", PluginKind::Transformation),
+            Some("t.InsertField$Key")
+        );
+        assert_eq!(
+            p.plugin_class("InsertField$Value", PluginKind::Transformation),
+            None
+        );
+        assert_eq!(
+            p.plugin_class("HasHeaderKey", PluginKind::Predicate),
+            Some("t.p.HasHeaderKey")
+        );
+        // Aliases span kinds: a connector alias resolves to its class, which is no
+        // transformation.
+        assert_eq!(
+            p.classify("FileStreamSink", PluginKind::Transformation),
+            ClassLookup::OtherKind("org.apache.kafka.connect.file.FileStreamSinkConnector")
+        );
+        assert_eq!(
+            p.classify("t.p.HasHeaderKey", PluginKind::Transformation),
+            ClassLookup::OtherKind("t.p.HasHeaderKey")
+        );
+        assert_eq!(
+            p.classify("t.InsertField", PluginKind::Transformation),
+            ClassLookup::Abstract(vec!["t.InsertField$Key", "t.InsertField$Value"])
+        );
+        assert_eq!(
+            p.classify("com.example.Nope", PluginKind::Transformation),
+            ClassLookup::Unknown
+        );
+        // Converter aliases keep working: `String` names StringConverter for header
+        // converters too, since the alias names one class.
+        assert!(p.header_converter_plugin("String").is_ok());
+        assert!(p.converter_plugin("Json").is_ok());
+        assert!(p.connector_plugin("FileStreamSource").is_ok());
     }
 }

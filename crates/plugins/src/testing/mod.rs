@@ -19,6 +19,10 @@
 //!   whose tasks fail on demand, at start (`fail.tasks`) or when a trigger file appears
 //!   (`fail.trigger.dir`).
 //!
+//! - [`transforms`]: [`TestTransformation`] and [`TestPredicate`]
+//!   (`io.tributary.connect.testing.TestTransformation` / `…TestPredicate`): renames topics,
+//!   changes, drops or fails records, or fails them retriably a number of times, on demand.
+//!
 //! And test input: [`text`] generates log-like lines for tests and benchmarks.
 //!
 //! [`plugins`] registers all of them.
@@ -26,6 +30,7 @@
 pub mod flaky;
 pub mod mock;
 pub mod text;
+pub mod transforms;
 pub mod verifiable;
 
 use std::io::Write;
@@ -36,10 +41,14 @@ use base64::Engine;
 use tributary_api::connector::ConnectorType;
 use tributary_api::data::Value;
 use tributary_api::plugin::{ConnectorPlugin, PluginSet, TaskFactory, TaskPlugin};
+use tributary_api::transforms::{PredicatePlugin, TransformationPlugin};
 
 pub use flaky::{FlakySourceConnector, FlakySourceTask};
 pub use mock::{
     MockConnector, MockSinkConnector, MockSinkTask, MockSourceConnector, MockSourceTask,
+};
+pub use transforms::{
+    TestPredicate, TestTransformation, TEST_PREDICATE_CLASS, TEST_TRANSFORMATION_CLASS,
 };
 pub use verifiable::{
     VerifiableSinkConnector, VerifiableSinkTask, VerifiableSourceConnector, VerifiableSourceTask,
@@ -72,8 +81,9 @@ pub const FLAKY_SOURCE_CONNECTOR_CLASS: &str = "io.tributary.connect.testing.Fla
 /// Class name of Tributary's flaky test source task.
 pub const FLAKY_SOURCE_TASK_CLASS: &str = "io.tributary.connect.testing.FlakySourceTask";
 
-/// The testing plugins: the Verifiable and Mock connectors under Kafka's class names and the
-/// flaky source under Tributary's, with their tasks.
+/// The testing plugins: the Verifiable and Mock connectors under Kafka's class names, the
+/// flaky source, the test transformation and the test predicate under Tributary's, with the
+/// connectors' tasks.
 ///
 /// Kafka's abstract-ish `MockConnector` base is not a plugin there (it is neither a source nor a
 /// sink connector) and is not registered here either.
@@ -128,7 +138,14 @@ pub fn plugins() -> PluginSet {
         ],
         converters: Vec::new(),
         header_converters: Vec::new(),
-        ..PluginSet::default()
+        transformations: vec![TransformationPlugin::of::<TestTransformation>(
+            TEST_TRANSFORMATION_CLASS,
+            VERSION,
+        )],
+        predicates: vec![PredicatePlugin::of::<TestPredicate>(
+            TEST_PREDICATE_CLASS,
+            VERSION,
+        )],
     }
 }
 

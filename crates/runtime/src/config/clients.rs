@@ -334,6 +334,53 @@ pub fn source_producer_config(
     task: u32,
     connector_overrides: HashMap<String, String>,
 ) -> Result<ClientConfig, SecurityError> {
+    producer_config(
+        worker,
+        format!("connector-producer-{connector}-{task}"),
+        connector_overrides,
+    )
+}
+
+/// The producer configuration of a sink task's dead letter queue (Connect's
+/// `baseProducerConfigs` with client id `connector-dlq-producer-<connector>-<task>`): the
+/// settings of [`source_producer_config`], `producer.*` and the connector's
+/// `producer.override.*`.
+pub fn dlq_producer_config(
+    worker: &WorkerConfig,
+    connector: &str,
+    task: u32,
+    connector_overrides: HashMap<String, String>,
+) -> Result<ClientConfig, SecurityError> {
+    producer_config(
+        worker,
+        format!("connector-dlq-producer-{connector}-{task}"),
+        connector_overrides,
+    )
+}
+
+/// The admin configuration of a connector's clients (Connect's `Worker.adminConfigs`): the
+/// worker's ([`admin_config`]), then the connector's `admin.override.*`.
+pub fn connector_admin_config(
+    worker: &WorkerConfig,
+    connector_overrides: HashMap<String, String>,
+) -> Result<ClientConfig, SecurityError> {
+    client_config(
+        ClientKind::Admin,
+        &worker.bootstrap_servers(),
+        &[],
+        &[
+            ("", worker_security_layer(worker)),
+            ("admin.", admin_layer(worker)),
+            ("admin.override.", connector_overrides),
+        ],
+    )
+}
+
+fn producer_config(
+    worker: &WorkerConfig,
+    client_id: String,
+    connector_overrides: HashMap<String, String>,
+) -> Result<ClientConfig, SecurityError> {
     client_config(
         ClientKind::Producer,
         &worker.bootstrap_servers(),
@@ -341,10 +388,7 @@ pub fn source_producer_config(
             ("acks", "all".into()),
             ("partitioner", "murmur2_random".into()),
             ("enable.idempotence", "true".into()),
-            (
-                "client.id",
-                format!("connector-producer-{connector}-{task}"),
-            ),
+            ("client.id", client_id),
             ("linger.ms", "5".into()),
             ("message.timeout.ms", "0".into()),
             ("queue.buffering.max.messages", "1000000".into()),

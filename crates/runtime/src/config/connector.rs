@@ -187,10 +187,7 @@ pub fn connector_config_def() -> ConfigDef {
                 "errors.tolerance",
                 String,
                 Some(Some("none")),
-                Some(Validator::OneOfIgnoreCase(vec![
-                    "none".into(),
-                    "all".into(),
-                ])),
+                Some(Validator::OneOf(vec!["none".into(), "all".into()])),
                 Importance::Medium,
                 "none: fail on an error; all: skip problematic records.",
                 3,
@@ -509,8 +506,9 @@ pub fn config_def_for(kind: ConnectorType) -> ConfigDef {
 }
 
 /// Framework-level checks beyond single keys: a sink must set exactly one of `topics` and
-/// `topics.regex`, and the regex must compile (`SinkConnectorConfig.validate`). Errors are
-/// appended to the matching [`ConfigValue`]s.
+/// `topics.regex`, the regex must compile, and the dead letter queue topic must not be one the
+/// sink consumes (`SinkConnectorConfig.validate`). Errors are appended to the matching
+/// [`ConfigValue`]s.
 pub fn validate_sink_topics(props: &HashMap<String, String>, values: &mut [ConfigValue]) {
     let topics = props.get("topics").map(|s| s.trim()).unwrap_or("");
     let regex = props.get("topics.regex").map(|s| s.trim()).unwrap_or("");
@@ -534,6 +532,42 @@ pub fn validate_sink_topics(props: &HashMap<String, String>, values: &mut [Confi
                 "topics.regex",
                 format!("Invalid value {regex} for configuration topics.regex: {e}"),
             );
+        }
+    }
+    // The dead letter queue must not be a topic the sink consumes.
+    let dlq = props
+        .get("errors.deadletterqueue.topic.name")
+        .map(|s| s.trim())
+        .unwrap_or("");
+    if !dlq.is_empty() {
+        if !topics.is_empty() {
+            let mut list: Vec<&str> = Vec::new();
+            for t in topics.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+                if !list.contains(&t) {
+                    list.push(t);
+                }
+            }
+            if list.contains(&dlq) {
+                add(
+                    "topics",
+                    format!(
+                        "The DLQ topic '{dlq}' may not be included in the list of topics ('topics=[{}]') consumed by the connector",
+                        list.join(", ")
+                    ),
+                );
+            }
+        }
+        if !regex.is_empty() {
+            if let Ok(re) = regex::Regex::new(&format!("^(?:{regex})$")) {
+                if re.is_match(dlq) {
+                    add(
+                        "topics.regex",
+                        format!(
+                            "The DLQ topic '{dlq}' may not be matched by the regex for the topics ('topics.regex={regex}') consumed by the connector"
+                        ),
+                    );
+                }
+            }
         }
     }
 }

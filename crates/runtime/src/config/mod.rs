@@ -1,12 +1,15 @@
 //! Configuration: Java properties files ([`properties`]), the worker's settings ([`worker`]),
 //! connectors' framework settings ([`connector`]), Kafka client settings ([`clients`]), config
-//! providers resolving `${provider:path:key}` references ([`providers`]) and the settings
-//! Tributary does not implement yet ([`unsupported`]).
+//! providers resolving `${provider:path:key}` references ([`providers`]), the `transforms` and
+//! `predicates` settings ([`transforms`]), error handling ([`errors`]) and the settings Tributary
+//! does not implement yet ([`unsupported`]).
 
 pub mod clients;
 pub mod connector;
+pub mod errors;
 pub mod properties;
 pub mod providers;
+pub mod transforms;
 pub mod unsupported;
 pub mod worker;
 

@@ -142,56 +142,16 @@ fn set(config: &Props, key: &str) -> Option<String> {
 }
 
 /// The settings of `config` (a connector of `kind`) this worker cannot honour, in key order.
-/// Defaults and values that change nothing (`errors.tolerance=none`, `errors.retry.timeout=0`,
-/// `exactly.once.support=requested`, …) are not problems.
+/// Defaults and values that change nothing (`exactly.once.support=requested`,
+/// `transaction.boundary=poll`, …) are not problems.
 pub fn unsupported_settings(
     config: &Props,
     kind: ConnectorType,
     support: &WorkerSupport,
 ) -> Vec<SettingProblem> {
     let mut out = Vec::new();
-    for (key, what) in [
-        (
-            "transforms",
-            "transforms (single message transformations, KIP-66)",
-        ),
-        ("predicates", "predicates (KIP-585)"),
-    ] {
-        if let Some(v) = set(config, key) {
-            if v.split(',').any(|a| !a.trim().is_empty()) {
-                out.push(not_yet(key, &v, what));
-            }
-        }
-    }
-    if let Some(v) = set(config, "errors.tolerance") {
-        if !v.eq_ignore_ascii_case("none") {
-            out.push(not_yet("errors.tolerance", &v, "error tolerance (KIP-298)"));
-        }
-    }
-    if let Some(v) = set(config, "errors.retry.timeout") {
-        if v != "0" {
-            out.push(not_yet(
-                "errors.retry.timeout",
-                &v,
-                "retrying failed operations (KIP-298)",
-            ));
-        }
-    }
-    if let Some(v) = set(config, "errors.log.enable") {
-        if v.eq_ignore_ascii_case("true") {
-            out.push(not_yet("errors.log.enable", &v, "error logging (KIP-298)"));
-        }
-    }
     match kind {
-        ConnectorType::Sink => {
-            if let Some(v) = set(config, "errors.deadletterqueue.topic.name") {
-                out.push(not_yet(
-                    "errors.deadletterqueue.topic.name",
-                    &v,
-                    "dead letter queues (KIP-298)",
-                ));
-            }
-        }
+        ConnectorType::Sink => {}
         ConnectorType::Source => {
             if support.topic_creation_enable {
                 let mut keys: Vec<&String> = config
@@ -330,6 +290,7 @@ mod tests {
     #[test]
     fn every_unimplemented_setting_is_named() {
         let c = props(&[
+            // Implemented: transformations, predicates and error handling.
             ("transforms", "a"),
             ("predicates", "p"),
             ("errors.tolerance", "all"),
@@ -345,11 +306,6 @@ mod tests {
         assert_eq!(
             keys(&src),
             vec![
-                ("transforms", true),
-                ("predicates", true),
-                ("errors.tolerance", true),
-                ("errors.retry.timeout", true),
-                ("errors.log.enable", true),
                 ("topic.creation.default.partitions", true),
                 ("exactly.once.support", true),
                 ("transaction.boundary", false),
@@ -357,7 +313,7 @@ mod tests {
             ]
         );
         let sink = unsupported_settings(&c, ConnectorType::Sink, &WorkerSupport::default());
-        assert!(keys(&sink).contains(&("errors.deadletterqueue.topic.name", true)));
+        assert!(keys(&sink).is_empty());
         assert!(!keys(&sink)
             .iter()
             .any(|(k, _)| k.starts_with("topic.creation")));
@@ -374,7 +330,7 @@ mod tests {
             .any(|(k, _)| k.starts_with("topic.creation") || *k == "offsets.storage.topic"));
         let msg = refusal("c", &src).unwrap();
         assert!(
-            msg.contains("transforms: Invalid value a for configuration transforms"),
+            msg.contains("exactly.once.support: This worker does not have exactly-once source support enabled."),
             "{msg}"
         );
         assert!(!msg.contains("transaction.boundary"), "{msg}");

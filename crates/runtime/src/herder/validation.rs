@@ -12,8 +12,9 @@ use super::info::{ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo};
 use super::{HerderError, HerderResult};
 use crate::config::connector::{config_def_for, validate_sink_topics};
 use crate::config::providers::{has_variables, ConfigProviders};
+use crate::config::transforms;
 use crate::config::unsupported::{unsupported_settings, WorkerSupport};
-use crate::plugins::Plugins;
+use crate::plugins::{is_listed, Plugins};
 
 /// Java's `Map.toString()` of a config, for error messages: `{k=v, k2=v2}` (sorted here).
 pub fn java_map_string(config: &Props) -> String {
@@ -31,7 +32,10 @@ pub const NULL_VALUE_ERROR: &str = "Null value can not be supplied as the config
 /// entry of its own after the framework keys, as in Connect. Errors: 400 `Connector config {…}
 /// contains no connector type` without `connector.class`; 400 when the class is unknown
 /// (Connect 4.1's message listing the available connectors). Settings `support` cannot honour
-/// (see [`unsupported_settings`]) are errors on their keys.
+/// (see [`unsupported_settings`]) are errors on their keys. The keys of each transformation and
+/// predicate alias follow the framework's, in groups `Transforms: <alias>` / `Predicates:
+/// <alias>` ([`transforms::enrich`]); as in Connect, transformations are not configured here,
+/// so a `configure` that fails fails the task, not the request.
 pub fn validate(
     plugins: &Plugins,
     support: &WorkerSupport,
@@ -119,15 +123,26 @@ pub fn validate(
             }
         }
     }
-    for key in null_keys {
-        match framework_values.iter_mut().find(|v| &v.name == key) {
-            Some(v) => v.errors.push(NULL_VALUE_ERROR.to_string()),
-            None => {
-                let mut v = ConfigValue::new(key);
-                v.errors.push(NULL_VALUE_ERROR.to_string());
-                framework_values.push(v);
-            }
+    // Transformations and predicates: each alias's keys, as Connect's `ConnectorConfig.enrich`
+    // adds them after the framework's.
+    let mut enrichment = transforms::enrich(plugins, config, &is_listed);
+    for (key, message) in &enrichment.framework_errors {
+        if let Some(v) = framework_values.iter_mut().find(|v| &v.name == key) {
+            v.errors.push(message.clone());
         }
+    }
+    for key in null_keys {
+        if let Some(v) = framework_values
+            .iter_mut()
+            .chain(enrichment.values.iter_mut())
+            .find(|v| &v.name == key)
+        {
+            v.errors.push(NULL_VALUE_ERROR.to_string());
+            continue;
+        }
+        let mut v = ConfigValue::new(key);
+        v.errors.push(NULL_VALUE_ERROR.to_string());
+        framework_values.push(v);
     }
     let connector_def = connector.config();
     let connector_values: Vec<ConfigValue> = connector.validate(config);
@@ -173,6 +188,7 @@ pub fn validate(
         .filter(|v| connector_def.key(&v.name).is_none() || null_keys.contains(&v.name))
         .collect();
     push(&framework, framework_values, &mut groups);
+    push(&enrichment.def, enrichment.values, &mut groups);
     push(&connector_def, connector_values, &mut groups);
     Ok(ConfigInfos {
         name: class.clone(),

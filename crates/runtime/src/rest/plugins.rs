@@ -11,16 +11,7 @@ use super::error::RestError;
 use super::{call, RestState};
 use crate::config::connector::config_def_for;
 use crate::herder::info::ConfigKeyInfo;
-
-/// Connectors kept out of `GET /connector-plugins`, as Connect hides its own test connectors
-/// (they stay usable by class name).
-const TEST_CONNECTORS: &[&str] = &[
-    "org.apache.kafka.connect.tools.VerifiableSourceConnector",
-    "org.apache.kafka.connect.tools.VerifiableSinkConnector",
-    "org.apache.kafka.connect.tools.MockSourceConnector",
-    "org.apache.kafka.connect.tools.MockSinkConnector",
-    "io.tributary.connect.testing.FlakySourceConnector",
-];
+use crate::plugins::{is_listed, ClassLookup, PluginKind};
 
 /// Connect's reading of `connectorsOnly` (a Java `boolean` defaulting to true): absent or
 /// empty is true; otherwise only `true`, in any case, is true (`Boolean.valueOf`).
@@ -35,32 +26,51 @@ fn connectors_only(query: Option<&str>) -> bool {
         .unwrap_or(true)
 }
 
-/// `GET /connector-plugins?connectorsOnly=` (default true): sinks, then sources (then
-/// converters and header converters when `connectorsOnly` is not true), each sorted by class.
+/// `GET /connector-plugins?connectorsOnly=` (default true): sinks, then sources, each sorted
+/// by class (then, when `connectorsOnly` is not true, transformations, predicates, converters
+/// and header converters, as Connect's `ConnectorPluginsResource` lists them). Tributary's test
+/// plugins are left out ([`crate::plugins::HIDDEN_PLUGINS`]).
 pub async fn list(State(s): State<RestState>, RawQuery(q): RawQuery) -> Json<Vec<PluginInfo>> {
     let connectors_only = connectors_only(q.as_deref());
     let plugins = s.herder.plugins();
+    let info = |class: &str, plugin_type: &str, version: &str| PluginInfo {
+        class: class.into(),
+        plugin_type: plugin_type.into(),
+        version: Some(version.into()),
+    };
     let mut out: Vec<PluginInfo> = plugins
         .connectors()
         .into_iter()
-        .filter(|p| !TEST_CONNECTORS.contains(&p.class))
-        .map(|p| PluginInfo {
-            class: p.class.into(),
-            plugin_type: p.connector_type.as_str().into(),
-            version: Some(p.version.into()),
-        })
+        .filter(|p| is_listed(p.class))
+        .map(|p| info(p.class, p.connector_type.as_str(), p.version))
         .collect();
     if !connectors_only {
-        out.extend(plugins.converters().into_iter().map(|p| PluginInfo {
-            class: p.class.into(),
-            plugin_type: "converter".into(),
-            version: Some(p.version.into()),
-        }));
-        out.extend(plugins.header_converters().into_iter().map(|p| PluginInfo {
-            class: p.class.into(),
-            plugin_type: "header_converter".into(),
-            version: Some(p.version.into()),
-        }));
+        out.extend(
+            plugins
+                .transformations()
+                .into_iter()
+                .filter(|p| is_listed(p.class))
+                .map(|p| info(p.class, "transformation", p.version)),
+        );
+        out.extend(
+            plugins
+                .predicates()
+                .into_iter()
+                .filter(|p| is_listed(p.class))
+                .map(|p| info(p.class, "predicate", p.version)),
+        );
+        out.extend(
+            plugins
+                .converters()
+                .into_iter()
+                .map(|p| info(p.class, "converter", p.version)),
+        );
+        out.extend(
+            plugins
+                .header_converters()
+                .into_iter()
+                .map(|p| info(p.class, "header_converter", p.version)),
+        );
     }
     Json(out)
 }
@@ -84,7 +94,10 @@ fn key_infos(def: &ConfigDef) -> Vec<ConfigKeyInfo> {
         .collect()
 }
 
-/// `GET /connector-plugins/{p}/config`: the plugin's keys, then the framework's for connectors.
+/// `GET /connector-plugins/{p}/config` (Connect's `connectorPluginConfig`): the plugin's keys,
+/// then the framework's for connectors; a transformation's or predicate's own keys, in the
+/// order it defines them. 404 `Unknown plugin {p}.` for a name that is no plugin; 500
+/// `Instantiation error` for the abstract outer class of `$Key` / `$Value` plugins.
 pub async fn config(
     State(s): State<RestState>,
     Path(plugin): Path<String>,
@@ -99,6 +112,17 @@ pub async fn config(
     }
     if plugins.header_converter_plugin(&plugin).is_ok() {
         return Ok(Json(Vec::<ConfigKeyInfo>::new()).into_response());
+    }
+    if let Ok(p) = plugins.transformation_plugin(&plugin) {
+        return Ok(Json(key_infos(&(p.new_source)().config())).into_response());
+    }
+    if let Ok(p) = plugins.predicate_plugin(&plugin) {
+        return Ok(Json(key_infos(&(p.new_source)().config())).into_response());
+    }
+    for kind in [PluginKind::Transformation, PluginKind::Predicate] {
+        if let ClassLookup::Abstract(_) = plugins.classify(&plugin, kind) {
+            return Err(RestError::new(500, "Instantiation error"));
+        }
     }
     Err(RestError::new(404, format!("Unknown plugin {plugin}.")))
 }

@@ -3,6 +3,7 @@
 //! worker's (configured from the worker's prefixed settings), as Connect's `Worker` does.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use tributary_api::converter::{Converter, HeaderConverter};
 use tributary_api::{ConnectError, ConnectResult};
@@ -10,11 +11,19 @@ use tributary_api::{ConnectError, ConnectResult};
 use crate::config::worker::{prefixed, WorkerConfig};
 use crate::plugins::Plugins;
 
-/// A task's key, value and header converters.
+/// A task's key, value and header converters, with their class names (which error reports
+/// name as the executing class of a conversion stage). Shared with the task's errant record
+/// reporter, hence the `Arc`s.
 pub struct TaskConverters {
-    pub key: Box<dyn Converter>,
-    pub value: Box<dyn Converter>,
-    pub header: Box<dyn HeaderConverter>,
+    pub key: Arc<dyn Converter>,
+    pub value: Arc<dyn Converter>,
+    pub header: Arc<dyn HeaderConverter>,
+    /// The key converter's class name.
+    pub key_class: &'static str,
+    /// The value converter's class name.
+    pub value_class: &'static str,
+    /// The header converter's class name.
+    pub header_class: &'static str,
 }
 
 /// The class and settings of the converter `key` names: the connector's when it sets one,
@@ -58,17 +67,27 @@ pub fn task_converters(
         worker,
         &settings.header_converter,
     );
-    let mut key = plugins
-        .new_converter(&kc)
+    let key_plugin = plugins
+        .converter_plugin(&kc)
         .map_err(|e| ConnectError::config(e.to_string()))?;
+    let mut key = (key_plugin.new)();
     key.configure(&kp, true)?;
-    let mut value = plugins
-        .new_converter(&vc)
+    let value_plugin = plugins
+        .converter_plugin(&vc)
         .map_err(|e| ConnectError::config(e.to_string()))?;
+    let mut value = (value_plugin.new)();
     value.configure(&vp, false)?;
-    let mut header = plugins
-        .new_header_converter(&hc)
+    let header_plugin = plugins
+        .header_converter_plugin(&hc)
         .map_err(|e| ConnectError::config(e.to_string()))?;
+    let mut header = (header_plugin.new)();
     header.configure(&hp)?;
-    Ok(TaskConverters { key, value, header })
+    Ok(TaskConverters {
+        key: Arc::from(key),
+        value: Arc::from(value),
+        header: Arc::from(header),
+        key_class: key_plugin.class,
+        value_class: value_plugin.class,
+        header_class: header_plugin.class,
+    })
 }

@@ -4,8 +4,10 @@
 //! plugin code never stalls the async runtime, and a failure or panic in one marks only that
 //! instance FAILED.
 
+pub mod chain;
 pub mod connector;
 pub mod converters;
+pub mod errors;
 pub mod sink_task;
 pub mod source_task;
 pub mod submitted_records;
@@ -19,29 +21,35 @@ use std::time::{Duration, Instant};
 
 use tributary_api::connector::{ConnectorContext, ConnectorType};
 use tributary_api::plugin::TaskFactory;
+use tributary_api::record::{SinkRecord, SourceRecord};
 use tributary_api::{ConnectError, ConnectResult, Props};
 
 use crate::config::clients;
 use crate::config::connector::tasks_max;
+use crate::config::errors::ErrorHandlingConfig;
 use crate::config::providers;
+use crate::config::transforms;
 use crate::config::unsupported::{self, unsupported_settings, WorkerSupport};
 use crate::config::worker::{prefixed, WorkerConfig};
 use crate::plugins::Plugins;
 use crate::storage::offset::OffsetBackingStore;
 use crate::storage::status::{State, Status, StatusBackingStore};
 use crate::ConnectorTaskId;
+use chain::TransformationChain;
 use connector::WorkerConnector;
 pub use task::TargetState;
 use task::{error_trace, TaskControl, TaskStatusReporter};
 
 /// Per-task counters, exposed for tests and benchmarks: how often the task instance was
-/// started and stopped on this worker, records moved, offset commits.
+/// started and stopped on this worker, records moved, offset commits, and records skipped
+/// because of a failure that `errors.tolerance=all` tolerated.
 #[derive(Debug, Default)]
 pub struct TaskCounters {
     pub starts: AtomicU64,
     pub stops: AtomicU64,
     pub records: AtomicU64,
     pub offset_commits: AtomicU64,
+    pub skipped: AtomicU64,
 }
 
 impl TaskCounters {
@@ -60,6 +68,9 @@ impl TaskCounters {
     pub fn record_offset_commit(&self) {
         self.offset_commits.fetch_add(1, Ordering::Relaxed);
     }
+    pub fn record_skipped(&self, n: u64) {
+        self.skipped.fetch_add(n, Ordering::Relaxed);
+    }
 }
 
 /// A snapshot of [`TaskCounters`].
@@ -69,6 +80,7 @@ pub struct TaskCountersSnapshot {
     pub stops: u64,
     pub records: u64,
     pub offset_commits: u64,
+    pub skipped: u64,
 }
 
 struct RunningTask {
@@ -277,10 +289,17 @@ impl Worker {
         };
         let class = config.get("connector.class").cloned().unwrap_or_default();
         let version = self.plugin_version(&class);
-        let refused = self
-            .plugins
-            .connector_type(&class)
-            .and_then(|kind| self.refusal(name, &config, kind));
+        // As Connect's `ConnectorConfig` (built when the connector starts), invalid
+        // transformation, predicate or error handling settings fail the connector.
+        let refused = self.plugins.connector_type(&class).and_then(|kind| {
+            self.refusal(name, &config, kind)
+                .or_else(|| transforms::check(&self.plugins, &config))
+                .or_else(|| {
+                    ErrorHandlingConfig::from_props(&config, kind)
+                        .err()
+                        .map(|e| e.to_string())
+                })
+        });
         let instance = match (refused, self.plugins.new_connector(&class)) {
             (None, Ok(c)) => c,
             (refused, created) => {
@@ -595,6 +614,7 @@ impl Worker {
         if let Some(message) = self.refusal(&id.connector, connector_config, kind) {
             return Err(fail(ConnectError::config(message)));
         }
+        let errors = ErrorHandlingConfig::from_props(connector_config, kind).map_err(fail)?;
         let converters = converters::task_converters(&self.plugins, &self.config, connector_config)
             .map_err(fail)?;
         let control = TaskControl::new(target);
@@ -603,6 +623,10 @@ impl Worker {
         let name = format!("task-{id}");
         let thread = match factory {
             TaskFactory::Source(new) => {
+                // Each task gets its own transformations and predicates.
+                let chain =
+                    TransformationChain::<SourceRecord>::build(&self.plugins, connector_config)
+                        .map_err(fail)?;
                 let args = source_task::SourceTaskArgs {
                     connector: id.connector.clone(),
                     task: new(),
@@ -622,12 +646,34 @@ impl Worker {
                     offset_flush_interval: flush_interval,
                     offset_flush_timeout: self.config.settings().offset_flush_timeout,
                     track_topics,
+                    chain,
+                    errors,
                 };
                 std::thread::Builder::new()
                     .name(name)
                     .spawn(move || source_task::run(args))
             }
             TaskFactory::Sink(new) => {
+                let dlq_clients = if errors.dlq_topic.is_empty() {
+                    None
+                } else {
+                    let admin = clients::connector_admin_config(
+                        &self.config,
+                        prefixed(connector_config, "admin.override."),
+                    )
+                    .map_err(|e| fail(ConnectError::config(e.to_string())))?;
+                    let producer = clients::dlq_producer_config(
+                        &self.config,
+                        &id.connector,
+                        id.task,
+                        prefixed(connector_config, "producer.override."),
+                    )
+                    .map_err(|e| fail(ConnectError::config(e.to_string())))?;
+                    Some((admin, producer))
+                };
+                let chain =
+                    TransformationChain::<SinkRecord>::build(&self.plugins, connector_config)
+                        .map_err(fail)?;
                 let args = sink_task::SinkTaskArgs {
                     task: new(),
                     task_config,
@@ -644,6 +690,10 @@ impl Worker {
                     counters,
                     offset_flush_interval: flush_interval,
                     track_topics,
+                    chain,
+                    errors,
+                    dlq_clients,
+                    offset_flush_timeout: self.config.settings().offset_flush_timeout,
                 };
                 std::thread::Builder::new()
                     .name(name)
@@ -739,6 +789,7 @@ impl Worker {
                 stops: c.stops.load(Ordering::Relaxed),
                 records: c.records.load(Ordering::Relaxed),
                 offset_commits: c.offset_commits.load(Ordering::Relaxed),
+                skipped: c.skipped.load(Ordering::Relaxed),
             })
     }
 
@@ -767,6 +818,7 @@ impl Worker {
                         stops: c.stops.load(Ordering::Relaxed),
                         records: 0,
                         offset_commits: 0,
+                        skipped: 0,
                     },
                 )
             })

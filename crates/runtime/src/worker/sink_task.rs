@@ -9,6 +9,13 @@
 //! effect, or from a partition assigned while paused) waits there for the resume instead of
 //! being dropped, and the records of a revoked partition are dropped from the queue without
 //! their offsets being committed, so the partition's next owner consumes them again.
+//!
+//! Records are converted and transformed when consumed, under the connector's error handling
+//! ([`super::errors`]). A record a transformation drops, or whose failure `errors.tolerance=all`
+//! tolerates (reported to the error log and the dead letter queue first), counts as consumed:
+//! its offset is committed once the records before it were delivered. Offsets are committed
+//! for the partitions and offsets records were consumed from (KIP-793), whatever topic or
+//! partition a transformation gave them, so `pre_commit` sees those original partitions.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -21,20 +28,53 @@ use tributary_api::record::{Headers, SinkRecord, TimestampType, TopicPartition};
 use tributary_api::sink::{PartitionOffsets, SinkTask, SinkTaskContext};
 use tributary_api::{ConnectError, ConnectResult, Props};
 
+use super::chain::TransformationChain;
 use super::converters::TaskConverters;
+use super::errors::{
+    DeadLetterQueue, ErrorReporters, Original, Outcome, ProcessingContext, RawRecord,
+    RetryWithToleranceOperator, Stage, TaskRetryClock, WorkerErrantRecordReporter,
+};
 use super::task::{catch_panic, error_trace, TaskControl, TaskStatusReporter};
 use super::TaskCounters;
+use crate::config::errors::ErrorHandlingConfig;
 use crate::storage::status::State;
 
 /// Most records handed to one `put` (Java's `max.poll.records` default).
 const MAX_BATCH: usize = 500;
 
+/// A consumed record waiting in the pending queue.
+enum Pending {
+    /// A record for `put`, with its consumed form when the errant record reporter needs it.
+    Record(SinkRecord, Option<Box<RawRecord>>),
+    /// A record consumed but not delivered (dropped by a transformation, or a tolerated
+    /// failure): only its offset remains, committed once the records before it were delivered.
+    Consumed(TopicPartition, i64),
+}
+
+impl Pending {
+    /// Whether the entry was consumed from `tp` (its original partition, KIP-793).
+    fn consumed_from(&self, tp: &TopicPartition) -> bool {
+        match self {
+            Pending::Record(r, _) => {
+                r.original_kafka_partition == tp.partition && r.original_topic == tp.topic
+            }
+            Pending::Consumed(p, _) => p == tp,
+        }
+    }
+}
+
 struct Shared {
     task: Box<dyn SinkTask>,
-    /// Next offset to consume per partition, for records already given to `put`.
+    /// Next offset to consume per partition (as consumed, KIP-793), for records already given
+    /// to `put` (or consumed and not delivered).
     current: PartitionOffsets,
     /// Records returned by the consumer and not yet given to `put`, in consumption order.
-    pending: VecDeque<SinkRecord>,
+    pending: VecDeque<Pending>,
+    /// The task's error reporters: dead letter queue records are made durable before offsets
+    /// are committed.
+    reporters: Arc<ErrorReporters>,
+    /// How long a commit waits for the dead letter queue.
+    dlq_flush_timeout: Duration,
     /// Whether the loop has paused the consumer's partitions (the task's target state is
     /// PAUSED); partitions assigned meanwhile are paused as soon as they arrive.
     consumer_paused: bool,
@@ -69,6 +109,7 @@ fn commit(
     if current.is_empty() {
         return Ok(());
     }
+    shared.reporters.flush(shared.dlq_flush_timeout);
     let to_commit = shared.task.pre_commit(&current)?;
     if to_commit.is_empty() {
         return Ok(());
@@ -98,11 +139,9 @@ impl ConsumerContext for SinkConsumerContext {
                 shared.current.remove(tp);
             }
             // Not handed to `put` and not committed: the partition's next owner reads them.
-            shared.pending.retain(|r| {
-                !revoked
-                    .iter()
-                    .any(|tp| tp.topic == r.topic && tp.partition == r.kafka_partition)
-            });
+            shared
+                .pending
+                .retain(|p| !revoked.iter().any(|tp| p.consumed_from(tp)));
         }
     }
 
@@ -135,6 +174,15 @@ pub struct SinkTaskArgs {
     pub offset_flush_interval: Duration,
     /// `topic.tracking.enable`: record the topics the task consumes from (KIP-558).
     pub track_topics: bool,
+    /// The connector's transformations, built for this task.
+    pub chain: TransformationChain<SinkRecord>,
+    /// The connector's `errors.*` settings.
+    pub errors: ErrorHandlingConfig,
+    /// With a dead letter queue: the admin and producer configurations that create its topic
+    /// and write to it.
+    pub dlq_clients: Option<(ClientConfig, ClientConfig)>,
+    /// `offset.flush.timeout.ms`: how long a commit waits for dead letter queue records.
+    pub offset_flush_timeout: Duration,
 }
 
 /// Runs the task until stopped or failed; writes RUNNING / PAUSED / FAILED statuses.
@@ -188,17 +236,62 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
         counters,
         offset_flush_interval,
         track_topics,
+        mut chain,
+        errors,
+        dlq_clients,
+        offset_flush_timeout,
     } = args;
     let mut topics_seen = track_topics.then(std::collections::HashSet::<String>::new);
+    // Connect sets the reporters up before the task starts (creating the dead letter queue
+    // topic when missing).
+    let dlq = match &dlq_clients {
+        Some((admin, producer)) => match DeadLetterQueue::create(admin, producer, &errors) {
+            Ok(d) => Some(d),
+            Err(e) => {
+                chain.close();
+                return Err(e);
+            }
+        },
+        None => None,
+    };
+    let reporters = Arc::new(ErrorReporters::new(reporter.id.clone(), &errors, dlq));
+    let operator = Arc::new(RetryWithToleranceOperator::new(
+        &errors,
+        Arc::new(TaskRetryClock::new(control.clone())),
+    ));
+    let errant = errors.enable_errant_record_reporter().then(|| {
+        Arc::new(WorkerErrantRecordReporter::new(
+            operator.clone(),
+            reporters.clone(),
+            converters.key.clone(),
+            converters.value.clone(),
+            converters.header.clone(),
+        ))
+    });
+    let stages = Stages {
+        converters: &converters,
+        operator: &operator,
+        reporters: &reporters,
+        keep_raw: errant.is_some(),
+        counters: &counters,
+    };
     task.initialize(SinkTaskContext {
         config: task_config.clone(),
+        errant_record_reporter: errant
+            .clone()
+            .map(|e| e as Arc<dyn tributary_api::sink::ErrantRecordReporter>),
     });
-    task.start(&task_config)?;
+    if let Err(e) = task.start(&task_config) {
+        chain.close();
+        return Err(e);
+    }
     counters.record_start();
     let shared = Arc::new(Mutex::new(Shared {
         task,
         current: HashMap::new(),
         pending: VecDeque::new(),
+        reporters: reporters.clone(),
+        dlq_flush_timeout: offset_flush_timeout,
         consumer_paused: control.is_paused(),
         failure: None,
     }));
@@ -259,7 +352,7 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                 Duration::ZERO
             };
             // Converted records go to `pending` in one step after the polling (one lock).
-            let mut polled: Vec<SinkRecord> = Vec::new();
+            let mut polled: Vec<Pending> = Vec::new();
             let room = MAX_BATCH.saturating_sub(shared.lock().unwrap().pending.len());
             loop {
                 match consumer.poll(wait) {
@@ -275,7 +368,10 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                                 seen.insert(msg.topic().to_string());
                             }
                         }
-                        polled.push(convert(&msg, &converters)?);
+                        match stages.process(&msg, &mut chain)? {
+                            Some(p) => polled.push(p),
+                            None => break,
+                        }
                         if polled.len() >= room {
                             break;
                         }
@@ -297,21 +393,44 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                 }
                 if !paused && !s.pending.is_empty() {
                     let n = s.pending.len().min(MAX_BATCH);
-                    let batch: Vec<SinkRecord> = s.pending.drain(..n).collect();
-                    put_with_retry(&mut s, &batch, &control)?;
-                    counters.record_consumed(n as u64);
-                    // The next offset per partition: the last record of each run of one
-                    // partition is enough (records of a partition come in offset order).
+                    let mut batch: Vec<SinkRecord> = Vec::with_capacity(n);
+                    let mut raws: Vec<RawRecord> = Vec::new();
+                    let mut consumed: Vec<(TopicPartition, i64)> = Vec::new();
+                    for p in s.pending.drain(..n) {
+                        match p {
+                            Pending::Record(r, raw) => {
+                                raws.extend(raw.map(|b| *b));
+                                batch.push(r);
+                            }
+                            Pending::Consumed(tp, offset) => consumed.push((tp, offset)),
+                        }
+                    }
+                    if !batch.is_empty() {
+                        if let Some(errant) = &errant {
+                            errant.set_batch(raws);
+                        }
+                        put_with_retry(&mut s, &batch, &control)?;
+                        if let Some(e) = errant.as_ref().and_then(|e| e.take_put_error()) {
+                            return Err(e);
+                        }
+                        counters.record_consumed(batch.len() as u64);
+                    }
+                    // The next offset per partition, as consumed (KIP-793): the last record of
+                    // each run of one partition is enough (records of a partition come in
+                    // offset order).
                     for (i, r) in batch.iter().enumerate() {
                         let last_of_run = batch.get(i + 1).is_none_or(|next| {
-                            next.kafka_partition != r.kafka_partition || next.topic != r.topic
+                            next.original_kafka_partition != r.original_kafka_partition
+                                || next.original_topic != r.original_topic
                         });
                         if last_of_run {
-                            s.current.insert(
-                                TopicPartition::new(&r.topic, r.kafka_partition),
-                                r.kafka_offset + 1,
-                            );
+                            s.current
+                                .insert(r.original_topic_partition(), r.original_kafka_offset + 1);
                         }
+                    }
+                    for (tp, offset) in consumed {
+                        let next = s.current.entry(tp).or_insert(offset + 1);
+                        *next = (*next).max(offset + 1);
                     }
                 }
             }
@@ -339,6 +458,7 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
     }
     let close = s.task.close(&assigned);
     let stop = s.task.stop();
+    chain.close();
     counters.record_stop();
     drop(s);
     consumer.unsubscribe();
@@ -368,34 +488,139 @@ fn put_with_retry(
     }
 }
 
-fn convert(msg: &BorrowedMessage<'_>, converters: &TaskConverters) -> ConnectResult<SinkRecord> {
-    let topic = msg.topic();
-    let key = converters.key.to_connect_data(topic, msg.key())?;
-    let value = converters.value.to_connect_data(topic, msg.payload())?;
-    let mut headers = Headers::new();
-    if let Some(h) = msg.headers() {
-        for header in h.iter() {
-            let sv = converters
-                .header
-                .to_connect_header(topic, header.key, header.value)?;
-            headers.add(header.key, sv.schema, sv.value);
+/// What converts and transforms consumed records: the task's converters, error operator and
+/// reporters.
+struct Stages<'a> {
+    converters: &'a TaskConverters,
+    operator: &'a RetryWithToleranceOperator,
+    reporters: &'a ErrorReporters,
+    /// Keep each record's consumed form (for the errant record reporter).
+    keep_raw: bool,
+    /// Counts skipped records.
+    counters: &'a TaskCounters,
+}
+
+impl Stages<'_> {
+    /// Converts and transforms one consumed message (Connect's `convertAndTransformRecord`):
+    /// key, value and headers through the converters, then the chain, each stage under the
+    /// error operator. `None` when the task is stopping (the message is left unconsumed);
+    /// a dropped or tolerated record becomes [`Pending::Consumed`]. A failure is reported
+    /// (error log, dead letter queue) before the task fails or skips the record.
+    fn process(
+        &self,
+        msg: &BorrowedMessage<'_>,
+        chain: &mut TransformationChain<SinkRecord>,
+    ) -> ConnectResult<Option<Pending>> {
+        let topic = msg.topic();
+        let c = self.converters;
+        let mut ctx = ProcessingContext::default();
+        let consumed =
+            || Pending::Consumed(TopicPartition::new(topic, msg.partition()), msg.offset());
+        let key = self
+            .operator
+            .execute(&mut ctx, Stage::KeyConverter, c.key_class, || {
+                c.key.to_connect_data(topic, msg.key())
+            });
+        let key = match self.settle(&ctx, key, msg)? {
+            Next::Value(v) => v,
+            Next::Skip => return Ok(Some(consumed())),
+            Next::Stop => return Ok(None),
+        };
+        let value = self
+            .operator
+            .execute(&mut ctx, Stage::ValueConverter, c.value_class, || {
+                c.value.to_connect_data(topic, msg.payload())
+            });
+        let value = match self.settle(&ctx, value, msg)? {
+            Next::Value(v) => v,
+            Next::Skip => return Ok(Some(consumed())),
+            Next::Stop => return Ok(None),
+        };
+        let headers =
+            self.operator
+                .execute(&mut ctx, Stage::HeaderConverter, c.header_class, || {
+                    let mut headers = Headers::new();
+                    if let Some(h) = msg.headers() {
+                        for header in h.iter() {
+                            let sv = c
+                                .header
+                                .to_connect_header(topic, header.key, header.value)?;
+                            headers.add(header.key, sv.schema, sv.value);
+                        }
+                    }
+                    Ok(headers)
+                });
+        let headers = match self.settle(&ctx, headers, msg)? {
+            Next::Value(v) => v,
+            Next::Skip => return Ok(Some(consumed())),
+            Next::Stop => return Ok(None),
+        };
+        let (timestamp, timestamp_type) = match msg.timestamp() {
+            rdkafka::Timestamp::NotAvailable => (None, TimestampType::NoTimestampType),
+            rdkafka::Timestamp::CreateTime(t) => (Some(t), TimestampType::CreateTime),
+            rdkafka::Timestamp::LogAppendTime(t) => (Some(t), TimestampType::LogAppendTime),
+        };
+        let record = SinkRecord::new(
+            topic,
+            msg.partition(),
+            key.schema,
+            key.value,
+            value.schema,
+            value.value,
+            msg.offset(),
+            timestamp,
+            timestamp_type,
+            headers,
+        );
+        let record = if chain.is_empty() {
+            record
+        } else {
+            let outcome = chain.apply(self.operator, &mut ctx, record);
+            match self.settle(&ctx, outcome, msg)? {
+                Next::Value(Some(r)) => r,
+                Next::Value(None) | Next::Skip => return Ok(Some(consumed())),
+                Next::Stop => return Ok(None),
+            }
+        };
+        let raw = self
+            .keep_raw
+            .then(|| Box::new(RawRecord::from_message(msg)));
+        Ok(Some(Pending::Record(record, raw)))
+    }
+
+    /// The next step after a stage's outcome; a failure is reported with the consumed record.
+    fn settle<V>(
+        &self,
+        ctx: &ProcessingContext,
+        outcome: ConnectResult<Outcome<V>>,
+        msg: &BorrowedMessage<'_>,
+    ) -> ConnectResult<Next<V>> {
+        let report = || {
+            let raw = RawRecord::from_message(msg);
+            self.reporters.report(ctx, Some(Original::Sink(&raw)));
+        };
+        match outcome {
+            Ok(Outcome::Done(v)) => Ok(Next::Value(v)),
+            Ok(Outcome::Skipped) => {
+                report();
+                self.counters.record_skipped(1);
+                Ok(Next::Skip)
+            }
+            Ok(Outcome::Stopping) => Ok(Next::Stop),
+            Err(e) => {
+                report();
+                Err(e)
+            }
         }
     }
-    let (timestamp, timestamp_type) = match msg.timestamp() {
-        rdkafka::Timestamp::NotAvailable => (None, TimestampType::NoTimestampType),
-        rdkafka::Timestamp::CreateTime(t) => (Some(t), TimestampType::CreateTime),
-        rdkafka::Timestamp::LogAppendTime(t) => (Some(t), TimestampType::LogAppendTime),
-    };
-    Ok(SinkRecord::new(
-        topic,
-        msg.partition(),
-        key.schema,
-        key.value,
-        value.schema,
-        value.value,
-        msg.offset(),
-        timestamp,
-        timestamp_type,
-        headers,
-    ))
+}
+
+/// What to do after one stage of a record.
+enum Next<V> {
+    /// Go on with this value.
+    Value(V),
+    /// The record failed and is skipped (already reported).
+    Skip,
+    /// The task is stopping.
+    Stop,
 }

@@ -1,7 +1,16 @@
 //! A source task's loop (Connect's `WorkerSourceTask` / `AbstractWorkerSourceTask`):
-//! poll → convert → produce with librdkafka, and commit source offsets that Kafka acknowledged
-//! (with every record before them) every `offset.flush.interval.ms` and on shutdown.
+//! poll → transform → convert → produce with librdkafka, and commit source offsets that Kafka
+//! acknowledged (with every record before them) every `offset.flush.interval.ms` and on
+//! shutdown.
+//!
+//! Transformations and conversions run under the connector's error handling
+//! ([`super::errors`]): a record a transformation drops, or whose failure `errors.tolerance=all`
+//! tolerates, is not sent; as in Connect its source offset is not committed on its own (only
+//! with a later record of the same source partition), and the task's `commit_record` gets it
+//! without metadata. A send Kafka refuses fails the task, or with `errors.tolerance=all` is
+//! reported (stage `KAFKA_PRODUCE`) and counted as done.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -13,10 +22,16 @@ use tributary_api::record::SourceRecord;
 use tributary_api::source::{SourceTask, SourceTaskContext};
 use tributary_api::{ConnectError, ConnectResult, Props};
 
+use super::chain::TransformationChain;
 use super::converters::TaskConverters;
+use super::errors::{
+    ErrorReporters, Original, Outcome, ProcessingContext, RetryWithToleranceOperator, Stage,
+    TaskRetryClock, WORKER_SOURCE_TASK_CLASS,
+};
 use super::submitted_records::{AckInbox, SubmittedRecords};
 use super::task::{catch_panic, error_trace, TaskControl, TaskStatusReporter};
 use super::TaskCounters;
+use crate::config::errors::{ErrorHandlingConfig, ToleranceType};
 use crate::storage::offset::{offset_key, offset_value, ConnectorOffsetReader, OffsetBackingStore};
 use crate::storage::status::State;
 
@@ -26,8 +41,19 @@ const QUEUE_FULL_WAIT: Duration = Duration::from_millis(1);
 /// quarter of the records in flight, if fewer), so it does not wake for every single one.
 const QUEUE_FULL_BATCH: usize = 1000;
 
-/// (sequence, partition, offset) of acknowledged records, collected by the producer callback.
-type RecordAcks = Arc<Mutex<Vec<(u64, i32, i64)>>>;
+/// (sequence, (partition, offset)) of acknowledged records, collected by the producer callback;
+/// `None` for a failed send that `errors.tolerance=all` let pass.
+type RecordAcks = Arc<Mutex<Vec<(u64, Option<(i32, i64)>)>>>;
+
+/// How a failed send is handled: with `errors.tolerance=all`, reported and treated as done.
+struct SendFailures {
+    task: tributary_api::ConnectorTaskId,
+    reporters: Arc<ErrorReporters>,
+    operator: Arc<RetryWithToleranceOperator>,
+    /// The polled form of records in flight, for the error log's record details
+    /// (`errors.log.include.messages`).
+    originals: Option<Arc<Mutex<HashMap<u64, SourceRecord>>>>,
+}
 
 /// The producer context: records acknowledgements and the first delivery failure.
 pub struct SourceProducerContext {
@@ -36,6 +62,8 @@ pub struct SourceProducerContext {
     record_acks: Option<RecordAcks>,
     acks: Arc<AckInbox>,
     failure: Arc<Mutex<Option<String>>>,
+    /// Set with `errors.tolerance=all`.
+    tolerated: Option<SendFailures>,
 }
 
 impl ClientContext for SourceProducerContext {}
@@ -43,20 +71,47 @@ impl ClientContext for SourceProducerContext {}
 impl ProducerContext for SourceProducerContext {
     type DeliveryOpaque = usize;
     fn delivery(&self, result: &DeliveryResult<'_>, seq: usize) {
+        let seq = seq as u64;
+        let original = self
+            .tolerated
+            .as_ref()
+            .and_then(|t| t.originals.as_ref())
+            .and_then(|o| o.lock().unwrap().remove(&seq));
         match result {
             Ok(msg) => {
                 if let Some(meta) = &self.record_acks {
                     use rdkafka::Message;
                     meta.lock()
                         .unwrap()
-                        .push((seq as u64, msg.partition(), msg.offset()));
+                        .push((seq, Some((msg.partition(), msg.offset()))));
                 }
-                self.acks.push(seq as u64)
+                self.acks.push(seq)
             }
             Err((e, msg)) => {
+                use rdkafka::Message;
+                if let Some(t) = &self.tolerated {
+                    // Connect's `producerSendFailed` with tolerance ALL: reported, then the
+                    // record counts as done.
+                    tracing::trace!(task = %t.task, "Ignoring failed record send to {}: {e}", msg.topic());
+                    let mut ctx = ProcessingContext::default();
+                    let outcome = t.operator.execute_failed(
+                        &mut ctx,
+                        Stage::KafkaProduce,
+                        WORKER_SOURCE_TASK_CLASS,
+                        ConnectError::connect(format!("{e}")),
+                    );
+                    t.reporters
+                        .report(&ctx, original.as_ref().map(Original::Source));
+                    if outcome.is_ok() {
+                        if let Some(meta) = &self.record_acks {
+                            meta.lock().unwrap().push((seq, None));
+                        }
+                        self.acks.push(seq);
+                        return;
+                    }
+                }
                 let mut f = self.failure.lock().unwrap();
                 if f.is_none() {
-                    use rdkafka::Message;
                     *f = Some(format!(
                         "Unrecoverable exception from producer send callback: {e} (topic {})",
                         msg.topic()
@@ -82,6 +137,10 @@ pub struct SourceTaskArgs {
     pub counters: Arc<TaskCounters>,
     pub offset_flush_interval: Duration,
     pub offset_flush_timeout: Duration,
+    /// The connector's transformations, built for this task.
+    pub chain: TransformationChain<SourceRecord>,
+    /// The connector's `errors.*` settings.
+    pub errors: ErrorHandlingConfig,
 }
 
 /// Runs the task until stopped or failed; writes RUNNING / PAUSED / FAILED statuses.
@@ -113,9 +172,26 @@ struct Loop {
     reporter: TaskStatusReporter,
     /// For tasks wanting `commit_record`: the records in flight by sequence number, and the
     /// acknowledgements the producer callback collected.
-    in_flight: Option<(std::collections::HashMap<u64, SourceRecord>, RecordAcks)>,
+    in_flight: Option<(HashMap<u64, SourceRecord>, RecordAcks)>,
     /// `offset.flush.timeout.ms`: longest an offset commit waits for Kafka.
     offset_flush_timeout: Duration,
+    chain: TransformationChain<SourceRecord>,
+    operator: Arc<RetryWithToleranceOperator>,
+    reporters: Arc<ErrorReporters>,
+    /// Keep the polled form of each record: for `commit_record` or the error log's details.
+    keep_originals: bool,
+    /// The polled form of records in flight, for failed sends (error log details).
+    originals: Option<Arc<Mutex<HashMap<u64, SourceRecord>>>>,
+}
+
+/// What to do after one stage of a record.
+enum Next<V> {
+    /// Go on with this value.
+    Value(V),
+    /// The record is skipped (dropped or a tolerated failure).
+    Skip,
+    /// The task is stopping: leave the rest of the batch.
+    Stop,
 }
 
 fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
@@ -132,7 +208,20 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         offset_flush_interval,
         offset_flush_timeout,
         track_topics,
+        mut chain,
+        errors,
     } = args;
+    let operator = Arc::new(RetryWithToleranceOperator::new(
+        &errors,
+        Arc::new(TaskRetryClock::new(control.clone())),
+    ));
+    let reporters = Arc::new(ErrorReporters::new(reporter.id.clone(), &errors, None));
+    let keep_originals =
+        task.wants_commit_record() || (errors.log_enable && errors.log_include_messages);
+    let originals = (errors.tolerance == ToleranceType::All
+        && errors.log_enable
+        && errors.log_include_messages)
+        .then(|| Arc::new(Mutex::new(HashMap::new())));
     let submitted = SubmittedRecords::new();
     let acks = submitted.inbox();
     let failure = Arc::new(Mutex::new(None));
@@ -143,14 +232,24 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         record_acks: record_acks.clone(),
         acks: acks.clone(),
         failure: failure.clone(),
+        tolerated: (errors.tolerance == ToleranceType::All).then(|| SendFailures {
+            task: reporter.id.clone(),
+            reporters: reporters.clone(),
+            operator: operator.clone(),
+            originals: originals.clone(),
+        }),
     };
     let producer: ThreadedProducer<SourceProducerContext> =
-        producer_config.create_with_context(ctx).map_err(|e| {
-            ConnectError::config(format!(
-                "Failed to create producer for {}: {e}",
-                reporter.id
-            ))
-        })?;
+        match producer_config.create_with_context(ctx) {
+            Ok(p) => p,
+            Err(e) => {
+                chain.close();
+                return Err(ConnectError::config(format!(
+                    "Failed to create producer for {}: {e}",
+                    reporter.id
+                )));
+            }
+        };
     let context = SourceTaskContext {
         config: task_config.clone(),
         offset_reader: Arc::new(ConnectorOffsetReader {
@@ -160,7 +259,10 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         stopping: control.stopping.clone(),
     };
     task.initialize(context);
-    task.start(&task_config)?;
+    if let Err(e) = task.start(&task_config) {
+        chain.close();
+        return Err(e);
+    }
     counters.record_start();
     let mut lp = Loop {
         connector,
@@ -175,8 +277,13 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         counters,
         topics_seen: track_topics.then(std::collections::HashSet::new),
         reporter: reporter.clone(),
-        in_flight: record_acks.map(|a| (std::collections::HashMap::new(), a)),
+        in_flight: record_acks.map(|a| (HashMap::new(), a)),
         offset_flush_timeout,
+        chain,
+        operator,
+        reporters,
+        keep_originals,
+        originals,
     };
     let mut paused_reported = None;
     let mut last_commit = Instant::now();
@@ -229,6 +336,7 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         }
         other => other,
     };
+    lp.chain.close();
     lp.counters.record_stop();
     result?;
     commit?;
@@ -249,11 +357,16 @@ impl Loop {
             return Ok(());
         };
         let acked = std::mem::take(&mut *acks.lock().unwrap());
-        for (seq, partition, offset) in acked {
+        for (seq, meta) in acked {
             if let Some(rec) = map.remove(&seq) {
                 self.task.commit_record(
                     &rec,
-                    Some(tributary_api::record::RecordMetadata { partition, offset }),
+                    meta.map(
+                        |(partition, offset)| tributary_api::record::RecordMetadata {
+                            partition,
+                            offset,
+                        },
+                    ),
                 )?;
             }
         }
@@ -271,13 +384,70 @@ impl Loop {
             Err(e) => return Err(e),
         };
         for record in records {
-            self.send(record)?;
+            if !self.process(record)? {
+                break;
+            }
         }
         Ok(())
     }
 
-    fn send(&mut self, record: SourceRecord) -> ConnectResult<()> {
-        let kept = self.in_flight.as_ref().map(|_| record.clone());
+    /// The next step after a stage's outcome: a failure is reported (with the polled record
+    /// when kept) before the task fails or skips the record.
+    fn settle<V>(
+        &self,
+        ctx: &ProcessingContext,
+        outcome: ConnectResult<Outcome<V>>,
+        original: Option<&SourceRecord>,
+    ) -> ConnectResult<Next<V>> {
+        match outcome {
+            Ok(Outcome::Done(v)) => Ok(Next::Value(v)),
+            Ok(Outcome::Skipped) => {
+                self.reporters.report(ctx, original.map(Original::Source));
+                Ok(Next::Skip)
+            }
+            Ok(Outcome::Stopping) => Ok(Next::Stop),
+            Err(e) => {
+                self.reporters.report(ctx, original.map(Original::Source));
+                Err(e)
+            }
+        }
+    }
+
+    /// A record that is not sent (dropped by a transformation, or a tolerated failure):
+    /// the task's `commit_record` gets it without metadata (Connect's `recordDropped`).
+    fn dropped(&mut self, original: Option<SourceRecord>, failed: bool) {
+        if failed {
+            self.counters.record_skipped(1);
+        }
+        if let (Some(rec), true) = (original, self.in_flight.is_some()) {
+            if let Err(e) = self.task.commit_record(&rec, None) {
+                tracing::error!(task = %self.reporter.id, "Exception thrown while calling task.commitRecord(): {e}");
+            }
+        }
+    }
+
+    /// Transforms, converts and sends one record. Returns false when the task is stopping (the
+    /// rest of the batch is left unsent and uncommitted).
+    fn process(&mut self, record: SourceRecord) -> ConnectResult<bool> {
+        let mut ctx = ProcessingContext::default();
+        let original = self.keep_originals.then(|| record.clone());
+        let record = if self.chain.is_empty() {
+            record
+        } else {
+            let outcome = self.chain.apply(&self.operator, &mut ctx, record);
+            match self.settle(&ctx, outcome, original.as_ref())? {
+                Next::Value(Some(r)) => r,
+                Next::Value(None) => {
+                    self.dropped(original, false);
+                    return Ok(true);
+                }
+                Next::Skip => {
+                    self.dropped(original, true);
+                    return Ok(true);
+                }
+                Next::Stop => return Ok(false),
+            }
+        };
         let SourceRecord {
             source_partition,
             source_offset,
@@ -290,6 +460,92 @@ impl Loop {
             timestamp,
             headers,
         } = record;
+        let retries = self.operator.retries();
+        // Connect converts the headers first, then the key, then the value.
+        let header_outcome = self.operator.execute(
+            &mut ctx,
+            Stage::HeaderConverter,
+            self.converters.header_class,
+            || {
+                if headers.is_empty() {
+                    return Ok(None);
+                }
+                let mut h = OwnedHeaders::new_with_capacity(headers.len());
+                for header in headers.iter() {
+                    let bytes = self.converters.header.from_connect_header(
+                        &topic,
+                        &header.key,
+                        header.schema.as_ref(),
+                        &header.value,
+                    )?;
+                    h = h.insert(KafkaHeader {
+                        key: &header.key,
+                        value: bytes.as_deref(),
+                    });
+                }
+                Ok(Some(h))
+            },
+        );
+        let kafka_headers = match self.settle(&ctx, header_outcome, original.as_ref())? {
+            Next::Value(h) => h,
+            Next::Skip => {
+                self.dropped(original, true);
+                return Ok(true);
+            }
+            Next::Stop => return Ok(false),
+        };
+        let mut key_slot = Some(key);
+        let key_outcome = self.operator.execute(
+            &mut ctx,
+            Stage::KeyConverter,
+            self.converters.key_class,
+            || {
+                let k = if retries {
+                    key_slot.clone()
+                } else {
+                    key_slot.take()
+                };
+                self.converters.key.from_connect_data_owned(
+                    &topic,
+                    key_schema.as_ref(),
+                    k.unwrap_or(tributary_api::data::Value::Null),
+                )
+            },
+        );
+        let key_bytes = match self.settle(&ctx, key_outcome, original.as_ref())? {
+            Next::Value(k) => k,
+            Next::Skip => {
+                self.dropped(original, true);
+                return Ok(true);
+            }
+            Next::Stop => return Ok(false),
+        };
+        let mut value_slot = Some(value);
+        let value_outcome = self.operator.execute(
+            &mut ctx,
+            Stage::ValueConverter,
+            self.converters.value_class,
+            || {
+                let v = if retries {
+                    value_slot.clone()
+                } else {
+                    value_slot.take()
+                };
+                self.converters.value.from_connect_data_owned(
+                    &topic,
+                    value_schema.as_ref(),
+                    v.unwrap_or(tributary_api::data::Value::Null),
+                )
+            },
+        );
+        let value_bytes = match self.settle(&ctx, value_outcome, original.as_ref())? {
+            Next::Value(v) => v,
+            Next::Skip => {
+                self.dropped(original, true);
+                return Ok(true);
+            }
+            Next::Stop => return Ok(false),
+        };
         if let Some(seen) = &mut self.topics_seen {
             if !seen.contains(&topic) {
                 self.reporter
@@ -298,33 +554,13 @@ impl Loop {
                 seen.insert(topic.clone());
             }
         }
-        let key_bytes =
-            self.converters
-                .key
-                .from_connect_data_owned(&topic, key_schema.as_ref(), key)?;
-        let value_bytes =
-            self.converters
-                .value
-                .from_connect_data_owned(&topic, value_schema.as_ref(), value)?;
-        let mut kafka_headers = None;
-        if !headers.is_empty() {
-            let mut h = OwnedHeaders::new_with_capacity(headers.len());
-            for header in headers.iter() {
-                let bytes = self.converters.header.from_connect_header(
-                    &topic,
-                    &header.key,
-                    header.schema.as_ref(),
-                    &header.value,
-                )?;
-                h = h.insert(KafkaHeader {
-                    key: &header.key,
-                    value: bytes.as_deref(),
-                });
-            }
-            kafka_headers = Some(h);
-        }
         let seq = self.submitted.submit(source_partition, source_offset);
-        if let (Some(rec), Some((map, _))) = (kept, self.in_flight.as_mut()) {
+        if let Some(originals) = &self.originals {
+            if let Some(rec) = &original {
+                originals.lock().unwrap().insert(seq, rec.clone());
+            }
+        }
+        if let (Some(rec), Some((map, _))) = (original, self.in_flight.as_mut()) {
             map.insert(seq, rec);
         }
         let mut rec: BaseRecord<'_, [u8], [u8], usize> =
@@ -348,13 +584,13 @@ impl Loop {
             match self.producer.send(rec) {
                 Ok(()) => {
                     self.counters.record_produced(1);
-                    return Ok(());
+                    return Ok(true);
                 }
                 Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
                     rec = back;
                     if self.control.is_stopping() {
-                        self.submitted.remove(seq);
-                        return Ok(());
+                        self.forget(seq);
+                        return Ok(false);
                     }
                     self.check_failure()?;
                     // librdkafka frees queue space as deliveries are reported: apply those
@@ -365,12 +601,23 @@ impl Loop {
                     self.acks.wait(wanted, QUEUE_FULL_WAIT);
                 }
                 Err((e, _)) => {
-                    self.submitted.remove(seq);
+                    self.forget(seq);
                     return Err(ConnectError::connect(format!(
                         "Failed to send record to topic {topic}: {e}"
                     )));
                 }
             }
+        }
+    }
+
+    /// Forgets a submitted record that was not handed to the producer.
+    fn forget(&mut self, seq: u64) {
+        self.submitted.remove(seq);
+        if let Some(originals) = &self.originals {
+            originals.lock().unwrap().remove(&seq);
+        }
+        if let Some((map, _)) = self.in_flight.as_mut() {
+            map.remove(&seq);
         }
     }
 

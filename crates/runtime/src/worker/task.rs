@@ -56,6 +56,16 @@ impl TaskControl {
     pub fn is_paused(&self) -> bool {
         *self.paused.lock().unwrap()
     }
+    /// Blocks until a stop is requested, at most `max`; returns whether the task is stopping
+    /// (the wait between retries of a failed operation, cut short by a stop request).
+    pub fn wait_for_stop(&self, max: Duration) -> bool {
+        let guard = self.paused.lock().unwrap();
+        let _guard = self
+            .changed
+            .wait_timeout_while(guard, max, |_| !self.stopping.is_stopped())
+            .unwrap();
+        self.stopping.is_stopped()
+    }
     /// Blocks while paused (and not stopping), at most `max`; returns whether still paused.
     pub fn wait_while_paused(&self, max: Duration) -> bool {
         let guard = self.paused.lock().unwrap();
