@@ -201,11 +201,13 @@ impl ConnectRecord for SinkRecord {
 
 /// A single message transformation (Connect's `Transformation<R>`, KIP-66).
 ///
-/// The runtime calls [`Transformation::configure`] once with the `transforms.<alias>.`
-/// settings (prefix removed, the `type`, `predicate` and `negate` keys included as Connect
-/// passes them), then [`Transformation::apply`] for each record on the task's thread, and
-/// [`Transformation::close`] when the task stops. Errors: a [`crate::ConnectError::Config`] from
-/// `configure` fails the task (and validation names `transforms.<alias>.<key>`); a
+/// Each task creates its own instances. The runtime calls [`Transformation::configure`] once
+/// with the `transforms.<alias>.` settings (prefix removed, `type` included, `predicate` and
+/// `negate` taken out, as Connect passes them), then [`Transformation::apply`] for each record
+/// on the task's thread, and [`Transformation::close`] when the task stops. Errors: an error
+/// from `configure` fails the task (as in Connect, validation does not configure
+/// transformations: it checks the settings against [`Transformation::config`], naming
+/// `transforms.<alias>.<key>`); a
 /// [`crate::ConnectError::Data`] or other error from `apply` is handled by the connector's
 /// `errors.tolerance` (KIP-298), a [`crate::ConnectError::Retriable`] is retried within
 /// `errors.retry.timeout`.
