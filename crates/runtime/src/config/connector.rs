@@ -580,3 +580,37 @@ pub fn tasks_max(props: &HashMap<String, String>) -> usize {
         .unwrap_or(1)
         .max(1)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors_of(pairs: &[(&str, &str)]) -> Vec<(String, Vec<String>)> {
+        let props: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut values = vec![ConfigValue::new("topics"), ConfigValue::new("topics.regex")];
+        validate_sink_topics(&props, &mut values);
+        values.into_iter().map(|v| (v.name, v.errors)).collect()
+    }
+
+    #[test]
+    fn the_dead_letter_queue_may_not_be_a_consumed_topic() {
+        assert_eq!(
+            errors_of(&[("topics", "a, dlq,a"), ("errors.deadletterqueue.topic.name", " dlq ")])[0].1,
+            vec!["The DLQ topic 'dlq' may not be included in the list of topics ('topics=[a, dlq]') consumed by the connector"]
+        );
+        assert_eq!(
+            errors_of(&[("topics.regex", "d.*"), ("errors.deadletterqueue.topic.name", "dlq")])[1].1,
+            vec!["The DLQ topic 'dlq' may not be matched by the regex for the topics ('topics.regex=d.*') consumed by the connector"]
+        );
+        // The regex must match the whole name, as Java's `Matcher.matches`.
+        assert!(errors_of(&[
+            ("topics.regex", "d"),
+            ("errors.deadletterqueue.topic.name", "dlq")
+        ])
+        .iter()
+        .all(|(_, e)| e.is_empty()));
+    }
+}

@@ -285,11 +285,12 @@ impl RetryWithToleranceOperator {
         }
         ctx.stage = Some(stage);
         ctx.class = class;
-        let start = self.clock.now_ms();
-        let deadline = if self.retry_timeout_ms >= 0 {
-            start.saturating_add(self.retry_timeout_ms)
-        } else {
-            i64::MAX
+        // The clock is read only when retries are on (`errors.retry.timeout` 0, the default,
+        // gives a deadline that has passed at the first failure): no cost per record otherwise.
+        let deadline = match self.retry_timeout_ms {
+            0 => None,
+            t if t < 0 => Some(i64::MAX),
+            t => Some(self.clock.now_ms().saturating_add(t)),
         };
         let mut attempt = 0u32;
         let error = loop {
@@ -298,6 +299,9 @@ impl RetryWithToleranceOperator {
             match op() {
                 Ok(v) => return Ok(Outcome::Done(v)),
                 Err(e @ ConnectError::Retriable(_)) => {
+                    let Some(deadline) = deadline else {
+                        break e;
+                    };
                     let now = self.clock.now_ms();
                     if now >= deadline {
                         break e;
