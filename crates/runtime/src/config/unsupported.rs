@@ -200,14 +200,21 @@ pub fn unsupported_settings(
             }
         }
     }
-    // Only the clients the connector uses are checked, as in Connect.
+    // Only the clients the connector uses are checked, as in Connect: a sink with a dead
+    // letter queue uses a producer too.
     let client_prefix = match kind {
         ConnectorType::Source => "producer.override.",
         ConnectorType::Sink => "consumer.override.",
     };
+    let dlq_producer =
+        kind == ConnectorType::Sink && set(config, "errors.deadletterqueue.topic.name").is_some();
     let mut overrides: Vec<&String> = config
         .keys()
-        .filter(|k| k.starts_with(client_prefix) || k.starts_with("admin.override."))
+        .filter(|k| {
+            k.starts_with(client_prefix)
+                || k.starts_with("admin.override.")
+                || (dlq_producer && k.starts_with("producer.override."))
+        })
         .collect();
     overrides.sort();
     for k in overrides {
@@ -358,6 +365,28 @@ mod tests {
         );
         let n = unsupported_settings(&c, ConnectorType::Source, &with(OverridePolicy::None));
         assert_eq!(n.len(), 2);
+        // A sink's producer overrides count only with a dead letter queue, which uses them.
+        let sink = |extra: &[(&str, &str)]| {
+            let mut c = c.clone();
+            c.extend(props(extra));
+            keys(&unsupported_settings(
+                &c,
+                ConnectorType::Sink,
+                &with(OverridePolicy::None),
+            ))
+            .into_iter()
+            .map(|(k, _)| k.to_string())
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(sink(&[]), ["consumer.override.fetch.min.bytes"]);
+        assert_eq!(
+            sink(&[("errors.deadletterqueue.topic.name", "dlq")]),
+            [
+                "consumer.override.fetch.min.bytes",
+                "producer.override.linger.ms",
+                "producer.override.sasl.mechanism"
+            ]
+        );
         assert_eq!(
             OverridePolicy::parse(
                 "org.apache.kafka.connect.connector.policy.NoneConnectorClientConfigOverridePolicy"
