@@ -256,8 +256,11 @@ mod tests {
     use crate::config::errors::{ErrorHandlingConfig, ToleranceType};
     use crate::worker::errors::RetryClock;
 
-    static CLOSED: AtomicUsize = AtomicUsize::new(0);
-    static CONFIGURED: Mutex<Vec<Props>> = Mutex::new(Vec::new());
+    thread_local! {
+        // Per test thread: tests run in parallel.
+        static CLOSED: AtomicUsize = const { AtomicUsize::new(0) };
+        static CONFIGURED: Mutex<Vec<Props>> = const { Mutex::new(Vec::new()) };
+    }
 
     /// Appends `suffix` to string values; fails on values containing `fail`; drops `drop`.
     #[derive(Default)]
@@ -267,7 +270,7 @@ mod tests {
     }
     impl<R: ConnectRecord> Transformation<R> for Append {
         fn configure(&mut self, props: &Props) -> ConnectResult<()> {
-            CONFIGURED.lock().unwrap().push(props.clone());
+            CONFIGURED.with(|c| c.lock().unwrap().push(props.clone()));
             if props.contains_key("explode") {
                 return Err(ConnectError::config("explode is set"));
             }
@@ -315,7 +318,7 @@ mod tests {
             )
         }
         fn close(&mut self) {
-            CLOSED.fetch_add(1, Ordering::Relaxed);
+            CLOSED.with(|c| c.fetch_add(1, Ordering::Relaxed));
         }
     }
 
@@ -417,9 +420,9 @@ mod tests {
             ("predicates.isA.type", "StartsWith"),
             ("predicates.isA.prefix", "a"),
         ]);
-        CONFIGURED.lock().unwrap().clear();
+        CONFIGURED.with(|c| c.lock().unwrap().clear());
         let mut chain = TransformationChain::<SourceRecord>::build(&plugins(), &p).unwrap();
-        let configured = CONFIGURED.lock().unwrap().clone();
+        let configured = CONFIGURED.with(|c| c.lock().unwrap().clone());
         // Each transformation sees its own settings, prefix removed, without predicate and
         // negate, with its type.
         assert_eq!(
@@ -437,9 +440,9 @@ mod tests {
         );
         // A dropped record stops the chain.
         assert_eq!(run(&mut chain, &op, "drop").unwrap(), Outcome::Done(None));
-        let before = CLOSED.load(Ordering::Relaxed);
+        let before = CLOSED.with(|c| c.load(Ordering::Relaxed));
         chain.close();
-        assert_eq!(CLOSED.load(Ordering::Relaxed) - before, 2);
+        assert_eq!(CLOSED.with(|c| c.load(Ordering::Relaxed)) - before, 2);
     }
 
     #[test]
