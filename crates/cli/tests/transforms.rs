@@ -223,8 +223,10 @@ fn a_sink_whose_transformation_renames_the_topic_commits_what_it_consumed() {
     let topic = unique("rename-in");
     create_topic(&bootstrap, &topic, 1);
     let out = d.join("out.txt");
+    // A name of its own, so that no earlier run's consumer group members are in the way.
+    let name = unique("renaming-sink");
     let connector = json!({
-        "name": "renaming-sink",
+        "name": name,
         "connector.class": "FileStreamSink",
         "file": out.display().to_string(),
         "topics": topic,
@@ -236,7 +238,7 @@ fn a_sink_whose_transformation_renames_the_topic_commits_what_it_consumed() {
     let first: Vec<String> = (0..20).map(|i| format!("line {i}")).collect();
     produce_values(&bootstrap, &topic, Some(0), &first);
     let mut w = StandaloneWorker::start(d, &bootstrap, "", &["sink.json"]);
-    w.wait_state("renaming-sink", 1, "RUNNING");
+    w.wait_state(&name, 1, "RUNNING");
     wait_for(
         "the first records in the file",
         Duration::from_secs(60),
@@ -247,7 +249,7 @@ fn a_sink_whose_transformation_renames_the_topic_commits_what_it_consumed() {
     let second: Vec<String> = (20..30).map(|i| format!("line {i}")).collect();
     produce_values(&bootstrap, &topic, Some(0), &second);
     let w = StandaloneWorker::start(d, &bootstrap, "", &["sink.json"]);
-    w.wait_state("renaming-sink", 1, "RUNNING");
+    w.wait_state(&name, 1, "RUNNING");
     let lines = wait_for("every record in the file", Duration::from_secs(60), || {
         let l = file_lines(&out);
         (l.len() >= 30).then_some(l)
@@ -280,9 +282,11 @@ fn tolerated_failures_go_to_the_dead_letter_queue_with_connects_headers() {
     );
     let w = StandaloneWorker::start(d, &bootstrap, "", &[]);
     let out = d.join("out.txt");
+    // Sinks get names of their own: a consumer group left by an earlier run is not reused.
+    let name = unique("dlq-sink");
     let (code, body) = create(
         &w,
-        "dlq-sink",
+        &name,
         json!({
             "connector.class": "FileStreamSink",
             "file": out.display().to_string(),
@@ -350,8 +354,8 @@ fn tolerated_failures_go_to_the_dead_letter_queue_with_connects_headers() {
     );
     assert_eq!(bad.header("__connect.errors.offset").as_deref(), Some("1"));
     assert_eq!(
-        bad.header("__connect.errors.connector.name").as_deref(),
-        Some("dlq-sink")
+        bad.header("__connect.errors.connector.name"),
+        Some(name.clone())
     );
     assert_eq!(bad.header("__connect.errors.task.id").as_deref(), Some("0"));
     assert_eq!(
@@ -388,17 +392,19 @@ fn tolerated_failures_go_to_the_dead_letter_queue_with_connects_headers() {
         Some("3")
     );
     // The task keeps running; the skipped records are counted and logged as Connect logs them.
-    let status = w.wait_state("dlq-sink", 1, "RUNNING");
+    let status = w.wait_state(&name, 1, "RUNNING");
     assert_eq!(status["tasks"][0]["state"], "RUNNING");
     let skipped = wait_for("the skipped count", Duration::from_secs(30), || {
         let (_, c) = w.get("/tributary/task-counters");
-        c["dlq-sink-0"]["skipped"].as_u64().filter(|n| *n >= 2)
+        c[format!("{name}-0")]["skipped"]
+            .as_u64()
+            .filter(|n| *n >= 2)
     });
     assert_eq!(skipped, 2);
     let log = w.log_text();
     assert!(
         log.contains(&format!(
-            "Error encountered in task dlq-sink-0. Executing stage 'VALUE_CONVERTER' with class 'org.apache.kafka.connect.json.JsonConverter', where consumed record is {{topic='{topic}', partition=0, offset=1, timestamp="
+            "Error encountered in task {name}-0. Executing stage 'VALUE_CONVERTER' with class 'org.apache.kafka.connect.json.JsonConverter', where consumed record is {{topic='{topic}', partition=0, offset=1, timestamp="
         )),
         "{log}"
     );
@@ -413,9 +419,10 @@ fn without_tolerance_a_failure_fails_the_task_naming_the_stage_and_class() {
     create_topic(&bootstrap, &topic, 1);
     produce(&bootstrap, &topic, &[(None, "not json", &[])]);
     let w = StandaloneWorker::start(d, &bootstrap, "", &[]);
+    let name = unique("strict-sink");
     let (code, body) = create(
         &w,
-        "strict-sink",
+        &name,
         json!({
             "connector.class": "FileStreamSink",
             "file": d.join("out.txt").display().to_string(),
@@ -425,7 +432,7 @@ fn without_tolerance_a_failure_fails_the_task_naming_the_stage_and_class() {
         }),
     );
     assert_eq!(code, 201, "{body}");
-    let task = wait_task_failed(&w, "strict-sink");
+    let task = wait_task_failed(&w, &name);
     let trace = task["trace"].as_str().unwrap();
     assert!(
         trace.starts_with(
