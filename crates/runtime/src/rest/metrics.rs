@@ -6,7 +6,8 @@
 //! `tributary_worker_jobs_stopped_last_rebalance`, `tributary_worker_static_claims_in_effect`,
 //! `tributary_worker_connectors`, `tributary_worker_tasks`, and per task on this worker
 //! `tributary_task_starts_total`, `tributary_task_stops_total`, `tributary_task_records_total`,
-//! `tributary_task_offset_commits_total` (labels `connector`, `task`).
+//! `tributary_task_offset_commits_total`, `tributary_task_skipped_records` (records skipped
+//! under `errors.tolerance=all`) (labels `connector`, `task`).
 
 use axum::extract::State;
 use axum::http::header;
@@ -99,7 +100,7 @@ pub async fn metrics(State(s): State<RestState>) -> Result<Response, RestError> 
             .map(|a| a.len() as i64)
             .unwrap_or(0),
     );
-    let families: [CounterFamily; 4] = [
+    let families: [CounterFamily; 5] = [
         (
             "tributary_task_starts",
             "Times the task was started on this worker",
@@ -119,6 +120,11 @@ pub async fn metrics(State(s): State<RestState>) -> Result<Response, RestError> 
             "tributary_task_offset_commits",
             "Offset commits of the task on this worker",
             |c| c.offset_commits,
+        ),
+        (
+            "tributary_task_skipped_records",
+            "Records the task skipped because errors.tolerance=all tolerated their failure",
+            |c| c.skipped,
         ),
     ];
     for (name, help, get) in families {

@@ -1093,12 +1093,15 @@ fn components() -> Value {
         },
         "Counters": {
             "type": "object",
-            "required": ["starts", "stops", "records", "offset_commits"],
+            "required": ["starts", "stops", "records", "offset_commits", "skipped"],
             "properties": {
                 "starts": { "type": "integer", "minimum": 0 },
                 "stops": { "type": "integer", "minimum": 0 },
                 "records": { "type": "integer", "minimum": 0 },
                 "offset_commits": { "type": "integer", "minimum": 0 },
+                "skipped": { "type": "integer", "minimum": 0,
+                             "description": "Records skipped because errors.tolerance=all \
+                                             tolerated their failure." },
             },
         },
         "WorkerInfo": {
