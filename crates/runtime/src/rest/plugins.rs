@@ -215,12 +215,77 @@ mod tests {
         };
         let (code, v) = send(&url, "GET", "/connector-plugins?connectorsOnly=no", None).await;
         assert_eq!(code, 200);
-        assert_eq!(
-            types(v),
-            ["sink", "source", "converter", "header_converter"]
-        );
+        // Connect's order of kinds; transformations and predicates appear when the build has
+        // listed ones (the test ones are hidden).
+        let order = [
+            "sink",
+            "source",
+            "transformation",
+            "predicate",
+            "converter",
+            "header_converter",
+        ];
+        let got = types(v);
+        let positions: Vec<usize> = got
+            .iter()
+            .map(|t| order.iter().position(|o| o == t).unwrap())
+            .collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]), "{got:?}");
+        for t in ["sink", "source", "converter", "header_converter"] {
+            assert!(got.iter().any(|g| g == t), "{got:?}");
+        }
         let (_, v) = send(&url, "GET", "/connector-plugins?connectorsOnly=True", None).await;
         assert_eq!(types(v), ["sink", "source"]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn transformations_and_predicates_have_their_config_and_test_ones_are_hidden() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = serve(dir.path()).await;
+        let (_, v) = send(&url, "GET", "/connector-plugins?connectorsOnly=false", None).await;
+        let classes: Vec<&str> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["class"].as_str().unwrap())
+            .collect();
+        assert!(!classes
+            .iter()
+            .any(|c| c.starts_with("io.tributary.connect.testing")));
+        // By alias and by class name: the plugin's own keys only.
+        for name in [
+            "TestTransformation",
+            "io.tributary.connect.testing.TestTransformation",
+        ] {
+            let (code, keys) = send(
+                &url,
+                "GET",
+                &format!("/connector-plugins/{name}/config"),
+                None,
+            )
+            .await;
+            assert_eq!(code, 200, "{keys}");
+            let names: Vec<&str> = keys
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|k| k["name"].as_str().unwrap())
+                .collect();
+            assert!(
+                names.contains(&"retriable.failures") && !names.contains(&"predicate"),
+                "{names:?}"
+            );
+        }
+        let (code, keys) = send(&url, "GET", "/connector-plugins/TestPredicate/config", None).await;
+        assert_eq!(
+            (code, &keys[0]["name"]),
+            (200, &serde_json::json!("value.contains"))
+        );
+        let (code, v) = send(&url, "GET", "/connector-plugins/Value/config", None).await;
+        assert_eq!(
+            (code, &v["message"]),
+            (404, &serde_json::json!("Unknown plugin Value."))
+        );
     }
 
     // Found while checking the fuzzer's limits against Connect (which reads any size): a body
