@@ -72,6 +72,30 @@ impl Part {
     }
 }
 
+/// [`Part`] at the type level, so one generic transformation type gives both Connect classes:
+/// `MyTransform<KeyPart>` is `…$Key`, `MyTransform<ValuePart>` is `…$Value`, each with the
+/// `Default` that [`tributary_api::transforms::TransformationPlugin::of`] needs.
+pub trait PartMarker: Send + Sync + 'static {
+    /// The part this marker stands for.
+    const PART: Part;
+}
+
+/// The record key (`…$Key`), as a type.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KeyPart;
+
+/// The record value (`…$Value`), as a type.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ValuePart;
+
+impl PartMarker for KeyPart {
+    const PART: Part = Part::Key;
+}
+
+impl PartMarker for ValuePart {
+    const PART: Part = Part::Value;
+}
+
 /// What a transformation is doing, for Connect's "… for [purpose] …" error messages.
 pub type Purpose = &'static str;
 
