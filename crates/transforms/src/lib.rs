@@ -7,9 +7,16 @@
 //! kind; where Connect has `$Key` / `$Value` variants, one type takes the part it works on
 //! ([`util::Part`]) and both class names are listed by [`plugins`].
 
+pub mod insert_field;
 pub mod util;
 
+#[cfg(test)]
+mod test_records;
+
 use tributary_api::plugin::PluginSet;
+use tributary_api::transforms::TransformationPlugin;
+
+use crate::util::{KeyPart, ValuePart};
 
 /// Version reported for the built-in transformations and predicates (the Connect release whose
 /// behaviour they follow).
@@ -17,5 +24,19 @@ pub const VERSION: &str = "4.1.1";
 
 /// Every built-in transformation and predicate, under Connect's class names.
 pub fn plugins() -> PluginSet {
-    PluginSet::default()
+    let mut set = PluginSet::default();
+    let t = &mut set.transformations;
+    t.push(
+        TransformationPlugin::of::<insert_field::InsertField<KeyPart>>(
+            "org.apache.kafka.connect.transforms.InsertField$Key",
+            VERSION,
+        ),
+    );
+    t.push(TransformationPlugin::of::<
+        insert_field::InsertField<ValuePart>,
+    >(
+        "org.apache.kafka.connect.transforms.InsertField$Value",
+        VERSION,
+    ));
+    set
 }
