@@ -8,6 +8,8 @@
 //! ([`util::Part`]) and both class names are listed by [`plugins`].
 
 pub mod insert_field;
+mod java_compat;
+pub mod replace_field;
 pub mod util;
 
 #[cfg(test)]
@@ -36,6 +38,18 @@ pub fn plugins() -> PluginSet {
         insert_field::InsertField<ValuePart>,
     >(
         "org.apache.kafka.connect.transforms.InsertField$Value",
+        VERSION,
+    ));
+    t.push(TransformationPlugin::of::<
+        replace_field::ReplaceField<KeyPart>,
+    >(
+        "org.apache.kafka.connect.transforms.ReplaceField$Key",
+        VERSION,
+    ));
+    t.push(TransformationPlugin::of::<
+        replace_field::ReplaceField<ValuePart>,
+    >(
+        "org.apache.kafka.connect.transforms.ReplaceField$Value",
         VERSION,
     ));
     set
