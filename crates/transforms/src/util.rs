@@ -246,6 +246,23 @@ pub fn invalid_config(name: &str, value: &str, message: &str) -> ConnectError {
     ))
 }
 
+/// Connect's `NonEmptyListValidator` for configuration: an empty list fails with
+/// `Invalid value [] for configuration <key>: Empty list`.
+pub fn non_empty_list() -> Validator {
+    Validator::Custom(std::sync::Arc::new(|v: &Parsed| match v {
+        Parsed::List(items) if items.is_empty() => Err("Empty list".into()),
+        _ => Ok(()),
+    }))
+}
+
+/// The check of [`non_empty_list`] with Connect's exact message, for [`Settings::parse_with`].
+pub fn check_non_empty_lists(key: &str, v: &Parsed) -> ConnectResult<()> {
+    match v {
+        Parsed::List(items) if items.is_empty() => Err(invalid_config(key, "[]", "Empty list")),
+        _ => Ok(()),
+    }
+}
+
 /// A check of one parsed setting, by key (see [`Settings::parse_with`]).
 pub type KeyCheck<'a> = dyn Fn(&str, &Parsed) -> ConnectResult<()> + 'a;
 
