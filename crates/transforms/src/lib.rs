@@ -7,10 +7,15 @@
 //! kind; where Connect has `$Key` / `$Value` variants, one type takes the part it works on
 //! ([`util::Part`]) and both class names are listed by [`plugins`].
 
+pub mod extract_field;
+pub mod field_path;
+pub mod hoist_field;
 pub mod insert_field;
 mod java_compat;
 pub mod replace_field;
+pub mod set_schema_metadata;
 pub mod util;
+pub mod value_to_key;
 
 #[cfg(test)]
 mod test_records;
@@ -50,6 +55,46 @@ pub fn plugins() -> PluginSet {
         replace_field::ReplaceField<ValuePart>,
     >(
         "org.apache.kafka.connect.transforms.ReplaceField$Value",
+        VERSION,
+    ));
+    t.push(TransformationPlugin::of::<
+        extract_field::ExtractField<KeyPart>,
+    >(
+        "org.apache.kafka.connect.transforms.ExtractField$Key",
+        VERSION,
+    ));
+    t.push(TransformationPlugin::of::<
+        extract_field::ExtractField<ValuePart>,
+    >(
+        "org.apache.kafka.connect.transforms.ExtractField$Value",
+        VERSION,
+    ));
+    t.push(
+        TransformationPlugin::of::<hoist_field::HoistField<KeyPart>>(
+            "org.apache.kafka.connect.transforms.HoistField$Key",
+            VERSION,
+        ),
+    );
+    t.push(
+        TransformationPlugin::of::<hoist_field::HoistField<ValuePart>>(
+            "org.apache.kafka.connect.transforms.HoistField$Value",
+            VERSION,
+        ),
+    );
+    t.push(TransformationPlugin::of::<
+        set_schema_metadata::SetSchemaMetadata<KeyPart>,
+    >(
+        "org.apache.kafka.connect.transforms.SetSchemaMetadata$Key",
+        VERSION,
+    ));
+    t.push(TransformationPlugin::of::<
+        set_schema_metadata::SetSchemaMetadata<ValuePart>,
+    >(
+        "org.apache.kafka.connect.transforms.SetSchemaMetadata$Value",
+        VERSION,
+    ));
+    t.push(TransformationPlugin::of::<value_to_key::ValueToKey>(
+        "org.apache.kafka.connect.transforms.ValueToKey",
         VERSION,
     ));
     set
