@@ -7,11 +7,14 @@
 //! kind; where Connect has `$Key` / `$Value` variants, one type takes the part it works on
 //! ([`util::Part`]) and both class names are listed by [`plugins`].
 
+pub mod cast;
 pub mod extract_field;
 pub mod field_path;
+pub mod flatten;
 pub mod hoist_field;
 pub mod insert_field;
 mod java_compat;
+pub mod mask_field;
 pub mod replace_field;
 pub mod set_schema_metadata;
 pub mod util;
@@ -95,6 +98,32 @@ pub fn plugins() -> PluginSet {
     ));
     t.push(TransformationPlugin::of::<value_to_key::ValueToKey>(
         "org.apache.kafka.connect.transforms.ValueToKey",
+        VERSION,
+    ));
+    t.push(TransformationPlugin::of::<mask_field::MaskField<KeyPart>>(
+        "org.apache.kafka.connect.transforms.MaskField$Key",
+        VERSION,
+    ));
+    t.push(
+        TransformationPlugin::of::<mask_field::MaskField<ValuePart>>(
+            "org.apache.kafka.connect.transforms.MaskField$Value",
+            VERSION,
+        ),
+    );
+    t.push(TransformationPlugin::of::<flatten::Flatten<KeyPart>>(
+        "org.apache.kafka.connect.transforms.Flatten$Key",
+        VERSION,
+    ));
+    t.push(TransformationPlugin::of::<flatten::Flatten<ValuePart>>(
+        "org.apache.kafka.connect.transforms.Flatten$Value",
+        VERSION,
+    ));
+    t.push(TransformationPlugin::of::<cast::Cast<KeyPart>>(
+        "org.apache.kafka.connect.transforms.Cast$Key",
+        VERSION,
+    ));
+    t.push(TransformationPlugin::of::<cast::Cast<ValuePart>>(
+        "org.apache.kafka.connect.transforms.Cast$Value",
         VERSION,
     ));
     set
