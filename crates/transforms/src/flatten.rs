@@ -9,8 +9,8 @@ use tributary_api::{ConnectError, ConnectResult, Props};
 
 use crate::java_compat::{java_class, string_key};
 use crate::util::{
-    copy_schema_basics, copy_schema_basics_of, map_put, require_map, require_struct_or_null,
-    PartMarker, Settings,
+    copy_schema_basics, copy_schema_basics_of, field_value, map_put, require_map,
+    require_struct_or_null, PartMarker, Settings,
 };
 
 const DELIMITER: &str = "delimiter";
@@ -171,15 +171,17 @@ impl<P: PartMarker> Flatten<P> {
     ) -> ConnectResult<Struct> {
         for field in &value.schema().fields {
             let name = self.name(prefix, &field.name);
-            let v = value.get(&field.name).cloned().unwrap_or(Value::Null);
             match field.schema.schema_type {
                 SchemaType::Struct => {
-                    if let Value::Struct(inner) = &v {
+                    // As Connect's `Struct.getStruct`, a null struct is not replaced by its
+                    // default here: its flattened fields stay unset (their schemas carry the
+                    // defaults).
+                    if let Value::Struct(inner) = value.get_by_index(field.index) {
                         out = self.flatten_struct(inner, &name, out)?;
                     }
                 }
                 SchemaType::Map => return Err(unsupported_with_schema(SchemaType::Map, &name)),
-                _ => out = out.put(&name, v)?,
+                _ => out = out.put(&name, field_value(value, field, true))?,
             }
         }
         Ok(out)
@@ -382,6 +384,61 @@ mod tests {
         let v = as_struct(&out.value);
         assert_eq!(v.get_by_index(0), &Value::Null);
         assert_eq!(v.get("c_req_field"), Some(&Value::from("req_default")));
+    }
+
+    #[test]
+    fn a_null_struct_with_a_default_leaves_its_fields_unset() {
+        let child = SchemaBuilder::struct_()
+            .optional()
+            .field("x", Schema::int32_schema())
+            .unwrap()
+            .field("y", Schema::optional_int32_schema())
+            .unwrap()
+            .build();
+        let child_default = Struct::new(child.clone())
+            .unwrap()
+            .put("x", 1)
+            .unwrap()
+            .put("y", 2)
+            .unwrap();
+        let child = SchemaBuilder::struct_()
+            .optional()
+            .field("x", Schema::int32_schema())
+            .unwrap()
+            .field("y", Schema::optional_int32_schema())
+            .unwrap()
+            .default_value(Value::Struct(child_default))
+            .unwrap()
+            .build();
+        let top = SchemaBuilder::struct_()
+            .field("c", child)
+            .unwrap()
+            .field(
+                "d",
+                SchemaBuilder::int32()
+                    .default_value(Value::Int32(9))
+                    .unwrap()
+                    .build(),
+            )
+            .unwrap()
+            .build();
+        let mut t: Flatten<ValuePart> = configured(&[]);
+        let v = Struct::new(top.clone()).unwrap();
+        let out = apply(&mut t, source_value(Some(top), Value::Struct(v))).unwrap();
+        let s = out.value_schema.clone().unwrap();
+        assert_eq!(
+            s.field("c.x").unwrap().schema,
+            SchemaBuilder::int32()
+                .optional()
+                .default_value(Value::Int32(1))
+                .unwrap()
+                .build()
+        );
+        let v = as_struct(&out.value);
+        assert_eq!(v.get_by_index(0), &Value::Null);
+        assert_eq!(v.get_by_index(1), &Value::Null);
+        // A primitive field's default is copied into the flattened value.
+        assert_eq!(v.get_by_index(2), &Value::Int32(9));
     }
 
     #[test]

@@ -128,3 +128,38 @@ pub fn plugins() -> PluginSet {
     ));
     set
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_class_is_listed_under_its_java_name() {
+        let set = plugins();
+        let classes: Vec<&str> = set.transformations.iter().map(|p| p.class).collect();
+        let mut want = vec!["org.apache.kafka.connect.transforms.ValueToKey".to_string()];
+        for name in [
+            "Cast",
+            "ExtractField",
+            "Flatten",
+            "HoistField",
+            "InsertField",
+            "MaskField",
+            "ReplaceField",
+            "SetSchemaMetadata",
+        ] {
+            for part in ["Key", "Value"] {
+                want.push(format!("org.apache.kafka.connect.transforms.{name}${part}"));
+            }
+        }
+        for class in &want {
+            assert_eq!(classes.iter().filter(|c| *c == class).count(), 1, "{class}");
+        }
+        assert!(set.transformations.iter().all(|p| p.version == VERSION));
+        // Each constructor gives a transformation with its settings.
+        for p in &set.transformations {
+            let t = (p.new_sink)();
+            assert!(!t.config().keys.is_empty(), "{}", p.class);
+        }
+    }
+}

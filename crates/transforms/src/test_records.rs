@@ -6,7 +6,6 @@ use tributary_api::transforms::{ConnectRecord, Transformation};
 use tributary_api::{ConnectResult, Props};
 
 /// Settings from key/value pairs.
-#[allow(dead_code)]
 pub fn props(pairs: &[(&str, &str)]) -> Props {
     pairs
         .iter()
@@ -15,7 +14,6 @@ pub fn props(pairs: &[(&str, &str)]) -> Props {
 }
 
 /// A source record for topic `test` with this value (no key, partition or timestamp).
-#[allow(dead_code)]
 pub fn source_value(schema: Option<SchemaRef>, value: Value) -> SourceRecord {
     SourceRecord::new(
         serde_json::Map::new(),
@@ -27,7 +25,6 @@ pub fn source_value(schema: Option<SchemaRef>, value: Value) -> SourceRecord {
 }
 
 /// A source record for topic `test` with this key and no value.
-#[allow(dead_code)]
 pub fn source_key(schema: Option<SchemaRef>, key: Value) -> SourceRecord {
     let mut r = source_value(None, Value::Null);
     r.key_schema = schema;
@@ -36,7 +33,6 @@ pub fn source_key(schema: Option<SchemaRef>, key: Value) -> SourceRecord {
 }
 
 /// A sink record of `test`, partition 0, at `offset`, with this value.
-#[allow(dead_code)]
 pub fn sink_value(schema: Option<SchemaRef>, value: Value, offset: i64) -> SinkRecord {
     SinkRecord::new(
         "test",
@@ -72,7 +68,6 @@ impl SourceRecordExt for SourceRecord {
 }
 
 /// A schemaless map with string keys, in this order.
-#[allow(dead_code)]
 pub fn map(entries: &[(&str, Value)]) -> Value {
     Value::Map(
         entries
@@ -83,7 +78,6 @@ pub fn map(entries: &[(&str, Value)]) -> Value {
 }
 
 /// The struct inside `v`; panics otherwise.
-#[allow(dead_code)]
 pub fn as_struct(v: &Value) -> &Struct {
     match v {
         Value::Struct(s) => s,
@@ -92,13 +86,11 @@ pub fn as_struct(v: &Value) -> &Struct {
 }
 
 /// Applies `t` to `record`, expecting a record back (not a drop).
-#[allow(dead_code)]
 pub fn apply<R: ConnectRecord, T: Transformation<R>>(t: &mut T, record: R) -> ConnectResult<R> {
     Ok(t.apply(record)?.expect("the record is kept"))
 }
 
 /// Configures a new `T` for source records with these settings.
-#[allow(dead_code)]
 pub fn configured<T: Default + Transformation<SourceRecord>>(pairs: &[(&str, &str)]) -> T {
     let mut t = T::default();
     t.configure(&props(pairs)).expect("valid settings");
@@ -106,7 +98,6 @@ pub fn configured<T: Default + Transformation<SourceRecord>>(pairs: &[(&str, &st
 }
 
 /// The configuration error `T` reports for these settings.
-#[allow(dead_code)]
 pub fn config_error<T: Default + Transformation<SourceRecord>>(pairs: &[(&str, &str)]) -> String {
     let mut t = T::default();
     match t.configure(&props(pairs)) {
