@@ -4,8 +4,13 @@
 //! results for the same settings and records.
 //!
 //! Each transformation implements [`tributary_api::transforms::Transformation`] for every record
-//! kind; where Connect has `$Key` / `$Value` variants, one type takes the part it works on
-//! ([`util::Part`]) and both class names are listed by [`plugins`].
+//! kind; where Connect has `$Key` / `$Value` variants, one generic type takes the part it works
+//! on as a type parameter ([`util::KeyPart`] / [`util::ValuePart`], see [`util::PartMarker`])
+//! and both class names are listed by [`plugins`].
+//!
+//! Schemaless maps keep their entries' order (Connect's `HashMap`s have a hash order instead;
+//! the maps are equal as maps), and schemas are rebuilt for each record where Connect caches
+//! them per input schema (the results are equal).
 
 pub mod cast;
 pub mod extract_field;

@@ -96,7 +96,7 @@ impl PartMarker for ValuePart {
     const PART: Part = Part::Value;
 }
 
-/// What a transformation is doing, for Connect's "… for [purpose] …" error messages.
+/// What a transformation is doing, for Connect's `… for [purpose] …` error messages.
 pub type Purpose = &'static str;
 
 /// Connect's `Requirements.requireSchema`: the schema, or a [`ConnectError::Data`]
