@@ -73,6 +73,12 @@ fn decimal_integer_part(d: &Decimal) -> BigInt {
 
 /// `BigDecimal.longValue()`: the integer part's low 64 bits.
 pub(crate) fn decimal_long_value(d: &Decimal) -> i64 {
+    // A multiple of 10^64 has 64 zero low bits; a pure fraction has no integer part (both
+    // shortcuts also keep huge scales from building huge powers of ten).
+    let digits = d.unscaled.magnitude().to_string().len() as i64;
+    if d.scale <= -64 || i64::from(d.scale) >= digits {
+        return 0;
+    }
     let bytes = decimal_integer_part(d).to_signed_bytes_le();
     let fill = if bytes.last().is_some_and(|b| b & 0x80 != 0) {
         0xff
@@ -217,6 +223,10 @@ mod tests {
         assert_eq!(decimal_long_value(&d("18446744073709551621")), 5);
         assert_eq!(decimal_int_value(&d("4294967297.5")), 1);
         assert_eq!(decimal_int_value(&d("-4294967297")), -1);
+        assert_eq!(decimal_long_value(&d("0.999")), 0);
+        assert_eq!(decimal_long_value(&d("1e-1000000000")), 0);
+        assert_eq!(decimal_long_value(&d("3e1000000000")), 0);
+        assert_eq!(decimal_long_value(&d("3e63")), i64::MIN);
         assert_eq!(decimal_double_value(&d("0.1")), 0.1);
         assert_eq!(decimal_float_value(&d("0.1")), 0.1f32);
         assert_eq!(d("1.50"), Decimal::new(150, 2));
