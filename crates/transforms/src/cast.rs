@@ -63,7 +63,14 @@ fn output_type(name: &str) -> ConnectResult<SchemaType> {
     let t = SchemaType::from_name(&name.to_ascii_lowercase())
         .filter(|_| name.is_ascii())
         .ok_or_else(|| {
-            ConnectError::config(format!("Invalid type found in casting spec: {name}"))
+            // Connect wraps the failed `Schema.Type.valueOf` in a ConfigException whose name and
+            // value slots are swapped, which gives this text.
+            ConnectError::config(format!(
+                "Invalid value java.lang.IllegalArgumentException: No enum constant \
+                 org.apache.kafka.connect.data.Schema.Type.{} for configuration Invalid type \
+                 found in casting spec: {name}",
+                name.to_uppercase()
+            ))
         })?;
     if !is_output_type(t) {
         return Err(ConnectError::config(format!(
@@ -925,7 +932,12 @@ mod tests {
     fn spec_errors() {
         let cases = [
             ("", "Must specify at least one field to cast."),
-            ("foo:faketype", "Invalid type found in casting spec: faketype"),
+            (
+                "foo:faketype",
+                "Invalid value java.lang.IllegalArgumentException: No enum constant \
+                 org.apache.kafka.connect.data.Schema.Type.FAKETYPE for configuration Invalid \
+                 type found in casting spec: faketype",
+            ),
             (
                 "foo:array",
                 "Cast transformation does not support casting to ARRAY; supported types are [INT8, INT16, INT32, INT64, FLOAT32, FLOAT64, BOOLEAN, STRING]",

@@ -91,6 +91,10 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for SetSchemaMetadata<P>
             return Ok(Some(record));
         }
         let schema = require_schema(schema, "updating schema metadata")?;
+        // Connect 4.1 rebuilds the schema from its field list, which only a struct has.
+        if schema.schema_type != SchemaType::Struct {
+            return Err(ConnectError::data("Cannot list fields on non-struct type"));
+        }
         let keeps_key = schema.schema_type == SchemaType::Map;
         let keeps_value = keeps_key || schema.schema_type == SchemaType::Array;
         let updated = Arc::new(Schema {
@@ -140,33 +144,60 @@ mod tests {
     fn name_and_version_are_set_and_the_rest_kept() {
         let mut t: SetSchemaMetadata<ValuePart> =
             configured(&[("schema.name", "foo"), ("schema.version", "42")]);
-        let schema = SchemaBuilder::string()
+        let schema = SchemaBuilder::struct_()
+            .field("f", Schema::string_schema())
+            .unwrap()
             .name("old")
             .version(1)
             .doc("d")
             .parameter("p", "v")
             .optional()
             .build();
-        let out = apply(&mut t, source_value(Some(schema), Value::from("x"))).unwrap();
+        let value = Value::Struct(Struct::new(schema.clone()).unwrap().put("f", "x").unwrap());
+        let out = apply(&mut t, source_value(Some(schema), value)).unwrap();
         let s = out.value_schema.unwrap();
         assert_eq!(s.name.as_deref(), Some("foo"));
         assert_eq!(s.version, Some(42));
         assert_eq!(s.doc.as_deref(), Some("d"));
         assert!(s.optional);
         assert_eq!(s.parameters.as_ref().unwrap()["p"], "v");
-        assert_eq!(out.value, Value::from("x"));
+        assert_eq!(as_struct(&out.value).get("f"), Some(&Value::from("x")));
 
+        let key_schema = SchemaBuilder::struct_()
+            .field("id", Schema::int32_schema())
+            .unwrap()
+            .name("keep")
+            .build();
+        let key = Value::Struct(
+            Struct::new(key_schema.clone())
+                .unwrap()
+                .put("id", 1)
+                .unwrap(),
+        );
         let mut t: SetSchemaMetadata<KeyPart> = configured(&[("schema.version", "7")]);
-        let out = apply(
-            &mut t,
-            source_key(
-                Some(SchemaBuilder::int32().name("keep").build()),
-                Value::Int32(1),
-            ),
-        )
-        .unwrap();
+        let out = apply(&mut t, source_key(Some(key_schema), key)).unwrap();
         let s = out.key_schema.unwrap();
         assert_eq!((s.name.as_deref(), s.version), (Some("keep"), Some(7)));
+    }
+
+    #[test]
+    fn schemas_other_than_structs_fail_as_in_connect() {
+        let mut t: SetSchemaMetadata<ValuePart> = configured(&[("schema.name", "n")]);
+        for (schema, value) in [
+            (Schema::string_schema(), Value::from("x")),
+            (Schema::optional_string_schema(), Value::Null),
+            (
+                SchemaBuilder::array(Schema::int32_schema()).build(),
+                Value::Array(vec![Value::Int32(1)]),
+            ),
+        ] {
+            assert_eq!(
+                apply(&mut t, source_value(Some(schema), value))
+                    .unwrap_err()
+                    .to_string(),
+                "Cannot list fields on non-struct type"
+            );
+        }
     }
 
     #[test]
@@ -209,13 +240,6 @@ mod tests {
         let mut t: SetSchemaMetadata<ValuePart> = configured(&[("schema.name", "n")]);
         let rec = source_value(None, Value::Null);
         assert_eq!(apply(&mut t, rec.clone()).unwrap(), rec);
-        let out = apply(
-            &mut t,
-            source_value(Some(Schema::optional_string_schema()), Value::Null),
-        )
-        .unwrap();
-        assert_eq!(out.value_schema.unwrap().name.as_deref(), Some("n"));
-        assert_eq!(out.value, Value::Null);
         assert_eq!(
             apply(&mut t, source_value(None, Value::from("x")))
                 .unwrap_err()
