@@ -1,9 +1,12 @@
 //! Connect's topic routers: [`RegexRouter`] and [`TimestampRouter`]
 //! (`org.apache.kafka.connect.transforms.*`). Both change only the record's topic.
 
+use std::any::Any;
+
 use tributary_api::config::{ConfigDef, ConfigType, Importance, Parsed, Validator};
 use tributary_api::data::date_format::JavaDateFormat;
 use tributary_api::data::SchemaRef;
+use tributary_api::record::{SinkRecord, SourceRecord, TimestampType};
 use tributary_api::transforms::{ConnectRecord, Transformation};
 use tributary_api::{ConnectError, ConnectResult, Props};
 
@@ -193,8 +196,29 @@ impl<R: ConnectRecord> Transformation<R> for TimestampRouter {
     }
 }
 
-/// A record as Connect's `ConnectRecord.toString()` shows it.
+/// A record as Connect's `toString()` shows it: `SourceRecord{…} ConnectRecord{…}` or
+/// `SinkRecord{…} ConnectRecord{…}`.
 fn record_to_string<R: ConnectRecord>(r: &R) -> String {
+    let any: &dyn Any = r;
+    let prefix = if let Some(s) = any.downcast_ref::<SourceRecord>() {
+        format!(
+            "SourceRecord{{sourcePartition={}, sourceOffset={}}} ",
+            java_map(&s.source_partition),
+            java_map(&s.source_offset)
+        )
+    } else if let Some(s) = any.downcast_ref::<SinkRecord>() {
+        let timestamp_type = match s.timestamp_type {
+            TimestampType::NoTimestampType => "NoTimestampType",
+            TimestampType::CreateTime => "CreateTime",
+            TimestampType::LogAppendTime => "LogAppendTime",
+        };
+        format!(
+            "SinkRecord{{kafkaOffset={}, timestampType={timestamp_type}, originalTopic={}, originalKafkaPartition={}, originalKafkaOffset={}}} ",
+            s.kafka_offset, s.original_topic, s.original_kafka_partition, s.original_kafka_offset
+        )
+    } else {
+        String::new()
+    };
     let schema = |s: Option<&SchemaRef>| s.map_or("null".to_string(), |s| s.to_string());
     let headers: Vec<String> = r
         .headers()
@@ -209,7 +233,7 @@ fn record_to_string<R: ConnectRecord>(r: &R) -> String {
         })
         .collect();
     format!(
-        "ConnectRecord{{topic='{}', kafkaPartition={}, key={}, keySchema={}, value={}, valueSchema={}, timestamp={}, headers=ConnectHeaders(headers={})}}",
+        "{prefix}ConnectRecord{{topic='{}', kafkaPartition={}, key={}, keySchema={}, value={}, valueSchema={}, timestamp={}, headers=ConnectHeaders(headers={})}}",
         r.topic(),
         r.kafka_partition().map_or("null".to_string(), |p| p.to_string()),
         r.key(),
@@ -225,12 +249,33 @@ fn record_to_string<R: ConnectRecord>(r: &R) -> String {
     )
 }
 
+/// A source partition or offset as Java's `Map.toString()` shows it.
+fn java_map(map: &serde_json::Map<String, serde_json::Value>) -> String {
+    fn value(v: &serde_json::Value) -> String {
+        match v {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Array(items) => {
+                format!(
+                    "[{}]",
+                    items.iter().map(value).collect::<Vec<_>>().join(", ")
+                )
+            }
+            serde_json::Value::Object(m) => java_map(m),
+            other => other.to_string(),
+        }
+    }
+    let entries: Vec<String> = map
+        .iter()
+        .map(|(k, v)| format!("{k}={}", value(v)))
+        .collect();
+    format!("{{{}}}", entries.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::test_support::{null, props, sink, source};
     use tributary_api::data::{Schema, Value};
-    use tributary_api::record::{SinkRecord, SourceRecord};
 
     fn configured<T: Default + Transformation<SourceRecord>>(pairs: &[(&str, &str)]) -> T {
         let mut t = T::default();
@@ -366,9 +411,28 @@ mod tests {
         assert!(matches!(err, ConnectError::Data(_)));
         assert_eq!(
             err.to_string(),
-            "Timestamp missing on record: ConnectRecord{topic='t', kafkaPartition=3, key=null, \
+            "Timestamp missing on record: SourceRecord{sourcePartition={file=f}, \
+             sourceOffset={position=7}} ConnectRecord{topic='t', kafkaPartition=3, key=null, \
              keySchema=null, value=v, valueSchema=null, timestamp=null, \
              headers=ConnectHeaders(headers=)}"
+        );
+        let mut s = sink(
+            "t",
+            (Some(Schema::string_schema()), Value::from("k")),
+            null(),
+            None,
+        );
+        s.headers
+            .add("h", Some(Schema::string_schema()), Value::from("x"));
+        let err =
+            Transformation::<SinkRecord>::apply(&mut TimestampRouter::default(), s).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Timestamp missing on record: SinkRecord{kafkaOffset=42, timestampType=CreateTime, \
+             originalTopic=t, originalKafkaPartition=1, originalKafkaOffset=42} \
+             ConnectRecord{topic='t', kafkaPartition=1, key=k, keySchema=Schema{STRING}, \
+             value=null, valueSchema=null, timestamp=null, headers=ConnectHeaders(headers=[\
+             ConnectHeader(key=h, value=x, schema=Schema{STRING})])}"
         );
         let mut t: TimestampRouter = configured(&[("timestamp.format", "yyyyq")]);
         let err = t.apply(source("t", null(), null(), Some(1))).unwrap_err();

@@ -423,9 +423,13 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for TimestampConverter<P
         let format = if blank {
             None
         } else {
-            Some(JavaDateFormat::new(pattern).map_err(|_| {
+            // Connect builds this ConfigException with its (name, value) constructor, so the
+            // message reads oddly; it is kept as users see it.
+            Some(JavaDateFormat::new(pattern).map_err(|e| {
                 ConnectError::config(format!(
-                    "TimestampConverter requires a SimpleDateFormat-compatible pattern for string timestamps: {pattern}"
+                    "Invalid value java.lang.IllegalArgumentException: {e} for configuration \
+                     TimestampConverter requires a SimpleDateFormat-compatible pattern for string \
+                     timestamps: {pattern}"
                 ))
             })?)
         };
@@ -682,7 +686,10 @@ mod tests {
             (None, Value::Date(-1))
         );
         // Without a format a string input cannot be read.
-        assert!(run(&mut t, None, Value::from("2024")).is_err());
+        assert_eq!(
+            run(&mut t, None, Value::from("2024")).unwrap_err().to_string(),
+            "Cannot invoke \"java.text.SimpleDateFormat.parse(String)\" because \"config.format\" is null"
+        );
     }
 
     #[test]
@@ -832,8 +839,13 @@ mod tests {
         );
         assert_eq!(
             config_error(&[("target.type", "string"), ("format", "yyyy-qq")]),
-            "TimestampConverter requires a SimpleDateFormat-compatible pattern for string timestamps: yyyy-qq"
+            "Invalid value java.lang.IllegalArgumentException: Illegal pattern character 'q' for \
+             configuration TimestampConverter requires a SimpleDateFormat-compatible pattern for \
+             string timestamps: yyyy-qq"
         );
+        // Any target validates a given pattern.
+        assert!(config_error(&[("target.type", "unix"), ("format", "'")])
+            .contains("Unterminated quote"));
         assert_eq!(
             config_error(&[("target.type", "unix"), ("unix.precision", "minutes")]),
             "Invalid value minutes for configuration unix.precision: String must be one of: nanoseconds, microseconds, milliseconds, seconds"
