@@ -8,7 +8,8 @@
 //! - Pattern letters `G y Y M L d D E u F w W a H k K h m s S z Z X`; text between single
 //!   quotes is literal (`''` is one quote), other non-letters are literal too. Other letters,
 //!   an unterminated quote or `XXXX` are rejected with Java's messages.
-//! - Dates before 1582-10-15 use the Julian calendar, as `GregorianCalendar` does.
+//! - Dates before 1582-10-15 use the Julian calendar, as `GregorianCalendar` does (the week
+//!   fields `w`, `W` and `F` of the last months of 1582, around the switch, may differ).
 //! - Parsing is lenient, as `SimpleDateFormat` is by default: out-of-range fields roll over
 //!   (`2024-13-45` is 2025-02-14), numbers may be negative or use an exponent (`2E3`), text
 //!   after the last pattern field is ignored, and spaces or tabs before a field are skipped.
