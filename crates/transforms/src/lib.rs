@@ -15,21 +15,31 @@
 pub mod cast;
 pub mod extract_field;
 pub mod field_path;
+pub mod filter;
 pub mod flatten;
+pub mod header_from;
+pub mod headers;
 pub mod hoist_field;
 pub mod insert_field;
 mod java_compat;
+mod java_regex;
 pub mod mask_field;
+pub mod predicates;
 pub mod replace_field;
+pub mod routers;
 pub mod set_schema_metadata;
+pub mod timestamp_converter;
 pub mod util;
 pub mod value_to_key;
 
 #[cfg(test)]
 mod test_records;
 
+#[cfg(test)]
+mod test_support;
+
 use tributary_api::plugin::PluginSet;
-use tributary_api::transforms::TransformationPlugin;
+use tributary_api::transforms::{PredicatePlugin, TransformationPlugin};
 
 use crate::util::{KeyPart, ValuePart};
 
@@ -40,97 +50,63 @@ pub const VERSION: &str = "4.1.1";
 /// Every built-in transformation and predicate, under Connect's class names.
 pub fn plugins() -> PluginSet {
     let mut set = PluginSet::default();
-    let t = &mut set.transformations;
-    t.push(
-        TransformationPlugin::of::<insert_field::InsertField<KeyPart>>(
-            "org.apache.kafka.connect.transforms.InsertField$Key",
-            VERSION,
-        ),
-    );
-    t.push(TransformationPlugin::of::<
-        insert_field::InsertField<ValuePart>,
-    >(
-        "org.apache.kafka.connect.transforms.InsertField$Value",
-        VERSION,
-    ));
-    t.push(TransformationPlugin::of::<
-        replace_field::ReplaceField<KeyPart>,
-    >(
-        "org.apache.kafka.connect.transforms.ReplaceField$Key",
-        VERSION,
-    ));
-    t.push(TransformationPlugin::of::<
-        replace_field::ReplaceField<ValuePart>,
-    >(
-        "org.apache.kafka.connect.transforms.ReplaceField$Value",
-        VERSION,
-    ));
-    t.push(TransformationPlugin::of::<
-        extract_field::ExtractField<KeyPart>,
-    >(
-        "org.apache.kafka.connect.transforms.ExtractField$Key",
-        VERSION,
-    ));
-    t.push(TransformationPlugin::of::<
-        extract_field::ExtractField<ValuePart>,
-    >(
-        "org.apache.kafka.connect.transforms.ExtractField$Value",
-        VERSION,
-    ));
-    t.push(
-        TransformationPlugin::of::<hoist_field::HoistField<KeyPart>>(
-            "org.apache.kafka.connect.transforms.HoistField$Key",
-            VERSION,
-        ),
-    );
-    t.push(
-        TransformationPlugin::of::<hoist_field::HoistField<ValuePart>>(
-            "org.apache.kafka.connect.transforms.HoistField$Value",
-            VERSION,
-        ),
-    );
-    t.push(TransformationPlugin::of::<
+    macro_rules! transformation {
+        ($ty:ty, $name:literal) => {
+            set.transformations.push(TransformationPlugin::of::<$ty>(
+                concat!("org.apache.kafka.connect.transforms.", $name),
+                VERSION,
+            ))
+        };
+    }
+    macro_rules! predicate {
+        ($ty:ty, $name:literal) => {
+            set.predicates.push(PredicatePlugin::of::<$ty>(
+                concat!("org.apache.kafka.connect.transforms.predicates.", $name),
+                VERSION,
+            ))
+        };
+    }
+    transformation!(cast::Cast<KeyPart>, "Cast$Key");
+    transformation!(cast::Cast<ValuePart>, "Cast$Value");
+    transformation!(extract_field::ExtractField<KeyPart>, "ExtractField$Key");
+    transformation!(extract_field::ExtractField<ValuePart>, "ExtractField$Value");
+    transformation!(flatten::Flatten<KeyPart>, "Flatten$Key");
+    transformation!(flatten::Flatten<ValuePart>, "Flatten$Value");
+    transformation!(hoist_field::HoistField<KeyPart>, "HoistField$Key");
+    transformation!(hoist_field::HoistField<ValuePart>, "HoistField$Value");
+    transformation!(insert_field::InsertField<KeyPart>, "InsertField$Key");
+    transformation!(insert_field::InsertField<ValuePart>, "InsertField$Value");
+    transformation!(mask_field::MaskField<KeyPart>, "MaskField$Key");
+    transformation!(mask_field::MaskField<ValuePart>, "MaskField$Value");
+    transformation!(replace_field::ReplaceField<KeyPart>, "ReplaceField$Key");
+    transformation!(replace_field::ReplaceField<ValuePart>, "ReplaceField$Value");
+    transformation!(
         set_schema_metadata::SetSchemaMetadata<KeyPart>,
-    >(
-        "org.apache.kafka.connect.transforms.SetSchemaMetadata$Key",
-        VERSION,
-    ));
-    t.push(TransformationPlugin::of::<
-        set_schema_metadata::SetSchemaMetadata<ValuePart>,
-    >(
-        "org.apache.kafka.connect.transforms.SetSchemaMetadata$Value",
-        VERSION,
-    ));
-    t.push(TransformationPlugin::of::<value_to_key::ValueToKey>(
-        "org.apache.kafka.connect.transforms.ValueToKey",
-        VERSION,
-    ));
-    t.push(TransformationPlugin::of::<mask_field::MaskField<KeyPart>>(
-        "org.apache.kafka.connect.transforms.MaskField$Key",
-        VERSION,
-    ));
-    t.push(
-        TransformationPlugin::of::<mask_field::MaskField<ValuePart>>(
-            "org.apache.kafka.connect.transforms.MaskField$Value",
-            VERSION,
-        ),
+        "SetSchemaMetadata$Key"
     );
-    t.push(TransformationPlugin::of::<flatten::Flatten<KeyPart>>(
-        "org.apache.kafka.connect.transforms.Flatten$Key",
-        VERSION,
-    ));
-    t.push(TransformationPlugin::of::<flatten::Flatten<ValuePart>>(
-        "org.apache.kafka.connect.transforms.Flatten$Value",
-        VERSION,
-    ));
-    t.push(TransformationPlugin::of::<cast::Cast<KeyPart>>(
-        "org.apache.kafka.connect.transforms.Cast$Key",
-        VERSION,
-    ));
-    t.push(TransformationPlugin::of::<cast::Cast<ValuePart>>(
-        "org.apache.kafka.connect.transforms.Cast$Value",
-        VERSION,
-    ));
+    transformation!(
+        set_schema_metadata::SetSchemaMetadata<ValuePart>,
+        "SetSchemaMetadata$Value"
+    );
+    transformation!(value_to_key::ValueToKey, "ValueToKey");
+    transformation!(
+        timestamp_converter::TimestampConverter<KeyPart>,
+        "TimestampConverter$Key"
+    );
+    transformation!(
+        timestamp_converter::TimestampConverter<ValuePart>,
+        "TimestampConverter$Value"
+    );
+    transformation!(routers::TimestampRouter, "TimestampRouter");
+    transformation!(routers::RegexRouter, "RegexRouter");
+    transformation!(filter::Filter, "Filter");
+    transformation!(headers::InsertHeader, "InsertHeader");
+    transformation!(headers::DropHeaders, "DropHeaders");
+    transformation!(header_from::HeaderFrom<KeyPart>, "HeaderFrom$Key");
+    transformation!(header_from::HeaderFrom<ValuePart>, "HeaderFrom$Value");
+    predicate!(predicates::HasHeaderKey, "HasHeaderKey");
+    predicate!(predicates::RecordIsTombstone, "RecordIsTombstone");
+    predicate!(predicates::TopicNameMatches, "TopicNameMatches");
     set
 }
 
@@ -139,10 +115,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_class_is_listed_under_its_java_name() {
+    fn every_class_is_listed_once_under_its_java_name() {
         let set = plugins();
         let classes: Vec<&str> = set.transformations.iter().map(|p| p.class).collect();
-        let mut want = vec!["org.apache.kafka.connect.transforms.ValueToKey".to_string()];
+        let mut want: Vec<String> = [
+            "ValueToKey",
+            "TimestampRouter",
+            "RegexRouter",
+            "Filter",
+            "InsertHeader",
+            "DropHeaders",
+        ]
+        .iter()
+        .map(|n| format!("org.apache.kafka.connect.transforms.{n}"))
+        .collect();
         for name in [
             "Cast",
             "ExtractField",
@@ -152,19 +138,43 @@ mod tests {
             "MaskField",
             "ReplaceField",
             "SetSchemaMetadata",
+            "TimestampConverter",
+            "HeaderFrom",
         ] {
             for part in ["Key", "Value"] {
                 want.push(format!("org.apache.kafka.connect.transforms.{name}${part}"));
             }
         }
+        assert_eq!(classes.len(), want.len());
         for class in &want {
             assert_eq!(classes.iter().filter(|c| *c == class).count(), 1, "{class}");
         }
+        let predicates: Vec<_> = set.predicates.iter().map(|p| p.class).collect();
+        assert_eq!(
+            predicates,
+            [
+                "org.apache.kafka.connect.transforms.predicates.HasHeaderKey",
+                "org.apache.kafka.connect.transforms.predicates.RecordIsTombstone",
+                "org.apache.kafka.connect.transforms.predicates.TopicNameMatches",
+            ]
+        );
         assert!(set.transformations.iter().all(|p| p.version == VERSION));
-        // Each constructor gives a transformation with its settings.
+        assert!(set.predicates.iter().all(|p| p.version == VERSION));
+        // Each constructor gives an instance with Connect's settings (Filter and
+        // RecordIsTombstone have none).
         for p in &set.transformations {
-            let t = (p.new_sink)();
-            assert!(!t.config().keys.is_empty(), "{}", p.class);
+            let keys = (p.new_sink)().config().keys.len();
+            assert_eq!(keys, (p.new_source)().config().keys.len(), "{}", p.class);
+            assert_eq!(keys == 0, p.class.ends_with(".Filter"), "{}", p.class);
+        }
+        for p in &set.predicates {
+            let keys = (p.new_sink)().config().keys.len();
+            assert_eq!(
+                keys == 0,
+                p.class.ends_with(".RecordIsTombstone"),
+                "{}",
+                p.class
+            );
         }
     }
 }
