@@ -18,7 +18,6 @@ mod common;
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use num_bigint::BigInt;
@@ -39,10 +38,6 @@ const TOPIC: &str = "topic";
 const URL: &str = "http://127.0.0.1:8083/";
 const LEADER: &str = "connect-1-5b7e0c1a-3f1d-4c2e-9a57-0d9c1e6b2a44";
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
@@ -54,45 +49,9 @@ fn unhex(s: &str) -> Vec<u8> {
         .collect()
 }
 
-fn on_path(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("-version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false)
-}
-
 /// The compiled vector program: (classpath for `java`, temp dir holding the classes).
 fn java_program() -> Option<(String, tempfile::TempDir)> {
-    if !on_path("java") || !on_path("javac") {
-        return common::missing(
-            "java/javac not found (Java 17+ is needed for the conformance vectors)",
-        );
-    }
-    // Prints the classpath, fetching the jars through Maven first when they are missing.
-    let out = Command::new(repo_root().join("scripts/connect-java"))
-        .arg("classpath")
-        .stderr(Stdio::inherit())
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        return common::missing(
-            "`scripts/connect-java classpath` failed (no Maven or no network?)",
-        );
-    }
-    let jars = String::from_utf8(out.stdout).unwrap().trim().to_string();
-    let dir = tempfile::tempdir().unwrap();
-    let status = Command::new("javac")
-        .args(["-nowarn", "-encoding", "UTF-8", "-cp", &jars, "-d"])
-        .arg(dir.path())
-        .arg(repo_root().join("conformance/java/ConnectVectors.java"))
-        .status()
-        .expect("running javac");
-    assert!(status.success(), "javac failed on ConnectVectors.java");
-    let cp = format!("{jars}:{}", dir.path().display());
-    Some((cp, dir))
+    common::java_vector_program("ConnectVectors.java")
 }
 
 /// Runs the program in `mode` with `input` on stdin; returns its output lines split on tabs.

@@ -38,6 +38,47 @@ pub fn missing<T>(why: &str) -> Option<T> {
     None
 }
 
+fn on_path(tool: &str) -> bool {
+    std::process::Command::new(tool)
+        .arg("-version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
+/// Compiles `conformance/java/<source>` with `javac` against Apache Kafka Connect's jars
+/// (`scripts/connect-java classpath`, which fetches them through Maven when missing).
+/// Returns the classpath to run it with and the temporary directory holding its classes; `None`
+/// (after [`missing`]) without java/javac or the jars.
+#[allow(dead_code)]
+pub fn java_vector_program(source: &str) -> Option<(String, tempfile::TempDir)> {
+    if !on_path("java") || !on_path("javac") {
+        return missing("java/javac not found (Java 17+ is needed for the conformance vectors)");
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = std::process::Command::new(root.join("scripts/connect-java"))
+        .arg("classpath")
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return missing("`scripts/connect-java classpath` failed (no Maven or no network?)");
+    }
+    let jars = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("javac")
+        .args(["-nowarn", "-encoding", "UTF-8", "-cp", &jars, "-d"])
+        .arg(dir.path())
+        .arg(root.join("conformance/java").join(source))
+        .status()
+        .expect("running javac");
+    assert!(status.success(), "javac failed on {source}");
+    let cp = format!("{jars}:{}", dir.path().display());
+    Some((cp, dir))
+}
+
 /// Makes a failing test name the broker's log (`KAFKA_LOG_FILE`, set by `scripts/test`) after
 /// its panic message; the test's directory, with the workers' logs, is kept (see [`TestDir`]).
 fn name_logs_on_failure() {

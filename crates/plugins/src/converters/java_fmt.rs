@@ -11,17 +11,8 @@ pub use tributary_api::data::java_fmt::{
 };
 
 use tributary_api::data::java_fmt::civil_from_days;
-
-/// Days since 1970-01-01 of a civil date (inverse of [`civil_from_days`]).
-pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = if m > 2 { m - 3 } else { m + 9 } as i64;
-    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
+#[cfg(test)]
+use tributary_api::data::java_fmt::days_from_civil;
 
 /// `yyyy-MM-dd` of epoch milliseconds, UTC.
 pub fn format_date(millis: i64) -> String {
