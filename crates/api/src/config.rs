@@ -409,10 +409,9 @@ impl ConfigDef {
                             }
                         }
                     }
-                    Err(e) => {
-                        cv.value = raw.map(str::to_string);
-                        cv.errors.push(e);
-                    }
+                    // As Java's `parseForValidate`, a value that does not parse is reported
+                    // as null.
+                    Err(e) => cv.errors.push(e),
                 }
                 cv
             })
@@ -500,6 +499,7 @@ mod tests {
                     .to_string()
             ]
         );
+        assert_eq!(vals[1].value, None);
         p.insert("batch.size".into(), "0".into());
         let vals = def().validate(&p);
         assert_eq!(
