@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header as KafkaHeader, OwnedHeaders};
-use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
+use rdkafka::producer::{BaseRecord, DeliveryResult, ProducerContext};
 use rdkafka::{ClientConfig, ClientContext};
 use tributary_api::record::SourceRecord;
 use tributary_api::source::{SourceTask, SourceTaskContext};
@@ -17,6 +17,7 @@ use super::converters::TaskConverters;
 use super::submitted_records::{AckInbox, SubmittedRecords};
 use super::task::{catch_panic, error_trace, TaskControl, TaskStatusReporter};
 use super::TaskCounters;
+use crate::polled_producer::PolledProducer;
 use crate::storage::offset::{offset_key, offset_value, ConnectorOffsetReader, OffsetBackingStore};
 use crate::storage::status::State;
 
@@ -98,7 +99,7 @@ pub fn run(args: SourceTaskArgs) {
 struct Loop {
     connector: String,
     task: Box<dyn SourceTask>,
-    producer: ThreadedProducer<SourceProducerContext>,
+    producer: PolledProducer<SourceProducerContext>,
     converters: TaskConverters,
     offsets: Arc<dyn OffsetBackingStore>,
     submitted: SubmittedRecords,
@@ -144,8 +145,10 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         acks: acks.clone(),
         failure: failure.clone(),
     };
-    let producer: ThreadedProducer<SourceProducerContext> =
-        producer_config.create_with_context(ctx).map_err(|e| {
+    // Delivery reports are served by the producer's own thread, which sleeps while nothing is
+    // in flight.
+    let producer = PolledProducer::create(&producer_config, ctx, &format!("dr-{}", reporter.id))
+        .map_err(|e| {
             ConnectError::config(format!(
                 "Failed to create producer for {}: {e}",
                 reporter.id
