@@ -1,6 +1,6 @@
 //! A distributed worker whose config topic holds thousands of connectors: REST reads share the
 //! config snapshot instead of copying it, so `GET /connectors?expand=status` lists them all;
-//! the worker shuts down cleanly.
+//! STOPPED connectors hold no thread; the worker shuts down cleanly.
 
 mod common;
 
@@ -49,6 +49,18 @@ fn write_stopped_connectors(bootstrap: &str, topic: &str, names: &[String]) {
         }
     }
     p.flush(Duration::from_secs(60)).unwrap();
+}
+
+/// Threads of process `pid` whose name starts with `prefix`.
+fn threads_named(pid: u32, prefix: &str) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|tasks| {
+            tasks
+                .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+                .filter(|name| name.starts_with(prefix))
+                .count()
+        })
+        .unwrap_or(0)
 }
 
 #[test]
@@ -121,6 +133,15 @@ fn expand_status_lists_two_thousand_stopped_connectors() {
         assert_eq!(entry["info"]["type"], "source", "{entry}");
         assert_eq!(entry["status"]["connector"]["state"], "STOPPED", "{entry}");
     }
+
+    // A STOPPED connector needs no thread of its own.
+    assert_eq!(threads_named(w.child.id(), "connector-"), 0);
+
+    // One connector started: it alone gets a thread, and reports RUNNING.
+    let (code, _) = w.send("PUT", "/connectors/c00007/resume", None);
+    assert_eq!(code, 202);
+    w.wait_state("c00007", 1, "RUNNING");
+    assert_eq!(threads_named(w.child.id(), "connector-"), 1);
 
     let status = w.terminate();
     assert!(status.success(), "clean exit: {status}\n{}", w.log_text());

@@ -907,9 +907,7 @@ impl HerderLoop {
         }
         self.blocking(move |s| {
             s.worker.stop_and_await_tasks(&tasks);
-            for c in connectors {
-                s.worker.stop_connector(&c);
-            }
+            s.worker.stop_connectors(&connectors);
             s.statuses.flush();
         })
         .await;
