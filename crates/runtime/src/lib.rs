@@ -5,6 +5,8 @@
 //! - [`plugins`]: the plugin registry resolving Connect class names and aliases.
 //! - [`config_records`]: restart requests and the session key, shared by `storage` and
 //!   `herder`.
+//! - [`polled_producer`]: librdkafka producers served by an event-driven poll thread (source
+//!   tasks and internal topics).
 //! - [`storage`]: offset and status backing stores.
 //! - [`worker`]: the worker owning running connector and task instances
 //!   (`Worker`, `WorkerConnector`, `WorkerSourceTask`, `WorkerSinkTask`).
@@ -20,6 +22,7 @@ pub mod herder;
 pub mod logging;
 pub mod peer;
 pub mod plugins;
+pub mod polled_producer;
 pub mod rest;
 pub mod storage;
 pub mod worker;

@@ -18,17 +18,20 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use futures::channel::oneshot;
 use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::KafkaError;
 use rdkafka::message::Message;
-use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
+use rdkafka::producer::{BaseRecord, DeliveryResult, ProducerContext};
 use rdkafka::types::RDKafkaErrorCode;
-use rdkafka::{ClientConfig, Offset, TopicPartitionList};
+use rdkafka::{ClientConfig, ClientContext, Offset, TopicPartitionList};
 use tributary_api::{ConnectError, ConnectResult};
 use tributary_group::client::ConnectionSecurity;
 
 use tributary_group::client::TopicIdentity;
 
 use super::topic_admin::{ensure_topic, ManagedTopic};
+use crate::polled_producer::PolledProducer;
 
 /// One record read from the log.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,30 +67,97 @@ pub struct Recovery {
 /// writer to publish the store's contents with.
 pub type OnRecreated = Box<dyn FnMut(bool, &LogWriter) + Send>;
 
+/// A write's acknowledgement: (partition, offset), or why it failed.
+type Acked = Result<(i32, i64), KafkaError>;
+
+/// Where the acknowledgement of a write goes.
+enum Reply {
+    /// Nowhere: a failure is logged.
+    Log,
+    /// To a waiting writer.
+    Wait(oneshot::Sender<Acked>),
+}
+
+/// The log producer's context: hands acknowledgements to their writers (on the producer's
+/// poll thread).
+struct LogProducerContext {
+    topic: String,
+}
+
+impl ClientContext for LogProducerContext {}
+
+impl ProducerContext for LogProducerContext {
+    type DeliveryOpaque = Box<Reply>;
+    fn delivery(&self, result: &DeliveryResult<'_>, reply: Box<Reply>) {
+        let acked = match result {
+            Ok(m) => Ok((m.partition(), m.offset())),
+            Err((e, _)) => Err(e.clone()),
+        };
+        match *reply {
+            Reply::Wait(tx) => {
+                // The writer may have stopped waiting.
+                let _receiver_may_be_gone = tx.send(acked);
+            }
+            Reply::Log => {
+                if let Err(e) = acked {
+                    tracing::warn!(topic = self.topic, "a write was not acknowledged: {e}");
+                }
+            }
+        }
+    }
+}
+
+type LogProducer = PolledProducer<LogProducerContext>;
+
+/// Queues a keyed write whose acknowledgement goes to `reply`.
+fn queue_write(
+    producer: &LogProducer,
+    topic: &str,
+    key: &[u8],
+    value: Option<&[u8]>,
+    reply: Reply,
+) -> Result<(), KafkaError> {
+    let mut record: BaseRecord<'_, [u8], [u8], Box<Reply>> =
+        BaseRecord::with_opaque_to(topic, Box::new(reply)).key(key);
+    if let Some(v) = value {
+        record = record.payload(v);
+    }
+    producer.send(record).map_err(|(e, _)| e)
+}
+
 /// The writing side of a log: asynchronous keyed writes to its topic.
 #[derive(Clone)]
 pub struct LogWriter {
     topic: String,
-    producer: FutureProducer,
+    producer: LogProducer,
 }
 
 impl LogWriter {
-    /// Queues a write; failures are logged.
+    /// Queues a write; failures (to queue it, or to have it acknowledged) are logged.
     pub fn send(&self, key: &[u8], value: Option<&[u8]>) {
-        let mut record: FutureRecord<'_, [u8], [u8]> = FutureRecord::to(&self.topic).key(key);
-        if let Some(v) = value {
-            record = record.payload(v);
-        }
-        if let Err((e, _)) = self.producer.send_result(record) {
+        if let Err(e) = queue_write(&self.producer, &self.topic, key, value, Reply::Log) {
             tracing::warn!(topic = self.topic, "failed to queue a write: {e}");
         }
+    }
+
+    /// Queues a write and returns where its acknowledgement arrives.
+    fn send_acked(
+        &self,
+        key: &[u8],
+        value: Option<&[u8]>,
+    ) -> ConnectResult<oneshot::Receiver<Acked>> {
+        let (tx, rx) = oneshot::channel();
+        queue_write(&self.producer, &self.topic, key, value, Reply::Wait(tx)).map_err(|e| {
+            ConnectError::connect(format!("Failed to write to {}: {e}", self.topic))
+        })?;
+        Ok(rx)
     }
 }
 
 /// A followed Kafka topic.
 pub struct KafkaBasedLog {
     topic: String,
-    producer: FutureProducer,
+    producer: LogProducer,
     writer: LogWriter,
     /// A client of its own for end-offset queries (Connect uses an admin client): on the
     /// reading consumer's connection they would queue behind its long-polling fetch and wait
@@ -467,7 +537,14 @@ impl KafkaBasedLog {
             consumer.set("group.id", format!("tributary-log-{topic}"));
         }
         let bootstrap = consumer.get("bootstrap.servers").map(str::to_string);
-        let producer: FutureProducer = producer.create().map_err(|e| {
+        let producer = PolledProducer::create(
+            &producer,
+            LogProducerContext {
+                topic: topic.to_string(),
+            },
+            &format!("dr-{topic}"),
+        )
+        .map_err(|e| {
             ConnectError::connect(format!("Failed to create producer for topic {topic}: {e}"))
         })?;
         let offsets_client: BaseConsumer = consumer.create().map_err(|e| {
@@ -666,16 +743,10 @@ impl KafkaBasedLog {
     /// Writes a record and waits for Kafka's acknowledgement (up to [`WRITE_TIMEOUT_MS`]).
     /// Returns the record's (partition, offset).
     pub fn send_sync(&self, key: &[u8], value: Option<&[u8]>) -> ConnectResult<(i32, i64)> {
-        let mut record: FutureRecord<'_, [u8], [u8]> = FutureRecord::to(&self.topic).key(key);
-        if let Some(v) = value {
-            record = record.payload(v);
-        }
-        let fut = self.producer.send_result(record).map_err(|(e, _)| {
-            ConnectError::connect(format!("Failed to write to {}: {e}", self.topic))
-        })?;
+        let fut = self.writer.send_acked(key, value)?;
         match futures::executor::block_on(fut) {
-            Ok(Ok(delivery)) => Ok((delivery.partition, delivery.offset)),
-            Ok(Err((e, _))) => Err(ConnectError::connect(format!(
+            Ok(Ok(acked)) => Ok(acked),
+            Ok(Err(e)) => Err(ConnectError::connect(format!(
                 "Failed to write to {}: {e}",
                 self.topic
             ))),
@@ -698,14 +769,7 @@ impl KafkaBasedLog {
         use futures::FutureExt;
         let mut pending = Vec::with_capacity(records.len());
         for (key, value) in records {
-            let mut record: FutureRecord<'_, [u8], [u8]> =
-                FutureRecord::to(&self.topic).key(key.as_slice());
-            if let Some(v) = value {
-                record = record.payload(v.as_slice());
-            }
-            pending.push(self.producer.send_result(record).map_err(|(e, _)| {
-                ConnectError::connect(format!("Failed to write to {}: {e}", self.topic))
-            })?);
+            pending.push(self.writer.send_acked(key, value.as_deref())?);
         }
         let deadline = std::time::Instant::now() + timeout;
         loop {
@@ -714,7 +778,7 @@ impl KafkaBasedLog {
                 match (&mut fut).now_or_never() {
                     None => left.push(fut),
                     Some(Ok(Ok(_))) => {}
-                    Some(Ok(Err((e, _)))) => {
+                    Some(Ok(Err(e))) => {
                         return Err(ConnectError::connect(format!(
                             "Failed to write to {}: {e}",
                             self.topic
