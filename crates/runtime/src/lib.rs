@@ -5,6 +5,7 @@
 //! - [`plugins`]: the plugin registry resolving Connect class names and aliases.
 //! - [`config_records`]: restart requests and the session key, shared by `storage` and
 //!   `herder`.
+//! - [`kafka_client`]: OAUTHBEARER tokens for every librdkafka client the runtime creates.
 //! - [`storage`]: offset and status backing stores.
 //! - [`worker`]: the worker owning running connector and task instances
 //!   (`Worker`, `WorkerConnector`, `WorkerSourceTask`, `WorkerSinkTask`).
@@ -17,6 +18,7 @@
 pub mod config;
 pub mod config_records;
 pub mod herder;
+pub mod kafka_client;
 pub mod logging;
 pub mod peer;
 pub mod plugins;

@@ -38,7 +38,16 @@ pub struct SourceProducerContext {
     failure: Arc<Mutex<Option<String>>>,
 }
 
-impl ClientContext for SourceProducerContext {}
+impl ClientContext for SourceProducerContext {
+    const ENABLE_REFRESH_OAUTH_TOKEN: bool = true;
+
+    fn generate_oauth_token(
+        &self,
+        oauthbearer_config: Option<&str>,
+    ) -> Result<rdkafka::client::OAuthToken, Box<dyn std::error::Error>> {
+        crate::kafka_client::oauth_token(oauthbearer_config)
+    }
+}
 
 impl ProducerContext for SourceProducerContext {
     type DeliveryOpaque = usize;
@@ -151,6 +160,8 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
                 reporter.id
             ))
         })?;
+    crate::kafka_client::set_initial_token(producer.client(), &producer_config)
+        .map_err(|e| ConnectError::connect(format!("Producer for {}: {e}", reporter.id)))?;
     let context = SourceTaskContext {
         config: task_config.clone(),
         offset_reader: Arc::new(ConnectorOffsetReader {
