@@ -142,6 +142,16 @@ public class KafkaSecureSelftest {
     return p;
   }
 
+  /** The HTTPS token endpoint, trusted through the JAAS options' ssl.* settings. */
+  static Properties oidcHttps() {
+    Properties p = oidc("connect", "connect-secret");
+    p.put("sasl.oauthbearer.token.endpoint.url", env("KAFKA_SECURE_OIDC_HTTPS_TOKEN_URL"));
+    p.put("sasl.jaas.config", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId=\"connect\""
+        + " clientSecret=\"connect-secret\" scope=\"kafka\" ssl.truststore.type=\"PEM\" ssl.truststore.location=\""
+        + env("KAFKA_SECURE_CA_PEM") + "\";");
+    return p;
+  }
+
   /** The same with Kafka 4.1's keys (KIP-1139) instead of the JAAS options. */
   static Properties kip1139() {
     Properties p = oidc("ignored", "ignored");
@@ -474,6 +484,7 @@ public class KafkaSecureSelftest {
     // OAUTH: tokens from the OIDC provider, verified against its JWKS.
     ok("OAUTH OIDC client credentials connect: produce+consume", roundTrip(oidc("connect", "connect-secret"), "oidc"));
     ok("OAUTH OIDC client credentials (KIP-1139 keys) connect: produce+consume", roundTrip(kip1139(), "oidc-kip1139"));
+    ok("OAUTH OIDC over HTTPS, JAAS ssl.truststore.* (PEM): produce+consume", roundTrip(oidcHttps(), "oidc-https"));
     fails("OAUTH OIDC wrong client secret: no token", javax.security.auth.login.LoginException.class,
         produceOnly(oidc("connect", "wrong")));
     fails("OAUTH OIDC limited: produce denied", TopicAuthorizationException.class, produceOnly(oidc("limited", "limited-secret")));

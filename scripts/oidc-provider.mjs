@@ -7,6 +7,9 @@
 //                         so a restarted provider keeps the JWKS the broker cached
 //   OIDC_TOKEN_TTL        access token lifetime in seconds
 //   OIDC_CLIENTS          client_id:client_secret pairs, space-separated
+//   OIDC_TLS_PORT         optional: the same endpoints over HTTPS on this port, with
+//   OIDC_TLS_CERT         the server certificate chain (PEM) and
+//   OIDC_TLS_KEY          its key (PEM, not encrypted)
 //
 // Only the client-credentials grant is enabled, with client_secret_basic client
 // authentication (what Kafka's OAuthBearerLoginCallbackHandler sends). Every access token is a
@@ -15,6 +18,7 @@
 // GET /.well-known/openid-configuration.
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:https';
 import { pathToFileURL } from 'node:url';
 
 const env = (name) => {
@@ -86,12 +90,24 @@ provider.on('client_credentials.issued', (token) => {
   console.log(`oidc-provider: issued an access token to ${token.clientId}, ${ttl} s`);
 });
 
-const server = provider.listen(port, '127.0.0.1');
-server.on('listening', () => console.log(`oidc-provider: ready on ${issuer} (tokens live ${ttl} s)`));
-server.on('error', (e) => {
-  console.error(`oidc-provider: ${e.message}`);
-  process.exit(1);
-});
+const listening = (server, url) =>
+  new Promise((resolve) => {
+    server.on('listening', () => resolve(url));
+    server.on('error', (e) => {
+      console.error(`oidc-provider: ${url}: ${e.message}`);
+      process.exit(1);
+    });
+  });
+const urls = [listening(provider.listen(port, '127.0.0.1'), issuer)];
+if (process.env.OIDC_TLS_PORT) {
+  const tls = createServer(
+    { cert: readFileSync(env('OIDC_TLS_CERT')), key: readFileSync(env('OIDC_TLS_KEY')) },
+    provider.callback(),
+  );
+  tls.listen(Number(process.env.OIDC_TLS_PORT), '127.0.0.1');
+  urls.push(listening(tls, `https://127.0.0.1:${process.env.OIDC_TLS_PORT}`));
+}
+console.log(`oidc-provider: ready on ${(await Promise.all(urls)).join(' and ')} (tokens live ${ttl} s)`);
 // Nothing to save: exit at once (closing the server would wait for keep-alive connections).
 for (const signal of ['SIGTERM', 'SIGINT']) {
   process.on(signal, () => process.exit(0));

@@ -614,3 +614,71 @@ fn an_oidc_endpoint_must_be_allowed_in_kafka_opts() {
         "{out}"
     );
 }
+
+/// An `https` token endpoint is reached with the `ssl.*` options inside `sasl.jaas.config`, as
+/// Java's `JaasOptionsUtils` does it: a standalone worker whose producer trusts the test CA
+/// there moves lines into a topic over the OAUTH listener; without them (the system's CAs do
+/// not know the test CA) startup stops naming the token endpoint key.
+#[test]
+fn an_https_token_endpoint_is_trusted_through_the_jaas_ssl_options() {
+    let Some(s) = secure() else { return };
+    let dir = test_dir();
+    let url = s.var("KAFKA_SECURE_OIDC_HTTPS_TOKEN_URL");
+    let opts = format!("-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls={url}");
+    // The worker level (the cluster id lookup) and the producer, alike.
+    let producer = |trust: &str| {
+        ["", "producer."]
+            .map(|p| format!(
+                "{p}security.protocol=SASL_PLAINTEXT\n{p}sasl.mechanism=OAUTHBEARER\n{p}sasl.login.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler\n{p}sasl.oauthbearer.token.endpoint.url={url}\n{p}sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId=\"connect\" clientSecret=\"connect-secret\" scope=\"kafka\"{trust};\n"
+            ))
+            .concat()
+    };
+    let trusted = producer(&format!(
+        " ssl.truststore.type=\"PEM\" ssl.truststore.location=\"{}\"",
+        s.var("KAFKA_SECURE_CA_PEM")
+    ));
+    let topic = unique("oidc-https");
+    create_topic(&s.var("KAFKA_SECURE_INTERNAL"), &topic, 1);
+    let wdir = dir.path().join("ok");
+    std::fs::create_dir_all(&wdir).unwrap();
+    let input = wdir.join("in.txt");
+    std::fs::write(&input, "x\ny\nz\n").unwrap();
+    std::fs::write(
+        wdir.join("source.properties"),
+        format!(
+            "name=src\nconnector.class=FileStreamSource\nfile={}\ntopic={topic}\n",
+            input.display()
+        ),
+    )
+    .unwrap();
+    let worker_file = |trust: &str, wdir: &Path| {
+        format!(
+            "bootstrap.servers={}\nkey.converter=org.apache.kafka.connect.storage.StringConverter\nvalue.converter=org.apache.kafka.connect.storage.StringConverter\noffset.storage.file.filename={}/offsets\noffset.flush.interval.ms=500\nlisteners=http://127.0.0.1:0\n{trust}",
+            s.var("KAFKA_SECURE_OAUTH"),
+            wdir.display()
+        )
+    };
+    std::fs::write(wdir.join("worker.properties"), worker_file(&trusted, &wdir)).unwrap();
+    let w =
+        StandaloneWorker::spawn_with_env(&wdir, &["source.properties"], &[("KAFKA_OPTS", &opts)]);
+    w.wait_state("src", 1, "RUNNING");
+    let values = wait_for("the lines in the topic", Duration::from_secs(60), || {
+        let v = read_topic(&s.var("KAFKA_SECURE_INTERNAL"), &topic);
+        (v.len() >= 3).then_some(v)
+    });
+    assert_eq!(values, vec![b"x".to_vec(), b"y".to_vec(), b"z".to_vec()]);
+    // Without the trust store in the JAAS options.
+    let bad = dir.path().join("untrusted");
+    let (status, out) = Worker::run_to_failure_with(
+        &bad,
+        "standalone",
+        &worker_file(&producer(""), &bad),
+        Some(&opts),
+    );
+    assert_eq!(status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("key 'sasl.oauthbearer.token.endpoint.url'")
+            && out.to_lowercase().contains("certificate"),
+        "{out}"
+    );
+}

@@ -502,7 +502,8 @@ impl ClientCredentials {
             Err(ureq::Error::Transport(t)) => Err((
                 TokenError::new(
                     TOKEN_ENDPOINT_URL,
-                    format!("could not reach the token endpoint {url}: {t}"),
+                    // The transport error names the URL.
+                    format!("could not reach the token endpoint: {t}"),
                 ),
                 true,
             )),
