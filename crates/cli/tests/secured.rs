@@ -372,37 +372,6 @@ fn a_missing_acl_is_a_clear_error() {
     );
 }
 
-/// The OAUTHBEARER lines of a worker file for the OIDC client-credentials flow against the
-/// secured broker's provider, as a Java Connect worker file has them: the worker level with the
-/// `clientId` / `clientSecret` / `scope` JAAS options, `producer.` and `consumer.` with Kafka
-/// 4.1's keys (KIP-1139) instead.
-fn oidc_lines(s: &Secure, client_id: &str, client_secret: &str) -> String {
-    let common = format!(
-        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=OAUTHBEARER\nsasl.login.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler\nsasl.oauthbearer.token.endpoint.url={}\n",
-        s.var("KAFKA_SECURE_OIDC_TOKEN_URL")
-    );
-    let mut out = format!(
-        "{common}sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId=\"{client_id}\" clientSecret=\"{client_secret}\" scope=\"kafka\";\n"
-    );
-    for prefix in ["producer.", "consumer."] {
-        for line in common.lines() {
-            out.push_str(&format!("{prefix}{line}\n"));
-        }
-        out.push_str(&format!(
-            "{prefix}sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;\n{prefix}sasl.oauthbearer.client.credentials.client.id={client_id}\n{prefix}sasl.oauthbearer.client.credentials.client.secret={client_secret}\n{prefix}sasl.oauthbearer.scope=kafka\n"
-        ));
-    }
-    out
-}
-
-/// `KAFKA_OPTS` allowing the provider's token endpoint, as Kafka 4.x clients require.
-fn oidc_kafka_opts(s: &Secure) -> String {
-    format!(
-        "-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls={}",
-        s.var("KAFKA_SECURE_OIDC_TOKEN_URL")
-    )
-}
-
 /// A distributed worker whose file uses the OIDC client-credentials flow (tokens from the
 /// secured broker's OpenID Connect provider, checked by Kafka's
 /// `OAuthBearerValidatorCallbackHandler` against the provider's JWKS) joins its group, creates
