@@ -7,6 +7,7 @@
 //!   `herder`.
 //! - [`polled_producer`]: librdkafka producers served by an event-driven poll thread (source
 //!   tasks and internal topics).
+//! - [`kafka_client`]: OAUTHBEARER tokens for every librdkafka client the runtime creates.
 //! - [`storage`]: offset and status backing stores.
 //! - [`worker`]: the worker owning running connector and task instances
 //!   (`Worker`, `WorkerConnector`, `WorkerSourceTask`, `WorkerSinkTask`).
@@ -19,6 +20,7 @@
 pub mod config;
 pub mod config_records;
 pub mod herder;
+pub mod kafka_client;
 pub mod logging;
 pub mod peer;
 pub mod plugins;

@@ -232,6 +232,11 @@ impl<C: ProducerContext + 'static> PolledProducer<C> {
         self.inner.producer.send(record)
     }
 
+    /// The underlying librdkafka client (to hand it an OAUTHBEARER token, for instance).
+    pub fn client(&self) -> &rdkafka::client::Client<C> {
+        self.inner.producer.client()
+    }
+
     /// Records queued or in flight, plus events not served yet (`rd_kafka_outq_len`).
     pub fn in_flight_count(&self) -> i32 {
         self.inner.producer.in_flight_count()

@@ -19,7 +19,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use futures::channel::oneshot;
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::consumer::{BaseConsumer as RdBaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::message::Message;
 use rdkafka::producer::{BaseRecord, DeliveryResult, ProducerContext};
@@ -31,7 +31,11 @@ use tributary_group::client::ConnectionSecurity;
 use tributary_group::client::TopicIdentity;
 
 use super::topic_admin::{ensure_topic, ManagedTopic};
+use crate::kafka_client::{set_initial_token, WorkerClientContext};
 use crate::polled_producer::PolledProducer;
+
+/// The log's consumers, with OAUTHBEARER tokens from the worker's login.
+type BaseConsumer = RdBaseConsumer<WorkerClientContext>;
 
 /// One record read from the log.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,7 +88,16 @@ struct LogProducerContext {
     topic: String,
 }
 
-impl ClientContext for LogProducerContext {}
+impl ClientContext for LogProducerContext {
+    const ENABLE_REFRESH_OAUTH_TOKEN: bool = true;
+
+    fn generate_oauth_token(
+        &self,
+        oauthbearer_config: Option<&str>,
+    ) -> Result<rdkafka::client::OAuthToken, Box<dyn std::error::Error>> {
+        crate::kafka_client::oauth_token(oauthbearer_config)
+    }
+}
 
 impl ProducerContext for LogProducerContext {
     type DeliveryOpaque = Box<Reply>;
@@ -162,7 +175,8 @@ pub struct KafkaBasedLog {
     /// A client of its own for end-offset queries (Connect uses an admin client): on the
     /// reading consumer's connection they would queue behind its long-polling fetch and wait
     /// up to `fetch.wait.max.ms` (500 ms) each time the topic is idle.
-    offsets_client: BaseConsumer,
+    /// Shared with the reading thread, which polls it for its OAUTHBEARER token refreshes.
+    offsets_client: Arc<BaseConsumer>,
     /// The topic's partitions (replaced when the topic is created again).
     partitions: Arc<Mutex<Vec<i32>>>,
     /// Next offset to consume per partition (last consumed + 1).
@@ -296,6 +310,8 @@ fn assign_from_start(
 struct Follower {
     topic: String,
     consumer: Arc<BaseConsumer>,
+    /// Polled along with `consumer` so it serves its OAUTHBEARER token refreshes.
+    offsets_client: Arc<BaseConsumer>,
     partitions: Arc<Mutex<Vec<i32>>>,
     progress: Progress,
     lost: Arc<AtomicBool>,
@@ -319,6 +335,10 @@ impl Follower {
         let mut suspect = false;
         let mut last_error: Option<(String, Instant)> = None;
         while !self.stop.load(Ordering::Acquire) {
+            // Never assigned anything: only serves events (token refreshes) and errors.
+            if let Some(Err(e)) = self.offsets_client.poll(Duration::ZERO) {
+                tracing::debug!(topic = self.topic, "end-offset client: {e}");
+            }
             match self.consumer.poll(Duration::from_millis(100)) {
                 None => {}
                 Some(Ok(m)) => {
@@ -537,8 +557,10 @@ impl KafkaBasedLog {
             consumer.set("group.id", format!("tributary-log-{topic}"));
         }
         let bootstrap = consumer.get("bootstrap.servers").map(str::to_string);
+        let producer_config = producer;
+        let consumer_config = consumer;
         let producer = PolledProducer::create(
-            &producer,
+            &producer_config,
             LogProducerContext {
                 topic: topic.to_string(),
             },
@@ -547,12 +569,28 @@ impl KafkaBasedLog {
         .map_err(|e| {
             ConnectError::connect(format!("Failed to create producer for topic {topic}: {e}"))
         })?;
-        let offsets_client: BaseConsumer = consumer.create().map_err(|e| {
-            ConnectError::connect(format!("Failed to create client for topic {topic}: {e}"))
-        })?;
-        let consumer: Arc<BaseConsumer> = Arc::new(consumer.create().map_err(|e| {
-            ConnectError::connect(format!("Failed to create consumer for topic {topic}: {e}"))
-        })?);
+        let offsets_client: Arc<BaseConsumer> = Arc::new(
+            consumer_config
+                .create_with_context(WorkerClientContext)
+                .map_err(|e| {
+                    ConnectError::connect(format!("Failed to create client for topic {topic}: {e}"))
+                })?,
+        );
+        let consumer: Arc<BaseConsumer> = Arc::new(
+            consumer_config
+                .create_with_context(WorkerClientContext)
+                .map_err(|e| {
+                    ConnectError::connect(format!(
+                        "Failed to create consumer for topic {topic}: {e}"
+                    ))
+                })?,
+        );
+        let token = |r: Result<(), String>| {
+            r.map_err(|e| ConnectError::connect(format!("Kafka client for topic {topic}: {e}")))
+        };
+        token(set_initial_token(producer.client(), &producer_config))?;
+        token(set_initial_token(offsets_client.client(), &consumer_config))?;
+        token(set_initial_token(consumer.client(), &consumer_config))?;
         let started = Instant::now();
         let stop = Arc::new(AtomicBool::new(false));
         let partitions = wait_for_partitions(&consumer, topic, Duration::from_secs(30), &stop)
@@ -573,6 +611,7 @@ impl KafkaBasedLog {
         let follower = Follower {
             topic: topic.to_string(),
             consumer: consumer.clone(),
+            offsets_client: offsets_client.clone(),
             partitions: partitions.clone(),
             progress: progress.clone(),
             lost: lost.clone(),

@@ -67,7 +67,16 @@ pub struct SourceProducerContext {
     tolerated: Option<SendFailures>,
 }
 
-impl ClientContext for SourceProducerContext {}
+impl ClientContext for SourceProducerContext {
+    const ENABLE_REFRESH_OAUTH_TOKEN: bool = true;
+
+    fn generate_oauth_token(
+        &self,
+        oauthbearer_config: Option<&str>,
+    ) -> Result<rdkafka::client::OAuthToken, Box<dyn std::error::Error>> {
+        crate::kafka_client::oauth_token(oauthbearer_config)
+    }
+}
 
 impl ProducerContext for SourceProducerContext {
     type DeliveryOpaque = usize;
@@ -253,6 +262,13 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
                 )));
             }
         };
+    if let Err(e) = crate::kafka_client::set_initial_token(producer.client(), &producer_config) {
+        chain.close();
+        return Err(ConnectError::connect(format!(
+            "Producer for {}: {e}",
+            reporter.id
+        )));
+    }
     let context = SourceTaskContext {
         config: task_config.clone(),
         offset_reader: Arc::new(ConnectorOffsetReader {
