@@ -130,6 +130,38 @@ public class KafkaSecureSelftest {
     return module + " required username=\"" + user + "\" password=\"" + password + "\";";
   }
 
+  /** The OIDC client-credentials flow on the OAUTH listener, as a Connect worker file sets it. */
+  static Properties oidc(String clientId, String clientSecret) {
+    Properties p = base(env("KAFKA_SECURE_OAUTH"));
+    p.put("security.protocol", "SASL_PLAINTEXT");
+    p.put("sasl.mechanism", "OAUTHBEARER");
+    p.put("sasl.login.callback.handler.class", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler");
+    p.put("sasl.oauthbearer.token.endpoint.url", env("KAFKA_SECURE_OIDC_TOKEN_URL"));
+    p.put("sasl.jaas.config", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId=\""
+        + clientId + "\" clientSecret=\"" + clientSecret + "\" scope=\"kafka\";");
+    return p;
+  }
+
+  /** The HTTPS token endpoint, trusted through the JAAS options' ssl.* settings. */
+  static Properties oidcHttps() {
+    Properties p = oidc("connect", "connect-secret");
+    p.put("sasl.oauthbearer.token.endpoint.url", env("KAFKA_SECURE_OIDC_HTTPS_TOKEN_URL"));
+    p.put("sasl.jaas.config", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId=\"connect\""
+        + " clientSecret=\"connect-secret\" scope=\"kafka\" ssl.truststore.type=\"PEM\" ssl.truststore.location=\""
+        + env("KAFKA_SECURE_CA_PEM") + "\";");
+    return p;
+  }
+
+  /** The same with Kafka 4.1's keys (KIP-1139) instead of the JAAS options. */
+  static Properties kip1139() {
+    Properties p = oidc("ignored", "ignored");
+    p.put("sasl.jaas.config", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;");
+    p.put("sasl.oauthbearer.client.credentials.client.id", "connect");
+    p.put("sasl.oauthbearer.client.credentials.client.secret", "connect-secret");
+    p.put("sasl.oauthbearer.scope", "kafka");
+    return p;
+  }
+
   static Properties sasl(String listener, String protocol, String mechanism, String user, String password) {
     Properties p = base(env(listener));
     p.put("security.protocol", protocol);
@@ -368,7 +400,7 @@ public class KafkaSecureSelftest {
   public static void main(String[] args) throws Exception {
     System.out.println("scripts/kafka-secure selftest: Kafka Java clients against " + env("KAFKA_SECURE_INTERNAL")
         + " / " + env("KAFKA_SECURE_SASL_SSL") + " / " + env("KAFKA_SECURE_MTLS") + " / "
-        + env("KAFKA_SECURE_SASL_PLAINTEXT"));
+        + env("KAFKA_SECURE_SASL_PLAINTEXT") + " / " + env("KAFKA_SECURE_OAUTH") + " (OIDC " + env("KAFKA_SECURE_OIDC_TOKEN_URL") + ")");
 
     // Stores and certificates.
     for (String e : new String[] {"BROKER", "CLIENT", "WORKER", "UNTRUSTED"}) ok("stores: " + e.toLowerCase() + " .p12/.jks passwords", stores(e));
@@ -448,6 +480,18 @@ public class KafkaSecureSelftest {
         roundTrip(sasl(plain, "SASL_PLAINTEXT", "SCRAM-SHA-512", "connect", "connect-secret"), "sp-scram512"));
     fails("SASL_PLAINTEXT PLAIN wrong password", SaslAuthenticationException.class,
         produceOnly(sasl(plain, "SASL_PLAINTEXT", "PLAIN", "connect", "wrong")));
+
+    // OAUTH: tokens from the OIDC provider, verified against its JWKS.
+    ok("OAUTH OIDC client credentials connect: produce+consume", roundTrip(oidc("connect", "connect-secret"), "oidc"));
+    ok("OAUTH OIDC client credentials (KIP-1139 keys) connect: produce+consume", roundTrip(kip1139(), "oidc-kip1139"));
+    ok("OAUTH OIDC over HTTPS, JAAS ssl.truststore.* (PEM): produce+consume", roundTrip(oidcHttps(), "oidc-https"));
+    fails("OAUTH OIDC wrong client secret: no token", javax.security.auth.login.LoginException.class,
+        produceOnly(oidc("connect", "wrong")));
+    fails("OAUTH OIDC limited: produce denied", TopicAuthorizationException.class, produceOnly(oidc("limited", "limited-secret")));
+    fails("OAUTH unsecured token refused", SaslAuthenticationException.class, () -> {
+      Properties p = sasl("KAFKA_SECURE_OAUTH", "SASL_PLAINTEXT", "OAUTHBEARER", "connect", null);
+      return produceOnly(p).run();
+    });
 
     System.out.printf("%d passed, %d failed%s%n", passed, failed.size(), failed.isEmpty() ? "" : ": " + failed);
     System.exit(failed.isEmpty() ? 0 : 1);

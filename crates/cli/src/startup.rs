@@ -105,6 +105,7 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
 /// where librdkafka would only retry and log.
 async fn check_kafka_credentials(config: &WorkerConfig) -> Result<(), (String, String)> {
     use tributary_group::client::{check_connection, ConnectionSecurity, GroupError};
+    check_oauth_logins(config).await?;
     let security = clients::worker_security(config).map_err(|e| (e.key, e.message))?;
     if security.tls.is_none() && security.sasl.is_none() {
         return Ok(());
@@ -139,13 +140,50 @@ async fn check_kafka_credentials(config: &WorkerConfig) -> Result<(), (String, S
     }
 }
 
+/// Gets a first token for every OIDC client-credentials login of the worker file (worker
+/// level, `producer.`, `consumer.`, `admin.`), on the blocking pool: a provider that refuses
+/// the client secret, or cannot be reached within `sasl.login.retry.backoff.max.ms`, stops
+/// startup naming the key (`sasl.jaas.config`, `sasl.oauthbearer.token.endpoint.url`, …, with
+/// the prefix). The tokens stay cached for the clients created next.
+async fn check_oauth_logins(config: &WorkerConfig) -> Result<(), (String, String)> {
+    let mut seen: Vec<String> = Vec::new();
+    for (prefix, security) in
+        clients::all_client_security(config).map_err(|e| (e.key, e.message))?
+    {
+        let Some(source) = security.sasl().and_then(|c| c.token_source()) else {
+            continue;
+        };
+        if !source.is_client_credentials() || seen.iter().any(|id| id == source.id()) {
+            continue;
+        }
+        seen.push(source.id().to_string());
+        let fetch = source.clone();
+        match tokio::task::spawn_blocking(move || fetch.token()).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => {
+                let e = e.with_prefix(prefix);
+                return Err((e.key, format!("no OAuth access token: {}", e.message)));
+            }
+            Err(e) => {
+                return Err((
+                    format!("{prefix}sasl.oauthbearer.token.endpoint.url"),
+                    e.to_string(),
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Finds the Kafka cluster id; failing means Kafka is unreachable (Connect fails startup too).
 fn kafka_cluster_id(config: &WorkerConfig) -> Result<String, String> {
     use rdkafka::producer::{BaseProducer, Producer};
-    let producer: BaseProducer = clients::admin_config(config)
-        .map_err(|e| e.to_string())?
-        .create()
+    use tributary_runtime::kafka_client::{set_initial_token, WorkerClientContext};
+    let admin = clients::admin_config(config).map_err(|e| e.to_string())?;
+    let producer: BaseProducer<WorkerClientContext> = admin
+        .create_with_context(WorkerClientContext)
         .map_err(|e| format!("cannot create a Kafka client: {e}"))?;
+    set_initial_token(producer.client(), &admin)?;
     producer
         .client()
         .fetch_cluster_id(Duration::from_secs(30))

@@ -106,6 +106,18 @@ impl JavaWorker {
 
     /// [`JavaWorker::start`] with `extra` lines in the worker file (e.g. Kafka security).
     fn start_with(dir: &Path, name: &str, bootstrap: &str, group: &str, extra: &str) -> JavaWorker {
+        Self::start_with_opts(dir, name, bootstrap, group, extra, "")
+    }
+
+    /// [`JavaWorker::start_with`] with JVM options in `KAFKA_OPTS`, as Connect's scripts take them.
+    fn start_with_opts(
+        dir: &Path,
+        name: &str,
+        bootstrap: &str,
+        group: &str,
+        extra: &str,
+        kafka_opts: &str,
+    ) -> JavaWorker {
         let wdir = dir.join(name);
         std::fs::create_dir_all(&wdir).unwrap();
         let port = free_port();
@@ -117,6 +129,7 @@ impl JavaWorker {
         let child = Command::new(repo_root().join("scripts/connect-java"))
             .arg(wdir.join("worker.properties"))
             .env("CONNECT_JAVA_HEAP", "256m")
+            .env("KAFKA_OPTS", kafka_opts)
             .current_dir(&wdir)
             .stdout(std::fs::File::create(wdir.join("stdout.log")).unwrap())
             .stderr(std::fs::File::create(wdir.join("stderr.log")).unwrap())
@@ -799,4 +812,77 @@ fn java_and_tributary_workers_share_a_cluster_on_the_secured_broker() {
         &expected,
         Duration::from_secs(120),
     );
+}
+
+/// A Java and a Tributary worker whose files have the same OIDC client-credentials lines
+/// (tokens from the secured broker's OpenID Connect provider, `KAFKA_OPTS` allowing its
+/// endpoint on both sides) share a group on the OAUTH listener: a FileStream pipeline whose sink
+/// is created through the Java worker and source through Tributary delivers every line, before
+/// and after the first tokens expired.
+#[test]
+fn java_and_tributary_workers_share_a_cluster_over_oidc() {
+    let Some(_) = gate() else {
+        return;
+    };
+    let Some(s) = secure() else {
+        return;
+    };
+    let dir = test_dir();
+    let d = dir.path();
+    let group = unique("mixed-oidc");
+    let topic = format!("{group}-lines");
+    let oauth = s.var("KAFKA_SECURE_OAUTH");
+    let ttl: u64 = s.var("KAFKA_SECURE_OIDC_TOKEN_TTL").parse().unwrap();
+    create_topic(&s.var("KAFKA_SECURE_INTERNAL"), &topic, 2);
+    let security = oidc_lines(&s, "connect", "connect-secret");
+    let opts = oidc_kafka_opts(&s);
+    let started = Instant::now();
+    let java = JavaWorker::start_with_opts(d, "java-1", &oauth, &group, &security, &opts);
+    let t1 = DistributedWorker::start_with_env(
+        d,
+        "trib-1",
+        &oauth,
+        &group,
+        &format!("{WORKER_EXTRA}{security}"),
+        &[("KAFKA_OPTS", &opts)],
+    );
+    t1.wait_joined();
+    let (j, u1) = (java.url(), t1.url.clone());
+    let (input, out) = (d.join("in.txt"), d.join("out.txt"));
+    append(&input, &numbered("o", 0, 300));
+    create(
+        &j,
+        "sink",
+        serde_json::json!({"connector.class": "FileStreamSink", "tasks.max": "2", "topics": topic, "file": out}),
+    );
+    create(
+        &u1,
+        "src",
+        serde_json::json!({"connector.class": "FileStreamSource", "tasks.max": "1", "topic": topic, "file": input}),
+    );
+    for url in [&j, &u1] {
+        wait_state(url, "sink", 2, "RUNNING");
+        wait_state(url, "src", 1, "RUNNING");
+    }
+    wait_all_lines(
+        "every line over OAUTHBEARER",
+        &out,
+        &lines_of(&input),
+        Duration::from_secs(120),
+    );
+    // Waiting for expiry (not for a state): both sides' first tokens were fetched at startup.
+    if let Some(left) = Duration::from_secs(ttl + 3).checked_sub(started.elapsed()) {
+        std::thread::sleep(left);
+    }
+    append(&input, &numbered("o", 300, 600));
+    wait_all_lines(
+        "every line after the first tokens expired",
+        &out,
+        &lines_of(&input),
+        Duration::from_secs(120),
+    );
+    for url in [&j, &u1] {
+        wait_state(url, "sink", 2, "RUNNING");
+        wait_state(url, "src", 1, "RUNNING");
+    }
 }

@@ -5,6 +5,9 @@
 //! - [`plugins`]: the plugin registry resolving Connect class names and aliases.
 //! - [`config_records`]: restart requests and the session key, shared by `storage` and
 //!   `herder`.
+//! - [`polled_producer`]: librdkafka producers served by an event-driven poll thread (source
+//!   tasks and internal topics).
+//! - [`kafka_client`]: OAUTHBEARER tokens for every librdkafka client the runtime creates.
 //! - [`storage`]: offset and status backing stores.
 //! - [`worker`]: the worker owning running connector and task instances
 //!   (`Worker`, `WorkerConnector`, `WorkerSourceTask`, `WorkerSinkTask`).
@@ -17,9 +20,11 @@
 pub mod config;
 pub mod config_records;
 pub mod herder;
+pub mod kafka_client;
 pub mod logging;
 pub mod peer;
 pub mod plugins;
+pub mod polled_producer;
 pub mod rest;
 pub mod storage;
 pub mod worker;

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use rustls_pki_types::CertificateDer;
 
 use crate::jaas;
+use crate::oauth;
 use crate::stores::{self, Identity, StoreType};
 use crate::SecurityError;
 
@@ -90,6 +91,13 @@ pub enum SaslCredentials {
         username: String,
         password: String,
     },
+    /// `OAUTHBEARER` with tokens from an OIDC provider: the client-credentials flow of
+    /// `sasl.login.callback.handler.class=…OAuthBearerLoginCallbackHandler` (see
+    /// [`crate::oauth`]). The source is shared by every client with the same login settings.
+    OAuthBearerOidc {
+        /// Where the tokens come from (cached and refreshed).
+        source: Arc<oauth::TokenSource>,
+    },
     /// `OAUTHBEARER` with Kafka's unsecured JWS tokens (`OAuthBearerLoginModule` with
     /// `unsecuredLoginStringClaim_sub`; for tests and development, as in Kafka).
     OAuthBearerUnsecured {
@@ -118,6 +126,9 @@ impl std::fmt::Debug for SaslCredentials {
             Self::OAuthBearerUnsecured { principal, .. } => {
                 write!(f, "OAUTHBEARER(unsecured, {principal})")
             }
+            Self::OAuthBearerOidc { source } => {
+                write!(f, "OAUTHBEARER({})", source.describe())
+            }
         }
     }
 }
@@ -135,7 +146,28 @@ impl SaslCredentials {
                 mechanism: ScramMechanism::Sha512,
                 ..
             } => "SCRAM-SHA-512",
-            Self::OAuthBearerUnsecured { .. } => "OAUTHBEARER",
+            Self::OAuthBearerUnsecured { .. } | Self::OAuthBearerOidc { .. } => "OAUTHBEARER",
+        }
+    }
+
+    /// The token source of an `OAUTHBEARER` login (for unsecured tokens, the shared source
+    /// that makes them); `None` for other mechanisms.
+    pub fn token_source(&self) -> Option<Arc<oauth::TokenSource>> {
+        match self {
+            Self::OAuthBearerOidc { source } => Some(source.clone()),
+            Self::OAuthBearerUnsecured {
+                principal,
+                principal_claim,
+                lifetime_s,
+                scope,
+            } => Some(oauth::unsecured_source(
+                principal,
+                principal_claim,
+                *lifetime_s,
+                scope,
+                oauth::RefreshConfig::default(),
+            )),
+            Self::Plain { .. } | Self::Scram { .. } => None,
         }
     }
 }
@@ -177,12 +209,27 @@ impl KafkaSecurity {
     ///
     /// Errors (naming the key): an unknown protocol, a store that cannot be read or decrypted,
     /// a mechanism Tributary cannot use (`GSSAPI`, which is Java's default `sasl.mechanism`),
-    /// a `sasl.jaas.config` that does not parse or lacks the options its mechanism needs, and
+    /// a `sasl.jaas.config` that does not parse or lacks the options its mechanism needs,
     /// Java callback classes (`sasl.client.callback.handler.class`, `sasl.login.class`,
-    /// `ssl.engine.factory.class`), which cannot run outside a JVM.
+    /// `ssl.engine.factory.class`, any `sasl.login.callback.handler.class` but Kafka's
+    /// `OAuthBearerLoginCallbackHandler`), which cannot run outside a JVM, and OAuth settings
+    /// that cannot be used (see [`crate::oauth`]; the token endpoint must be allowed by
+    /// `-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=…` in the `KAFKA_OPTS` environment
+    /// variable, as for Java clients). No token is fetched here.
     pub fn from_settings(
         settings: &BTreeMap<String, String>,
         prefix: &str,
+    ) -> Result<KafkaSecurity, SecurityError> {
+        let kafka_opts = std::env::var("KAFKA_OPTS").ok();
+        Self::from_settings_with_opts(settings, prefix, kafka_opts.as_deref())
+    }
+
+    /// [`KafkaSecurity::from_settings`] with the JVM options (`KAFKA_OPTS`) given rather than
+    /// read from the environment.
+    pub fn from_settings_with_opts(
+        settings: &BTreeMap<String, String>,
+        prefix: &str,
+        kafka_opts: Option<&str>,
     ) -> Result<KafkaSecurity, SecurityError> {
         let get = |k: &str| {
             settings
@@ -209,7 +256,7 @@ impl KafkaSecurity {
             None
         };
         let sasl = if protocol.uses_sasl() {
-            Some(sasl_credentials(&get, &named)?)
+            Some(sasl_credentials(&get, &named, kafka_opts)?)
         } else {
             None
         };
@@ -223,8 +270,10 @@ impl KafkaSecurity {
     /// librdkafka's settings for this client: `security.protocol`, the stores as inline PEM
     /// (`ssl.ca.pem`, `ssl.certificate.pem`, `ssl.key.pem`),
     /// `ssl.endpoint.identification.algorithm`, `sasl.mechanisms` with `sasl.username` /
-    /// `sasl.password`, or unsecured OAUTHBEARER (`enable.sasl.oauthbearer.unsecure.jwt`,
-    /// `sasl.oauthbearer.config`).
+    /// `sasl.password`, or for OAUTHBEARER `sasl.oauthbearer.config` set to the id of the
+    /// login's [`oauth::TokenSource`]: the client's context hands librdkafka that source's
+    /// tokens (`rdkafka`'s `ClientContext::generate_oauth_token`, finding the source with
+    /// [`oauth::lookup`]), unsecured ones included, so librdkafka makes none itself.
     pub fn librdkafka_settings(&self) -> Vec<(String, String)> {
         let mut out = vec![(
             "security.protocol".to_string(),
@@ -255,22 +304,14 @@ impl KafkaSecurity {
                 set("sasl.username", username.clone());
                 set("sasl.password", password.clone());
             }
-            Some(SaslCredentials::OAuthBearerUnsecured {
-                principal,
-                principal_claim,
-                lifetime_s,
-                scope,
-            }) => {
+            Some(
+                c @ (SaslCredentials::OAuthBearerUnsecured { .. }
+                | SaslCredentials::OAuthBearerOidc { .. }),
+            ) => {
                 set("sasl.mechanisms", "OAUTHBEARER".into());
-                set("enable.sasl.oauthbearer.unsecure.jwt", "true".into());
-                let mut cfg = format!("principal={principal} lifeSeconds={lifetime_s}");
-                if principal_claim != "sub" {
-                    cfg.push_str(&format!(" principalClaimName={principal_claim}"));
+                if let Some(source) = c.token_source() {
+                    set("sasl.oauthbearer.config", source.id().to_string());
                 }
-                if !scope.is_empty() {
-                    cfg.push_str(&format!(" scope={}", scope.join(",")));
-                }
-                set("sasl.oauthbearer.config", cfg);
             }
             None => {}
         }
@@ -344,32 +385,86 @@ fn check_known(key: &str, value: &str, named: &str) -> Result<(), SecurityError>
             }
         }
         "sasl.login.callback.handler.class" => {
-            if value.is_empty() {
+            if value.is_empty() || value == oauth::LOGIN_CALLBACK_HANDLER {
                 Ok(())
             } else {
                 Err(SecurityError::new(
                     named,
                     format!(
-                        "{value} is Java code, which Tributary cannot run (the OIDC \
-                         client-credentials flow is not supported yet)"
+                        "{value} is Java code, which Tributary cannot run (for the OIDC \
+                         client-credentials flow, set {})",
+                        oauth::LOGIN_CALLBACK_HANDLER
                     ),
                 ))
             }
         }
-        "sasl.oauthbearer.token.endpoint.url" => Err(SecurityError::new(
-            named,
-            "the OAUTHBEARER OIDC client-credentials flow is not supported yet; \
-             use SCRAM, PLAIN or mutual TLS",
-        )),
-        k if k.starts_with("sasl.kerberos.") => {
-            warn_once(named, "Kerberos (GSSAPI) is not supported");
-            Ok(())
-        }
-        k if k.starts_with("sasl.login.") || k.starts_with("sasl.oauthbearer.") => {
+        "sasl.oauthbearer.jwt.retriever.class" => match value {
+            ""
+            | "org.apache.kafka.common.security.oauthbearer.DefaultJwtRetriever"
+            | "org.apache.kafka.common.security.oauthbearer.ClientCredentialsJwtRetriever"
+            | "org.apache.kafka.common.security.oauthbearer.FileJwtRetriever" => Ok(()),
+            "org.apache.kafka.common.security.oauthbearer.JwtBearerJwtRetriever" => {
+                Err(SecurityError::new(
+                    named,
+                    "the jwt-bearer grant (KIP-1139) is not supported yet; the client-credentials \
+                     grant is (DefaultJwtRetriever)",
+                ))
+            }
+            other => Err(SecurityError::new(
+                named,
+                format!("{other} is Java code, which Tributary cannot run"),
+            )),
+        },
+        "sasl.oauthbearer.jwt.validator.class" => match value {
+            ""
+            | "org.apache.kafka.common.security.oauthbearer.DefaultJwtValidator"
+            | "org.apache.kafka.common.security.oauthbearer.ClientJwtValidator" => Ok(()),
+            other => Err(SecurityError::new(
+                named,
+                format!(
+                    "{other} is not supported: Tributary checks a token's claims as Kafka's \
+                     ClientJwtValidator does (DefaultJwtValidator)"
+                ),
+            )),
+        },
+        oauth::TOKEN_ENDPOINT_URL
+        | oauth::CLIENT_ID
+        | oauth::CLIENT_SECRET
+        | oauth::SCOPE
+        | oauth::SUB_CLAIM_NAME
+        | oauth::SCOPE_CLAIM_NAME
+        | "sasl.oauthbearer.header.urlencode"
+        | "sasl.login.refresh.window.factor"
+        | "sasl.login.refresh.window.jitter"
+        | "sasl.login.refresh.min.period.seconds"
+        | "sasl.login.refresh.buffer.seconds"
+        | "sasl.login.retry.backoff.ms"
+        | "sasl.login.retry.backoff.max.ms"
+        | "sasl.login.connect.timeout.ms"
+        | "sasl.login.read.timeout.ms" => Ok(()),
+        "sasl.oauthbearer.jwks.endpoint.url"
+        | "sasl.oauthbearer.jwks.endpoint.refresh.ms"
+        | "sasl.oauthbearer.jwks.endpoint.retry.backoff.ms"
+        | "sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms"
+        | "sasl.oauthbearer.expected.audience"
+        | "sasl.oauthbearer.expected.issuer"
+        | "sasl.oauthbearer.clock.skew.seconds" => {
             warn_once(
                 named,
-                "login refresh, retry and OAuth validation settings are not used by Tributary's clients",
+                "a token validation setting: the broker checks the token's signature, \
+                 audience and issuer; a client checks its claims as Kafka's ClientJwtValidator does",
             );
+            Ok(())
+        }
+        k if k.starts_with("sasl.oauthbearer.assertion.") => {
+            warn_once(
+                named,
+                "a setting of the jwt-bearer grant, which is not supported (client credentials are)",
+            );
+            Ok(())
+        }
+        k if k.starts_with("sasl.kerberos.") => {
+            warn_once(named, "Kerberos (GSSAPI) is not supported");
             Ok(())
         }
         k if k.starts_with("ssl.") || k.starts_with("sasl.") => {
@@ -494,11 +589,24 @@ pub(crate) fn identity_material(
 fn sasl_credentials(
     get: &dyn Fn(&str) -> Option<String>,
     named: &dyn Fn(&str) -> String,
+    kafka_opts: Option<&str>,
 ) -> Result<SaslCredentials, SecurityError> {
     let mechanism = get("sasl.mechanism").unwrap_or_else(|| "GSSAPI".into());
     let mech_key = named("sasl.mechanism");
     let jaas_key = named("sasl.jaas.config");
     let upper = mechanism.to_ascii_uppercase();
+    // Kafka's OAuth login handler is the one Java class Tributary does itself: for OAUTHBEARER.
+    let oidc =
+        get("sasl.login.callback.handler.class").as_deref() == Some(oauth::LOGIN_CALLBACK_HANDLER);
+    if oidc && upper != "OAUTHBEARER" {
+        return Err(SecurityError::new(
+            &named("sasl.login.callback.handler.class"),
+            format!(
+                "{} logs in with sasl.mechanism=OAUTHBEARER, not {mechanism}",
+                oauth::LOGIN_CALLBACK_HANDLER
+            ),
+        ));
+    }
     if upper == "GSSAPI" {
         return Err(SecurityError::new(
             &mech_key,
@@ -563,6 +671,12 @@ fn sasl_credentials(
                 password: option("password")?,
             })
         }
+        _ if oidc => {
+            expect("OAuthBearerLoginModule")?;
+            Ok(SaslCredentials::OAuthBearerOidc {
+                source: oauth::client_credentials_source(get, named, &module, kafka_opts)?,
+            })
+        }
         _ => {
             expect("OAuthBearerLoginModule")?;
             let principal_claim = module
@@ -575,13 +689,30 @@ fn sasl_credentials(
                 .get(&format!("unsecuredLoginStringClaim_{principal_claim}"))
                 .cloned()
                 .ok_or_else(|| {
-                    SecurityError::new(
-                        &jaas_key,
-                        format!(
-                            "OAuthBearerLoginModule needs unsecuredLoginStringClaim_{principal_claim} \
-                             (Tributary supports unsecured tokens; the OIDC client-credentials flow is not supported yet)"
-                        ),
-                    )
+                    if get(oauth::TOKEN_ENDPOINT_URL).is_some() {
+                        // As in Java, the token endpoint is only used by Kafka's OAuth login
+                        // handler; without it the unsecured handler runs.
+                        SecurityError::new(
+                            &named("sasl.login.callback.handler.class"),
+                            format!(
+                                "must be {} for the OIDC client-credentials flow of {}; without \
+                                 it OAuthBearerLoginModule makes unsecured tokens, which need \
+                                 unsecuredLoginStringClaim_{principal_claim}",
+                                oauth::LOGIN_CALLBACK_HANDLER,
+                                named(oauth::TOKEN_ENDPOINT_URL)
+                            ),
+                        )
+                    } else {
+                        SecurityError::new(
+                            &jaas_key,
+                            format!(
+                                "OAuthBearerLoginModule needs unsecuredLoginStringClaim_{principal_claim} \
+                                 for unsecured tokens, or sasl.login.callback.handler.class={} with \
+                                 sasl.oauthbearer.token.endpoint.url for the OIDC client-credentials flow",
+                                oauth::LOGIN_CALLBACK_HANDLER
+                            ),
+                        )
+                    }
                 })?;
             let lifetime_s = match module.options.get("unsecuredLoginLifetimeSeconds") {
                 Some(v) => v.parse().map_err(|_| {
@@ -718,9 +849,68 @@ mod tests {
         )
         .unwrap();
         let rd = s.librdkafka_settings();
-        assert!(rd.contains(&(
-            "sasl.oauthbearer.config".into(),
-            "principal=connect lifeSeconds=3600 scope=a,b".into()
-        )));
+        // librdkafka gets the tokens from the source its config names, not its own handler.
+        let id = s.sasl().unwrap().token_source().unwrap().id().to_string();
+        assert!(rd.contains(&("sasl.oauthbearer.config".into(), id.clone())));
+        assert!(!rd
+            .iter()
+            .any(|(k, _)| k == "enable.sasl.oauthbearer.unsecure.jwt"));
+        let token = crate::oauth::lookup(&id).unwrap().token().unwrap();
+        assert_eq!(token.principal, "connect");
+    }
+
+    #[test]
+    fn oidc_client_credentials_as_connect_writes_them() {
+        let url = "http://127.0.0.1:9/token";
+        let opts = format!("-D{}={url}", crate::oauth::ALLOWED_URLS_PROPERTY);
+        let base = [
+            ("security.protocol", "SASL_PLAINTEXT"),
+            ("sasl.mechanism", "OAUTHBEARER"),
+            ("sasl.login.callback.handler.class", crate::oauth::LOGIN_CALLBACK_HANDLER),
+            ("sasl.oauthbearer.token.endpoint.url", url),
+            (
+                "sasl.jaas.config",
+                "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId=\"connect\" clientSecret=\"connect-secret\" scope=\"kafka\";",
+            ),
+        ];
+        let s = KafkaSecurity::from_settings_with_opts(&settings(&base), "producer.", Some(&opts))
+            .unwrap();
+        let Some(SaslCredentials::OAuthBearerOidc { source }) = s.sasl() else {
+            panic!("{s:?}")
+        };
+        assert!(source.describe().contains("client id connect"));
+        assert!(!format!("{s:?}").contains("connect-secret"));
+        let rd = s.librdkafka_settings();
+        assert!(rd.contains(&("sasl.oauthbearer.config".into(), source.id().to_string())));
+        assert!(rd.contains(&("sasl.mechanisms".into(), "OAUTHBEARER".into())));
+        // Not allowed by KAFKA_OPTS: refused naming the key with its prefix.
+        let e = KafkaSecurity::from_settings_with_opts(&settings(&base), "producer.", None)
+            .unwrap_err();
+        assert_eq!(e.key, "producer.sasl.oauthbearer.token.endpoint.url");
+        // The handler with another mechanism, another handler class, a token URL without the
+        // handler: each refused naming the key.
+        let mut other = base.to_vec();
+        other[1] = ("sasl.mechanism", "PLAIN");
+        let e =
+            KafkaSecurity::from_settings_with_opts(&settings(&other), "", Some(&opts)).unwrap_err();
+        assert_eq!(e.key, "sasl.login.callback.handler.class");
+        let mut other = base.to_vec();
+        other[2] = ("sasl.login.callback.handler.class", "com.example.Handler");
+        let e =
+            KafkaSecurity::from_settings_with_opts(&settings(&other), "", Some(&opts)).unwrap_err();
+        assert_eq!(e.key, "sasl.login.callback.handler.class");
+        let mut other = base.to_vec();
+        other.remove(2);
+        let e =
+            KafkaSecurity::from_settings_with_opts(&settings(&other), "", Some(&opts)).unwrap_err();
+        assert_eq!(e.key, "sasl.login.callback.handler.class");
+        let mut other = base.to_vec();
+        other.push((
+            "sasl.oauthbearer.jwt.retriever.class",
+            "org.apache.kafka.common.security.oauthbearer.JwtBearerJwtRetriever",
+        ));
+        let e =
+            KafkaSecurity::from_settings_with_opts(&settings(&other), "", Some(&opts)).unwrap_err();
+        assert_eq!(e.key, "sasl.oauthbearer.jwt.retriever.class");
     }
 }

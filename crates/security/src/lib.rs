@@ -5,11 +5,14 @@
 //!   settings, a rustls client configuration and SASL credentials.
 //! - [`stores`]: JKS, PKCS12 and PEM trust and key stores (Kafka's `DefaultSslEngineFactory`).
 //! - [`jaas`]: `sasl.jaas.config` values and JAAS files.
-//! - [`sasl`]: the client side of PLAIN, SCRAM-SHA-256/512 and unsecured OAUTHBEARER.
+//! - [`oauth`]: OAUTHBEARER tokens: the OIDC client-credentials flow and Kafka's unsecured
+//!   tokens, cached and refreshed as Java's login does it.
+//! - [`sasl`]: the client side of PLAIN, SCRAM-SHA-256/512 and OAUTHBEARER.
 //! - [`tls`]: rustls client and server configurations.
 
 pub mod jaas;
 pub mod kafka;
+pub mod oauth;
 pub mod sasl;
 pub mod stores;
 pub mod tls;

@@ -1,6 +1,7 @@
 //! The client side of a SASL exchange, as Kafka's SaslAuthenticate requests carry it: PLAIN
-//! and SCRAM-SHA-256/512 through rsasl, and OAUTHBEARER with Kafka's unsecured JWS tokens
-//! (RFC 7628 client response, `OAuthBearerUnsecuredLoginCallbackHandler`'s token shape).
+//! and SCRAM-SHA-256/512 through rsasl, and OAUTHBEARER (RFC 7628, as Kafka's
+//! `OAuthBearerSaslClient`) with a token from [`crate::oauth`] or Kafka's unsecured JWS tokens
+//! (`OAuthBearerUnsecuredLoginCallbackHandler`'s token shape).
 
 use std::io::Cursor;
 use std::sync::Arc;
@@ -25,8 +26,12 @@ enum Inner {
         session: Box<Session>,
         finished: bool,
     },
-    OneShot {
+    /// OAUTHBEARER: the initial response carries the token; a server message after it is an
+    /// error (RFC 7628 §3.2.2), answered with a single `0x01` before the server fails the
+    /// exchange.
+    OAuthBearer {
         first: Option<Vec<u8>>,
+        server_error: Option<String>,
     },
 }
 
@@ -38,7 +43,22 @@ pub struct SaslExchange {
 }
 
 impl SaslExchange {
-    /// Starts an exchange for `credentials`.
+    /// An OAUTHBEARER exchange presenting `token` (a JWT): the RFC 7628 initial client
+    /// response as Kafka's `OAuthBearerClientInitialResponse` writes it, without
+    /// authorization id or extensions: `n,,\x01auth=Bearer <token>\x01\x01`.
+    pub fn oauth_bearer(token: &str) -> SaslExchange {
+        SaslExchange {
+            mechanism: "OAUTHBEARER",
+            inner: Inner::OAuthBearer {
+                first: Some(format!("n,,\x01auth=Bearer {token}\x01\x01").into_bytes()),
+                server_error: None,
+            },
+        }
+    }
+
+    /// Starts an exchange for `credentials`. For the OIDC flow the token must have been
+    /// fetched already ([`crate::oauth::TokenSource::token`], which blocks): this takes the
+    /// cached one, and fails when there is none.
     pub fn new(credentials: &SaslCredentials) -> Result<SaslExchange, SaslError> {
         let mechanism = credentials.mechanism();
         let err = |m: String| SaslError {
@@ -69,9 +89,13 @@ impl SaslExchange {
                 scope,
             } => {
                 let token = unsecured_jws(principal, principal_claim, *lifetime_s, scope);
-                // RFC 7628: gs2 header, then key=value pairs separated by \x01.
-                let first = format!("n,,\x01auth=Bearer {token}\x01\x01").into_bytes();
-                Inner::OneShot { first: Some(first) }
+                return Ok(SaslExchange::oauth_bearer(&token));
+            }
+            SaslCredentials::OAuthBearerOidc { source } => {
+                let token = source.cached().ok_or_else(|| {
+                    err(format!("no access token yet from {}", source.describe()))
+                })?;
+                return Ok(SaslExchange::oauth_bearer(&token.value));
             }
         };
         Ok(SaslExchange { mechanism, inner })
@@ -87,7 +111,29 @@ impl SaslExchange {
     pub fn step(&mut self, server: Option<&[u8]>) -> Result<Option<Vec<u8>>, SaslError> {
         let mechanism = self.mechanism;
         match &mut self.inner {
-            Inner::OneShot { first } => Ok(first.take()),
+            Inner::OAuthBearer {
+                first,
+                server_error,
+            } => {
+                if let Some(first) = first.take() {
+                    return Ok(Some(first));
+                }
+                match server {
+                    // The broker's error (JSON, RFC 7628 §3.2.2): acknowledge it; the broker
+                    // then fails the exchange with its own message.
+                    Some(msg) if !msg.is_empty() && server_error.is_none() => {
+                        *server_error = Some(String::from_utf8_lossy(msg).into_owned());
+                        Ok(Some(vec![0x01]))
+                    }
+                    _ => match server_error.take() {
+                        Some(e) => Err(SaslError {
+                            mechanism,
+                            message: format!("the broker refused the token: {e}"),
+                        }),
+                        None => Ok(None),
+                    },
+                }
+            }
             Inner::Rsasl { session, finished } => {
                 if *finished {
                     return Ok(None);
@@ -183,6 +229,24 @@ mod tests {
         assert!(first.starts_with("n,,n=connect,r="), "{first}");
         // A server-first message with a nonce that does not extend ours is refused.
         assert!(ex.step(Some(b"r=other,s=c2FsdA==,i=4096")).is_err());
+    }
+
+    #[test]
+    fn oauthbearer_sends_the_token_and_acknowledges_an_error() {
+        let mut ex = SaslExchange::oauth_bearer("a.b.c");
+        assert_eq!(ex.mechanism(), "OAUTHBEARER");
+        assert_eq!(
+            ex.step(None).unwrap(),
+            Some(b"n,,\x01auth=Bearer a.b.c\x01\x01".to_vec())
+        );
+        // Success: an empty server message ends it.
+        assert_eq!(ex.step(Some(b"")).unwrap(), None);
+        let mut ex = SaslExchange::oauth_bearer("a.b.c");
+        ex.step(None).unwrap();
+        let challenge = br#"{"status":"invalid_token"}"#;
+        assert_eq!(ex.step(Some(challenge)).unwrap(), Some(vec![0x01]));
+        let e = ex.step(Some(b"")).unwrap_err();
+        assert!(e.message.contains("invalid_token"), "{e}");
     }
 
     #[test]

@@ -380,16 +380,39 @@ impl DistributedWorker {
         )
         .unwrap();
         DistributedWorker {
-            inner: Self::spawn_in(&wdir),
+            inner: Self::spawn_in(&wdir, &[]),
             name: name.to_string(),
         }
     }
 
-    fn spawn_in(wdir: &Path) -> StandaloneWorker {
+    /// [`DistributedWorker::start`] with extra environment variables (e.g. `KAFKA_OPTS`).
+    pub fn start_with_env(
+        dir: &Path,
+        name: &str,
+        bootstrap: &str,
+        group: &str,
+        extra: &str,
+        env: &[(&str, &str)],
+    ) -> DistributedWorker {
+        let wdir = dir.join(name);
+        std::fs::create_dir_all(&wdir).unwrap();
+        std::fs::write(
+            wdir.join("worker.properties"),
+            distributed_properties(bootstrap, group, extra),
+        )
+        .unwrap();
+        DistributedWorker {
+            inner: Self::spawn_in(&wdir, env),
+            name: name.to_string(),
+        }
+    }
+
+    fn spawn_in(wdir: &Path, env: &[(&str, &str)]) -> StandaloneWorker {
         let log = wdir.join(format!("worker-{}.log", unique("run")));
         let logf = std::fs::File::create(&log).unwrap();
         let child = Command::new(env!("CARGO_BIN_EXE_tributary"))
             .args(["distributed", "worker.properties"])
+            .envs(env.iter().copied())
             .current_dir(wdir)
             .stdout(Stdio::null())
             .stderr(logf)
@@ -653,4 +676,35 @@ pub fn sasl_ssl_lines(s: &Secure, user: &str, password: &str, store: &str) -> St
         }
     }
     out
+}
+
+/// The OAUTHBEARER lines of a worker file for the OIDC client-credentials flow against the
+/// secured broker's provider, as a Java Connect worker file has them: the worker level with the
+/// `clientId` / `clientSecret` / `scope` JAAS options, `producer.` and `consumer.` with Kafka
+/// 4.1's keys (KIP-1139) instead.
+pub fn oidc_lines(s: &Secure, client_id: &str, client_secret: &str) -> String {
+    let common = format!(
+        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=OAUTHBEARER\nsasl.login.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler\nsasl.oauthbearer.token.endpoint.url={}\n",
+        s.var("KAFKA_SECURE_OIDC_TOKEN_URL")
+    );
+    let mut out = format!(
+        "{common}sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId=\"{client_id}\" clientSecret=\"{client_secret}\" scope=\"kafka\";\n"
+    );
+    for prefix in ["producer.", "consumer."] {
+        for line in common.lines() {
+            out.push_str(&format!("{prefix}{line}\n"));
+        }
+        out.push_str(&format!(
+            "{prefix}sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;\n{prefix}sasl.oauthbearer.client.credentials.client.id={client_id}\n{prefix}sasl.oauthbearer.client.credentials.client.secret={client_secret}\n{prefix}sasl.oauthbearer.scope=kafka\n"
+        ));
+    }
+    out
+}
+
+/// `KAFKA_OPTS` allowing the provider's token endpoint, as Kafka 4.x clients require.
+pub fn oidc_kafka_opts(s: &Secure) -> String {
+    format!(
+        "-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls={}",
+        s.var("KAFKA_SECURE_OIDC_TOKEN_URL")
+    )
 }

@@ -1,11 +1,12 @@
 //! One broker connection: Kafka request framing over tokio TCP (or TLS with rustls) with
 //! `kafka-protocol` codecs, ApiVersions negotiation, SASL authentication (SaslHandshake v1 +
-//! SaslAuthenticate, as Java's `SaslClientAuthenticator`) and coordinator discovery. One
-//! request in flight at a time.
+//! SaslAuthenticate, as Java's `SaslClientAuthenticator`, with KIP-368 re-authentication
+//! before the session the broker granted ends) and coordinator discovery. One request in
+//! flight at a time.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use kafka_protocol::messages::{
@@ -100,6 +101,23 @@ pub(crate) struct Connection {
     correlation_id: i32,
     /// Broker's supported (min, max) per API key, from ApiVersions.
     broker_versions: HashMap<i16, (i16, i16)>,
+    /// How it was secured: to authenticate again (KIP-368), or to connect again once the
+    /// session has ended.
+    security: ConnectionSecurity,
+    /// When the broker granted a limited session (`connections.max.reauth.ms`, or an
+    /// OAUTHBEARER token's expiry): when to authenticate again, and when the session ends.
+    session: Option<Session>,
+    /// Timeout of the requests re-authentication sends.
+    timeout: Duration,
+}
+
+/// A SASL session with an end (KIP-368).
+#[derive(Debug, Clone, Copy)]
+struct Session {
+    /// Java's client re-authenticates after 85–95 % of the session lifetime.
+    reauth_at: Instant,
+    /// The broker closes the connection at the first request after this.
+    ends_at: Instant,
 }
 
 impl Connection {
@@ -153,12 +171,38 @@ impl Connection {
             client_id: StrBytes::from_string(client_id.to_string()),
             correlation_id: 0,
             broker_versions: HashMap::new(),
+            security: security.clone(),
+            session: None,
+            timeout,
         };
         conn.api_versions(timeout).await?;
         if let Some(credentials) = &security.sasl {
             conn.authenticate(credentials, timeout).await?;
         }
         Ok(conn)
+    }
+
+    /// The exchange for `credentials`; for the OIDC flow the token comes from its source on a
+    /// blocking thread (an HTTP request when the cached one is due for refresh).
+    async fn exchange(&self, credentials: &SaslCredentials) -> Result<SaslExchange, GroupError> {
+        if let SaslCredentials::OAuthBearerOidc { source } = credentials {
+            let source = source.clone();
+            let token = tokio::task::spawn_blocking(move || source.token())
+                .await
+                .map_err(|e| GroupError::Token {
+                    addr: self.addr.clone(),
+                    message: format!("the token request did not complete: {e}"),
+                })?
+                .map_err(|e| GroupError::Token {
+                    addr: self.addr.clone(),
+                    message: e.to_string(),
+                })?;
+            return Ok(SaslExchange::oauth_bearer(&token.value));
+        }
+        SaslExchange::new(credentials).map_err(|e| GroupError::Authentication {
+            addr: self.addr.clone(),
+            message: e.to_string(),
+        })
     }
 
     /// SaslHandshake v1 naming the mechanism, then SaslAuthenticate requests carrying the
@@ -174,12 +218,12 @@ impl Connection {
             addr: addr.clone(),
             message,
         };
-        let mut exchange = SaslExchange::new(credentials).map_err(|e| auth_err(e.to_string()))?;
+        let mut exchange = self.exchange(credentials).await?;
         let mechanism = exchange.mechanism();
         let version = self.version(ApiKey::SaslHandshake)?;
         let mut hs = SaslHandshakeRequest::default();
         hs.mechanism = StrBytes::from_static_str(mechanism);
-        let resp = self.send(&hs, version, timeout).await?;
+        let resp = self.send_now(&hs, version, timeout).await?;
         if resp.error_code != 0 {
             let enabled: Vec<String> = resp.mechanisms.iter().map(|m| m.to_string()).collect();
             return Err(auth_err(format!(
@@ -190,10 +234,12 @@ impl Connection {
         }
         let version = self.version(ApiKey::SaslAuthenticate)?;
         let mut message = exchange.step(None).map_err(|e| auth_err(e.to_string()))?;
+        let mut lifetime_ms = 0;
         while let Some(bytes) = message {
             let mut req = SaslAuthenticateRequest::default();
             req.auth_bytes = Bytes::from(bytes);
-            let resp = self.send(&req, version, timeout).await?;
+            let resp = self.send_now(&req, version, timeout).await?;
+            lifetime_ms = resp.session_lifetime_ms;
             if resp.error_code != 0 {
                 let detail = resp
                     .error_message
@@ -209,8 +255,63 @@ impl Connection {
                 .step(Some(&resp.auth_bytes))
                 .map_err(|e| auth_err(e.to_string()))?;
         }
-        tracing::debug!(addr = %self.addr, mechanism, "SASL authentication succeeded");
+        // KIP-368: a positive lifetime means the broker closes the connection at the first
+        // request after it unless the client authenticated again.
+        self.session = (lifetime_ms > 0).then(|| {
+            let now = Instant::now();
+            // Spreads the re-authentications of many connections (not for anything secret).
+            let jitter = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos() % 1000)
+                .unwrap_or(500) as f64
+                / 1000.0;
+            let share = 0.85 + 0.1 * jitter;
+            Session {
+                reauth_at: now + Duration::from_millis((lifetime_ms as f64 * share) as u64),
+                ends_at: now + Duration::from_millis(lifetime_ms as u64),
+            }
+        });
+        tracing::debug!(
+            addr = %self.addr,
+            mechanism,
+            session_lifetime_ms = lifetime_ms,
+            "SASL authentication succeeded"
+        );
         Ok(())
+    }
+
+    /// Authenticates again when the session is due for it (KIP-368: SaslHandshake and
+    /// SaslAuthenticate on the open connection, between two requests, as Java's client does).
+    /// A connection left idle past the end of its session (the broker would close it at the
+    /// next request) is replaced by a new one to the same broker, which is all a group member
+    /// needs: its membership does not live in the connection.
+    async fn reauthenticate_if_due(&mut self) -> Result<(), GroupError> {
+        let Some(session) = self.session else {
+            return Ok(());
+        };
+        let now = Instant::now();
+        if now < session.reauth_at {
+            return Ok(());
+        }
+        // A second of margin: a request sent just before the end may arrive after it.
+        if now + Duration::from_secs(1) >= session.ends_at {
+            tracing::debug!(addr = %self.addr, "the SASL session ended while idle; connecting again");
+            let client_id = self.client_id.to_string();
+            let fresh = Box::pin(Connection::connect(
+                &self.addr,
+                &client_id,
+                self.timeout,
+                &self.security,
+            ))
+            .await?;
+            *self = fresh;
+            return Ok(());
+        }
+        let Some(credentials) = self.security.sasl.clone() else {
+            return Ok(());
+        };
+        tracing::debug!(addr = %self.addr, "authenticating again before the SASL session ends");
+        self.authenticate(&credentials, self.timeout).await
     }
 
     /// The `host:port` this connection goes to.
@@ -265,9 +366,21 @@ impl Connection {
         Ok(v)
     }
 
-    /// Sends one request at `version` and waits (up to `timeout`) for its response.
+    /// Sends one request at `version` and waits (up to `timeout`) for its response,
+    /// authenticating again first when the SASL session is due for it.
     /// Any error leaves the connection unusable; callers drop it.
     pub(crate) async fn send<R: Request>(
+        &mut self,
+        req: &R,
+        version: i16,
+        timeout: Duration,
+    ) -> Result<R::Response, GroupError> {
+        self.reauthenticate_if_due().await?;
+        self.send_now(req, version, timeout).await
+    }
+
+    /// [`Connection::send`] without the re-authentication check (for the SASL requests).
+    async fn send_now<R: Request>(
         &mut self,
         req: &R,
         version: i16,

@@ -229,6 +229,16 @@ pub enum GroupError {
         /// The broker's message, or what went wrong.
         message: String,
     },
+    /// No OAUTHBEARER access token could be had from the OIDC provider (unreachable, or it
+    /// refused the client's credentials) and the cached one has expired. Retried like a lost
+    /// coordinator: the provider may answer again.
+    #[error("no OAuth access token for {addr}: {message}")]
+    Token {
+        /// Broker address the token was for.
+        addr: String,
+        /// The provider's answer or the connection error, naming the setting.
+        message: String,
+    },
 }
 
 impl GroupError {
@@ -241,6 +251,7 @@ impl GroupError {
                 | GroupError::Codec(_)
                 | GroupError::CoordinatorUnavailable { .. }
                 | GroupError::NoBootstrap
+                | GroupError::Token { .. }
         )
     }
 }

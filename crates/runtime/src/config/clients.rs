@@ -250,7 +250,16 @@ pub fn worker_security(worker: &WorkerConfig) -> Result<KafkaSecurity, SecurityE
 /// when created: the worker-level keys (internal topics, group, admin), and those under
 /// `producer.`, `consumer.` and `admin.`. The first unusable one is returned, named as written.
 pub fn check_worker_security(worker: &WorkerConfig) -> Result<(), SecurityError> {
-    worker_security(worker)?;
+    all_client_security(worker).map(|_| ())
+}
+
+/// The worker file's client security settings, parsed: the worker-level keys (prefix `""`),
+/// then those under `producer.`, `consumer.` and `admin.`. The first unusable one is an error,
+/// named as written.
+pub fn all_client_security(
+    worker: &WorkerConfig,
+) -> Result<Vec<(&'static str, KafkaSecurity)>, SecurityError> {
+    let mut all = vec![("", worker_security(worker)?)];
     for prefix in ["producer.", "consumer.", "admin."] {
         let settings = if prefix == "admin." {
             admin_layer(worker)
@@ -261,9 +270,9 @@ pub fn check_worker_security(worker: &WorkerConfig) -> Result<(), SecurityError>
             .into_iter()
             .filter(|(k, _)| tributary_security::is_security_key(k))
             .collect();
-        KafkaSecurity::from_settings(&layer, prefix)?;
+        all.push((prefix, KafkaSecurity::from_settings(&layer, prefix)?));
     }
-    Ok(())
+    Ok(all)
 }
 
 /// Builds a librdkafka configuration: `base` first, then the `layers` (already without

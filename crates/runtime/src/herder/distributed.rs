@@ -410,7 +410,8 @@ impl DistributedHerder {
         }
     }
 
-    fn snapshot(&self) -> ClusterConfigState {
+    /// The config snapshot, shared (cheap: no copy of the configs).
+    fn snapshot(&self) -> Arc<ClusterConfigState> {
         self.shared.config.snapshot()
     }
 
@@ -671,7 +672,7 @@ impl Herder for DistributedHerder {
     ) -> HerderResult<()> {
         // KIP-507: signatures are checked once the group runs a sessioned protocol.
         if self.shared.view.read().unwrap().sessioned() {
-            let key = self.snapshot().session_key;
+            let key = self.snapshot().session_key.clone();
             session::verify(
                 &signature,
                 body,
@@ -870,7 +871,7 @@ impl HerderLoop {
         }
         let now = now_ms();
         let ttl = self.shared.key_ttl_ms;
-        let current = self.shared.config.snapshot().session_key;
+        let current = self.shared.config.snapshot().session_key.clone();
         if session::needs_rotation(current.as_ref(), now, ttl) {
             let key = session::generate_key(now);
             match self.blocking(move |s| s.config.put_session_key(&key)).await {
@@ -906,9 +907,7 @@ impl HerderLoop {
         }
         self.blocking(move |s| {
             s.worker.stop_and_await_tasks(&tasks);
-            for c in connectors {
-                s.worker.stop_connector(&c);
-            }
+            s.worker.stop_connectors(&connectors);
             s.statuses.flush();
         })
         .await;
@@ -1210,11 +1209,8 @@ impl HerderLoop {
                     // changed; they start again with the new configs after the rebalance if
                     // they are still assigned here. Eager stops everything anyway.
                     if !self.eager_in_use() {
-                        let local: Vec<ConnectorTaskId> = owned_tasks
-                            .iter()
-                            .filter(|t| t.connector == connector)
-                            .cloned()
-                            .collect();
+                        let local: Vec<ConnectorTaskId> =
+                            tasks_of(&owned_tasks, &connector).cloned().collect();
                         self.stop_jobs(Vec::new(), local).await;
                         self.shared
                             .view
@@ -1226,7 +1222,7 @@ impl HerderLoop {
                 }
                 ConfigEvent::TargetStateChange(c) => {
                     let target = self.shared.config.snapshot().target_state(&c);
-                    if owned_connectors.contains(&c) || owned_tasks.iter().any(|t| t.connector == c)
+                    if owned_connectors.contains(&c) || tasks_of(&owned_tasks, &c).next().is_some()
                     {
                         let name = c.clone();
                         self.blocking(move |s| {
@@ -1600,6 +1596,14 @@ fn now_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
+}
+
+/// The tasks of `connector` in a set of task ids (a range of the ordered set, not a scan).
+fn tasks_of<'a>(
+    tasks: &'a BTreeSet<ConnectorTaskId>,
+    connector: &str,
+) -> impl Iterator<Item = &'a ConnectorTaskId> {
+    tasks.range(ConnectorTaskId::new(connector, 0)..=ConnectorTaskId::new(connector, u32::MAX))
 }
 
 /// The assignor's view of a config snapshot: offset and task counts per connector.

@@ -93,9 +93,14 @@ pub enum ConfigEvent {
 }
 
 /// The reducer over config-topic records.
+///
+/// The state is shared copy-on-write: readers take the `Arc` (see
+/// [`KafkaConfigBackingStore::snapshot`]) and keep a consistent snapshot for as long as they
+/// hold it; applying a record changes the state in place, or a copy of it when a reader still
+/// holds the current one (once per reader, not per record).
 #[derive(Debug, Default)]
 pub struct ConfigLogState {
-    pub state: ClusterConfigState,
+    pub state: Arc<ClusterConfigState>,
     deferred: HashMap<String, BTreeMap<u32, Props>>,
 }
 
@@ -121,7 +126,7 @@ impl ConfigLogState {
     /// A reducer at offset -1.
     pub fn new() -> Self {
         ConfigLogState {
-            state: ClusterConfigState::empty(),
+            state: Arc::new(ClusterConfigState::empty()),
             deferred: HashMap::new(),
         }
     }
@@ -145,12 +150,12 @@ impl ConfigLogState {
             let _at = tracing::warn_span!("config topic record", offset).entered();
             self.dispatch(key, json.as_ref())
         };
-        self.state.offset = offset + 1;
+        Arc::make_mut(&mut self.state).offset = offset + 1;
         events
     }
 
     fn dispatch(&mut self, key: &str, v: Option<&Json>) -> Vec<ConfigEvent> {
-        let st = &mut self.state;
+        let st = Arc::make_mut(&mut self.state);
         if let Some(c) = key.strip_prefix("target-state-") {
             let Some(v) = v else {
                 st.target_states.remove(c);
@@ -440,9 +445,8 @@ impl KafkaConfigBackingStore {
                 .load(Ordering::Acquire)
                 .then(|| st.state.clone());
             let evs = st.apply(key, rec.value.as_deref(), rec.offset);
-            if let Some(mut before) = before {
-                before.offset = st.state.offset;
-                if before == st.state {
+            if let Some(before) = before {
+                if unchanged_but_offset(&before, &st.state) {
                     return;
                 }
                 cb_replaying.store(false, Ordering::Release);
@@ -479,8 +483,9 @@ impl KafkaConfigBackingStore {
         Ok(KafkaConfigBackingStore { log, state })
     }
 
-    /// The current snapshot.
-    pub fn snapshot(&self) -> ClusterConfigState {
+    /// The current snapshot, shared: O(1), however many connectors there are. It stays as it
+    /// is while held (records read meanwhile go to a copy).
+    pub fn snapshot(&self) -> Arc<ClusterConfigState> {
         self.state.lock().unwrap().state.clone()
     }
 
@@ -582,6 +587,27 @@ impl KafkaConfigBackingStore {
     }
 }
 
+/// Whether `after` equals `before` in everything but the offset.
+fn unchanged_but_offset(before: &ClusterConfigState, after: &ClusterConfigState) -> bool {
+    let ClusterConfigState {
+        offset: _,
+        session_key,
+        connector_configs,
+        target_states,
+        task_configs,
+        task_counts,
+        inconsistent,
+        applied_connector_configs,
+    } = before;
+    *session_key == after.session_key
+        && *connector_configs == after.connector_configs
+        && *target_states == after.target_states
+        && *task_configs == after.task_configs
+        && *task_counts == after.task_counts
+        && *inconsistent == after.inconsistent
+        && *applied_connector_configs == after.applied_connector_configs
+}
+
 /// Errors for callers that need a [`ConnectError`] from a missing connector.
 pub fn unknown_connector(name: &str) -> ConnectError {
     ConnectError::connect(format!("Unknown connector {name}"))
@@ -643,9 +669,9 @@ mod tests {
         for (i, (k, v)) in records::snapshot(&s.state).iter().enumerate() {
             rebuilt.apply(k, Some(v), i as i64);
         }
-        let mut expected = s.state.clone();
+        let mut expected = (*s.state).clone();
         expected.offset = rebuilt.state.offset;
-        assert_eq!(rebuilt.state, expected);
+        assert_eq!(*rebuilt.state, expected);
     }
 
     #[test]

@@ -18,17 +18,24 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use futures::channel::oneshot;
+use rdkafka::consumer::{BaseConsumer as RdBaseConsumer, Consumer};
+use rdkafka::error::KafkaError;
 use rdkafka::message::Message;
-use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
+use rdkafka::producer::{BaseRecord, DeliveryResult, ProducerContext};
 use rdkafka::types::RDKafkaErrorCode;
-use rdkafka::{ClientConfig, Offset, TopicPartitionList};
+use rdkafka::{ClientConfig, ClientContext, Offset, TopicPartitionList};
 use tributary_api::{ConnectError, ConnectResult};
 use tributary_group::client::ConnectionSecurity;
 
 use tributary_group::client::TopicIdentity;
 
 use super::topic_admin::{ensure_topic, ManagedTopic};
+use crate::kafka_client::{set_initial_token, WorkerClientContext};
+use crate::polled_producer::PolledProducer;
+
+/// The log's consumers, with OAUTHBEARER tokens from the worker's login.
+type BaseConsumer = RdBaseConsumer<WorkerClientContext>;
 
 /// One record read from the log.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,35 +71,112 @@ pub struct Recovery {
 /// writer to publish the store's contents with.
 pub type OnRecreated = Box<dyn FnMut(bool, &LogWriter) + Send>;
 
+/// A write's acknowledgement: (partition, offset), or why it failed.
+type Acked = Result<(i32, i64), KafkaError>;
+
+/// Where the acknowledgement of a write goes.
+enum Reply {
+    /// Nowhere: a failure is logged.
+    Log,
+    /// To a waiting writer.
+    Wait(oneshot::Sender<Acked>),
+}
+
+/// The log producer's context: hands acknowledgements to their writers (on the producer's
+/// poll thread).
+struct LogProducerContext {
+    topic: String,
+}
+
+impl ClientContext for LogProducerContext {
+    const ENABLE_REFRESH_OAUTH_TOKEN: bool = true;
+
+    fn generate_oauth_token(
+        &self,
+        oauthbearer_config: Option<&str>,
+    ) -> Result<rdkafka::client::OAuthToken, Box<dyn std::error::Error>> {
+        crate::kafka_client::oauth_token(oauthbearer_config)
+    }
+}
+
+impl ProducerContext for LogProducerContext {
+    type DeliveryOpaque = Box<Reply>;
+    fn delivery(&self, result: &DeliveryResult<'_>, reply: Box<Reply>) {
+        let acked = match result {
+            Ok(m) => Ok((m.partition(), m.offset())),
+            Err((e, _)) => Err(e.clone()),
+        };
+        match *reply {
+            Reply::Wait(tx) => {
+                // The writer may have stopped waiting.
+                let _receiver_may_be_gone = tx.send(acked);
+            }
+            Reply::Log => {
+                if let Err(e) = acked {
+                    tracing::warn!(topic = self.topic, "a write was not acknowledged: {e}");
+                }
+            }
+        }
+    }
+}
+
+type LogProducer = PolledProducer<LogProducerContext>;
+
+/// Queues a keyed write whose acknowledgement goes to `reply`.
+fn queue_write(
+    producer: &LogProducer,
+    topic: &str,
+    key: &[u8],
+    value: Option<&[u8]>,
+    reply: Reply,
+) -> Result<(), KafkaError> {
+    let mut record: BaseRecord<'_, [u8], [u8], Box<Reply>> =
+        BaseRecord::with_opaque_to(topic, Box::new(reply)).key(key);
+    if let Some(v) = value {
+        record = record.payload(v);
+    }
+    producer.send(record).map_err(|(e, _)| e)
+}
+
 /// The writing side of a log: asynchronous keyed writes to its topic.
 #[derive(Clone)]
 pub struct LogWriter {
     topic: String,
-    producer: FutureProducer,
+    producer: LogProducer,
 }
 
 impl LogWriter {
-    /// Queues a write; failures are logged.
+    /// Queues a write; failures (to queue it, or to have it acknowledged) are logged.
     pub fn send(&self, key: &[u8], value: Option<&[u8]>) {
-        let mut record: FutureRecord<'_, [u8], [u8]> = FutureRecord::to(&self.topic).key(key);
-        if let Some(v) = value {
-            record = record.payload(v);
-        }
-        if let Err((e, _)) = self.producer.send_result(record) {
+        if let Err(e) = queue_write(&self.producer, &self.topic, key, value, Reply::Log) {
             tracing::warn!(topic = self.topic, "failed to queue a write: {e}");
         }
+    }
+
+    /// Queues a write and returns where its acknowledgement arrives.
+    fn send_acked(
+        &self,
+        key: &[u8],
+        value: Option<&[u8]>,
+    ) -> ConnectResult<oneshot::Receiver<Acked>> {
+        let (tx, rx) = oneshot::channel();
+        queue_write(&self.producer, &self.topic, key, value, Reply::Wait(tx)).map_err(|e| {
+            ConnectError::connect(format!("Failed to write to {}: {e}", self.topic))
+        })?;
+        Ok(rx)
     }
 }
 
 /// A followed Kafka topic.
 pub struct KafkaBasedLog {
     topic: String,
-    producer: FutureProducer,
+    producer: LogProducer,
     writer: LogWriter,
     /// A client of its own for end-offset queries (Connect uses an admin client): on the
     /// reading consumer's connection they would queue behind its long-polling fetch and wait
     /// up to `fetch.wait.max.ms` (500 ms) each time the topic is idle.
-    offsets_client: BaseConsumer,
+    /// Shared with the reading thread, which polls it for its OAUTHBEARER token refreshes.
+    offsets_client: Arc<BaseConsumer>,
     /// The topic's partitions (replaced when the topic is created again).
     partitions: Arc<Mutex<Vec<i32>>>,
     /// Next offset to consume per partition (last consumed + 1).
@@ -226,6 +310,8 @@ fn assign_from_start(
 struct Follower {
     topic: String,
     consumer: Arc<BaseConsumer>,
+    /// Polled along with `consumer` so it serves its OAUTHBEARER token refreshes.
+    offsets_client: Arc<BaseConsumer>,
     partitions: Arc<Mutex<Vec<i32>>>,
     progress: Progress,
     lost: Arc<AtomicBool>,
@@ -249,6 +335,10 @@ impl Follower {
         let mut suspect = false;
         let mut last_error: Option<(String, Instant)> = None;
         while !self.stop.load(Ordering::Acquire) {
+            // Never assigned anything: only serves events (token refreshes) and errors.
+            if let Some(Err(e)) = self.offsets_client.poll(Duration::ZERO) {
+                tracing::debug!(topic = self.topic, "end-offset client: {e}");
+            }
             match self.consumer.poll(Duration::from_millis(100)) {
                 None => {}
                 Some(Ok(m)) => {
@@ -467,15 +557,40 @@ impl KafkaBasedLog {
             consumer.set("group.id", format!("tributary-log-{topic}"));
         }
         let bootstrap = consumer.get("bootstrap.servers").map(str::to_string);
-        let producer: FutureProducer = producer.create().map_err(|e| {
+        let producer_config = producer;
+        let consumer_config = consumer;
+        let producer = PolledProducer::create(
+            &producer_config,
+            LogProducerContext {
+                topic: topic.to_string(),
+            },
+            &format!("dr-{topic}"),
+        )
+        .map_err(|e| {
             ConnectError::connect(format!("Failed to create producer for topic {topic}: {e}"))
         })?;
-        let offsets_client: BaseConsumer = consumer.create().map_err(|e| {
-            ConnectError::connect(format!("Failed to create client for topic {topic}: {e}"))
-        })?;
-        let consumer: Arc<BaseConsumer> = Arc::new(consumer.create().map_err(|e| {
-            ConnectError::connect(format!("Failed to create consumer for topic {topic}: {e}"))
-        })?);
+        let offsets_client: Arc<BaseConsumer> = Arc::new(
+            consumer_config
+                .create_with_context(WorkerClientContext)
+                .map_err(|e| {
+                    ConnectError::connect(format!("Failed to create client for topic {topic}: {e}"))
+                })?,
+        );
+        let consumer: Arc<BaseConsumer> = Arc::new(
+            consumer_config
+                .create_with_context(WorkerClientContext)
+                .map_err(|e| {
+                    ConnectError::connect(format!(
+                        "Failed to create consumer for topic {topic}: {e}"
+                    ))
+                })?,
+        );
+        let token = |r: Result<(), String>| {
+            r.map_err(|e| ConnectError::connect(format!("Kafka client for topic {topic}: {e}")))
+        };
+        token(set_initial_token(producer.client(), &producer_config))?;
+        token(set_initial_token(offsets_client.client(), &consumer_config))?;
+        token(set_initial_token(consumer.client(), &consumer_config))?;
         let started = Instant::now();
         let stop = Arc::new(AtomicBool::new(false));
         let partitions = wait_for_partitions(&consumer, topic, Duration::from_secs(30), &stop)
@@ -496,6 +611,7 @@ impl KafkaBasedLog {
         let follower = Follower {
             topic: topic.to_string(),
             consumer: consumer.clone(),
+            offsets_client: offsets_client.clone(),
             partitions: partitions.clone(),
             progress: progress.clone(),
             lost: lost.clone(),
@@ -666,16 +782,10 @@ impl KafkaBasedLog {
     /// Writes a record and waits for Kafka's acknowledgement (up to [`WRITE_TIMEOUT_MS`]).
     /// Returns the record's (partition, offset).
     pub fn send_sync(&self, key: &[u8], value: Option<&[u8]>) -> ConnectResult<(i32, i64)> {
-        let mut record: FutureRecord<'_, [u8], [u8]> = FutureRecord::to(&self.topic).key(key);
-        if let Some(v) = value {
-            record = record.payload(v);
-        }
-        let fut = self.producer.send_result(record).map_err(|(e, _)| {
-            ConnectError::connect(format!("Failed to write to {}: {e}", self.topic))
-        })?;
+        let fut = self.writer.send_acked(key, value)?;
         match futures::executor::block_on(fut) {
-            Ok(Ok(delivery)) => Ok((delivery.partition, delivery.offset)),
-            Ok(Err((e, _))) => Err(ConnectError::connect(format!(
+            Ok(Ok(acked)) => Ok(acked),
+            Ok(Err(e)) => Err(ConnectError::connect(format!(
                 "Failed to write to {}: {e}",
                 self.topic
             ))),
@@ -698,14 +808,7 @@ impl KafkaBasedLog {
         use futures::FutureExt;
         let mut pending = Vec::with_capacity(records.len());
         for (key, value) in records {
-            let mut record: FutureRecord<'_, [u8], [u8]> =
-                FutureRecord::to(&self.topic).key(key.as_slice());
-            if let Some(v) = value {
-                record = record.payload(v.as_slice());
-            }
-            pending.push(self.producer.send_result(record).map_err(|(e, _)| {
-                ConnectError::connect(format!("Failed to write to {}: {e}", self.topic))
-            })?);
+            pending.push(self.writer.send_acked(key, value.as_deref())?);
         }
         let deadline = std::time::Instant::now() + timeout;
         loop {
@@ -714,7 +817,7 @@ impl KafkaBasedLog {
                 match (&mut fut).now_or_never() {
                     None => left.push(fut),
                     Some(Ok(Ok(_))) => {}
-                    Some(Ok(Err((e, _)))) => {
+                    Some(Ok(Err(e))) => {
                         return Err(ConnectError::connect(format!(
                             "Failed to write to {}: {e}",
                             self.topic

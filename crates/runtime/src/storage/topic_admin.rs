@@ -6,10 +6,11 @@
 use std::collections::HashMap;
 
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, ResourceSpecifier, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::ClientConfig;
 use tributary_api::{ConnectError, ConnectResult};
+
+use crate::kafka_client::{set_initial_token, WorkerClientContext};
 
 /// What an internal topic should look like.
 #[derive(Debug, Clone)]
@@ -41,9 +42,12 @@ pub struct ManagedTopic {
 /// it (false: it was already there, e.g. another worker won the race). Errors name the topic and
 /// the worker setting, as Connect's `ConfigException`s do.
 pub fn ensure_topic(admin_config: &ClientConfig, topic: &InternalTopic) -> ConnectResult<bool> {
-    let admin: AdminClient<DefaultClientContext> = admin_config
-        .create()
+    let admin: AdminClient<WorkerClientContext> = admin_config
+        .create_with_context(WorkerClientContext)
         .map_err(|e| ConnectError::connect(format!("Failed to create admin client: {e}")))?;
+    // Admin clients are never polled for token refreshes: this one lives for one call.
+    set_initial_token(admin.inner(), admin_config)
+        .map_err(|e| ConnectError::connect(format!("Admin client: {e}")))?;
     let opts = AdminOptions::new().operation_timeout(Some(std::time::Duration::from_secs(30)));
     let replication = TopicReplication::Fixed(topic.replication_factor);
     let mut new_topic =
@@ -87,9 +91,11 @@ pub fn ensure_topic(admin_config: &ClientConfig, topic: &InternalTopic) -> Conne
         }
     }
     // Check the partition count and the cleanup policy of what is there now.
-    let consumer: rdkafka::consumer::BaseConsumer = admin_config
-        .create()
+    let consumer: rdkafka::consumer::BaseConsumer<WorkerClientContext> = admin_config
+        .create_with_context(WorkerClientContext)
         .map_err(|e| ConnectError::connect(format!("Failed to create client: {e}")))?;
+    set_initial_token(rdkafka::consumer::Consumer::client(&consumer), admin_config)
+        .map_err(|e| ConnectError::connect(format!("Kafka client: {e}")))?;
     let md = rdkafka::consumer::Consumer::fetch_metadata(
         &consumer,
         Some(&topic.name),

@@ -1,13 +1,20 @@
-//! A running connector instance (Connect's `WorkerConnector`): the [`Connector`] lives on its
-//! own thread, since its calls may block, and the worker drives it with commands.
+//! A connector instance (Connect's `WorkerConnector`): while started, the [`Connector`] lives on
+//! a thread of its own, since its calls may block, and the worker drives it with commands.
+//!
+//! The thread exists only while it has work: it is spawned by the first command that needs the
+//! connector (`start`), and once the connector is not started (stopped, or its `start` failed)
+//! and no command waits, the thread parks the instance and ends. A PAUSED or STOPPED connector
+//! thus holds no thread, however many there are; `start` spawns one again for the same instance.
 //!
 //! `start` and `stop` are asynchronous, as Connect's target-state transitions are: the caller
 //! hands a completion callback and returns at once, so a connector whose `start` blocks holds up
 //! nobody but itself (no herder or worker lock waits for it). `task_configs` waits for its
-//! answer. `shutdown` waits at most a given time for the thread to finish, then abandons it.
+//! answer. [`WorkerConnector::begin_shutdown`] stops the connector without waiting, and
+//! [`ShutdownWait::wait`] then waits at most until a deadline, so many connectors stop in
+//! parallel; an instance still busy by then is abandoned.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -26,79 +33,255 @@ enum Command {
     Shutdown,
 }
 
-/// Handle to a connector thread; shareable (`&self` everywhere).
-pub struct WorkerConnector {
-    tx: Mutex<mpsc::Sender<Command>>,
-    thread: Mutex<Option<JoinHandle<()>>>,
+/// Where the connector instance is.
+enum Slot {
+    /// No thread: the instance waits here (never started, or stopped).
+    Parked {
+        connector: Box<dyn Connector>,
+        /// Whether `initialize` was called (on the first thread, before the first command).
+        initialized: bool,
+    },
+    /// A thread owns the instance; commands go through `tx`.
+    Running {
+        tx: mpsc::Sender<Command>,
+        thread: JoinHandle<()>,
+        /// Disconnected when the thread ends.
+        ended: mpsc::Receiver<()>,
+    },
+    /// Shut down: nothing runs, commands are refused.
+    Gone,
+}
+
+/// What the connector's thread shares with the handle.
+struct Shared {
+    name: String,
+    context: Arc<dyn ConnectorContext>,
+    slot: Mutex<Slot>,
     /// Whether `start` succeeded and `stop` was not called since.
-    started: Arc<AtomicBool>,
+    started: AtomicBool,
+}
+
+impl Shared {
+    fn slot(&self) -> MutexGuard<'_, Slot> {
+        // The slot is only ever replaced whole; a poisoned lock still holds a valid one.
+        self.slot.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Handle to a connector instance; shareable (`&self` everywhere).
+pub struct WorkerConnector {
+    shared: Arc<Shared>,
     /// False once `shutdown` began: completions that arrive later must not report anything.
     live: Arc<AtomicBool>,
 }
 
+/// A shutdown in progress ([`WorkerConnector::begin_shutdown`]).
+pub struct ShutdownWait {
+    /// `None` when no thread ran the instance.
+    pending: Option<PendingShutdown>,
+}
+
+/// What a shutdown of an instance running on a thread waits for.
+type PendingShutdown = (
+    // The outcome of the connector's `stop`.
+    mpsc::Receiver<ConnectResult<()>>,
+    // Disconnected when the thread ended.
+    mpsc::Receiver<()>,
+    JoinHandle<()>,
+);
+
+impl ShutdownWait {
+    /// Waits until the connector stopped and its thread ended, at most until `deadline`.
+    /// Errors: the connector's `stop` failed, or the thread was still busy at the deadline (it
+    /// is then abandoned: it finishes on its own and reports nothing).
+    pub fn wait(self, deadline: Instant) -> ConnectResult<()> {
+        let Some((stopped, ended, thread)) = self.pending else {
+            return Ok(());
+        };
+        let timed_out = |timeout: Duration| {
+            ConnectError::connect(format!(
+                "the connector did not stop within {} ms; abandoning it",
+                timeout.as_millis()
+            ))
+        };
+        let started_waiting = Instant::now();
+        let stopped =
+            match stopped.recv_timeout(deadline.saturating_duration_since(started_waiting)) {
+                Ok(r) => r,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    return Err(timed_out(
+                        deadline.saturating_duration_since(started_waiting),
+                    ))
+                }
+                // The thread ended without running the stop (a panic outside a plugin call).
+                Err(mpsc::RecvTimeoutError::Disconnected) => Ok(()),
+            };
+        // The thread ends right after `stop` (the shutdown command follows it).
+        if let Err(mpsc::RecvTimeoutError::Disconnected) =
+            ended.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            if thread.join().is_err() {
+                tracing::error!("a connector thread panicked outside a plugin call");
+            }
+        }
+        stopped
+    }
+}
+
+/// The connector's thread: runs commands until shut down, or until the connector is not
+/// started and no command waits (it then parks the instance in the slot and ends).
+fn run(
+    shared: Arc<Shared>,
+    mut connector: Box<dyn Connector>,
+    initialized: bool,
+    rx: mpsc::Receiver<Command>,
+    _alive: mpsc::Sender<()>,
+) {
+    let label = format!("connector {}", shared.name);
+    if !initialized {
+        let context = shared.context.clone();
+        if let Err(e) = catch_panic(&label, || {
+            connector.initialize(context);
+            Ok(())
+        }) {
+            tracing::error!(connector = %label, error = %e, "initialize failed");
+        }
+    }
+    let mut next = rx.recv().ok();
+    while let Some(cmd) = next.take() {
+        // A `start` or `stop` outcome, handed over once the instance is parked if it is to be
+        // (so that whoever sees the outcome finds the instance where it goes next).
+        let outcome: Option<(Completion, ConnectResult<()>)> = match cmd {
+            Command::Start(props, done) => {
+                let r = catch_panic(&label, || connector.start(&props));
+                shared.started.store(r.is_ok(), Ordering::Release);
+                Some((done, r))
+            }
+            Command::Stop(done) => {
+                let r = if shared.started.swap(false, Ordering::AcqRel) {
+                    catch_panic(&label, || connector.stop())
+                } else {
+                    Ok(())
+                };
+                Some((done, r))
+            }
+            Command::TaskConfigs(max, reply) => {
+                // The receiver may have given up waiting; nothing to do then.
+                let _ignored = reply.send(catch_panic(&label, || connector.task_configs(max)));
+                None
+            }
+            Command::Shutdown => return,
+        };
+        let report = |outcome: Option<(Completion, ConnectResult<()>)>| {
+            if let Some((done, r)) = outcome {
+                done(r);
+            }
+        };
+        if shared.started.load(Ordering::Acquire) {
+            report(outcome);
+            next = rx.recv().ok();
+            continue;
+        }
+        // Not started: park the instance unless a command waits. Commands are only sent with
+        // the slot locked, so none can arrive between this check and the parking.
+        let mut slot = shared.slot();
+        match rx.try_recv() {
+            Ok(cmd) => {
+                drop(slot);
+                report(outcome);
+                next = Some(cmd);
+            }
+            Err(_) => {
+                if matches!(*slot, Slot::Running { .. }) {
+                    // Dropping the `Running` slot detaches this thread's own handle.
+                    *slot = Slot::Parked {
+                        connector,
+                        initialized: true,
+                    };
+                }
+                drop(slot);
+                report(outcome);
+                return;
+            }
+        }
+    }
+}
+
 impl WorkerConnector {
-    /// Spawns the thread owning `connector` and initializes it with `context`.
-    pub fn spawn(
+    /// A parked instance of `connector` (no thread yet); `context` is handed to its
+    /// `initialize` on the first thread that runs it.
+    pub fn new(
         name: &str,
-        mut connector: Box<dyn Connector>,
+        connector: Box<dyn Connector>,
         context: Arc<dyn ConnectorContext>,
     ) -> WorkerConnector {
-        let (tx, rx) = mpsc::channel::<Command>();
-        let label = format!("connector {name}");
-        let started = Arc::new(AtomicBool::new(false));
-        let flag = started.clone();
-        let thread = std::thread::Builder::new()
-            .name(format!("connector-{name}"))
-            .spawn(move || {
-                if let Err(e) = catch_panic(&label, || {
-                    connector.initialize(context);
-                    Ok(())
-                }) {
-                    tracing::error!(connector = %label, error = %e, "initialize failed");
-                }
-                while let Ok(cmd) = rx.recv() {
-                    match cmd {
-                        Command::Start(props, done) => {
-                            let r = catch_panic(&label, || connector.start(&props));
-                            flag.store(r.is_ok(), Ordering::Release);
-                            done(r);
-                        }
-                        Command::Stop(done) => {
-                            if flag.swap(false, Ordering::AcqRel) {
-                                done(catch_panic(&label, || connector.stop()));
-                            } else {
-                                done(Ok(()));
-                            }
-                        }
-                        Command::TaskConfigs(max, reply) => {
-                            // The receiver may have given up waiting; nothing to do then.
-                            let _ignored =
-                                reply.send(catch_panic(&label, || connector.task_configs(max)));
-                        }
-                        Command::Shutdown => break,
-                    }
-                }
-            })
-            .expect("spawning a connector thread");
         WorkerConnector {
-            tx: Mutex::new(tx),
-            thread: Mutex::new(Some(thread)),
-            started,
+            shared: Arc::new(Shared {
+                name: name.to_string(),
+                context,
+                slot: Mutex::new(Slot::Parked {
+                    connector,
+                    initialized: false,
+                }),
+                started: AtomicBool::new(false),
+            }),
             live: Arc::new(AtomicBool::new(true)),
         }
     }
 
-    fn send(&self, cmd: Command) -> Result<(), Command> {
-        self.tx
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .send(cmd)
-            .map_err(|e| e.0)
+    /// Hands `cmd` to the instance's thread, spawning one for a parked instance when `spawn`
+    /// says so. Gives the command back when nothing runs it (shut down, parked and not
+    /// spawning, or the thread could not be spawned).
+    fn send(&self, cmd: Command, spawn: bool) -> Result<(), Command> {
+        let mut slot = self.shared.slot();
+        match &*slot {
+            Slot::Running { tx, .. } => {
+                return match tx.send(cmd) {
+                    Ok(()) => Ok(()),
+                    // The thread ended on its own (a panic outside a plugin call).
+                    Err(e) => {
+                        *slot = Slot::Gone;
+                        Err(e.0)
+                    }
+                };
+            }
+            Slot::Gone => return Err(cmd),
+            Slot::Parked { .. } if !spawn => return Err(cmd),
+            Slot::Parked { .. } => {}
+        }
+        let Slot::Parked {
+            connector,
+            initialized,
+        } = std::mem::replace(&mut *slot, Slot::Gone)
+        else {
+            unreachable!("checked above")
+        };
+        let (tx, rx) = mpsc::channel();
+        let (alive, ended) = mpsc::channel();
+        let shared = self.shared.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("connector-{}", self.shared.name))
+            .spawn(move || run(shared, connector, initialized, rx, alive));
+        match spawned {
+            Ok(thread) => match tx.send(cmd) {
+                Ok(()) => {
+                    *slot = Slot::Running { tx, thread, ended };
+                    Ok(())
+                }
+                // The new thread is gone already (a panic outside a plugin call).
+                Err(e) => Err(e.0),
+            },
+            Err(e) => {
+                // The instance went with the closure: it cannot run any more.
+                tracing::error!(connector = %self.shared.name, "cannot spawn a connector thread: {e}");
+                Err(cmd)
+            }
+        }
     }
 
     /// Whether the instance is started (its `start` succeeded and it was not stopped since).
     pub fn is_started(&self) -> bool {
-        self.started.load(Ordering::Acquire)
+        self.shared.started.load(Ordering::Acquire)
     }
 
     /// Whether this instance is still in service (no `shutdown` yet). Completions check it
@@ -107,61 +290,232 @@ impl WorkerConnector {
         self.live.clone()
     }
 
-    /// `Connector.start(props)` on the connector's thread; `done` gets the outcome there.
+    /// `Connector.start(props)` on the connector's thread (spawned if needed); `done` gets the
+    /// outcome there.
     pub fn start(&self, props: Props, done: Completion) {
-        if let Err(Command::Start(_, done)) = self.send(Command::Start(props, done)) {
+        if let Err(Command::Start(_, done)) = self.send(Command::Start(props, done), true) {
             done(Err(ConnectError::connect("connector thread is gone")));
         }
     }
 
     /// `Connector.stop()` on the connector's thread (only if started); `done` gets the outcome.
     pub fn stop(&self, done: Completion) {
-        if let Err(Command::Stop(done)) = self.send(Command::Stop(done)) {
+        // Parked or shut down: not started, nothing to stop.
+        if let Err(Command::Stop(done)) = self.send(Command::Stop(done), false) {
             done(Ok(()));
         }
     }
 
-    /// `Connector.taskConfigs(max)`, waiting for the answer.
+    /// `Connector.taskConfigs(max)`, waiting for the answer. Errors when the connector is not
+    /// running on a thread (parked: it is not started).
     pub fn task_configs(&self, max: usize) -> ConnectResult<Vec<Props>> {
         let (reply_tx, reply_rx) = mpsc::channel();
-        self.send(Command::TaskConfigs(max, reply_tx))
-            .map_err(|_| ConnectError::connect("connector thread is gone"))?;
+        self.send(Command::TaskConfigs(max, reply_tx), false)
+            .map_err(|_| ConnectError::connect("the connector is not started"))?;
         reply_rx
             .recv()
             .map_err(|_| ConnectError::connect("connector thread is gone"))?
     }
 
-    /// Stops the connector if started and ends its thread, waiting at most `timeout` for both
-    /// (Connect's graceful connector shutdown). Errors: the connector's `stop` failed, or the
-    /// thread was still busy after `timeout` (it is then abandoned: it finishes on its own and
-    /// reports nothing).
-    pub fn shutdown(&self, timeout: Duration) -> ConnectResult<()> {
+    /// Starts shutting the instance down without waiting: no completion reports anything any
+    /// more, the connector is stopped if started and its thread ends. Wait for it with
+    /// [`ShutdownWait::wait`] (Connect's graceful connector shutdown).
+    pub fn begin_shutdown(&self) -> ShutdownWait {
         self.live.store(false, Ordering::Release);
-        let (tx, rx) = mpsc::channel();
-        self.stop(Box::new(move |r| {
-            let _receiver_may_be_gone = tx.send(r);
-        }));
-        let _thread_may_be_gone = self.send(Command::Shutdown);
-        let deadline = Instant::now() + timeout;
-        let stopped = rx
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            .map_err(|_| {
-                ConnectError::connect(format!(
-                    "the connector did not stop within {} ms; abandoning it",
-                    timeout.as_millis()
-                ))
-            })?;
-        let handle = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(t) = handle {
-            while !t.is_finished() && Instant::now() < deadline {
-                // On the herder's blocking thread, polling the connector thread's end.
-                #[allow(clippy::disallowed_methods)]
-                std::thread::sleep(Duration::from_millis(5));
+        // The commands go with the slot locked, so the thread cannot park meanwhile.
+        let mut slot = self.shared.slot();
+        match std::mem::replace(&mut *slot, Slot::Gone) {
+            Slot::Running { tx, thread, ended } => {
+                let (stopped_tx, stopped) = mpsc::channel();
+                let stop = Command::Stop(Box::new(move |r| {
+                    let _receiver_may_be_gone = stopped_tx.send(r);
+                }));
+                if tx.send(stop).is_err() || tx.send(Command::Shutdown).is_err() {
+                    // The thread ended on its own: nothing runs the connector.
+                    return ShutdownWait { pending: None };
+                }
+                ShutdownWait {
+                    pending: Some((stopped, ended, thread)),
+                }
             }
-            if t.is_finished() && t.join().is_err() {
-                tracing::error!("a connector thread panicked outside a plugin call");
-            }
+            // A parked instance is not started: dropping it is all there is to do.
+            Slot::Parked { .. } | Slot::Gone => ShutdownWait { pending: None },
         }
-        stopped
+    }
+
+    /// Stops the connector if started and ends its thread, waiting at most `timeout` for both.
+    /// Errors as [`ShutdownWait::wait`].
+    pub fn shutdown(&self, timeout: Duration) -> ConnectResult<()> {
+        let deadline = Instant::now() + timeout;
+        self.begin_shutdown().wait(deadline)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tributary_api::config::ConfigDef;
+    use tributary_api::connector::ConnectorType;
+
+    use super::*;
+
+    /// A generous bound for things that happen at once (not a timing assertion).
+    const PATIENCE: Duration = Duration::from_secs(30);
+
+    /// Records each call with the name of the thread it ran on; `stop` waits for `release`
+    /// when given.
+    struct Recording {
+        calls: Arc<Mutex<Vec<(String, String)>>>,
+        release: Option<mpsc::Receiver<()>>,
+    }
+
+    impl Recording {
+        fn record(&self, call: &str) {
+            let thread = std::thread::current().name().unwrap_or("").to_string();
+            self.calls.lock().unwrap().push((call.to_string(), thread));
+        }
+    }
+
+    impl Connector for Recording {
+        fn version(&self) -> String {
+            "1".into()
+        }
+        fn connector_type(&self) -> ConnectorType {
+            ConnectorType::Source
+        }
+        fn task_class(&self) -> String {
+            "T".into()
+        }
+        fn initialize(&mut self, _context: Arc<dyn ConnectorContext>) {
+            self.record("initialize");
+        }
+        fn start(&mut self, _props: &Props) -> ConnectResult<()> {
+            self.record("start");
+            Ok(())
+        }
+        fn task_configs(&mut self, _max_tasks: usize) -> ConnectResult<Vec<Props>> {
+            self.record("task_configs");
+            Ok(vec![Props::new()])
+        }
+        fn stop(&mut self) -> ConnectResult<()> {
+            self.record("stop");
+            if let Some(release) = &self.release {
+                // The test releases it, or gives up (dropping the sender).
+                release.recv().ok();
+            }
+            Ok(())
+        }
+        fn config(&self) -> ConfigDef {
+            ConfigDef::new()
+        }
+    }
+
+    struct NoContext;
+
+    impl ConnectorContext for NoContext {
+        fn request_task_reconfiguration(&self) {}
+        fn raise_error(&self, _message: String) {}
+    }
+
+    type Calls = Arc<Mutex<Vec<(String, String)>>>;
+
+    fn connector(release: Option<mpsc::Receiver<()>>) -> (WorkerConnector, Calls) {
+        let calls: Calls = Arc::default();
+        let wc = WorkerConnector::new(
+            "c",
+            Box::new(Recording {
+                calls: calls.clone(),
+                release,
+            }),
+            Arc::new(NoContext),
+        );
+        (wc, calls)
+    }
+
+    fn has_thread(wc: &WorkerConnector) -> bool {
+        matches!(*wc.shared.slot(), Slot::Running { .. })
+    }
+
+    /// Runs `f` with a completion and waits for its outcome.
+    fn completed(f: impl FnOnce(Completion)) -> ConnectResult<()> {
+        let (tx, rx) = mpsc::channel();
+        f(Box::new(move |r| {
+            tx.send(r).unwrap();
+        }));
+        rx.recv_timeout(PATIENCE).expect("a completion")
+    }
+
+    fn names(calls: &Calls) -> Vec<String> {
+        calls
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(c, _)| c.clone())
+            .collect()
+    }
+
+    #[test]
+    fn a_connector_holds_a_thread_only_while_started() {
+        let (wc, calls) = connector(None);
+        assert!(!has_thread(&wc), "no thread before start");
+        completed(|done| wc.stop(done)).unwrap();
+        assert!(
+            !has_thread(&wc),
+            "stopping a parked connector spawns nothing"
+        );
+        assert!(wc.task_configs(1).is_err(), "not started");
+
+        completed(|done| wc.start(Props::new(), done)).unwrap();
+        assert!(wc.is_started());
+        assert!(has_thread(&wc));
+        assert_eq!(wc.task_configs(1).unwrap().len(), 1);
+        completed(|done| wc.stop(done)).unwrap();
+        assert!(!wc.is_started());
+        assert!(!has_thread(&wc), "parked once stopped");
+
+        // Started again: the same instance on a new thread, initialized once.
+        completed(|done| wc.start(Props::new(), done)).unwrap();
+        assert!(has_thread(&wc));
+        wc.shutdown(PATIENCE).unwrap();
+        assert!(!has_thread(&wc));
+        assert_eq!(
+            names(&calls),
+            [
+                "initialize",
+                "start",
+                "task_configs",
+                "stop",
+                "start",
+                "stop"
+            ]
+        );
+        assert!(calls
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|(_, thread)| thread == "connector-c"));
+    }
+
+    #[test]
+    fn a_shut_down_connector_refuses_to_start() {
+        let (wc, calls) = connector(None);
+        wc.shutdown(PATIENCE).unwrap();
+        assert!(completed(|done| wc.start(Props::new(), done)).is_err());
+        assert!(names(&calls).is_empty(), "never initialized nor started");
+    }
+
+    #[test]
+    fn a_connector_whose_stop_hangs_is_abandoned_at_the_deadline() {
+        let (release, hold) = mpsc::channel();
+        let (wc, _calls) = connector(Some(hold));
+        completed(|done| wc.start(Props::new(), done)).unwrap();
+        let wait = wc.begin_shutdown();
+        let err = wait
+            .wait(Instant::now() + Duration::from_millis(50))
+            .unwrap_err();
+        assert!(err.to_string().contains("did not stop within"), "{err}");
+        // Later completions report nothing; the abandoned thread finishes once released (or
+        // when the test ends and the sender goes).
+        assert!(!wc.liveness().load(Ordering::Acquire));
+        release.send(()).ok();
     }
 }

@@ -326,7 +326,7 @@ impl Worker {
             on_reconfigure: self.on_reconfigure.clone(),
             version: version.clone(),
         });
-        let wc = Arc::new(WorkerConnector::spawn(name, instance, ctx));
+        let wc = Arc::new(WorkerConnector::new(name, instance, ctx));
         let previous = self.connectors.lock().unwrap().insert(
             name.to_string(),
             RunningConnector {
@@ -411,9 +411,22 @@ impl Worker {
     /// Shuts an instance down within `task.shutdown.graceful.timeout.ms`; one that does not
     /// stop in time is abandoned and reported.
     fn shutdown_instance(&self, name: &str, wc: &WorkerConnector) {
+        let deadline = Instant::now() + self.config.settings().task_shutdown_graceful_timeout;
         let started = wc.is_started();
-        let timeout = self.config.settings().task_shutdown_graceful_timeout;
-        if let Err(e) = wc.shutdown(timeout) {
+        let wait = wc.begin_shutdown();
+        self.finish_shutdown(name, started, wait, deadline);
+    }
+
+    /// Waits for a shutdown begun with [`WorkerConnector::begin_shutdown`] (until `deadline`),
+    /// reports one that failed or timed out, and counts the stop of a started instance.
+    fn finish_shutdown(
+        &self,
+        name: &str,
+        started: bool,
+        wait: connector::ShutdownWait,
+        deadline: Instant,
+    ) {
+        if let Err(e) = wait.wait(deadline) {
             tracing::error!(connector = name, error = %e, "graceful stop of connector failed");
         }
         if started {
@@ -542,9 +555,30 @@ impl Worker {
 
     /// Stops a connector instance and writes UNASSIGNED (unless it had FAILED).
     pub fn stop_connector(&self, name: &str) {
-        let rc = self.connectors.lock().unwrap().remove(name);
-        if let Some(rc) = rc {
-            self.shutdown_instance(name, &rc.instance);
+        self.stop_connectors(&[name.to_string()]);
+    }
+
+    /// Stops connector instances as [`Self::stop_connector`] does, all at once: every instance
+    /// is asked to stop before waiting for any (up to `task.shutdown.graceful.timeout.ms` in
+    /// all), so stopping thousands of connectors takes about as long as the slowest one.
+    pub fn stop_connectors(&self, names: &[String]) {
+        let removed: Vec<(&String, RunningConnector)> = {
+            let mut connectors = self.connectors.lock().unwrap();
+            names
+                .iter()
+                .filter_map(|n| connectors.remove(n).map(|rc| (n, rc)))
+                .collect()
+        };
+        if removed.is_empty() {
+            return;
+        }
+        let deadline = Instant::now() + self.config.settings().task_shutdown_graceful_timeout;
+        let waits: Vec<_> = removed
+            .iter()
+            .map(|(_, rc)| (rc.instance.is_started(), rc.instance.begin_shutdown()))
+            .collect();
+        for ((name, rc), (started, wait)) in removed.iter().zip(waits) {
+            self.finish_shutdown(name, started, wait, deadline);
             let failed = self
                 .statuses
                 .connector(name)
@@ -842,8 +876,6 @@ impl Worker {
     pub fn stop_all(&self) {
         let ids = self.task_ids();
         self.stop_and_await_tasks(&ids);
-        for name in self.connector_names() {
-            self.stop_connector(&name);
-        }
+        self.stop_connectors(&self.connector_names());
     }
 }

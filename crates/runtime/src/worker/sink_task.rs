@@ -86,7 +86,16 @@ pub struct SinkConsumerContext {
     shared: Arc<Mutex<Shared>>,
 }
 
-impl ClientContext for SinkConsumerContext {}
+impl ClientContext for SinkConsumerContext {
+    const ENABLE_REFRESH_OAUTH_TOKEN: bool = true;
+
+    fn generate_oauth_token(
+        &self,
+        oauthbearer_config: Option<&str>,
+    ) -> Result<rdkafka::client::OAuthToken, Box<dyn std::error::Error>> {
+        crate::kafka_client::oauth_token(oauthbearer_config)
+    }
+}
 
 fn partitions(tpl: &TopicPartitionList) -> Vec<TopicPartition> {
     tpl.elements()
@@ -305,6 +314,8 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                 reporter.id
             ))
         })?;
+    crate::kafka_client::set_initial_token(consumer.client(), &consumer_config)
+        .map_err(|e| ConnectError::connect(format!("Consumer for {}: {e}", reporter.id)))?;
     let topics = subscription(&task_config)?;
     let refs: Vec<&str> = topics.iter().map(String::as_str).collect();
     consumer

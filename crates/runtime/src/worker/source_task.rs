@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header as KafkaHeader, OwnedHeaders};
-use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
+use rdkafka::producer::{BaseRecord, DeliveryResult, ProducerContext};
 use rdkafka::{ClientConfig, ClientContext};
 use tributary_api::record::SourceRecord;
 use tributary_api::source::{SourceTask, SourceTaskContext};
@@ -32,6 +32,7 @@ use super::submitted_records::{AckInbox, SubmittedRecords};
 use super::task::{catch_panic, error_trace, TaskControl, TaskStatusReporter};
 use super::TaskCounters;
 use crate::config::errors::{ErrorHandlingConfig, ToleranceType};
+use crate::polled_producer::PolledProducer;
 use crate::storage::offset::{offset_key, offset_value, ConnectorOffsetReader, OffsetBackingStore};
 use crate::storage::status::State;
 
@@ -66,7 +67,16 @@ pub struct SourceProducerContext {
     tolerated: Option<SendFailures>,
 }
 
-impl ClientContext for SourceProducerContext {}
+impl ClientContext for SourceProducerContext {
+    const ENABLE_REFRESH_OAUTH_TOKEN: bool = true;
+
+    fn generate_oauth_token(
+        &self,
+        oauthbearer_config: Option<&str>,
+    ) -> Result<rdkafka::client::OAuthToken, Box<dyn std::error::Error>> {
+        crate::kafka_client::oauth_token(oauthbearer_config)
+    }
+}
 
 impl ProducerContext for SourceProducerContext {
     type DeliveryOpaque = usize;
@@ -157,7 +167,7 @@ pub fn run(args: SourceTaskArgs) {
 struct Loop {
     connector: String,
     task: Box<dyn SourceTask>,
-    producer: ThreadedProducer<SourceProducerContext>,
+    producer: PolledProducer<SourceProducerContext>,
     converters: TaskConverters,
     offsets: Arc<dyn OffsetBackingStore>,
     submitted: SubmittedRecords,
@@ -239,8 +249,10 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
             originals: originals.clone(),
         }),
     };
-    let producer: ThreadedProducer<SourceProducerContext> =
-        match producer_config.create_with_context(ctx) {
+    // Delivery reports are served by the producer's own thread, which sleeps while nothing is
+    // in flight.
+    let producer =
+        match PolledProducer::create(&producer_config, ctx, &format!("dr-{}", reporter.id)) {
             Ok(p) => p,
             Err(e) => {
                 chain.close();
@@ -250,6 +262,13 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
                 )));
             }
         };
+    if let Err(e) = crate::kafka_client::set_initial_token(producer.client(), &producer_config) {
+        chain.close();
+        return Err(ConnectError::connect(format!(
+            "Producer for {}: {e}",
+            reporter.id
+        )));
+    }
     let context = SourceTaskContext {
         config: task_config.clone(),
         offset_reader: Arc::new(ConnectorOffsetReader {
