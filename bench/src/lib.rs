@@ -6,10 +6,12 @@
 
 pub mod cluster;
 pub mod input;
+pub mod java;
 pub mod kafka;
 pub mod proc_stats;
 pub mod rate;
 pub mod rest;
+pub mod status_watch;
 pub mod table;
 pub mod worker;
 

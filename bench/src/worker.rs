@@ -110,7 +110,7 @@ impl Worker {
         let mut args = vec!["standalone", "worker.properties"];
         args.extend(connectors.iter().map(|(f, _)| *f));
         let log = format!("worker-{}.log", connectors.len());
-        Self::spawn_with(binary, dir, props, &args, &log)
+        Self::spawn_with(binary, dir, props, &args, &log, false)
     }
 
     /// Writes `worker.properties` (from `props`, e.g. [`distributed_properties`]) into `dir` and
@@ -126,6 +126,25 @@ impl Worker {
             props,
             &["distributed", "worker.properties"],
             "worker.log",
+            false,
+        )
+    }
+
+    /// As [`Worker::spawn_distributed`], but standard output (where connectors such as
+    /// VerifiableSource print a line per record) is discarded: the log holds stderr only, where
+    /// the worker logs.
+    pub fn spawn_distributed_quiet(
+        binary: &Path,
+        dir: &Path,
+        props: &[(String, String)],
+    ) -> Result<Worker, String> {
+        Self::spawn_with(
+            binary,
+            dir,
+            props,
+            &["distributed", "worker.properties"],
+            "worker.log",
+            true,
         )
     }
 
@@ -135,12 +154,17 @@ impl Worker {
         props: &[(String, String)],
         args: &[&str],
         log: &str,
+        quiet: bool,
     ) -> Result<Worker, String> {
         let text: String = props.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
         fs::write(dir.join("worker.properties"), text).map_err(|e| e.to_string())?;
         let log = dir.join(log);
-        let out = File::create(&log).map_err(|e| e.to_string())?;
-        let err = out.try_clone().map_err(|e| e.to_string())?;
+        let err = File::create(&log).map_err(|e| e.to_string())?;
+        let out = if quiet {
+            Stdio::null()
+        } else {
+            Stdio::from(err.try_clone().map_err(|e| e.to_string())?)
+        };
         let started = Instant::now();
         let child = Command::new(binary)
             .args(args)
