@@ -10,7 +10,8 @@
 //!    the same records) of `--tasks` tasks each (default 10) are created through the REST API,
 //!    each task writing `--throughput` records/s (default 1) into one shared topic. Measured:
 //!    spawn → every worker ready in one group, first POST → every task RUNNING, first POST →
-//!    balanced, and each worker's RSS (`VmRSS`) and thread count `--settle-secs` later.
+//!    balanced, the CPU the workers use over `--cpu-secs` starting `--settle-secs` after that
+//!    (nothing polled meanwhile), then each worker's RSS (`VmRSS`) and thread count.
 //! 2. Join: one more worker is started. Measured: start → ready, start → balanced in total (every
 //!    task and connector RUNNING on a live worker, the workers' task counts within 1 of each
 //!    other and their connector counts too; for Tributary also every worker on one generation
@@ -33,9 +34,11 @@
 //! one task and was then stopped (`connector-<c>`, `task-<c>-0`, `commit-<c>` `{"tasks":1}`,
 //! then `commit-<c>` `{"tasks":0}` and `target-state-<c>` STOPPED: five records a connector).
 //! A fresh worker of that group (alone, so it leads and is assigned every connector) is started:
-//! spawn → REST answers, → ready (joined), → `GET /connectors` lists every connector, → every
-//! connector reports STOPPED; RSS at ready and `--settle-secs` after that, peak RSS, threads.
-//! The same worker with an empty config topic is the baseline. For Tributary and for Java.
+//! spawn → REST answers, → ready (joined), → `GET /connectors` lists every connector, → the
+//! status topic holds a STOPPED record of every connector; RSS at ready, CPU over `--cpu-secs`
+//! from `--settle-secs` after that, then RSS, peak RSS and threads; then what one
+//! `GET /connectors/{c}/status` and one `GET /connectors?expand=status` take. The same worker
+//! with an empty config topic is the baseline. For Tributary and for Java.
 //!
 //! Workers log to files (their standard output, where the source tasks print a line per
 //! record, is discarded); ERROR and WARN lines are counted and the most frequent shown under
@@ -135,9 +138,14 @@ struct Args {
     /// How often the cluster's state is polled, in ms (each poll asks every worker).
     #[arg(long, default_value_t = 500)]
     poll_ms: u64,
-    /// Seconds between "all RUNNING and balanced" and the RSS reading.
+    /// Seconds between "all RUNNING and balanced" and the CPU measurement (then the RSS
+    /// reading).
     #[arg(long, default_value_t = 10)]
     settle_secs: u64,
+    /// Seconds over which the workers' CPU use is measured, after --settle-secs (nothing is
+    /// polled meanwhile).
+    #[arg(long, default_value_t = 30)]
+    cpu_secs: u64,
     /// Seconds the cluster is watched after it is balanced following the join (and after the
     /// kill), for later rebalances and stops.
     #[arg(long, default_value_t = 30)]
@@ -1340,7 +1348,8 @@ fn cluster_steps(
         b.summary()
     ));
     out.steady = Some(b);
-    out.cpu_cores = cpu_over(&cl.members, Duration::from_secs(a.settle_secs));
+    std::thread::sleep(Duration::from_secs(a.settle_secs));
+    out.cpu_cores = cpu_over(&cl.members, Duration::from_secs(a.cpu_secs));
     let mem = Mem::read(&cl.members);
     say(format!(
         "{title}: CPU {} while idle; RSS total {:.0} MiB, median {:.1} MiB per worker; {}",
@@ -1813,7 +1822,8 @@ fn configs_part(ctx: &Ctx<'_>, kind: Kind) -> ConfigsOutcome {
         out.assigned = m[0]
             .info()
             .and_then(|i| i["connectors"].as_array().map(Vec::len));
-        out.cpu_cores = cpu_over(&m, Duration::from_secs(a.settle_secs));
+        std::thread::sleep(Duration::from_secs(a.settle_secs));
+        out.cpu_cores = cpu_over(&m, Duration::from_secs(a.cpu_secs));
         let pid = m[0].worker.pid();
         let mem = proc_stats::memory(pid);
         out.rss_settled_kib = mem.map(|m| m.rss_kib);
@@ -1968,8 +1978,8 @@ fn cluster_table(args: &Args, results: &[(Kind, ClusterOutcome)]) -> Table {
     row(
         &mut t,
         &format!(
-            "CPU of all workers, idle at that load ({} s after balanced)",
-            args.settle_secs
+            "CPU of all workers at that load (the {} s from {} s after balanced)",
+            args.cpu_secs, args.settle_secs
         ),
         &|o| cores(o.cpu_cores),
     );
@@ -2121,7 +2131,10 @@ fn configs_table(args: &Args, results: &[(Kind, ConfigsOutcome)]) -> Table {
     row(&mut t, "RSS at ready", &|o| mib(o.rss_ready_kib));
     row(
         &mut t,
-        &format!("RSS {} s after every connector STOPPED", args.settle_secs),
+        &format!(
+            "RSS {} s after every connector STOPPED",
+            args.settle_secs + args.cpu_secs
+        ),
         &|o| mib(o.rss_settled_kib),
     );
     row(&mut t, "peak RSS (VmHWM)", &|o| mib(o.hwm_kib));
@@ -2133,8 +2146,8 @@ fn configs_table(args: &Args, results: &[(Kind, ConfigsOutcome)]) -> Table {
     row(
         &mut t,
         &format!(
-            "CPU, the {} s after every connector STOPPED",
-            args.settle_secs
+            "CPU (the {} s from {} s after every connector STOPPED)",
+            args.cpu_secs, args.settle_secs
         ),
         &|o| cores(o.cpu_cores),
     );
@@ -2187,9 +2200,9 @@ fn notes(
         n.push(format!("The load: Tributary runs its built-in VerifiableSource ({VERIFIABLE_SOURCE}). Java Connect does not ship one on Maven Central, so the Java workers run the benchmark's own {BENCH_SOURCE_CONNECTOR} (bench/java, compiled with javac by the benchmark), which sends the same records: one a poll, at most `throughput` records/s per task counted from the task's start, key = task number (INT32), value = sequence number (INT64), source partition {{\"id\": task}}, offset {{\"seqno\": n}}, resuming after the committed offset, and a JSON line on stdout per record sent and acknowledged. Both runtimes' stdout is discarded."));
     }
     n.push(format!(
-        "Scale run: VerifiableSource connectors ({VERIFIABLE_SOURCE}; Java: {BENCH_SOURCE_CONNECTOR}) all writing into one 1-partition topic, created one after the other through one worker's REST API (a 409 during a rebalance is retried every 500 ms). The state is polled every {} ms: GET /connectors?expand=status on one worker, and for Tributary GET /tributary/worker and /tributary/task-counters on every worker. RSS = VmRSS of each worker process (the JVM for Java), read after the {} s that follow balance; CPU = the user and system time (/proc/<pid>/stat) the worker processes used in those {} s, nothing polled meanwhile.",
+        "Scale run: VerifiableSource connectors ({VERIFIABLE_SOURCE}; Java: {BENCH_SOURCE_CONNECTOR}) all writing into one 1-partition topic, created one after the other through one worker's REST API (a 409 during a rebalance is retried every 500 ms). The state is polled every {} ms: GET /connectors?expand=status on one worker, and for Tributary GET /tributary/worker and /tributary/task-counters on every worker. CPU = the user and system time (/proc/<pid>/stat) the worker processes used in the {} s that start {} s after the cluster is balanced, nothing polled meanwhile; RSS = VmRSS of each worker process (the JVM for Java) right after that.",
         a.poll_ms.max(50),
-        a.settle_secs,
+        a.cpu_secs,
         a.settle_secs
     ));
     n.push(format!(
