@@ -2,10 +2,8 @@
 //! Tributary: the JVM command line `connect-distributed.sh` would use, with Connect's jars from
 //! Maven Central (fetched by `scripts/connect-java`).
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Instant;
 
 use crate::worker::Worker;
 
@@ -124,6 +122,15 @@ impl JavaCmd {
         })
     }
 
+    /// [`JavaCmd::new`] as the benchmarks use it: `script` defaults to this workspace's
+    /// `scripts/connect-java`, and [`JAVA_LOG4J2`] is written to `log4j2.properties` in `dir`.
+    pub fn for_benchmark(script: Option<&Path>, heap: &str, dir: &Path) -> Result<JavaCmd, String> {
+        let default_script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/connect-java");
+        let log4j = dir.join("log4j2.properties");
+        std::fs::write(&log4j, JAVA_LOG4J2).map_err(|e| format!("{}: {e}", log4j.display()))?;
+        JavaCmd::new(script.unwrap_or(&default_script), heap, &log4j)
+    }
+
     /// Compiles the benchmarks' own Java plugins (`bench/java`: [`BENCH_SOURCE_CONNECTOR`],
     /// which gives Java workers the load Tributary's built-in VerifiableSource gives Tributary
     /// workers) with `javac` into `out`, with a ServiceLoader manifest, and adds `out` to the
@@ -178,35 +185,15 @@ impl JavaCmd {
         props: &[(String, String)],
         quiet: bool,
     ) -> Result<Worker, String> {
-        let text: String = props.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
-        let file = dir.join("worker.properties");
-        std::fs::write(&file, text).map_err(|e| e.to_string())?;
-        let log = dir.join("worker.log");
-        let err = File::create(&log).map_err(|e| e.to_string())?;
-        let out = if quiet {
-            Stdio::null()
-        } else {
-            Stdio::from(err.try_clone().map_err(|e| e.to_string())?)
-        };
-        let started = Instant::now();
-        let child = Command::new(&self.java)
-            .args(&self.heap)
+        let mut cmd = Command::new(&self.java);
+        cmd.args(&self.heap)
             .args(&self.jvm)
             .arg("-cp")
             .arg(&self.classpath)
             .arg("org.apache.kafka.connect.cli.ConnectDistributed")
-            .arg(&file)
-            .current_dir(dir)
-            .stdin(Stdio::null())
-            .stdout(out)
-            .stderr(err)
-            .spawn()
-            .map_err(|e| format!("{}: {e}", self.java.display()))?;
-        Ok(Worker {
-            child,
-            log,
-            started,
-        })
+            .arg("worker.properties");
+        Worker::start(cmd, dir, props, "worker.log", quiet)
+            .map_err(|e| format!("{}: {e}", self.java.display()))
     }
 }
 

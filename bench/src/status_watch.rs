@@ -54,26 +54,30 @@ impl StatusWatch {
 
     /// Assigns every partition at its current end.
     pub fn mark(&self) -> Result<(), String> {
-        let md = self
-            .consumer
-            .fetch_metadata(Some(&self.topic), Duration::from_secs(10))
-            .map_err(|e| e.to_string())?;
-        let mut tpl = TopicPartitionList::new();
-        for t in md.topics() {
-            for p in t.partitions() {
-                let (_, high) = self
-                    .consumer
-                    .fetch_watermarks(&self.topic, p.id(), Duration::from_secs(10))
-                    .map_err(|e| e.to_string())?;
-                tpl.add_partition_offset(&self.topic, p.id(), Offset::Offset(high))
-                    .map_err(|e| e.to_string())?;
-            }
-        }
+        let tpl = self.partitions_from(|p| {
+            let (_, high) = self
+                .consumer
+                .fetch_watermarks(&self.topic, p, Duration::from_secs(10))
+                .map_err(|e| e.to_string())?;
+            Ok(Offset::Offset(high))
+        })?;
         self.consumer.assign(&tpl).map_err(|e| e.to_string())
     }
 
     /// Assigns every partition at its beginning (to read every status record there is).
     pub fn from_beginning(&self) -> Result<(), String> {
+        let tpl = self.partitions_from(|_| Ok(Offset::Beginning))?;
+        if tpl.count() == 0 {
+            return Err(format!("topic {} has no partitions (yet)", self.topic));
+        }
+        self.consumer.assign(&tpl).map_err(|e| e.to_string())
+    }
+
+    /// Every partition of the topic, each at the offset `start` gives for its number.
+    fn partitions_from(
+        &self,
+        start: impl Fn(i32) -> Result<Offset, String>,
+    ) -> Result<TopicPartitionList, String> {
         let md = self
             .consumer
             .fetch_metadata(Some(&self.topic), Duration::from_secs(10))
@@ -81,14 +85,11 @@ impl StatusWatch {
         let mut tpl = TopicPartitionList::new();
         for t in md.topics() {
             for p in t.partitions() {
-                tpl.add_partition_offset(&self.topic, p.id(), Offset::Beginning)
+                tpl.add_partition_offset(&self.topic, p.id(), start(p.id())?)
                     .map_err(|e| e.to_string())?;
             }
         }
-        if tpl.count() == 0 {
-            return Err(format!("topic {} has no partitions (yet)", self.topic));
-        }
-        self.consumer.assign(&tpl).map_err(|e| e.to_string())
+        Ok(tpl)
     }
 
     /// Status records read within `wait`.

@@ -85,7 +85,11 @@ pub fn source_properties(name: &str, input: &InputFile, topic: &str) -> String {
     )
 }
 
-/// A running `tributary` worker process; killed when dropped if still running.
+/// The arguments of a distributed `tributary` worker.
+const DISTRIBUTED_ARGS: &[&str] = &["distributed", "worker.properties"];
+
+/// A running worker process (`tributary`, or a Java Connect JVM); killed when dropped if still
+/// running.
 pub struct Worker {
     /// The process.
     pub child: Child,
@@ -120,14 +124,7 @@ impl Worker {
         dir: &Path,
         props: &[(String, String)],
     ) -> Result<Worker, String> {
-        Self::spawn_with(
-            binary,
-            dir,
-            props,
-            &["distributed", "worker.properties"],
-            "worker.log",
-            false,
-        )
+        Self::spawn_with(binary, dir, props, DISTRIBUTED_ARGS, "worker.log", false)
     }
 
     /// As [`Worker::spawn_distributed`], but standard output (where connectors such as
@@ -138,14 +135,7 @@ impl Worker {
         dir: &Path,
         props: &[(String, String)],
     ) -> Result<Worker, String> {
-        Self::spawn_with(
-            binary,
-            dir,
-            props,
-            &["distributed", "worker.properties"],
-            "worker.log",
-            true,
-        )
+        Self::spawn_with(binary, dir, props, DISTRIBUTED_ARGS, "worker.log", true)
     }
 
     fn spawn_with(
@@ -153,6 +143,22 @@ impl Worker {
         dir: &Path,
         props: &[(String, String)],
         args: &[&str],
+        log: &str,
+        quiet: bool,
+    ) -> Result<Worker, String> {
+        let mut cmd = Command::new(binary);
+        cmd.args(args).env("NO_COLOR", "1");
+        Self::start(cmd, dir, props, log, quiet)
+            .map_err(|e| format!("starting {}: {e}", binary.display()))
+    }
+
+    /// Writes `worker.properties` (from `props`) into `dir` and runs `cmd` there, its standard
+    /// error in the file `log` of `dir`, and its standard output too unless `quiet` (then it is
+    /// discarded). For any worker process, Tributary's or a JVM's.
+    pub fn start(
+        mut cmd: Command,
+        dir: &Path,
+        props: &[(String, String)],
         log: &str,
         quiet: bool,
     ) -> Result<Worker, String> {
@@ -166,15 +172,13 @@ impl Worker {
             Stdio::from(err.try_clone().map_err(|e| e.to_string())?)
         };
         let started = Instant::now();
-        let child = Command::new(binary)
-            .args(args)
+        let child = cmd
             .current_dir(dir)
-            .env("NO_COLOR", "1")
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)
             .spawn()
-            .map_err(|e| format!("starting {}: {e}", binary.display()))?;
+            .map_err(|e| e.to_string())?;
         Ok(Worker {
             child,
             log,

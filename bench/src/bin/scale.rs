@@ -57,15 +57,15 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::ClientConfig;
 use serde_json::{json, Value};
-use tributary_bench::cluster::median_f64;
-use tributary_bench::java::{JavaCmd, BENCH_SOURCE_CONNECTOR, BENCH_SOURCE_TASK, JAVA_LOG4J2};
+use tributary_bench::cluster::{median_f64, wait_every};
+use tributary_bench::java::{JavaCmd, BENCH_SOURCE_CONNECTOR, BENCH_SOURCE_TASK};
 use tributary_bench::kafka::Broker;
 use tributary_bench::proc_stats;
 use tributary_bench::rest::Rest;
 use tributary_bench::status_watch::{StatusRecord, StatusWatch};
 use tributary_bench::table::Table;
 use tributary_bench::worker::{distributed_properties, internal_topics, Worker};
-use tributary_bench::{say, stamp, tempdir};
+use tributary_bench::{say, stamp, tempdir, Runtime as Kind, RuntimeArgs};
 use tributary_runtime::storage::config_topic::records;
 use tributary_runtime::worker::TargetState;
 
@@ -86,23 +86,16 @@ const REST_TIMEOUT: Duration = Duration::from_secs(120);
     about = "Issue #12's scale runs: N sessioned workers with C connectors x T tasks, a worker joining, a worker killed, total RSS; the same with Java workers; a fresh worker on a config topic of 10,000 connectors."
 )]
 struct Args {
-    /// Kafka bootstrap servers (default: $KAFKA_BOOTSTRAP, else 127.0.0.1:9092).
-    #[arg(long)]
-    bootstrap: Option<String>,
-    /// The `tributary` binary (default: `tributary` next to this executable).
-    #[arg(long)]
-    tributary: Option<PathBuf>,
-    /// The script that fetches Apache Kafka Connect's jars and prints their classpath (default:
-    /// scripts/connect-java of this workspace).
-    #[arg(long)]
-    connect_java: Option<PathBuf>,
+    #[command(flatten)]
+    runtimes: RuntimeArgs,
     /// The parts to run, in order: `tributary`, `java`, `configs`.
     #[arg(long, value_delimiter = ',', default_value = "tributary,java,configs")]
     parts: Vec<String>,
     /// Tributary workers running the connectors before one more joins.
     #[arg(long, default_value_t = 20)]
     workers: usize,
-    /// VerifiableSource connectors.
+    /// Connectors of the load (VerifiableSource; on Java workers the benchmarks'
+    /// SequenceSourceConnector, which sends the same records).
     #[arg(long, default_value_t = 200)]
     connectors: usize,
     /// `tasks.max` of each connector.
@@ -162,45 +155,15 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("scale: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    tributary_bench::exit_status("scale", run(&Args::parse()))
 }
 
-/// Which runtime a measurement is of.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Kind {
-    Tributary,
-    Java,
-}
-
-impl Kind {
-    fn label(self) -> &'static str {
-        match self {
-            Kind::Tributary => "tributary",
-            Kind::Java => "java",
-        }
-    }
-
-    fn title(self) -> &'static str {
-        match self {
-            Kind::Tributary => "Tributary",
-            Kind::Java => "Java Connect 4.1.1",
-        }
-    }
-
-    /// The connector class of the load and its task class: Tributary's built-in
-    /// VerifiableSource, or for Java the benchmarks' own plugin that emits the same records.
-    fn source_classes(self) -> (&'static str, &'static str) {
-        match self {
-            Kind::Tributary => (VERIFIABLE_SOURCE, VERIFIABLE_SOURCE_TASK),
-            Kind::Java => (BENCH_SOURCE_CONNECTOR, BENCH_SOURCE_TASK),
-        }
+/// The connector class of the load and its task class: Tributary's built-in VerifiableSource,
+/// or for Java the benchmarks' own plugin that emits the same records.
+fn source_classes(kind: Kind) -> (&'static str, &'static str) {
+    match kind {
+        Kind::Tributary => (VERIFIABLE_SOURCE, VERIFIABLE_SOURCE_TASK),
+        Kind::Java => (BENCH_SOURCE_CONNECTOR, BENCH_SOURCE_TASK),
     }
 }
 
@@ -1074,19 +1037,15 @@ struct ClusterOutcome {
 }
 
 fn run(args: &Args) -> Result<(), String> {
-    let binary = tributary_bench::tributary_binary(args.tributary.as_deref())?;
-    let bootstrap = tributary_bench::bootstrap(args.bootstrap.as_deref());
+    let binary = tributary_bench::tributary_binary(args.runtimes.tributary.as_deref())?;
+    let bootstrap = tributary_bench::bootstrap(args.runtimes.bootstrap.as_deref());
     let run_dir = tempdir()?;
     let wants_java = args.parts.iter().any(|p| p == "java")
         || (args.parts.iter().any(|p| p == "configs")
             && args.configs_runtimes.iter().any(|r| r == "java"));
     let java = if wants_java {
-        let script = args.connect_java.clone().unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/connect-java")
-        });
-        let log4j = run_dir.path().join("log4j2.properties");
-        std::fs::write(&log4j, JAVA_LOG4J2).map_err(|e| e.to_string())?;
-        let mut java = JavaCmd::new(&script, &args.java_heap, &log4j)?;
+        let script = args.runtimes.connect_java.as_deref();
+        let mut java = JavaCmd::for_benchmark(script, &args.java_heap, run_dir.path())?;
         java.add_bench_plugins(&run_dir.path().join("java-plugins"))?;
         Some(java)
     } else {
@@ -1262,7 +1221,7 @@ fn cluster_steps(
     out.ready_median = median_f64(&ready.iter().map(|d| d.as_secs_f64()).collect::<Vec<_>>())
         .map(Duration::from_secs_f64);
     // Every worker on one generation.
-    wait_for("the group to form", timeout, ctx.poll(), || {
+    wait_every("the group to form", timeout, ctx.poll(), || {
         check_alive(&mut cl.members)?;
         let gens: Vec<i64> = cl.live().map(Member::generation).collect();
         Ok(gens.iter().all(|g| *g > 0 && *g == gens[0]).then_some(()))
@@ -1284,7 +1243,7 @@ fn cluster_steps(
         let body = json!({
             "name": c,
             "config": {
-                "connector.class": cl.kind.source_classes().0,
+                "connector.class": source_classes(cl.kind).0,
                 "tasks.max": cl.tasks.to_string(),
                 "topic": topic,
                 "throughput": a.throughput.to_string(),
@@ -1313,7 +1272,7 @@ fn cluster_steps(
     ));
     let mut last = String::new();
     let mut last_said = Instant::now();
-    let steady = wait_for(
+    let steady = wait_every(
         "every task RUNNING and balanced",
         timeout,
         ctx.poll(),
@@ -1364,23 +1323,41 @@ fn cluster_steps(
     Ok(())
 }
 
-/// Polls `cond` every `every` until it returns `Some`, failing with `what` after `timeout`.
-fn wait_for<T>(
+/// Watches the cluster after a change: every `--poll-ms` it feeds the status topic's new records
+/// to `log`, calls `step` with `None`, polls every worker, notes tasks RUNNING on two workers,
+/// and calls `step` with the poll and the last balance summary, until that call returns true.
+/// Returns the last poll and the tasks seen RUNNING on two workers; fails after `--timeout-secs`
+/// with `what` and the last balance summary. (`step` sees `None` first so that a check of its
+/// own is not delayed by the poll.)
+fn watch_until(
+    ctx: &Ctx<'_>,
+    cl: &mut Cluster,
+    log: &mut StatusLog,
     what: &str,
-    timeout: Duration,
-    every: Duration,
-    mut cond: impl FnMut() -> Result<Option<T>, String>,
-) -> Result<T, String> {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(v) = cond()? {
-            return Ok(v);
+    mut step: impl FnMut(&Cluster, Option<(&Poll, &str)>) -> Result<bool, String>,
+) -> Result<(Poll, Vec<String>), String> {
+    let deadline = Instant::now() + ctx.timeout();
+    let mut last = String::new();
+    let mut double = Vec::new();
+    let end = loop {
+        let dead = cl.dead_ids();
+        log.feed(cl.watch.poll(Duration::from_millis(100)), &dead);
+        step(cl, None)?;
+        let p = cl.poll()?;
+        double.extend(cl.double_running());
+        if let Some(b) = &p.balance {
+            last = b.summary();
+        }
+        if step(cl, Some((&p, &last)))? {
+            break p;
         }
         if Instant::now() > deadline {
-            return Err(format!("timed out after {timeout:?} waiting for {what}"));
+            return Err(format!("{what} {:?} (last: {last})", ctx.timeout()));
         }
-        std::thread::sleep(every);
-    }
+        std::thread::sleep(ctx.poll());
+    };
+    log.feed(cl.watch.poll(Duration::from_millis(500)), &cl.dead_ids());
+    Ok((end, double))
 }
 
 fn join(ctx: &Ctx<'_>, cl: &mut Cluster) -> Result<JoinOutcome, String> {
@@ -1409,24 +1386,21 @@ fn join(ctx: &Ctx<'_>, cl: &mut Cluster) -> Result<JoinOutcome, String> {
     let started = new[0].worker.started;
     cl.members.append(&mut new);
     let mut o = JoinOutcome::default();
-    let deadline = Instant::now() + ctx.timeout();
     let watch_for = Duration::from_secs(ctx.args.after_secs);
-    let mut last = String::new();
-    let end = loop {
-        let dead = cl.dead_ids();
-        log.feed(cl.watch.poll(Duration::from_millis(100)), &dead);
-        let newest = cl.members.last().ok_or("no workers")?;
-        if o.ready.is_none() && newest.ready() {
-            o.ready = Some(started.elapsed());
-            say(format!(
-                "{title}: {name} ready after {:.1} s",
-                started.elapsed().as_secs_f64()
-            ));
-        }
-        let p = cl.poll()?;
-        o.double.extend(cl.double_running());
+    let what = format!("not balanced after {name} started, within");
+    let (end, double) = watch_until(ctx, cl, &mut log, &what, |cl, polled| {
+        let Some((p, last)) = polled else {
+            let newest = cl.members.last().ok_or("no workers")?;
+            if o.ready.is_none() && newest.ready() {
+                o.ready = Some(started.elapsed());
+                say(format!(
+                    "{title}: {name} ready after {:.1} s",
+                    started.elapsed().as_secs_f64()
+                ));
+            }
+            return Ok(false);
+        };
         if let Some(b) = &p.balance {
-            last = b.summary();
             if p.settled() && o.balanced.is_none() {
                 o.balanced = Some(started.elapsed());
                 say(format!(
@@ -1438,20 +1412,10 @@ fn join(ctx: &Ctx<'_>, cl: &mut Cluster) -> Result<JoinOutcome, String> {
                 o.balanced_per_connector = Some(started.elapsed());
             }
         }
-        if let Some(t) = o.balanced {
-            if started.elapsed() >= t + watch_for && p.settled() {
-                break p;
-            }
-        }
-        if Instant::now() > deadline {
-            return Err(format!(
-                "not balanced {:?} after {name} started (last: {last})",
-                ctx.timeout()
-            ));
-        }
-        std::thread::sleep(ctx.poll());
-    };
-    log.feed(cl.watch.poll(Duration::from_millis(500)), &cl.dead_ids());
+        Ok(o.balanced
+            .is_some_and(|t| started.elapsed() >= t + watch_for && p.settled()))
+    })?;
+    o.double = double;
     let owners_after = end.owners();
     for (t, w) in &owners_before {
         if owners_after.get(t) == Some(w) {
@@ -1556,55 +1520,47 @@ fn kill(ctx: &Ctx<'_>, cl: &mut Cluster) -> Result<KillOutcome, String> {
     m.worker.child.kill().map_err(|e| format!("kill: {e}"))?;
     m.worker.child.wait().ok();
     m.alive = false;
-    let deadline = Instant::now() + ctx.timeout();
-    let mut last = String::new();
-    let end = loop {
-        let dead = cl.dead_ids();
-        log.feed(cl.watch.poll(Duration::from_millis(100)), &dead);
-        let p = cl.poll()?;
-        o.double.extend(cl.double_running());
-        if o.noticed.is_none() {
-            let gens: Vec<i64> = cl.live().map(Member::generation).collect();
-            if gens.iter().any(|x| *x > gen_before) {
-                o.noticed = Some(t0.elapsed());
-                say(format!(
-                    "{title}: the group noticed after {:.1} s",
-                    t0.elapsed().as_secs_f64()
-                ));
+    let (end, double) = watch_until(
+        ctx,
+        cl,
+        &mut log,
+        "tasks not RUNNING again after the kill within",
+        |cl, polled| {
+            let Some((p, last)) = polled else {
+                return Ok(false);
+            };
+            if o.noticed.is_none() {
+                let gens: Vec<i64> = cl.live().map(Member::generation).collect();
+                if gens.iter().any(|x| *x > gen_before) {
+                    o.noticed = Some(t0.elapsed());
+                    say(format!(
+                        "{title}: the group noticed after {:.1} s",
+                        t0.elapsed().as_secs_f64()
+                    ));
+                }
             }
-        }
-        if let Some(b) = &p.balance {
-            last = b.summary();
-            if o.running.is_none() && b.all_running() && p.consistent {
-                o.running = Some(t0.elapsed());
-                say(format!(
-                    "{title}: every task RUNNING again {:.1} s after the kill",
-                    t0.elapsed().as_secs_f64()
-                ));
+            if let Some(b) = &p.balance {
+                if o.running.is_none() && b.all_running() && p.consistent {
+                    o.running = Some(t0.elapsed());
+                    say(format!(
+                        "{title}: every task RUNNING again {:.1} s after the kill",
+                        t0.elapsed().as_secs_f64()
+                    ));
+                }
+                if o.balanced.is_none() && p.settled() {
+                    o.balanced = Some(t0.elapsed());
+                    say(format!(
+                        "{title}: balanced {:.1} s after the kill: {last}",
+                        t0.elapsed().as_secs_f64()
+                    ));
+                }
             }
-            if o.balanced.is_none() && p.settled() {
-                o.balanced = Some(t0.elapsed());
-                say(format!(
-                    "{title}: balanced {:.1} s after the kill: {last}",
-                    t0.elapsed().as_secs_f64()
-                ));
-            }
-        }
-        if o.balanced
-            .is_some_and(|t| t0.elapsed() >= t + Duration::from_secs(5))
-            && p.settled()
-        {
-            break p;
-        }
-        if Instant::now() > deadline {
-            return Err(format!(
-                "tasks not RUNNING again {:?} after the kill (last: {last})",
-                ctx.timeout()
-            ));
-        }
-        std::thread::sleep(ctx.poll());
-    };
-    log.feed(cl.watch.poll(Duration::from_millis(500)), &cl.dead_ids());
+            Ok(o.balanced
+                .is_some_and(|t| t0.elapsed() >= t + Duration::from_secs(5))
+                && p.settled())
+        },
+    )?;
+    o.double = double;
     o.end = end.balance.clone().unwrap_or_default();
     o.generations = before.generation.zip(end.generation);
     o.suspects = log.suspects;
@@ -1649,7 +1605,7 @@ fn write_configs(
     data_topic: &str,
     n: usize,
 ) -> Result<usize, String> {
-    let (connector_class, task_class) = kind.source_classes();
+    let (connector_class, task_class) = source_classes(kind);
     let producer: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", broker.bootstrap())
         .set("enable.idempotence", "true")

@@ -20,23 +20,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tributary_bench::input;
-use tributary_bench::java::{free_port, JavaCmd, JAVA_LOG4J2};
+use tributary_bench::java::{free_port, JavaCmd};
 use tributary_bench::kafka::Broker;
 use tributary_bench::rest::Rest;
 use tributary_bench::table::Table;
 use tributary_bench::worker::{self, Worker};
-use tributary_bench::{say, stamp, tempdir};
+use tributary_bench::{say, stamp, tempdir, Runtime};
 
 fn env(name: &str) -> Result<String, String> {
     std::env::var(name).map_err(|_| {
         format!("{name} is not set: run through `scripts/bench security`, which starts scripts/kafka-secure")
     })
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
-enum Runtime {
-    Tributary,
-    Java,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -223,10 +217,7 @@ fn main() -> Result<(), String> {
     let binary =
         tributary_bench::tributary_binary(arg(&args, "--tributary").map(PathBuf::from).as_deref())?;
     let work = tempdir()?;
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/connect-java");
-    let log4j = work.path().join("log4j2.properties");
-    std::fs::write(&log4j, JAVA_LOG4J2).map_err(|e| e.to_string())?;
-    let java = JavaCmd::new(&script, JAVA_HEAP, &log4j)?;
+    let java = JavaCmd::for_benchmark(None, JAVA_HEAP, work.path())?;
     let cache = PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/tmp".into()))
         .join(".cache/tributary/bench");
     let input = input::prepare(&cache, None, lines).map_err(|e| e.to_string())?;

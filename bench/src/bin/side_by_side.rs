@@ -46,6 +46,7 @@ mod raw;
 
 use tributary_bench::{
     input, java, kafka, proc_stats, say, stamp, status_watch, table::Table, tempdir, worker,
+    Runtime as Kind, RuntimeArgs,
 };
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -65,7 +66,7 @@ use tributary_runtime::config::clients::{sink_consumer_config, source_producer_c
 use tributary_runtime::config::worker::{WorkerConfig, WorkerMode};
 
 use crate::input::InputFile;
-use crate::java::{free_port, jvm_size, JavaCmd, JAVA_LOG4J2, KAFKA_JVM_OPTS};
+use crate::java::{free_port, jvm_size, JavaCmd, KAFKA_JVM_OPTS};
 use crate::kafka::Broker;
 use crate::status_watch::StatusWatch;
 use crate::worker::Worker;
@@ -89,16 +90,8 @@ struct Args {
     /// --lines; 0: no warm-up).
     #[arg(long, default_value_t = 200_000)]
     warmup_lines: u64,
-    /// Kafka bootstrap servers (default: $KAFKA_BOOTSTRAP, else 127.0.0.1:9092).
-    #[arg(long)]
-    bootstrap: Option<String>,
-    /// The `tributary` binary (default: `tributary` next to this executable).
-    #[arg(long)]
-    tributary: Option<PathBuf>,
-    /// The script that fetches Apache Kafka Connect's jars and prints their classpath (default:
-    /// scripts/connect-java of this workspace).
-    #[arg(long)]
-    connect_java: Option<PathBuf>,
+    #[command(flatten)]
+    runtimes: RuntimeArgs,
     /// Java maximum heap (`-Xmx`); Connect's start script uses 2G. The initial heap (`-Xms`) is
     /// Connect's 256M, or this when it is smaller.
     #[arg(long, default_value = "2G")]
@@ -122,37 +115,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("side-by-side: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// Which runtime a measurement is of.
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum Kind {
-    Java,
-    Tributary,
-}
-
-impl Kind {
-    fn label(self) -> &'static str {
-        match self {
-            Kind::Java => "java",
-            Kind::Tributary => "tributary",
-        }
-    }
-
-    fn title(self) -> &'static str {
-        match self {
-            Kind::Java => "Java",
-            Kind::Tributary => "Tributary",
-        }
-    }
+    tributary_bench::exit_status("side-by-side", run(&Args::parse()))
 }
 
 /// The order of the runtimes in round `round` (from 1): Java first in odd rounds.
@@ -220,15 +183,11 @@ struct Round {
 }
 
 fn run(args: &Args) -> Result<(), String> {
-    let binary = tributary_bench::tributary_binary(args.tributary.as_deref())?;
-    let script = args.connect_java.clone().unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/connect-java")
-    });
+    let binary = tributary_bench::tributary_binary(args.runtimes.tributary.as_deref())?;
     let run_dir = tempdir()?;
-    let log4j = run_dir.path().join("log4j2.properties");
-    std::fs::write(&log4j, JAVA_LOG4J2).map_err(|e| e.to_string())?;
-    let java = JavaCmd::new(&script, &args.java_heap, &log4j)?;
-    let bootstrap = tributary_bench::bootstrap(args.bootstrap.as_deref());
+    let script = args.runtimes.connect_java.as_deref();
+    let java = JavaCmd::for_benchmark(script, &args.java_heap, run_dir.path())?;
+    let bootstrap = tributary_bench::bootstrap(args.runtimes.bootstrap.as_deref());
     let loghub = input::loghub_dir(args.loghub.clone());
     let cache = args.cache.clone().unwrap_or_else(|| {
         std::env::var("TRIBUTARY_CACHE")
