@@ -52,8 +52,17 @@ impl Broker {
     /// the end-offset client was seen answering `UnknownPartition` for a new topic for over 30 s
     /// although the broker had created it within milliseconds.
     pub fn create_topic(&self, topic: &str) -> Result<(), String> {
+        self.create_topic_with(topic, &[])
+    }
+
+    /// As [`Broker::create_topic`], with topic settings `configs` (e.g.
+    /// `("cleanup.policy", "compact")` for a Connect config topic).
+    pub fn create_topic_with(&self, topic: &str, configs: &[(&str, &str)]) -> Result<(), String> {
         let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
-        let new = NewTopic::new(topic, 1, TopicReplication::Fixed(1));
+        let mut new = NewTopic::new(topic, 1, TopicReplication::Fixed(1));
+        for (k, v) in configs {
+            new = new.set(k, v);
+        }
         let results = self
             .runtime
             .block_on(self.admin.create_topics([&new], &opts))

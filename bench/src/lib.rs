@@ -6,14 +6,17 @@
 
 pub mod cluster;
 pub mod input;
+pub mod java;
 pub mod kafka;
 pub mod proc_stats;
 pub mod rate;
 pub mod rest;
+pub mod status_watch;
 pub mod table;
 pub mod worker;
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 /// The broker's bootstrap address: `explicit`, else `$KAFKA_BOOTSTRAP`, else `127.0.0.1:9092`.
 pub fn bootstrap(explicit: Option<&str>) -> String {
@@ -59,6 +62,61 @@ pub fn tempdir() -> Result<tempfile::TempDir, String> {
         .prefix("tributary-bench-")
         .tempdir()
         .map_err(|e| format!("creating a temporary directory: {e}"))
+}
+
+/// The command-line options of the benchmarks that run both runtimes: where the broker, the
+/// `tributary` binary and the script for Connect's jars are.
+#[derive(clap::Args, Debug, Clone)]
+pub struct RuntimeArgs {
+    /// Kafka bootstrap servers (default: $KAFKA_BOOTSTRAP, else 127.0.0.1:9092).
+    #[arg(long)]
+    pub bootstrap: Option<String>,
+    /// The `tributary` binary (default: `tributary` next to this executable).
+    #[arg(long)]
+    pub tributary: Option<PathBuf>,
+    /// The script that fetches Apache Kafka Connect's jars and prints their classpath (default:
+    /// scripts/connect-java of this workspace).
+    #[arg(long)]
+    pub connect_java: Option<PathBuf>,
+}
+
+/// Which runtime a measurement is of, in the benchmarks that run both.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub enum Runtime {
+    /// Tributary's release build.
+    Tributary,
+    /// Apache Kafka Connect (Java), started by [`java::JavaCmd`].
+    Java,
+}
+
+impl Runtime {
+    /// Its name in group, topic and directory names.
+    pub fn label(self) -> &'static str {
+        match self {
+            Runtime::Tributary => "tributary",
+            Runtime::Java => "java",
+        }
+    }
+
+    /// Its name in progress lines and tables.
+    pub fn title(self) -> &'static str {
+        match self {
+            Runtime::Tributary => "Tributary",
+            Runtime::Java => "Java Connect 4.1.1",
+        }
+    }
+}
+
+/// A benchmark binary's exit status for the outcome of its run: success, or failure after
+/// printing `<name>: <error>` on stderr.
+pub fn exit_status(name: &str, outcome: Result<(), String>) -> ExitCode {
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// Prints a progress line (`bench: ...`) on stderr.

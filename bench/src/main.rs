@@ -107,14 +107,7 @@ impl Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("standalone-throughput: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    tributary_bench::exit_status("standalone-throughput", run(&Args::parse()))
 }
 
 fn run(args: &Args) -> Result<(), String> {

@@ -33,6 +33,16 @@ pub fn memory(pid: u32) -> Option<Memory> {
     })
 }
 
+/// The number of threads of a process (`Threads` in `/proc/<pid>/status`); `None` once it is
+/// gone.
+pub fn threads(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
 /// User plus system CPU time of a process, in seconds, from `/proc/<pid>/stat`.
 pub fn cpu_seconds(pid: &str) -> Option<f64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;

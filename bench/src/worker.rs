@@ -85,7 +85,11 @@ pub fn source_properties(name: &str, input: &InputFile, topic: &str) -> String {
     )
 }
 
-/// A running `tributary` worker process; killed when dropped if still running.
+/// The arguments of a distributed `tributary` worker.
+const DISTRIBUTED_ARGS: &[&str] = &["distributed", "worker.properties"];
+
+/// A running worker process (`tributary`, or a Java Connect JVM); killed when dropped if still
+/// running.
 pub struct Worker {
     /// The process.
     pub child: Child,
@@ -110,7 +114,7 @@ impl Worker {
         let mut args = vec!["standalone", "worker.properties"];
         args.extend(connectors.iter().map(|(f, _)| *f));
         let log = format!("worker-{}.log", connectors.len());
-        Self::spawn_with(binary, dir, props, &args, &log)
+        Self::spawn_with(binary, dir, props, &args, &log, false)
     }
 
     /// Writes `worker.properties` (from `props`, e.g. [`distributed_properties`]) into `dir` and
@@ -120,13 +124,18 @@ impl Worker {
         dir: &Path,
         props: &[(String, String)],
     ) -> Result<Worker, String> {
-        Self::spawn_with(
-            binary,
-            dir,
-            props,
-            &["distributed", "worker.properties"],
-            "worker.log",
-        )
+        Self::spawn_with(binary, dir, props, DISTRIBUTED_ARGS, "worker.log", false)
+    }
+
+    /// As [`Worker::spawn_distributed`], but standard output (where connectors such as
+    /// VerifiableSource print a line per record) is discarded: the log holds stderr only, where
+    /// the worker logs.
+    pub fn spawn_distributed_quiet(
+        binary: &Path,
+        dir: &Path,
+        props: &[(String, String)],
+    ) -> Result<Worker, String> {
+        Self::spawn_with(binary, dir, props, DISTRIBUTED_ARGS, "worker.log", true)
     }
 
     fn spawn_with(
@@ -135,22 +144,41 @@ impl Worker {
         props: &[(String, String)],
         args: &[&str],
         log: &str,
+        quiet: bool,
+    ) -> Result<Worker, String> {
+        let mut cmd = Command::new(binary);
+        cmd.args(args).env("NO_COLOR", "1");
+        Self::start(cmd, dir, props, log, quiet)
+            .map_err(|e| format!("starting {}: {e}", binary.display()))
+    }
+
+    /// Writes `worker.properties` (from `props`) into `dir` and runs `cmd` there, its standard
+    /// error in the file `log` of `dir`, and its standard output too unless `quiet` (then it is
+    /// discarded). For any worker process, Tributary's or a JVM's.
+    pub fn start(
+        mut cmd: Command,
+        dir: &Path,
+        props: &[(String, String)],
+        log: &str,
+        quiet: bool,
     ) -> Result<Worker, String> {
         let text: String = props.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
         fs::write(dir.join("worker.properties"), text).map_err(|e| e.to_string())?;
         let log = dir.join(log);
-        let out = File::create(&log).map_err(|e| e.to_string())?;
-        let err = out.try_clone().map_err(|e| e.to_string())?;
+        let err = File::create(&log).map_err(|e| e.to_string())?;
+        let out = if quiet {
+            Stdio::null()
+        } else {
+            Stdio::from(err.try_clone().map_err(|e| e.to_string())?)
+        };
         let started = Instant::now();
-        let child = Command::new(binary)
-            .args(args)
+        let child = cmd
             .current_dir(dir)
-            .env("NO_COLOR", "1")
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)
             .spawn()
-            .map_err(|e| format!("starting {}: {e}", binary.display()))?;
+            .map_err(|e| e.to_string())?;
         Ok(Worker {
             child,
             log,

@@ -96,14 +96,7 @@ pub struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("distributed-rebalance: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    tributary_bench::exit_status("distributed-rebalance", run(&Args::parse()))
 }
 
 fn run(args: &Args) -> Result<(), String> {

@@ -70,14 +70,7 @@ pub struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("distributed-restart: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    tributary_bench::exit_status("distributed-restart", run(&Args::parse()))
 }
 
 fn run(args: &Args) -> Result<(), String> {

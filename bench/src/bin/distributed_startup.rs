@@ -73,14 +73,7 @@ pub struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("distributed-startup: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    tributary_bench::exit_status("distributed-startup", run(&Args::parse()))
 }
 
 fn run(args: &Args) -> Result<(), String> {

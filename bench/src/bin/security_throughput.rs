@@ -5,38 +5,32 @@
 //!
 //! Each round starts one distributed worker per (runtime, transport), creates a FileStreamSource
 //! over the same generated input file into a fresh topic, and times create → every record in
-//! the topic (end offsets read through the PLAINTEXT listener). Java runs with Connect's shipped
-//! heap (`-Xms256M -Xmx2G`, as `connect-distributed.sh`). Prints the median records/s of the
-//! rounds, and the ratios.
+//! the topic (end offsets read through the PLAINTEXT listener). Java is started as
+//! `connect-distributed.sh` starts it (the shared launcher of `tributary_bench::java`: Connect's
+//! shipped heap `-Xms256M -Xmx2G` and `kafka-run-class.sh`'s JVM options). Prints the median
+//! records/s of the rounds, and the ratios.
 //!
 //! Usage: `security-throughput [--lines N] [--rounds R] [--tributary PATH]` with the
 //! `KAFKA_SECURE_*` variables of `scripts/kafka-secure env` in the environment
 //! (`scripts/bench security` sets them).
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tributary_bench::input;
+use tributary_bench::java::{free_port, JavaCmd};
 use tributary_bench::kafka::Broker;
 use tributary_bench::rest::Rest;
 use tributary_bench::table::Table;
 use tributary_bench::worker::{self, Worker};
-use tributary_bench::{say, stamp, tempdir};
+use tributary_bench::{say, stamp, tempdir, Runtime};
 
 fn env(name: &str) -> Result<String, String> {
     std::env::var(name).map_err(|_| {
         format!("{name} is not set: run through `scripts/bench security`, which starts scripts/kafka-secure")
     })
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
-enum Runtime {
-    Tributary,
-    Java,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -85,16 +79,14 @@ fn security_lines(transport: Transport) -> Result<Vec<(String, String)>, String>
     Ok(out)
 }
 
-fn free_port() -> Result<u16, String> {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
-    Ok(l.local_addr().map_err(|e| e.to_string())?.port())
-}
+/// The Java worker's maximum heap: Connect's shipped `-Xmx2G` (with `-Xms256M`).
+const JAVA_HEAP: &str = "2G";
 
 /// Starts a worker of `runtime` with `props` in `dir`; returns it and its REST base URL.
 fn start(
     runtime: Runtime,
     binary: &Path,
-    classpath: &str,
+    java: &JavaCmd,
     dir: &Path,
     mut props: Vec<(String, String)>,
 ) -> Result<(Worker, String), String> {
@@ -113,38 +105,8 @@ fn start(
                 }
             }
             props.push(("rest.advertised.host.name".into(), "127.0.0.1".into()));
-            let text: String = props.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
-            let file = dir.join("worker.properties");
-            std::fs::write(&file, text).map_err(|e| e.to_string())?;
-            let log = dir.join("worker.log");
-            let out = File::create(&log).map_err(|e| e.to_string())?;
-            let err = out.try_clone().map_err(|e| e.to_string())?;
-            let started = Instant::now();
-            let child = Command::new("java")
-                .args([
-                    "-Xms256M",
-                    "-Xmx2G",
-                    "-XX:+UseG1GC",
-                    "-Djava.awt.headless=true",
-                ])
-                .arg("-cp")
-                .arg(classpath)
-                .arg("org.apache.kafka.connect.cli.ConnectDistributed")
-                .arg(&file)
-                .current_dir(dir)
-                .stdin(Stdio::null())
-                .stdout(out)
-                .stderr(err)
-                .spawn()
-                .map_err(|e| format!("java: {e}"))?;
-            Ok((
-                Worker {
-                    child,
-                    log,
-                    started,
-                },
-                format!("http://127.0.0.1:{port}"),
-            ))
+            let w = java.spawn(dir, &props, false)?;
+            Ok((w, format!("http://127.0.0.1:{port}")))
         }
     }
 }
@@ -178,7 +140,7 @@ fn measure(
     runtime: Runtime,
     transport: Transport,
     binary: &Path,
-    classpath: &str,
+    java: &JavaCmd,
     input: &input::InputFile,
     admin: &Broker,
     work: &Path,
@@ -194,7 +156,7 @@ fn measure(
     let mut props = worker::distributed_properties(&bootstrap, &group);
     props.extend(security_lines(transport)?);
     let dir = work.join(&group);
-    let (mut w, base) = start(runtime, binary, classpath, &dir, props)?;
+    let (mut w, base) = start(runtime, binary, java, &dir, props)?;
     let rest = Rest::new(&base, Duration::from_secs(30))?;
     let result = (|| {
         wait_ready(&mut w, &rest, runtime)?;
@@ -254,15 +216,8 @@ fn main() -> Result<(), String> {
         .unwrap_or(3);
     let binary =
         tributary_bench::tributary_binary(arg(&args, "--tributary").map(PathBuf::from).as_deref())?;
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/connect-java");
-    let cp = Command::new(&script)
-        .arg("classpath")
-        .output()
-        .map_err(|e| format!("{}: {e}", script.display()))?;
-    if !cp.status.success() {
-        return Err("scripts/connect-java classpath failed".into());
-    }
-    let classpath = String::from_utf8_lossy(&cp.stdout).trim().to_string();
+    let work = tempdir()?;
+    let java = JavaCmd::for_benchmark(None, JAVA_HEAP, work.path())?;
     let cache = PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/tmp".into()))
         .join(".cache/tributary/bench");
     let input = input::prepare(&cache, None, lines).map_err(|e| e.to_string())?;
@@ -272,7 +227,6 @@ fn main() -> Result<(), String> {
         input.lines
     ));
     let admin = Broker::connect(&env("KAFKA_SECURE_INTERNAL")?)?;
-    let work = tempdir()?;
     let mut results: BTreeMap<(Runtime, Transport), Vec<f64>> = BTreeMap::new();
     let run = stamp();
     for round in 1..=rounds {
@@ -283,7 +237,7 @@ fn main() -> Result<(), String> {
                     runtime,
                     transport,
                     &binary,
-                    &classpath,
+                    &java,
                     &input,
                     &admin,
                     work.path(),

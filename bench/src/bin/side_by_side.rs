@@ -44,13 +44,16 @@
 #[path = "../raw.rs"]
 mod raw;
 
-use tributary_bench::{input, kafka, proc_stats, say, stamp, table::Table, tempdir, worker};
+use tributary_bench::{
+    input, java, kafka, proc_stats, say, stamp, status_watch, table::Table, tempdir, worker,
+    Runtime as Kind, RuntimeArgs,
+};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
@@ -63,7 +66,9 @@ use tributary_runtime::config::clients::{sink_consumer_config, source_producer_c
 use tributary_runtime::config::worker::{WorkerConfig, WorkerMode};
 
 use crate::input::InputFile;
+use crate::java::{free_port, jvm_size, JavaCmd, KAFKA_JVM_OPTS};
 use crate::kafka::Broker;
+use crate::status_watch::StatusWatch;
 use crate::worker::Worker;
 
 /// Command-line options.
@@ -85,16 +90,8 @@ struct Args {
     /// --lines; 0: no warm-up).
     #[arg(long, default_value_t = 200_000)]
     warmup_lines: u64,
-    /// Kafka bootstrap servers (default: $KAFKA_BOOTSTRAP, else 127.0.0.1:9092).
-    #[arg(long)]
-    bootstrap: Option<String>,
-    /// The `tributary` binary (default: `tributary` next to this executable).
-    #[arg(long)]
-    tributary: Option<PathBuf>,
-    /// The script that fetches Apache Kafka Connect's jars and prints their classpath (default:
-    /// scripts/connect-java of this workspace).
-    #[arg(long)]
-    connect_java: Option<PathBuf>,
+    #[command(flatten)]
+    runtimes: RuntimeArgs,
     /// Java maximum heap (`-Xmx`); Connect's start script uses 2G. The initial heap (`-Xms`) is
     /// Connect's 256M, or this when it is smaller.
     #[arg(long, default_value = "2G")]
@@ -118,37 +115,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("side-by-side: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// Which runtime a measurement is of.
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum Kind {
-    Java,
-    Tributary,
-}
-
-impl Kind {
-    fn label(self) -> &'static str {
-        match self {
-            Kind::Java => "java",
-            Kind::Tributary => "tributary",
-        }
-    }
-
-    fn title(self) -> &'static str {
-        match self {
-            Kind::Java => "Java",
-            Kind::Tributary => "Tributary",
-        }
-    }
+    tributary_bench::exit_status("side-by-side", run(&Args::parse()))
 }
 
 /// The order of the runtimes in round `round` (from 1): Java first in odd rounds.
@@ -215,111 +182,12 @@ struct Round {
     tributary: Figures,
 }
 
-/// How the Java worker is started: the `java` binary, its options and classpath.
-struct JavaCmd {
-    java: PathBuf,
-    /// `-Xms…` and `-Xmx…`.
-    heap: Vec<String>,
-    /// `kafka-run-class.sh`'s default performance and JMX options.
-    jvm: Vec<String>,
-    classpath: String,
-}
-
-/// `kafka-run-class.sh`'s `KAFKA_JVM_PERFORMANCE_OPTS` and `KAFKA_JMX_OPTS` defaults.
-const KAFKA_JVM_OPTS: &[&str] = &[
-    "-server",
-    "-XX:+UseG1GC",
-    "-XX:MaxGCPauseMillis=20",
-    "-XX:InitiatingHeapOccupancyPercent=35",
-    "-XX:+ExplicitGCInvokesConcurrent",
-    "-XX:MaxInlineLevel=15",
-    "-Djava.awt.headless=true",
-    "-Dcom.sun.management.jmxremote",
-    "-Dcom.sun.management.jmxremote.authenticate=false",
-    "-Dcom.sun.management.jmxremote.ssl=false",
-];
-
-/// The Java worker's log4j2 configuration: warnings, plus the herder's and REST server's
-/// INFO lines (the level `scripts/connect-java` uses), on stderr.
-const JAVA_LOG4J2: &str = "status = warn
-appender.console.type = Console
-appender.console.name = STDERR
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = WARN
-rootLogger.appenderRef.console.ref = STDERR
-logger.connect.name = org.apache.kafka.connect.runtime.distributed.DistributedHerder
-logger.connect.level = INFO
-logger.rest.name = org.apache.kafka.connect.runtime.rest.RestServer
-logger.rest.level = INFO
-";
-
-/// Bytes of a JVM memory size such as `256M`, `2G` or `512m`.
-fn jvm_size(s: &str) -> Option<u64> {
-    let s = s.trim();
-    let (digits, unit) = match s.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-        Some((i, _)) => (&s[..i], &s[i..]),
-        None => (s, ""),
-    };
-    let n: u64 = digits.parse().ok()?;
-    let shift = match unit.to_ascii_lowercase().as_str() {
-        "" => 0,
-        "k" => 10,
-        "m" => 20,
-        "g" => 30,
-        "t" => 40,
-        _ => return None,
-    };
-    n.checked_mul(1 << shift)
-}
-
-impl JavaCmd {
-    /// Fetches Connect's jars through `script` and builds the command line.
-    fn new(script: &Path, heap: &str, log4j: &Path) -> Result<JavaCmd, String> {
-        let out = Command::new(script)
-            .arg("classpath")
-            .stderr(Stdio::inherit())
-            .output()
-            .map_err(|e| format!("{}: {e}", script.display()))?;
-        if !out.status.success() {
-            return Err(format!(
-                "{} classpath failed (needs java and mvn)",
-                script.display()
-            ));
-        }
-        let classpath = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .last()
-            .unwrap_or_default()
-            .trim()
-            .to_string();
-        let max = jvm_size(heap).ok_or_else(|| format!("--java-heap {heap}: not a JVM size"))?;
-        let initial = if max < 256 << 20 { heap } else { "256M" };
-        let java = std::env::var_os("JAVA_HOME")
-            .map(|h| PathBuf::from(h).join("bin/java"))
-            .unwrap_or_else(|| PathBuf::from("java"));
-        let mut jvm: Vec<String> = KAFKA_JVM_OPTS.iter().map(|s| s.to_string()).collect();
-        jvm.push(format!("-Dlog4j2.configurationFile={}", log4j.display()));
-        Ok(JavaCmd {
-            java,
-            heap: vec![format!("-Xms{initial}"), format!("-Xmx{heap}")],
-            jvm,
-            classpath,
-        })
-    }
-}
-
 fn run(args: &Args) -> Result<(), String> {
-    let binary = tributary_bench::tributary_binary(args.tributary.as_deref())?;
-    let script = args.connect_java.clone().unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/connect-java")
-    });
+    let binary = tributary_bench::tributary_binary(args.runtimes.tributary.as_deref())?;
     let run_dir = tempdir()?;
-    let log4j = run_dir.path().join("log4j2.properties");
-    std::fs::write(&log4j, JAVA_LOG4J2).map_err(|e| e.to_string())?;
-    let java = JavaCmd::new(&script, &args.java_heap, &log4j)?;
-    let bootstrap = tributary_bench::bootstrap(args.bootstrap.as_deref());
+    let script = args.runtimes.connect_java.as_deref();
+    let java = JavaCmd::for_benchmark(script, &args.java_heap, run_dir.path())?;
+    let bootstrap = tributary_bench::bootstrap(args.runtimes.bootstrap.as_deref());
     let loghub = input::loghub_dir(args.loghub.clone());
     let cache = args.cache.clone().unwrap_or_else(|| {
         std::env::var("TRIBUTARY_CACHE")
@@ -919,13 +787,6 @@ struct Started {
     rest: Rest,
 }
 
-fn free_port() -> Result<u16, String> {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(|e| e.to_string())
-}
-
 /// Spawns a worker of `kind` in group `group` in `dir` and waits until it is ready; returns it
 /// with the time that took.
 fn start(
@@ -950,33 +811,8 @@ fn start(
                 }
             }
             props.push(("rest.advertised.host.name".into(), "127.0.0.1".into()));
-            let text: String = props.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
-            let file = dir.join("worker.properties");
-            std::fs::write(&file, text).map_err(|e| e.to_string())?;
-            let log = dir.join("worker.log");
-            let out = File::create(&log).map_err(|e| e.to_string())?;
-            let err = out.try_clone().map_err(|e| e.to_string())?;
-            let java = ctx.java;
-            let started = Instant::now();
-            let child = Command::new(&java.java)
-                .args(&java.heap)
-                .args(&java.jvm)
-                .arg("-cp")
-                .arg(&java.classpath)
-                .arg("org.apache.kafka.connect.cli.ConnectDistributed")
-                .arg(&file)
-                .current_dir(dir)
-                .stdin(Stdio::null())
-                .stdout(out)
-                .stderr(err)
-                .spawn()
-                .map_err(|e| format!("{}: {e}", java.java.display()))?;
             (
-                Worker {
-                    child,
-                    log,
-                    started,
-                },
+                ctx.java.spawn(dir, &props, false)?,
                 format!("http://127.0.0.1:{port}"),
             )
         }
@@ -1004,69 +840,6 @@ fn start(
     }
     let took = w.started.elapsed();
     Ok((Started { worker: w, rest }, took))
-}
-
-/// Reads a group's status topic from a marked position.
-struct StatusWatch {
-    consumer: BaseConsumer,
-    topic: String,
-}
-
-impl StatusWatch {
-    fn new(bootstrap: &str, topic: &str) -> Result<StatusWatch, String> {
-        let consumer: BaseConsumer = ClientConfig::new()
-            .set("bootstrap.servers", bootstrap)
-            .set("group.id", format!("{topic}-watch-{}", stamp()))
-            .set("enable.auto.commit", "false")
-            .set("log_level", "3")
-            .create()
-            .map_err(|e| e.to_string())?;
-        Ok(StatusWatch {
-            consumer,
-            topic: topic.to_string(),
-        })
-    }
-
-    /// Assigns every partition at its current end.
-    fn mark(&self) -> Result<(), String> {
-        let md = self
-            .consumer
-            .fetch_metadata(Some(&self.topic), Duration::from_secs(10))
-            .map_err(|e| e.to_string())?;
-        let mut tpl = TopicPartitionList::new();
-        for t in md.topics() {
-            for p in t.partitions() {
-                let (_, high) = self
-                    .consumer
-                    .fetch_watermarks(&self.topic, p.id(), Duration::from_secs(10))
-                    .map_err(|e| e.to_string())?;
-                tpl.add_partition_offset(&self.topic, p.id(), Offset::Offset(high))
-                    .map_err(|e| e.to_string())?;
-            }
-        }
-        self.consumer.assign(&tpl).map_err(|e| e.to_string())
-    }
-
-    /// Status records (key, state) read within `wait`.
-    fn poll(&self, wait: Duration) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        let deadline = Instant::now() + wait;
-        while Instant::now() < deadline {
-            if let Some(Ok(m)) = self.consumer.poll(Duration::from_millis(5)) {
-                let key = m
-                    .key()
-                    .map(|k| String::from_utf8_lossy(k).to_string())
-                    .unwrap_or_default();
-                let state = m
-                    .payload()
-                    .and_then(|p| serde_json::from_slice::<Value>(p).ok())
-                    .and_then(|v| v["state"].as_str().map(str::to_string))
-                    .unwrap_or_default();
-                out.push((key, state));
-            }
-        }
-        out
-    }
 }
 
 fn status_all_running(rest: &Rest, name: &str, tasks: usize) -> Option<BTreeMap<i64, String>> {
@@ -1219,7 +992,8 @@ fn measure(
         let (mut conn, mut task) = (false, false);
         let deadline = Instant::now() + Duration::from_secs(60);
         while !(conn && task) && Instant::now() < deadline {
-            for (k, s) in watch.poll(Duration::from_millis(5)) {
+            for r in watch.poll(Duration::from_millis(5)) {
+                let (k, s) = (r.key, r.state);
                 if s == "RUNNING" && k == "status-connector-sbs-source" {
                     conn = true;
                 }
@@ -1279,7 +1053,7 @@ fn measure(
     }
     let stopped = records
         .iter()
-        .filter(|(k, s)| k.starts_with("status-task-") && s == "UNASSIGNED")
+        .filter(|r| r.task().is_some() && r.state == "UNASSIGNED")
         .count();
     f.join_stopped = balanced_at.map(|_| stopped as f64);
     say(format!("{label}: {stopped} task(s) stopped on join"));
@@ -1298,16 +1072,6 @@ mod tests {
         assert_eq!(order(1), [Kind::Java, Kind::Tributary]);
         assert_eq!(order(2), [Kind::Tributary, Kind::Java]);
         assert_eq!(order(3), [Kind::Java, Kind::Tributary]);
-    }
-
-    #[test]
-    fn jvm_sizes() {
-        assert_eq!(jvm_size("256M"), Some(256 << 20));
-        assert_eq!(jvm_size("2G"), Some(2 << 30));
-        assert_eq!(jvm_size("512m"), Some(512 << 20));
-        assert_eq!(jvm_size("1024"), Some(1024));
-        assert_eq!(jvm_size("2X"), None);
-        assert_eq!(jvm_size(""), None);
     }
 
     #[test]
