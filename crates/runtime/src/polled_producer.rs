@@ -19,7 +19,7 @@
 //! instead of polling in 100 ms windows.
 //!
 //! These are the only `unsafe` calls of the crate (librdkafka's C API where rust-rdkafka has no
-//! wrapper): the queue hook ([`QueueHook`]) and the flush.
+//! wrapper): the queue hook (`QueueHook`) and the flush.
 
 #![allow(unsafe_code)]
 
