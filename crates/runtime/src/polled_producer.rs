@@ -19,7 +19,7 @@
 //! instead of polling in 100 ms windows.
 //!
 //! These are the only `unsafe` calls of the crate (librdkafka's C API where rust-rdkafka has no
-//! wrapper): the queue hook ([`QueueHook`]) and the flush.
+//! wrapper): the queue hook (`QueueHook`) and the flush.
 
 #![allow(unsafe_code)]
 
@@ -245,6 +245,7 @@ impl<C: ProducerContext + 'static> PolledProducer<C> {
     /// Sends what is queued at once (no `linger.ms` wait) and waits until every record was
     /// acknowledged and its delivery report handled, at most `timeout`; the same contract as
     /// `Producer::flush` (`KafkaError::Flush` with `OperationTimedOut` when time runs out).
+    /// Not from a delivery callback: the reports it waits for are handled on that same thread.
     pub fn flush(&self, timeout: Duration) -> KafkaResult<()> {
         // librdkafka's own flush: with delivery reports as events it sends what lingers and
         // sleeps until the count of records not yet reported (which drops only once the poll

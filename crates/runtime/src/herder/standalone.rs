@@ -310,8 +310,10 @@ impl Herder for StandaloneHerder {
                 // A failed start is logged and reported in the connector's status, as in Connect
                 // (Worker::start_connector); the start itself is not waited for.
                 let _status_tells = self.start_connector(name, config.clone(), target);
-                drop(fresh_guard);
+                // Read before the serial lock goes: a DELETE waiting for it would otherwise
+                // remove the connector first, and this create would answer 404.
                 let info = self.connector_info(name)?;
+                drop(fresh_guard);
                 return Ok(Created {
                     created: true,
                     result: info,

@@ -441,12 +441,13 @@ impl KafkaConfigBackingStore {
                 return;
             };
             let mut st = cb_state.lock().unwrap();
+            // Only what the record's key can change is compared (not the whole state).
             let before = cb_replaying
                 .load(Ordering::Acquire)
-                .then(|| st.state.clone());
+                .then(|| touched(&st.state, key));
             let evs = st.apply(key, rec.value.as_deref(), rec.offset);
             if let Some(before) = before {
-                if unchanged_but_offset(&before, &st.state) {
+                if before == touched(&st.state, key) {
                     return;
                 }
                 cb_replaying.store(false, Ordering::Release);
@@ -587,25 +588,46 @@ impl KafkaConfigBackingStore {
     }
 }
 
-/// Whether `after` equals `before` in everything but the offset.
-fn unchanged_but_offset(before: &ClusterConfigState, after: &ClusterConfigState) -> bool {
-    let ClusterConfigState {
-        offset: _,
-        session_key,
-        connector_configs,
-        target_states,
-        task_configs,
-        task_counts,
-        inconsistent,
-        applied_connector_configs,
-    } = before;
-    *session_key == after.session_key
-        && *connector_configs == after.connector_configs
-        && *target_states == after.target_states
-        && *task_configs == after.task_configs
-        && *task_counts == after.task_counts
-        && *inconsistent == after.inconsistent
-        && *applied_connector_configs == after.applied_connector_configs
+/// The part of the state a config record with `key` can change, copied: comparing it before
+/// and after the record tells whether the record changed anything, at the cost of one
+/// connector rather than of the whole state.
+#[derive(Debug, PartialEq)]
+enum Touched {
+    /// Records that change no state (task configs wait for their commit; restart requests
+    /// and log levels are events only).
+    Nothing,
+    SessionKey(Option<SessionKey>),
+    Connector {
+        config: Option<Props>,
+        target: Option<TargetState>,
+        tasks: Vec<(u32, Props)>,
+        task_count: Option<u32>,
+        inconsistent: bool,
+        applied: Option<Props>,
+    },
+}
+
+fn touched(state: &ClusterConfigState, key: &str) -> Touched {
+    let connector = key
+        .strip_prefix("target-state-")
+        .or_else(|| key.strip_prefix("connector-"))
+        .or_else(|| key.strip_prefix("commit-"));
+    match connector {
+        Some(c) => Touched::Connector {
+            config: state.connector_configs.get(c).cloned(),
+            target: state.target_states.get(c).copied(),
+            tasks: state
+                .task_configs
+                .range(ConnectorTaskId::new(c, 0)..=ConnectorTaskId::new(c, u32::MAX))
+                .map(|(id, props)| (id.task, props.clone()))
+                .collect(),
+            task_count: state.task_counts.get(c).copied(),
+            inconsistent: state.inconsistent.contains(c),
+            applied: state.applied_connector_configs.get(c).cloned(),
+        },
+        None if key == "session-key" => Touched::SessionKey(state.session_key.clone()),
+        None => Touched::Nothing,
+    }
 }
 
 /// Errors for callers that need a [`ConnectError`] from a missing connector.
@@ -820,5 +842,60 @@ mod tests {
             vec![ConfigEvent::SessionKeyUpdate(k.clone())]
         );
         assert_eq!(s.state.session_key, Some(k));
+    }
+
+    #[test]
+    fn touched_tells_whether_a_record_changed_its_part_of_the_state() {
+        let mut s = ConfigLogState::new();
+        let c = props(&[("connector.class", "X")]);
+        let mut offset = 0;
+        let mut apply = |s: &mut ConfigLogState, key: &str, value: Vec<u8>| -> bool {
+            let before = touched(&s.state, key);
+            s.apply(key, Some(&value), offset);
+            offset += 1;
+            before != touched(&s.state, key)
+        };
+        assert!(apply(&mut s, "connector-a", records::properties(&c)));
+        assert!(apply(&mut s, "connector-b", records::properties(&c)));
+        assert!(
+            !apply(&mut s, "connector-a", records::properties(&c)),
+            "same config"
+        );
+        assert!(
+            !apply(&mut s, "task-a-0", records::properties(&c)),
+            "not committed yet"
+        );
+        assert!(apply(&mut s, "commit-a", records::commit(1)));
+        assert!(!apply(&mut s, "task-a-0", records::properties(&c)));
+        assert!(
+            !apply(&mut s, "commit-a", records::commit(1)),
+            "same commit"
+        );
+        assert!(apply(
+            &mut s,
+            "target-state-a",
+            records::target_state(TargetState::Paused)
+        ));
+        assert!(!apply(
+            &mut s,
+            "target-state-a",
+            records::target_state(TargetState::Paused)
+        ));
+        assert!(!apply(
+            &mut s,
+            "restart-connector-a",
+            records::restart(&RestartRequest {
+                connector: "a".into(),
+                only_failed: false,
+                include_tasks: true,
+            })
+        ));
+        // Connector names that prefix one another are told apart.
+        assert!(apply(
+            &mut s,
+            "connector-a-1",
+            records::properties(&props(&[("connector.class", "Y")]))
+        ));
+        assert_eq!(s.state.tasks("a").len(), 1);
     }
 }
