@@ -1014,7 +1014,8 @@ fn components() -> Value {
             "properties": {
                 "class": string.clone(),
                 "type": { "type": "string",
-                          "enum": ["source", "sink", "converter", "header_converter"] },
+                          "enum": ["source", "sink", "converter", "header_converter",
+                                   "transformation", "predicate"] },
                 "version": string.clone(),
             },
         },
