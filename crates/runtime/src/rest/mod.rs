@@ -172,6 +172,66 @@ pub async fn call<T: Send + 'static>(
         .map_err(RestError::from)
 }
 
+/// How long a request waits for a rebalance to end before it is answered 409 (Connect's REST
+/// request timeout, `RestServer.DEFAULT_REST_REQUEST_TIMEOUT_MS`, is the same 90 s; Connect
+/// answers 500 when a request outlives it).
+pub const REBALANCE_WAIT: std::time::Duration = std::time::Duration::from_secs(90);
+
+/// Runs a herder call that needs this worker's group membership settled (it must run on the
+/// leader or on an instance's owner) on a blocking thread. When it fails because a rebalance
+/// is in progress or due ([`crate::herder::HerderError::waits_for_rebalance`]), the request
+/// waits (asynchronously) for the rebalance to end and runs again, as Connect's herder queues
+/// requests behind a rebalance; after [`REBALANCE_WAIT`], or once the worker is stopping, the
+/// last error is the answer (Connect's 409, or the forwarding to the leader or owner).
+/// Standalone herders have no membership: their answer is the first one.
+pub async fn call_settled<T: Send + 'static>(
+    state: &RestState,
+    f: impl Fn(&dyn Herder) -> Result<T, crate::herder::HerderError> + Clone + Send + 'static,
+) -> Result<T, RestError> {
+    call_settled_within(state, REBALANCE_WAIT, f).await
+}
+
+/// [`call_settled`] with a bound other than [`REBALANCE_WAIT`].
+pub async fn call_settled_within<T: Send + 'static>(
+    state: &RestState,
+    bound: std::time::Duration,
+    f: impl Fn(&dyn Herder) -> Result<T, crate::herder::HerderError> + Clone + Send + 'static,
+) -> Result<T, RestError> {
+    let Some(mut membership) = state.herder.membership() else {
+        return call(state, f).await;
+    };
+    let deadline = tokio::time::Instant::now() + bound;
+    loop {
+        // The membership as it stood before the call: what the wait below compares against.
+        let before = *membership.borrow_and_update();
+        let herder = state.herder.clone();
+        let g = f.clone();
+        let result = tokio::task::spawn_blocking(move || g(herder.as_ref()))
+            .await
+            .map_err(|e| RestError::new(500, format!("herder call failed: {e}")))?;
+        let e = match result {
+            Ok(v) => return Ok(v),
+            Err(e) if e.waits_for_rebalance() && !before.stopping => e,
+            Err(e) => return Err(e.into()),
+        };
+        // Wait while a rebalance runs; a worker that expected one (and refused for that)
+        // waits for the next settle. Otherwise the error stands (e.g. a forward to the leader).
+        let expected = matches!(&e, crate::herder::HerderError::Conflict(_));
+        if !before.rebalancing && !expected {
+            return Err(e.into());
+        }
+        let settled =
+            membership.wait_for(|m| m.stopping || (!m.rebalancing && m.settled > before.settled));
+        match tokio::time::timeout_at(deadline, settled).await {
+            Ok(Ok(m)) if !m.stopping => {
+                tracing::debug!(error = %e, "a request waited for a rebalance; running it again");
+            }
+            // Stopping, the herder gone, or out of time: the error stands.
+            _ => return Err(e.into()),
+        }
+    }
+}
+
 /// Every route this worker serves: its path (axum's syntax, which is also OpenAPI's) and its
 /// handlers. [`router`] is built from this list, and the tests of [`openapi`] check the
 /// document served at `/openapi.json` against it, path by path and method by method.

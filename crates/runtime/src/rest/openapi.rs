@@ -829,8 +829,9 @@ fn worker_paths(p: &mut Map<String, Value>) {
             "get": Op {
                 summary: "This worker's view of its group",
                 description: "The worker's id and mode; in distributed mode also the leader, \
-                              generation, protocol in use, assignment, and rebalance counts and \
-                              times.",
+                              generation, protocol in use, whether a rebalance is in progress \
+                              and whether the worker is stopping, assignment, and rebalance \
+                              counts and times.",
                 tag: "tributary",
                 scope: Some("tributary"),
                 parameters: vec![],

@@ -318,7 +318,8 @@ impl Worker {
             },
         );
         if let Some(prev) = previous {
-            self.shutdown_instance(name, &prev.instance);
+            let timeout = self.config.settings().task_shutdown_graceful_timeout;
+            self.shutdown_instance(name, &prev.instance, timeout);
         }
         let (tx, rx) = mpsc::channel();
         match target {
@@ -391,9 +392,8 @@ impl Worker {
 
     /// Shuts an instance down within `task.shutdown.graceful.timeout.ms`; one that does not
     /// stop in time is abandoned and reported.
-    fn shutdown_instance(&self, name: &str, wc: &WorkerConnector) {
+    fn shutdown_instance(&self, name: &str, wc: &WorkerConnector, timeout: Duration) {
         let started = wc.is_started();
-        let timeout = self.config.settings().task_shutdown_graceful_timeout;
         if let Err(e) = wc.shutdown(timeout) {
             tracing::error!(connector = name, error = %e, "graceful stop of connector failed");
         }
@@ -521,11 +521,20 @@ impl Worker {
         Ok(())
     }
 
-    /// Stops a connector instance and writes UNASSIGNED (unless it had FAILED).
+    /// Stops a connector instance and writes UNASSIGNED (unless it had FAILED), waiting at
+    /// most `task.shutdown.graceful.timeout.ms` for its `stop`.
     pub fn stop_connector(&self, name: &str) {
+        let deadline = Instant::now() + self.config.settings().task_shutdown_graceful_timeout;
+        self.stop_connector_by(name, deadline);
+    }
+
+    /// [`Self::stop_connector`], waiting for the connector's `stop` until `deadline` at most
+    /// (a connector still stopping then is abandoned and logged).
+    pub fn stop_connector_by(&self, name: &str, deadline: Instant) {
         let rc = self.connectors.lock().unwrap().remove(name);
         if let Some(rc) = rc {
-            self.shutdown_instance(name, &rc.instance);
+            let timeout = deadline.saturating_duration_since(Instant::now());
+            self.shutdown_instance(name, &rc.instance, timeout);
             let failed = self
                 .statuses
                 .connector(name)
@@ -683,6 +692,12 @@ impl Worker {
     /// writes UNASSIGNED for each that had not FAILED. A task that does not stop in time is
     /// abandoned (its thread finishes on its own) and reported, as Connect cancels it.
     pub fn stop_and_await_tasks(&self, ids: &[ConnectorTaskId]) {
+        let deadline = Instant::now() + self.config.settings().task_shutdown_graceful_timeout;
+        self.stop_and_await_tasks_by(ids, deadline);
+    }
+
+    /// [`Self::stop_and_await_tasks`], waiting for the tasks until `deadline` at most.
+    pub fn stop_and_await_tasks_by(&self, ids: &[ConnectorTaskId], deadline: Instant) {
         let running: Vec<(ConnectorTaskId, RunningTask)> = {
             let mut tasks = self.tasks.lock().unwrap();
             ids.iter()
@@ -692,7 +707,6 @@ impl Worker {
         for (_, t) in &running {
             t.control.stop();
         }
-        let deadline = Instant::now() + self.config.settings().task_shutdown_graceful_timeout;
         for (id, t) in running {
             while !t.thread.is_finished() && Instant::now() < deadline {
                 // On a blocking thread, polling task threads' end.
