@@ -14,7 +14,7 @@
 //! JoinGroup in flight is abandoned, a SyncGroup in flight gets a short grace, and a worker
 //! that is stopping never starts a connector or a task. It then stops what it runs, reports
 //! every job it held UNASSIGNED (the leader's evidence that it left cleanly, see
-//! [`clean_stop_evidence`]) and sends LeaveGroup, all within
+//! `clean_stop_evidence`) and sends LeaveGroup, all within
 //! `task.shutdown.graceful.timeout.ms`.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -101,6 +101,9 @@ struct Shared {
     membership: watch::Sender<Membership>,
     /// Set once the worker is stopping: blocking sections start nothing more.
     stopping: AtomicBool,
+    /// When the stop was requested: the clean stop ends `task.shutdown.graceful.timeout.ms`
+    /// after it.
+    stop_requested: std::sync::OnceLock<Instant>,
 }
 
 enum LoopRequest {
@@ -117,6 +120,13 @@ const EXPEDITE_AFTER_STOP: Duration = Duration::from_secs(3);
 /// The longest the status topic is read before the leader judges whether departed workers
 /// stopped their jobs; when it takes longer, their jobs wait as lost jobs do.
 const EVIDENCE_READ_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The longest the herder loop waits for the leader to answer a forwarded task-config write
+/// (the write is retried after that).
+const FORWARD_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The longest [`DistributedHerder::stop`] waits for the internal topic logs to close.
+const LOG_CLOSE_WAIT: Duration = Duration::from_secs(1);
 
 /// The distributed herder.
 pub struct DistributedHerder {
@@ -372,6 +382,7 @@ impl DistributedHerder {
             key_ttl_ms: i64::try_from(d.inter_worker_key_ttl.as_millis()).unwrap_or(i64::MAX),
             membership: watch::Sender::new(Membership::joining()),
             stopping: AtomicBool::new(false),
+            stop_requested: std::sync::OnceLock::new(),
         });
 
         let mut group = GroupConfig::new(group_id, format!("connect-{worker_id}"));
@@ -437,6 +448,7 @@ impl DistributedHerder {
     /// leaves the group, within `task.shutdown.graceful.timeout.ms`; then the internal topic
     /// logs are closed. Requests waiting for a rebalance are answered at once.
     pub async fn stop(&self) {
+        self.shared.stop_requested.get_or_init(Instant::now);
         self.shared.stopping.store(true, Ordering::Release);
         self.shared.membership.send_modify(|m| m.stopping = true);
         self.stop_tx.send_replace(true);
@@ -460,17 +472,23 @@ impl DistributedHerder {
                 ),
             }
         }
+        // What the stores still queue was flushed by the loop (statuses) or by the tasks
+        // (offsets); closing them normally takes a few hundred ms, and at most
+        // `LOG_CLOSE_WAIT` is spent on it (a broker that went away would hold each up 10 s).
         let s = self.shared.clone();
-        if let Err(e) = tokio::task::spawn_blocking(move || {
+        let close = tokio::task::spawn_blocking(move || {
             std::thread::scope(|scope| {
                 scope.spawn(|| s.config.stop());
                 scope.spawn(|| s.statuses.stop());
                 scope.spawn(|| s.offsets.stop());
             });
-        })
-        .await
-        {
-            tracing::warn!("stopping the internal topic logs failed: {e}");
+        });
+        match tokio::time::timeout(LOG_CLOSE_WAIT, close).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::warn!("stopping the internal topic logs failed: {e}"),
+            Err(_) => tracing::warn!(
+                "the internal topic logs did not close within {LOG_CLOSE_WAIT:?}; exiting anyway"
+            ),
         }
     }
 
@@ -1024,12 +1042,13 @@ impl HerderLoop {
         self.held = Assignment::default();
     }
 
-    /// The clean stop, bounded by `task.shutdown.graceful.timeout.ms` in all: stops every
-    /// connector and task at once (tasks commit their offsets as they stop, and each stopped
-    /// instance is reported UNASSIGNED), reports UNASSIGNED the jobs it held but had not
-    /// started, waits for those statuses to be written, then sends LeaveGroup. A task still
-    /// running `R` = min(1 s, a quarter of the timeout) before the end is abandoned, as Connect
-    /// abandons it, so that the statuses and the LeaveGroup fit within the bound.
+    /// The clean stop, bounded in all by `task.shutdown.graceful.timeout.ms` from the stop
+    /// request (and at least `2R`, below, from now): stops every connector and task at once
+    /// (tasks commit their offsets as they stop, and each stopped instance is reported
+    /// UNASSIGNED), reports UNASSIGNED the jobs it held but had not started, waits for those
+    /// statuses to be written, then sends LeaveGroup. A task still running `R` = min(1 s, a
+    /// quarter of the timeout) before the end is abandoned, as Connect abandons it, so that the
+    /// statuses and the LeaveGroup fit within the bound.
     async fn shutdown(&mut self) {
         let started = Instant::now();
         let graceful = self
@@ -1039,7 +1058,10 @@ impl HerderLoop {
             .settings()
             .task_shutdown_graceful_timeout;
         let reserve = (graceful / 4).min(Duration::from_secs(1));
-        let deadline = started + graceful;
+        // Counted from the stop request (a SyncGroup in flight may have taken some of it).
+        let requested = *self.shared.stop_requested.get_or_init(Instant::now);
+        // A loop that noticed the stop late still gives the work at least `R`.
+        let deadline = (requested + graceful).max(started + 2 * reserve);
         let work_deadline = deadline - reserve;
         let (connectors, tasks): (Vec<String>, Vec<ConnectorTaskId>) = {
             let mut v = self.shared.view.write().unwrap();
@@ -1784,14 +1806,29 @@ impl HerderLoop {
                 .header(session::SIGNATURE_HEADER, session::sign(&key.key, &body))
                 .header(session::ALGORITHM_HEADER, session::HMAC_SHA256);
         }
-        let resp = req
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| ReconfigureError::Forward {
+        // The leader may hold the request until its rebalance ends (a Java leader queues it
+        // behind the rebalance), and that rebalance may wait for this very worker: the loop
+        // gives the request up when the group rebalances or the worker stops, and retries it
+        // later (Connect forwards from an executor of its own for the same reason).
+        let mut rejoin = self.rejoin.clone();
+        let mut stop = self.stopping.clone();
+        let abandoned = |why: &str| ReconfigureError::Forward {
+            url: url.clone(),
+            detail: format!("given up: {why}"),
+        };
+        let resp = tokio::select! {
+            sent = req.body(body).send() => sent.map_err(|e| ReconfigureError::Forward {
                 url: url.clone(),
                 detail: e.to_string(),
-            })?;
+            })?,
+            _ = rejoin.wait_for(|r| r.is_some()) => {
+                return Err(abandoned("the group is rebalancing"))
+            }
+            _ = stopped(&mut stop) => return Err(abandoned("the worker is stopping")),
+            _ = tokio::time::sleep(FORWARD_TIMEOUT) => {
+                return Err(abandoned("no answer in time"))
+            }
+        };
         if resp.status().is_success() {
             Ok(())
         } else {
