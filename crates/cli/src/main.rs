@@ -91,6 +91,9 @@ fn main() -> ExitCode {
             runtime.block_on(distributed::run(worker_properties))
         }
     };
+    // Blocking calls still running (e.g. a startup step abandoned on a signal) do not hold
+    // the exit up: the work they were for is gone.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

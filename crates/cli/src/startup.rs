@@ -239,10 +239,28 @@ impl RestServers {
     /// Stops every server and waits for them; a failure of a server (which nothing else
     /// reports once it runs) is logged.
     pub async fn stop(self) {
+        self.stop_within(None).await;
+    }
+
+    /// [`Self::stop`], giving requests in flight at most `bound` (when set) before the
+    /// servers are dropped with their connections.
+    pub async fn stop_within(self, bound: Option<Duration>) {
         for (stop, server) in self.servers {
             // An error means the server already ended: awaiting it below reports why.
             stop.send(()).ok();
-            match server.await {
+            let abort = server.abort_handle();
+            let outcome = match bound {
+                Some(b) => match tokio::time::timeout(b, server).await {
+                    Ok(r) => r,
+                    Err(_) => {
+                        tracing::info!(?b, "requests still in flight when stopping; closing them");
+                        abort.abort();
+                        continue;
+                    }
+                },
+                None => server.await,
+            };
+            match outcome {
                 Ok(Ok(())) => {}
                 Ok(Err(e)) => tracing::error!(error = %e, "the REST server failed"),
                 Err(e) => tracing::error!(error = %e, "the REST server's task failed"),
@@ -253,11 +271,37 @@ impl RestServers {
 
 /// Resolves on SIGINT or SIGTERM.
 pub async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .expect("installing SIGTERM handler");
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term.recv() => {},
+    ShutdownSignal::install().wait().await;
+}
+
+/// SIGINT and SIGTERM, caught from the moment [`ShutdownSignal::install`] is called (before
+/// that, a SIGTERM kills the process) and remembered: [`ShutdownSignal::wait`] resolves at once
+/// for a signal that came earlier, so startup steps can be abandoned when one arrives.
+#[derive(Clone)]
+pub struct ShutdownSignal(tokio::sync::watch::Receiver<bool>);
+
+impl ShutdownSignal {
+    /// Installs the handlers (panics if the OS refuses, which only a broken runtime does).
+    pub fn install() -> ShutdownSignal {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("installing SIGTERM handler");
+        let (tx, rx) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {},
+                _ = term.recv() => {},
+            }
+            tx.send_replace(true);
+            // Keep the sender, so that waiters never see it dropped.
+            std::future::pending::<()>().await;
+        });
+        ShutdownSignal(rx)
+    }
+
+    /// Resolves once a signal has arrived.
+    pub async fn wait(&self) {
+        let mut rx = self.0.clone();
+        // The sender lives as long as the process.
+        rx.wait_for(|s| *s).await.ok();
     }
 }

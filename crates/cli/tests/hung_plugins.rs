@@ -165,3 +165,58 @@ fn hung_plugins_hold_up_nothing_else_distributed() {
     w.wait_joined();
     exercise(&mut w);
 }
+
+/// A distributed worker stopped with SIGTERM while one of its tasks hangs in `poll` and `stop`
+/// still stops everything else, reports its jobs, leaves the group and exits within
+/// `task.shutdown.graceful.timeout.ms` (2 s here) and the 2 s the README allows for closing
+/// the internal topics, the REST server and the runtime.
+#[test]
+fn a_worker_with_a_hung_task_still_stops_within_the_graceful_timeout() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let group = unique("hung-stop");
+    let mut w = DistributedWorker::start(dir.path(), "w1", &bootstrap, &group, EXTRA);
+    w.wait_joined();
+    for (name, extra) in [
+        ("hangs", json!({"block.in": "task.poll,task.stop"})),
+        ("neighbour", json!({})),
+    ] {
+        let (code, _) = send(
+            &w,
+            "PUT",
+            &format!("/connectors/{name}/config"),
+            Some(&flaky(&unique(name), extra)),
+        );
+        assert_eq!(code, 201);
+    }
+    w.wait_state("hangs", 1, "RUNNING");
+    w.wait_state("neighbour", 1, "RUNNING");
+    wait_for(
+        "hangs' task to block in poll",
+        Duration::from_secs(60),
+        || {
+            w.log_text()
+                .contains("FlakySource blocking in task.poll")
+                .then_some(())
+        },
+    );
+    let signalled = std::time::Instant::now();
+    let status = w.terminate();
+    let took = signalled.elapsed();
+    eprintln!("SIGTERM -> exit with a task hung in stop: {took:?}");
+    assert!(status.success(), "worker exit: {status}");
+    let log = w.log_text();
+    assert!(
+        log.lines()
+            .any(|l| l.contains("graceful stop of task failed") && l.contains("hangs-0")),
+        "the hung task was abandoned and reported:\n{log}"
+    );
+    assert!(
+        log.contains("stopped this worker's jobs and left the group"),
+        "the worker left the group:\n{log}"
+    );
+    assert!(
+        took < Duration::from_secs(4),
+        "SIGTERM -> exit within the graceful timeout (2 s) + 2 s: {took:?}"
+    );
+}

@@ -650,6 +650,100 @@ fn rolling_replacement_of_java_workers_by_tributary_loses_no_line() {
     );
 }
 
+/// Waits until the connectors `names` and their tasks all run, on exactly `workers` together
+/// (as `url` reports them); returns how long that took.
+fn wait_all_on(url: &str, names: &[String], workers: &BTreeSet<String>) -> Duration {
+    let started = Instant::now();
+    wait_for(
+        &format!("{names:?} to run on {workers:?}"),
+        Duration::from_secs(180),
+        || {
+            let mut on = BTreeSet::new();
+            for name in names {
+                let (_, v) = http("GET", &format!("{url}/connectors/{name}/status"), None);
+                let ts = v["tasks"].as_array().cloned().unwrap_or_default();
+                let running = v["connector"]["state"] == "RUNNING"
+                    && !ts.is_empty()
+                    && ts.iter().all(|t| t["state"] == "RUNNING");
+                if !running {
+                    return None;
+                }
+                on.extend(owners(&v));
+            }
+            (on == *workers).then_some(())
+        },
+    );
+    started.elapsed()
+}
+
+/// Clean departures in a mixed group follow the leader's rules. Under a Tributary leader a
+/// Java worker stopped with SIGTERM hands its connectors and tasks over at once: Java writes
+/// their UNASSIGNED records when it stops them, and closes its status store before it leaves
+/// the group, which is the evidence the leader looks for. Under a Java leader a Tributary
+/// worker stopped with SIGTERM gets Connect's behaviour: its jobs wait for
+/// `scheduled.rebalance.max.delay.ms`, then move; nothing Tributary wrote confuses the Java
+/// leader.
+#[test]
+fn clean_departures_in_a_mixed_group_follow_the_leaders_rules() {
+    let Some(bootstrap) = gate() else {
+        return;
+    };
+    let dir = test_dir();
+    let d = dir.path();
+    // Four one-task FileStreamSource connectors over files that stay empty: 8 jobs.
+    let names: Vec<String> = (0..4).map(|i| format!("fs-{i}")).collect();
+    let create_all = |url: &str, group: &str| {
+        for name in &names {
+            let file = d.join(format!("{group}-{name}.txt"));
+            std::fs::write(&file, b"").unwrap();
+            create(
+                url,
+                name,
+                serde_json::json!({"connector.class": "FileStreamSource", "tasks.max": "1", "topic": format!("{group}-{name}"), "file": file}),
+            );
+        }
+    };
+
+    // A Tributary leader and a Java worker; the delay (60 s) would be plain to see.
+    let group = unique("mixed-leave-t");
+    let delay = "connect.protocol=sessioned\nscheduled.rebalance.max.delay.ms=60000\n";
+    let t1 = DistributedWorker::start(d, "trib-1", &bootstrap, &group, delay);
+    t1.wait_joined();
+    assert_eq!(t1.get("/tributary/worker").1["leader"], true);
+    let mut j1 = JavaWorker::start_with(d, "java-1", &bootstrap, &group, delay);
+    create_all(&t1.url, &group);
+    wait_all_on(&t1.url, &names, &[t1.id(), j1.id()].into());
+    let signalled = Instant::now();
+    j1.terminate();
+    wait_all_on(&t1.url, &names, &[t1.id()].into());
+    let took = signalled.elapsed();
+    eprintln!("Java worker stopped under a Tributary leader: its jobs moved in {took:?}");
+    assert!(
+        took < Duration::from_secs(30),
+        "the Java worker's jobs moved without waiting for the 60 s delay: {took:?}"
+    );
+
+    // A Java leader and a Tributary worker; a 15 s delay.
+    let group = unique("mixed-leave-j");
+    let delay = "connect.protocol=sessioned\nscheduled.rebalance.max.delay.ms=15000\n";
+    let j2 = JavaWorker::start_with(d, "java-2", &bootstrap, &group, delay);
+    let mut t2 = DistributedWorker::start(d, "trib-2", &bootstrap, &group, delay);
+    t2.wait_joined();
+    assert_eq!(t2.get("/tributary/worker").1["leader"], false);
+    create_all(&j2.url(), &group);
+    wait_all_on(&j2.url(), &names, &[j2.id(), t2.id()].into());
+    let signalled = Instant::now();
+    let status = t2.terminate();
+    assert!(status.success(), "{}", t2.log_text());
+    wait_all_on(&j2.url(), &names, &[j2.id()].into());
+    let took = signalled.elapsed();
+    eprintln!("Tributary worker stopped under a Java leader: its jobs moved in {took:?}");
+    assert!(
+        took >= Duration::from_secs(10),
+        "the Java leader kept Connect's delay (15 s): {took:?}"
+    );
+}
+
 /// A connector a Java worker accepts with a transformation runs on Tributary workers with that
 /// transformation, never without it: when this Tributary build has the class (Connect's
 /// `RegexRouter`), every instance runs on both workers; when it does not, the instances Tributary

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use proptest::prelude::*;
 use tributary_group::assignor::{
     assign_cooperative, cooperative_assignments, perform_cooperative_assignment, ConfigSnapshot,
-    CooperativeAssignorState, CooperativeRound,
+    CooperativeAssignorState, CooperativeRound, DepartedJob, Job,
 };
 use tributary_group::protocol::CONFIG_MISMATCH;
 use tributary_group::{Assignment, ConnectProtocol, ConnectorTaskId, WorkerMetadata};
@@ -1327,6 +1327,144 @@ fn run_events(max_delay: i32, events: &[Event]) {
     }
     // Once the delay and the follow-up rounds are done: complete, balanced, stable.
     sim.settle();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clean departures (Tributary's rule; Java keeps every lost job for the delay)
+// ---------------------------------------------------------------------------------------------
+
+impl Sim {
+    /// The jobs of departed members as the leader lists them before the next round.
+    fn departed(&self) -> Vec<DepartedJob> {
+        self.state
+            .departed_jobs(&self.metadata(), self.last_completed)
+    }
+
+    /// Releases the departed jobs `pick` selects (the leader found their owner's UNASSIGNED).
+    fn release(&mut self, pick: impl Fn(&DepartedJob) -> bool) -> Vec<Job> {
+        let jobs: Vec<Job> = self
+            .departed()
+            .iter()
+            .filter(|d| pick(d))
+            .map(|d| d.job.clone())
+            .collect();
+        self.state.release(jobs.clone());
+        jobs
+    }
+}
+
+fn jobs(w: &Worker) -> BTreeSet<Job> {
+    w.conns
+        .iter()
+        .map(|c| Job::Connector(c.clone()))
+        .chain(w.tasks.iter().map(|t| Job::Task(t.clone())))
+        .collect()
+}
+
+#[test]
+fn a_clean_departure_moves_its_jobs_at_once() {
+    let mut sim = Sim::standard(DEFAULT_DELAY);
+    for w in ["worker1", "worker2", "worker3"] {
+        sim.add_worker(w);
+    }
+    sim.settle();
+    let leaving = jobs(&sim.jobs_of("worker3"));
+    assert!(!leaving.is_empty());
+    let generation = sim.generation;
+    sim.remove_worker("worker3");
+    let departed = sim.departed();
+    assert_eq!(
+        departed
+            .iter()
+            .map(|d| d.job.clone())
+            .collect::<BTreeSet<_>>(),
+        leaving
+    );
+    for d in &departed {
+        assert_eq!(d.owner_url, "http://worker3:8083/");
+        assert_eq!(d.generation, generation, "the last round worker3 was in");
+    }
+    sim.release(|_| true);
+    let r = sim.round();
+    assert_eq!(r.delay, 0, "nothing waits for a worker that said goodbye");
+    assert!(r.no_revocations());
+    assert_eq!(r.added_conns + r.added_tasks, leaving.len());
+    assert!(sim.state.lost_jobs().is_empty());
+    sim.assert_converged();
+    assert_eq!(sim.settle().len(), 1, "already settled");
+}
+
+#[test]
+fn unreleased_jobs_wait_and_a_late_release_moves_them_while_the_delay_runs() {
+    let mut sim = Sim::standard(DEFAULT_DELAY);
+    for w in ["worker1", "worker2", "worker3"] {
+        sim.add_worker(w);
+    }
+    sim.settle();
+    let leaving: Vec<Job> = jobs(&sim.jobs_of("worker2")).into_iter().collect();
+    assert!(leaving.len() >= 3, "{leaving:?}");
+    sim.remove_worker("worker2");
+    // Only the first job has its owner's UNASSIGNED yet.
+    let first = leaving[0].clone();
+    sim.release(|d| d.job == first);
+    let r = sim.round();
+    assert_eq!(r.delay, DEFAULT_DELAY, "the other jobs wait for worker2");
+    assert_eq!(r.added_conns + r.added_tasks, 1);
+    assert_eq!(sim.state.lost_jobs().len(), leaving.len() - 1);
+    // A later round still knows who owned the waiting jobs, and in which generation.
+    sim.sleep(1000);
+    let waiting = sim.departed();
+    assert_eq!(waiting.len(), leaving.len() - 1);
+    assert!(waiting
+        .iter()
+        .all(|d| d.owner_url == "http://worker2:8083/"));
+    let second = leaving[1].clone();
+    sim.release(|d| d.job == second);
+    let r = sim.round();
+    assert_eq!(
+        r.delay,
+        DEFAULT_DELAY - 1000,
+        "the delay goes on for the rest"
+    );
+    assert_eq!(r.added_conns + r.added_tasks, 1);
+    // Once every job is released, nothing is left to wait for.
+    sim.release(|_| true);
+    let r = sim.round();
+    assert_eq!(r.delay, 0);
+    assert!(sim.state.lost_jobs().is_empty());
+    sim.settle();
+}
+
+#[test]
+fn a_departure_without_jobs_after_a_revoking_round_starts_no_delay() {
+    let mut sim = Sim::standard(DEFAULT_DELAY);
+    sim.add_worker("worker1");
+    sim.add_worker("worker2");
+    sim.settle();
+    // worker3 joins: the first round revokes for it; it leaves before the follow-up round.
+    sim.add_worker("worker3");
+    let r = sim.round();
+    assert!(!r.no_revocations());
+    assert!(sim.jobs_of("worker3").is_empty());
+    sim.remove_worker("worker3");
+    assert!(sim.departed().is_empty(), "it held nothing");
+    let r = sim.round();
+    assert_eq!(r.delay, 0, "there is nothing of worker3's to wait for");
+    sim.assert_converged();
+}
+
+#[test]
+fn no_departed_jobs_from_stale_memory() {
+    let mut sim = Sim::standard(DEFAULT_DELAY);
+    sim.add_worker("worker1");
+    sim.add_worker("worker2");
+    sim.settle();
+    sim.remove_worker("worker2");
+    assert!(!sim.departed().is_empty());
+    assert!(sim
+        .state
+        .departed_jobs(&sim.metadata(), sim.last_completed - 1)
+        .is_empty());
 }
 
 proptest! {

@@ -28,6 +28,13 @@
 //!   a connector deletion) are revoked at once; Java only revokes them one round later.
 //! - Deterministic: members are handled in Java string order of their ids (Java uses hash
 //!   order), so equal inputs give equal outputs.
+//! - **Clean departures** (Java keeps every lost job for the delay): the leader may
+//!   [`release`](CooperativeAssignorState::release) jobs of departed members that it has
+//!   positive evidence were stopped by their owner (see
+//!   [`departed_jobs`](CooperativeAssignorState::departed_jobs)); those are placed at once like
+//!   new jobs. A departed member whose every job was released, or that held none, leaves
+//!   nothing to wait for, so its departure alone does not start a scheduled delay. Without
+//!   releases the rules are Java's.
 //!
 //! Static claims of the V3 `static` protocol are not interpreted here: every member is treated
 //! as a wildcard worker. When the group runs `static`, [`super::static_assignor`] honours the
@@ -55,6 +62,20 @@ pub struct MemberJobs {
     pub connectors: Vec<String>,
     /// Tasks, by connector (Java string order) then task number.
     pub tasks: Vec<ConnectorTaskId>,
+}
+
+/// A job that a departed member owned, as [`CooperativeAssignorState::departed_jobs`] lists
+/// it: the leader looks for evidence that the owner stopped it before leaving.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DepartedJob {
+    /// The connector instance or task.
+    pub job: Job,
+    /// The departed owner's advertised REST URL, from its member metadata (`http://host:port/`;
+    /// Connect's worker id is its `host:port`).
+    pub owner_url: String,
+    /// The generation of the last round the owner was a member of: a clean stop is reported
+    /// by the owner with this generation (statuses carry the generation they were written in).
+    pub generation: i32,
 }
 
 /// What the previous round left assigned for one connector (leader memory).
@@ -87,6 +108,12 @@ pub struct CooperativeAssignorState {
     successive_revoking_rounds: u32,
     owners: BTreeMap<String, MemberJobs>,
     lost_jobs: Vec<Job>,
+    /// Advertised URL of every member of the last computed round.
+    member_urls: HashMap<String, String>,
+    /// The departed owner (URL, last generation) of every job in `lost_jobs`.
+    lost_owners: BTreeMap<Job, (String, i32)>,
+    /// Jobs of departed members released for the next round ([`Self::release`]).
+    released: HashSet<Job>,
 }
 
 impl CooperativeAssignorState {
@@ -109,7 +136,67 @@ impl CooperativeAssignorState {
             successive_revoking_rounds: 0,
             owners: BTreeMap::new(),
             lost_jobs: Vec::new(),
+            member_urls: HashMap::new(),
+            lost_owners: BTreeMap::new(),
+            released: HashSet::new(),
         }
+    }
+
+    /// The jobs whose owner has left the group, for a round with `members` in which the
+    /// leader's last successful join was `last_completed_generation`: the jobs of the members of
+    /// the last computed round that are not among `members`, and the lost jobs still waiting for
+    /// their owner, each with that owner's URL and last generation. Empty when the leader's
+    /// memory is stale (generation mismatch; such a round treats no job as lost).
+    pub fn departed_jobs(
+        &self,
+        members: &[(String, WorkerMetadata)],
+        last_completed_generation: i32,
+    ) -> Vec<DepartedJob> {
+        if self.previous_generation < 0 || self.previous_generation != last_completed_generation {
+            return Vec::new();
+        }
+        let present: HashSet<&str> = members.iter().map(|(id, _)| id.as_str()).collect();
+        let mut out: Vec<DepartedJob> = Vec::new();
+        let mut seen: HashSet<&Job> = HashSet::new();
+        for (job, (url, generation)) in &self.lost_owners {
+            seen.insert(job);
+            out.push(DepartedJob {
+                job: job.clone(),
+                owner_url: url.clone(),
+                generation: *generation,
+            });
+        }
+        for (id, jobs) in &self.owners {
+            if present.contains(id.as_str()) {
+                continue;
+            }
+            let url = self.member_urls.get(id).cloned().unwrap_or_default();
+            let all = jobs
+                .connectors
+                .iter()
+                .map(|c| Job::Connector(c.clone()))
+                .chain(jobs.tasks.iter().map(|t| Job::Task(t.clone())));
+            for job in all {
+                if seen.contains(&job) {
+                    continue;
+                }
+                out.push(DepartedJob {
+                    job,
+                    owner_url: url.clone(),
+                    generation: self.previous_generation,
+                });
+            }
+        }
+        out
+    }
+
+    /// Releases jobs of departed members for the next round: the leader has positive evidence
+    /// that their owner stopped them (Tributary's clean-departure rule; Java has none). A
+    /// released job that the round finds lost is placed at once like a new job instead of
+    /// waiting for `scheduled.rebalance.max.delay.ms`; other jobs are unaffected. Releases apply
+    /// to the next [`assign_cooperative`] call only.
+    pub fn release(&mut self, jobs: impl IntoIterator<Item = Job>) {
+        self.released.extend(jobs);
     }
 
     /// Jobs of departed members that the last round left unassigned, waiting for their worker
@@ -421,6 +508,7 @@ pub(crate) fn assign_cooperative_subset(
     let (nc, nt) = (cat.connectors(), cat.tasks());
 
     // 1. Stale memory check.
+    let released = std::mem::take(&mut state.released);
     if state.previous_generation != round.last_completed_generation {
         tracing::debug!(
             previous = state.previous_generation,
@@ -429,6 +517,12 @@ pub(crate) fn assign_cooperative_subset(
         );
         state.previous.clear();
     }
+    // The departed owners of jobs, for the jobs that this round finds lost.
+    let departed: HashMap<Job, (String, i32)> = state
+        .departed_jobs(round.members, round.last_completed_generation)
+        .into_iter()
+        .map(|d| (d.job, (d.owner_url, d.generation)))
+        .collect();
 
     // 2. Active jobs, per member, as dense ids; unconfigured jobs are remembered by name.
     let mut loads: Vec<Load> = vec![Load::default(); w_count];
@@ -540,19 +634,59 @@ pub(crate) fn assign_cooperative_subset(
             !dup
         });
     }
-    let lost_conns: Vec<u32> = (0..nc as u32)
+    // Released lost jobs (their departed owner stopped them) are placed like new ones.
+    let conn_released =
+        |c: u32| released.contains(&Job::Connector(cat.names[c as usize].to_string()));
+    let task_released = |t: u32| released.contains(&Job::Task(cat.task_id(t)));
+    let (released_conns, lost_conns): (Vec<u32>, Vec<u32>) = (0..nc as u32)
         .filter(|&c| prev_conn[c as usize] && conn_held[c as usize] == 0)
-        .collect();
-    let lost_tasks: Vec<u32> = (0..nt as u32)
+        .partition(|&c| conn_released(c));
+    let (released_tasks, lost_tasks): (Vec<u32>, Vec<u32>) = (0..nt as u32)
         .filter(|&t| prev_task[t as usize] && task_held[t as usize] == 0)
-        .collect();
+        .partition(|&t| task_released(t));
+    if !released_conns.is_empty() || !released_tasks.is_empty() {
+        tracing::debug!(
+            connectors = released_conns.len(),
+            tasks = released_tasks.len(),
+            "jobs of cleanly departed workers are re-assigned at once"
+        );
+    }
     let mut assign_conns: Vec<u32> = (0..nc as u32)
         .filter(|&c| {
-            cat.instance[c as usize] && !prev_conn[c as usize] && conn_held[c as usize] == 0
+            cat.instance[c as usize]
+                && conn_held[c as usize] == 0
+                && (!prev_conn[c as usize] || released_conns.binary_search(&c).is_ok())
         })
         .collect();
     let mut assign_tasks: Vec<u32> = (0..nt as u32)
-        .filter(|&t| !prev_task[t as usize] && task_held[t as usize] == 0)
+        .filter(|&t| {
+            task_held[t as usize] == 0
+                && (!prev_task[t as usize] || released_tasks.binary_search(&t).is_ok())
+        })
+        .collect();
+    // Departed members that leave nothing to wait for: every job they held was released (or
+    // they held none).
+    let lost_set: HashSet<Job> = lost_conns
+        .iter()
+        .map(|&c| Job::Connector(cat.names[c as usize].to_string()))
+        .chain(lost_tasks.iter().map(|&t| Job::Task(cat.task_id(t))))
+        .collect();
+    let clean_departed: HashSet<String> = state
+        .previous_members
+        .iter()
+        .filter(|m| !members.iter().any(|(id, _)| id == m))
+        .filter(|m| {
+            state.owners.get(*m).is_none_or(|jobs| {
+                jobs.connectors
+                    .iter()
+                    .all(|c| !lost_set.contains(&Job::Connector(c.clone())))
+                    && jobs
+                        .tasks
+                        .iter()
+                        .all(|t| !lost_set.contains(&Job::Task(t.clone())))
+            })
+        })
+        .cloned()
         .collect();
 
     // 7. Lost-job handling (§5.4).
@@ -562,6 +696,7 @@ pub(crate) fn assign_cooperative_subset(
     match handle_lost(
         state,
         &member_ids,
+        &clean_departed,
         &loads,
         !lost_conns.is_empty() || !lost_tasks.is_empty(),
         round.now_ms,
@@ -737,6 +872,15 @@ pub(crate) fn assign_cooperative_subset(
     state.previous_generation = round.generation;
     state.previous_members = member_ids.iter().map(|s| s.to_string()).collect();
     state.owners = owners;
+    state.member_urls = members
+        .iter()
+        .map(|(id, m)| (id.to_string(), m.url.clone()))
+        .collect();
+    state.lost_owners = state
+        .lost_jobs
+        .iter()
+        .filter_map(|j| departed.get(j).map(|o| (j.clone(), o.clone())))
+        .collect();
     out
 }
 
@@ -750,9 +894,13 @@ enum LostOutcome {
 }
 
 /// Sheet §5.4 (Java `handleLostAssignments`).
+///
+/// `clean_departed` are departed members that leave nothing to wait for (Tributary's
+/// clean-departure rule): they count as present when deciding whether anybody left.
 fn handle_lost(
     state: &mut CooperativeAssignorState,
     member_ids: &[&str],
+    clean_departed: &HashSet<String>,
     loads: &[Load],
     any_lost: bool,
     now: i64,
@@ -761,7 +909,11 @@ fn handle_lost(
         state.reset_delay();
         return LostOutcome::Keep;
     }
-    let present: HashSet<&str> = member_ids.iter().copied().collect();
+    let present: HashSet<&str> = member_ids
+        .iter()
+        .copied()
+        .chain(clean_departed.iter().map(String::as_str))
+        .collect();
     if state.scheduled_rebalance_ms <= 0
         && state
             .previous_members

@@ -15,7 +15,7 @@ pub mod static_assignor;
 
 pub use cooperative::{
     assign_cooperative, cooperative_assignments, perform_cooperative_assignment,
-    CooperativeAssignorState, CooperativeRound, MemberJobs,
+    CooperativeAssignorState, CooperativeRound, DepartedJob, MemberJobs,
     DEFAULT_SCHEDULED_REBALANCE_MAX_DELAY_MS,
 };
 pub use eager::{assign_eager, eager_assignments, perform_eager_assignment};

@@ -21,6 +21,10 @@ use super::{backoff, error_name, GroupConfig, GroupError, RejoinReason};
 /// The protocol type of every Connect group.
 pub const PROTOCOL_TYPE: &str = "connect";
 
+/// The heartbeat period while heartbeats are expedited ([`HeartbeatHandle::expedite`]); the
+/// configured `heartbeat.interval.ms` applies when it is shorter.
+pub const EXPEDITED_HEARTBEAT: Duration = Duration::from_millis(100);
+
 /// Membership state (Java `AbstractCoordinator.MemberState`, with the JoinGroup in flight
 /// shown as `PreparingRebalance`). Heartbeats are sent only in `CompletingRebalance` and
 /// `Stable`.
@@ -71,6 +75,9 @@ struct Shared {
     state: MemberState,
     /// Address of the coordinator the main connection last found (hint for the heartbeat task).
     coordinator: Option<String>,
+    /// Until when the heartbeat task sends a heartbeat every [`EXPEDITED_HEARTBEAT`] instead of
+    /// every heartbeat interval ([`HeartbeatHandle::expedite`]).
+    expedite_until: Option<Instant>,
 }
 
 impl Shared {
@@ -99,6 +106,42 @@ pub struct GroupMember {
     shared: Arc<Mutex<Shared>>,
     rejoin_tx: Arc<watch::Sender<Option<RejoinReason>>>,
     heartbeat: JoinHandle<()>,
+    /// Wakes the heartbeat task when heartbeats are expedited.
+    wake: Arc<tokio::sync::Notify>,
+}
+
+/// A handle that asks the heartbeat task of a [`GroupMember`] to heartbeat more often for a
+/// while: cheap to clone, usable from any thread, and harmless once the member is gone.
+///
+/// A member learns that the group is rebalancing only from a heartbeat response (Java's
+/// `AbstractCoordinator` likewise), so after another member stopped work (a clean departure,
+/// or the revocations that precede the follow-up round of KIP-415) a member that heartbeats
+/// every [`EXPEDITED_HEARTBEAT`] rejoins within about that, instead of within up to
+/// `heartbeat.interval.ms`. The broker accepts heartbeats at any rate; nothing else changes on
+/// the wire.
+#[derive(Clone)]
+pub struct HeartbeatHandle {
+    shared: std::sync::Weak<Mutex<Shared>>,
+    wake: std::sync::Weak<tokio::sync::Notify>,
+}
+
+impl HeartbeatHandle {
+    /// Heartbeats at once, then every [`EXPEDITED_HEARTBEAT`] (or the heartbeat interval, if
+    /// shorter) for `window` from now; a later call extends the window, never shortens it.
+    pub fn expedite(&self, window: Duration) {
+        let (Some(shared), Some(wake)) = (self.shared.upgrade(), self.wake.upgrade()) else {
+            return;
+        };
+        let until = Instant::now() + window;
+        {
+            let mut s = shared.lock().unwrap();
+            if s.expedite_until.is_some_and(|u| u >= until) {
+                return;
+            }
+            s.expedite_until = Some(until);
+        }
+        wake.notify_one();
+    }
 }
 
 impl GroupMember {
@@ -137,14 +180,17 @@ impl GroupMember {
             protocol_name: None,
             state: MemberState::Unjoined,
             coordinator: Some(conn.addr().to_string()),
+            expedite_until: None,
         }));
         let (rejoin_tx, _) = watch::channel(None);
         let rejoin_tx = Arc::new(rejoin_tx);
+        let wake = Arc::new(tokio::sync::Notify::new());
         let heartbeat = tokio::spawn(heartbeat_loop(
             config.clone(),
             bootstrap.clone(),
             shared.clone(),
             rejoin_tx.clone(),
+            wake.clone(),
         ));
         Ok(GroupMember {
             config,
@@ -153,7 +199,16 @@ impl GroupMember {
             shared,
             rejoin_tx,
             heartbeat,
+            wake,
         })
+    }
+
+    /// A handle that expedites this member's heartbeats ([`HeartbeatHandle::expedite`]).
+    pub fn heartbeat_handle(&self) -> HeartbeatHandle {
+        HeartbeatHandle {
+            shared: Arc::downgrade(&self.shared),
+            wake: Arc::downgrade(&self.wake),
+        }
     }
 
     /// Convenience constructor with the parameters spelled out (timeouts in any unit; sent in
@@ -670,6 +725,7 @@ async fn heartbeat_loop(
     bootstrap: Vec<String>,
     shared: Arc<Mutex<Shared>>,
     rejoin_tx: Arc<watch::Sender<Option<RejoinReason>>>,
+    wake: Arc<tokio::sync::Notify>,
 ) {
     let mut conn: Option<Connection> = None;
     // When the last successful heartbeat was sent.
@@ -680,17 +736,31 @@ async fn heartbeat_loop(
         .request_timeout
         .min(config.session_timeout)
         .min(config.heartbeat_interval.max(Duration::from_millis(100)));
+    let fast = config.heartbeat_interval.min(EXPEDITED_HEARTBEAT);
     loop {
-        tokio::time::sleep(delay).await;
-        delay = config.heartbeat_interval;
-        let (state, generation, member_id, coordinator) = {
-            let s = shared.lock().unwrap();
+        // Expedited heartbeats (`HeartbeatHandle::expedite`) wake the task early.
+        tokio::select! {
+            _ = tokio::time::sleep(delay) => {}
+            _ = wake.notified() => {}
+        }
+        let (state, generation, member_id, coordinator, expedited) = {
+            let mut s = shared.lock().unwrap();
+            let expedited = s.expedite_until.is_some_and(|u| Instant::now() < u);
+            if !expedited {
+                s.expedite_until = None;
+            }
             (
                 s.state,
                 s.generation,
                 s.member_id.clone(),
                 s.coordinator.clone(),
+                expedited,
             )
+        };
+        delay = if expedited {
+            fast
+        } else {
+            config.heartbeat_interval
         };
         if !matches!(
             state,

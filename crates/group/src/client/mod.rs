@@ -28,7 +28,9 @@ mod connection;
 mod member;
 
 pub use connection::{check_connection, topic_identity, ConnectionSecurity, TopicIdentity};
-pub use member::{GroupMember, JoinResult, MemberState, PROTOCOL_TYPE};
+pub use member::{
+    GroupMember, HeartbeatHandle, JoinResult, MemberState, EXPEDITED_HEARTBEAT, PROTOCOL_TYPE,
+};
 
 use std::time::Duration;
 

@@ -14,7 +14,7 @@ use std::time::Duration;
 use tributary_group::assignor::{
     assign_cooperative, assign_static, checked_round, decode_members, encode_assignments,
     perform_eager_assignment, static_claims_in_effect, ConfigSnapshot, CooperativeAssignorState,
-    Job, StaticAssignorState, UnassignedReason,
+    DepartedJob, Job, StaticAssignorState, UnassignedReason,
 };
 use tributary_group::client::{GroupError, GroupMember, JoinResult, RejoinReason};
 use tributary_group::{
@@ -73,6 +73,22 @@ pub enum CoordinatorError {
     /// Member metadata or an assignment could not be encoded or decoded.
     #[error("unreadable group payload: {0}")]
     Protocol(#[from] ProtocolError),
+    /// The worker is stopping: the round was abandoned (a JoinGroup in flight is cancelled at
+    /// once; a SyncGroup gets [`SYNC_GRACE_WHEN_STOPPING`]). The caller leaves the group.
+    #[error("the worker is stopping")]
+    Stopping,
+}
+
+/// How long a SyncGroup already sent may still take once the worker is asked to stop. Letting
+/// it finish tells the worker which jobs the round gave it, so that it can report them
+/// UNASSIGNED before it leaves (the leader's evidence of a clean departure); the leader's
+/// assignment normally arrives within milliseconds.
+pub const SYNC_GRACE_WHEN_STOPPING: Duration = Duration::from_secs(2);
+
+/// Resolves once `stopping` holds `true`, or its sender is gone (the herder was dropped).
+pub async fn stopped(stopping: &mut tokio::sync::watch::Receiver<bool>) {
+    // An error means the sender is gone, which also means stopping.
+    stopping.wait_for(|s| *s).await.ok();
 }
 
 /// Kafka error codes after which joining again is the answer.
@@ -102,7 +118,7 @@ impl CoordinatorError {
     /// transport failure or an unreadable payload, 5 s after a refusal.
     pub fn retry_after(&self) -> Duration {
         match self {
-            CoordinatorError::Rejoin(_) => Duration::ZERO,
+            CoordinatorError::Rejoin(_) | CoordinatorError::Stopping => Duration::ZERO,
             CoordinatorError::Unavailable(_) | CoordinatorError::Protocol(_) => {
                 Duration::from_millis(500)
             }
@@ -172,16 +188,31 @@ impl WorkerCoordinator {
         self.member.leave(reason).await
     }
 
+    /// A handle that expedites this worker's heartbeats (see
+    /// [`tributary_group::client::HeartbeatHandle`]).
+    pub fn heartbeat_handle(&self) -> tributary_group::client::HeartbeatHandle {
+        self.member.heartbeat_handle()
+    }
+
     /// One round: joins with `config_offset` and (cooperative) `held`, the jobs this worker
     /// runs; as leader, assigns from `leader_snapshot` (`fresh` is called at most once, when a
-    /// member has read further in the config topic, and may block); syncs and decodes this
+    /// member has read further in the config topic, and may block; `released` is called at
+    /// most once, with the jobs of departed members, and returns those it has evidence their
+    /// owner stopped, which are then re-assigned at once; it may block); syncs and decodes this
     /// worker's assignment.
+    ///
+    /// Once `stopping` turns true, a JoinGroup in flight is abandoned at once and a SyncGroup
+    /// in flight gets [`SYNC_GRACE_WHEN_STOPPING`]; either way the round ends with
+    /// [`CoordinatorError::Stopping`] (after a completed SyncGroup the outcome is returned: the
+    /// caller decides not to start its jobs).
     pub async fn round(
         &mut self,
         config_offset: i64,
         held: Option<Assignment>,
         leader_snapshot: ConfigSnapshot,
         fresh: impl FnOnce() -> ConfigSnapshot,
+        released: impl FnOnce(&[DepartedJob]) -> Vec<Job>,
+        stopping: &mut tokio::sync::watch::Receiver<bool>,
     ) -> Result<RoundOutcome, CoordinatorError> {
         let mut metadata = WorkerMetadata::new(self.url.clone(), config_offset);
         metadata.allocation = held;
@@ -190,20 +221,42 @@ impl WorkerCoordinator {
             metadata.static_tasks = self.static_claims.1.clone();
         }
         let protocols = self.protocol.join_protocols(&metadata)?;
-        let join = self.member.join(protocols).await?;
+        // A JoinGroup is safe to abandon: the caller's LeaveGroup then takes this member out
+        // of the round (or out of the broker's pending members) before the group forms.
+        let join = tokio::select! {
+            biased;
+            _ = stopped(stopping) => return Err(CoordinatorError::Stopping),
+            joined = self.member.join(protocols) => joined?,
+        };
         let negotiated = ConnectProtocol::from_wire_name(&join.protocol_name)?;
         let (to_send, owners, lost_jobs) = if join.is_leader() {
             let members = decode_members(&join.members)?;
-            // The assignor may read the config topic (`fresh`): off the async threads.
-            let (assignments, lost) =
-                blocking_section(|| self.lead(negotiated, &join, &members, leader_snapshot, fresh));
+            // The assignor may read the config and status topics (`fresh`, `released`): off
+            // the async threads.
+            let (assignments, lost) = blocking_section(|| {
+                self.lead(
+                    negotiated,
+                    &join,
+                    &members,
+                    leader_snapshot,
+                    fresh,
+                    released,
+                )
+            });
             let owners = owners_of(&members, &assignments, negotiated);
             let encoded = encode_assignments(&assignments, negotiated)?;
             (encoded, Some(owners), lost)
         } else {
             (Vec::new(), None, Vec::new())
         };
-        let bytes = self.member.sync(to_send).await?;
+        let bytes = tokio::select! {
+            biased;
+            synced = self.member.sync(to_send) => synced?,
+            _ = async {
+                stopped(stopping).await;
+                tokio::time::sleep(SYNC_GRACE_WHEN_STOPPING).await;
+            } => return Err(CoordinatorError::Stopping),
+        };
         let assignment = Assignment::decode(&bytes)?;
         if !join.is_leader() {
             // The leader's memory is only valid while this worker leads.
@@ -245,6 +298,7 @@ impl WorkerCoordinator {
         members: &[(String, WorkerMetadata)],
         leader_snapshot: ConfigSnapshot,
         fresh: impl FnOnce() -> ConfigSnapshot,
+        released: impl FnOnce(&[DepartedJob]) -> Vec<Job>,
     ) -> (BTreeMap<String, Assignment>, Vec<Job>) {
         let now = now_ms();
         match negotiated {
@@ -257,6 +311,24 @@ impl WorkerCoordinator {
                 if is_static && self.static_state.previous_generation() < 0 {
                     // A new leader: the claims the group knew before it.
                     self.static_state.remember_claims(&self.known_claims);
+                }
+                if !is_static {
+                    // Tributary's clean-departure rule: jobs their departed owner reported
+                    // stopped are placed at once instead of waiting for the scheduled delay.
+                    let departed = self
+                        .cooperative
+                        .departed_jobs(members, self.last_completed_generation);
+                    if !departed.is_empty() {
+                        let jobs = released(&departed);
+                        if !jobs.is_empty() {
+                            tracing::info!(
+                                jobs = jobs.len(),
+                                of = departed.len(),
+                                "jobs of departed workers were stopped by them; re-assigning them at once"
+                            );
+                        }
+                        self.cooperative.release(jobs);
+                    }
                 }
                 let (cooperative, static_state) = (&mut self.cooperative, &mut self.static_state);
                 let out = checked_round(

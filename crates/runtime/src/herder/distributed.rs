@@ -7,25 +7,33 @@
 //! calls read the config snapshot and the status cache directly, write config records directly
 //! (leader-only writes under one lock), and hand anything touching running instances to the
 //! loop. Requests that must run elsewhere fail with [`HerderError::NotLeader`] /
-//! [`HerderError::NotAssigned`], which the REST layer forwards.
+//! [`HerderError::NotAssigned`], which the REST layer forwards (after waiting for a rebalance
+//! in progress to end, see [`Membership`]).
+//!
+//! Stopping ([`DistributedHerder::stop`]) is honoured at every point of the group round: a
+//! JoinGroup in flight is abandoned, a SyncGroup in flight gets a short grace, and a worker
+//! that is stopping never starts a connector or a task. It then stops what it runs, reports
+//! every job it held UNASSIGNED (the leader's evidence that it left cleanly, see
+//! `clean_stop_evidence`) and sends LeaveGroup, all within
+//! `task.shutdown.graceful.timeout.ms`.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tributary_api::{ConnectError, Props};
-use tributary_group::assignor::{ConfigSnapshot, Job};
+use tributary_group::assignor::{ConfigSnapshot, DepartedJob, Job};
 use tributary_group::client::{ConnectionSecurity, GroupConfig, GroupMember, RejoinReason};
 use tributary_group::{Assignment, ConnectProtocol};
 
-use super::coordinator::{delta, CoordinatorError, RoundOutcome, WorkerCoordinator};
+use super::coordinator::{delta, stopped, CoordinatorError, RoundOutcome, WorkerCoordinator};
 use super::info::{ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState};
 use super::restart::build_restart_plan;
 use super::session::{self, RequestSignature};
 use super::validation::validate_for_put;
-use super::{Created, Herder, HerderError, HerderResult};
+use super::{Created, Herder, HerderError, HerderResult, Membership, REBALANCE_EXPECTED};
 use crate::config::unsupported::WorkerSupport;
 use crate::config::worker::WorkerConfig;
 use crate::config_records::RestartRequest;
@@ -89,19 +97,45 @@ struct Shared {
     verification_algorithms: Vec<String>,
     /// `inter.worker.key.ttl.ms`.
     key_ttl_ms: i64,
+    /// Where the group membership stands, for requests that wait for a rebalance to end.
+    membership: watch::Sender<Membership>,
+    /// Set once the worker is stopping: blocking sections start nothing more.
+    stopping: AtomicBool,
+    /// When the stop was requested: the clean stop ends `task.shutdown.graceful.timeout.ms`
+    /// after it.
+    stop_requested: std::sync::OnceLock<Instant>,
 }
 
 enum LoopRequest {
     RestartConnector(String, oneshot::Sender<HerderResult<()>>),
     RestartTask(ConnectorTaskId, oneshot::Sender<HerderResult<()>>),
     Reconfigure(String),
-    Shutdown(oneshot::Sender<()>),
 }
+
+/// How long heartbeats stay expedited after another worker was seen stopping a job (see
+/// [`tributary_group::client::HeartbeatHandle`]): a rebalance (a clean departure, or the
+/// follow-up round after revocations) is then likely within moments.
+const EXPEDITE_AFTER_STOP: Duration = Duration::from_secs(3);
+
+/// The longest the status topic is read before the leader judges whether departed workers
+/// stopped their jobs; when it takes longer, their jobs wait as lost jobs do.
+const EVIDENCE_READ_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The longest the herder loop waits for the leader to answer a forwarded task-config write
+/// (the write is retried after that).
+const FORWARD_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The longest [`DistributedHerder::stop`] waits for the internal topic logs to close.
+const LOG_CLOSE_WAIT: Duration = Duration::from_secs(1);
 
 /// The distributed herder.
 pub struct DistributedHerder {
     shared: Arc<Shared>,
     requests: mpsc::UnboundedSender<LoopRequest>,
+    /// Tells the herder loop to stop (see [`DistributedHerder::stop`]).
+    stop_tx: watch::Sender<bool>,
+    /// The herder loop, awaited by [`DistributedHerder::stop`].
+    loop_task: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 fn topic_configs(config: &WorkerConfig, prefix: &str) -> HashMap<String, String> {
@@ -346,6 +380,9 @@ impl DistributedHerder {
             write_lock: Mutex::new(()),
             verification_algorithms: d.inter_worker_verification_algorithms.clone(),
             key_ttl_ms: i64::try_from(d.inter_worker_key_ttl.as_millis()).unwrap_or(i64::MAX),
+            membership: watch::Sender::new(Membership::joining()),
+            stopping: AtomicBool::new(false),
+            stop_requested: std::sync::OnceLock::new(),
         });
 
         let mut group = GroupConfig::new(group_id, format!("connect-{worker_id}"));
@@ -363,10 +400,22 @@ impl DistributedHerder {
             (d.static_connectors.clone(), d.static_tasks.clone()),
             max_delay,
         );
+        // Another worker stopping a job (it leaves, or it was revoked ahead of the follow-up
+        // round) means a rebalance is near: heartbeat often for a while so as to join it at
+        // once rather than up to `heartbeat.interval.ms` later.
+        let heartbeats = coordinator.heartbeat_handle();
+        let me = shared.worker.worker_id.clone();
+        shared.statuses.on_status(move |status| {
+            if status.state == State::Unassigned && status.worker_id != me {
+                heartbeats.expedite(EXPEDITE_AFTER_STOP);
+            }
+        });
+        let (stop_tx, stop_rx) = watch::channel(false);
         let lp = HerderLoop {
             shared: shared.clone(),
             rejoin: coordinator.rejoin_needed(),
             coordinator,
+            stopping: stop_rx,
             events: events_rx,
             requests: requests_rx,
             need_rejoin: true,
@@ -384,29 +433,62 @@ impl DistributedHerder {
             http: crate::peer::peer_http_client(&config)
                 .map_err(|(k, m)| StartError::Config(format!("{k}: {m}")))?,
         };
-        tokio::spawn(lp.run());
+        let handle = tokio::spawn(lp.run());
         Ok(Arc::new(DistributedHerder {
             shared,
             requests: requests_tx,
+            stop_tx,
+            loop_task: Mutex::new(Some(handle)),
         }))
     }
 
-    /// Stops the loop (which stops every connector and task and leaves the group), then the
-    /// stores.
+    /// Stops the worker: wherever the herder loop is (joining, syncing, starting work, idle),
+    /// it starts nothing more, stops every connector and task (their offsets committed, their
+    /// statuses UNASSIGNED), reports the jobs it held but had not started UNASSIGNED too, and
+    /// leaves the group, within `task.shutdown.graceful.timeout.ms`; then the internal topic
+    /// logs are closed. Requests waiting for a rebalance are answered at once.
     pub async fn stop(&self) {
-        let (tx, rx) = oneshot::channel();
-        if self.requests.send(LoopRequest::Shutdown(tx)).is_ok() && rx.await.is_err() {
-            tracing::warn!("the herder loop ended before acknowledging the shutdown");
+        self.shared.stop_requested.get_or_init(Instant::now);
+        self.shared.stopping.store(true, Ordering::Release);
+        self.shared.membership.send_modify(|m| m.stopping = true);
+        self.stop_tx.send_replace(true);
+        let handle = self.loop_task.lock().unwrap().take();
+        if let Some(handle) = handle {
+            // The loop bounds its own shutdown; this bound only guards against a loop stuck
+            // in a blocking call.
+            let bound = self
+                .shared
+                .worker
+                .config
+                .settings()
+                .task_shutdown_graceful_timeout
+                + Duration::from_secs(5);
+            match tokio::time::timeout(bound, handle).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::error!("the herder loop failed: {e}"),
+                Err(_) => tracing::error!(
+                    ?bound,
+                    "the herder loop did not finish its shutdown in time; exiting anyway"
+                ),
+            }
         }
+        // What the stores still queue was flushed by the loop (statuses) or by the tasks
+        // (offsets); closing them normally takes a few hundred ms, and at most
+        // `LOG_CLOSE_WAIT` is spent on it (a broker that went away would hold each up 10 s).
         let s = self.shared.clone();
-        if let Err(e) = tokio::task::spawn_blocking(move || {
-            s.config.stop();
-            s.statuses.stop();
-            s.offsets.stop();
-        })
-        .await
-        {
-            tracing::warn!("stopping the internal topic logs failed: {e}");
+        let close = tokio::task::spawn_blocking(move || {
+            std::thread::scope(|scope| {
+                scope.spawn(|| s.config.stop());
+                scope.spawn(|| s.statuses.stop());
+                scope.spawn(|| s.offsets.stop());
+            });
+        });
+        match tokio::time::timeout(LOG_CLOSE_WAIT, close).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::warn!("stopping the internal topic logs failed: {e}"),
+            Err(_) => tracing::warn!(
+                "the internal topic logs did not close within {LOG_CLOSE_WAIT:?}; exiting anyway"
+            ),
         }
     }
 
@@ -691,9 +773,16 @@ impl Herder for DistributedHerder {
         self.write(|s| s.put_logger_level(namespace, level))
     }
 
+    fn membership(&self) -> Option<watch::Receiver<Membership>> {
+        Some(self.shared.membership.subscribe())
+    }
+
     fn worker_info(&self) -> serde_json::Value {
+        let m = *self.shared.membership.borrow();
         let v = self.shared.view.read().unwrap();
         serde_json::json!({
+            "rebalancing": m.rebalancing,
+            "stopping": m.stopping,
             "worker_id": self.worker_id(),
             "mode": "distributed",
             "leader": v.is_leader,
@@ -717,6 +806,8 @@ struct HerderLoop {
     shared: Arc<Shared>,
     /// Group membership and the leader's assignor memory.
     coordinator: WorkerCoordinator,
+    /// Turns true when the worker is asked to stop.
+    stopping: watch::Receiver<bool>,
     rejoin: tokio::sync::watch::Receiver<Option<tributary_group::client::RejoinReason>>,
     events: mpsc::UnboundedReceiver<ConfigEvent>,
     requests: mpsc::UnboundedReceiver<LoopRequest>,
@@ -755,9 +846,32 @@ impl HerderLoop {
             .expect("blocking herder call panicked")
     }
 
+    /// Whether the worker was asked to stop.
+    fn is_stopping(&self) -> bool {
+        *self.stopping.borrow()
+    }
+
+    /// Publishes whether a rebalance is in progress or due; the end of one counts as a settle.
+    fn publish_membership(&self, rebalancing: bool) {
+        self.shared.membership.send_if_modified(|m| {
+            if m.rebalancing == rebalancing {
+                return false;
+            }
+            m.rebalancing = rebalancing;
+            if !rebalancing {
+                m.settled += 1;
+            }
+            true
+        });
+    }
+
     async fn run(mut self) {
         loop {
+            if self.is_stopping() {
+                break;
+            }
             if self.need_rejoin {
+                self.publish_membership(true);
                 let started = Instant::now();
                 // A rebalance may ask for another one (the follow-up round after revocations).
                 self.need_rejoin = false;
@@ -768,6 +882,7 @@ impl HerderLoop {
                         v.last_rebalance_ms = started.elapsed().as_millis() as u64;
                         v.rebalancing_ms_total += v.last_rebalance_ms;
                     }
+                    Err(CoordinatorError::Stopping) => break,
                     Err(e) => {
                         match &e {
                             CoordinatorError::Rejoin(_) => tracing::info!("rejoining: {e}"),
@@ -781,13 +896,17 @@ impl HerderLoop {
                             ),
                         }
                         self.need_rejoin = true;
-                        tokio::time::sleep(e.retry_after()).await;
+                        tokio::select! {
+                            _ = stopped(&mut self.stopping) => {}
+                            _ = tokio::time::sleep(e.retry_after()) => {}
+                        }
                         continue;
                     }
                 }
-                if self.need_rejoin {
+                if self.need_rejoin || self.is_stopping() {
                     continue;
                 }
+                self.publish_membership(false);
             }
             if !self.need_rejoin {
                 for (_, r) in std::mem::take(&mut self.pending_restarts) {
@@ -814,6 +933,8 @@ impl HerderLoop {
                 }
             }
             tokio::select! {
+                biased;
+                _ = stopped(&mut self.stopping) => break,
                 ev = self.events.recv() => {
                     if let Some(ev) = ev {
                         let mut evs = vec![ev];
@@ -825,16 +946,8 @@ impl HerderLoop {
                 }
                 req = self.requests.recv() => {
                     match req {
-                        None => {
-                            self.shutdown().await;
-                            break;
-                        }
-                        Some(LoopRequest::Shutdown(done)) => {
-                            self.shutdown().await;
-                            // The caller may have stopped waiting; the loop ends either way.
-                            done.send(()).ok();
-                            break;
-                        }
+                        // Every sender is gone: the herder was dropped without a stop.
+                        None => break,
                         Some(r) => self.handle_request(r).await,
                     }
                 }
@@ -854,6 +967,7 @@ impl HerderLoop {
                 _ = tokio::time::sleep(wait) => {}
             }
         }
+        self.shutdown().await;
     }
 }
 
@@ -927,11 +1041,102 @@ impl HerderLoop {
         self.held = Assignment::default();
     }
 
+    /// The clean stop, bounded in all by `task.shutdown.graceful.timeout.ms` from the stop
+    /// request (and at least `2R`, below, from now): stops every connector and task at once
+    /// (tasks commit their offsets as they stop, and each stopped instance is reported
+    /// UNASSIGNED), reports UNASSIGNED the jobs it held but had not started, waits for those
+    /// statuses to be written, then sends LeaveGroup. A task still running `R` = min(1 s, a
+    /// quarter of the timeout) before the end is abandoned, as Connect abandons it, so that the
+    /// statuses and the LeaveGroup fit within the bound.
     async fn shutdown(&mut self) {
-        self.stop_all_work().await;
-        if let Err(e) = self.coordinator.leave("the worker is shutting down").await {
-            tracing::warn!("leaving the group failed: {e}");
+        let started = Instant::now();
+        let graceful = self
+            .shared
+            .worker
+            .config
+            .settings()
+            .task_shutdown_graceful_timeout;
+        let reserve = (graceful / 4).min(Duration::from_secs(1));
+        // Counted from the stop request (a SyncGroup in flight may have taken some of it).
+        let requested = *self.shared.stop_requested.get_or_init(Instant::now);
+        // A loop that noticed the stop late still gives the work at least `R`.
+        let deadline = (requested + graceful).max(started + 2 * reserve);
+        let work_deadline = deadline - reserve;
+        let (connectors, tasks): (Vec<String>, Vec<ConnectorTaskId>) = {
+            let mut v = self.shared.view.write().unwrap();
+            (
+                std::mem::take(&mut v.connectors).into_iter().collect(),
+                std::mem::take(&mut v.tasks).into_iter().collect(),
+            )
+        };
+        let held = std::mem::take(&mut self.held);
+        let stopped_jobs = connectors.len() + tasks.len();
+        self.blocking(move |s| {
+            // What actually runs here; held jobs that never started are reported below.
+            let running_c: BTreeSet<String> = s.worker.connector_names().into_iter().collect();
+            let running_t: BTreeSet<ConnectorTaskId> = s.worker.task_ids().into_iter().collect();
+            let connectors: BTreeSet<String> = connectors
+                .into_iter()
+                .chain(running_c.iter().cloned())
+                .collect();
+            let tasks: Vec<ConnectorTaskId> = tasks
+                .into_iter()
+                .chain(running_t.iter().cloned())
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let connector_list: Vec<String> = connectors.iter().cloned().collect();
+            std::thread::scope(|scope| {
+                scope.spawn(|| s.worker.stop_and_await_tasks_by(&tasks, work_deadline));
+                s.worker.stop_connectors_by(&connector_list, work_deadline);
+            });
+            // Jobs the last round gave this worker that it did not run: their UNASSIGNED
+            // tells the leader they were let go (a FAILED status of this worker stays).
+            let generation = s.worker.generation.load(Ordering::Acquire);
+            let status = Status {
+                state: State::Unassigned,
+                trace: None,
+                worker_id: s.worker.worker_id.clone(),
+                generation,
+                version: None,
+            };
+            let failed_here = |st: Option<Status>| {
+                st.is_some_and(|st| st.state == State::Failed && st.worker_id == s.worker.worker_id)
+            };
+            for c in held.connectors.iter().chain(connectors.iter()) {
+                if !running_c.contains(c) && !failed_here(s.statuses.connector(c)) {
+                    s.statuses.put_connector(c, status.clone());
+                }
+            }
+            for t in held.tasks.iter().chain(tasks.iter()) {
+                if !running_t.contains(t) && !failed_here(s.statuses.task(t)) {
+                    s.statuses.put_task(t, status.clone());
+                }
+            }
+            // Half the reserve is left for the LeaveGroup.
+            let flush_by = deadline - reserve / 2;
+            s.statuses.flush_within(
+                flush_by
+                    .saturating_duration_since(Instant::now())
+                    .max(Duration::from_millis(100)),
+            );
+        })
+        .await;
+        let left = deadline
+            .saturating_duration_since(Instant::now())
+            .max(Duration::from_millis(200));
+        match tokio::time::timeout(left, self.coordinator.leave("the worker is shutting down"))
+            .await
+        {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::warn!("leaving the group failed: {e}"),
+            Err(_) => tracing::warn!("leaving the group timed out"),
         }
+        tracing::info!(
+            jobs = stopped_jobs,
+            ms = started.elapsed().as_millis() as u64,
+            "stopped this worker's jobs and left the group"
+        );
     }
 
     /// Whether the protocol in use (the last negotiated one, else the configured one) is eager.
@@ -962,9 +1167,32 @@ impl HerderLoop {
                 config_snapshot(&config.snapshot())
             };
             let held = (!eager_before).then(|| self.held.clone());
+            let statuses = self.shared.statuses.clone();
+            let released = move |departed: &[DepartedJob]| -> Vec<Job> {
+                let evident = |d: &&DepartedJob| clean_stop_evidence(statuses.as_ref(), d);
+                // A worker that stopped cleanly wrote its statuses before it left; when this
+                // worker has not read them all yet, it reads the topic up to its end first.
+                if !departed.iter().all(|d| evident(&d)) {
+                    if let Err(e) = statuses.refresh(EVIDENCE_READ_TIMEOUT) {
+                        tracing::warn!("could not read the status topic to its end: {e}");
+                    }
+                }
+                departed
+                    .iter()
+                    .filter(evident)
+                    .map(|d| d.job.clone())
+                    .collect()
+            };
             let outcome = self
                 .coordinator
-                .round(snap.offset, held, config_snapshot(&snap), fresh)
+                .round(
+                    snap.offset,
+                    held,
+                    config_snapshot(&snap),
+                    fresh,
+                    released,
+                    &mut self.stopping,
+                )
                 .await?;
             self.in_use = Some(outcome.protocol);
             self.record_round(&outcome);
@@ -973,17 +1201,25 @@ impl HerderLoop {
                     offset = outcome.assignment.config_offset,
                     "the leader's config is behind; reading the config topic and rejoining"
                 );
-                if let Err(e) = self
-                    .blocking(|s| s.config.refresh(Duration::from_secs(30)))
-                    .await
-                {
+                let mut stop = self.stopping.clone();
+                let read = tokio::select! {
+                    r = self.blocking(|s| s.config.refresh(Duration::from_secs(30))) => r,
+                    _ = stopped(&mut stop) => return Err(CoordinatorError::Stopping),
+                };
+                if let Err(e) = read {
                     tracing::warn!("could not read the config topic to its end: {e}");
                 }
                 continue;
             }
             if self.shared.config.snapshot().offset < outcome.assignment.config_offset {
                 let timeout = self.sync_timeout;
-                if let Err(e) = self.blocking(move |s| s.config.refresh(timeout)).await {
+                let mut stop = self.stopping.clone();
+                let read = tokio::select! {
+                    r = self.blocking(move |s| s.config.refresh(timeout)) => r,
+                    // Stopping: the outcome still tells which jobs this worker was given.
+                    _ = stopped(&mut stop) => Ok(()),
+                };
+                if let Err(e) = read {
                     tracing::warn!("could not read the config topic to offset {} in time: {e}; leaving the group", outcome.assignment.config_offset);
                     if let Err(e) = self
                         .coordinator
@@ -992,7 +1228,11 @@ impl HerderLoop {
                     {
                         tracing::debug!("leaving the group failed: {e}");
                     }
-                    self.unsync_backoff_sleep().await;
+                    let mut stop = self.stopping.clone();
+                    tokio::select! {
+                        _ = self.unsync_backoff_sleep() => {}
+                        _ = stopped(&mut stop) => return Err(CoordinatorError::Stopping),
+                    }
                     continue;
                 }
             }
@@ -1059,6 +1299,15 @@ impl HerderLoop {
         );
         self.stop_jobs(d.stop_connectors, d.stop_tasks).await;
         self.held = d.held;
+        if self.is_stopping() {
+            // A worker that is stopping starts nothing; its shutdown reports the jobs it was
+            // given UNASSIGNED and leaves.
+            tracing::info!(
+                generation = self.shared.worker.generation.load(Ordering::Acquire),
+                "stopping: not starting the jobs of the last round"
+            );
+            return;
+        }
         // The jobs of the assignment were computed from the config topic at its offset; if this
         // worker has read past it (a connector was created meanwhile), it starts nothing and
         // rejoins so that the leader assigns the newer configuration (Connect does the same).
@@ -1150,9 +1399,14 @@ impl HerderLoop {
         }
         let snap2 = snap.clone();
         // Connector starts are asynchronous: each asks for its task reconfiguration when its
-        // `start` returns, so a connector that blocks in `start` holds up nothing here.
+        // `start` returns, so a connector that blocks in `start` holds up nothing here. A stop
+        // requested meanwhile ends the starting (the shutdown reports the rest UNASSIGNED).
         self.blocking(move |s| {
+            let stopping = || s.stopping.load(Ordering::Acquire);
             for c in &connectors {
+                if stopping() {
+                    return;
+                }
                 let target = snap2.target_state(c);
                 if let Err(e) =
                     s.worker
@@ -1162,6 +1416,9 @@ impl HerderLoop {
                 }
             }
             for id in &tasks {
+                if stopping() {
+                    return;
+                }
                 let cfg = &snap2.connector_configs[&id.connector];
                 // A task that cannot start reports FAILED through its status; the loop goes on.
                 if let Err(e) = s.worker.start_task(
@@ -1354,7 +1611,6 @@ impl HerderLoop {
                 // The REST caller may have given up waiting; the restart happened anyway.
                 reply.send(r).ok();
             }
-            LoopRequest::Shutdown(_) => unreachable!("handled by the loop"),
         }
     }
 
@@ -1373,9 +1629,7 @@ impl HerderLoop {
             return Err(HerderError::NotFound(format!("Unknown connector: {c}")));
         };
         if self.need_rejoin {
-            return Err(HerderError::Conflict(
-                "Cannot complete request because a rebalance is expected".into(),
-            ));
+            return Err(HerderError::Conflict(REBALANCE_EXPECTED.into()));
         }
         if !self.shared.view.read().unwrap().connectors.contains(&c) {
             let owner = self
@@ -1422,9 +1676,7 @@ impl HerderLoop {
             return Err(HerderError::NotFound(format!("Unknown task: {id}")));
         };
         if self.need_rejoin {
-            return Err(HerderError::Conflict(
-                "Cannot complete request because a rebalance is expected".into(),
-            ));
+            return Err(HerderError::Conflict(REBALANCE_EXPECTED.into()));
         }
         if !self.shared.view.read().unwrap().tasks.contains(&id) {
             let owner = self
@@ -1549,14 +1801,29 @@ impl HerderLoop {
                 .header(session::SIGNATURE_HEADER, session::sign(&key.key, &body))
                 .header(session::ALGORITHM_HEADER, session::HMAC_SHA256);
         }
-        let resp = req
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| ReconfigureError::Forward {
+        // The leader may hold the request until its rebalance ends (a Java leader queues it
+        // behind the rebalance), and that rebalance may wait for this very worker: the loop
+        // gives the request up when the group rebalances or the worker stops, and retries it
+        // later (Connect forwards from an executor of its own for the same reason).
+        let mut rejoin = self.rejoin.clone();
+        let mut stop = self.stopping.clone();
+        let abandoned = |why: &str| ReconfigureError::Forward {
+            url: url.clone(),
+            detail: format!("given up: {why}"),
+        };
+        let resp = tokio::select! {
+            sent = req.body(body).send() => sent.map_err(|e| ReconfigureError::Forward {
                 url: url.clone(),
                 detail: e.to_string(),
-            })?;
+            })?,
+            _ = rejoin.wait_for(|r| r.is_some()) => {
+                return Err(abandoned("the group is rebalancing"))
+            }
+            _ = stopped(&mut stop) => return Err(abandoned("the worker is stopping")),
+            _ = tokio::time::sleep(FORWARD_TIMEOUT) => {
+                return Err(abandoned("no answer in time"))
+            }
+        };
         if resp.status().is_success() {
             Ok(())
         } else {
@@ -1616,6 +1883,31 @@ fn config_snapshot(snap: &ClusterConfigState) -> ConfigSnapshot {
             .map(|c| (c.clone(), snap.tasks(c).len() as u32))
             .collect(),
     }
+}
+
+/// The worker id (`host:port`) of an advertised REST URL (`http://host:port/`), as Connect
+/// derives a worker's id from the same advertised host and port.
+fn worker_id_of_url(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    rest.split('/').next().unwrap_or(rest)
+}
+
+/// Whether the status store holds positive evidence that the departed owner of `d` stopped it
+/// before leaving (Tributary's clean-departure rule): the job's latest status is UNASSIGNED,
+/// written by that worker in the generation of the last round it was a member of. Connect
+/// workers (Java's and Tributary's) write exactly this when they stop a job, and a worker that
+/// vanished leaves its last RUNNING (or other) status. The leader's own UNASSIGNED reports of
+/// lost jobs carry a later generation, so they never count.
+fn clean_stop_evidence(statuses: &dyn StatusBackingStore, d: &DepartedJob) -> bool {
+    let status = match &d.job {
+        Job::Connector(c) => statuses.connector(c),
+        Job::Task(t) => statuses.task(t),
+    };
+    status.is_some_and(|s| {
+        s.state == State::Unassigned
+            && s.generation == d.generation
+            && s.worker_id == worker_id_of_url(&d.owner_url)
+    })
 }
 
 /// Reports `jobs` UNASSIGNED in `generation`, keeping the last worker id of each.

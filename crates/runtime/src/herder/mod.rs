@@ -77,6 +77,48 @@ impl HerderError {
     }
 }
 
+impl HerderError {
+    /// Whether a request that failed with this error may succeed once the group's rebalance
+    /// ends: it had to run on the leader or on an instance's owner
+    /// ([`HerderError::NotLeader`], [`HerderError::NotAssigned`]), or the worker expected a
+    /// rebalance ([`REBALANCE_EXPECTED`]). The REST layer waits for the rebalance and retries
+    /// such requests (see [`Membership`]).
+    pub fn waits_for_rebalance(&self) -> bool {
+        match self {
+            HerderError::NotLeader(_) | HerderError::NotAssigned(_) => true,
+            HerderError::Conflict(m) => m == REBALANCE_EXPECTED,
+            _ => false,
+        }
+    }
+}
+
+/// The 409 message of a request refused because this worker expects a rebalance (Connect's
+/// `RebalanceNeededException`).
+pub const REBALANCE_EXPECTED: &str = "Cannot complete request because a rebalance is expected";
+
+/// Where a distributed worker's group membership stands, for requests that can only run once
+/// it is settled (see [`Herder::membership`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Membership {
+    /// How many times the worker has finished a rebalance with no further one pending.
+    pub settled: u64,
+    /// A rebalance is in progress or due (also before the first join).
+    pub rebalancing: bool,
+    /// The worker is stopping: nothing will settle any more.
+    pub stopping: bool,
+}
+
+impl Membership {
+    /// Before the first join: rebalancing, never settled.
+    pub fn joining() -> Membership {
+        Membership {
+            settled: 0,
+            rebalancing: true,
+            stopping: false,
+        }
+    }
+}
+
 /// Result of herder calls.
 pub type HerderResult<T> = Result<T, HerderError>;
 
@@ -202,6 +244,11 @@ pub trait Herder: Send + Sync {
     /// This worker's view of the group, for `GET /tributary/worker` (a Tributary addition).
     fn worker_info(&self) -> serde_json::Value {
         serde_json::json!({ "worker_id": self.worker_id(), "mode": "standalone" })
+    }
+    /// The state of this worker's group membership, watched by requests that wait for a
+    /// rebalance to end before they run (distributed herders only; `None` otherwise).
+    fn membership(&self) -> Option<tokio::sync::watch::Receiver<Membership>> {
+        None
     }
 }
 

@@ -12,7 +12,7 @@ use serde_json::Value as Json_;
 
 use super::entities::ServerInfo;
 use super::error::RestError;
-use super::{call, RestState};
+use super::{call, call_settled, RestState};
 use crate::config::properties::{json_member, json_object_texts, json_text, JsonText};
 use crate::config_records::RestartRequest;
 use crate::worker::TargetState;
@@ -298,8 +298,8 @@ pub async fn create(State(s): State<RestState>, body: Bytes) -> Result<Response,
     let mut config = non_null(config);
     check_name(&name, &mut config)?;
     let n = name.clone();
-    let r = call(&s, move |h| {
-        h.put_connector_config(&n, config, false, initial_state)
+    let r = call_settled(&s, move |h| {
+        h.put_connector_config(&n, config.clone(), false, initial_state)
     })
     .await?;
     Ok(created(&s, &name, r.result))
@@ -335,7 +335,10 @@ pub async fn put_config(
     let mut config = non_null(config);
     check_name(&name, &mut config)?;
     let n = name.clone();
-    let r = call(&s, move |h| h.put_connector_config(&n, config, true, None)).await?;
+    let r = call_settled(&s, move |h| {
+        h.put_connector_config(&n, config.clone(), true, None)
+    })
+    .await?;
     if r.created {
         Ok(created(&s, &name, r.result))
     } else {
@@ -351,7 +354,10 @@ pub async fn patch_config(
 ) -> Result<Response, RestError> {
     parse_json(&body)?;
     let patch = config_map(body_text(&body)?)?;
-    Ok(Json(call(&s, move |h| h.patch_connector_config(&name, patch)).await?).into_response())
+    Ok(
+        Json(call_settled(&s, move |h| h.patch_connector_config(&name, patch.clone())).await?)
+            .into_response(),
+    )
 }
 
 /// `DELETE /connectors/{c}`: 204.
@@ -359,7 +365,7 @@ pub async fn delete(
     State(s): State<RestState>,
     Path(name): Path<String>,
 ) -> Result<StatusCode, RestError> {
-    call(&s, move |h| h.delete_connector(&name)).await?;
+    call_settled(&s, move |h| h.delete_connector(&name)).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -386,10 +392,10 @@ pub async fn restart(
     };
     if request.is_legacy() {
         let n = request.connector.clone();
-        call(&s, move |h| h.restart_connector(&n)).await?;
+        call_settled(&s, move |h| h.restart_connector(&n)).await?;
         return Ok(StatusCode::NO_CONTENT.into_response());
     }
-    let info = call(&s, move |h| h.restart_connector_and_tasks(request)).await?;
+    let info = call_settled(&s, move |h| h.restart_connector_and_tasks(request.clone())).await?;
     Ok((StatusCode::ACCEPTED, Json(info)).into_response())
 }
 
@@ -416,7 +422,7 @@ pub async fn stop(
     State(s): State<RestState>,
     Path(name): Path<String>,
 ) -> Result<StatusCode, RestError> {
-    call(&s, move |h| h.stop_connector(&name)).await?;
+    call_settled(&s, move |h| h.stop_connector(&name)).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -443,7 +449,7 @@ pub async fn restart_task(
     Path((name, task)): Path<(String, String)>,
 ) -> Result<StatusCode, RestError> {
     let id = ConnectorTaskId::new(name, parse_task(&task)?);
-    call(&s, move |h| h.restart_task(&id)).await?;
+    call_settled(&s, move |h| h.restart_task(&id)).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -172,6 +172,85 @@ pub async fn call<T: Send + 'static>(
         .map_err(RestError::from)
 }
 
+/// How long a request waits for a rebalance to end before it is answered 409 (Connect's REST
+/// request timeout, `RestServer.DEFAULT_REST_REQUEST_TIMEOUT_MS`, is the same 90 s; Connect
+/// answers 500 when a request outlives it).
+pub const REBALANCE_WAIT: std::time::Duration = std::time::Duration::from_secs(90);
+
+/// Runs a herder call that needs this worker's group membership settled (it must run on the
+/// leader or on an instance's owner) on a blocking thread. When it fails because a rebalance
+/// is in progress or due ([`crate::herder::HerderError::waits_for_rebalance`]), the request
+/// waits (asynchronously) for the rebalance to end and runs again, as Connect's herder queues
+/// requests behind a rebalance; after [`REBALANCE_WAIT`], or once the worker is stopping, the
+/// last error is the answer (Connect's 409, or the forwarding to the leader or owner).
+/// Standalone herders have no membership: their answer is the first one.
+pub async fn call_settled<T: Send + 'static>(
+    state: &RestState,
+    f: impl Fn(&dyn Herder) -> Result<T, crate::herder::HerderError> + Clone + Send + 'static,
+) -> Result<T, RestError> {
+    call_settled_within(state, REBALANCE_WAIT, f).await
+}
+
+/// [`call_settled`] with a bound other than [`REBALANCE_WAIT`].
+pub async fn call_settled_within<T: Send + 'static>(
+    state: &RestState,
+    bound: std::time::Duration,
+    f: impl Fn(&dyn Herder) -> Result<T, crate::herder::HerderError> + Clone + Send + 'static,
+) -> Result<T, RestError> {
+    let Some(membership) = state.herder.membership() else {
+        return call(state, f).await;
+    };
+    retry_after_rebalance(membership, bound, || {
+        let herder = state.herder.clone();
+        let g = f.clone();
+        async move {
+            tokio::task::spawn_blocking(move || g(herder.as_ref()))
+                .await
+                .map_err(|e| RestError::new(500, format!("herder call failed: {e}")))
+        }
+    })
+    .await
+}
+
+/// The waiting of [`call_settled`]: runs `attempt` and, while it fails with an error that waits
+/// for a rebalance and `membership` shows one in progress (or, after a refusal because one was
+/// expected, until the next settle), waits for it to end and runs `attempt` again, until
+/// `bound` has passed or the worker stops.
+async fn retry_after_rebalance<T, Fut>(
+    mut membership: tokio::sync::watch::Receiver<crate::herder::Membership>,
+    bound: std::time::Duration,
+    mut attempt: impl FnMut() -> Fut,
+) -> Result<T, RestError>
+where
+    Fut: std::future::Future<Output = Result<Result<T, crate::herder::HerderError>, RestError>>,
+{
+    let deadline = tokio::time::Instant::now() + bound;
+    loop {
+        // The membership as it stood before the call: what the wait below compares against.
+        let before = *membership.borrow_and_update();
+        let e = match attempt().await? {
+            Ok(v) => return Ok(v),
+            Err(e) if e.waits_for_rebalance() && !before.stopping => e,
+            Err(e) => return Err(e.into()),
+        };
+        // Wait while a rebalance runs; a worker that expected one (and refused for that)
+        // waits for the next settle. Otherwise the error stands (e.g. a forward to the leader).
+        let expected = matches!(&e, crate::herder::HerderError::Conflict(_));
+        if !before.rebalancing && !expected {
+            return Err(e.into());
+        }
+        let settled =
+            membership.wait_for(|m| m.stopping || (!m.rebalancing && m.settled > before.settled));
+        match tokio::time::timeout_at(deadline, settled).await {
+            Ok(Ok(m)) if !m.stopping => {
+                tracing::debug!(error = %e, "a request waited for a rebalance; running it again");
+            }
+            // Stopping, the herder gone, or out of time: the error stands.
+            _ => return Err(e.into()),
+        }
+    }
+}
+
 /// Every route this worker serves: its path (axum's syntax, which is also OpenAPI's) and its
 /// handlers. [`router`] is built from this list, and the tests of [`openapi`] check the
 /// document served at `/openapi.json` against it, path by path and method by method.
@@ -375,5 +454,120 @@ async fn optional_basic_auth(
     match auth {
         Some(a) => auth::require(axum::extract::State(a), req, next).await,
         None => next.run(req).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use tokio::sync::watch;
+
+    use super::retry_after_rebalance;
+    use crate::herder::{HerderError, Membership, REBALANCE_EXPECTED};
+
+    fn settled(n: u64) -> Membership {
+        Membership {
+            settled: n,
+            rebalancing: false,
+            stopping: false,
+        }
+    }
+
+    /// What one attempt of a herder call yields.
+    type Attempt = std::future::Ready<Result<Result<u32, HerderError>, super::RestError>>;
+
+    /// An attempt that fails with `error` until `ok_after` attempts were made; the counter
+    /// tells how many were made.
+    fn attempts(error: HerderError, ok_after: u32) -> (Arc<AtomicU32>, impl FnMut() -> Attempt) {
+        let count = Arc::new(AtomicU32::new(0));
+        let c = count.clone();
+        let f = move || {
+            let n = c.fetch_add(1, Ordering::SeqCst) + 1;
+            std::future::ready(Ok(if n > ok_after {
+                Ok(n)
+            } else {
+                Err(error.clone())
+            }))
+        };
+        (count, f)
+    }
+
+    #[tokio::test]
+    async fn a_request_during_a_rebalance_waits_for_it_and_runs_again() {
+        let (tx, rx) = watch::channel(Membership::joining());
+        let (count, f) = attempts(HerderError::NotLeader(None), 1);
+        let call = tokio::spawn(retry_after_rebalance(rx, Duration::from_secs(30), f));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(!call.is_finished(), "it waits while the rebalance runs");
+        assert_eq!(count.load(Ordering::SeqCst), 1);
+        tx.send_replace(settled(1));
+        let got = tokio::time::timeout(Duration::from_secs(5), call)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(got, Ok(2), "run again once the rebalance ended");
+    }
+
+    #[tokio::test]
+    async fn past_the_bound_the_answer_is_connects_409() {
+        let (_tx, rx) = watch::channel(Membership::joining());
+        let (_, f) = attempts(HerderError::NotLeader(None), u32::MAX);
+        let started = std::time::Instant::now();
+        let e = retry_after_rebalance(rx, Duration::from_millis(200), f)
+            .await
+            .unwrap_err();
+        assert!(started.elapsed() >= Duration::from_millis(200));
+        assert_eq!(e.status, 409);
+        assert_eq!(
+            e.message,
+            "Cannot complete request because of a conflicting operation (e.g. worker rebalance)"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_stopping_worker_answers_at_once() {
+        let (tx, rx) = watch::channel(Membership::joining());
+        let (_, f) = attempts(HerderError::NotLeader(None), u32::MAX);
+        let call = tokio::spawn(retry_after_rebalance(rx, Duration::from_secs(30), f));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        tx.send_modify(|m| m.stopping = true);
+        let e = tokio::time::timeout(Duration::from_secs(5), call)
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(e.status, 409);
+    }
+
+    #[tokio::test]
+    async fn a_refusal_for_an_expected_rebalance_waits_for_the_next_settle() {
+        let (tx, rx) = watch::channel(settled(1));
+        let (_, f) = attempts(HerderError::Conflict(REBALANCE_EXPECTED.into()), 1);
+        let call = tokio::spawn(retry_after_rebalance(rx, Duration::from_secs(30), f));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(!call.is_finished());
+        tx.send_modify(|m| m.rebalancing = true);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(!call.is_finished(), "still rebalancing");
+        tx.send_replace(settled(2));
+        let got = tokio::time::timeout(Duration::from_secs(5), call)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(got, Ok(2));
+    }
+
+    #[tokio::test]
+    async fn without_a_rebalance_a_request_for_the_leader_is_forwarded_at_once() {
+        let (_tx, rx) = watch::channel(settled(3));
+        let (count, f) = attempts(HerderError::NotLeader(Some("http://l:8083/".into())), 9);
+        let e = retry_after_rebalance(rx, Duration::from_secs(30), f)
+            .await
+            .unwrap_err();
+        assert_eq!(e.forward_to.as_deref(), Some("http://l:8083/"));
+        assert_eq!(count.load(Ordering::SeqCst), 1);
     }
 }

@@ -187,9 +187,10 @@ const MALFORMED: &str = "The body is not JSON of the expected shape (malformed J
 const UNSUPPORTED: &str = "The request's `Content-Type` is not JSON (`application/json`, `*/*` or \
      `application/*+json`). A request without `Content-Type` is read as JSON.";
 const NOT_FOUND: &str = "No connector of that name.";
-const CONFLICT: &str = "In distributed mode: a rebalance is under way, the request could not \
-                        be forwarded to the worker that must run it, or it was already \
-                        forwarded twice.";
+const CONFLICT: &str = "In distributed mode: a rebalance did not end within 90 s (a request \
+                        that arrives during a rebalance waits for it), the worker is stopping, \
+                        the request could not be forwarded to the worker that must run it, or \
+                        it was already forwarded twice.";
 
 fn connectors_paths(p: &mut Map<String, Value>) {
     p.insert(
@@ -238,8 +239,9 @@ fn connectors_paths(p: &mut Map<String, Value>) {
                     ("400", error("The configuration is invalid (the message lists every error), \
                                    or its `name` differs from the request's `name`.")),
                     ("409", error("A connector of that name exists already. Also answered in \
-                                   distributed mode during a rebalance, or when forwarding to \
-                                   the leader failed.")),
+                                   distributed mode when a rebalance did not end within 90 s \
+                                   (a create that arrives during one waits for it), or when \
+                                   forwarding to the leader failed.")),
                     ("415", error(UNSUPPORTED)),
                     ("500", error(&format!("{MALFORMED} Also: `config` missing or null, an \
                                             `initial_state` that is not RUNNING, PAUSED or \
@@ -543,7 +545,9 @@ fn tasks_paths(p: &mut Map<String, Value>) {
                                    algorithm.")),
                     ("403", error("The request's signature does not match.")),
                     ("404", error("Unknown connector (always, on a standalone worker).")),
-                    ("409", error(CONFLICT)),
+                    ("409", error("This worker is not the leader and the request could not be \
+                                   forwarded to it (no leader is known during a rebalance; the \
+                                   sending worker retries), or it was already forwarded twice.")),
                     ("415", error(UNSUPPORTED)),
                     ("500", error(&format!("{MALFORMED} Also: the configurations could not be \
                                             written."))),
@@ -829,8 +833,9 @@ fn worker_paths(p: &mut Map<String, Value>) {
             "get": Op {
                 summary: "This worker's view of its group",
                 description: "The worker's id and mode; in distributed mode also the leader, \
-                              generation, protocol in use, assignment, and rebalance counts and \
-                              times.",
+                              generation, protocol in use, whether a rebalance is in progress \
+                              and whether the worker is stopping, assignment, and rebalance \
+                              counts and times.",
                 tag: "tributary",
                 scope: Some("tributary"),
                 parameters: vec![],

@@ -42,10 +42,14 @@ pub fn parse_status(bytes: &[u8]) -> Option<Status> {
     })
 }
 
+/// Called with every connector or task status read from the topic after it was registered
+/// ([`KafkaStatusBackingStore::on_status`]).
+type StatusListener = Box<dyn Fn(&Status) + Send + Sync>;
+
 impl Cache {
     /// Applies one record; `at` is its (partition, offset), named by every warning about a
-    /// record that is skipped.
-    fn apply(&mut self, key: &str, value: Option<&[u8]>, at: (i32, i64)) {
+    /// record that is skipped. Returns the connector or task status the record carried.
+    fn apply(&mut self, key: &str, value: Option<&[u8]>, at: (i32, i64)) -> Option<Status> {
         let (partition, offset) = at;
         if let Some(rest) = key.strip_prefix("status-topic-") {
             // status-topic-<topic>:connector-<connector>
@@ -56,7 +60,7 @@ impl Cache {
                     offset,
                     "ignoring topic status record with an invalid key"
                 );
-                return;
+                return None;
             };
             match value {
                 Some(_) => {
@@ -71,7 +75,7 @@ impl Cache {
                     }
                 }
             }
-            return;
+            return None;
         }
         if value.is_none() {
             self.deleted.insert(key.to_string());
@@ -84,19 +88,20 @@ impl Cache {
                 Some(s) => Some(s),
                 None => {
                     tracing::warn!(key, partition, offset, "ignoring malformed status record");
-                    return;
+                    return None;
                 }
             },
         };
         if let Some(c) = key.strip_prefix("status-connector-") {
-            match status {
+            match &status {
                 Some(s) => {
-                    self.connectors.insert(c.to_string(), s);
+                    self.connectors.insert(c.to_string(), s.clone());
                 }
                 None => {
                     self.connectors.remove(c);
                 }
             }
+            status
         } else if let Some(rest) = key.strip_prefix("status-task-") {
             let Some((c, n)) = rest
                 .rsplit_once('-')
@@ -108,25 +113,33 @@ impl Cache {
                     offset,
                     "ignoring status record with an invalid task key"
                 );
-                return;
+                return None;
             };
             let tasks = self.tasks.entry(c).or_default();
-            match status {
+            match &status {
                 Some(s) => {
-                    // A late UNASSIGNED from an older generation never hides a RUNNING task.
+                    // A late UNASSIGNED from an older generation never hides a RUNNING task;
+                    // the worker running it may stop it within the same generation (a clean
+                    // shutdown), and then the UNASSIGNED stands.
                     if s.state == State::Unassigned {
                         if let Some(cur) = tasks.get(&n) {
-                            if cur.state == State::Running && cur.generation >= s.generation {
-                                return;
+                            let own_stop =
+                                cur.worker_id == s.worker_id && s.generation >= cur.generation;
+                            if cur.state == State::Running
+                                && cur.generation >= s.generation
+                                && !own_stop
+                            {
+                                return None;
                             }
                         }
                     }
-                    tasks.insert(n, s);
+                    tasks.insert(n, s.clone());
                 }
                 None => {
                     tasks.remove(&n);
                 }
             }
+            status
         } else {
             tracing::warn!(
                 key,
@@ -134,6 +147,7 @@ impl Cache {
                 offset,
                 "discarding status record with an unknown key"
             );
+            None
         }
     }
 }
@@ -142,6 +156,7 @@ impl Cache {
 pub struct KafkaStatusBackingStore {
     log: KafkaBasedLog,
     cache: Arc<RwLock<Cache>>,
+    listener: Arc<RwLock<Option<StatusListener>>>,
 }
 
 impl KafkaStatusBackingStore {
@@ -157,6 +172,8 @@ impl KafkaStatusBackingStore {
     ) -> ConnectResult<KafkaStatusBackingStore> {
         let cache = Arc::new(RwLock::new(Cache::default()));
         let cb = cache.clone();
+        let listener: Arc<RwLock<Option<StatusListener>>> = Arc::new(RwLock::new(None));
+        let listen = listener.clone();
         let held = cache.clone();
         let me = worker_id.to_string();
         let recovery = managed.map(|topic| Recovery {
@@ -196,11 +213,17 @@ impl KafkaStatusBackingStore {
             consumer,
             Box::new(
                 move |rec: LogRecord| match rec.key.as_deref().map(std::str::from_utf8) {
-                    Some(Ok(key)) => cb.write().unwrap().apply(
-                        key,
-                        rec.value.as_deref(),
-                        (rec.partition, rec.offset),
-                    ),
+                    Some(Ok(key)) => {
+                        let status = cb.write().unwrap().apply(
+                            key,
+                            rec.value.as_deref(),
+                            (rec.partition, rec.offset),
+                        );
+                        // Outside the cache lock: the listener may read the store.
+                        if let (Some(status), Some(f)) = (status, &*listen.read().unwrap()) {
+                            f(&status);
+                        }
+                    }
                     _ => tracing::warn!(
                         partition = rec.partition,
                         offset = rec.offset,
@@ -210,12 +233,34 @@ impl KafkaStatusBackingStore {
             ),
             recovery,
         )?;
-        Ok(KafkaStatusBackingStore { log, cache })
+        Ok(KafkaStatusBackingStore {
+            log,
+            cache,
+            listener,
+        })
     }
 
     /// Waits for queued writes.
     pub fn flush(&self) {
         self.log.flush(std::time::Duration::from_secs(10));
+    }
+
+    /// Waits at most `timeout` for queued writes.
+    pub fn flush_within(&self, timeout: std::time::Duration) {
+        self.log.flush(timeout);
+    }
+
+    /// Reads the topic up to its current end (every status written before this call is in
+    /// the cache afterwards). Blocks; errors when that takes longer than `timeout`.
+    pub fn refresh(&self, timeout: std::time::Duration) -> ConnectResult<()> {
+        self.log.read_to_end(timeout)
+    }
+
+    /// Registers `f`, called (on the topic's reading thread, so it must not block) with every
+    /// connector and task status read from now on, including this worker's own. Replaces an
+    /// earlier listener.
+    pub fn on_status(&self, f: impl Fn(&Status) + Send + Sync + 'static) {
+        *self.listener.write().unwrap() = Some(Box::new(f));
     }
 
     /// Stops following the topic.
@@ -406,6 +451,36 @@ mod tests {
         assert_eq!(c.tasks["my-conn"][&0].state, State::Unassigned);
         c.apply("status-task-my-conn-0", None, (0, 0));
         assert!(c.tasks["my-conn"].is_empty());
+    }
+
+    #[test]
+    fn a_worker_stopping_its_own_task_in_the_same_generation_shows_unassigned() {
+        let mut c = Cache::default();
+        c.apply(
+            "status-task-my-conn-0",
+            Some(&status_value(&st(State::Running, "b:1", 5))),
+            (0, 0),
+        );
+        let applied = c.apply(
+            "status-task-my-conn-0",
+            Some(&status_value(&st(State::Unassigned, "b:1", 5))),
+            (0, 1),
+        );
+        assert_eq!(applied.map(|s| s.state), Some(State::Unassigned));
+        assert_eq!(c.tasks["my-conn"][&0].state, State::Unassigned);
+        // Another worker's UNASSIGNED of the same generation still does not hide it.
+        c.apply(
+            "status-task-my-conn-0",
+            Some(&status_value(&st(State::Running, "b:1", 6))),
+            (0, 2),
+        );
+        let ignored = c.apply(
+            "status-task-my-conn-0",
+            Some(&status_value(&st(State::Unassigned, "a:1", 6))),
+            (0, 3),
+        );
+        assert!(ignored.is_none());
+        assert_eq!(c.tasks["my-conn"][&0].state, State::Running);
     }
 
     #[test]

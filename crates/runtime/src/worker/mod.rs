@@ -553,15 +553,25 @@ impl Worker {
         Ok(())
     }
 
-    /// Stops a connector instance and writes UNASSIGNED (unless it had FAILED).
+    /// Stops a connector instance and writes UNASSIGNED (unless it had FAILED), waiting at
+    /// most `task.shutdown.graceful.timeout.ms` for its `stop`.
     pub fn stop_connector(&self, name: &str) {
-        self.stop_connectors(&[name.to_string()]);
+        let deadline = Instant::now() + self.config.settings().task_shutdown_graceful_timeout;
+        self.stop_connectors_by(&[name.to_string()], deadline);
     }
 
-    /// Stops connector instances as [`Self::stop_connector`] does, all at once: every instance
-    /// is asked to stop before waiting for any (up to `task.shutdown.graceful.timeout.ms` in
-    /// all), so stopping thousands of connectors takes about as long as the slowest one.
+    /// Stops connector instances as [`Self::stop_connector`] does, all at once, waiting at
+    /// most `task.shutdown.graceful.timeout.ms` in all.
     pub fn stop_connectors(&self, names: &[String]) {
+        let deadline = Instant::now() + self.config.settings().task_shutdown_graceful_timeout;
+        self.stop_connectors_by(names, deadline);
+    }
+
+    /// Stops connector instances as [`Self::stop_connector`] does, waiting for their `stop`
+    /// until `deadline` at most (one still stopping then is abandoned and logged). Every
+    /// instance is asked to stop before waiting for any, so stopping thousands of connectors
+    /// takes about as long as the slowest one.
+    pub fn stop_connectors_by(&self, names: &[String], deadline: Instant) {
         let removed: Vec<(&String, RunningConnector)> = {
             let mut connectors = self.connectors.lock().unwrap();
             names
@@ -572,7 +582,6 @@ impl Worker {
         if removed.is_empty() {
             return;
         }
-        let deadline = Instant::now() + self.config.settings().task_shutdown_graceful_timeout;
         let waits: Vec<_> = removed
             .iter()
             .map(|(_, rc)| (rc.instance.is_started(), rc.instance.begin_shutdown()))
@@ -767,6 +776,12 @@ impl Worker {
     /// writes UNASSIGNED for each that had not FAILED. A task that does not stop in time is
     /// abandoned (its thread finishes on its own) and reported, as Connect cancels it.
     pub fn stop_and_await_tasks(&self, ids: &[ConnectorTaskId]) {
+        let deadline = Instant::now() + self.config.settings().task_shutdown_graceful_timeout;
+        self.stop_and_await_tasks_by(ids, deadline);
+    }
+
+    /// [`Self::stop_and_await_tasks`], waiting for the tasks until `deadline` at most.
+    pub fn stop_and_await_tasks_by(&self, ids: &[ConnectorTaskId], deadline: Instant) {
         let running: Vec<(ConnectorTaskId, RunningTask)> = {
             let mut tasks = self.tasks.lock().unwrap();
             ids.iter()
@@ -776,7 +791,6 @@ impl Worker {
         for (_, t) in &running {
             t.control.stop();
         }
-        let deadline = Instant::now() + self.config.settings().task_shutdown_graceful_timeout;
         for (id, t) in running {
             while !t.thread.is_finished() && Instant::now() < deadline {
                 // On a blocking thread, polling task threads' end.

@@ -357,6 +357,20 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
     };
     lp.chain.close();
     lp.counters.record_stop();
+    // What this task produced is acknowledged or given up by now (the final commit waited for
+    // it); destroying the producer (purge, its polling thread, librdkafka's threads) only takes
+    // time, often a few hundred ms, so it happens off the task thread and the task counts as
+    // stopped at once: its UNASSIGNED status, a revocation's follow-up round or the worker's
+    // exit do not wait for it.
+    let Loop { producer, .. } = lp;
+    let id = reporter.id.to_string();
+    if let Err(e) = std::thread::Builder::new()
+        .name(format!("close-producer-{id}"))
+        .spawn(move || drop(producer))
+    {
+        // The producer went with the failed spawn's closure, closed on this thread.
+        tracing::debug!(task = %id, "closed the producer in place: {e}");
+    }
     result?;
     commit?;
     stop
