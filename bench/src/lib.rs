@@ -1,5 +1,6 @@
 //! Shared helpers of Tributary's benchmark binaries (`standalone-throughput`,
-//! `distributed-startup`, `distributed-rebalance`, `distributed-restart`): the broker, worker
+//! `distributed-startup`, `distributed-rebalance`, `distributed-restart`, `security-throughput`,
+//! `transform-chain`, ...): the broker, worker
 //! processes and clusters, their REST API, `/proc` statistics, throughput sampling, the cached
 //! input file and table output.
 #![warn(missing_docs)]
@@ -11,6 +12,7 @@ pub mod kafka;
 pub mod proc_stats;
 pub mod rate;
 pub mod rest;
+pub mod source_run;
 pub mod status_watch;
 pub mod table;
 pub mod worker;

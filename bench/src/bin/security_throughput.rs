@@ -15,16 +15,13 @@
 //! (`scripts/bench security` sets them).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
 
-use serde_json::json;
 use tributary_bench::input;
-use tributary_bench::java::{free_port, JavaCmd};
+use tributary_bench::java::JavaCmd;
 use tributary_bench::kafka::Broker;
-use tributary_bench::rest::Rest;
+use tributary_bench::source_run::{median, SourceBench, SourceCase};
 use tributary_bench::table::Table;
-use tributary_bench::worker::{self, Worker};
 use tributary_bench::{say, stamp, tempdir, Runtime};
 
 fn env(name: &str) -> Result<String, String> {
@@ -82,122 +79,25 @@ fn security_lines(transport: Transport) -> Result<Vec<(String, String)>, String>
 /// The Java worker's maximum heap: Connect's shipped `-Xmx2G` (with `-Xms256M`).
 const JAVA_HEAP: &str = "2G";
 
-/// Starts a worker of `runtime` with `props` in `dir`; returns it and its REST base URL.
-fn start(
-    runtime: Runtime,
-    binary: &Path,
-    java: &JavaCmd,
-    dir: &Path,
-    mut props: Vec<(String, String)>,
-) -> Result<(Worker, String), String> {
-    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    match runtime {
-        Runtime::Tributary => {
-            let mut w = Worker::spawn_distributed(binary, dir, &props)?;
-            let base = w.wait_rest(Duration::from_secs(120))?;
-            Ok((w, base))
-        }
-        Runtime::Java => {
-            let port = free_port()?;
-            for (k, v) in props.iter_mut() {
-                if k == "listeners" {
-                    *v = format!("http://127.0.0.1:{port}");
-                }
-            }
-            props.push(("rest.advertised.host.name".into(), "127.0.0.1".into()));
-            let w = java.spawn(dir, &props, false)?;
-            Ok((w, format!("http://127.0.0.1:{port}")))
-        }
-    }
-}
-
-/// Waits until the worker answers and (Tributary) has joined its group.
-fn wait_ready(w: &mut Worker, rest: &Rest, runtime: Runtime) -> Result<(), String> {
-    let deadline = Instant::now() + Duration::from_secs(180);
-    loop {
-        w.check_alive()?;
-        let ok = rest.get("/connectors").map(|r| r.0 == 200).unwrap_or(false)
-            && match runtime {
-                Runtime::Java => true,
-                Runtime::Tributary => rest
-                    .get("/tributary/worker")
-                    .map(|(_, v)| v["generation"].as_i64().unwrap_or(0) > 0)
-                    .unwrap_or(false),
-            };
-        if ok {
-            return Ok(());
-        }
-        if Instant::now() > deadline {
-            return Err(format!("worker not ready; log tail:\n{}", w.log_tail(30)));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// One measurement: records/s from create to the last record in the topic.
-#[allow(clippy::too_many_arguments)]
 fn measure(
+    bench: &SourceBench<'_>,
     runtime: Runtime,
     transport: Transport,
-    binary: &Path,
-    java: &JavaCmd,
-    input: &input::InputFile,
-    admin: &Broker,
-    work: &Path,
     tag: &str,
 ) -> Result<f64, String> {
     let bootstrap = match transport {
         Transport::Plaintext => env("KAFKA_SECURE_INTERNAL")?,
         Transport::SaslSsl => env("KAFKA_SECURE_SASL_SSL")?,
     };
-    let group = format!("secbench-{tag}");
-    let topic = format!("{group}-lines");
-    admin.create_topic(&topic)?;
-    let mut props = worker::distributed_properties(&bootstrap, &group);
-    props.extend(security_lines(transport)?);
-    let dir = work.join(&group);
-    let (mut w, base) = start(runtime, binary, java, &dir, props)?;
-    let rest = Rest::new(&base, Duration::from_secs(30))?;
-    let result = (|| {
-        wait_ready(&mut w, &rest, runtime)?;
-        let began = Instant::now();
-        let body = json!({"name": "src", "config": {
-            "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
-            "file": input.path, "topic": topic, "tasks.max": "1"}});
-        let (code, body) = rest.send("POST", "/connectors", Some(&body))?;
-        if code != 201 {
-            return Err(format!("create answered {code}: {body}"));
-        }
-        let deadline = Instant::now() + Duration::from_secs(600);
-        loop {
-            let end = admin.try_end_offset(&topic).unwrap_or(0);
-            if end >= input.lines as i64 {
-                break;
-            }
-            w.check_alive()?;
-            if Instant::now() > deadline {
-                return Err(format!("{end} of {} records after 600 s", input.lines));
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Ok(input.lines as f64 / began.elapsed().as_secs_f64())
-    })();
-    w.terminate(Duration::from_secs(30));
-    admin.delete_topics(&[
-        &topic,
-        &format!("{group}-configs"),
-        &format!("{group}-offsets"),
-        &format!("{group}-status"),
-    ]);
-    result
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    if v.is_empty() {
-        return 0.0;
-    }
-    v[v.len() / 2]
+    bench.measure(SourceCase {
+        runtime,
+        bootstrap: &bootstrap,
+        group: &format!("secbench-{tag}"),
+        worker_extra: security_lines(transport)?,
+        connector_extra: Default::default(),
+        counted_topic: None,
+    })
 }
 
 fn arg(args: &[String], name: &str) -> Option<String> {
@@ -227,22 +127,20 @@ fn main() -> Result<(), String> {
         input.lines
     ));
     let admin = Broker::connect(&env("KAFKA_SECURE_INTERNAL")?)?;
+    let bench = SourceBench {
+        binary: &binary,
+        java: &java,
+        input: &input,
+        admin: &admin,
+        work: work.path(),
+    };
     let mut results: BTreeMap<(Runtime, Transport), Vec<f64>> = BTreeMap::new();
     let run = stamp();
     for round in 1..=rounds {
         for runtime in [Runtime::Tributary, Runtime::Java] {
             for transport in [Transport::Plaintext, Transport::SaslSsl] {
                 let tag = format!("{run}-{round}-{runtime:?}-{transport:?}").to_lowercase();
-                let rps = measure(
-                    runtime,
-                    transport,
-                    &binary,
-                    &java,
-                    &input,
-                    &admin,
-                    work.path(),
-                    &tag,
-                )?;
+                let rps = measure(&bench, runtime, transport, &tag)?;
                 say(format!(
                     "round {round}: {runtime:?} over {}: {rps:.0} records/s",
                     transport.label()

@@ -848,6 +848,118 @@ fn a_connector_with_transforms_from_a_java_worker_never_runs_without_them_on_tri
 /// One Java and two Tributary workers share a group on the secured broker (SASL_SSL with
 /// SCRAM-SHA-512, the same worker file lines on both sides): they agree on statuses and a
 /// FileStream pipeline created through the Java worker delivers every line.
+/// The dead letter queue records a Java worker and a Tributary worker write for the same
+/// failures are the same bytes (KIP-298, KIP-610): two worker groups, one per runtime, each run
+/// the same FileStreamSink (same name, own consumer group) over one topic holding a record
+/// JsonConverter cannot read and one `ExtractField$Value` refuses. Key, value, timestamp and
+/// every header are equal, in order, except the stack trace, whose first line
+/// (`<exception class>: <message>`) is equal; the sink files are equal too.
+#[test]
+fn dead_letter_queue_records_equal_javas_byte_for_byte() {
+    let Some(bootstrap) = gate() else {
+        return;
+    };
+    let dir = test_dir();
+    let d = dir.path();
+    let topic = unique("dlq-cmp-in");
+    create_topic(&bootstrap, &topic, 1);
+    produce(
+        &bootstrap,
+        &topic,
+        &[
+            (Some("k1"), r#"{"a":1}"#, &[("h", "one")]),
+            (Some("k2"), "not json", &[("h1", "v1"), ("h2", "[1,2]")]),
+            (Some("k3"), r#""just text""#, &[("h3", "x")]),
+            (None, r#"{"a":"two"}"#, &[]),
+        ],
+    );
+    let config = |out: &Path, dlq: &str, group: &str| {
+        serde_json::json!({
+            "connector.class": "FileStreamSink",
+            "tasks.max": "1",
+            "topics": topic,
+            "file": out,
+            "consumer.override.group.id": group,
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "value.converter.schemas.enable": "false",
+            "transforms": "pick",
+            "transforms.pick.type": "org.apache.kafka.connect.transforms.ExtractField$Value",
+            "transforms.pick.field": "a",
+            "errors.tolerance": "all",
+            "errors.deadletterqueue.topic.name": dlq,
+            "errors.deadletterqueue.topic.replication.factor": "1",
+            "errors.deadletterqueue.context.headers.enable": "true",
+        })
+    };
+    let java = JavaWorker::start(d, "java", &bootstrap, &unique("dlq-cmp-java"));
+    let trib =
+        DistributedWorker::start(d, "trib", &bootstrap, &unique("dlq-cmp-trib"), WORKER_EXTRA);
+    trib.wait_joined();
+    let mut dead = Vec::new();
+    let mut files = Vec::new();
+    for (label, url) in [("java", java.url()), ("tributary", trib.url.clone())] {
+        let out = d.join(format!("out-{label}.txt"));
+        let dlq = unique(&format!("dlq-cmp-{label}"));
+        create(
+            &url,
+            "dlq-cmp",
+            config(&out, &dlq, &unique("dlq-cmp-reader")),
+        );
+        wait_state(&url, "dlq-cmp", 1, "RUNNING");
+        let records = wait_for(
+            &format!("{label}'s two dead letter queue records"),
+            Duration::from_secs(120),
+            || {
+                let r = read_records(&bootstrap, &dlq);
+                (r.len() >= 2).then_some(r)
+            },
+        );
+        wait_for(
+            &format!("{label}'s sink file"),
+            Duration::from_secs(60),
+            || (lines_of(&out).len() >= 2).then_some(()),
+        );
+        dead.push(records);
+        files.push(lines_of(&out));
+    }
+    assert_eq!(files[0], files[1], "the sink files differ");
+    assert_eq!(files[0], [b"1".to_vec(), b"two".to_vec()]);
+    let (java_dead, trib_dead) = (&dead[0], &dead[1]);
+    assert_eq!(java_dead.len(), 2, "{java_dead:?}");
+    assert_eq!(trib_dead.len(), java_dead.len(), "{trib_dead:?}");
+    const TRACE: &str = "__connect.errors.exception.stacktrace";
+    let first_line = |r: &Rec| {
+        r.header(TRACE)
+            .map(|t| t.lines().next().unwrap_or_default().to_string())
+    };
+    let without_trace = |r: &Rec| {
+        let mut r = r.clone();
+        r.headers.retain(|(k, _)| k != TRACE);
+        r
+    };
+    for (j, t) in java_dead.iter().zip(trib_dead) {
+        assert_eq!(
+            without_trace(t),
+            without_trace(j),
+            "Tributary's record, then Java's"
+        );
+        assert!(first_line(j).is_some(), "Java wrote no stack trace: {j:?}");
+        assert_eq!(first_line(t), first_line(j));
+        let names: Vec<&str> = t.headers.iter().map(|(k, _)| k.as_str()).collect();
+        let java_names: Vec<&str> = j.headers.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, java_names, "header order");
+    }
+    // What failed where, as both wrote it.
+    assert_eq!(
+        trib_dead[0].header("__connect.errors.stage").as_deref(),
+        Some("VALUE_CONVERTER")
+    );
+    assert_eq!(
+        trib_dead[1].header("__connect.errors.stage").as_deref(),
+        Some("TRANSFORMATION")
+    );
+}
+
 #[test]
 fn java_and_tributary_workers_share_a_cluster_on_the_secured_broker() {
     let Some(_) = gate() else {

@@ -16,101 +16,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::*;
-use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::message::{Header, Headers, OwnedHeaders};
-use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
-use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
 use serde_json::{json, Value};
 
 const TT: &str = "io.tributary.connect.testing.TestTransformation";
 const TP: &str = "io.tributary.connect.testing.TestPredicate";
-
-/// A consumed record with its key, value and headers.
-#[derive(Debug, Clone)]
-struct Rec {
-    key: Option<Vec<u8>>,
-    value: Option<Vec<u8>>,
-    headers: Vec<(String, Option<Vec<u8>>)>,
-}
-
-impl Rec {
-    fn header(&self, key: &str) -> Option<String> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == key)
-            .and_then(|(_, v)| v.as_ref())
-            .map(|v| String::from_utf8_lossy(v).into_owned())
-    }
-}
-
-/// Every record of partition 0 of `topic`, from the beginning to the current end.
-fn read_records(bootstrap: &str, topic: &str) -> Vec<Rec> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("group.id", unique("reader"))
-        .set("enable.auto.commit", "false")
-        .create()
-        .unwrap();
-    let Ok((_, high)) = consumer.fetch_watermarks(topic, 0, Duration::from_secs(10)) else {
-        return Vec::new();
-    };
-    let mut tpl = TopicPartitionList::new();
-    tpl.add_partition_offset(topic, 0, Offset::Beginning)
-        .unwrap();
-    consumer.assign(&tpl).unwrap();
-    let mut out = Vec::new();
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while (out.len() as i64) < high && std::time::Instant::now() < deadline {
-        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(500)) {
-            out.push(Rec {
-                key: m.key().map(<[u8]>::to_vec),
-                value: m.payload().map(<[u8]>::to_vec),
-                headers: m
-                    .headers()
-                    .map(|h| {
-                        h.iter()
-                            .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            });
-            if m.offset() + 1 >= high {
-                break;
-            }
-        }
-    }
-    out
-}
-
-/// A record to produce: key, value, headers.
-type Produced<'a> = (Option<&'a str>, &'a str, &'a [(&'a str, &'a str)]);
-
-/// Produces records to partition 0 of `topic` and waits for them.
-fn produce(bootstrap: &str, topic: &str, records: &[Produced<'_>]) {
-    let p: ThreadedProducer<DefaultProducerContext> = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("enable.idempotence", "true")
-        .create()
-        .unwrap();
-    for (key, value, headers) in records {
-        let mut h = OwnedHeaders::new();
-        for (k, v) in headers.iter() {
-            h = h.insert(Header {
-                key: k,
-                value: Some(v.as_bytes()),
-            });
-        }
-        let mut r = BaseRecord::<[u8], [u8]>::to(topic)
-            .partition(0)
-            .payload(value.as_bytes())
-            .headers(h);
-        if let Some(k) = key {
-            r = r.key(k.as_bytes());
-        }
-        p.send(r).map_err(|(e, _)| e).unwrap();
-    }
-    p.flush(Duration::from_secs(30)).unwrap();
-}
 
 fn values(recs: &[Rec]) -> Vec<String> {
     recs.iter()

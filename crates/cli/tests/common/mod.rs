@@ -12,6 +12,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::message::{Header, Headers, OwnedHeaders};
+use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
 use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
 
 /// The broker's bootstrap address, or `None` (and a note on stderr) when the test must skip;
@@ -707,4 +709,96 @@ pub fn oidc_kafka_opts(s: &Secure) -> String {
         "-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls={}",
         s.var("KAFKA_SECURE_OIDC_TOKEN_URL")
     )
+}
+
+/// A consumed record with its key, value and headers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rec {
+    pub key: Option<Vec<u8>>,
+    pub value: Option<Vec<u8>>,
+    /// Headers in record order.
+    pub headers: Vec<(String, Option<Vec<u8>>)>,
+    /// The record's timestamp (ms since the epoch), when it has one.
+    pub timestamp: Option<i64>,
+}
+
+impl Rec {
+    /// The first header named `key`, as text.
+    pub fn header(&self, key: &str) -> Option<String> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| v.as_ref())
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+    }
+}
+
+/// Every record of partition 0 of `topic`, from the beginning to the current end.
+pub fn read_records(bootstrap: &str, topic: &str) -> Vec<Rec> {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", unique("reader"))
+        .set("enable.auto.commit", "false")
+        .create()
+        .unwrap();
+    let Ok((_, high)) = consumer.fetch_watermarks(topic, 0, Duration::from_secs(10)) else {
+        return Vec::new();
+    };
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(topic, 0, Offset::Beginning)
+        .unwrap();
+    consumer.assign(&tpl).unwrap();
+    let mut out = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while (out.len() as i64) < high && Instant::now() < deadline {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(500)) {
+            out.push(Rec {
+                key: m.key().map(<[u8]>::to_vec),
+                value: m.payload().map(<[u8]>::to_vec),
+                headers: m
+                    .headers()
+                    .map(|h| {
+                        h.iter()
+                            .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                timestamp: m.timestamp().to_millis(),
+            });
+            if m.offset() + 1 >= high {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// A record to produce: key, value, headers.
+pub type Produced<'a> = (Option<&'a str>, &'a str, &'a [(&'a str, &'a str)]);
+
+/// Produces records to partition 0 of `topic` and waits for them.
+pub fn produce(bootstrap: &str, topic: &str, records: &[Produced<'_>]) {
+    let p: ThreadedProducer<DefaultProducerContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("enable.idempotence", "true")
+        .create()
+        .unwrap();
+    for (key, value, headers) in records {
+        let mut h = OwnedHeaders::new();
+        for (k, v) in headers.iter() {
+            h = h.insert(Header {
+                key: k,
+                value: Some(v.as_bytes()),
+            });
+        }
+        let mut r = BaseRecord::<[u8], [u8]>::to(topic)
+            .partition(0)
+            .payload(value.as_bytes())
+            .headers(h);
+        if let Some(k) = key {
+            r = r.key(k.as_bytes());
+        }
+        p.send(r).map_err(|(e, _)| e).unwrap();
+    }
+    p.flush(Duration::from_secs(30)).unwrap();
 }
