@@ -26,7 +26,7 @@ impl<R: ConnectRecord> Transformation<R> for Filter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{null, props, sink, source};
+    use crate::test_records::{null, props, sink, source};
     use tributary_api::data::Value;
     use tributary_api::record::{SinkRecord, SourceRecord};
 

@@ -241,7 +241,7 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for HeaderFrom<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{map, null, props, sink, source};
+    use crate::test_records::{map, null, props, sink, source};
     use crate::util::{KeyPart, ValuePart};
     use tributary_api::data::SchemaBuilder;
     use tributary_api::record::{Header, SinkRecord, SourceRecord};

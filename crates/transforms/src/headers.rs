@@ -146,7 +146,7 @@ impl<R: ConnectRecord> Transformation<R> for DropHeaders {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{null, props, sink, source};
+    use crate::test_records::{null, props, sink, source};
     use tributary_api::data::{Date, Decimal, Schema, SchemaType, Value};
     use tributary_api::record::{Header, SinkRecord, SourceRecord};
 

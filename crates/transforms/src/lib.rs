@@ -35,9 +35,6 @@ pub mod value_to_key;
 #[cfg(test)]
 mod test_records;
 
-#[cfg(test)]
-mod test_support;
-
 use tributary_api::plugin::PluginSet;
 use tributary_api::transforms::{PredicatePlugin, TransformationPlugin};
 

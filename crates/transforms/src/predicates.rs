@@ -127,7 +127,7 @@ impl<R: ConnectRecord> Predicate<R> for TopicNameMatches {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{null, props, sink, source};
+    use crate::test_records::{null, props, sink, source};
     use tributary_api::data::{Schema, Value};
     use tributary_api::record::{SinkRecord, SourceRecord};
 

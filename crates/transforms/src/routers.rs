@@ -274,7 +274,7 @@ fn java_map(map: &serde_json::Map<String, serde_json::Value>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{null, props, sink, source};
+    use crate::test_records::{null, props, sink, source};
     use tributary_api::data::{Schema, Value};
 
     fn configured<T: Default + Transformation<SourceRecord>>(pairs: &[(&str, &str)]) -> T {

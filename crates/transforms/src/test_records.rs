@@ -1,7 +1,7 @@
-//! Record and settings builders for the transformations' unit tests.
+//! Record and settings builders for the unit tests of the transformations and predicates.
 
 use tributary_api::data::{SchemaRef, Struct, Value};
-pub use tributary_api::record::{SinkRecord, SourceRecord, TimestampType};
+pub use tributary_api::record::{Headers, SinkRecord, SourceRecord, TimestampType};
 use tributary_api::transforms::{ConnectRecord, Transformation};
 use tributary_api::{ConnectResult, Props};
 
@@ -104,4 +104,51 @@ pub fn config_error<T: Default + Transformation<SourceRecord>>(pairs: &[(&str, &
         Err(e) => e.to_string(),
         Ok(()) => panic!("settings accepted: {pairs:?}"),
     }
+}
+
+/// A source record of topic `topic` with this key and value, partition 3, timestamp `ts`, and
+/// its own source partition and offset.
+pub fn source(
+    topic: &str,
+    key: (Option<SchemaRef>, Value),
+    value: (Option<SchemaRef>, Value),
+    ts: Option<i64>,
+) -> SourceRecord {
+    let mut partition = serde_json::Map::new();
+    partition.insert("file".into(), "f".into());
+    let mut offset = serde_json::Map::new();
+    offset.insert("position".into(), 7.into());
+    let mut r = SourceRecord::new(partition, offset, topic, value.0, value.1);
+    r.key_schema = key.0;
+    r.key = key.1;
+    r.kafka_partition = Some(3);
+    r.timestamp = ts;
+    r
+}
+
+/// A sink record of topic `topic`, partition 1, offset 42, with this key and value and a
+/// create-time timestamp `ts`.
+pub fn sink(
+    topic: &str,
+    key: (Option<SchemaRef>, Value),
+    value: (Option<SchemaRef>, Value),
+    ts: Option<i64>,
+) -> SinkRecord {
+    SinkRecord::new(
+        topic,
+        1,
+        key.0,
+        key.1,
+        value.0,
+        value.1,
+        42,
+        ts,
+        TimestampType::CreateTime,
+        Headers::new(),
+    )
+}
+
+/// No schema, null: an absent key or a tombstone's value.
+pub fn null() -> (Option<SchemaRef>, Value) {
+    (None, Value::Null)
 }
