@@ -86,9 +86,29 @@ pub trait ConnectRecord: Clone + Send + 'static {
         timestamp: Option<i64>,
         headers: Headers,
     ) -> Self;
+    /// Changes the topic in place, every other field kept: what [`Self::new_record`] with only
+    /// the topic changed gives, without copying the key, value and headers.
+    fn set_topic(&mut self, topic: String);
+    /// Replaces the key and its schema in place (as [`Self::set_topic`] does for the topic);
+    /// returns the old key.
+    fn set_key(&mut self, schema: Option<SchemaRef>, key: Value) -> Value;
+    /// Replaces the value and its schema in place (as [`Self::set_topic`] does for the topic);
+    /// returns the old value.
+    fn set_value(&mut self, schema: Option<SchemaRef>, value: Value) -> Value;
 }
 
 impl ConnectRecord for SourceRecord {
+    fn set_topic(&mut self, topic: String) {
+        self.topic = topic;
+    }
+    fn set_key(&mut self, schema: Option<SchemaRef>, key: Value) -> Value {
+        self.key_schema = schema;
+        std::mem::replace(&mut self.key, key)
+    }
+    fn set_value(&mut self, schema: Option<SchemaRef>, value: Value) -> Value {
+        self.value_schema = schema;
+        std::mem::replace(&mut self.value, value)
+    }
     fn topic(&self) -> &str {
         &self.topic
     }
@@ -143,6 +163,17 @@ impl ConnectRecord for SourceRecord {
 }
 
 impl ConnectRecord for SinkRecord {
+    fn set_topic(&mut self, topic: String) {
+        self.topic = topic;
+    }
+    fn set_key(&mut self, schema: Option<SchemaRef>, key: Value) -> Value {
+        self.key_schema = schema;
+        std::mem::replace(&mut self.key, key)
+    }
+    fn set_value(&mut self, schema: Option<SchemaRef>, value: Value) -> Value {
+        self.value_schema = schema;
+        std::mem::replace(&mut self.value, value)
+    }
     fn topic(&self) -> &str {
         &self.topic
     }

@@ -462,7 +462,7 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for Cast<P> {
                         Value::Map(updated)
                     }
                 };
-                P::PART.replace(&record, None, cast)
+                P::PART.replace(record, None, cast)
             }
             Some(schema) => {
                 let updated_schema = self.updated_schema(schema)?;
@@ -485,7 +485,7 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for Cast<P> {
                         Value::Struct(out)
                     }
                 };
-                P::PART.replace(&record, Some(updated_schema), cast)
+                P::PART.replace(record, Some(updated_schema), cast)
             }
         };
         Ok(Some(updated))

@@ -80,13 +80,13 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for ExtractField<P> {
 
     fn apply(&mut self, record: R) -> ConnectResult<Option<R>> {
         let value = P::PART.value(&record);
-        let updated = match P::PART.schema(&record) {
+        let (schema, extracted) = match P::PART.schema(&record) {
             None => {
                 let extracted = match require_map_or_null(value, PURPOSE)? {
                     Some(entries) => self.path.value_from_map(entries)?,
                     None => Value::Null,
                 };
-                P::PART.replace(&record, None, extracted)
+                (None, extracted)
             }
             Some(schema) => {
                 let value = require_struct_or_null(value, PURPOSE)?;
@@ -99,10 +99,10 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for ExtractField<P> {
                         .value_from_struct(s, self.replace_null_with_default)?,
                     None => Value::Null,
                 };
-                P::PART.replace(&record, Some(field.schema.clone()), extracted)
+                (Some(field.schema.clone()), extracted)
             }
         };
-        Ok(Some(updated))
+        Ok(Some(P::PART.replace(record, schema, extracted)))
     }
 
     fn config(&self) -> ConfigDef {

@@ -216,7 +216,7 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for Flatten<P> {
                 let entries = require_map(value, PURPOSE)?;
                 let mut out = Vec::new();
                 self.flatten_map(entries, "", &mut out)?;
-                P::PART.replace(&record, None, Value::Map(out))
+                P::PART.replace(record, None, Value::Map(out))
             }
             Some(schema) => {
                 let value = require_struct_or_null(value, PURPOSE)?;
@@ -228,7 +228,7 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for Flatten<P> {
                     }
                     None => Value::Null,
                 };
-                P::PART.replace(&record, Some(flat_schema), flat)
+                P::PART.replace(record, Some(flat_schema), flat)
             }
         };
         Ok(Some(updated))

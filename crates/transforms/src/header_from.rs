@@ -200,7 +200,8 @@ fn replace_part<P: PartMarker, R: ConnectRecord>(
     value: Value,
     headers: tributary_api::record::Headers,
 ) -> R {
-    let mut out = P::PART.replace(record, schema, value);
+    let mut out = record.clone();
+    P::PART.set(&mut out, schema, value);
     *out.headers_mut() = headers;
     out
 }

@@ -1,9 +1,10 @@
 //! `HoistField`: wraps the key or value in a struct or map of one field.
 
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use tributary_api::config::{ConfigDef, ConfigType, Importance};
-use tributary_api::data::{SchemaBuilder, Struct, Value};
+use tributary_api::data::{SchemaBuilder, SchemaRef, Struct, Value};
 use tributary_api::transforms::{ConnectRecord, Transformation};
 use tributary_api::{ConnectResult, Props};
 
@@ -31,6 +32,9 @@ pub fn config_def() -> ConfigDef {
 /// (required), the name of the field.
 pub struct HoistField<P: PartMarker> {
     field: String,
+    /// The last input schema and its wrapper schema (Connect caches wrappers per input
+    /// schema); reused while records share one schema instance.
+    last_schema: Option<(SchemaRef, SchemaRef)>,
     part: PhantomData<P>,
 }
 
@@ -38,6 +42,7 @@ impl<P: PartMarker> Default for HoistField<P> {
     fn default() -> Self {
         HoistField {
             field: String::new(),
+            last_schema: None,
             part: PhantomData,
         }
     }
@@ -47,25 +52,35 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for HoistField<P> {
     fn configure(&mut self, props: &Props) -> ConnectResult<()> {
         let settings = Settings::parse(&config_def(), props)?;
         self.field = settings.string(FIELD).unwrap_or_default().to_string();
+        self.last_schema = None;
         Ok(())
     }
 
-    fn apply(&mut self, record: R) -> ConnectResult<Option<R>> {
-        let value = P::PART.value(&record).clone();
-        let updated = match P::PART.schema(&record) {
+    fn apply(&mut self, mut record: R) -> ConnectResult<Option<R>> {
+        let schema = P::PART.schema(&record).cloned();
+        // The part is taken out of the record (not copied) and put back wrapped.
+        let value = P::PART.set(&mut record, None, Value::Null);
+        match schema {
             None => {
                 let wrapped = Value::Map(vec![(Value::String(self.field.clone()), value)]);
-                P::PART.replace(&record, None, wrapped)
+                P::PART.set(&mut record, None, wrapped);
             }
             Some(schema) => {
-                let wrapper = SchemaBuilder::struct_()
-                    .field(self.field.clone(), schema.clone())?
-                    .build();
+                let wrapper = match &self.last_schema {
+                    Some((input, wrapper)) if Arc::ptr_eq(input, &schema) => wrapper.clone(),
+                    _ => {
+                        let wrapper = SchemaBuilder::struct_()
+                            .field(self.field.clone(), schema.clone())?
+                            .build();
+                        self.last_schema = Some((schema, wrapper.clone()));
+                        wrapper
+                    }
+                };
                 let wrapped = Struct::new(wrapper.clone())?.put(&self.field, value)?;
-                P::PART.replace(&record, Some(wrapper), Value::Struct(wrapped))
+                P::PART.set(&mut record, Some(wrapper), Value::Struct(wrapped));
             }
-        };
-        Ok(Some(updated))
+        }
+        Ok(Some(record))
     }
 
     fn config(&self) -> ConfigDef {
@@ -88,6 +103,28 @@ mod tests {
         assert_eq!(out.key_schema, None);
         let out = apply(&mut t, source_key(None, Value::Null)).unwrap();
         assert_eq!(out.key, map(&[("magic", Value::Null)]));
+    }
+
+    #[test]
+    fn records_of_one_schema_share_one_wrapper_and_another_schema_gets_its_own() {
+        let mut t: HoistField<ValuePart> = configured(&[("field", "f")]);
+        let int = Schema::int32_schema();
+        let first = apply(&mut t, source_value(Some(int.clone()), Value::Int32(1))).unwrap();
+        let second = apply(&mut t, source_value(Some(int), Value::Int32(2))).unwrap();
+        let (w1, w2) = (first.value_schema.unwrap(), second.value_schema.unwrap());
+        assert!(std::sync::Arc::ptr_eq(&w1, &w2));
+        assert_eq!(as_struct(&second.value).get("f"), Some(&Value::Int32(2)));
+        let text = apply(
+            &mut t,
+            source_value(Some(Schema::string_schema()), Value::from("x")),
+        )
+        .unwrap();
+        let w3 = text.value_schema.unwrap();
+        assert_eq!(w3.field("f").unwrap().schema, Schema::string_schema());
+        assert_eq!(as_struct(&text.value).get("f"), Some(&Value::from("x")));
+        // The key and everything else are untouched.
+        assert_eq!(text.key, Value::Null);
+        assert_eq!(text.topic, "test");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! timestamp) or a fixed string to the key or value.
 
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use tributary_api::config::{ConfigDef, ConfigType, Importance};
 use tributary_api::data::{Schema, SchemaBuilder, SchemaRef, Struct, Timestamp, Value};
@@ -146,6 +147,9 @@ pub struct InsertField<P: PartMarker> {
     static_field: Option<Insertion>,
     static_value: Option<String>,
     replace_null_with_default: bool,
+    /// The last input schema and its updated schema (Connect keeps a cache of updated schemas
+    /// per input schema); reused while records share one schema instance.
+    last_schema: Option<(SchemaRef, SchemaRef)>,
     part: PhantomData<P>,
 }
 
@@ -159,13 +163,19 @@ impl<P: PartMarker> Default for InsertField<P> {
             static_field: None,
             static_value: None,
             replace_null_with_default: true,
+            last_schema: None,
             part: PhantomData,
         }
     }
 }
 
 impl<P: PartMarker> InsertField<P> {
-    fn apply_schemaless<R: ConnectRecord>(&self, record: &R, value: &Value) -> ConnectResult<R> {
+    /// The map with the insertions.
+    fn apply_schemaless<R: ConnectRecord>(
+        &self,
+        record: &R,
+        value: &Value,
+    ) -> ConnectResult<Value> {
         let mut updated = require_map(value, PURPOSE)?.to_vec();
         if let Some(f) = &self.topic {
             map_put(
@@ -187,12 +197,24 @@ impl<P: PartMarker> InsertField<P> {
         if let (Some(f), Some(v)) = (&self.static_field, &self.static_value) {
             map_put(&mut updated, &f.name, Value::String(v.clone()));
         }
-        Ok(P::PART.replace(record, None, Value::Map(updated)))
+        Ok(Value::Map(updated))
     }
 
-    fn apply_with_schema<R: ConnectRecord>(&self, record: &R, value: &Value) -> ConnectResult<R> {
+    /// The struct with the insertions, and its schema.
+    fn apply_with_schema<R: ConnectRecord>(
+        &mut self,
+        record: &R,
+        value: &Value,
+    ) -> ConnectResult<(SchemaRef, Value)> {
         let value = require_struct(value, PURPOSE)?;
-        let schema = self.updated_schema(value.schema())?;
+        let schema = match &self.last_schema {
+            Some((input, updated)) if Arc::ptr_eq(input, value.schema()) => updated.clone(),
+            _ => {
+                let updated = self.updated_schema(value.schema())?;
+                self.last_schema = Some((value.schema().clone(), updated.clone()));
+                updated
+            }
+        };
         let mut updated = Struct::new(schema.clone())?;
         for field in &value.schema().fields {
             updated = updated.put(
@@ -216,7 +238,7 @@ impl<P: PartMarker> InsertField<P> {
         if let (Some(f), Some(v)) = (&self.static_field, &self.static_value) {
             updated = updated.put(&f.name, Value::String(v.clone()))?;
         }
-        Ok(P::PART.replace(record, Some(schema), Value::Struct(updated)))
+        Ok((schema, Value::Struct(updated)))
     }
 
     fn updated_schema(&self, schema: &Schema) -> ConnectResult<SchemaRef> {
@@ -258,6 +280,7 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for InsertField<P> {
         self.static_field = Insertion::parse(settings.string(STATIC_FIELD));
         self.static_value = settings.string(STATIC_VALUE).map(str::to_string);
         self.replace_null_with_default = settings.boolean(REPLACE_NULL_WITH_DEFAULT);
+        self.last_schema = None;
         if self.topic.is_none()
             && self.partition.is_none()
             && self.offset.is_none()
@@ -281,12 +304,13 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for InsertField<P> {
         if value.is_null() {
             return Ok(Some(record));
         }
-        let updated = if P::PART.schema(&record).is_none() {
-            self.apply_schemaless(&record, value)?
+        let (schema, updated) = if P::PART.schema(&record).is_none() {
+            (None, self.apply_schemaless(&record, value)?)
         } else {
-            self.apply_with_schema(&record, value)?
+            let (schema, updated) = self.apply_with_schema(&record, value)?;
+            (Some(schema), updated)
         };
-        Ok(Some(updated))
+        Ok(Some(P::PART.replace(record, schema, updated)))
     }
 
     fn config(&self) -> ConfigDef {

@@ -196,7 +196,7 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for MaskField<P> {
             }
         };
         let schema = P::PART.schema(&record).cloned();
-        Ok(Some(P::PART.replace(&record, schema, updated)))
+        Ok(Some(P::PART.replace(record, schema, updated)))
     }
 
     fn config(&self) -> ConfigDef {

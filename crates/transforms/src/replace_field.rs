@@ -195,14 +195,14 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for ReplaceField<P> {
         if value.is_null() {
             return Ok(Some(record));
         }
-        let updated = if P::PART.schema(&record).is_none() {
+        let (schema, v) = if P::PART.schema(&record).is_none() {
             let entries = require_map(value, PURPOSE)?;
-            P::PART.replace(&record, None, self.apply_schemaless(entries)?)
+            (None, self.apply_schemaless(entries)?)
         } else {
             let (schema, v) = self.apply_with_schema(require_struct(value, PURPOSE)?)?;
-            P::PART.replace(&record, Some(schema), v)
+            (Some(schema), v)
         };
-        Ok(Some(updated))
+        Ok(Some(P::PART.replace(record, schema, v)))
     }
 
     fn config(&self) -> ConfigDef {

@@ -13,18 +13,11 @@ use tributary_api::{ConnectError, ConnectResult, Props};
 use crate::java_regex::JavaRegex;
 use crate::util::Settings;
 
-/// The record with topic `topic` and everything else kept.
-fn with_topic<R: ConnectRecord>(record: &R, topic: String) -> R {
-    record.new_record(
-        topic,
-        record.kafka_partition(),
-        record.key_schema().cloned(),
-        record.key().clone(),
-        record.value_schema().cloned(),
-        record.value().clone(),
-        record.timestamp(),
-        record.headers().clone(),
-    )
+/// The record with topic `topic` and everything else kept (Connect's `newRecord`), changed in
+/// place.
+fn with_topic<R: ConnectRecord>(mut record: R, topic: String) -> R {
+    record.set_topic(topic);
+    record
 }
 
 /// `org.apache.kafka.connect.transforms.RegexRouter`: when the whole topic matches the Java
@@ -39,6 +32,9 @@ fn with_topic<R: ConnectRecord>(record: &R, topic: String) -> R {
 pub struct RegexRouter {
     regex: Option<JavaRegex>,
     replacement: String,
+    /// The last topic rerouted and its new name: records mostly come in runs of one topic,
+    /// and the same topic always gets the same name.
+    last: Option<(String, String)>,
 }
 
 impl RegexRouter {
@@ -88,10 +84,17 @@ impl<R: ConnectRecord> Transformation<R> for RegexRouter {
             .string("replacement")
             .unwrap_or_default()
             .to_string();
+        self.last = None;
         Ok(())
     }
 
     fn apply(&mut self, record: R) -> ConnectResult<Option<R>> {
+        if let Some((from, to)) = &self.last {
+            if from == record.topic() {
+                let to = to.clone();
+                return Ok(Some(with_topic(record, to)));
+            }
+        }
         let Some(regex) = &self.regex else {
             return Ok(Some(record));
         };
@@ -106,7 +109,8 @@ impl<R: ConnectRecord> Transformation<R> for RegexRouter {
             .replace_first(record.topic(), &self.replacement)
             .map_err(ConnectError::connect)?;
         tracing::trace!(from = record.topic(), to = %topic, "rerouting");
-        Ok(Some(with_topic(&record, topic)))
+        self.last = Some((record.topic().to_string(), topic.clone()));
+        Ok(Some(with_topic(record, topic)))
     }
 
     fn config(&self) -> ConfigDef {
@@ -188,7 +192,7 @@ impl<R: ConnectRecord> Transformation<R> for TimestampRouter {
             .topic_format
             .replace("${topic}", record.topic())
             .replace("${timestamp}", &format.format(timestamp));
-        Ok(Some(with_topic(&record, topic)))
+        Ok(Some(with_topic(record, topic)))
     }
 
     fn config(&self) -> ConfigDef {
@@ -313,6 +317,24 @@ mod tests {
             ("replacement", "clean.${name}"),
         ]);
         assert_eq!(routed(&mut t, "users.raw"), "clean.users");
+    }
+
+    #[test]
+    fn regex_router_reuses_a_topics_new_name_only_for_that_topic() {
+        let mut t: RegexRouter = configured(&[("regex", "(.*)-(\\d+)"), ("replacement", "$1_v$2")]);
+        for _ in 0..2 {
+            assert_eq!(routed(&mut t, "a-1"), "a_v1");
+            assert_eq!(routed(&mut t, "a-1"), "a_v1");
+            assert_eq!(routed(&mut t, "b-2"), "b_v2");
+            assert_eq!(routed(&mut t, "plain"), "plain");
+        }
+        // Configured anew, it forgets what it learned.
+        Transformation::<SourceRecord>::configure(
+            &mut t,
+            &props(&[("regex", "(.*)-1"), ("replacement", "$1-one")]),
+        )
+        .unwrap();
+        assert_eq!(routed(&mut t, "a-1"), "a-one");
     }
 
     #[test]

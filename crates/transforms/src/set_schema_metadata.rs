@@ -125,7 +125,7 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for SetSchemaMetadata<P>
             }
             other => other.clone(),
         };
-        Ok(Some(P::PART.replace(&record, Some(updated), value)))
+        Ok(Some(P::PART.replace(record, Some(updated), value)))
     }
 
     fn config(&self) -> ConfigDef {

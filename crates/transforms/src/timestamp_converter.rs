@@ -219,21 +219,18 @@ impl<P: PartMarker> TimestampConverter<P> {
             .ok_or_else(|| ConnectError::connect("TimestampConverter is not configured"))
     }
 
+    /// The converted part of `record` with its new schema.
     fn apply_with_schema<R: ConnectRecord>(
         &self,
         record: &R,
         schema: &SchemaRef,
-    ) -> ConnectResult<R> {
+    ) -> ConnectResult<(Option<SchemaRef>, Value)> {
         let config = self.config()?;
         let value = P::PART.value(record);
         if config.field.is_empty() {
             let source = Kind::of_schema(schema)?;
             let converted = convert(config, value, Some(source))?;
-            return Ok(P::PART.replace(
-                record,
-                Some(config.target.schema(schema.optional)),
-                converted,
-            ));
+            return Ok((Some(config.target.schema(schema.optional)), converted));
         }
         let value = require_struct_or_null(value, PURPOSE)?;
         let updated = updated_schema(config, schema)?;
@@ -241,20 +238,24 @@ impl<P: PartMarker> TimestampConverter<P> {
             Some(s) => Value::Struct(convert_struct(config, s, &updated)?),
             None => Value::Null,
         };
-        Ok(P::PART.replace(record, Some(updated), converted))
+        Ok((Some(updated), converted))
     }
 
-    fn apply_schemaless<R: ConnectRecord>(&self, record: &R) -> ConnectResult<R> {
+    /// The converted part of a schemaless `record` (no schema).
+    fn apply_schemaless<R: ConnectRecord>(
+        &self,
+        record: &R,
+    ) -> ConnectResult<(Option<SchemaRef>, Value)> {
         let config = self.config()?;
         let raw = P::PART.value(record);
         if raw.is_null() || config.field.is_empty() {
-            return Ok(P::PART.replace(record, None, convert(config, raw, None)?));
+            return Ok((None, convert(config, raw, None)?));
         }
         let entries = require_map(raw, PURPOSE)?;
         let mut updated = entries.to_vec();
         let current = map_get(entries, &config.field).unwrap_or(&Value::Null);
         map_put(&mut updated, &config.field, convert(config, current, None)?);
-        Ok(P::PART.replace(record, None, Value::Map(updated)))
+        Ok((None, Value::Map(updated)))
     }
 }
 
@@ -450,11 +451,11 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for TimestampConverter<P
     }
 
     fn apply(&mut self, record: R) -> ConnectResult<Option<R>> {
-        let out = match P::PART.schema(&record).cloned() {
+        let (schema, value) = match P::PART.schema(&record).cloned() {
             Some(schema) => self.apply_with_schema(&record, &schema)?,
             None => self.apply_schemaless(&record)?,
         };
-        Ok(Some(out))
+        Ok(Some(P::PART.replace(record, schema, value)))
     }
 
     fn config(&self) -> ConfigDef {

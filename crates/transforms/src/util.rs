@@ -39,35 +39,30 @@ impl Part {
         }
     }
 
-    /// A record with this part replaced and everything else kept (Connect's `newRecord` of a
-    /// `$Key` / `$Value` class).
+    /// The record with this part replaced and everything else kept (Connect's `newRecord` of a
+    /// `$Key` / `$Value` class), changed in place: the other part and the headers are moved,
+    /// not copied.
     pub fn replace<R: ConnectRecord>(
         self,
-        record: &R,
+        mut record: R,
         schema: Option<SchemaRef>,
         value: Value,
     ) -> R {
+        self.set(&mut record, schema, value);
+        record
+    }
+
+    /// Replaces this part of `record` and its schema in place; returns the old value (so a
+    /// transformation can take the part out with a [`Value::Null`] and put its result back).
+    pub fn set<R: ConnectRecord>(
+        self,
+        record: &mut R,
+        schema: Option<SchemaRef>,
+        value: Value,
+    ) -> Value {
         match self {
-            Part::Key => record.new_record(
-                record.topic().to_string(),
-                record.kafka_partition(),
-                schema,
-                value,
-                record.value_schema().cloned(),
-                record.value().clone(),
-                record.timestamp(),
-                record.headers().clone(),
-            ),
-            Part::Value => record.new_record(
-                record.topic().to_string(),
-                record.kafka_partition(),
-                record.key_schema().cloned(),
-                record.key().clone(),
-                schema,
-                value,
-                record.timestamp(),
-                record.headers().clone(),
-            ),
+            Part::Key => record.set_key(schema, value),
+            Part::Value => record.set_value(schema, value),
         }
     }
 }

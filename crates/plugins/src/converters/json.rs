@@ -85,7 +85,8 @@ pub enum DecimalFormat {
 /// as a header converter.
 ///
 /// Settings: `schemas.enable` (default `true`), `schemas.cache.size` (default 1000; accepted
-/// and validated, Tributary does not need a schema cache), `decimal.format` (`BASE64` default
+/// and validated; the converter keeps the JSON of the last schema it wrote, by identity,
+/// which serves a task whose records share one schema), `decimal.format` (`BASE64` default
 /// or `NUMERIC`, case-insensitive) and `replace.null.with.default` (default `true`).
 #[derive(Debug, Clone)]
 pub struct JsonConverter {
@@ -93,6 +94,7 @@ pub struct JsonConverter {
     schemas_cache_size: i32,
     decimal_format: DecimalFormat,
     replace_null_with_default: bool,
+    schema_json: SchemaJsonCache,
 }
 
 impl Default for JsonConverter {
@@ -102,7 +104,28 @@ impl Default for JsonConverter {
             schemas_cache_size: 1000,
             decimal_format: DecimalFormat::Base64,
             replace_null_with_default: true,
+            schema_json: SchemaJsonCache::default(),
         }
+    }
+}
+
+/// The JSON text of the last schema a converter wrote in an envelope, keyed by the schema's
+/// identity (`Arc::ptr_eq`; the schema is held, so its address cannot be reused). Records of
+/// one task mostly share one schema instance (a connector's constant schema, or the one a
+/// transformation caches), so the schema is turned into JSON once rather than per record, as
+/// Connect's `fromConnectSchema` cache does. A clone starts empty.
+#[derive(Default)]
+struct SchemaJsonCache(std::sync::Mutex<Option<(SchemaRef, Arc<[u8]>)>>);
+
+impl Clone for SchemaJsonCache {
+    fn clone(&self) -> Self {
+        SchemaJsonCache::default()
+    }
+}
+
+impl std::fmt::Debug for SchemaJsonCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SchemaJsonCache")
     }
 }
 
@@ -242,21 +265,41 @@ impl JsonConverter {
             return Ok(None);
         }
         let payload = self.to_json(schema.map(|s| s.as_ref()), value)?;
-        let node = if self.schemas_enabled {
-            let schema_node = match schema {
-                Some(s) => self.schema_to_json(s)?,
-                None => Node::Null,
-            };
-            Node::Object(vec![
-                (ENVELOPE_SCHEMA.into(), schema_node),
-                (ENVELOPE_PAYLOAD.into(), payload),
-            ])
+        let mut out = Vec::with_capacity(128);
+        if self.schemas_enabled {
+            // `{"schema":…,"payload":…}`, as write_node writes a two-entry object.
+            out.push(b'{');
+            write_string(&mut out, ENVELOPE_SCHEMA);
+            out.push(b':');
+            match schema {
+                Some(s) => out.extend_from_slice(&self.schema_json(s)?),
+                None => out.extend_from_slice(b"null"),
+            }
+            out.push(b',');
+            write_string(&mut out, ENVELOPE_PAYLOAD);
+            out.push(b':');
+            write_node(&mut out, &payload);
+            out.push(b'}');
         } else {
-            payload
-        };
-        let mut out = Vec::new();
-        write_node(&mut out, &node);
+            write_node(&mut out, &payload);
+        }
         Ok(Some(out))
+    }
+
+    /// The JSON text of `schema` ([`Self::schema_to_json`]), from the last-schema cache when
+    /// `schema` is the instance written last.
+    fn schema_json(&self, schema: &SchemaRef) -> ConnectResult<Arc<[u8]>> {
+        let mut cache = self.schema_json.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((cached, json)) = cache.as_ref() {
+            if Arc::ptr_eq(cached, schema) {
+                return Ok(json.clone());
+            }
+        }
+        let mut text = Vec::new();
+        write_node(&mut text, &self.schema_to_json(schema)?);
+        let json: Arc<[u8]> = text.into();
+        *cache = Some((schema.clone(), json.clone()));
+        Ok(json)
     }
 
     /// JSON bytes to Connect data (`toConnectData`): a tombstone (`None`) gives no schema and a
@@ -1207,29 +1250,46 @@ fn write_string(out: &mut Vec<u8>, s: &str) {
             out.push(HEX[((u >> shift) & 0xf) as usize]);
         }
     };
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
     out.push(b'"');
-    for c in s.chars() {
-        match c {
-            '"' => out.extend_from_slice(b"\\\""),
-            '\\' => out.extend_from_slice(b"\\\\"),
-            '\n' => out.extend_from_slice(b"\\n"),
-            '\r' => out.extend_from_slice(b"\\r"),
-            '\t' => out.extend_from_slice(b"\\t"),
-            '\u{8}' => out.extend_from_slice(b"\\b"),
-            '\u{c}' => out.extend_from_slice(b"\\f"),
-            c if (c as u32) < 0x20 => escape_unit(out, c as u16),
-            c if (c as u32) > 0xffff => {
+    // Runs of bytes that need no escape are copied whole; a byte that starts an escape is an
+    // ASCII control character, `"`, `\`, or the first byte of a character outside the Basic
+    // Multilingual Plane (0xF0 and up), which is written as two escaped UTF-16 units.
+    let mut run = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b >= 0x20 && b != b'"' && b != b'\\' && b < 0xF0 {
+            i += 1;
+            continue;
+        }
+        out.extend_from_slice(&bytes[run..i]);
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            b if b < 0x20 => escape_unit(out, u16::from(b)),
+            _ => {
+                // A 4-byte UTF-8 sequence starts here (`s` is valid UTF-8).
+                let c = s[i..].chars().next().expect("a character starts here");
                 let mut units = [0u16; 2];
                 for u in c.encode_utf16(&mut units) {
                     escape_unit(out, *u);
                 }
-            }
-            c => {
-                let mut buf = [0u8; 4];
-                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                i += c.len_utf8();
+                run = i;
+                continue;
             }
         }
+        i += 1;
+        run = i;
     }
+    out.extend_from_slice(&bytes[run..]);
     out.push(b'"');
 }
 
@@ -1490,6 +1550,35 @@ mod tests {
         assert_eq!(
             text(b"12345678901234567890").long_value(),
             -6101065172474983726
+        );
+    }
+
+    #[test]
+    fn the_envelope_follows_each_records_schema_across_the_last_schema_cache() {
+        use tributary_api::data::Schema;
+        let c = JsonConverter::new();
+        let int = Schema::int32_schema();
+        let text = Schema::optional_string_schema();
+        let write = |s: &SchemaRef, v: Value| {
+            String::from_utf8(c.serialize(Some(s), &v).unwrap().unwrap()).unwrap()
+        };
+        for _ in 0..2 {
+            assert_eq!(
+                write(&int, Value::Int32(7)),
+                r#"{"schema":{"type":"int32","optional":false},"payload":7}"#
+            );
+            assert_eq!(
+                write(&int, Value::Int32(8)),
+                r#"{"schema":{"type":"int32","optional":false},"payload":8}"#
+            );
+            assert_eq!(
+                write(&text, Value::from("a\"b")),
+                r#"{"schema":{"type":"string","optional":true},"payload":"a\"b"}"#
+            );
+        }
+        assert_eq!(
+            c.serialize(None, &Value::from("x")).unwrap().unwrap(),
+            br#"{"schema":null,"payload":"x"}"#
         );
     }
 
