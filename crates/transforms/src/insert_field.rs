@@ -10,8 +10,8 @@ use tributary_api::transforms::{ConnectRecord, Transformation};
 use tributary_api::{ConnectError, ConnectResult, Props};
 
 use crate::util::{
-    copy_schema_basics, field_value, invalid_config, map_put, require_map, require_sink_record,
-    require_struct, PartMarker, Settings,
+    copy_schema_basics, invalid_config, map_put, require_map, require_sink_record, require_struct,
+    PartMarker, Settings,
 };
 
 const TOPIC_FIELD: &str = "topic.field";
@@ -204,23 +204,32 @@ impl<P: PartMarker> InsertField<P> {
     fn apply_with_schema<R: ConnectRecord>(
         &mut self,
         record: &R,
-        value: &Value,
+        value: Value,
     ) -> ConnectResult<(SchemaRef, Value)> {
-        let value = require_struct(value, PURPOSE)?;
+        require_struct(&value, PURPOSE)?;
+        let Value::Struct(value) = value else {
+            unreachable!("require_struct accepts only structs")
+        };
+        let input = value.schema().clone();
         let schema = match &self.last_schema {
-            Some((input, updated)) if Arc::ptr_eq(input, value.schema()) => updated.clone(),
+            Some((cached, updated)) if Arc::ptr_eq(cached, &input) => updated.clone(),
             _ => {
-                let updated = self.updated_schema(value.schema())?;
-                self.last_schema = Some((value.schema().clone(), updated.clone()));
+                let updated = self.updated_schema(&input)?;
+                self.last_schema = Some((input.clone(), updated.clone()));
                 updated
             }
         };
         let mut updated = Struct::new(schema.clone())?;
-        for field in &value.schema().fields {
-            updated = updated.put(
-                &field.name,
-                field_value(value, field, self.replace_null_with_default),
-            )?;
+        // The input's values move into the new struct (null replaced by the field's default
+        // when `replace.null.with.default`, as `field_value` does).
+        let mut values = value.into_values();
+        for field in &input.fields {
+            let raw = std::mem::replace(&mut values[field.index], Value::Null);
+            let v = match (&field.schema.default_value, self.replace_null_with_default) {
+                (Some(default), true) if raw.is_null() => default.clone(),
+                _ => raw,
+            };
+            updated = updated.put(&field.name, v)?;
         }
         if let Some(f) = &self.topic {
             updated = updated.put(&f.name, Value::String(record.topic().to_string()))?;
@@ -299,7 +308,7 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for InsertField<P> {
         Ok(())
     }
 
-    fn apply(&mut self, record: R) -> ConnectResult<Option<R>> {
+    fn apply(&mut self, mut record: R) -> ConnectResult<Option<R>> {
         let value = P::PART.value(&record);
         if value.is_null() {
             return Ok(Some(record));
@@ -307,6 +316,8 @@ impl<P: PartMarker, R: ConnectRecord> Transformation<R> for InsertField<P> {
         let (schema, updated) = if P::PART.schema(&record).is_none() {
             (None, self.apply_schemaless(&record, value)?)
         } else {
+            // The struct is taken out of the record and its values moved, not copied.
+            let value = P::PART.set(&mut record, None, Value::Null);
             let (schema, updated) = self.apply_with_schema(&record, value)?;
             (Some(schema), updated)
         };

@@ -191,6 +191,12 @@ impl Struct {
         Some(v)
     }
 
+    /// The raw values of the fields (no default applied), by position, taking the struct
+    /// apart (so a transformation can move them into another struct without copying).
+    pub fn into_values(self) -> Vec<Value> {
+        self.values
+    }
+
     /// The raw value of a field (no default applied), by position.
     pub fn get_by_index(&self, index: usize) -> &Value {
         &self.values[index]
