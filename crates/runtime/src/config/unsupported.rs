@@ -153,23 +153,6 @@ pub fn unsupported_settings(
     match kind {
         ConnectorType::Sink => {}
         ConnectorType::Source => {
-            if support.topic_creation_enable {
-                let mut keys: Vec<&String> = config
-                    .keys()
-                    .filter(|k| k.starts_with("topic.creation."))
-                    .collect();
-                keys.sort();
-                for k in keys {
-                    if k == "topic.creation.groups" && set(config, k).is_none() {
-                        continue;
-                    }
-                    out.push(not_yet(
-                        k,
-                        &config[k],
-                        "topic creation by source connectors (KIP-158)",
-                    ));
-                }
-            }
             if let Some(v) = set(config, "exactly.once.support") {
                 if v.eq_ignore_ascii_case("required") {
                     out.push(SettingProblem {
@@ -304,6 +287,7 @@ mod tests {
             ("errors.retry.timeout", "1000"),
             ("errors.log.enable", "true"),
             ("errors.deadletterqueue.topic.name", "dlq"),
+            // Implemented: topic creation (KIP-158).
             ("topic.creation.default.partitions", "3"),
             ("exactly.once.support", "required"),
             ("transaction.boundary", "interval"),
@@ -313,7 +297,6 @@ mod tests {
         assert_eq!(
             keys(&src),
             vec![
-                ("topic.creation.default.partitions", true),
                 ("exactly.once.support", true),
                 ("transaction.boundary", false),
                 ("offsets.storage.topic", true),
