@@ -437,6 +437,7 @@ fn connectors_paths(p: &mut Map<String, Value>) {
                                    connector is not STOPPED.")),
                     ("404", error(NOT_FOUND)),
                     ("409", error(CONFLICT)),
+                    ("415", error(UNSUPPORTED)),
                     ("500", error("The connector refused the offsets, or they could not be \
                                    written.")),
                 ],
