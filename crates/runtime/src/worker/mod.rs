@@ -317,11 +317,13 @@ impl Worker {
                     (None, Ok(_)) => unreachable!("handled above"),
                 };
                 tracing::error!(connector = name, error = %e, "connector cannot start");
+                // Connect fails the connector before its `WorkerConnector` exists, so the
+                // status carries no version.
                 self.put_connector_status_version(
                     name,
                     State::Failed,
                     Some(error_trace(&e, &format!("connector {name}"))),
-                    version,
+                    None,
                 );
                 return Err(e);
             }
