@@ -471,3 +471,49 @@ fn read_topic_all(bootstrap: &str, topic: &str) -> usize {
         })
         .unwrap_or(0)
 }
+
+#[test]
+fn a_standalone_source_is_moved_back_in_its_offsets_file() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let input = dir.path().join("input.txt");
+    std::fs::write(&input, "one\ntwo\nthree\n").unwrap();
+    let topic = unique("offsets-standalone");
+    let name = "file-src";
+    let connector = dir.path().join("source.properties");
+    std::fs::write(
+        &connector,
+        format!(
+            "name={name}\nconnector.class=FileStreamSource\nfile={}\ntopic={topic}\n",
+            input.display()
+        ),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(dir.path(), &bootstrap, "", &[connector.to_str().unwrap()]);
+    wait_records(&bootstrap, &topic, 3);
+    assert_eq!(
+        w.send("PUT", &format!("/connectors/{name}/stop"), None).0,
+        204
+    );
+    let filename = input.to_str().unwrap();
+    assert_eq!(
+        w.get(&format!("/connectors/{name}/offsets")).1,
+        json!({"offsets": [{"partition": {"filename": filename}, "offset": {"position": 14}}]})
+    );
+    let (code, body) = w.send(
+        "PATCH",
+        &format!("/connectors/{name}/offsets"),
+        Some(
+            &json!({"offsets": [{"partition": {"filename": filename}, "offset": {"position": 4}}]})
+                .to_string(),
+        ),
+    );
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(
+        w.send("PUT", &format!("/connectors/{name}/resume"), None).0,
+        202
+    );
+    wait_records(&bootstrap, &topic, 5);
+    let values: Vec<Vec<u8>> = read_topic(&bootstrap, &topic);
+    assert_eq!(values[3..], [b"two".to_vec(), b"three".to_vec()]);
+}
