@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use crate::config::{ConfigDef, ConfigValue};
 use crate::error::ConnectResult;
+use crate::record::{SourceMap, TopicPartition};
 use crate::Props;
 
 /// Whether a connector moves data into Kafka (source) or out of it (sink).
@@ -21,6 +22,18 @@ impl ConnectorType {
             ConnectorType::Sink => "sink",
         }
     }
+}
+
+/// Offsets a user asks to write for a stopped connector (KIP-875, `PATCH` and `DELETE
+/// /connectors/{c}/offsets`), as handed to [`Connector::alter_offsets`]. A `None` offset
+/// removes the partition's offset (every partition is `None` for a reset).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum OffsetAlteration<'a> {
+    /// A source connector's source partitions and offsets, normalized as the worker's
+    /// internal JSON converter reads them back (integers are `i64`, as Java's `Long`).
+    Source(&'a [(SourceMap, Option<SourceMap>)]),
+    /// A sink connector's topic partitions and the offsets of the next record to consume.
+    Sink(&'a [(TopicPartition, Option<i64>)]),
 }
 
 /// What the runtime offers a running connector (Connect's `ConnectorContext`).
@@ -55,6 +68,20 @@ pub trait Connector: Send {
     fn stop(&mut self) -> ConnectResult<()>;
     /// The connector's own configuration keys.
     fn config(&self) -> ConfigDef;
+    /// Called before the runtime writes offsets a user altered or reset through the REST API
+    /// (Connect's `SourceConnector.alterOffsets` / `SinkConnector.alterOffsets`, KIP-875), on
+    /// a fresh instance that was never started, with the connector's configuration. `Ok(true)`:
+    /// the connector handled them (or needs nothing done); `Ok(false)` (the default): the
+    /// connector manages no offsets outside Kafka Connect's, or does not know, and the REST
+    /// answer says that external offsets may need altering by hand. An error refuses the
+    /// request: nothing is written and the REST answer is 500 with the message.
+    fn alter_offsets(
+        &mut self,
+        _config: &Props,
+        _offsets: OffsetAlteration<'_>,
+    ) -> ConnectResult<bool> {
+        Ok(false)
+    }
     /// Validates a configuration; the default checks it against [`Connector::config`].
     fn validate(&self, props: &Props) -> Vec<ConfigValue> {
         self.config().validate(props)

@@ -455,6 +455,137 @@ fn script() -> Vec<Step> {
         step("get-stopped", "GET", "/connectors/{P}-src", None),
         step("stop-again", "PUT", "/connectors/{P}-src/stop", None),
         step("stop-unknown", "PUT", "/connectors/{P}-nope/stop", None),
+        // The offsets API (KIP-875) on the stopped source and the running sink.
+        step("offsets-src", "GET", "/connectors/{P}-src/offsets", None),
+        step(
+            "offsets-unknown",
+            "GET",
+            "/connectors/{P}-nope/offsets",
+            None,
+        ),
+        step(
+            "offsets-patch-running",
+            "PATCH",
+            "/connectors/{P}-sink/offsets",
+            Some(
+                json!({"offsets": [{"partition": {"kafka_topic": "{P}-lines", "kafka_partition": 0}, "offset": {"kafka_offset": 0}}]}),
+            ),
+        ),
+        step(
+            "offsets-delete-running",
+            "DELETE",
+            "/connectors/{P}-sink/offsets",
+            None,
+        ),
+        step(
+            "offsets-delete-unknown",
+            "DELETE",
+            "/connectors/{P}-nope/offsets",
+            None,
+        ),
+        raw(
+            "offsets-patch-no-offsets",
+            "PATCH",
+            "/connectors/{P}-src/offsets",
+            "{}",
+        ),
+        step(
+            "offsets-patch-empty",
+            "PATCH",
+            "/connectors/{P}-src/offsets",
+            Some(json!({"offsets": []})),
+        ),
+        step(
+            "offsets-patch-bad-position",
+            "PATCH",
+            "/connectors/{P}-src/offsets",
+            Some(
+                json!({"offsets": [{"partition": {"filename": "{D}/{P}-in.txt"}, "offset": {"position": "7"}}]}),
+            ),
+        ),
+        step(
+            "offsets-patch-no-filename",
+            "PATCH",
+            "/connectors/{P}-src/offsets",
+            Some(json!({"offsets": [{"partition": {"file": "x"}, "offset": {"position": 7}}]})),
+        ),
+        step(
+            "offsets-patch-nested",
+            "PATCH",
+            "/connectors/{P}-src/offsets",
+            Some(
+                json!({"offsets": [{"partition": {"filename": "{D}/{P}-in.txt"}, "offset": {"position": 7, "x": {"y": 1}}}]}),
+            ),
+        ),
+        step(
+            "offsets-patch",
+            "PATCH",
+            "/connectors/{P}-src/offsets",
+            Some(
+                json!({"offsets": [{"partition": {"filename": "{D}/{P}-in.txt"}, "offset": {"position": 7}}]}),
+            ),
+        ),
+        step(
+            "offsets-src-patched",
+            "GET",
+            "/connectors/{P}-src/offsets",
+            None,
+        ),
+        step(
+            "offsets-delete",
+            "DELETE",
+            "/connectors/{P}-src/offsets",
+            None,
+        ),
+        step(
+            "offsets-src-reset",
+            "GET",
+            "/connectors/{P}-src/offsets",
+            None,
+        ),
+        step(
+            "offsets-delete-again",
+            "DELETE",
+            "/connectors/{P}-src/offsets",
+            None,
+        ),
+        step("stop-sink", "PUT", "/connectors/{P}-sink/stop", None)
+            .wait(Wait::Stopped("{P}-sink")),
+        step("offsets-sink", "GET", "/connectors/{P}-sink/offsets", None),
+        step(
+            "offsets-sink-patch-no-partition-key",
+            "PATCH",
+            "/connectors/{P}-sink/offsets",
+            Some(json!({"offsets": [{"partition": {"kafka_topic": "{P}-lines"}, "offset": {"kafka_offset": 1}}]})),
+        ),
+        step(
+            "offsets-sink-patch-bad-offset",
+            "PATCH",
+            "/connectors/{P}-sink/offsets",
+            Some(json!({"offsets": [{"partition": {"kafka_topic": "{P}-lines", "kafka_partition": 0}, "offset": {"kafka_offset": "one"}}]})),
+        ),
+        step(
+            "offsets-sink-patch",
+            "PATCH",
+            "/connectors/{P}-sink/offsets",
+            Some(json!({"offsets": [{"partition": {"kafka_topic": "{P}-lines", "kafka_partition": "0"}, "offset": {"kafka_offset": 1}}]})),
+        ),
+        step("offsets-sink-patched", "GET", "/connectors/{P}-sink/offsets", None),
+        step("offsets-sink-delete", "DELETE", "/connectors/{P}-sink/offsets", None),
+        step("offsets-sink-reset", "GET", "/connectors/{P}-sink/offsets", None),
+        step("resume-sink", "PUT", "/connectors/{P}-sink/resume", None)
+            .wait(Wait::State("{P}-sink", "RUNNING", 1)),
+        // Topic creation settings Connect checks only when the connector starts (KIP-158).
+        step(
+            "create-topic-creation-missing-rf",
+            "POST",
+            "/connectors",
+            Some(json!({"name": "{P}-tc", "config": src(json!({"topic.creation.default.partitions": "3"}))})),
+        )
+        .wait(Wait::State("{P}-tc", "FAILED", 0)),
+        step("status-topic-creation-missing-rf", "GET", "/connectors/{P}-tc/status", None),
+        step("delete-topic-creation", "DELETE", "/connectors/{P}-tc", None)
+            .wait(Wait::Gone("{P}-tc")),
         step(
             "resume-after-stop",
             "PUT",

@@ -845,6 +845,96 @@ fn a_connector_with_transforms_from_a_java_worker_never_runs_without_them_on_tri
     );
 }
 
+/// The offsets API (KIP-875) across runtimes: a source created through the Java worker is
+/// stopped, moved back and reset through either worker (whichever leads, the other one's
+/// request is forwarded to it across runtimes), and both report the same offsets.
+#[test]
+fn offsets_are_altered_and_reset_through_java_and_tributary_workers() {
+    let Some(bootstrap) = gate() else {
+        return;
+    };
+    let dir = test_dir();
+    let d = dir.path();
+    let group = unique("mixed-offsets");
+    let java = JavaWorker::start(d, "java-1", &bootstrap, &group);
+    let t1 = DistributedWorker::start(d, "trib-1", &bootstrap, &group, WORKER_EXTRA);
+    t1.wait_joined();
+    let (j, t) = (java.url(), t1.url.clone());
+    let input = d.join("input.txt");
+    std::fs::write(&input, "one\ntwo\nthree\n").unwrap();
+    let filename = input.display().to_string();
+    let topic = format!("{group}-lines");
+    create(
+        &j,
+        "src",
+        serde_json::json!({
+            "connector.class": "FileStreamSource",
+            "file": filename,
+            "topic": topic,
+        }),
+    );
+    wait_for("3 records", Duration::from_secs(120), || {
+        (topic_end(&bootstrap, &topic) == 3).then_some(())
+    });
+    let (code, v) = http_settled("PUT", &format!("{t}/connectors/src/stop"), None);
+    assert_eq!(code, 204, "{v}");
+    wait_state(&j, "src", 0, "STOPPED");
+    let at_end = serde_json::json!({"offsets": [{"partition": {"filename": filename}, "offset": {"position": 14}}]});
+    for url in [&j, &t] {
+        let (code, v) = http("GET", &format!("{url}/connectors/src/offsets"), None);
+        assert_eq!((code, &v), (200, &at_end), "GET offsets at {url}");
+    }
+    let patch = serde_json::json!({"offsets": [{"partition": {"filename": filename}, "offset": {"position": 4}}]}).to_string();
+    let (code, v) = http_settled(
+        "PATCH",
+        &format!("{t}/connectors/src/offsets"),
+        Some(&patch),
+    );
+    assert_eq!(
+        (code, v),
+        (
+            200,
+            serde_json::json!({"message": "The offsets for this connector have been altered successfully"})
+        )
+    );
+    let moved = serde_json::json!({"offsets": [{"partition": {"filename": filename}, "offset": {"position": 4}}]});
+    for url in [&j, &t] {
+        wait_for(
+            &format!("the moved offset at {url}"),
+            Duration::from_secs(30),
+            || {
+                (http("GET", &format!("{url}/connectors/src/offsets"), None).1 == moved)
+                    .then_some(())
+            },
+        );
+    }
+    let (code, v) = http_settled("DELETE", &format!("{j}/connectors/src/offsets"), None);
+    assert_eq!(
+        (code, v),
+        (
+            200,
+            serde_json::json!({"message": "The offsets for this connector have been reset successfully"})
+        )
+    );
+    for url in [&j, &t] {
+        wait_for(
+            &format!("no offsets at {url}"),
+            Duration::from_secs(30),
+            || {
+                (http("GET", &format!("{url}/connectors/src/offsets"), None).1
+                    == serde_json::json!({"offsets": []}))
+                .then_some(())
+            },
+        );
+    }
+    // Resumed, the source reads the whole file again, wherever its task runs.
+    let (code, v) = http_settled("PUT", &format!("{t}/connectors/src/resume"), None);
+    assert_eq!(code, 202, "{v}");
+    wait_for("6 records", Duration::from_secs(120), || {
+        (topic_end(&bootstrap, &topic) == 6).then_some(())
+    });
+}
+
 /// One Java and two Tributary workers share a group on the secured broker (SASL_SSL with
 /// SCRAM-SHA-512, the same worker file lines on both sides): they agree on statuses and a
 /// FileStream pipeline created through the Java worker delivers every line.

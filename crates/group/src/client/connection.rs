@@ -40,6 +40,11 @@ pub(crate) fn client_versions(key: ApiKey) -> (i16, i16) {
         // v1: the tokens travel in SaslAuthenticate requests (KIP-152).
         ApiKey::SaslHandshake => (1, 1),
         ApiKey::SaslAuthenticate => (0, 2),
+        // The consumer group offsets of the offsets API (KIP-875; `group_offsets`).
+        ApiKey::OffsetFetch => (2, 7),
+        ApiKey::OffsetCommit => (2, 8),
+        ApiKey::OffsetDelete => (0, 0),
+        ApiKey::DeleteGroups => (0, 2),
         _ => (0, 0),
     }
 }

@@ -25,6 +25,7 @@
 //! ```
 
 mod connection;
+pub mod group_offsets;
 mod member;
 
 pub use connection::{check_connection, topic_identity, ConnectionSecurity, TopicIdentity};

@@ -95,6 +95,15 @@ impl Connector for FileStreamSinkConnector {
     fn config(&self) -> ConfigDef {
         sink_config_def()
     }
+
+    /// Nothing to check or do (KIP-875): the sink keeps no offsets of its own, as Connect's.
+    fn alter_offsets(
+        &mut self,
+        _config: &Props,
+        _offsets: tributary_api::connector::OffsetAlteration<'_>,
+    ) -> ConnectResult<bool> {
+        Ok(true)
+    }
 }
 
 /// Where the task writes.

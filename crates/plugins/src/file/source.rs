@@ -15,7 +15,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tracing::{debug, info, trace, warn};
 use tributary_api::config::{ConfigDef, ConfigType, Importance, Parsed, Validator};
-use tributary_api::connector::{Connector, ConnectorType};
+use tributary_api::connector::{Connector, ConnectorType, OffsetAlteration};
 use tributary_api::data::{Schema, SchemaRef, Value};
 use tributary_api::record::{SourceMap, SourceRecord};
 use tributary_api::source::{SourceTask, SourceTaskContext};
@@ -178,6 +178,52 @@ impl Connector for FileStreamSourceConnector {
 
     fn config(&self) -> ConfigDef {
         source_config_def()
+    }
+
+    /// Checks offsets a user writes (KIP-875), as Connect's connector does: the file must be
+    /// configured (standard input has no offsets); each offset is `null` or holds a
+    /// non-negative integer `position`, and its partition holds `filename`. Whether the
+    /// position fits the file is the task's business when it starts. Errors are
+    /// [`ConnectError::Connect`] with Connect's messages.
+    fn alter_offsets(
+        &mut self,
+        config: &Props,
+        offsets: OffsetAlteration<'_>,
+    ) -> ConnectResult<bool> {
+        let parsed = SourceConfig::parse(config)?;
+        if parsed.path().is_none() {
+            return Err(ConnectError::connect(format!(
+                "Offsets cannot be modified if the '{FILE_CONFIG}' configuration is unspecified. This is because stdin is used for input and offsets are not tracked."
+            )));
+        }
+        let OffsetAlteration::Source(offsets) = offsets else {
+            return Ok(true);
+        };
+        for (partition, offset) in offsets {
+            // Tombstones are allowed for anything, so that garbage can be cleaned up.
+            let Some(offset) = offset else { continue };
+            let Some(position) = offset.get(POSITION_FIELD) else {
+                return Err(ConnectError::connect(format!(
+                    "Offset objects should either be null or contain the key '{POSITION_FIELD}'"
+                )));
+            };
+            let Some(position) = position.as_i64() else {
+                return Err(ConnectError::connect(format!(
+                    "The value for the '{POSITION_FIELD}' key in the offset is expected to be a Long value"
+                )));
+            };
+            if position < 0 {
+                return Err(ConnectError::connect(format!(
+                    "The value for the '{POSITION_FIELD}' key in the offset should be a non-negative value"
+                )));
+            }
+            if !partition.contains_key(FILENAME_FIELD) {
+                return Err(ConnectError::connect(format!(
+                    "Partition objects should contain the key '{FILENAME_FIELD}'"
+                )));
+            }
+        }
+        Ok(true)
     }
 }
 

@@ -1,7 +1,7 @@
 //! Configuration: Java properties files ([`properties`]), the worker's settings ([`worker`]),
 //! connectors' framework settings ([`connector`]), Kafka client settings ([`clients`]), config
 //! providers resolving `${provider:path:key}` references ([`providers`]), the `transforms` and
-//! `predicates` settings ([`transforms`]), error handling ([`errors`]) and the settings Tributary
+//! `predicates` settings ([`transforms`]), error handling ([`errors`]), topic creation by source connectors ([`topic_creation`]) and the settings Tributary
 //! does not implement yet ([`unsupported`]).
 
 pub mod clients;
@@ -9,6 +9,7 @@ pub mod connector;
 pub mod errors;
 pub mod properties;
 pub mod providers;
+pub mod topic_creation;
 pub mod transforms;
 pub mod unsupported;
 pub mod worker;

@@ -70,9 +70,6 @@ impl OverridePolicy {
 /// which validation reports as the defaults of the connector-level converter keys).
 #[derive(Debug, Clone)]
 pub struct WorkerSupport {
-    /// Worker `topic.creation.enable` (default true): whether Connect would create topics from a
-    /// source connector's `topic.creation.*` settings.
-    pub topic_creation_enable: bool,
     /// Whether connector-specific offsets topics apply (distributed workers; Connect's
     /// standalone worker ignores `offsets.storage.topic`).
     pub connector_offsets_topics: bool,
@@ -87,7 +84,6 @@ impl WorkerSupport {
     pub fn of(config: &WorkerConfig) -> WorkerSupport {
         let settings = config.settings();
         WorkerSupport {
-            topic_creation_enable: settings.topic_creation_enable,
             connector_offsets_topics: config.mode == super::worker::WorkerMode::Distributed,
             override_policy: settings.connector_client_config_override_policy,
             converters: [
@@ -104,7 +100,6 @@ impl Default for WorkerSupport {
     /// A distributed worker with Connect's defaults.
     fn default() -> WorkerSupport {
         WorkerSupport {
-            topic_creation_enable: true,
             connector_offsets_topics: true,
             override_policy: OverridePolicy::All,
             converters: [None, None, None],
@@ -153,23 +148,6 @@ pub fn unsupported_settings(
     match kind {
         ConnectorType::Sink => {}
         ConnectorType::Source => {
-            if support.topic_creation_enable {
-                let mut keys: Vec<&String> = config
-                    .keys()
-                    .filter(|k| k.starts_with("topic.creation."))
-                    .collect();
-                keys.sort();
-                for k in keys {
-                    if k == "topic.creation.groups" && set(config, k).is_none() {
-                        continue;
-                    }
-                    out.push(not_yet(
-                        k,
-                        &config[k],
-                        "topic creation by source connectors (KIP-158)",
-                    ));
-                }
-            }
             if let Some(v) = set(config, "exactly.once.support") {
                 if v.eq_ignore_ascii_case("required") {
                     out.push(SettingProblem {
@@ -304,6 +282,7 @@ mod tests {
             ("errors.retry.timeout", "1000"),
             ("errors.log.enable", "true"),
             ("errors.deadletterqueue.topic.name", "dlq"),
+            // Implemented: topic creation (KIP-158).
             ("topic.creation.default.partitions", "3"),
             ("exactly.once.support", "required"),
             ("transaction.boundary", "interval"),
@@ -313,7 +292,6 @@ mod tests {
         assert_eq!(
             keys(&src),
             vec![
-                ("topic.creation.default.partitions", true),
                 ("exactly.once.support", true),
                 ("transaction.boundary", false),
                 ("offsets.storage.topic", true),
@@ -324,17 +302,15 @@ mod tests {
         assert!(!keys(&sink)
             .iter()
             .any(|(k, _)| k.starts_with("topic.creation")));
-        // Connect ignores topic.creation.* when the worker disables topic creation, and
-        // offsets.storage.topic on standalone workers.
+        // Connect ignores offsets.storage.topic on standalone workers.
         let standalone = WorkerSupport {
-            topic_creation_enable: false,
             connector_offsets_topics: false,
             ..WorkerSupport::default()
         };
         let src = unsupported_settings(&c, ConnectorType::Source, &standalone);
         assert!(!keys(&src)
             .iter()
-            .any(|(k, _)| k.starts_with("topic.creation") || *k == "offsets.storage.topic"));
+            .any(|(k, _)| *k == "offsets.storage.topic"));
         let msg = refusal("c", &src).unwrap();
         assert!(
             msg.contains("exactly.once.support: This worker does not have exactly-once source support enabled."),

@@ -687,6 +687,59 @@ impl Herder for DistributedHerder {
         })
     }
 
+    fn connector_offsets(
+        &self,
+        name: &str,
+    ) -> HerderResult<crate::worker::connector_offsets::ConnectorOffsets> {
+        let snap = self.snapshot();
+        let config = snap
+            .connector_configs
+            .get(name)
+            .ok_or_else(|| HerderError::NotFound(format!("Connector {name} not found")))?;
+        crate::worker::connector_offsets::connector_offsets_of(&self.shared.worker, name, config)
+    }
+
+    fn modify_connector_offsets(
+        &self,
+        name: &str,
+        offsets: Option<Vec<crate::worker::connector_offsets::ConnectorOffset>>,
+    ) -> HerderResult<crate::worker::connector_offsets::Message> {
+        // Connect's `modifyConnectorOffsetsChecks`: no rebalance pending, the leader, the
+        // config topic read to its end, the connector STOPPED with no tasks.
+        if self.shared.membership.borrow().rebalancing {
+            return Err(HerderError::Conflict(REBALANCE_EXPECTED.into()));
+        }
+        self.require_leader()?;
+        // Serialised with the leader's config writes, so that no resume is written meanwhile
+        // through this worker.
+        let _guard = self.shared.write_lock.lock().unwrap();
+        self.shared
+            .config
+            .refresh(Duration::from_secs(30))
+            .map_err(|_| {
+                HerderError::Internal(
+                    "Failed to read to end of config topic before modifying connector offsets"
+                        .into(),
+                )
+            })?;
+        let snap = self.snapshot();
+        let config = snap
+            .connector_configs
+            .get(name)
+            .ok_or_else(|| HerderError::NotFound(format!("Connector {name} not found")))?;
+        crate::worker::connector_offsets::require_stopped(
+            name,
+            snap.target_state(name) == TargetState::Stopped,
+            snap.task_counts.get(name).copied().unwrap_or(0) as usize,
+        )?;
+        crate::worker::connector_offsets::modify_connector_offsets(
+            &self.shared.worker,
+            name,
+            config,
+            offsets.as_deref(),
+        )
+    }
+
     fn restart_connector(&self, name: &str) -> HerderResult<()> {
         let name = name.to_string();
         self.call_loop(|tx| LoopRequest::RestartConnector(name, tx))

@@ -186,6 +186,21 @@ pub trait Herder: Send + Sync {
     fn resume_connector(&self, name: &str) -> HerderResult<()>;
     /// `PUT /connectors/{c}/stop` (KIP-875).
     fn stop_connector(&self, name: &str) -> HerderResult<()>;
+    /// `GET /connectors/{c}/offsets` (KIP-875): a source connector's partitions and offsets,
+    /// a sink connector's consumer group offsets. 404 `Connector c not found`.
+    fn connector_offsets(
+        &self,
+        name: &str,
+    ) -> HerderResult<crate::worker::connector_offsets::ConnectorOffsets>;
+    /// `PATCH /connectors/{c}/offsets` (`Some`: the offsets to write) and `DELETE` (`None`: a
+    /// reset), only for a STOPPED connector (400 with Connect's message otherwise); on the
+    /// leader in distributed mode ([`HerderError::NotLeader`] elsewhere). The answer is
+    /// Connect's `{"message": ...}`.
+    fn modify_connector_offsets(
+        &self,
+        name: &str,
+        offsets: Option<Vec<crate::worker::connector_offsets::ConnectorOffset>>,
+    ) -> HerderResult<crate::worker::connector_offsets::Message>;
     /// Legacy `POST /connectors/{c}/restart`: the connector instance only.
     fn restart_connector(&self, name: &str) -> HerderResult<()>;
     /// `POST /connectors/{c}/tasks/{t}/restart`.

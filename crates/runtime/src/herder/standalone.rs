@@ -457,6 +457,50 @@ impl Herder for StandaloneHerder {
         )
     }
 
+    fn connector_offsets(
+        &self,
+        name: &str,
+    ) -> HerderResult<crate::worker::connector_offsets::ConnectorOffsets> {
+        let config = self
+            .connectors
+            .lock()
+            .unwrap()
+            .get(name)
+            .map(|c| c.config.clone())
+            .ok_or_else(|| Self::not_found(name))?;
+        crate::worker::connector_offsets::connector_offsets_of(&self.worker, name, &config)
+    }
+
+    fn modify_connector_offsets(
+        &self,
+        name: &str,
+        offsets: Option<Vec<crate::worker::connector_offsets::ConnectorOffset>>,
+    ) -> HerderResult<crate::worker::connector_offsets::Message> {
+        // Under the connector's serial lock: no resume can start its tasks meanwhile.
+        self.with_connector(
+            name,
+            || Self::not_found(name),
+            || {
+                let (config, target, tasks) = {
+                    let connectors = self.connectors.lock().unwrap();
+                    let c = connectors.get(name).ok_or_else(|| Self::not_found(name))?;
+                    (c.config.clone(), c.target, c.task_configs.len())
+                };
+                crate::worker::connector_offsets::require_stopped(
+                    name,
+                    target == TargetState::Stopped,
+                    tasks,
+                )?;
+                crate::worker::connector_offsets::modify_connector_offsets(
+                    &self.worker,
+                    name,
+                    &config,
+                    offsets.as_deref(),
+                )
+            },
+        )
+    }
+
     fn restart_connector(&self, name: &str) -> HerderResult<()> {
         let unknown = || HerderError::NotFound(format!("Unknown connector: {name}"));
         self.with_connector(name, unknown, || {

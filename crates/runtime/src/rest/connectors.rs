@@ -426,6 +426,51 @@ pub async fn stop(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// `GET /connectors/{c}/offsets` (KIP-875): `{"offsets": [{"partition": …, "offset": …}]}`.
+pub async fn get_offsets(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+) -> Result<Response, RestError> {
+    Ok(Json(call(&s, move |h| h.connector_offsets(&name)).await?).into_response())
+}
+
+/// `PATCH /connectors/{c}/offsets` (KIP-875): 200 with Connect's `{"message": …}`; 400
+/// `Partitions / offsets need to be provided for an alter offsets request` for a body without
+/// offsets; runs on the leader (forwarded).
+pub async fn alter_offsets(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+    body: Bytes,
+) -> Result<Response, RestError> {
+    let none = || {
+        RestError::new(
+            400,
+            "Partitions / offsets need to be provided for an alter offsets request",
+        )
+    };
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(none());
+    }
+    let parsed: crate::worker::connector_offsets::ConnectorOffsets = serde_json::from_slice(&body)
+        .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))?;
+    let offsets = parsed.offsets.filter(|o| !o.is_empty()).ok_or_else(none)?;
+    let message = call_settled(&s, move |h| {
+        h.modify_connector_offsets(&name, Some(offsets.clone()))
+    })
+    .await?;
+    Ok(Json(message).into_response())
+}
+
+/// `DELETE /connectors/{c}/offsets` (KIP-875): resets them; 200 with Connect's
+/// `{"message": …}`; runs on the leader (forwarded).
+pub async fn reset_offsets(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+) -> Result<Response, RestError> {
+    let message = call_settled(&s, move |h| h.modify_connector_offsets(&name, None)).await?;
+    Ok(Json(message).into_response())
+}
+
 /// `GET /connectors/{c}/tasks`.
 pub async fn tasks(
     State(s): State<RestState>,

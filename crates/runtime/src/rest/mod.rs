@@ -284,6 +284,12 @@ pub fn routes() -> Vec<(&'static str, MethodRouter<RestState>)> {
         ("/connectors/{name}/resume", put(connectors::resume)),
         ("/connectors/{name}/stop", put(connectors::stop)),
         (
+            "/connectors/{name}/offsets",
+            get(connectors::get_offsets)
+                .patch(connectors::alter_offsets)
+                .delete(connectors::reset_offsets),
+        ),
+        (
             "/connectors/{name}/tasks",
             get(connectors::tasks).post(connectors::put_tasks),
         ),

@@ -403,6 +403,66 @@ fn connectors_paths(p: &mut Map<String, Value>) {
         }),
     );
     p.insert(
+        "/connectors/{name}/offsets".into(),
+        json!({
+            "parameters": [connector_param()],
+            "get": Op {
+                summary: "Get a connector's offsets",
+                description: "A source connector's source partitions and offsets from the \
+                              offset store; a sink connector's committed offsets in its \
+                              consumer group (`kafka_topic`, `kafka_partition`, \
+                              `kafka_offset`). KIP-875.",
+                tag: "connectors",
+                scope: None,
+                parameters: vec![],
+                request: None,
+                responses: vec![
+                    ("200", body("The offsets.", schema("ConnectorOffsets"))),
+                    ("404", error(NOT_FOUND)),
+                    ("500", error("The offsets could not be read.")),
+                ],
+            }.build("getConnectorOffsets"),
+            "patch": Op {
+                summary: "Alter a connector's offsets",
+                description: "Writes the given offsets (a `null` offset removes one) for a \
+                              STOPPED connector, after its `alterOffsets` hook accepted them. \
+                              Runs on the leader. KIP-875.",
+                tag: "connectors",
+                scope: None,
+                parameters: vec![forward_param()],
+                request: Some((schema("ConnectorOffsets"), "The offsets to write.")),
+                responses: vec![
+                    ("200", body("The offsets were altered.", schema("Message"))),
+                    ("400", error("No offsets given, badly formed sink offsets, or the \
+                                   connector is not STOPPED.")),
+                    ("404", error(NOT_FOUND)),
+                    ("409", error(CONFLICT)),
+                    ("415", error(UNSUPPORTED)),
+                    ("500", error("The connector refused the offsets, or they could not be \
+                                   written.")),
+                ],
+            }.build("alterConnectorOffsets"),
+            "delete": Op {
+                summary: "Reset a connector's offsets",
+                description: "Removes every offset of a STOPPED connector (source: tombstones \
+                              in the offset store; sink: its consumer group is deleted). Runs \
+                              on the leader. KIP-875.",
+                tag: "connectors",
+                scope: None,
+                parameters: vec![forward_param()],
+                request: None,
+                responses: vec![
+                    ("200", body("The offsets were reset.", schema("Message"))),
+                    ("400", error("The connector is not STOPPED.")),
+                    ("404", error(NOT_FOUND)),
+                    ("409", error(CONFLICT)),
+                    ("500", error("The connector refused the reset, or it could not be \
+                                   written.")),
+                ],
+            }.build("resetConnectorOffsets"),
+        }),
+    );
+    p.insert(
         "/connectors/{name}/restart".into(),
         json!({
             "parameters": [connector_param()],
@@ -996,6 +1056,27 @@ fn components() -> Value {
                 "status": schema("ConnectorStateInfo"),
                 "info": nullable(schema("ConnectorInfo")),
             },
+        },
+        "ConnectorOffsets": {
+            "type": "object",
+            "required": ["offsets"],
+            "properties": {
+                "offsets": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "partition": { "type": ["object", "null"] },
+                            "offset": { "type": ["object", "null"] },
+                        },
+                    },
+                },
+            },
+        },
+        "Message": {
+            "type": "object",
+            "required": ["message"],
+            "properties": { "message": { "type": "string" } },
         },
         "ConnectorTopics": {
             "type": "object",

@@ -20,6 +20,9 @@ pub trait OffsetBackingStore: Send + Sync {
     fn get(&self, keys: &[Vec<u8>]) -> ConnectResult<HashMap<Vec<u8>, Vec<u8>>>;
     /// Stores entries durably; a `None` value removes the key. Returns once they are durable.
     fn set(&self, entries: Vec<OffsetEntry>) -> ConnectResult<()>;
+    /// Every stored entry (key bytes, value bytes), after catching up with the store (the
+    /// offsets topic is read to its end first). What the offsets API lists and resets.
+    fn entries(&self) -> ConnectResult<Vec<(Vec<u8>, Vec<u8>)>>;
     /// Like [`set`](Self::set), but gives up after `timeout`, or as soon as `abort` answers
     /// true (checked every few ms), with a retriable error (Connect's bounded offset flush,
     /// `offset.flush.timeout.ms`). Entries may still become durable later; what was durable
@@ -151,6 +154,34 @@ impl OffsetBackingStore for MemoryOffsetBackingStore {
         self.apply(entries);
         Ok(())
     }
+    fn entries(&self) -> ConnectResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        Ok(self.snapshot())
+    }
+}
+
+/// A connector's source partitions and offsets in `store` (Connect's
+/// `OffsetBackingStore.connectorPartitions` read through `OffsetStorageReader.offsets`): every
+/// key of the form `["<connector>", {partition}]` with an object value, sorted by the
+/// partition's JSON text. Keys in another form are skipped, as Connect skips them.
+pub fn connector_offsets(
+    store: &dyn OffsetBackingStore,
+    connector: &str,
+) -> ConnectResult<Vec<(SourceMap, SourceMap)>> {
+    let mut out: Vec<(String, SourceMap, SourceMap)> = Vec::new();
+    for (k, v) in store.entries()? {
+        let Ok((c, partition)) = parse_offset_key(&k) else {
+            continue;
+        };
+        if c != connector {
+            continue;
+        }
+        if let Ok(serde_json::Value::Object(offset)) = serde_json::from_slice(&v) {
+            let text = serde_json::to_string(&partition).unwrap_or_default();
+            out.push((text, partition, offset));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out.into_iter().map(|(_, p, o)| (p, o)).collect())
 }
 
 #[cfg(test)]

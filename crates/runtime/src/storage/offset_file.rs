@@ -114,6 +114,9 @@ impl OffsetBackingStore for FileOffsetBackingStore {
     fn get(&self, keys: &[Vec<u8>]) -> ConnectResult<HashMap<Vec<u8>, Vec<u8>>> {
         self.memory.get(keys)
     }
+    fn entries(&self) -> ConnectResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        Ok(self.memory.snapshot())
+    }
     fn set(&self, entries: Vec<OffsetEntry>) -> ConnectResult<()> {
         self.memory.apply(entries);
         self.save()

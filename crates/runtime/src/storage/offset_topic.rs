@@ -90,6 +90,10 @@ impl OffsetBackingStore for KafkaOffsetBackingStore {
         self.log.read_to_end(Duration::from_secs(30))?;
         self.memory.get(keys)
     }
+    fn entries(&self) -> ConnectResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.log.read_to_end(Duration::from_secs(30))?;
+        Ok(self.memory.snapshot())
+    }
     fn set(&self, entries: Vec<OffsetEntry>) -> ConnectResult<()> {
         for (k, v) in &entries {
             self.log.send_sync(k, v.as_deref())?;

@@ -6,12 +6,14 @@
 
 pub mod chain;
 pub mod connector;
+pub mod connector_offsets;
 pub mod converters;
 pub mod errors;
 pub mod sink_task;
 pub mod source_task;
 pub mod submitted_records;
 pub mod task;
+pub mod topic_creation;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
@@ -240,6 +242,11 @@ impl Worker {
         &self.statuses
     }
 
+    /// The worker's source offset store (the offsets topic, or the standalone offsets file).
+    pub fn offset_store(&self) -> Arc<dyn OffsetBackingStore> {
+        self.offsets.clone()
+    }
+
     /// `config` with the worker's config provider references resolved (Connect's
     /// `WorkerConfigTransformer.transform`); `what` names the instance, e.g. `connector c`, in
     /// the error, which names the key, the reference and the provider.
@@ -299,6 +306,7 @@ impl Worker {
                         .err()
                         .map(|e| e.to_string())
                 })
+                .or_else(|| self.topic_creation(&config, kind).err())
         });
         let instance = match (refused, self.plugins.new_connector(&class)) {
             (None, Ok(c)) => c,
@@ -309,11 +317,13 @@ impl Worker {
                     (None, Ok(_)) => unreachable!("handled above"),
                 };
                 tracing::error!(connector = name, error = %e, "connector cannot start");
+                // Connect fails the connector before its `WorkerConnector` exists, so the
+                // status carries no version.
                 self.put_connector_status_version(
                     name,
                     State::Failed,
                     Some(error_trace(&e, &format!("connector {name}"))),
-                    version,
+                    None,
                 );
                 return Err(e);
             }
@@ -436,6 +446,23 @@ impl Worker {
 
     /// The message a connector (or its task) fails with when its config sets what this worker
     /// cannot honour ([`unsupported_settings`]); `None` when it may run.
+    /// A source connector's topic creation rules (KIP-158): `Ok(None)` for sinks, when the
+    /// worker sets `topic.creation.enable=false`, or when the config sets no
+    /// `topic.creation.` key; `Err` is Connect's `ConfigException` message.
+    fn topic_creation(
+        &self,
+        config: &Props,
+        kind: ConnectorType,
+    ) -> Result<Option<crate::config::topic_creation::TopicCreation>, String> {
+        if kind != ConnectorType::Source {
+            return Ok(None);
+        }
+        crate::config::topic_creation::TopicCreation::from_config(
+            config,
+            self.config.settings().topic_creation_enable,
+        )
+    }
+
     fn refusal(&self, name: &str, config: &Props, kind: ConnectorType) -> Option<String> {
         let support = WorkerSupport::of(&self.config);
         unsupported::refusal(name, &unsupported_settings(config, kind, &support))
@@ -657,6 +684,9 @@ impl Worker {
         if let Some(message) = self.refusal(&id.connector, connector_config, kind) {
             return Err(fail(ConnectError::config(message)));
         }
+        let topic_creation = self
+            .topic_creation(connector_config, kind)
+            .map_err(|m| fail(ConnectError::config(m)))?;
         let errors = ErrorHandlingConfig::from_props(connector_config, kind).map_err(fail)?;
         let converters = converters::task_converters(&self.plugins, &self.config, connector_config)
             .map_err(fail)?;
@@ -683,6 +713,17 @@ impl Worker {
                     .map_err(|e| fail(ConnectError::config(e.to_string())))?,
                     converters,
                     offsets: self.offsets.clone(),
+                    topic_creation: match topic_creation {
+                        None => None,
+                        Some(rules) => Some((
+                            rules,
+                            clients::connector_admin_config(
+                                &self.config,
+                                prefixed(connector_config, "admin.override."),
+                            )
+                            .map_err(|e| fail(ConnectError::config(e.to_string())))?,
+                        )),
+                    },
                     control: control.clone(),
                     reporter,
                     counters,

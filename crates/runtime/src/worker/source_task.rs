@@ -140,6 +140,9 @@ pub struct SourceTaskArgs {
     pub producer_config: ClientConfig,
     pub converters: TaskConverters,
     pub offsets: Arc<dyn OffsetBackingStore>,
+    /// The connector's topic creation rules (KIP-158) and its admin client settings; `None`
+    /// when it does not create topics.
+    pub topic_creation: Option<(crate::config::topic_creation::TopicCreation, ClientConfig)>,
     pub control: Arc<TaskControl>,
     pub reporter: TaskStatusReporter,
     /// `topic.tracking.enable`: record the topics the task produces to (KIP-558).
@@ -179,6 +182,8 @@ struct Loop {
     /// Topics already recorded as active for the connector (KIP-558); `None` when topic
     /// tracking is disabled.
     topics_seen: Option<std::collections::HashSet<String>>,
+    /// Creates topics before their first record (KIP-158), when the connector asks for it.
+    topic_creator: Option<super::topic_creation::TopicCreator>,
     reporter: TaskStatusReporter,
     /// For tasks wanting `commit_record`: the records in flight by sequence number, and the
     /// acknowledgements the producer callback collected.
@@ -212,6 +217,7 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         producer_config,
         converters,
         offsets,
+        topic_creation,
         control,
         reporter,
         counters,
@@ -295,6 +301,8 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         control: control.clone(),
         counters,
         topics_seen: track_topics.then(std::collections::HashSet::new),
+        topic_creator: topic_creation
+            .map(|(rules, admin)| super::topic_creation::TopicCreator::new(rules, admin)),
         reporter: reporter.clone(),
         in_flight: record_acks.map(|a| (HashMap::new(), a)),
         offset_flush_timeout,
@@ -579,6 +587,9 @@ impl Loop {
             }
             Next::Stop => return Ok(false),
         };
+        if let Some(creator) = &mut self.topic_creator {
+            creator.ensure(&topic)?;
+        }
         if let Some(seen) = &mut self.topics_seen {
             if !seen.contains(&topic) {
                 self.reporter
