@@ -63,6 +63,10 @@ struct View {
     last_rebalance_ms: u64,
     /// Total time spent in rebalances, ms.
     rebalancing_ms_total: u64,
+    /// The longest rebalance, ms.
+    rebalance_max_ms: u64,
+    /// When the last rebalance completed, ms since the epoch (0 before the first).
+    last_rebalance_completed_ms: i64,
     /// Jobs this worker stopped in its last rebalance (revocations).
     jobs_stopped_last_rebalance: u64,
     /// Whether this worker's static claims are honoured in the current generation.
@@ -733,6 +737,10 @@ impl Herder for DistributedHerder {
         self.shared.worker.all_connector_counters()
     }
 
+    fn worker(&self) -> &Arc<Worker> {
+        &self.shared.worker
+    }
+
     fn status_store(&self) -> Arc<dyn crate::storage::status::StatusBackingStore> {
         self.shared.worker.statuses().clone()
     }
@@ -794,6 +802,8 @@ impl Herder for DistributedHerder {
             "rebalances": v.rebalances,
             "last_rebalance_ms": v.last_rebalance_ms,
             "rebalancing_ms_total": v.rebalancing_ms_total,
+            "rebalance_max_ms": v.rebalance_max_ms,
+            "last_rebalance_completed_ms": v.last_rebalance_completed_ms,
             "jobs_stopped_last_rebalance": v.jobs_stopped_last_rebalance,
             "static_claims": v.static_claims.as_ref().map(|(c, t)| serde_json::json!({"connectors": c, "tasks": t})),
             "static_in_effect": v.static_in_effect,
@@ -881,6 +891,8 @@ impl HerderLoop {
                         v.rebalances += 1;
                         v.last_rebalance_ms = started.elapsed().as_millis() as u64;
                         v.rebalancing_ms_total += v.last_rebalance_ms;
+                        v.rebalance_max_ms = v.rebalance_max_ms.max(v.last_rebalance_ms);
+                        v.last_rebalance_completed_ms = crate::worker::metrics::now_ms();
                     }
                     Err(CoordinatorError::Stopping) => break,
                     Err(e) => {

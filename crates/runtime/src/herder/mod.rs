@@ -237,6 +237,8 @@ pub trait Herder: Send + Sync {
     }
     /// Starts and stops of connector instances on this worker (a Tributary addition).
     fn connector_counters(&self) -> Vec<(String, TaskCountersSnapshot)>;
+    /// The worker running this herder's instances (for `/metrics`).
+    fn worker(&self) -> &std::sync::Arc<crate::worker::Worker>;
     /// The status store (statuses and KIP-558 active topics).
     fn status_store(&self) -> std::sync::Arc<dyn crate::storage::status::StatusBackingStore>;
     /// The worker configuration.

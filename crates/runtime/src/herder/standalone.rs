@@ -565,6 +565,10 @@ impl Herder for StandaloneHerder {
         self.worker.all_connector_counters()
     }
 
+    fn worker(&self) -> &Arc<Worker> {
+        &self.worker
+    }
+
     fn status_store(&self) -> Arc<dyn crate::storage::status::StatusBackingStore> {
         self.worker.statuses().clone()
     }
