@@ -115,6 +115,16 @@ fn prometheus_scrapes_connect_metrics_from_two_workers() {
     let w2 = DistributedWorker::start(dir.path(), "w2", &bootstrap, &group, extra);
     w1.wait_joined();
     w2.wait_joined();
+    // KIP-1017: a joined worker is healthy, with Connect's body.
+    for w in [&w1, &w2] {
+        assert_eq!(
+            w.get("/health"),
+            (
+                200,
+                json!({"status": "healthy", "message": "Worker has completed startup and is ready to handle requests."})
+            )
+        );
+    }
     let Some(prom) = Prometheus::start(dir.path(), &[w1.id(), w2.id()]) else {
         return;
     };

@@ -114,6 +114,8 @@ enum LoopRequest {
     RestartConnector(String, oneshot::Sender<HerderResult<()>>),
     RestartTask(ConnectorTaskId, oneshot::Sender<HerderResult<()>>),
     Reconfigure(String),
+    /// KIP-1017's `GET /health`: answered as soon as the loop takes it.
+    HealthCheck(oneshot::Sender<HerderResult<()>>),
 }
 
 /// How long heartbeats stay expedited after another worker was seen stopping a job (see
@@ -735,6 +737,17 @@ impl Herder for DistributedHerder {
 
     fn connector_counters(&self) -> Vec<(String, TaskCountersSnapshot)> {
         self.shared.worker.all_connector_counters()
+    }
+
+    /// Ready once the worker has completed its first rebalance.
+    fn is_ready(&self) -> bool {
+        self.shared.membership.borrow().settled > 0
+    }
+
+    /// A round trip through the herder loop, which handles requests between rebalances,
+    /// config events and restarts: a loop stuck in one of them does not answer.
+    fn health_check(&self) -> HerderResult<()> {
+        self.call_loop(LoopRequest::HealthCheck)
     }
 
     fn worker(&self) -> &Arc<Worker> {
@@ -1612,6 +1625,10 @@ impl HerderLoop {
         match req {
             LoopRequest::Reconfigure(c) => {
                 self.pending_reconfigure.insert(c);
+            }
+            LoopRequest::HealthCheck(reply) => {
+                // The prober may have given up waiting.
+                reply.send(Ok(())).ok();
             }
             LoopRequest::RestartConnector(c, reply) => {
                 let r = self.restart_connector(c).await;

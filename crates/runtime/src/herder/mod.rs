@@ -237,6 +237,15 @@ pub trait Herder: Send + Sync {
     }
     /// Starts and stops of connector instances on this worker (a Tributary addition).
     fn connector_counters(&self) -> Vec<(String, TaskCountersSnapshot)>;
+    /// Whether the herder completed its startup (Connect's `Herder.isReady`): a distributed
+    /// worker once it has joined the group for the first time; a standalone one at once.
+    fn is_ready(&self) -> bool {
+        true
+    }
+    /// KIP-1017's liveness probe (Connect's `Herder.healthCheck`): returns once the herder's
+    /// control loop has handled a request, which blocks while the loop is busy or stuck; the
+    /// REST layer bounds the wait. Errors when the herder has stopped.
+    fn health_check(&self) -> HerderResult<()>;
     /// The worker running this herder's instances (for `/metrics`).
     fn worker(&self) -> &std::sync::Arc<crate::worker::Worker>;
     /// The status store (statuses and KIP-558 active topics).
