@@ -28,6 +28,7 @@ use tributary_group::assignor::{ConfigSnapshot, DepartedJob, Job};
 use tributary_group::client::{ConnectionSecurity, GroupConfig, GroupMember, RejoinReason};
 use tributary_group::{Assignment, ConnectProtocol};
 
+use super::auto_restart;
 use super::coordinator::{delta, stopped, CoordinatorError, RoundOutcome, WorkerCoordinator};
 use super::info::{ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState};
 use super::restart::build_restart_plan;
@@ -108,6 +109,8 @@ struct Shared {
     /// When the stop was requested: the clean stop ends `task.shutdown.graceful.timeout.ms`
     /// after it.
     stop_requested: std::sync::OnceLock<Instant>,
+    /// Automatic restarts of the instances this worker runs.
+    supervisor: Mutex<auto_restart::Supervisor>,
 }
 
 enum LoopRequest {
@@ -349,12 +352,19 @@ impl DistributedHerder {
         .await??;
 
         let reconfigure = requests_tx.clone();
+        // The worker's statuses go through a watch that reports its FAILED ones to the loop
+        // (automatic restarts).
+        let (failures_tx, failures_rx) = mpsc::unbounded_channel();
         let worker = Arc::new(Worker::new(
             worker_id.clone(),
             config.clone(),
             plugins,
             offsets.clone(),
-            statuses.clone(),
+            Arc::new(auto_restart::FailureWatch::new(
+                statuses.clone(),
+                worker_id.clone(),
+                failures_tx,
+            )),
             Arc::new(move |name| {
                 // Fails only once the herder loop has ended (the worker is stopping).
                 if reconfigure.send(LoopRequest::Reconfigure(name)).is_err() {
@@ -389,6 +399,7 @@ impl DistributedHerder {
             membership: watch::Sender::new(Membership::joining()),
             stopping: AtomicBool::new(false),
             stop_requested: std::sync::OnceLock::new(),
+            supervisor: Mutex::default(),
         });
 
         let mut group = GroupConfig::new(group_id, format!("connect-{worker_id}"));
@@ -424,6 +435,7 @@ impl DistributedHerder {
             stopping: stop_rx,
             events: events_rx,
             requests: requests_rx,
+            failures: failures_rx,
             need_rejoin: true,
             in_use: None,
             held: Assignment::default(),
@@ -552,6 +564,25 @@ impl DistributedHerder {
             .map_err(|_| HerderError::Internal("the herder is stopped".into()))?
     }
 
+    /// The automatic restart record of an instance this worker runs (or ran), for its status.
+    fn auto_restart_info(
+        &self,
+        instance: &auto_restart::Instance,
+    ) -> Option<super::info::AutoRestartInfo> {
+        let sup = self.shared.supervisor.lock().unwrap();
+        let r = sup.record(instance)?;
+        Some(super::info::AutoRestartInfo {
+            restarts: r.restarts,
+            last_failure_trace: r.last_failure_trace.clone(),
+            last_failure_ms: r.last_failure_ms,
+            next_restart_in_ms: r
+                .due
+                .map(|d| d.saturating_duration_since(Instant::now()).as_millis() as u64),
+            backoff_ms: r.next_backoff_ms,
+            exhausted: r.exhausted,
+        })
+    }
+
     fn write(
         &self,
         f: impl FnOnce(&KafkaConfigBackingStore) -> tributary_api::ConnectResult<()>,
@@ -634,11 +665,21 @@ impl Herder for DistributedHerder {
             .get(name)
             .map(|c| self.connector_type(c))
             .unwrap_or_else(|| "unknown".into());
-        super::connector_state_info(self.shared.statuses.as_ref(), name, ctype)
+        let mut info = super::connector_state_info(self.shared.statuses.as_ref(), name, ctype)?;
+        info.connector.auto_restart =
+            self.auto_restart_info(&auto_restart::Instance::Connector(name.to_string()));
+        for t in &mut info.tasks {
+            t.auto_restart = self.auto_restart_info(&auto_restart::Instance::Task(
+                ConnectorTaskId::new(name, t.id),
+            ));
+        }
+        Ok(info)
     }
 
     fn task_status(&self, id: &ConnectorTaskId) -> HerderResult<TaskState> {
-        super::task_state(self.shared.statuses.as_ref(), id)
+        let mut state = super::task_state(self.shared.statuses.as_ref(), id)?;
+        state.auto_restart = self.auto_restart_info(&auto_restart::Instance::Task(id.clone()));
+        Ok(state)
     }
 
     fn task_configs(&self, name: &str) -> HerderResult<Vec<TaskInfo>> {
@@ -750,6 +791,13 @@ impl Herder for DistributedHerder {
         self.call_loop(LoopRequest::HealthCheck)
     }
 
+    fn auto_restart_counts(&self) -> Vec<(auto_restart::Instance, u32)> {
+        let sup = self.shared.supervisor.lock().unwrap();
+        sup.records()
+            .map(|(i, r)| (i.clone(), r.restarts))
+            .collect()
+    }
+
     fn worker(&self) -> &Arc<Worker> {
         &self.shared.worker
     }
@@ -833,6 +881,8 @@ struct HerderLoop {
     stopping: watch::Receiver<bool>,
     rejoin: tokio::sync::watch::Receiver<Option<tributary_group::client::RejoinReason>>,
     events: mpsc::UnboundedReceiver<ConfigEvent>,
+    /// FAILED statuses this worker wrote (automatic restarts).
+    failures: mpsc::UnboundedReceiver<auto_restart::Failure>,
     requests: mpsc::UnboundedReceiver<LoopRequest>,
     need_rejoin: bool,
     /// The protocol negotiated in the last completed rebalance.
@@ -940,11 +990,13 @@ impl HerderLoop {
             }
             self.reconfigure_pending().await;
             let key_wait = self.maybe_rotate_session_key().await;
+            let restart_wait = self.request_due_restarts().await;
             let wait = match self.reconfigure_backoff {
                 Some((at, _)) => at.saturating_duration_since(Instant::now()),
                 None => Duration::from_secs(3600),
             }
             .min(key_wait)
+            .min(restart_wait)
             .min(
                 self.scheduled_rejoin
                     .map(|t| t.saturating_duration_since(Instant::now()))
@@ -976,6 +1028,7 @@ impl HerderLoop {
                         Some(r) => self.handle_request(r).await,
                     }
                 }
+                Some(failure) = self.failures.recv() => self.on_failure(failure),
                 changed = self.rejoin.changed() => {
                     if changed.is_ok() {
                         let reason = self.rejoin.borrow_and_update().clone();
@@ -997,6 +1050,56 @@ impl HerderLoop {
 }
 
 impl HerderLoop {
+    /// A FAILED status this worker wrote: scheduled for an automatic restart under its
+    /// connector's `tributary.restart.*` settings (nothing when they are off).
+    fn on_failure(&mut self, failure: auto_restart::Failure) {
+        let snap = self.shared.config.snapshot();
+        let policy = snap
+            .connector_configs
+            .get(failure.instance.connector())
+            .and_then(|c| crate::config::auto_restart::policy(c).ok().flatten());
+        let mut sup = self.shared.supervisor.lock().unwrap();
+        if policy.is_none() {
+            sup.forget_connector(failure.instance.connector());
+            return;
+        }
+        tracing::info!(instance = ?failure.instance, "failed; automatic restart scheduled");
+        sup.failed(
+            failure,
+            policy.as_ref(),
+            Instant::now(),
+            crate::worker::metrics::now_ms(),
+        );
+    }
+
+    /// Writes a KIP-745 restart request (`onlyFailed`, `includeTasks`) for every connector
+    /// with an automatic restart due; returns how long until the next one is due.
+    async fn request_due_restarts(&mut self) -> Duration {
+        let due = self
+            .shared
+            .supervisor
+            .lock()
+            .unwrap()
+            .take_due(Instant::now());
+        for connector in due {
+            let request = RestartRequest {
+                connector: connector.clone(),
+                only_failed: true,
+                include_tasks: true,
+            };
+            tracing::info!(connector = %connector, "automatic restart of failed instances");
+            let written = self
+                .blocking(move |s| s.config.put_restart_request(&request))
+                .await;
+            if let Err(e) = written {
+                tracing::warn!(connector = %connector, "automatic restart request not written: {e}");
+            }
+        }
+        let next = self.shared.supervisor.lock().unwrap().next_due();
+        next.map(|t| t.saturating_duration_since(Instant::now()))
+            .unwrap_or(Duration::from_secs(3600))
+    }
+
     /// KIP-507: the leader of a sessioned group writes a new session key when there is none,
     /// or it expired, or it is not a key this worker would generate. Returns how long until the
     /// next check is due.

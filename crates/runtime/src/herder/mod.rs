@@ -5,6 +5,7 @@
 //! Herder calls are synchronous (they may wait for connectors and tasks to start or stop); the
 //! REST layer runs them on blocking threads.
 
+pub mod auto_restart;
 pub mod coordinator;
 pub mod distributed;
 pub mod info;
@@ -246,6 +247,11 @@ pub trait Herder: Send + Sync {
     /// control loop has handled a request, which blocks while the loop is busy or stuck; the
     /// REST layer bounds the wait. Errors when the herder has stopped.
     fn health_check(&self) -> HerderResult<()>;
+    /// Automatic restarts requested per instance by this worker (`tributary.restart.*`;
+    /// distributed workers only), for `/metrics`.
+    fn auto_restart_counts(&self) -> Vec<(auto_restart::Instance, u32)> {
+        Vec::new()
+    }
     /// The worker running this herder's instances (for `/metrics`).
     fn worker(&self) -> &std::sync::Arc<crate::worker::Worker>;
     /// The status store (statuses and KIP-558 active topics).
@@ -282,6 +288,7 @@ pub fn connector_state_info(
             worker_id: s.worker_id,
             version: s.version,
             trace: s.trace.filter(|t| !t.is_empty()),
+            auto_restart: None,
         })
         .collect();
     Ok(ConnectorStateInfo {
@@ -291,6 +298,7 @@ pub fn connector_state_info(
             worker_id: cs.worker_id,
             version: cs.version,
             trace: cs.trace.filter(|t| !t.is_empty()),
+            auto_restart: None,
         },
         tasks,
         connector_type,
@@ -311,5 +319,6 @@ pub fn task_state(
         worker_id: s.worker_id,
         version: s.version,
         trace: s.trace.filter(|t| !t.is_empty()),
+        auto_restart: None,
     })
 }

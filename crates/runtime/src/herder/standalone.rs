@@ -282,6 +282,13 @@ impl Herder for StandaloneHerder {
             self.worker.config.providers(),
             &config,
         )?;
+        // Automatic restarts need the config topic's KIP-745 restart path: distributed only.
+        if let Ok(Some(_)) = crate::config::auto_restart::policy(&config) {
+            return Err(HerderError::BadRequest(format!(
+                "{} is only supported by distributed workers (automatic restarts go through the config topic)",
+                crate::config::auto_restart::ENABLE
+            )));
+        }
         loop {
             // A new connector: its serial lock is taken before it appears in the map.
             let fresh = Arc::new(Mutex::new(()));

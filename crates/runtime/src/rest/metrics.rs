@@ -79,11 +79,24 @@ pub async fn metrics(State(s): State<RestState>) -> Result<Response, RestError> 
     let tasks = call(&s, |h| Ok(h.task_counters())).await?;
     let connect = call(&s, |h| {
         let statuses = h.status_store();
-        Ok(connect_families(
-            h.worker(),
-            statuses.as_ref(),
-            &h.worker_info(),
-        ))
+        let mut f = connect_families(h.worker(), statuses.as_ref(), &h.worker_info());
+        for (instance, restarts) in h.auto_restart_counts() {
+            match instance {
+                crate::herder::auto_restart::Instance::Connector(c) => f.set(
+                    "tributary_connector_auto_restarts_total",
+                    "Automatic restarts this worker requested for the connector instance (tributary.restart.*)",
+                    &[("connector", &c)],
+                    f64::from(restarts),
+                ),
+                crate::herder::auto_restart::Instance::Task(t) => f.set(
+                    "tributary_task_auto_restarts_total",
+                    "Automatic restarts this worker requested for the task (tributary.restart.*)",
+                    &[("connector", &t.connector), ("task", &t.task.to_string())],
+                    f64::from(restarts),
+                ),
+            }
+        }
+        Ok(f)
     })
     .await?;
     let mut registry = Registry::default();
