@@ -673,12 +673,14 @@ impl Herder for DistributedHerder {
                 ConnectorTaskId::new(name, t.id),
             ));
         }
+        super::add_progress(&self.shared.worker, &mut info);
         Ok(info)
     }
 
     fn task_status(&self, id: &ConnectorTaskId) -> HerderResult<TaskState> {
         let mut state = super::task_state(self.shared.statuses.as_ref(), id)?;
         state.auto_restart = self.auto_restart_info(&auto_restart::Instance::Task(id.clone()));
+        state.progress = self.shared.worker.task_progress(id);
         Ok(state)
     }
 

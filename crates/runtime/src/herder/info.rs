@@ -77,6 +77,10 @@ pub struct TaskState {
     /// answering worker runs it (see [`AutoRestartInfo`]); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub auto_restart: Option<AutoRestartInfo>,
+    /// Tributary: how recently the task completed a `poll` / `put`, when the answering worker
+    /// runs it (`{"last_call_age_ms"?, "call_running_ms"?, "stalled"}`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub progress: Option<crate::worker::metrics::Progress>,
 }
 
 /// `ConnectorStateInfo`: `{"name","connector","tasks","type"}`.

@@ -8,6 +8,7 @@
 pub mod auto_restart;
 pub mod coordinator;
 pub mod distributed;
+pub mod health;
 pub mod info;
 pub mod restart;
 pub mod session;
@@ -269,6 +270,13 @@ pub trait Herder: Send + Sync {
     }
 }
 
+/// Adds the progress of the tasks `worker` runs (Tributary's `progress` field).
+pub fn add_progress(worker: &crate::worker::Worker, info: &mut ConnectorStateInfo) {
+    for t in &mut info.tasks {
+        t.progress = worker.task_progress(&ConnectorTaskId::new(&info.name, t.id));
+    }
+}
+
 /// A connector's `ConnectorStateInfo` from a status store: 404 `No status found for connector c`
 /// without a connector status; tasks in id order; empty traces left out.
 pub fn connector_state_info(
@@ -289,6 +297,7 @@ pub fn connector_state_info(
             version: s.version,
             trace: s.trace.filter(|t| !t.is_empty()),
             auto_restart: None,
+            progress: None,
         })
         .collect();
     Ok(ConnectorStateInfo {
@@ -320,5 +329,6 @@ pub fn task_state(
         version: s.version,
         trace: s.trace.filter(|t| !t.is_empty()),
         auto_restart: None,
+        progress: None,
     })
 }

@@ -55,6 +55,7 @@ pub fn build_restart_plan(
                 ts.trace.clone().filter(|t| !t.is_empty())
             },
             auto_restart: None,
+            progress: None,
         });
     }
     Some(RestartPlan {

@@ -383,11 +383,15 @@ impl Herder for StandaloneHerder {
                 .map(|c| self.connector_type(&c.config))
                 .unwrap_or_else(|| "unknown".into())
         };
-        super::connector_state_info(self.worker.statuses().as_ref(), name, ctype)
+        let mut info = super::connector_state_info(self.worker.statuses().as_ref(), name, ctype)?;
+        super::add_progress(&self.worker, &mut info);
+        Ok(info)
     }
 
     fn task_status(&self, id: &ConnectorTaskId) -> HerderResult<TaskState> {
-        super::task_state(self.worker.statuses().as_ref(), id)
+        let mut state = super::task_state(self.worker.statuses().as_ref(), id)?;
+        state.progress = self.worker.task_progress(id);
+        Ok(state)
     }
 
     fn task_configs(&self, name: &str) -> HerderResult<Vec<TaskInfo>> {

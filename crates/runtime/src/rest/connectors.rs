@@ -488,6 +488,21 @@ pub async fn task_counters(State(s): State<RestState>) -> Result<Response, RestE
     Ok(Json(map).into_response())
 }
 
+/// `GET /tributary/connector-health` (Tributary): every connector's health summary from the
+/// statuses ([`crate::herder::health`]): `{"<name>": {"health": "HEALTHY"|"DEGRADED"|…,
+/// "connector": "<state>", "tasks": {"total": n, "<STATE>": n…}}}`.
+pub async fn connector_health(State(s): State<RestState>) -> Result<Response, RestError> {
+    let summaries = call(&s, |h| {
+        let names = h.connectors()?;
+        Ok(crate::herder::health::summaries(
+            h.status_store().as_ref(),
+            &names,
+        ))
+    })
+    .await?;
+    Ok(Json(summaries).into_response())
+}
+
 /// Internal `POST /connectors/{c}/tasks`: task configs from the worker running the connector,
 /// written by the leader (204).
 pub async fn put_tasks(

@@ -79,7 +79,13 @@ pub async fn metrics(State(s): State<RestState>) -> Result<Response, RestError> 
     let tasks = call(&s, |h| Ok(h.task_counters())).await?;
     let connect = call(&s, |h| {
         let statuses = h.status_store();
-        let mut f = connect_families(h.worker(), statuses.as_ref(), &h.worker_info());
+        let all_connectors = h.connectors().unwrap_or_default();
+        let mut f = connect_families(
+            h.worker(),
+            statuses.as_ref(),
+            &h.worker_info(),
+            &all_connectors,
+        );
         for (instance, restarts) in h.auto_restart_counts() {
             match instance {
                 crate::herder::auto_restart::Instance::Connector(c) => f.set(
@@ -260,6 +266,7 @@ fn connect_families(
     worker: &Arc<Worker>,
     statuses: &dyn crate::storage::status::StatusBackingStore,
     info: &serde_json::Value,
+    all_connectors: &[String],
 ) -> Families {
     let mut f = Families::default();
     let tasks = worker.running_task_metrics();
@@ -308,6 +315,43 @@ fn connect_families(
     }
     for (id, counters) in &tasks {
         task_groups(&mut f, id, counters, statuses);
+        if let Some(p) = worker.task_progress(id) {
+            let task = id.task.to_string();
+            let l: [(&str, &str); 2] = [("connector", &id.connector), ("task", &task)];
+            f.set(
+                "tributary_task_last_call_age_ms",
+                "Ms since the task's loop last completed a poll/put turn (NaN before the first)",
+                &l,
+                p.last_call_age_ms.map(|v| v as f64).unwrap_or(f64::NAN),
+            );
+            f.set(
+                "tributary_task_call_running_ms",
+                "Ms the task's running poll/put call has run (0: none running)",
+                &l,
+                p.call_running_ms.unwrap_or(0) as f64,
+            );
+            f.set(
+                "tributary_task_stalled",
+                "1 when the task's poll/put has run for tributary.task.stall.threshold.ms or more",
+                &l,
+                f64::from(u8::from(p.stalled)),
+            );
+        }
+    }
+    // Every connector's health, as this worker sees the statuses (the same on every worker).
+    for (name, summary) in crate::herder::health::summaries(statuses, all_connectors) {
+        f.set(
+            "tributary_connector_health",
+            "1, with the connector's health (healthy, degraded, failed, paused, stopped, unassigned, restarting) as label",
+            &[("connector", &name), ("health", summary.health.as_label())],
+            1.0,
+        );
+        f.set(
+            "tributary_connector_failed_tasks",
+            "The connector's FAILED tasks, cluster-wide",
+            &[("connector", &name)],
+            summary.count("FAILED") as f64,
+        );
     }
     f
 }

@@ -180,6 +180,12 @@ pub struct TaskMetrics {
     pub commit_seq_no: AtomicU64,
     /// Sink: partitions assigned to the task's consumer (`partition-count`).
     pub partition_count: AtomicI64,
+    /// When the `poll` (source) or `put` (sink) running now began, ms since the epoch (0:
+    /// none running).
+    call_started_ms: AtomicI64,
+    /// When the task's loop last completed a turn (a `poll` returned; a sink's consumer poll
+    /// and `put` returned), ms since the epoch (0: not yet).
+    last_turn_ms: AtomicI64,
     /// `task-error-metrics`.
     pub errors: std::sync::Arc<ErrorMetrics>,
     /// The latest statistics of the task's producer (source) or consumer (sink), emitted by
@@ -207,6 +213,8 @@ impl Default for TaskMetrics {
             commit_completion_total: AtomicU64::new(0),
             commit_seq_no: AtomicU64::new(0),
             partition_count: AtomicI64::new(0),
+            call_started_ms: AtomicI64::new(0),
+            last_turn_ms: AtomicI64::new(0),
             errors: Default::default(),
             client: Mutex::new(None),
         }
@@ -255,6 +263,31 @@ impl TaskMetrics {
         self.active.store(n, Ordering::Relaxed);
         self.active_max.fetch_max(n, Ordering::Relaxed);
     }
+    /// A `poll` or `put` call begins.
+    pub fn call_begins(&self) {
+        self.call_started_ms.store(now_ms(), Ordering::Relaxed);
+    }
+    /// The call returned.
+    pub fn call_ends(&self) {
+        self.call_started_ms.store(0, Ordering::Relaxed);
+        self.turn_done();
+    }
+    /// The task's loop completed a turn.
+    pub fn turn_done(&self) {
+        self.last_turn_ms.store(now_ms(), Ordering::Relaxed);
+    }
+    /// The task's progress at `now_ms`: how long ago its loop last completed a turn, and how
+    /// long the call running now has run; stalled when that call has run for `stall` or more.
+    pub fn progress(&self, now_ms: i64, stall: Duration) -> Progress {
+        let last = self.last_turn_ms.load(Ordering::Relaxed);
+        let started = self.call_started_ms.load(Ordering::Relaxed);
+        let call_running_ms = (started > 0).then(|| (now_ms - started).max(0) as u64);
+        Progress {
+            last_call_age_ms: (last > 0).then(|| (now_ms - last).max(0) as u64),
+            call_running_ms,
+            stalled: call_running_ms.is_some_and(|r| r >= stall.as_millis() as u64),
+        }
+    }
     /// Keeps the client statistics librdkafka just emitted.
     pub fn set_client_statistics(&self, stats: Statistics) {
         *self.client.lock().unwrap() = Some(Box::new(stats));
@@ -273,6 +306,19 @@ impl TaskMetrics {
         }
         (ok / (ok + failed), failed / (ok + failed))
     }
+}
+
+/// A task's progress (Tributary): see [`TaskMetrics::progress`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Progress {
+    /// Ms since the task's loop last completed a turn (`None` before the first).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub last_call_age_ms: Option<u64>,
+    /// Ms the `poll` or `put` running now has run (`None` when none runs).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub call_running_ms: Option<u64>,
+    /// The running call has run for `tributary.task.stall.threshold.ms` or more.
+    pub stalled: bool,
 }
 
 /// `task-error-metrics` (Connect's `ErrorHandlingMetrics`), recorded by the task's
@@ -375,6 +421,24 @@ mod tests {
         let (running, paused) = c.ratios(t0 + Duration::from_secs(4));
         assert!((running - 0.75).abs() < 1e-9, "{running}");
         assert!((paused - 0.25).abs() < 1e-9, "{paused}");
+    }
+
+    #[test]
+    fn a_call_running_past_the_threshold_is_stalled() {
+        let m = TaskMetrics::default();
+        let p = m.progress(now_ms(), Duration::from_secs(60));
+        assert_eq!(
+            (p.last_call_age_ms, p.call_running_ms, p.stalled),
+            (None, None, false)
+        );
+        m.call_begins();
+        m.call_ends();
+        m.call_started_ms.store(now_ms() - 5_000, Ordering::Relaxed);
+        let p = m.progress(now_ms(), Duration::from_secs(3));
+        assert!(p.stalled);
+        assert!(p.call_running_ms.unwrap() >= 5_000);
+        assert!(p.last_call_age_ms.unwrap() < 5_000);
+        assert!(!m.progress(now_ms(), Duration::from_secs(60)).stalled);
     }
 
     #[test]

@@ -784,6 +784,19 @@ impl Worker {
             .collect()
     }
 
+    /// The progress of a task running on this worker (`None` for others): see
+    /// [`metrics::TaskMetrics::progress`], stalled past `tributary.task.stall.threshold.ms`.
+    pub fn task_progress(&self, id: &ConnectorTaskId) -> Option<metrics::Progress> {
+        if !self.tasks.lock().unwrap().contains_key(id) {
+            return None;
+        }
+        let counters = self.counters.lock().unwrap().get(id).cloned()?;
+        Some(counters.metrics.progress(
+            metrics::now_ms(),
+            self.config.settings().task_stall_threshold,
+        ))
+    }
+
     /// The connectors running on this worker with their class, type and plugin version
     /// (`connector-metrics`), in name order.
     pub fn running_connectors(

@@ -435,8 +435,10 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                             errant.set_batch(raws);
                         }
                         let began = Instant::now();
+                        counters.metrics.call_begins();
                         put_with_retry(&mut s, &batch, &control)?;
                         let metrics = &counters.metrics;
+                        metrics.call_ends();
                         metrics.put_time.record(began.elapsed());
                         metrics.batch_sizes.record(batch.len() as u64);
                         if let Some(e) = errant.as_ref().and_then(|e| e.take_put_error()) {
@@ -466,6 +468,7 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                     }
                 }
             }
+            counters.metrics.turn_done();
             if last_commit.elapsed() >= offset_flush_interval {
                 let mut s = shared.lock().unwrap();
                 let metrics = &counters.metrics;

@@ -338,6 +338,7 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
             }
             if paused {
                 control.wait_while_paused(Duration::from_millis(500));
+                lp.counters.metrics.turn_done();
             } else {
                 lp.poll_and_send()?;
             }
@@ -425,8 +426,10 @@ impl Loop {
     fn poll_and_send(&mut self) -> ConnectResult<()> {
         self.deliver_commit_records()?;
         let began = Instant::now();
+        self.counters.metrics.call_begins();
         let polled = self.task.poll();
         let metrics = &self.counters.metrics;
+        metrics.call_ends();
         metrics.poll_time.record(began.elapsed());
         let records = match polled {
             Ok(r) => {
