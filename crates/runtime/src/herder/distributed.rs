@@ -680,7 +680,7 @@ impl Herder for DistributedHerder {
     fn task_status(&self, id: &ConnectorTaskId) -> HerderResult<TaskState> {
         let mut state = super::task_state(self.shared.statuses.as_ref(), id)?;
         state.auto_restart = self.auto_restart_info(&auto_restart::Instance::Task(id.clone()));
-        state.progress = self.shared.worker.task_progress(id);
+        state.progress = self.shared.worker.task_stall(id);
         Ok(state)
     }
 

@@ -77,8 +77,9 @@ pub struct TaskState {
     /// answering worker runs it (see [`AutoRestartInfo`]); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub auto_restart: Option<AutoRestartInfo>,
-    /// Tributary: how recently the task completed a `poll` / `put`, when the answering worker
-    /// runs it (`{"last_call_age_ms"?, "call_running_ms"?, "stalled"}`); absent otherwise.
+    /// Tributary: a task the answering worker runs whose `poll` / `put` has run for
+    /// `tributary.task.stall.threshold.ms` or more (`{"last_call_age_ms"?, "call_running_ms",
+    /// "stalled": true}`); absent otherwise, so a task making progress has Connect's body.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub progress: Option<crate::worker::metrics::Progress>,
 }

@@ -270,10 +270,10 @@ pub trait Herder: Send + Sync {
     }
 }
 
-/// Adds the progress of the tasks `worker` runs (Tributary's `progress` field).
+/// Adds the progress of the stalled tasks `worker` runs (Tributary's `progress` field).
 pub fn add_progress(worker: &crate::worker::Worker, info: &mut ConnectorStateInfo) {
     for t in &mut info.tasks {
-        t.progress = worker.task_progress(&ConnectorTaskId::new(&info.name, t.id));
+        t.progress = worker.task_stall(&ConnectorTaskId::new(&info.name, t.id));
     }
 }
 

@@ -1018,8 +1018,9 @@ fn components() -> Value {
             },
         },
         "TaskProgress": {
-            "description": "How recently a task running on the answering worker completed a \
-                            `poll` (source) or `put` (sink) call (Tributary).",
+            "description": "A stalled task running on the answering worker: its `poll` \
+                            (source) or `put` (sink) has run for \
+                            `tributary.task.stall.threshold.ms` or more (Tributary).",
             "type": "object",
             "required": ["stalled"],
             "properties": {

@@ -787,6 +787,16 @@ impl Worker {
     /// The progress of a task running on this worker (`None` for others): see
     /// [`metrics::TaskMetrics::progress`], stalled past `tributary.task.stall.threshold.ms`.
     pub fn task_progress(&self, id: &ConnectorTaskId) -> Option<metrics::Progress> {
+        self.task_progress_all(id)
+    }
+
+    /// [`Self::task_progress`] only when the task is stalled: what its status shows, so that
+    /// the status of a task making progress stays Connect's, unchanging body.
+    pub fn task_stall(&self, id: &ConnectorTaskId) -> Option<metrics::Progress> {
+        self.task_progress_all(id).filter(|p| p.stalled)
+    }
+
+    fn task_progress_all(&self, id: &ConnectorTaskId) -> Option<metrics::Progress> {
         if !self.tasks.lock().unwrap().contains_key(id) {
             return None;
         }
