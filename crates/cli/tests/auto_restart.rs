@@ -183,3 +183,43 @@ fn restarts_of_a_task_that_always_fails_stop_at_the_limit() {
     let (_, counters) = w.get("/tributary/task-counters");
     assert_eq!(counters["always-0"]["starts"], 4, "{counters}");
 }
+
+/// A connector instance that fails (Connect's MockSourceConnector in `connector-failure` mode
+/// raises an error after it started) is restarted too, and its restarts stop at the limit.
+#[test]
+fn a_failing_connector_instance_is_restarted_up_to_the_limit() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let (w1, w2) = cluster(dir.path(), &bootstrap);
+    let (code, body) = w1.send(
+        "POST",
+        "/connectors",
+        Some(
+            &json!({"name": "mockfail", "config": {
+                "connector.class": "org.apache.kafka.connect.tools.MockSourceConnector",
+                "mock_mode": "connector-failure",
+                "delay_ms": "100",
+                "tributary.restart.enable": "true",
+                "tributary.restart.backoff.initial.ms": "200",
+                "tributary.restart.max.attempts": "2",
+            }})
+            .to_string(),
+        ),
+    );
+    assert_eq!(code, 201, "{body}");
+    let status = wait_for(
+        "the connector's restarts to stop",
+        Duration::from_secs(60),
+        || {
+            [&w1, &w2].into_iter().find_map(|w| {
+                let (_, s) = w.get("/connectors/mockfail/status");
+                (s["connector"]["auto_restart"]["exhausted"] == true).then_some(s)
+            })
+        },
+    );
+    assert_eq!(status["connector"]["state"], "FAILED", "{status}");
+    assert_eq!(
+        status["connector"]["auto_restart"]["restarts"], 2,
+        "{status}"
+    );
+}

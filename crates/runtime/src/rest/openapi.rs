@@ -883,8 +883,10 @@ fn worker_paths(p: &mut Map<String, Value>) {
         json!({
             "get": Op {
                 summary: "Metrics",
-                description: "The worker's group state and per-task counters in the \
-                              OpenMetrics text format, for Prometheus.",
+                description: "Connect's metric groups (worker, rebalance, connector, task, \
+                              source, sink, task errors) under the Prometheus JMX exporter's \
+                              names, the task clients' librdkafka statistics, and Tributary's \
+                              own series, in the OpenMetrics text format (docs/metrics.md).",
                 tag: "tributary",
                 scope: Some("tributary"),
                 parameters: vec![],
