@@ -102,3 +102,46 @@ fn a_blocked_poll_is_stalled_and_a_failed_task_degrades_its_connector() {
         "{m}"
     );
 }
+
+/// KIP-1017 on a real cluster: a worker whose first join cannot complete (the group waits for
+/// a member that is frozen) answers 503 `starting`; once the member is back and the worker
+/// joined, 200 `healthy`, with Connect's bodies.
+#[test]
+fn health_is_starting_until_the_first_join_completes() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let group = unique("health");
+    // A long session: the coordinator waits for the frozen member rather than evicting it.
+    let extra = "session.timeout.ms=45000";
+    let mut w1 = DistributedWorker::start(dir.path(), "w1", &bootstrap, &group, extra);
+    w1.wait_joined();
+    let freeze = |signal: &str, pid: u32| {
+        let ok = std::process::Command::new("kill")
+            .args([signal, &pid.to_string()])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "kill {signal} {pid}");
+    };
+    let pid = w1.child.id();
+    freeze("-STOP", pid);
+    let w2 = DistributedWorker::start(dir.path(), "w2", &bootstrap, &group, extra);
+    let (code, body) = w2.get("/health");
+    freeze("-CONT", pid);
+    assert_eq!(
+        (code, body),
+        (
+            503,
+            json!({"status": "starting", "message": "Worker is still starting up."})
+        )
+    );
+    w2.wait_joined();
+    assert_eq!(
+        w2.get("/health"),
+        (
+            200,
+            json!({"status": "healthy", "message": "Worker has completed startup and is ready to handle requests."})
+        )
+    );
+    w1.kill();
+}
