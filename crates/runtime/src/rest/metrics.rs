@@ -23,8 +23,12 @@
 //!   metrics (`kafka_producer_*`, `kafka_consumer_*`, `kafka_consumer_fetch_manager_*`, label
 //!   `clientId`).
 //!
-//! The measurements come from [`crate::worker::metrics`]; README's "Metrics" section lists
-//! every series. Tributary's own series (`tributary_*`, from `GET /tributary/worker`) remain:
+//! The measurements come from [`crate::worker::metrics`]; `docs/metrics.md` lists every
+//! series. Tributary adds task liveness (`tributary_task_last_call_age_ms`,
+//! `tributary_task_call_running_ms`, `tributary_task_stalled`), connector health
+//! (`tributary_connector_health`, `tributary_connector_failed_tasks`) and automatic restart
+//! counts (`tributary_task_auto_restarts_total`, `tributary_connector_auto_restarts_total`), and
+//! keeps its earlier series (from `GET /tributary/worker`):
 //! `tributary_worker_generation`, `tributary_worker_leader`, `tributary_worker_rebalances`,
 //! `tributary_worker_rebalance_time_ms`, `tributary_worker_jobs_stopped_last_rebalance`,
 //! `tributary_worker_static_claims_in_effect`, `tributary_worker_connectors`,
