@@ -399,6 +399,7 @@ fn producer_config(
             ("enable.idempotence", "true".into()),
             ("client.id", client_id),
             ("linger.ms", "5".into()),
+            ("statistics.interval.ms", statistics_interval_ms(worker)),
             ("message.timeout.ms", "0".into()),
             ("queue.buffering.max.messages", "1000000".into()),
             (
@@ -411,6 +412,14 @@ fn producer_config(
             ("producer.override.", connector_overrides),
         ],
     )
+}
+
+/// librdkafka's `statistics.interval.ms` for task clients: the worker's
+/// `metrics.sample.window.ms` (their statistics feed `/metrics`).
+fn statistics_interval_ms(worker: &WorkerConfig) -> String {
+    let ms = worker.settings().metrics_sample_window.as_millis();
+    // librdkafka's maximum is 86400000.
+    ms.min(86_400_000).to_string()
 }
 
 /// The consumer configuration for a sink task (`Worker.baseConsumerConfigs`): group
@@ -436,6 +445,7 @@ pub fn sink_consumer_config(
             // `queued.min.messages`; Java's consumer fetches again as soon as its buffer drains.
             // At the 1 s default a fast sink stalls for most of every second.
             ("fetch.queue.backoff.ms", "10".into()),
+            ("statistics.interval.ms", statistics_interval_ms(worker)),
             (
                 "client.id",
                 format!("connector-consumer-{connector}-{task}"),

@@ -4,6 +4,7 @@
 //! `predicates` settings ([`transforms`]), error handling ([`errors`]), topic creation by source connectors ([`topic_creation`]) and the settings Tributary
 //! does not implement yet ([`unsupported`]).
 
+pub mod auto_restart;
 pub mod clients;
 pub mod connector;
 pub mod errors;

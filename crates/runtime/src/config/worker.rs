@@ -39,6 +39,8 @@ pub fn worker_config_def() -> ConfigDef {
         .define("task.shutdown.graceful.timeout.ms", Long, Some(Some("5000")), None, Low, "Total milliseconds the worker gives its tasks to stop cleanly (not a per-task budget).")
         .define("offset.flush.interval.ms", Long, Some(Some("60000")), None, Low, "Interval between source offset commits, in ms.")
         .define("offset.flush.timeout.ms", Long, Some(Some("5000")), None, Low, "Milliseconds an offset commit may wait for outstanding records to be acknowledged; after that the commit is abandoned and retried later.")
+        .define("tributary.task.stall.threshold.ms", Long, Some(Some("60000")), None, Low, "A task whose poll or put has run this long (ms) is reported stalled in its status and in /metrics (Tributary).")
+        .define("metrics.sample.window.ms", Long, Some(Some("30000")), None, Low, "How often task clients report librdkafka statistics to /metrics, in ms (Connect's metrics sample window).")
         .define("plugin.path", List, Some(None), None, Low, "Accepted for compatibility; Tributary's plugins are built in.")
         .define("listeners", List, Some(Some("http://:8083")), None, Low, "REST listeners, protocol://host:port; port 0 picks a free port.")
         .define("admin.listeners", List, Some(None), None, Low, "Listeners of the /admin endpoints (KIP-495); unset: on `listeners`; empty: disabled.")
@@ -408,6 +410,14 @@ pub struct WorkerSettings {
     /// `offset.flush.timeout.ms` (LONG, ms; default 5000 ms): how long an offset commit waits
     /// for outstanding records. A negative value counts as 0.
     pub offset_flush_timeout: Duration,
+    /// `metrics.sample.window.ms` (LONG, ms; default 30000 ms): Connect's metric sample
+    /// window; here, how often task producers and consumers emit librdkafka statistics
+    /// (`statistics.interval.ms`) for `/metrics`. Values below 1 ms count as 1 ms.
+    pub metrics_sample_window: Duration,
+    /// `tributary.task.stall.threshold.ms` (LONG, ms; default 60000 ms; Tributary): a task
+    /// whose `poll` or `put` has run this long is reported stalled. Values below 1 ms count as
+    /// 1 ms.
+    pub task_stall_threshold: Duration,
     /// `listeners` (LIST; default `http://:8083`), parsed; never empty.
     pub listeners: Vec<Listener>,
     /// `admin.listeners` (LIST; default null, KIP-495): `None` serves `/admin` on `listeners`;
@@ -564,6 +574,8 @@ impl WorkerSettings {
                 .millis_at_least("task.shutdown.graceful.timeout.ms", 0)?,
             offset_flush_interval: v.millis_at_least("offset.flush.interval.ms", 1)?,
             offset_flush_timeout: v.millis_at_least("offset.flush.timeout.ms", 0)?,
+            metrics_sample_window: v.millis_at_least("metrics.sample.window.ms", 1)?,
+            task_stall_threshold: v.millis_at_least("tributary.task.stall.threshold.ms", 1)?,
             listeners,
             admin_listeners,
             rest_advertised_host_name: v

@@ -28,6 +28,7 @@ use tributary_group::assignor::{ConfigSnapshot, DepartedJob, Job};
 use tributary_group::client::{ConnectionSecurity, GroupConfig, GroupMember, RejoinReason};
 use tributary_group::{Assignment, ConnectProtocol};
 
+use super::auto_restart;
 use super::coordinator::{delta, stopped, CoordinatorError, RoundOutcome, WorkerCoordinator};
 use super::info::{ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState};
 use super::restart::build_restart_plan;
@@ -63,6 +64,10 @@ struct View {
     last_rebalance_ms: u64,
     /// Total time spent in rebalances, ms.
     rebalancing_ms_total: u64,
+    /// The longest rebalance, ms.
+    rebalance_max_ms: u64,
+    /// When the last rebalance completed, ms since the epoch (0 before the first).
+    last_rebalance_completed_ms: i64,
     /// Jobs this worker stopped in its last rebalance (revocations).
     jobs_stopped_last_rebalance: u64,
     /// Whether this worker's static claims are honoured in the current generation.
@@ -104,12 +109,16 @@ struct Shared {
     /// When the stop was requested: the clean stop ends `task.shutdown.graceful.timeout.ms`
     /// after it.
     stop_requested: std::sync::OnceLock<Instant>,
+    /// Automatic restarts of the instances this worker runs.
+    supervisor: Mutex<auto_restart::Supervisor>,
 }
 
 enum LoopRequest {
     RestartConnector(String, oneshot::Sender<HerderResult<()>>),
     RestartTask(ConnectorTaskId, oneshot::Sender<HerderResult<()>>),
     Reconfigure(String),
+    /// KIP-1017's `GET /health`: answered as soon as the loop takes it.
+    HealthCheck(oneshot::Sender<HerderResult<()>>),
 }
 
 /// How long heartbeats stay expedited after another worker was seen stopping a job (see
@@ -343,12 +352,19 @@ impl DistributedHerder {
         .await??;
 
         let reconfigure = requests_tx.clone();
+        // The worker's statuses go through a watch that reports its FAILED ones to the loop
+        // (automatic restarts).
+        let (failures_tx, failures_rx) = mpsc::unbounded_channel();
         let worker = Arc::new(Worker::new(
             worker_id.clone(),
             config.clone(),
             plugins,
             offsets.clone(),
-            statuses.clone(),
+            Arc::new(auto_restart::FailureWatch::new(
+                statuses.clone(),
+                worker_id.clone(),
+                failures_tx,
+            )),
             Arc::new(move |name| {
                 // Fails only once the herder loop has ended (the worker is stopping).
                 if reconfigure.send(LoopRequest::Reconfigure(name)).is_err() {
@@ -383,6 +399,7 @@ impl DistributedHerder {
             membership: watch::Sender::new(Membership::joining()),
             stopping: AtomicBool::new(false),
             stop_requested: std::sync::OnceLock::new(),
+            supervisor: Mutex::default(),
         });
 
         let mut group = GroupConfig::new(group_id, format!("connect-{worker_id}"));
@@ -418,6 +435,7 @@ impl DistributedHerder {
             stopping: stop_rx,
             events: events_rx,
             requests: requests_rx,
+            failures: failures_rx,
             need_rejoin: true,
             in_use: None,
             held: Assignment::default(),
@@ -546,6 +564,25 @@ impl DistributedHerder {
             .map_err(|_| HerderError::Internal("the herder is stopped".into()))?
     }
 
+    /// The automatic restart record of an instance this worker runs (or ran), for its status.
+    fn auto_restart_info(
+        &self,
+        instance: &auto_restart::Instance,
+    ) -> Option<super::info::AutoRestartInfo> {
+        let sup = self.shared.supervisor.lock().unwrap();
+        let r = sup.record(instance)?;
+        Some(super::info::AutoRestartInfo {
+            restarts: r.restarts,
+            last_failure_trace: r.last_failure_trace.clone(),
+            last_failure_ms: r.last_failure_ms,
+            next_restart_in_ms: r
+                .due
+                .map(|d| d.saturating_duration_since(Instant::now()).as_millis() as u64),
+            backoff_ms: r.next_backoff_ms,
+            exhausted: r.exhausted,
+        })
+    }
+
     fn write(
         &self,
         f: impl FnOnce(&KafkaConfigBackingStore) -> tributary_api::ConnectResult<()>,
@@ -628,11 +665,23 @@ impl Herder for DistributedHerder {
             .get(name)
             .map(|c| self.connector_type(c))
             .unwrap_or_else(|| "unknown".into());
-        super::connector_state_info(self.shared.statuses.as_ref(), name, ctype)
+        let mut info = super::connector_state_info(self.shared.statuses.as_ref(), name, ctype)?;
+        info.connector.auto_restart =
+            self.auto_restart_info(&auto_restart::Instance::Connector(name.to_string()));
+        for t in &mut info.tasks {
+            t.auto_restart = self.auto_restart_info(&auto_restart::Instance::Task(
+                ConnectorTaskId::new(name, t.id),
+            ));
+        }
+        super::add_progress(&self.shared.worker, &mut info);
+        Ok(info)
     }
 
     fn task_status(&self, id: &ConnectorTaskId) -> HerderResult<TaskState> {
-        super::task_state(self.shared.statuses.as_ref(), id)
+        let mut state = super::task_state(self.shared.statuses.as_ref(), id)?;
+        state.auto_restart = self.auto_restart_info(&auto_restart::Instance::Task(id.clone()));
+        state.progress = self.shared.worker.task_stall(id);
+        Ok(state)
     }
 
     fn task_configs(&self, name: &str) -> HerderResult<Vec<TaskInfo>> {
@@ -786,6 +835,28 @@ impl Herder for DistributedHerder {
         self.shared.worker.all_connector_counters()
     }
 
+    /// Ready once the worker has completed its first rebalance.
+    fn is_ready(&self) -> bool {
+        self.shared.membership.borrow().settled > 0
+    }
+
+    /// A round trip through the herder loop, which handles requests between rebalances,
+    /// config events and restarts: a loop stuck in one of them does not answer.
+    fn health_check(&self) -> HerderResult<()> {
+        self.call_loop(LoopRequest::HealthCheck)
+    }
+
+    fn auto_restart_counts(&self) -> Vec<(auto_restart::Instance, u32)> {
+        let sup = self.shared.supervisor.lock().unwrap();
+        sup.records()
+            .map(|(i, r)| (i.clone(), r.restarts))
+            .collect()
+    }
+
+    fn worker(&self) -> &Arc<Worker> {
+        &self.shared.worker
+    }
+
     fn status_store(&self) -> Arc<dyn crate::storage::status::StatusBackingStore> {
         self.shared.worker.statuses().clone()
     }
@@ -847,6 +918,8 @@ impl Herder for DistributedHerder {
             "rebalances": v.rebalances,
             "last_rebalance_ms": v.last_rebalance_ms,
             "rebalancing_ms_total": v.rebalancing_ms_total,
+            "rebalance_max_ms": v.rebalance_max_ms,
+            "last_rebalance_completed_ms": v.last_rebalance_completed_ms,
             "jobs_stopped_last_rebalance": v.jobs_stopped_last_rebalance,
             "static_claims": v.static_claims.as_ref().map(|(c, t)| serde_json::json!({"connectors": c, "tasks": t})),
             "static_in_effect": v.static_in_effect,
@@ -863,6 +936,8 @@ struct HerderLoop {
     stopping: watch::Receiver<bool>,
     rejoin: tokio::sync::watch::Receiver<Option<tributary_group::client::RejoinReason>>,
     events: mpsc::UnboundedReceiver<ConfigEvent>,
+    /// FAILED statuses this worker wrote (automatic restarts).
+    failures: mpsc::UnboundedReceiver<auto_restart::Failure>,
     requests: mpsc::UnboundedReceiver<LoopRequest>,
     need_rejoin: bool,
     /// The protocol negotiated in the last completed rebalance.
@@ -934,6 +1009,8 @@ impl HerderLoop {
                         v.rebalances += 1;
                         v.last_rebalance_ms = started.elapsed().as_millis() as u64;
                         v.rebalancing_ms_total += v.last_rebalance_ms;
+                        v.rebalance_max_ms = v.rebalance_max_ms.max(v.last_rebalance_ms);
+                        v.last_rebalance_completed_ms = crate::worker::metrics::now_ms();
                     }
                     Err(CoordinatorError::Stopping) => break,
                     Err(e) => {
@@ -968,11 +1045,13 @@ impl HerderLoop {
             }
             self.reconfigure_pending().await;
             let key_wait = self.maybe_rotate_session_key().await;
+            let restart_wait = self.request_due_restarts().await;
             let wait = match self.reconfigure_backoff {
                 Some((at, _)) => at.saturating_duration_since(Instant::now()),
                 None => Duration::from_secs(3600),
             }
             .min(key_wait)
+            .min(restart_wait)
             .min(
                 self.scheduled_rejoin
                     .map(|t| t.saturating_duration_since(Instant::now()))
@@ -1004,6 +1083,7 @@ impl HerderLoop {
                         Some(r) => self.handle_request(r).await,
                     }
                 }
+                Some(failure) = self.failures.recv() => self.on_failure(failure),
                 changed = self.rejoin.changed() => {
                     if changed.is_ok() {
                         let reason = self.rejoin.borrow_and_update().clone();
@@ -1025,6 +1105,56 @@ impl HerderLoop {
 }
 
 impl HerderLoop {
+    /// A FAILED status this worker wrote: scheduled for an automatic restart under its
+    /// connector's `tributary.restart.*` settings (nothing when they are off).
+    fn on_failure(&mut self, failure: auto_restart::Failure) {
+        let snap = self.shared.config.snapshot();
+        let policy = snap
+            .connector_configs
+            .get(failure.instance.connector())
+            .and_then(|c| crate::config::auto_restart::policy(c).ok().flatten());
+        let mut sup = self.shared.supervisor.lock().unwrap();
+        if policy.is_none() {
+            sup.forget_connector(failure.instance.connector());
+            return;
+        }
+        tracing::info!(instance = ?failure.instance, "failed; automatic restart scheduled");
+        sup.failed(
+            failure,
+            policy.as_ref(),
+            Instant::now(),
+            crate::worker::metrics::now_ms(),
+        );
+    }
+
+    /// Writes a KIP-745 restart request (`onlyFailed`, `includeTasks`) for every connector
+    /// with an automatic restart due; returns how long until the next one is due.
+    async fn request_due_restarts(&mut self) -> Duration {
+        let due = self
+            .shared
+            .supervisor
+            .lock()
+            .unwrap()
+            .take_due(Instant::now());
+        for connector in due {
+            let request = RestartRequest {
+                connector: connector.clone(),
+                only_failed: true,
+                include_tasks: true,
+            };
+            tracing::info!(connector = %connector, "automatic restart of failed instances");
+            let written = self
+                .blocking(move |s| s.config.put_restart_request(&request))
+                .await;
+            if let Err(e) = written {
+                tracing::warn!(connector = %connector, "automatic restart request not written: {e}");
+            }
+        }
+        let next = self.shared.supervisor.lock().unwrap().next_due();
+        next.map(|t| t.saturating_duration_since(Instant::now()))
+            .unwrap_or(Duration::from_secs(3600))
+    }
+
     /// KIP-507: the leader of a sessioned group writes a new session key when there is none,
     /// or it expired, or it is not a key this worker would generate. Returns how long until the
     /// next check is due.
@@ -1653,6 +1783,10 @@ impl HerderLoop {
         match req {
             LoopRequest::Reconfigure(c) => {
                 self.pending_reconfigure.insert(c);
+            }
+            LoopRequest::HealthCheck(reply) => {
+                // The prober may have given up waiting.
+                reply.send(Ok(())).ok();
             }
             LoopRequest::RestartConnector(c, reply) => {
                 let r = self.restart_connector(c).await;

@@ -26,6 +26,25 @@ pub struct ConnectorInfo {
     pub connector_type: String,
 }
 
+/// `auto_restart` in a connector's or task's status (Tributary, `tributary.restart.*`):
+/// `{"restarts": n, "last_failure_trace": "…", "last_failure_ms": t, "next_restart_in_ms": n?,
+/// "backoff_ms": n?, "exhausted": bool}` — the restarts requested for the instance by the
+/// worker running it, the trace of its last failure and when it happened (ms since the epoch),
+/// how long until the scheduled restart and the whole wait it was given (both absent when none
+/// is scheduled), and whether `tributary.restart.max.attempts` was reached.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AutoRestartInfo {
+    pub restarts: u32,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub last_failure_trace: Option<String>,
+    pub last_failure_ms: i64,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub next_restart_in_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub backoff_ms: Option<u64>,
+    pub exhausted: bool,
+}
+
 /// A connector's state in `ConnectorStateInfo`: `{"state","worker_id","version","trace"?}`.
 /// `version` (KIP-891) is the plugin version from the status record, `null` when the record
 /// has none (Connect shows it the same way, after `worker_id`).
@@ -37,6 +56,10 @@ pub struct ConnectorState {
     pub version: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub trace: Option<String>,
+    /// Tributary's automatic restarts of the instance, when its connector has them on and the
+    /// answering worker runs it (see [`AutoRestartInfo`]); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub auto_restart: Option<AutoRestartInfo>,
 }
 
 /// A task's state: `{"id","state","worker_id","version","trace"?}`
@@ -50,6 +73,15 @@ pub struct TaskState {
     pub version: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub trace: Option<String>,
+    /// Tributary's automatic restarts of the instance, when its connector has them on and the
+    /// answering worker runs it (see [`AutoRestartInfo`]); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub auto_restart: Option<AutoRestartInfo>,
+    /// Tributary: a task the answering worker runs whose `poll` / `put` has run for
+    /// `tributary.task.stall.threshold.ms` or more (`{"last_call_age_ms"?, "call_running_ms",
+    /// "stalled": true}`); absent otherwise, so a task making progress has Connect's body.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub progress: Option<crate::worker::metrics::Progress>,
 }
 
 /// `ConnectorStateInfo`: `{"name","connector","tasks","type"}`.

@@ -5,8 +5,10 @@
 //! Herder calls are synchronous (they may wait for connectors and tasks to start or stop); the
 //! REST layer runs them on blocking threads.
 
+pub mod auto_restart;
 pub mod coordinator;
 pub mod distributed;
+pub mod health;
 pub mod info;
 pub mod restart;
 pub mod session;
@@ -252,6 +254,22 @@ pub trait Herder: Send + Sync {
     }
     /// Starts and stops of connector instances on this worker (a Tributary addition).
     fn connector_counters(&self) -> Vec<(String, TaskCountersSnapshot)>;
+    /// Whether the herder completed its startup (Connect's `Herder.isReady`): a distributed
+    /// worker once it has joined the group for the first time; a standalone one at once.
+    fn is_ready(&self) -> bool {
+        true
+    }
+    /// KIP-1017's liveness probe (Connect's `Herder.healthCheck`): returns once the herder's
+    /// control loop has handled a request, which blocks while the loop is busy or stuck; the
+    /// REST layer bounds the wait. Errors when the herder has stopped.
+    fn health_check(&self) -> HerderResult<()>;
+    /// Automatic restarts requested per instance by this worker (`tributary.restart.*`;
+    /// distributed workers only), for `/metrics`.
+    fn auto_restart_counts(&self) -> Vec<(auto_restart::Instance, u32)> {
+        Vec::new()
+    }
+    /// The worker running this herder's instances (for `/metrics`).
+    fn worker(&self) -> &std::sync::Arc<crate::worker::Worker>;
     /// The status store (statuses and KIP-558 active topics).
     fn status_store(&self) -> std::sync::Arc<dyn crate::storage::status::StatusBackingStore>;
     /// The worker configuration.
@@ -264,6 +282,13 @@ pub trait Herder: Send + Sync {
     /// rebalance to end before they run (distributed herders only; `None` otherwise).
     fn membership(&self) -> Option<tokio::sync::watch::Receiver<Membership>> {
         None
+    }
+}
+
+/// Adds the progress of the stalled tasks `worker` runs (Tributary's `progress` field).
+pub fn add_progress(worker: &crate::worker::Worker, info: &mut ConnectorStateInfo) {
+    for t in &mut info.tasks {
+        t.progress = worker.task_stall(&ConnectorTaskId::new(&info.name, t.id));
     }
 }
 
@@ -286,6 +311,8 @@ pub fn connector_state_info(
             worker_id: s.worker_id,
             version: s.version,
             trace: s.trace.filter(|t| !t.is_empty()),
+            auto_restart: None,
+            progress: None,
         })
         .collect();
     Ok(ConnectorStateInfo {
@@ -295,6 +322,7 @@ pub fn connector_state_info(
             worker_id: cs.worker_id,
             version: cs.version,
             trace: cs.trace.filter(|t| !t.is_empty()),
+            auto_restart: None,
         },
         tasks,
         connector_type,
@@ -315,5 +343,7 @@ pub fn task_state(
         worker_id: s.worker_id,
         version: s.version,
         trace: s.trace.filter(|t| !t.is_empty()),
+        auto_restart: None,
+        progress: None,
     })
 }

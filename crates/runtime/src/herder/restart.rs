@@ -54,6 +54,8 @@ pub fn build_restart_plan(
             } else {
                 ts.trace.clone().filter(|t| !t.is_empty())
             },
+            auto_restart: None,
+            progress: None,
         });
     }
     Some(RestartPlan {
@@ -75,6 +77,7 @@ pub fn build_restart_plan(
                 } else {
                     cs.trace.clone().filter(|t| !t.is_empty())
                 },
+                auto_restart: None,
             },
             tasks,
             connector_type: connector_type.to_string(),

@@ -282,6 +282,13 @@ impl Herder for StandaloneHerder {
             self.worker.config.providers(),
             &config,
         )?;
+        // Automatic restarts need the config topic's KIP-745 restart path: distributed only.
+        if let Ok(Some(_)) = crate::config::auto_restart::policy(&config) {
+            return Err(HerderError::BadRequest(format!(
+                "{} is only supported by distributed workers (automatic restarts go through the config topic)",
+                crate::config::auto_restart::ENABLE
+            )));
+        }
         loop {
             // A new connector: its serial lock is taken before it appears in the map.
             let fresh = Arc::new(Mutex::new(()));
@@ -376,11 +383,15 @@ impl Herder for StandaloneHerder {
                 .map(|c| self.connector_type(&c.config))
                 .unwrap_or_else(|| "unknown".into())
         };
-        super::connector_state_info(self.worker.statuses().as_ref(), name, ctype)
+        let mut info = super::connector_state_info(self.worker.statuses().as_ref(), name, ctype)?;
+        super::add_progress(&self.worker, &mut info);
+        Ok(info)
     }
 
     fn task_status(&self, id: &ConnectorTaskId) -> HerderResult<TaskState> {
-        super::task_state(self.worker.statuses().as_ref(), id)
+        let mut state = super::task_state(self.worker.statuses().as_ref(), id)?;
+        state.progress = self.worker.task_stall(id);
+        Ok(state)
     }
 
     fn task_configs(&self, name: &str) -> HerderResult<Vec<TaskInfo>> {
@@ -609,6 +620,18 @@ impl Herder for StandaloneHerder {
         self.worker.all_connector_counters()
     }
 
+    /// Takes the herder's lock, as every change of connectors does: a change stuck in a
+    /// plugin call holds the probe up (Connect's standalone `HealthCheckThread` synchronizes on
+    /// the herder the same way).
+    fn health_check(&self) -> HerderResult<()> {
+        drop(self.connectors.lock().unwrap());
+        Ok(())
+    }
+
+    fn worker(&self) -> &Arc<Worker> {
+        &self.worker
+    }
+
     fn status_store(&self) -> Arc<dyn crate::storage::status::StatusBackingStore> {
         self.worker.statuses().clone()
     }
@@ -625,4 +648,86 @@ impl Herder for StandaloneHerder {
 /// The connector type of a config, if its class resolves (for callers outside the herder).
 pub fn connector_type_of(plugins: &Plugins, config: &Props) -> Option<ConnectorType> {
     plugins.connector_type(config.get("connector.class")?)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::config::worker::{WorkerConfig, WorkerMode};
+    use crate::rest::connectors::health_within;
+    use crate::rest::RestState;
+    use crate::storage::offset_file::FileOffsetBackingStore;
+    use crate::storage::status::MemoryStatusBackingStore;
+
+    fn herder(dir: &std::path::Path) -> Arc<StandaloneHerder> {
+        let offsets_file = dir.join("offsets");
+        let raw: HashMap<String, String> = [
+            ("bootstrap.servers", "127.0.0.1:1"),
+            ("key.converter", "StringConverter"),
+            ("value.converter", "StringConverter"),
+            (
+                "offset.storage.file.filename",
+                offsets_file.to_str().unwrap(),
+            ),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let config = WorkerConfig::parse(WorkerMode::Standalone, raw, "test").unwrap();
+        let worker = Arc::new(Worker::new(
+            "127.0.0.1:0".into(),
+            config,
+            Arc::new(Plugins::new(tributary_plugins::builtin())),
+            Arc::new(FileOffsetBackingStore::open(&offsets_file).unwrap()),
+            Arc::new(MemoryStatusBackingStore::default()),
+            Arc::new(|_| {}),
+        ));
+        let (_tx, rx) = mpsc::channel();
+        StandaloneHerder::new(worker, None, rx)
+    }
+
+    async fn body(r: axum::response::Response) -> (u16, serde_json::Value) {
+        let status = r.status().as_u16();
+        let bytes = axum::body::to_bytes(r.into_body(), 1 << 20).await.unwrap();
+        (status, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    /// KIP-1017: healthy while the herder answers; Connect's 500 `unhealthy` body while a
+    /// change holds the herder past the timeout; healthy again once it lets go.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn health_is_unhealthy_while_the_herder_is_stuck() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = herder(dir.path());
+        let state = RestState::new(h.clone() as Arc<dyn Herder>, "http://127.0.0.1:0".into());
+        let healthy = serde_json::json!({"status": "healthy", "message": "Worker has completed startup and is ready to handle requests."});
+        assert_eq!(
+            body(health_within(&state, Duration::from_secs(10)).await).await,
+            (200, healthy.clone())
+        );
+        // Another thread holds the herder, as a change stuck in a plugin call would.
+        let (locked_tx, locked_rx) = mpsc::channel();
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let stuck = h.clone();
+        let holder = std::thread::spawn(move || {
+            let _held = stuck.connectors.lock().unwrap();
+            locked_tx.send(()).unwrap();
+            release_rx.recv().ok();
+        });
+        locked_rx.recv().unwrap();
+        let (code, b) = body(health_within(&state, Duration::from_millis(300)).await).await;
+        assert_eq!(code, 500);
+        assert_eq!(
+            b,
+            serde_json::json!({"status": "unhealthy", "message": "Worker was unable to handle this request and may be unable to handle other requests."})
+        );
+        release_tx.send(()).unwrap();
+        holder.join().unwrap();
+        assert_eq!(
+            body(health_within(&state, Duration::from_secs(10)).await).await,
+            (200, healthy)
+        );
+    }
 }

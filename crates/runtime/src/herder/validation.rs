@@ -108,6 +108,8 @@ pub fn validate(
             }
         }
     }
+    // Tributary's automatic restart settings (only reported when the config sets one).
+    framework_values.extend(crate::config::auto_restart::problems(config));
     // Settings Tributary does not implement: refused rather than run without them.
     for problem in unsupported_settings(config, plugin.connector_type, support) {
         if !problem.fatal {

@@ -172,14 +172,38 @@ pub async fn server_info(State(s): State<RestState>) -> Json<ServerInfo> {
 
 /// `GET /health` (KIP-1017): the herder answered a no-op request.
 pub async fn health(State(s): State<RestState>) -> Response {
-    match call(&s, |h| h.connectors()).await {
-        Ok(_) => Json(serde_json::json!({"status":"healthy","message":"Worker has completed startup and is ready to handle requests."})).into_response(),
-        Err(_) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            Json(serde_json::json!({"status":"unhealthy","message":"Worker was unable to handle this request and may be unable to handle other requests."})),
-        )
-            .into_response(),
+    health_within(&s, HEALTH_CHECK_TIMEOUT).await
+}
+
+/// How long `GET /health` waits for the herder (Connect's
+/// `RestServer.DEFAULT_HEALTH_CHECK_TIMEOUT_MS`, 10 s).
+pub const HEALTH_CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// KIP-1017's health check (Connect's `RootResource.healthCheck`), waiting at most `timeout`
+/// for the herder's control loop to answer ([`crate::herder::Herder::health_check`]):
+/// 200 `{"status":"healthy",…}` when it does; otherwise 503 `{"status":"starting",…}` while
+/// the herder has not completed its startup ([`crate::herder::Herder::is_ready`]), 500
+/// `{"status":"unhealthy",…}` after it (a loop busy or stuck for longer than `timeout`).
+/// The messages are Connect's (`WorkerStatus`).
+pub async fn health_within(s: &RestState, timeout: std::time::Duration) -> Response {
+    let herder = s.herder.clone();
+    let probe = tokio::task::spawn_blocking(move || herder.health_check());
+    let answered = matches!(tokio::time::timeout(timeout, probe).await, Ok(Ok(Ok(()))));
+    if answered && s.herder.is_ready() {
+        return Json(serde_json::json!({"status":"healthy","message":"Worker has completed startup and is ready to handle requests."})).into_response();
     }
+    if !s.herder.is_ready() {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(serde_json::json!({"status":"starting","message":"Worker is still starting up."})),
+        )
+            .into_response();
+    }
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        Json(serde_json::json!({"status":"unhealthy","message":"Worker was unable to handle this request and may be unable to handle other requests."})),
+    )
+        .into_response()
 }
 
 /// `GET /connectors[?expand=status&expand=info]`.
@@ -507,6 +531,21 @@ pub async fn task_counters(State(s): State<RestState>) -> Result<Response, RestE
         .map(|(id, c)| (id.to_string(), c))
         .collect();
     Ok(Json(map).into_response())
+}
+
+/// `GET /tributary/connector-health` (Tributary): every connector's health summary from the
+/// statuses ([`crate::herder::health`]): `{"<name>": {"health": "HEALTHY"|"DEGRADED"|…,
+/// "connector": "<state>", "tasks": {"total": n, "<STATE>": n…}}}`.
+pub async fn connector_health(State(s): State<RestState>) -> Result<Response, RestError> {
+    let summaries = call(&s, |h| {
+        let names = h.connectors()?;
+        Ok(crate::herder::health::summaries(
+            h.status_store().as_ref(),
+            &names,
+        ))
+    })
+    .await?;
+    Ok(Json(summaries).into_response())
 }
 
 /// Internal `POST /connectors/{c}/tasks`: task configs from the worker running the connector,

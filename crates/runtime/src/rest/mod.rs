@@ -311,6 +311,10 @@ pub fn routes() -> Vec<(&'static str, MethodRouter<RestState>)> {
         ("/tributary/task-counters", get(connectors::task_counters)),
         ("/tributary/worker", get(connectors::worker_info)),
         (
+            "/tributary/connector-health",
+            get(connectors::connector_health),
+        ),
+        (
             "/tributary/connector-counters",
             get(connectors::connector_counters),
         ),

@@ -824,8 +824,10 @@ fn worker_paths(p: &mut Map<String, Value>) {
         json!({
             "get": Op {
                 summary: "Check the worker's health",
-                description: "Healthy when the worker has started and its herder answers \
-                              requests.",
+                description: "KIP-1017: healthy when the worker has completed its startup \
+                              and its herder loop answers within 10 s; `starting` (503) before \
+                              the first rebalance completed, `unhealthy` (500) when the loop is \
+                              stuck.",
                 tag: "worker",
                 scope: None,
                 parameters: vec![],
@@ -833,6 +835,7 @@ fn worker_paths(p: &mut Map<String, Value>) {
                 responses: vec![
                     ("200", body("Healthy.", schema("HealthStatus"))),
                     ("500", body("The herder did not answer.", schema("HealthStatus"))),
+                    ("503", body("The worker is still starting.", schema("HealthStatus"))),
                 ],
             }.build("health"),
         }),
@@ -905,12 +908,45 @@ fn worker_paths(p: &mut Map<String, Value>) {
         }),
     );
     p.insert(
+        "/tributary/connector-health".into(),
+        json!({
+            "get": Op {
+                summary: "Connector health summaries",
+                description: "For every connector, from the statuses: HEALTHY (connector and \
+                              every task RUNNING), DEGRADED (RUNNING with tasks that are not), \
+                              FAILED (the connector or every task FAILED), or the connector's \
+                              own PAUSED, STOPPED, UNASSIGNED or RESTARTING; with task counts \
+                              by state.",
+                tag: "tributary",
+                scope: Some("tributary"),
+                parameters: vec![],
+                request: None,
+                responses: vec![("200", body(
+                    "Summaries keyed by connector name.",
+                    json!({ "type": "object", "additionalProperties": {
+                        "type": "object",
+                        "required": ["health", "connector", "tasks"],
+                        "properties": {
+                            "health": { "type": "string", "enum": ["HEALTHY", "DEGRADED",
+                                "FAILED", "PAUSED", "STOPPED", "UNASSIGNED", "RESTARTING"] },
+                            "connector": { "type": "string" },
+                            "tasks": { "type": "object",
+                                       "additionalProperties": { "type": "integer" } },
+                        },
+                    }}),
+                ))],
+            }.build("connectorHealth"),
+        }),
+    );
+    p.insert(
         "/metrics".into(),
         json!({
             "get": Op {
                 summary: "Metrics",
-                description: "The worker's group state and per-task counters in the \
-                              OpenMetrics text format, for Prometheus.",
+                description: "Connect's metric groups (worker, rebalance, connector, task, \
+                              source, sink, task errors) under the Prometheus JMX exporter's \
+                              names, the task clients' librdkafka statistics, and Tributary's \
+                              own series, in the OpenMetrics text format (docs/metrics.md).",
                 tag: "tributary",
                 scope: Some("tributary"),
                 parameters: vec![],
@@ -1026,6 +1062,33 @@ fn components() -> Value {
                 "version": nullable(string.clone()),
                 "trace": { "type": "string",
                            "description": "The error of a FAILED instance." },
+                "auto_restart": schema("AutoRestart"),
+            },
+        },
+        "AutoRestart": {
+            "description": "Tributary's automatic restarts of the instance \
+                            (`tributary.restart.*`), shown by the worker running it.",
+            "type": "object",
+            "required": ["restarts", "last_failure_ms", "exhausted"],
+            "properties": {
+                "restarts": { "type": "integer", "minimum": 0 },
+                "last_failure_trace": string.clone(),
+                "last_failure_ms": { "type": "integer" },
+                "next_restart_in_ms": { "type": "integer", "minimum": 0 },
+                "backoff_ms": { "type": "integer", "minimum": 0 },
+                "exhausted": { "type": "boolean" },
+            },
+        },
+        "TaskProgress": {
+            "description": "A stalled task running on the answering worker: its `poll` \
+                            (source) or `put` (sink) has run for \
+                            `tributary.task.stall.threshold.ms` or more (Tributary).",
+            "type": "object",
+            "required": ["stalled"],
+            "properties": {
+                "last_call_age_ms": { "type": "integer", "minimum": 0 },
+                "call_running_ms": { "type": "integer", "minimum": 0 },
+                "stalled": { "type": "boolean" },
             },
         },
         "TaskState": {
@@ -1037,6 +1100,8 @@ fn components() -> Value {
                 "worker_id": string.clone(),
                 "version": nullable(string.clone()),
                 "trace": string.clone(),
+                "auto_restart": schema("AutoRestart"),
+                "progress": schema("TaskProgress"),
             },
         },
         "ConnectorStateInfo": {

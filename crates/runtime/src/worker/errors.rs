@@ -32,6 +32,7 @@ use tributary_api::record::{SinkRecord, SourceRecord, TimestampType};
 use tributary_api::sink::ErrantRecordReporter;
 use tributary_api::{ConnectError, ConnectResult, ConnectorTaskId};
 
+use super::metrics::ErrorMetrics;
 use super::task::TaskControl;
 use crate::config::errors::{ErrorHandlingConfig, ToleranceType};
 
@@ -217,6 +218,8 @@ pub struct RetryWithToleranceOperator {
     tolerance: ToleranceType,
     total_failures: AtomicU64,
     clock: Arc<dyn RetryClock>,
+    /// `task-error-metrics`.
+    metrics: Arc<ErrorMetrics>,
 }
 
 impl RetryWithToleranceOperator {
@@ -229,6 +232,21 @@ impl RetryWithToleranceOperator {
             tolerance: config.tolerance,
             total_failures: AtomicU64::new(0),
             clock,
+            metrics: Arc::default(),
+        }
+    }
+
+    /// Records into the task's `task-error-metrics` rather than a private set.
+    pub fn with_metrics(mut self, metrics: Arc<ErrorMetrics>) -> Self {
+        self.metrics = metrics;
+        self
+    }
+
+    /// Counts the end of a failed operation: an error, and a skipped record when tolerated.
+    fn count_error(&self) {
+        ErrorMetrics::inc(&self.metrics.record_errors);
+        if self.within_tolerance_limits() {
+            ErrorMetrics::inc(&self.metrics.records_skipped);
         }
     }
 
@@ -299,6 +317,7 @@ impl RetryWithToleranceOperator {
             match op() {
                 Ok(v) => return Ok(Outcome::Done(v)),
                 Err(e @ ConnectError::Retriable(_)) => {
+                    self.metrics.failure();
                     let Some(deadline) = deadline else {
                         break e;
                     };
@@ -314,14 +333,19 @@ impl RetryWithToleranceOperator {
                         attempt,
                         "retrying in {delay} ms after: {e}"
                     );
+                    ErrorMetrics::inc(&self.metrics.retries);
                     if self.clock.wait(delay) {
                         return Ok(Outcome::Stopping);
                     }
                 }
-                Err(e) => break e,
+                Err(e) => {
+                    self.metrics.failure();
+                    break e;
+                }
             }
         };
         self.total_failures.fetch_add(1, Ordering::Relaxed);
+        self.count_error();
         ctx.error = Some(error);
         if !stage.tolerated() && !matches!(ctx.error, Some(ConnectError::Retriable(_))) {
             return Err(ConnectError::Connect(format!(
@@ -347,6 +371,8 @@ impl RetryWithToleranceOperator {
         error: ConnectError,
     ) -> ConnectResult<()> {
         self.total_failures.fetch_add(1, Ordering::Relaxed);
+        self.metrics.failure();
+        self.count_error();
         ctx.stage = Some(stage);
         ctx.class = class;
         ctx.error = Some(error);
@@ -567,14 +593,22 @@ pub fn context_headers(
 /// Logs dead letter queue deliveries that failed (Connect logs them and goes on).
 pub struct DlqProducerContext {
     topic: String,
+    /// Where failed sends are counted (`deadletterqueue-produce-failures`).
+    metrics: Mutex<Option<Arc<ErrorMetrics>>>,
 }
 
-impl ClientContext for DlqProducerContext {}
+impl ClientContext for DlqProducerContext {
+    /// The dead letter queue producer's statistics are not exported.
+    fn stats_raw(&self, _statistics: &[u8]) {}
+}
 
 impl ProducerContext for DlqProducerContext {
     type DeliveryOpaque = ();
     fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
         if let Err((e, _)) = result {
+            if let Some(m) = self.metrics.lock().unwrap().as_ref() {
+                ErrorMetrics::inc(&m.dlq_failures);
+            }
             tracing::error!(
                 "Could not produce message to dead letter queue. topic={}: {e}",
                 self.topic
@@ -627,6 +661,7 @@ impl DeadLetterQueue {
         let producer: ThreadedProducer<DlqProducerContext> = producer
             .create_with_context(DlqProducerContext {
                 topic: topic.clone(),
+                metrics: Mutex::new(None),
             })
             .map_err(|e| fail(e.to_string()))?;
         Ok(DeadLetterQueue {
@@ -701,6 +736,8 @@ pub struct ErrorReporters {
     log_enable: bool,
     include_messages: bool,
     dlq: Option<DeadLetterQueue>,
+    /// `task-error-metrics` (errors logged, dead letter queue requests).
+    metrics: Arc<ErrorMetrics>,
 }
 
 impl ErrorReporters {
@@ -715,7 +752,18 @@ impl ErrorReporters {
             log_enable: config.log_enable,
             include_messages: config.log_include_messages,
             dlq,
+            metrics: Arc::default(),
         }
+    }
+
+    /// Records into the task's `task-error-metrics` (the dead letter queue's failed sends
+    /// too) rather than a private set.
+    pub fn with_metrics(mut self, metrics: Arc<ErrorMetrics>) -> Self {
+        if let Some(dlq) = &self.dlq {
+            *dlq.producer.context().metrics.lock().unwrap() = Some(metrics.clone());
+        }
+        self.metrics = metrics;
+        self
     }
 
     /// Reports a failed record (Connect's `report`): a log line and a dead letter queue record,
@@ -725,6 +773,7 @@ impl ErrorReporters {
             return;
         };
         if self.log_enable {
+            ErrorMetrics::inc(&self.metrics.errors_logged);
             tracing::error!(
                 "{}\n{}: {error}",
                 log_message(&self.task, ctx, original, self.include_messages),
@@ -732,6 +781,7 @@ impl ErrorReporters {
             );
         }
         if let (Some(dlq), Some(Original::Sink(raw))) = (&self.dlq, original) {
+            ErrorMetrics::inc(&self.metrics.dlq_requests);
             dlq.send(&self.task, ctx, raw);
         }
     }

@@ -9,6 +9,7 @@ pub mod connector;
 pub mod connector_offsets;
 pub mod converters;
 pub mod errors;
+pub mod metrics;
 pub mod sink_task;
 pub mod source_task;
 pub mod submitted_records;
@@ -52,6 +53,8 @@ pub struct TaskCounters {
     pub records: AtomicU64,
     pub offset_commits: AtomicU64,
     pub skipped: AtomicU64,
+    /// Connect's task metric groups (see [`metrics`]).
+    pub metrics: metrics::TaskMetrics,
 }
 
 impl TaskCounters {
@@ -170,6 +173,8 @@ pub struct Worker {
     counters: Mutex<HashMap<ConnectorTaskId, Arc<TaskCounters>>>,
     /// Starts and stops of connector instances on this worker.
     connector_counters: Mutex<HashMap<String, Arc<TaskCounters>>>,
+    /// `connect-worker-metrics`' startup counters.
+    pub metrics: Arc<metrics::WorkerMetrics>,
     on_reconfigure: Arc<dyn Fn(String) + Send + Sync>,
 }
 
@@ -195,6 +200,7 @@ impl Worker {
             tasks: Mutex::new(HashMap::new()),
             counters: Mutex::new(HashMap::new()),
             connector_counters: Mutex::new(HashMap::new()),
+            metrics: Arc::default(),
             on_reconfigure,
         }
     }
@@ -285,6 +291,7 @@ impl Worker {
                     .cloned()
                     .unwrap_or_default();
                 tracing::error!(connector = name, error = %e, "connector cannot start");
+                self.metrics.connector_started(false);
                 self.put_connector_status_version(
                     name,
                     State::Failed,
@@ -317,6 +324,7 @@ impl Worker {
                     (None, Ok(_)) => unreachable!("handled above"),
                 };
                 tracing::error!(connector = name, error = %e, "connector cannot start");
+                self.metrics.connector_started(false);
                 // Connect fails the connector before its `WorkerConnector` exists, so the
                 // status carries no version.
                 self.put_connector_status_version(
@@ -385,8 +393,12 @@ impl Worker {
         let generation = self.generation.clone();
         let on_reconfigure = self.on_reconfigure.clone();
         let counter = self.connector_counter(&name);
+        let worker_metrics = self.metrics.clone();
         Box::new(move |result: ConnectResult<()>| {
             if live.load(Ordering::Acquire) {
+                if target == TargetState::Started {
+                    worker_metrics.connector_started(result.is_ok());
+                }
                 let (state, trace) = match (&result, target) {
                     (Err(e), _) => {
                         tracing::error!(connector = %name, error = %e, "connector failed to {}", if target == TargetState::Started { "start" } else { "stop" });
@@ -658,9 +670,11 @@ impl Worker {
             generation: self.generation.clone(),
             store: self.statuses.clone(),
             version: task_version.clone(),
+            counters: Some(counters.clone()),
         };
         let fail = |e: ConnectError| {
             tracing::error!(task = %id, error = %e, "task failed to start");
+            self.metrics.task_started(false);
             reporter.report(State::Failed, Some(error_trace(&e, &format!("task {id}"))));
             e
         };
@@ -796,7 +810,71 @@ impl Worker {
         if let Some(prev) = previous {
             prev.control.stop();
         }
+        self.metrics.task_started(true);
         Ok(())
+    }
+
+    /// The counters of every task running on this worker, in id order (the `/metrics`
+    /// scrape's task groups: a task that left this worker is no longer reported, as Connect
+    /// removes a task's metric groups when it stops).
+    pub fn running_task_metrics(&self) -> Vec<(ConnectorTaskId, Arc<TaskCounters>)> {
+        let ids = self.task_ids();
+        let counters = self.counters.lock().unwrap();
+        ids.into_iter()
+            .filter_map(|id| counters.get(&id).map(|c| (id.clone(), c.clone())))
+            .collect()
+    }
+
+    /// The progress of a task running on this worker (`None` for others): see
+    /// [`metrics::TaskMetrics::progress`], stalled past `tributary.task.stall.threshold.ms`.
+    pub fn task_progress(&self, id: &ConnectorTaskId) -> Option<metrics::Progress> {
+        self.task_progress_all(id)
+    }
+
+    /// [`Self::task_progress`] only when the task is stalled: what its status shows, so that
+    /// the status of a task making progress stays Connect's, unchanging body.
+    pub fn task_stall(&self, id: &ConnectorTaskId) -> Option<metrics::Progress> {
+        self.task_progress_all(id).filter(|p| p.stalled)
+    }
+
+    fn task_progress_all(&self, id: &ConnectorTaskId) -> Option<metrics::Progress> {
+        if !self.tasks.lock().unwrap().contains_key(id) {
+            return None;
+        }
+        let counters = self.counters.lock().unwrap().get(id).cloned()?;
+        Some(counters.metrics.progress(
+            metrics::now_ms(),
+            self.config.settings().task_stall_threshold,
+        ))
+    }
+
+    /// The connectors running on this worker with their class, type and plugin version
+    /// (`connector-metrics`), in name order.
+    pub fn running_connectors(
+        &self,
+    ) -> Vec<(String, String, Option<ConnectorType>, Option<String>)> {
+        let classes: Vec<(String, String)> = self
+            .connectors
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(n, c)| {
+                (
+                    n.clone(),
+                    c.config.get("connector.class").cloned().unwrap_or_default(),
+                )
+            })
+            .collect();
+        let mut v: Vec<_> = classes
+            .into_iter()
+            .map(|(name, class)| {
+                let kind = self.plugins.connector_type(&class);
+                let version = self.plugin_version(&class);
+                (name, class, kind, version)
+            })
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
     }
 
     /// The tasks running on this worker.

@@ -18,6 +18,7 @@
 //! partition a transformation gave them, so `pre_commit` sees those original partitions.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -34,6 +35,7 @@ use super::errors::{
     DeadLetterQueue, ErrorReporters, Original, Outcome, ProcessingContext, RawRecord,
     RetryWithToleranceOperator, Stage, TaskRetryClock, WorkerErrantRecordReporter,
 };
+use super::metrics::TaskKind;
 use super::task::{catch_panic, error_trace, TaskControl, TaskStatusReporter};
 use super::TaskCounters;
 use crate::config::errors::ErrorHandlingConfig;
@@ -84,6 +86,8 @@ struct Shared {
 /// Consumer context calling the task's `open` / `close` on rebalances.
 pub struct SinkConsumerContext {
     shared: Arc<Mutex<Shared>>,
+    /// Where librdkafka's statistics of the consumer go.
+    counters: Arc<TaskCounters>,
 }
 
 impl ClientContext for SinkConsumerContext {
@@ -94,6 +98,10 @@ impl ClientContext for SinkConsumerContext {
         oauthbearer_config: Option<&str>,
     ) -> Result<rdkafka::client::OAuthToken, Box<dyn std::error::Error>> {
         crate::kafka_client::oauth_token(oauthbearer_config)
+    }
+
+    fn stats(&self, statistics: rdkafka::Statistics) {
+        self.counters.metrics.set_client_statistics(statistics);
     }
 }
 
@@ -263,11 +271,15 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
         },
         None => None,
     };
-    let reporters = Arc::new(ErrorReporters::new(reporter.id.clone(), &errors, dlq));
-    let operator = Arc::new(RetryWithToleranceOperator::new(
-        &errors,
-        Arc::new(TaskRetryClock::new(control.clone())),
-    ));
+    counters.metrics.set_kind(TaskKind::Sink);
+    let reporters = Arc::new(
+        ErrorReporters::new(reporter.id.clone(), &errors, dlq)
+            .with_metrics(counters.metrics.errors.clone()),
+    );
+    let operator = Arc::new(
+        RetryWithToleranceOperator::new(&errors, Arc::new(TaskRetryClock::new(control.clone())))
+            .with_metrics(counters.metrics.errors.clone()),
+    );
     let errant = errors.enable_errant_record_reporter().then(|| {
         Arc::new(WorkerErrantRecordReporter::new(
             operator.clone(),
@@ -307,6 +319,7 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
     let consumer: BaseConsumer<SinkConsumerContext> = consumer_config
         .create_with_context(SinkConsumerContext {
             shared: shared.clone(),
+            counters: counters.clone(),
         })
         .map_err(|e| {
             ConnectError::config(format!(
@@ -369,6 +382,7 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                 match consumer.poll(wait) {
                     None => break,
                     Some(Ok(msg)) => {
+                        counters.metrics.read_total.fetch_add(1, Ordering::Relaxed);
                         if let Some(seen) = &mut topics_seen {
                             if !seen.contains(msg.topic()) {
                                 reporter.store.put_topic(
@@ -420,11 +434,20 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                         if let Some(errant) = &errant {
                             errant.set_batch(raws);
                         }
+                        let began = Instant::now();
+                        counters.metrics.call_begins();
                         put_with_retry(&mut s, &batch, &control)?;
+                        let metrics = &counters.metrics;
+                        metrics.call_ends();
+                        metrics.put_time.record(began.elapsed());
+                        metrics.batch_sizes.record(batch.len() as u64);
                         if let Some(e) = errant.as_ref().and_then(|e| e.take_put_error()) {
                             return Err(e);
                         }
                         counters.record_consumed(batch.len() as u64);
+                        metrics
+                            .send_total
+                            .fetch_add(batch.len() as u64, Ordering::Relaxed);
                     }
                     // The next offset per partition, as consumed (KIP-793): the last record of
                     // each run of one partition is enough (records of a partition come in
@@ -445,10 +468,26 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                     }
                 }
             }
+            counters.metrics.turn_done();
             if last_commit.elapsed() >= offset_flush_interval {
                 let mut s = shared.lock().unwrap();
-                match commit(&consumer, &mut s, None) {
-                    Ok(()) => counters.record_offset_commit(),
+                let metrics = &counters.metrics;
+                metrics.commit_seq_no.fetch_add(1, Ordering::Relaxed);
+                if let Ok(assignment) = consumer.assignment() {
+                    metrics
+                        .partition_count
+                        .store(assignment.count() as i64, Ordering::Relaxed);
+                }
+                let began = Instant::now();
+                let committed = commit(&consumer, &mut s, None);
+                metrics.commit_done(committed.is_ok(), began.elapsed());
+                match committed {
+                    Ok(()) => {
+                        counters.record_offset_commit();
+                        metrics
+                            .commit_completion_total
+                            .fetch_add(1, Ordering::Relaxed);
+                    }
                     Err(ConnectError::Retriable(m)) => tracing::warn!(task = %reporter.id, "{m}"),
                     Err(e) => return Err(e),
                 }

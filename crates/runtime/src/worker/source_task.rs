@@ -11,6 +11,7 @@
 //! reported (stage `KAFKA_PRODUCE`) and counted as done.
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -28,6 +29,7 @@ use super::errors::{
     ErrorReporters, Original, Outcome, ProcessingContext, RetryWithToleranceOperator, Stage,
     TaskRetryClock, WORKER_SOURCE_TASK_CLASS,
 };
+use super::metrics::TaskKind;
 use super::submitted_records::{AckInbox, SubmittedRecords};
 use super::task::{catch_panic, error_trace, TaskControl, TaskStatusReporter};
 use super::TaskCounters;
@@ -65,6 +67,8 @@ pub struct SourceProducerContext {
     failure: Arc<Mutex<Option<String>>>,
     /// Set with `errors.tolerance=all`.
     tolerated: Option<SendFailures>,
+    /// Where librdkafka's statistics of the producer go.
+    counters: Arc<TaskCounters>,
 }
 
 impl ClientContext for SourceProducerContext {
@@ -75,6 +79,10 @@ impl ClientContext for SourceProducerContext {
         oauthbearer_config: Option<&str>,
     ) -> Result<rdkafka::client::OAuthToken, Box<dyn std::error::Error>> {
         crate::kafka_client::oauth_token(oauthbearer_config)
+    }
+
+    fn stats(&self, statistics: rdkafka::Statistics) {
+        self.counters.metrics.set_client_statistics(statistics);
     }
 }
 
@@ -227,11 +235,15 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         mut chain,
         errors,
     } = args;
-    let operator = Arc::new(RetryWithToleranceOperator::new(
-        &errors,
-        Arc::new(TaskRetryClock::new(control.clone())),
-    ));
-    let reporters = Arc::new(ErrorReporters::new(reporter.id.clone(), &errors, None));
+    counters.metrics.set_kind(TaskKind::Source);
+    let operator = Arc::new(
+        RetryWithToleranceOperator::new(&errors, Arc::new(TaskRetryClock::new(control.clone())))
+            .with_metrics(counters.metrics.errors.clone()),
+    );
+    let reporters = Arc::new(
+        ErrorReporters::new(reporter.id.clone(), &errors, None)
+            .with_metrics(counters.metrics.errors.clone()),
+    );
     let keep_originals =
         task.wants_commit_record() || (errors.log_enable && errors.log_include_messages);
     let originals = (errors.tolerance == ToleranceType::All
@@ -245,6 +257,7 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         .wants_commit_record()
         .then(|| Arc::new(Mutex::new(Vec::new())));
     let ctx = SourceProducerContext {
+        counters: counters.clone(),
         record_acks: record_acks.clone(),
         acks: acks.clone(),
         failure: failure.clone(),
@@ -333,11 +346,15 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
             }
             if paused {
                 control.wait_while_paused(Duration::from_millis(500));
+                lp.counters.metrics.turn_done();
             } else {
                 lp.poll_and_send()?;
             }
             // Apply acknowledgements as they come, so committing has little left to do.
             lp.submitted.process_acks();
+            lp.counters
+                .metrics
+                .set_active(lp.submitted.pending() as i64);
             lp.check_failure()?;
             if last_commit.elapsed() >= offset_flush_interval {
                 match lp.commit_offsets(None) {
@@ -416,8 +433,22 @@ impl Loop {
 
     fn poll_and_send(&mut self) -> ConnectResult<()> {
         self.deliver_commit_records()?;
-        let records = match self.task.poll() {
-            Ok(r) => r,
+        let began = Instant::now();
+        self.counters.metrics.call_begins();
+        let polled = self.task.poll();
+        let metrics = &self.counters.metrics;
+        metrics.call_ends();
+        metrics.poll_time.record(began.elapsed());
+        let records = match polled {
+            Ok(r) => {
+                if !r.is_empty() {
+                    metrics.batch_sizes.record(r.len() as u64);
+                    metrics
+                        .poll_total
+                        .fetch_add(r.len() as u64, Ordering::Relaxed);
+                }
+                r
+            }
             Err(ConnectError::Retriable(msg)) => {
                 tracing::warn!(connector = %self.connector, "retriable error from poll: {msg}");
                 return Ok(());
@@ -628,6 +659,10 @@ impl Loop {
             match self.producer.send(rec) {
                 Ok(()) => {
                     self.counters.record_produced(1);
+                    self.counters
+                        .metrics
+                        .write_total
+                        .fetch_add(1, Ordering::Relaxed);
                     return Ok(true);
                 }
                 Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
@@ -693,8 +728,14 @@ impl Loop {
         // must stop its tasks promptly); the offsets are committed again next time.
         let control = self.control.clone();
         let stopping = move || flush.is_none() && control.is_stopping();
-        self.offsets
-            .set_within(entries, self.offset_flush_timeout, &stopping)?;
+        let began = Instant::now();
+        let written = self
+            .offsets
+            .set_within(entries, self.offset_flush_timeout, &stopping);
+        self.counters
+            .metrics
+            .commit_done(written.is_ok(), began.elapsed());
+        written?;
         self.counters.record_offset_commit();
         self.task.commit()
     }

@@ -86,11 +86,16 @@ pub struct TaskStatusReporter {
     pub store: Arc<dyn StatusBackingStore>,
     /// The task plugin's version, written into every status (KIP-891).
     pub version: Option<String>,
+    /// The task's counters, whose state clock every reported status moves.
+    pub counters: Option<Arc<super::TaskCounters>>,
 }
 
 impl TaskStatusReporter {
     /// Records `state` with an optional trace.
     pub fn report(&self, state: State, trace: Option<String>) {
+        if let Some(c) = &self.counters {
+            c.metrics.state_changed(state);
+        }
         self.store.put_task(
             &self.id,
             Status {
