@@ -94,7 +94,10 @@ fn a_task_failing_twice_runs_after_two_restarts() {
     let first = wait_for("the first failure", Duration::from_secs(60), || {
         let w = owner(&workers, "twice")?;
         let s = task0(w, "twice");
-        (s["state"] == "FAILED" && s["auto_restart"]["restarts"] == 0).then_some(s)
+        (s["state"] == "FAILED"
+            && s["auto_restart"]["restarts"] == 0
+            && !s["auto_restart"]["backoff_ms"].is_null())
+        .then_some(s)
     });
     assert_eq!(first["auto_restart"]["backoff_ms"], 1000, "{first}");
     assert!(
@@ -109,7 +112,10 @@ fn a_task_failing_twice_runs_after_two_restarts() {
     let second = wait_for("the second failure", Duration::from_secs(60), || {
         let w = owner(&workers, "twice")?;
         let s = task0(w, "twice");
-        (s["state"] == "FAILED" && s["auto_restart"]["restarts"] == 1).then_some(s)
+        (s["state"] == "FAILED"
+            && s["auto_restart"]["restarts"] == 1
+            && !s["auto_restart"]["backoff_ms"].is_null())
+        .then_some(s)
     });
     assert_eq!(second["auto_restart"]["backoff_ms"], 2000, "{second}");
     std::fs::remove_file(triggers.join("fail-0")).unwrap();
