@@ -165,7 +165,7 @@ impl Plugins {
         let task_index = set
             .tasks
             .iter()
-            .map(|t| (t.class.to_string(), t.new))
+            .map(|t| (t.class.to_string(), t.new.clone()))
             .collect();
         let mut named: HashMap<String, BTreeSet<&'static str>> = HashMap::new();
         let mut all_classes: Vec<(&'static str, PluginKind)> = Vec::new();
@@ -309,8 +309,25 @@ impl Plugins {
     pub fn task_factory(&self, class: &str) -> Result<TaskFactory, PluginError> {
         self.task_index
             .get(class)
-            .copied()
+            .cloned()
             .ok_or_else(|| PluginError::UnknownTask(class.to_string()))
+    }
+
+    /// The factory for a `task.class` of a connector of class (or alias) `connector_class`:
+    /// a hosted connector plugin (a Java one of `plugin.path`) creates its own tasks, as
+    /// Connect loads a task with its connector's class loader; otherwise the task plugin of
+    /// that class.
+    pub fn task_factory_for(
+        &self,
+        connector_class: &str,
+        task_class: &str,
+    ) -> Result<TaskFactory, PluginError> {
+        if let Ok(plugin) = self.connector_plugin(connector_class) {
+            if let Some(tasks) = &plugin.tasks {
+                return Ok(tasks(task_class));
+            }
+        }
+        self.task_factory(task_class)
     }
 
     /// The converter plugin named by a class name or alias.

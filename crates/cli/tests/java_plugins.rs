@@ -1,0 +1,273 @@
+//! Java connector plugins from `plugin.path` (issue #15, first milestone), on the real broker:
+//! Apache Kafka's own FileStream connectors (`connect-file` 4.1.1 from Maven Central, fetched
+//! by `scripts/jvm-bridge plugin-path`) forced to run as Java produce what the native ones do;
+//! the listing shows them; a Java task that throws fails with its Java trace while a native
+//! task on the same worker keeps running; and a worker that uses no Java plugin never loads a
+//! JVM (no `libjvm` in its memory map).
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use common::*;
+use serde_json::json;
+
+const SOURCE: &str = "org.apache.kafka.connect.file.FileStreamSourceConnector";
+const SINK: &str = "org.apache.kafka.connect.file.FileStreamSinkConnector";
+
+/// `(tributary.jvm.classpath, plugin.path)` from `scripts/jvm-bridge`, which builds the bridge
+/// and fetches Connect's jars through Maven when missing; `None` (after [`missing`]) without
+/// Java or Maven.
+fn java_bridge() -> Option<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let run = |arg: &str| -> Option<String> {
+        let out = Command::new(root.join("scripts/jvm-bridge"))
+            .arg(arg)
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8(out.stdout).unwrap().trim().to_string())
+    };
+    let Some(classpath) = run("classpath") else {
+        return missing("`scripts/jvm-bridge` failed (no java/javac/mvn, or no network?)");
+    };
+    let plugin_path = run("plugin-path")?;
+    Some((classpath, plugin_path))
+}
+
+fn jvm_lines(classpath: &str, plugin_path: &str, prefer_java: &[&str]) -> String {
+    format!(
+        "plugin.path={plugin_path}\ntributary.jvm.classpath={classpath}\ntributary.jvm.options=-Xmx256m -XX:+UseSerialGC\ntributary.plugins.prefer.java={}\n",
+        prefer_java.join(",")
+    )
+}
+
+/// Whether the worker process has a JVM loaded (`libjvm` in `/proc/<pid>/maps`).
+fn has_jvm(w: &StandaloneWorker) -> bool {
+    std::fs::read_to_string(format!("/proc/{}/maps", w.child.id()))
+        .unwrap()
+        .contains("libjvm")
+}
+
+fn file_connector(name: &str, class: &str, file: &Path, topic: &str) -> String {
+    let topic_key = if class == SOURCE { "topic" } else { "topics" };
+    format!(
+        "name={name}\nconnector.class={class}\ntasks.max=1\nfile={}\n{topic_key}={topic}\n",
+        file.display()
+    )
+}
+
+fn input_lines() -> Vec<u8> {
+    let mut data = Vec::new();
+    for i in 0..2000 {
+        data.extend_from_slice(
+            format!("line {i} ünïcödé {}\tend\n", "x".repeat(i % 97)).as_bytes(),
+        );
+    }
+    data
+}
+
+fn plugin_versions(w: &StandaloneWorker) -> Vec<(String, String, String)> {
+    let (code, body) = w.get("/connector-plugins");
+    assert_eq!(code, 200, "{body}");
+    body.as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["class"].as_str().unwrap().to_string(),
+                p["type"].as_str().unwrap().to_string(),
+                p["version"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// FileStreamSource → Kafka → FileStreamSink with Apache's Java classes (forced with
+/// `tributary.plugins.prefer.java`) gives the same topic records and the same output file as
+/// the native classes on a worker without plugin.path, which never loads a JVM.
+#[test]
+fn java_filestream_round_trip_equals_the_native_one() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let data = input_lines();
+    let expected_lines = data.iter().filter(|&&b| b == b'\n').count();
+
+    let run = |label: &str, extra: String| {
+        let dir = test_dir();
+        let input = dir.path().join("input.txt");
+        std::fs::write(&input, &data).unwrap();
+        let output = dir.path().join("output.txt");
+        let topic = unique(&format!("java-plugins-{label}"));
+        std::fs::write(
+            dir.path().join("src.properties"),
+            file_connector("src", SOURCE, &input, &topic),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("sink.properties"),
+            file_connector("sink", SINK, &output, &topic),
+        )
+        .unwrap();
+        let w = StandaloneWorker::start(
+            dir.path(),
+            &bootstrap,
+            &extra,
+            &["src.properties", "sink.properties"],
+        );
+        w.wait_state("src", 1, "RUNNING");
+        w.wait_state("sink", 1, "RUNNING");
+        wait_for("every line in the output", Duration::from_secs(120), || {
+            let out = std::fs::read(&output).unwrap_or_default();
+            (out.iter().filter(|&&b| b == b'\n').count() >= expected_lines).then_some(())
+        });
+        let listed = plugin_versions(&w);
+        let jvm = has_jvm(&w);
+        let topic_records = read_topic(&bootstrap, &topic);
+        (std::fs::read(&output).unwrap(), topic_records, listed, jvm, dir)
+    };
+
+    let (java_out, java_topic, java_listed, java_jvm, _d1) =
+        run("java", jvm_lines(&classpath, &plugin_path, &[SOURCE, SINK]));
+    let (native_out, native_topic, native_listed, native_jvm, _d2) = run("native", String::new());
+
+    assert_eq!(java_out, data, "the Java pipeline's output equals its input");
+    assert_eq!(java_out, native_out, "Java and native outputs are equal");
+    assert_eq!(java_topic.len(), expected_lines);
+    assert_eq!(java_topic, native_topic, "the same records in Kafka");
+    // The forced classes are listed as the Java plugins (Connect's version), the native ones
+    // as Tributary's.
+    assert!(java_listed.contains(&(SOURCE.into(), "source".into(), "4.1.1".into())), "{java_listed:?}");
+    assert!(java_listed.contains(&(SINK.into(), "sink".into(), "4.1.1".into())), "{java_listed:?}");
+    let native_version = env!("CARGO_PKG_VERSION").to_string();
+    assert!(native_listed.contains(&(SOURCE.into(), "source".into(), native_version)), "{native_listed:?}");
+    assert!(java_jvm, "the worker running Java plugins loaded a JVM");
+    assert!(!native_jvm, "a worker without Java plugins never loads a JVM");
+}
+
+/// A Java sink task whose `start` throws (Apache's FileStreamSinkTask cannot create its file)
+/// is FAILED with the Java stack trace in its status, while a native source task on the same
+/// worker stays RUNNING and keeps producing.
+#[test]
+fn a_failing_java_task_shows_its_java_trace_and_a_native_task_keeps_running() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let input = dir.path().join("input.txt");
+    std::fs::write(&input, b"one\ntwo\n").unwrap();
+    let topic = unique("java-fails");
+    std::fs::write(
+        dir.path().join("src.properties"),
+        file_connector("native-src", SOURCE, &input, &topic),
+    )
+    .unwrap();
+    let bad = dir.path().join("no-such-dir").join("out.txt");
+    std::fs::write(
+        dir.path().join("sink.properties"),
+        file_connector("java-sink", SINK, &bad, &topic),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &jvm_lines(&classpath, &plugin_path, &[SINK]),
+        &["src.properties", "sink.properties"],
+    );
+    w.wait_state("native-src", 1, "RUNNING");
+    let trace = wait_for("the Java task to fail", Duration::from_secs(60), || {
+        let (_, s) = w.get("/connectors/java-sink/status");
+        (s["tasks"][0]["state"] == "FAILED").then(|| s["tasks"][0]["trace"].as_str().unwrap().to_string())
+    });
+    assert!(
+        trace.starts_with("org.apache.kafka.connect.errors.ConnectException: Couldn't find or create file"),
+        "{trace}"
+    );
+    assert!(trace.contains("\tat org.apache.kafka.connect.file.FileStreamSinkTask.start("), "{trace}");
+    assert!(trace.contains("Caused by: java.nio.file.NoSuchFileException"), "{trace}");
+    // The Java connector itself runs; only its task failed.
+    let (_, s) = w.get("/connectors/java-sink/status");
+    assert_eq!(s["connector"]["state"], "RUNNING", "{s}");
+    // The native task on the same worker keeps running and producing.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&input).unwrap();
+    std::io::Write::write_all(&mut f, b"three\n").unwrap();
+    wait_for("the native source's third line", Duration::from_secs(60), || {
+        (read_topic(&bootstrap, &topic).len() == 3).then_some(())
+    });
+    w.wait_state("native-src", 1, "RUNNING");
+    // The listing: the native source (not forced) and the Java sink.
+    let listed = plugin_versions(&w);
+    assert!(listed.contains(&(SINK.into(), "sink".into(), "4.1.1".into())), "{listed:?}");
+    assert!(listed.contains(&(SOURCE.into(), "source".into(), env!("CARGO_PKG_VERSION").into())), "{listed:?}");
+    // The Java plugin's own ConfigDef and validate() answer over REST.
+    let (code, keys) = w.get(&format!("/connector-plugins/{SINK}/config"));
+    assert_eq!(code, 200, "{keys}");
+    assert!(keys.as_array().unwrap().iter().any(|k| k["name"] == "file"), "{keys}");
+    let (code, v) = w.send(
+        "PUT",
+        &format!("/connector-plugins/{SINK}/config/validate"),
+        Some(&json!({"connector.class": SINK, "name": "v", "topics": "t", "tasks.max": "1"}).to_string()),
+    );
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["name"], SINK, "{v}");
+}
+
+/// `plugin.path` set, no Java plugin in use (FileStream runs natively, as built-in classes
+/// take precedence): the Java plugins are listed, yet the worker never loads a JVM.
+#[test]
+fn a_worker_using_no_java_plugin_never_starts_a_jvm() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let input = dir.path().join("input.txt");
+    std::fs::write(&input, b"a\nb\n").unwrap();
+    let topic = unique("java-unused");
+    std::fs::write(
+        dir.path().join("src.properties"),
+        file_connector("src", SOURCE, &input, &topic),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &jvm_lines(&classpath, &plugin_path, &[]),
+        &["src.properties"],
+    );
+    w.wait_state("src", 1, "RUNNING");
+    wait_for("both lines", Duration::from_secs(60), || {
+        (read_topic(&bootstrap, &topic).len() == 2).then_some(())
+    });
+    // Native classes won: FileStream is Tributary's.
+    let listed = plugin_versions(&w);
+    assert!(listed.contains(&(SOURCE.into(), "source".into(), env!("CARGO_PKG_VERSION").into())), "{listed:?}");
+    assert!(!has_jvm(&w), "no JVM in a worker that uses no Java plugin");
+    assert!(w.log_text().contains("Java connector plugin not used"), "the shadowed Java plugins are named in the log");
+}
+
+/// `plugin.path` without the bridge's class path stops startup naming the key.
+#[test]
+fn plugin_path_without_the_bridge_is_refused_naming_the_key() {
+    let dir = test_dir();
+    std::fs::write(
+        dir.path().join("worker.properties"),
+        "bootstrap.servers=127.0.0.1:1\nkey.converter=org.apache.kafka.connect.storage.StringConverter\nvalue.converter=org.apache.kafka.connect.storage.StringConverter\noffset.storage.file.filename=offsets\nlisteners=http://127.0.0.1:0\nplugin.path=/nonexistent\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_tributary"))
+        .args(["standalone", "worker.properties"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("key 'plugin.path'") && err.contains("tributary.jvm.classpath"), "{err}");
+}
