@@ -105,6 +105,9 @@ fn java_filestream_round_trip_equals_the_native_one() {
         std::fs::write(&input, &data).unwrap();
         let output = dir.path().join("output.txt");
         let topic = unique(&format!("java-plugins-{label}"));
+        // The sink subscribes before the source's first record; with the topic there, it
+        // does not wait for a metadata refresh to see it.
+        create_topic(&bootstrap, &topic, 1);
         std::fs::write(
             dir.path().join("src.properties"),
             file_connector("src", SOURCE, &input, &topic),
@@ -130,25 +133,46 @@ fn java_filestream_round_trip_equals_the_native_one() {
         let listed = plugin_versions(&w);
         let jvm = has_jvm(&w);
         let topic_records = read_topic(&bootstrap, &topic);
-        (std::fs::read(&output).unwrap(), topic_records, listed, jvm, dir)
+        (
+            std::fs::read(&output).unwrap(),
+            topic_records,
+            listed,
+            jvm,
+            dir,
+        )
     };
 
     let (java_out, java_topic, java_listed, java_jvm, _d1) =
         run("java", jvm_lines(&classpath, &plugin_path, &[SOURCE, SINK]));
     let (native_out, native_topic, native_listed, native_jvm, _d2) = run("native", String::new());
 
-    assert_eq!(java_out, data, "the Java pipeline's output equals its input");
+    assert_eq!(
+        java_out, data,
+        "the Java pipeline's output equals its input"
+    );
     assert_eq!(java_out, native_out, "Java and native outputs are equal");
     assert_eq!(java_topic.len(), expected_lines);
     assert_eq!(java_topic, native_topic, "the same records in Kafka");
     // The forced classes are listed as the Java plugins (Connect's version), the native ones
     // as Tributary's.
-    assert!(java_listed.contains(&(SOURCE.into(), "source".into(), "4.1.1".into())), "{java_listed:?}");
-    assert!(java_listed.contains(&(SINK.into(), "sink".into(), "4.1.1".into())), "{java_listed:?}");
+    assert!(
+        java_listed.contains(&(SOURCE.into(), "source".into(), "4.1.1".into())),
+        "{java_listed:?}"
+    );
+    assert!(
+        java_listed.contains(&(SINK.into(), "sink".into(), "4.1.1".into())),
+        "{java_listed:?}"
+    );
     let native_version = env!("CARGO_PKG_VERSION").to_string();
-    assert!(native_listed.contains(&(SOURCE.into(), "source".into(), native_version)), "{native_listed:?}");
+    assert!(
+        native_listed.contains(&(SOURCE.into(), "source".into(), native_version)),
+        "{native_listed:?}"
+    );
     assert!(java_jvm, "the worker running Java plugins loaded a JVM");
-    assert!(!native_jvm, "a worker without Java plugins never loads a JVM");
+    assert!(
+        !native_jvm,
+        "a worker without Java plugins never loads a JVM"
+    );
 }
 
 /// A Java sink task whose `start` throws (Apache's FileStreamSinkTask cannot create its file)
@@ -184,36 +208,66 @@ fn a_failing_java_task_shows_its_java_trace_and_a_native_task_keeps_running() {
     w.wait_state("native-src", 1, "RUNNING");
     let trace = wait_for("the Java task to fail", Duration::from_secs(60), || {
         let (_, s) = w.get("/connectors/java-sink/status");
-        (s["tasks"][0]["state"] == "FAILED").then(|| s["tasks"][0]["trace"].as_str().unwrap().to_string())
+        (s["tasks"][0]["state"] == "FAILED")
+            .then(|| s["tasks"][0]["trace"].as_str().unwrap().to_string())
     });
     assert!(
-        trace.starts_with("org.apache.kafka.connect.errors.ConnectException: Couldn't find or create file"),
+        trace.starts_with(
+            "org.apache.kafka.connect.errors.ConnectException: Couldn't find or create file"
+        ),
         "{trace}"
     );
-    assert!(trace.contains("\tat org.apache.kafka.connect.file.FileStreamSinkTask.start("), "{trace}");
-    assert!(trace.contains("Caused by: java.nio.file.NoSuchFileException"), "{trace}");
+    assert!(
+        trace.contains("\tat org.apache.kafka.connect.file.FileStreamSinkTask.start("),
+        "{trace}"
+    );
+    assert!(
+        trace.contains("Caused by: java.nio.file.NoSuchFileException"),
+        "{trace}"
+    );
     // The Java connector itself runs; only its task failed.
     let (_, s) = w.get("/connectors/java-sink/status");
     assert_eq!(s["connector"]["state"], "RUNNING", "{s}");
     // The native task on the same worker keeps running and producing.
-    let mut f = std::fs::OpenOptions::new().append(true).open(&input).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&input)
+        .unwrap();
     std::io::Write::write_all(&mut f, b"three\n").unwrap();
-    wait_for("the native source's third line", Duration::from_secs(60), || {
-        (read_topic(&bootstrap, &topic).len() == 3).then_some(())
-    });
+    wait_for(
+        "the native source's third line",
+        Duration::from_secs(60),
+        || (read_topic(&bootstrap, &topic).len() == 3).then_some(()),
+    );
     w.wait_state("native-src", 1, "RUNNING");
     // The listing: the native source (not forced) and the Java sink.
     let listed = plugin_versions(&w);
-    assert!(listed.contains(&(SINK.into(), "sink".into(), "4.1.1".into())), "{listed:?}");
-    assert!(listed.contains(&(SOURCE.into(), "source".into(), env!("CARGO_PKG_VERSION").into())), "{listed:?}");
+    assert!(
+        listed.contains(&(SINK.into(), "sink".into(), "4.1.1".into())),
+        "{listed:?}"
+    );
+    assert!(
+        listed.contains(&(
+            SOURCE.into(),
+            "source".into(),
+            env!("CARGO_PKG_VERSION").into()
+        )),
+        "{listed:?}"
+    );
     // The Java plugin's own ConfigDef and validate() answer over REST.
     let (code, keys) = w.get(&format!("/connector-plugins/{SINK}/config"));
     assert_eq!(code, 200, "{keys}");
-    assert!(keys.as_array().unwrap().iter().any(|k| k["name"] == "file"), "{keys}");
+    assert!(
+        keys.as_array().unwrap().iter().any(|k| k["name"] == "file"),
+        "{keys}"
+    );
     let (code, v) = w.send(
         "PUT",
         &format!("/connector-plugins/{SINK}/config/validate"),
-        Some(&json!({"connector.class": SINK, "name": "v", "topics": "t", "tasks.max": "1"}).to_string()),
+        Some(
+            &json!({"connector.class": SINK, "name": "v", "topics": "t", "tasks.max": "1"})
+                .to_string(),
+        ),
     );
     assert_eq!(code, 200, "{v}");
     assert_eq!(v["name"], SINK, "{v}");
@@ -248,9 +302,19 @@ fn a_worker_using_no_java_plugin_never_starts_a_jvm() {
     });
     // Native classes won: FileStream is Tributary's.
     let listed = plugin_versions(&w);
-    assert!(listed.contains(&(SOURCE.into(), "source".into(), env!("CARGO_PKG_VERSION").into())), "{listed:?}");
+    assert!(
+        listed.contains(&(
+            SOURCE.into(),
+            "source".into(),
+            env!("CARGO_PKG_VERSION").into()
+        )),
+        "{listed:?}"
+    );
     assert!(!has_jvm(&w), "no JVM in a worker that uses no Java plugin");
-    assert!(w.log_text().contains("Java connector plugin not used"), "the shadowed Java plugins are named in the log");
+    assert!(
+        w.log_text().contains("Java connector plugin not used"),
+        "the shadowed Java plugins are named in the log"
+    );
 }
 
 /// `plugin.path` without the bridge's class path stops startup naming the key.
@@ -269,5 +333,8 @@ fn plugin_path_without_the_bridge_is_refused_naming_the_key() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("key 'plugin.path'") && err.contains("tributary.jvm.classpath"), "{err}");
+    assert!(
+        err.contains("key 'plugin.path'") && err.contains("tributary.jvm.classpath"),
+        "{err}"
+    );
 }

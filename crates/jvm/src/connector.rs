@@ -176,7 +176,12 @@ impl Connector for JavaConnector {
     }
 
     fn stop(&mut self) -> ConnectResult<()> {
-        if self.instance.lock().unwrap_or_else(|e| e.into_inner()).is_none() {
+        if self
+            .instance
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_none()
+        {
             return Ok(());
         }
         self.call_bytes("stop", "()V", None, None).map(|_| ())
@@ -245,7 +250,8 @@ impl JavaConnector {
                     .push(r.opt_str().map_err(codec)?.unwrap_or_default());
             }
             for _ in 0..r.count().map_err(codec)? {
-                v.errors.push(r.opt_str().map_err(codec)?.unwrap_or_default());
+                v.errors
+                    .push(r.opt_str().map_err(codec)?.unwrap_or_default());
             }
             v.visible = r.u8().map_err(codec)? == 1;
             out.push(v);

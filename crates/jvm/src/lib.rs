@@ -100,7 +100,11 @@ pub enum Merged {
 
 /// Adds Java connector plugins to `set`. A class that is also built in stays native unless
 /// `prefer_java` names it (class name), in which case the Java plugin replaces it.
-pub fn merge(set: &mut PluginSet, java: Vec<ConnectorPlugin>, prefer_java: &[String]) -> Vec<Merged> {
+pub fn merge(
+    set: &mut PluginSet,
+    java: Vec<ConnectorPlugin>,
+    prefer_java: &[String],
+) -> Vec<Merged> {
     let mut out = Vec::new();
     for plugin in java {
         let native = set.connectors.iter().position(|c| c.class == plugin.class);
@@ -138,8 +142,14 @@ mod tests {
         let java = plugin_set(
             &jvm,
             &[
-                desc("org.apache.kafka.connect.file.FileStreamSourceConnector", ConnectorType::Source),
-                desc("org.apache.kafka.connect.file.FileStreamSinkConnector", ConnectorType::Sink),
+                desc(
+                    "org.apache.kafka.connect.file.FileStreamSourceConnector",
+                    ConnectorType::Source,
+                ),
+                desc(
+                    "org.apache.kafka.connect.file.FileStreamSinkConnector",
+                    ConnectorType::Sink,
+                ),
                 desc("com.example.OtherConnector", ConnectorType::Sink),
             ],
         );

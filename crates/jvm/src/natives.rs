@@ -160,10 +160,7 @@ extern "system" fn raise_error<'l>(
     handle: jlong,
     trace: JString<'l>,
 ) {
-    let trace: String = env
-        .get_string(&trace)
-        .map(|s| s.into())
-        .unwrap_or_default();
+    let trace: String = env.get_string(&trace).map(|s| s.into()).unwrap_or_default();
     let ctx = contexts().lock().unwrap().get(&handle).cloned();
     if let Some(ctx) = ctx {
         catch_unwind(AssertUnwindSafe(|| ctx.raise_error(trace))).ok();

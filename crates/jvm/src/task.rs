@@ -53,7 +53,12 @@ impl Hosted {
             let c = env.new_string(&connector)?;
             let t = env.new_string(&task)?;
             let obj = env
-                .call_static_method(bridge, factory, sig, &[JValue::Object(&c), JValue::Object(&t)])?
+                .call_static_method(
+                    bridge,
+                    factory,
+                    sig,
+                    &[JValue::Object(&c), JValue::Object(&t)],
+                )?
                 .l()?;
             env.new_global_ref(obj)
         })?;
@@ -62,9 +67,9 @@ impl Hosted {
     }
 
     fn instance(&self) -> ConnectResult<GlobalRef> {
-        self.instance
-            .clone()
-            .ok_or_else(|| ConnectError::connect(format!("task {} was not created", self.task_class)))
+        self.instance.clone().ok_or_else(|| {
+            ConnectError::connect(format!("task {} was not created", self.task_class))
+        })
     }
 
     /// Calls `method` with an optional byte array, returning the byte array it returns.
@@ -224,7 +229,8 @@ impl SourceTask for JavaSourceTask {
             )?;
             env.call_method(&obj, "wantsCommitRecord", "()Z", &[])?.z()
         })?;
-        self.hosted.call("start", "([B)V", Some(&props_bytes(props)))?;
+        self.hosted
+            .call("start", "([B)V", Some(&props_bytes(props)))?;
         Ok(())
     }
 
@@ -253,7 +259,9 @@ impl SourceTask for JavaSourceTask {
         };
         let (seq, r) = self.in_flight.remove(pos).expect("position is in range");
         let obj = self.hosted.instance()?;
-        let (partition, offset) = metadata.map(|m| (m.partition, m.offset)).unwrap_or((-1, -1));
+        let (partition, offset) = metadata
+            .map(|m| (m.partition, m.offset))
+            .unwrap_or((-1, -1));
         self.hosted.jvm.call(|env, _| {
             let topic = env.new_string(&r.topic)?;
             env.call_method(
@@ -321,9 +329,9 @@ impl JavaSinkTask {
                 .envelope
                 .from_connect_data(&r.topic, r.key_schema.as_ref(), &r.key)?;
             w.bytes(key.as_deref());
-            let value = self
-                .envelope
-                .from_connect_data(&r.topic, r.value_schema.as_ref(), &r.value)?;
+            let value =
+                self.envelope
+                    .from_connect_data(&r.topic, r.value_schema.as_ref(), &r.value)?;
             w.bytes(value.as_deref());
             w.i32(r.headers.len() as i32);
             for h in r.headers.iter() {
@@ -357,7 +365,8 @@ impl SinkTask for JavaSinkTask {
             .map(|c| props_bytes(&c.config))
             .unwrap_or_else(|| props_bytes(props));
         self.hosted.call("initialize", "([B)V", Some(&config))?;
-        self.hosted.call("start", "([B)V", Some(&props_bytes(props)))?;
+        self.hosted
+            .call("start", "([B)V", Some(&props_bytes(props)))?;
         Ok(())
     }
 

@@ -163,7 +163,11 @@ impl Jvm {
             .find_class(BRIDGE)
             .and_then(|c| env.new_global_ref(c))
             .map_err(|e| {
-                describe(&mut env, e, "io.tributary.jvm.Bridge not found on tributary.jvm.classpath")
+                describe(
+                    &mut env,
+                    e,
+                    "io.tributary.jvm.Bridge not found on tributary.jvm.classpath",
+                )
             })?;
         natives::register(&mut env).map_err(|e| describe(&mut env, e, "RegisterNatives"))?;
         let path = env
@@ -180,7 +184,10 @@ impl Jvm {
         )
         .map_err(|e| {
             let e = java_error(&mut env, &bridge, e);
-            format!("scanning plugin.path: {}", e.stack_trace().unwrap_or(&e.to_string()))
+            format!(
+                "scanning plugin.path: {}",
+                e.stack_trace().unwrap_or(&e.to_string())
+            )
         })?;
         tracing::info!(plugin_path = %self.settings.plugin_path, "JVM started, plugin.path scanned");
         Ok(Started { vm, bridge })
@@ -222,12 +229,7 @@ fn pending_trace(env: &mut JNIEnv) -> Option<String> {
         return None;
     }
     let s = env
-        .call_method(
-            &ex,
-            "toString",
-            "()Ljava/lang/String;",
-            &[],
-        )
+        .call_method(&ex, "toString", "()Ljava/lang/String;", &[])
         .ok()?
         .l()
         .ok()?;
@@ -269,7 +271,9 @@ fn java_error(env: &mut JNIEnv, bridge: &GlobalRef, e: jni::errors::Error) -> Co
             .call_method(&ex, "getMessage", "()Ljava/lang/String;", &[])?
             .l()?;
         let message = as_string(env, message)?;
-        let class = env.call_method(&ex, "getClass", "()Ljava/lang/Class;", &[])?.l()?;
+        let class = env
+            .call_method(&ex, "getClass", "()Ljava/lang/Class;", &[])?
+            .l()?;
         let class = env
             .call_method(&class, "getName", "()Ljava/lang/String;", &[])?
             .l()?;

@@ -51,12 +51,9 @@ pub fn plugins() -> PluginSet {
                 ConnectorType::Source,
                 || Box::new(FileStreamSourceConnector::new()),
             ),
-            ConnectorPlugin::native(
-                SINK_CONNECTOR_CLASS,
-                VERSION,
-                ConnectorType::Sink,
-                || Box::new(FileStreamSinkConnector::new()),
-            ),
+            ConnectorPlugin::native(SINK_CONNECTOR_CLASS, VERSION, ConnectorType::Sink, || {
+                Box::new(FileStreamSinkConnector::new())
+            }),
         ],
         tasks: vec![
             TaskPlugin {

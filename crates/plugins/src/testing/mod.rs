@@ -88,9 +88,8 @@ pub const FLAKY_SOURCE_TASK_CLASS: &str = "io.tributary.connect.testing.FlakySou
 /// Kafka's abstract-ish `MockConnector` base is not a plugin there (it is neither a source nor a
 /// sink connector) and is not registered here either.
 pub fn plugins() -> PluginSet {
-    let connector = |class, connector_type, new| {
-        ConnectorPlugin::native(class, VERSION, connector_type, new)
-    };
+    let connector =
+        |class, connector_type, new| ConnectorPlugin::native(class, VERSION, connector_type, new);
     PluginSet {
         connectors: vec![
             connector(
