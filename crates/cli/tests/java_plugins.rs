@@ -188,6 +188,7 @@ fn a_failing_java_task_shows_its_java_trace_and_a_native_task_keeps_running() {
     let input = dir.path().join("input.txt");
     std::fs::write(&input, b"one\ntwo\n").unwrap();
     let topic = unique("java-fails");
+    create_topic(&bootstrap, &topic, 1);
     std::fs::write(
         dir.path().join("src.properties"),
         file_connector("native-src", SOURCE, &input, &topic),
@@ -273,6 +274,56 @@ fn a_failing_java_task_shows_its_java_trace_and_a_native_task_keeps_running() {
     assert_eq!(v["name"], SINK, "{v}");
 }
 
+/// Apache's Java FileStreamSourceTask reads its position through the `OffsetStorageReader`
+/// Tributary gives it (backed by the worker's offsets file): after a clean stop and a restart
+/// it resumes where it was, so every line reaches Kafka exactly once.
+#[test]
+fn a_java_source_task_resumes_from_the_offset_tributary_stored() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let input = dir.path().join("input.txt");
+    let lines = |from: usize, to: usize| -> String {
+        // ASCII: Apache's FileStreamSourceTask stores its position in characters but skips
+        // bytes when it resumes, so with multi-byte characters Java Connect itself re-reads.
+        (from..to).map(|i| format!("record {i}\n")).collect()
+    };
+    std::fs::write(&input, lines(0, 100)).unwrap();
+    let topic = unique("java-resume");
+    create_topic(&bootstrap, &topic, 1);
+    std::fs::write(
+        dir.path().join("src.properties"),
+        file_connector("src", SOURCE, &input, &topic),
+    )
+    .unwrap();
+    let extra = jvm_lines(&classpath, &plugin_path, &[SOURCE]);
+    let mut w = StandaloneWorker::start(dir.path(), &bootstrap, &extra, &["src.properties"]);
+    w.wait_state("src", 1, "RUNNING");
+    wait_for("the first 100 lines", Duration::from_secs(60), || {
+        (read_topic(&bootstrap, &topic).len() == 100).then_some(())
+    });
+    assert!(w.terminate().success());
+    drop(w);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&input)
+        .unwrap();
+    std::io::Write::write_all(&mut f, lines(100, 150).as_bytes()).unwrap();
+    let w = StandaloneWorker::spawn(dir.path(), &["src.properties"]);
+    w.wait_state("src", 1, "RUNNING");
+    let records = wait_for("150 lines", Duration::from_secs(60), || {
+        let r = read_topic(&bootstrap, &topic);
+        (r.len() >= 150).then_some(r)
+    });
+    let expected: Vec<Vec<u8>> = lines(0, 150)
+        .lines()
+        .map(|l| l.as_bytes().to_vec())
+        .collect();
+    assert_eq!(records, expected, "each line exactly once, in order");
+}
+
 /// `plugin.path` set, no Java plugin in use (FileStream runs natively, as built-in classes
 /// take precedence): the Java plugins are listed, yet the worker never loads a JVM.
 #[test]
@@ -285,6 +336,7 @@ fn a_worker_using_no_java_plugin_never_starts_a_jvm() {
     let input = dir.path().join("input.txt");
     std::fs::write(&input, b"a\nb\n").unwrap();
     let topic = unique("java-unused");
+    create_topic(&bootstrap, &topic, 1);
     std::fs::write(
         dir.path().join("src.properties"),
         file_connector("src", SOURCE, &input, &topic),

@@ -89,6 +89,20 @@ impl JavaConnector {
     }
 }
 
+impl Drop for JavaConnector {
+    fn drop(&mut self) {
+        let instance = self
+            .instance
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(obj) = instance {
+            // Deleted on this thread, attached (a detached thread would attach just for it).
+            self.jvm.release(obj);
+        }
+    }
+}
+
 /// The byte array a method returned (`None` for void or null).
 pub(crate) fn bytes_result(
     env: &mut JNIEnv,

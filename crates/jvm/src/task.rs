@@ -88,6 +88,14 @@ impl Hosted {
     }
 }
 
+impl Drop for Hosted {
+    fn drop(&mut self) {
+        if let Some(obj) = self.instance.take() {
+            self.jvm.release(obj);
+        }
+    }
+}
+
 /// A Java `SourceTask` (loaded with its connector's class loader).
 pub struct JavaSourceTask {
     hosted: Hosted,

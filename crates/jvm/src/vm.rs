@@ -212,6 +212,20 @@ impl Jvm {
     }
 }
 
+impl Jvm {
+    /// Deletes a global reference on this thread, attached to the JVM (which runs, since the
+    /// reference exists).
+    pub fn release(&self, obj: GlobalRef) {
+        if let Some(Ok(started)) = self.started.get() {
+            if started.vm.attach_current_thread_permanently().is_ok() {
+                drop(obj);
+                return;
+            }
+        }
+        drop(obj);
+    }
+}
+
 fn describe(env: &mut JNIEnv, e: jni::errors::Error, what: &str) -> String {
     if matches!(e, jni::errors::Error::JavaException) {
         let trace = pending_trace(env).unwrap_or_default();
