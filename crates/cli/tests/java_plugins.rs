@@ -390,3 +390,51 @@ fn plugin_path_without_the_bridge_is_refused_naming_the_key() {
         "{err}"
     );
 }
+
+/// Two distributed workers with the same plugin.path run Apache's Java FileStream connectors
+/// (forced): the connectors and their tasks spread over the group, each hosted by the JVM of
+/// the worker it lands on, and the output equals the input.
+#[test]
+fn java_connectors_run_in_a_distributed_group() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let group = unique("java-dist");
+    let extra = jvm_lines(&classpath, &plugin_path, &[SOURCE, SINK]);
+    let w1 = DistributedWorker::start(dir.path(), "w1", &bootstrap, &group, &extra);
+    let w2 = DistributedWorker::start(dir.path(), "w2", &bootstrap, &group, &extra);
+    w1.wait_joined();
+    w2.wait_joined();
+    let input = dir.path().join("input.txt");
+    let data: String = (0..500)
+        .map(|i| format!("distributed line {i}\n"))
+        .collect();
+    std::fs::write(&input, &data).unwrap();
+    let output = dir.path().join("output.txt");
+    let topic = unique("java-dist");
+    create_topic(&bootstrap, &topic, 1);
+    for (name, class, file, key) in [
+        ("jsrc", SOURCE, &input, "topic"),
+        ("jsink", SINK, &output, "topics"),
+    ] {
+        let body = json!({"name": name, "config": {"connector.class": class, "tasks.max": "1", "file": file, key: topic}});
+        let (code, resp) = w2.send("POST", "/connectors", Some(&body.to_string()));
+        assert_eq!(code, 201, "{resp}");
+    }
+    w1.wait_state("jsrc", 1, "RUNNING");
+    w1.wait_state("jsink", 1, "RUNNING");
+    wait_for("every line in the output", Duration::from_secs(120), || {
+        let out = std::fs::read_to_string(&output).unwrap_or_default();
+        (out.len() >= data.len()).then_some(())
+    });
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), data);
+    // The task configs in the config topic name Apache's task classes, as a Java worker
+    // writes them (a Java worker of a mixed group could run them).
+    let (_, tasks) = w1.get("/connectors/jsrc/tasks");
+    assert_eq!(
+        tasks[0]["config"]["task.class"], "org.apache.kafka.connect.file.FileStreamSourceTask",
+        "{tasks}"
+    );
+}
