@@ -361,7 +361,9 @@ async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, St
             .await
             .map_err(|e| format!("{source}: key 'plugin.path': the scan panicked: {e}"))?
     }
-    .map_err(|e| format!("{source}: key 'plugin.path': {e}"))?;
+    .map_err(|e| {
+        format!("{source}: key 'plugin.path' (scanned with tributary.jvm.options): {e}")
+    })?;
     for class in &prefer_java {
         if !scanned.iter().any(|d| &d.class == class) {
             return Err(format!(

@@ -438,3 +438,31 @@ fn java_connectors_run_in_a_distributed_group() {
         "{tasks}"
     );
 }
+
+/// A JVM option the JVM refuses stops startup (the scan runs with the worker's options), not
+/// the first Java connector.
+#[test]
+fn a_bad_jvm_option_stops_startup() {
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    std::fs::write(
+        dir.path().join("worker.properties"),
+        format!(
+            "bootstrap.servers=127.0.0.1:1\nkey.converter=org.apache.kafka.connect.storage.StringConverter\nvalue.converter=org.apache.kafka.connect.storage.StringConverter\noffset.storage.file.filename=offsets\nlisteners=http://127.0.0.1:0\nplugin.path={plugin_path}\ntributary.jvm.classpath={classpath}\ntributary.jvm.options=-XX:+NoSuchJvmOption\n"
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_tributary"))
+        .args(["standalone", "worker.properties"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("tributary.jvm.options") && err.contains("NoSuchJvmOption"),
+        "{err}"
+    );
+}

@@ -28,6 +28,9 @@ pub fn scan(settings: &JvmSettings) -> Result<Vec<JavaConnectorDesc>, String> {
         .map(|h| h.join("bin/java"))
         .unwrap_or_else(|_| "java".into());
     let mut cmd = Command::new(&java);
+    // The worker's JVM options too, so that one the JVM refuses stops startup here rather
+    // than failing the first Java connector.
+    cmd.args(&settings.options);
     cmd.arg("-Xshare:auto").arg("-XX:TieredStopAtLevel=1");
     cmd.arg("-cp").arg(settings.expanded_classpath());
     cmd.arg("io.tributary.jvm.PluginScanner")
