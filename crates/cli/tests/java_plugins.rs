@@ -105,6 +105,7 @@ fn java_filestream_round_trip_equals_the_native_one() {
         std::fs::write(&input, &data).unwrap();
         let output = dir.path().join("output.txt");
         let topic = unique(&format!("java-plugins-{label}"));
+        let sink = unique(&format!("sink-{label}"));
         // The sink subscribes before the source's first record; with the topic there, it
         // does not wait for a metadata refresh to see it.
         create_topic(&bootstrap, &topic, 1);
@@ -115,7 +116,9 @@ fn java_filestream_round_trip_equals_the_native_one() {
         .unwrap();
         std::fs::write(
             dir.path().join("sink.properties"),
-            file_connector("sink", SINK, &output, &topic),
+            // Its own consumer group: a group the other run's (killed) member still holds
+            // would make this sink wait for the session timeout.
+            file_connector(&sink, SINK, &output, &topic),
         )
         .unwrap();
         let w = StandaloneWorker::start(
@@ -125,7 +128,7 @@ fn java_filestream_round_trip_equals_the_native_one() {
             &["src.properties", "sink.properties"],
         );
         w.wait_state("src", 1, "RUNNING");
-        w.wait_state("sink", 1, "RUNNING");
+        w.wait_state(&sink, 1, "RUNNING");
         wait_for("every line in the output", Duration::from_secs(120), || {
             let out = std::fs::read(&output).unwrap_or_default();
             (out.iter().filter(|&&b| b == b'\n').count() >= expected_lines).then_some(())
@@ -414,17 +417,18 @@ fn java_connectors_run_in_a_distributed_group() {
     std::fs::write(&input, &data).unwrap();
     let output = dir.path().join("output.txt");
     let topic = unique("java-dist");
+    let jsink = unique("jsink");
     create_topic(&bootstrap, &topic, 1);
     for (name, class, file, key) in [
         ("jsrc", SOURCE, &input, "topic"),
-        ("jsink", SINK, &output, "topics"),
+        (jsink.as_str(), SINK, &output, "topics"),
     ] {
         let body = json!({"name": name, "config": {"connector.class": class, "tasks.max": "1", "file": file, key: topic}});
         let (code, resp) = w2.send("POST", "/connectors", Some(&body.to_string()));
         assert_eq!(code, 201, "{resp}");
     }
     w1.wait_state("jsrc", 1, "RUNNING");
-    w1.wait_state("jsink", 1, "RUNNING");
+    w1.wait_state(&jsink, 1, "RUNNING");
     wait_for("every line in the output", Duration::from_secs(120), || {
         let out = std::fs::read_to_string(&output).unwrap_or_default();
         (out.len() >= data.len()).then_some(())

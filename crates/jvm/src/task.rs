@@ -6,7 +6,9 @@
 //! converters and transformations then apply as for native tasks.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use jni::objects::{GlobalRef, JValue};
 use tributary_api::converter::Converter;
@@ -15,7 +17,7 @@ use tributary_api::record::{
     TopicPartition,
 };
 use tributary_api::sink::{PartitionOffsets, SinkTask, SinkTaskContext};
-use tributary_api::source::{SourceTask, SourceTaskContext};
+use tributary_api::source::{SourceTask, SourceTaskContext, StopSignal};
 use tributary_api::{ConnectError, ConnectResult, Props};
 use tributary_plugins::converters::json::JsonConverter;
 
@@ -97,8 +99,14 @@ impl Drop for Hosted {
 }
 
 /// A Java `SourceTask` (loaded with its connector's class loader).
+///
+/// As in Connect, `stop()` reaches the Java task as soon as the runtime asks the task to stop,
+/// from a thread of its own, even while `poll()` blocks (a task that waits in `poll` until it
+/// is stopped returns at once); `stop()` is called once.
 pub struct JavaSourceTask {
     hosted: Hosted,
+    /// Set by whoever calls Java's `stop()` first: the stop watcher or [`SourceTask::stop`].
+    stopped: Arc<AtomicBool>,
     context: Option<SourceTaskContext>,
     reader: Option<Handle>,
     wants_commit_record: bool,
@@ -124,6 +132,7 @@ impl JavaSourceTask {
                 version: version.into(),
                 instance: None,
             },
+            stopped: Arc::new(AtomicBool::new(false)),
             context: None,
             reader: None,
             wants_commit_record: false,
@@ -239,10 +248,15 @@ impl SourceTask for JavaSourceTask {
         })?;
         self.hosted
             .call("start", "([B)V", Some(&props_bytes(props)))?;
+        self.watch_for_stop(context.stopping.clone(), obj);
         Ok(())
     }
 
     fn poll(&mut self) -> ConnectResult<Vec<SourceRecord>> {
+        // Never poll a task whose stop() was called (Connect does not either).
+        if self.stopped.load(Ordering::Acquire) {
+            return Ok(Vec::new());
+        }
         match self.hosted.call("poll", "()[B", None)? {
             Some(bytes) => self.decode(&bytes),
             None => Ok(Vec::new()),
@@ -288,12 +302,49 @@ impl SourceTask for JavaSourceTask {
     }
 
     fn stop(&mut self) -> ConnectResult<()> {
-        if self.hosted.instance.is_none() {
+        if self.hosted.instance.is_none() || self.stopped.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
         let result = self.hosted.call("stop", "()V", None).map(|_| ());
         self.reader = None;
         result
+    }
+}
+
+impl JavaSourceTask {
+    /// Calls Java's `stop()` from a thread of its own as soon as `stopping` is set (unless
+    /// [`SourceTask::stop`] came first); the thread ends with the task.
+    fn watch_for_stop(&self, stopping: StopSignal, obj: GlobalRef) {
+        let stopped = self.stopped.clone();
+        let jvm = self.hosted.jvm.clone();
+        let task = self.hosted.task_class.clone();
+        let spawned = std::thread::Builder::new()
+            .name("java-task-stop".into())
+            .spawn(move || {
+                loop {
+                    if stopping.wait(Duration::from_secs(1)) {
+                        break;
+                    }
+                    // The task was stopped, or dropped, without a stop request.
+                    if stopped.load(Ordering::Acquire) || Arc::strong_count(&stopped) == 1 {
+                        jvm.release(obj);
+                        return;
+                    }
+                }
+                if !stopped.swap(true, Ordering::AcqRel) {
+                    let result = jvm.call(|env, _| {
+                        env.call_method(&obj, "stop", "()V", &[])?;
+                        Ok(())
+                    });
+                    if let Err(e) = result {
+                        tracing::error!(task = %task, error = %e, "the Java task's stop() failed");
+                    }
+                }
+                jvm.release(obj);
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "no stop watcher for a Java source task: its stop() waits for poll() to return");
+        }
     }
 }
 
