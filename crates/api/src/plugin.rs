@@ -1,6 +1,7 @@
 //! Plugin descriptors: how a crate of connectors and converters tells the runtime what it
 //! provides, under Connect's Java class names (Connect scans the plugin path; Tributary links
-//! plugins in and lists them here).
+//! its built-in plugins in and lists them here, and `tributary-jvm` adds the Java connectors of
+//! `plugin.path` as hosted [`ConnectorPlugin`]s).
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! Java connector plugins from `plugin.path`, hosted in an in-process JVM (issue #15, first
 //! milestone).
 //!
-//! - [`scan`]: at worker startup, a short-lived `java` process lists the connectors of
+//! - [`mod@scan`]: at worker startup, a short-lived `java` process lists the connectors of
 //!   `plugin.path` with Connect's own isolation classes (`Plugins`, `DelegatingClassLoader`,
 //!   KIP-898's `plugin.discovery`), so listing plugins starts no JVM in the worker.
 //! - [`vm`]: the worker's one JVM, started in-process on first use (libjvm of `JAVA_HOME` or

@@ -87,7 +87,7 @@ pub fn libjvm(home: &std::path::Path) -> Result<PathBuf, String> {
         .ok_or_else(|| format!("no {name} under {}", home.display()))
 }
 
-/// The worker's JVM, started on first use ([`Jvm::get`]) and never stopped (a JVM cannot be
+/// The worker's JVM, started on first use ([`Jvm::call`]) and never stopped (a JVM cannot be
 /// started twice in a process).
 pub struct Jvm {
     settings: JvmSettings,

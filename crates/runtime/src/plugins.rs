@@ -1,7 +1,9 @@
 //! The plugin registry (Connect's `Plugins` / `DelegatingClassLoader`): resolves connector,
 //! task, converter, transformation and predicate class names and aliases to the plugins linked
 //! into this binary. The registry indexes the [`PluginSet`] it is given; the `tributary` binary
-//! gives it the built-ins of `tributary-plugins`.
+//! gives it the built-ins of `tributary-plugins` and, with `plugin.path`, the Java connectors
+//! `tributary-jvm` found there (hosted plugins, whose tasks come from the connector plugin:
+//! [`Plugins::task_factory_for`]).
 //!
 //! Aliases follow Connect's `PluginUtils.computeAliases`: every plugin class has its simple
 //! class name (for a nested class such as `InsertField$Value`, the part after `$`: `Value`) and
