@@ -470,3 +470,150 @@ fn a_bad_jvm_option_stops_startup() {
         "{err}"
     );
 }
+
+/// A plugin directory holding the probe connector (`tests/java/ProbeSourceConnector.java`),
+/// compiled against Connect's API jars and packed as a jar, as a plugin author ships one.
+fn probe_plugin_dir(dir: &Path, classpath: &str) -> std::path::PathBuf {
+    let classes = dir.join("probe-classes");
+    let plugin = dir.join("probe-plugins").join("probe");
+    std::fs::create_dir_all(&classes).unwrap();
+    std::fs::create_dir_all(&plugin).unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/ProbeSourceConnector.java");
+    let status = Command::new("javac")
+        .args(["-nowarn", "-encoding", "UTF-8", "-cp", classpath, "-d"])
+        .arg(&classes)
+        .arg(source)
+        .status()
+        .expect("running javac");
+    assert!(status.success(), "javac failed on the probe connector");
+    let status = Command::new("jar")
+        .arg("cf")
+        .arg(plugin.join("probe.jar"))
+        .args(["-C"])
+        .arg(&classes)
+        .arg(".")
+        .status()
+        .expect("running jar");
+    assert!(status.success(), "jar failed");
+    dir.join("probe-plugins")
+}
+
+/// `(value, header "probe")` of every record of partition 0 of `topic`.
+fn values_and_headers(bootstrap: &str, topic: &str) -> Vec<(String, String)> {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    use rdkafka::message::Headers;
+    use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", unique("reader"))
+        .create()
+        .unwrap();
+    let (_, high) = consumer
+        .fetch_watermarks(topic, 0, Duration::from_secs(10))
+        .unwrap();
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(topic, 0, Offset::Beginning)
+        .unwrap();
+    consumer.assign(&tpl).unwrap();
+    let mut out = Vec::new();
+    while (out.len() as i64) < high {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(500)) {
+            let header = m
+                .headers()
+                .and_then(|h| h.iter().find(|h| h.key == "probe"))
+                .and_then(|h| h.value)
+                .map(|v| String::from_utf8_lossy(v).into_owned())
+                .unwrap_or_default();
+            let value = String::from_utf8_lossy(m.payload().unwrap_or_default()).into_owned();
+            out.push((value, header));
+        }
+    }
+    out
+}
+
+/// A Java source task of a plugin jar: its records (keys, values, headers) reach Kafka, its
+/// `commitRecord` is called once per record with the Kafka offset, and an exception from
+/// `poll` fails the task with the Java trace; the plugin is listed with its own version.
+#[test]
+fn a_java_source_task_gets_commit_record_and_fails_with_its_trace_from_poll() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, _)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let plugin_path = probe_plugin_dir(dir.path(), &classpath);
+    let ok_topic = unique("probe-ok");
+    let fail_topic = unique("probe-fail");
+    create_topic(&bootstrap, &ok_topic, 1);
+    create_topic(&bootstrap, &fail_topic, 1);
+    let ack = dir.path().join("acks.txt");
+    let probe = "io.tributary.probe.ProbeSourceConnector";
+    std::fs::write(
+        dir.path().join("ok.properties"),
+        format!(
+            "name=probe-ok\nconnector.class={probe}\ntasks.max=1\ntopic={ok_topic}\nrecords=20\nack.file={}\n",
+            ack.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("fail.properties"),
+        format!(
+            "name=probe-fail\nconnector.class=ProbeSource\ntasks.max=1\ntopic={fail_topic}\nrecords=20\nfail.at=7\nack.file={}\n",
+            dir.path().join("fail-acks.txt").display()
+        ),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &jvm_lines(&classpath, &plugin_path.display().to_string(), &[]),
+        &["ok.properties", "fail.properties"],
+    );
+    w.wait_state("probe-ok", 1, "RUNNING");
+    let records = wait_for("20 records", Duration::from_secs(60), || {
+        let r = read_topic_records(&bootstrap, &ok_topic);
+        (r.len() >= 20).then_some(r)
+    });
+    let expected: Vec<(Vec<u8>, Vec<u8>)> = (0..20)
+        .map(|i| (format!("k{i}").into_bytes(), format!("v{i}").into_bytes()))
+        .collect();
+    assert_eq!(records, expected);
+    let headers: Vec<(String, String)> = (0..20)
+        .map(|i| (format!("v{i}"), format!("h{i}")))
+        .collect();
+    assert_eq!(values_and_headers(&bootstrap, &ok_topic), headers);
+    let acks = wait_for("20 commitRecord calls", Duration::from_secs(60), || {
+        let text = std::fs::read_to_string(&ack).unwrap_or_default();
+        (text.lines().count() >= 20).then_some(text)
+    });
+    let mut acks: Vec<&str> = acks.lines().collect();
+    acks.sort_by_key(|l| l.split(' ').nth(1).unwrap().parse::<i64>().unwrap());
+    let expected_acks: Vec<String> = (0..20).map(|i| format!("v{i} {i}")).collect();
+    assert_eq!(
+        acks, expected_acks,
+        "commitRecord once per record, with its Kafka offset"
+    );
+
+    let trace = wait_for("the failing probe task", Duration::from_secs(60), || {
+        let (_, s) = w.get("/connectors/probe-fail/status");
+        (s["tasks"][0]["state"] == "FAILED")
+            .then(|| s["tasks"][0]["trace"].as_str().unwrap().to_string())
+    });
+    assert!(
+        trace.starts_with(
+            "org.apache.kafka.connect.errors.ConnectException: probe failure at record 7"
+        ),
+        "{trace}"
+    );
+    assert!(
+        trace.contains("\tat io.tributary.probe.ProbeSourceConnector$ProbeSourceTask.poll("),
+        "{trace}"
+    );
+    w.wait_state("probe-ok", 1, "RUNNING");
+    let listed = plugin_versions(&w);
+    assert!(
+        listed.contains(&(probe.into(), "source".into(), "probe-1".into())),
+        "{listed:?}"
+    );
+}

@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use jni::objects::{GlobalRef, JValue};
@@ -109,7 +109,7 @@ pub struct JavaSourceTask {
     stopped: Arc<AtomicBool>,
     context: Option<SourceTaskContext>,
     reader: Option<Handle>,
-    wants_commit_record: bool,
+    wants_commit_record: OnceLock<bool>,
     /// Records handed out and not yet committed, with their sequence numbers (only for tasks
     /// that override `commitRecord`).
     in_flight: VecDeque<(i64, SourceRecord)>,
@@ -135,7 +135,7 @@ impl JavaSourceTask {
             stopped: Arc::new(AtomicBool::new(false)),
             context: None,
             reader: None,
-            wants_commit_record: false,
+            wants_commit_record: OnceLock::new(),
             in_flight: VecDeque::new(),
             envelope: JsonConverter::new(),
         }
@@ -195,7 +195,7 @@ impl JavaSourceTask {
                 timestamp: has_ts.then_some(ts),
                 headers,
             };
-            if self.wants_commit_record {
+            if self.wants_commit_record.get() == Some(&true) {
                 self.in_flight.push_back((seq, record.clone()));
             }
             out.push(record);
@@ -236,7 +236,7 @@ impl SourceTask for JavaSourceTask {
         let reader_id = reader.id;
         self.reader = Some(reader);
         let config = props_bytes(&context.config);
-        self.wants_commit_record = self.hosted.jvm.call(|env, _| {
+        let wants = self.hosted.jvm.call(|env, _| {
             let arr = env.byte_array_from_slice(&config)?;
             env.call_method(
                 &obj,
@@ -246,6 +246,7 @@ impl SourceTask for JavaSourceTask {
             )?;
             env.call_method(&obj, "wantsCommitRecord", "()Z", &[])?.z()
         })?;
+        self.wants_commit_record.get_or_init(|| wants);
         self.hosted
             .call("start", "([B)V", Some(&props_bytes(props)))?;
         self.watch_for_stop(context.stopping.clone(), obj);
@@ -268,7 +269,31 @@ impl SourceTask for JavaSourceTask {
     }
 
     fn wants_commit_record(&self) -> bool {
-        self.wants_commit_record
+        // Asked before `start` (on the task's thread): answered from the task class.
+        *self.wants_commit_record.get_or_init(|| {
+            let (connector, task) = (
+                self.hosted.connector_class.clone(),
+                self.hosted.task_class.clone(),
+            );
+            self.hosted
+                .jvm
+                .call(|env, bridge| {
+                    let c = env.new_string(&connector)?;
+                    let t = env.new_string(&task)?;
+                    env.call_static_method(
+                        bridge,
+                        "overridesCommitRecord",
+                        "(Ljava/lang/String;Ljava/lang/String;)Z",
+                        &[JValue::Object(&c), JValue::Object(&t)],
+                    )?
+                    .z()
+                })
+                .unwrap_or_else(|e| {
+                    // `start` fails on the same class and reports it.
+                    tracing::warn!(task = %task, error = %e, "cannot tell whether the task overrides commitRecord");
+                    false
+                })
+        })
     }
 
     fn commit_record(

@@ -94,6 +94,17 @@ public final class Bridge {
         return new HostedSinkTask((SinkTask) task);
     }
 
+    /**
+     * Whether the source task class overrides commitRecord(SourceRecord, RecordMetadata) (the
+     * runtime then keeps every record in flight for it), asked before the task is created.
+     */
+    public static boolean overridesCommitRecord(String connectorClass, String taskClass)
+            throws ClassNotFoundException {
+        ClassLoader loader = plugins().connectorClass(connectorClass).getClassLoader();
+        Class<?> cls = Class.forName(taskClass, false, loader);
+        return HostedSourceTask.overridesCommitRecord(cls);
+    }
+
     /** The stack trace as Throwable.printStackTrace writes it (what Connect puts in a status). */
     public static String trace(Throwable t) {
         StringWriter s = new StringWriter();

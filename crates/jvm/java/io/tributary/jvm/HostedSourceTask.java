@@ -32,15 +32,16 @@ public final class HostedSourceTask {
 
     HostedSourceTask(SourceTask task) {
         this.task = task;
-        boolean overrides;
+        this.tracksRecords = overridesCommitRecord(task.getClass());
+    }
+
+    static boolean overridesCommitRecord(Class<?> cls) {
         try {
-            overrides = task.getClass()
-                .getMethod("commitRecord", SourceRecord.class, RecordMetadata.class)
+            return cls.getMethod("commitRecord", SourceRecord.class, RecordMetadata.class)
                 .getDeclaringClass() != SourceTask.class;
         } catch (NoSuchMethodException e) {
-            overrides = true;
+            return true;
         }
-        this.tracksRecords = overrides;
     }
 
     public String version() {
