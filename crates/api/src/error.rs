@@ -19,6 +19,15 @@ pub enum ConnectError {
     /// A configuration value is missing or invalid (`ConfigException`): names the key.
     #[error("{0}")]
     Config(String),
+    /// An exception thrown by a hosted Java plugin (crate `tributary-jvm`): its class, its
+    /// message and its stack trace as `Throwable.printStackTrace` writes it, which is what
+    /// Connect shows in a FAILED status.
+    #[error("{class}: {message}")]
+    Java {
+        class: String,
+        message: String,
+        trace: String,
+    },
 }
 
 impl ConnectError {
@@ -42,6 +51,15 @@ impl ConnectError {
             ConnectError::Data(_) => "org.apache.kafka.connect.errors.DataException",
             ConnectError::Retriable(_) => "org.apache.kafka.connect.errors.RetriableException",
             ConnectError::Config(_) => "org.apache.kafka.common.config.ConfigException",
+            ConnectError::Java { .. } => "org.apache.kafka.connect.errors.ConnectException",
+        }
+    }
+
+    /// The full stack trace of an error that carries one ([`ConnectError::Java`]).
+    pub fn stack_trace(&self) -> Option<&str> {
+        match self {
+            ConnectError::Java { trace, .. } => Some(trace),
+            _ => None,
         }
     }
 }

@@ -1,6 +1,9 @@
 //! Plugin descriptors: how a crate of connectors and converters tells the runtime what it
 //! provides, under Connect's Java class names (Connect scans the plugin path; Tributary links
-//! plugins in and lists them here).
+//! its built-in plugins in and lists them here, and `tributary-jvm` adds the Java connectors of
+//! `plugin.path` as hosted [`ConnectorPlugin`]s).
+
+use std::sync::Arc;
 
 use crate::connector::{Connector, ConnectorType};
 use crate::converter::{Converter, HeaderConverter};
@@ -8,26 +11,75 @@ use crate::sink::SinkTask;
 use crate::source::SourceTask;
 use crate::transforms::{PredicatePlugin, TransformationPlugin};
 
+/// Creates a connector instance.
+pub type ConnectorFactory = Arc<dyn Fn() -> Box<dyn Connector> + Send + Sync>;
+
+/// Creates the task instances of a hosted connector plugin, given the `task.class` its
+/// connector named: the tasks are loaded where the connector was (for a Java plugin, by the
+/// connector's class loader, as Connect's `Worker` does), not looked up among the
+/// [`TaskPlugin`]s.
+pub type HostedTaskFactory = Arc<dyn Fn(&str) -> TaskFactory + Send + Sync>;
+
 /// A connector plugin: its Java class name (e.g.
 /// `org.apache.kafka.connect.file.FileStreamSourceConnector`), version and constructor.
 /// Aliases (simple class name, and without the `Connector` suffix) are derived by the runtime.
-#[derive(Clone, Copy)]
+///
+/// Built-in plugins have `'static` names and `tasks: None` (their tasks are [`TaskPlugin`]s);
+/// plugins found at run time (Java plugins of `plugin.path`, crate `tributary-jvm`) leak their
+/// names once per worker and create their own tasks through `tasks`.
+#[derive(Clone)]
 pub struct ConnectorPlugin {
     pub class: &'static str,
     pub version: &'static str,
     pub connector_type: ConnectorType,
-    pub new: fn() -> Box<dyn Connector>,
+    pub new: ConnectorFactory,
+    /// For hosted plugins: how to create this connector's tasks.
+    pub tasks: Option<HostedTaskFactory>,
+}
+
+impl ConnectorPlugin {
+    /// A built-in connector plugin, created by `new`.
+    pub fn native(
+        class: &'static str,
+        version: &'static str,
+        connector_type: ConnectorType,
+        new: fn() -> Box<dyn Connector>,
+    ) -> ConnectorPlugin {
+        ConnectorPlugin {
+            class,
+            version,
+            connector_type,
+            new: Arc::new(new),
+            tasks: None,
+        }
+    }
+
+    /// Whether the plugin is hosted (its tasks come from `tasks`, not from [`TaskPlugin`]s).
+    pub fn is_hosted(&self) -> bool {
+        self.tasks.is_some()
+    }
 }
 
 /// How to create a task of a given `task.class`.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub enum TaskFactory {
-    Source(fn() -> Box<dyn SourceTask>),
-    Sink(fn() -> Box<dyn SinkTask>),
+    Source(Arc<dyn Fn() -> Box<dyn SourceTask> + Send + Sync>),
+    Sink(Arc<dyn Fn() -> Box<dyn SinkTask> + Send + Sync>),
+}
+
+impl TaskFactory {
+    /// A source task factory from a plain constructor.
+    pub fn source(new: fn() -> Box<dyn SourceTask>) -> TaskFactory {
+        TaskFactory::Source(Arc::new(new))
+    }
+    /// A sink task factory from a plain constructor.
+    pub fn sink(new: fn() -> Box<dyn SinkTask>) -> TaskFactory {
+        TaskFactory::Sink(Arc::new(new))
+    }
 }
 
 /// A task plugin: the class name connectors put in `task.class`, and its constructor.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct TaskPlugin {
     pub class: &'static str,
     pub new: TaskFactory,

@@ -36,7 +36,7 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
     let source = worker_path.display().to_string();
     let raw = load_properties(worker_path).map_err(|e| e.to_string())?;
     let config = WorkerConfig::parse(mode, raw, &source).map_err(|e| e.to_string())?;
-    let plugins = Arc::new(Plugins::new(tributary_plugins::builtin()));
+    let plugins = Arc::new(load_plugins(&config, &source).await?);
     let settings = config.settings();
     for (key, class) in [
         ("key.converter", &settings.key_converter),
@@ -304,4 +304,87 @@ impl ShutdownSignal {
         // The sender lives as long as the process.
         rx.wait_for(|s| *s).await.ok();
     }
+}
+
+/// The built-in plugins plus the Java connector plugins of `plugin.path` (found by a
+/// short-lived `java` process; no JVM starts in the worker until a Java plugin is used).
+/// Errors name the key: `plugin.path` without `tributary.jvm.classpath`, a scan that fails,
+/// `tributary.plugins.prefer.java` naming no Java connector found on `plugin.path`.
+async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, String> {
+    let mut set = tributary_plugins::builtin();
+    let list = |key: &str| -> Vec<String> {
+        config
+            .raw(key)
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let plugin_path = list("plugin.path");
+    let prefer_java = list("tributary.plugins.prefer.java");
+    if plugin_path.is_empty() {
+        if let Some(first) = prefer_java.first() {
+            return Err(format!(
+                "{source}: key 'tributary.plugins.prefer.java': {first} names a Java plugin, but plugin.path is not set"
+            ));
+        }
+        return Ok(Plugins::new(set));
+    }
+    let classpath = config
+        .raw("tributary.jvm.classpath")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| {
+            format!(
+                "{source}: key 'plugin.path': Java plugins need Tributary's Java bridge: set tributary.jvm.classpath to what `scripts/jvm-bridge` prints"
+            )
+        })?;
+    let settings = tributary_jvm::JvmSettings {
+        classpath: classpath.to_string(),
+        options: config
+            .raw("tributary.jvm.options")
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+        plugin_path: plugin_path.join(","),
+        discovery: config
+            .raw("plugin.discovery")
+            .map(|d| d.trim().to_ascii_lowercase())
+            .unwrap_or_else(|| "hybrid_warn".to_string()),
+    };
+    let scanned = {
+        let settings = settings.clone();
+        tokio::task::spawn_blocking(move || tributary_jvm::scan(&settings))
+            .await
+            .map_err(|e| format!("{source}: key 'plugin.path': the scan panicked: {e}"))?
+    }
+    .map_err(|e| {
+        format!("{source}: key 'plugin.path' (scanned with tributary.jvm.options): {e}")
+    })?;
+    for class in &prefer_java {
+        if !scanned.iter().any(|d| &d.class == class) {
+            return Err(format!(
+                "{source}: key 'tributary.plugins.prefer.java': no Java connector {class} on plugin.path"
+            ));
+        }
+    }
+    let jvm = Arc::new(tributary_jvm::Jvm::new(settings));
+    let java = tributary_jvm::plugin_set(&jvm, &scanned);
+    for merged in tributary_jvm::merge(&mut set, java, &prefer_java) {
+        match merged {
+            tributary_jvm::Merged::Added(c) => tracing::info!(class = c, "Java connector plugin"),
+            tributary_jvm::Merged::ReplacedNative(c) => tracing::info!(
+                class = c,
+                "Java connector plugin runs instead of the built-in class (tributary.plugins.prefer.java)"
+            ),
+            tributary_jvm::Merged::ShadowedByNative(c) => tracing::warn!(
+                class = c,
+                "Java connector plugin not used: the built-in class of that name runs natively (list it in tributary.plugins.prefer.java to run the Java one)"
+            ),
+        }
+    }
+    Ok(Plugins::new(set))
 }

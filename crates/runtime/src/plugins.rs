@@ -1,7 +1,9 @@
 //! The plugin registry (Connect's `Plugins` / `DelegatingClassLoader`): resolves connector,
 //! task, converter, transformation and predicate class names and aliases to the plugins linked
 //! into this binary. The registry indexes the [`PluginSet`] it is given; the `tributary` binary
-//! gives it the built-ins of `tributary-plugins`.
+//! gives it the built-ins of `tributary-plugins` and, with `plugin.path`, the Java connectors
+//! `tributary-jvm` found there (hosted plugins, whose tasks come from the connector plugin:
+//! [`Plugins::task_factory_for`]).
 //!
 //! Aliases follow Connect's `PluginUtils.computeAliases`: every plugin class has its simple
 //! class name (for a nested class such as `InsertField$Value`, the part after `$`: `Value`) and
@@ -165,7 +167,7 @@ impl Plugins {
         let task_index = set
             .tasks
             .iter()
-            .map(|t| (t.class.to_string(), t.new))
+            .map(|t| (t.class.to_string(), t.new.clone()))
             .collect();
         let mut named: HashMap<String, BTreeSet<&'static str>> = HashMap::new();
         let mut all_classes: Vec<(&'static str, PluginKind)> = Vec::new();
@@ -309,8 +311,25 @@ impl Plugins {
     pub fn task_factory(&self, class: &str) -> Result<TaskFactory, PluginError> {
         self.task_index
             .get(class)
-            .copied()
+            .cloned()
             .ok_or_else(|| PluginError::UnknownTask(class.to_string()))
+    }
+
+    /// The factory for a `task.class` of a connector of class (or alias) `connector_class`:
+    /// a hosted connector plugin (a Java one of `plugin.path`) creates its own tasks, as
+    /// Connect loads a task with its connector's class loader; otherwise the task plugin of
+    /// that class.
+    pub fn task_factory_for(
+        &self,
+        connector_class: &str,
+        task_class: &str,
+    ) -> Result<TaskFactory, PluginError> {
+        if let Ok(plugin) = self.connector_plugin(connector_class) {
+            if let Some(tasks) = &plugin.tasks {
+                return Ok(tasks(task_class));
+            }
+        }
+        self.task_factory(task_class)
     }
 
     /// The converter plugin named by a class name or alias.

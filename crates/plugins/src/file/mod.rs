@@ -45,27 +45,24 @@ pub const SINK_TASK_CLASS: &str = "org.apache.kafka.connect.file.FileStreamSinkT
 pub fn plugins() -> PluginSet {
     PluginSet {
         connectors: vec![
-            ConnectorPlugin {
-                class: SOURCE_CONNECTOR_CLASS,
-                version: VERSION,
-                connector_type: ConnectorType::Source,
-                new: || Box::new(FileStreamSourceConnector::new()),
-            },
-            ConnectorPlugin {
-                class: SINK_CONNECTOR_CLASS,
-                version: VERSION,
-                connector_type: ConnectorType::Sink,
-                new: || Box::new(FileStreamSinkConnector::new()),
-            },
+            ConnectorPlugin::native(
+                SOURCE_CONNECTOR_CLASS,
+                VERSION,
+                ConnectorType::Source,
+                || Box::new(FileStreamSourceConnector::new()),
+            ),
+            ConnectorPlugin::native(SINK_CONNECTOR_CLASS, VERSION, ConnectorType::Sink, || {
+                Box::new(FileStreamSinkConnector::new())
+            }),
         ],
         tasks: vec![
             TaskPlugin {
                 class: SOURCE_TASK_CLASS,
-                new: TaskFactory::Source(|| Box::new(FileStreamSourceTask::new())),
+                new: TaskFactory::source(|| Box::new(FileStreamSourceTask::new())),
             },
             TaskPlugin {
                 class: SINK_TASK_CLASS,
-                new: TaskFactory::Sink(|| Box::new(FileStreamSinkTask::new())),
+                new: TaskFactory::sink(|| Box::new(FileStreamSinkTask::new())),
             },
         ],
         converters: Vec::new(),
@@ -104,7 +101,7 @@ mod tests {
                 .iter()
                 .find(|t| t.class == task_class)
                 .expect("task registered");
-            match (c.connector_type, task.new) {
+            match (c.connector_type, &task.new) {
                 (ConnectorType::Source, TaskFactory::Source(f)) => {
                     assert_eq!(f().version(), VERSION)
                 }

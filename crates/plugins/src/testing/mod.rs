@@ -88,12 +88,8 @@ pub const FLAKY_SOURCE_TASK_CLASS: &str = "io.tributary.connect.testing.FlakySou
 /// Kafka's abstract-ish `MockConnector` base is not a plugin there (it is neither a source nor a
 /// sink connector) and is not registered here either.
 pub fn plugins() -> PluginSet {
-    let connector = |class, connector_type, new| ConnectorPlugin {
-        class,
-        version: VERSION,
-        connector_type,
-        new,
-    };
+    let connector =
+        |class, connector_type, new| ConnectorPlugin::native(class, VERSION, connector_type, new);
     PluginSet {
         connectors: vec![
             connector(
@@ -117,23 +113,23 @@ pub fn plugins() -> PluginSet {
         tasks: vec![
             TaskPlugin {
                 class: VERIFIABLE_SOURCE_TASK_CLASS,
-                new: TaskFactory::Source(|| Box::new(VerifiableSourceTask::new())),
+                new: TaskFactory::source(|| Box::new(VerifiableSourceTask::new())),
             },
             TaskPlugin {
                 class: VERIFIABLE_SINK_TASK_CLASS,
-                new: TaskFactory::Sink(|| Box::new(VerifiableSinkTask::new())),
+                new: TaskFactory::sink(|| Box::new(VerifiableSinkTask::new())),
             },
             TaskPlugin {
                 class: MOCK_SOURCE_TASK_CLASS,
-                new: TaskFactory::Source(|| Box::new(MockSourceTask::new())),
+                new: TaskFactory::source(|| Box::new(MockSourceTask::new())),
             },
             TaskPlugin {
                 class: MOCK_SINK_TASK_CLASS,
-                new: TaskFactory::Sink(|| Box::new(MockSinkTask::new())),
+                new: TaskFactory::sink(|| Box::new(MockSinkTask::new())),
             },
             TaskPlugin {
                 class: FLAKY_SOURCE_TASK_CLASS,
-                new: TaskFactory::Source(|| Box::new(FlakySourceTask::new())),
+                new: TaskFactory::source(|| Box::new(FlakySourceTask::new())),
             },
         ],
         converters: Vec::new(),
@@ -375,7 +371,7 @@ mod tests {
                 .iter()
                 .find(|t| t.class == task_class)
                 .unwrap_or_else(|| panic!("task of {} registered", c.class));
-            match (c.connector_type, task.new) {
+            match (c.connector_type, &task.new) {
                 (ConnectorType::Source, TaskFactory::Source(f)) => {
                     assert_eq!(f().version(), VERSION)
                 }

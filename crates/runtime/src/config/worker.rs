@@ -41,7 +41,18 @@ pub fn worker_config_def() -> ConfigDef {
         .define("offset.flush.timeout.ms", Long, Some(Some("5000")), None, Low, "Milliseconds an offset commit may wait for outstanding records to be acknowledged; after that the commit is abandoned and retried later.")
         .define("tributary.task.stall.threshold.ms", Long, Some(Some("60000")), None, Low, "A task whose poll or put has run this long (ms) is reported stalled in its status and in /metrics (Tributary).")
         .define("metrics.sample.window.ms", Long, Some(Some("30000")), None, Low, "How often task clients report librdkafka statistics to /metrics, in ms (Connect's metrics sample window).")
-        .define("plugin.path", List, Some(None), None, Low, "Accepted for compatibility; Tributary's plugins are built in.")
+        .define("plugin.path", List, Some(None), None, Low, "Directories of Java connector plugins (jars, uber-jars, class directories), as for Connect; their connectors run in an in-process JVM started on first use (crate tributary-jvm).")
+        .define(
+            "plugin.discovery",
+            String,
+            Some(Some("hybrid_warn")),
+            Some(Validator::OneOfIgnoreCase(vec!["only_scan".into(), "hybrid_warn".into(), "hybrid_fail".into(), "service_load".into()])),
+            Low,
+            "How plugin.path is searched (KIP-898): only_scan, hybrid_warn, hybrid_fail or service_load, applied by Connect's own isolation classes.",
+        )
+        .define("tributary.jvm.classpath", String, Some(None), None, Low, "Class path of Tributary's Java bridge (the output of scripts/jvm-bridge): required with plugin.path.")
+        .define("tributary.jvm.options", String, Some(Some("")), None, Low, "Options of the in-process JVM that hosts Java plugins, split on white space (e.g. -Xmx512m).")
+        .define("tributary.plugins.prefer.java", List, Some(Some("")), None, Low, "Connector classes that run as the Java plugin of plugin.path even though Tributary has a built-in class of that name (e.g. org.apache.kafka.connect.file.FileStreamSinkConnector).")
         .define("listeners", List, Some(Some("http://:8083")), None, Low, "REST listeners, protocol://host:port; port 0 picks a free port.")
         .define("admin.listeners", List, Some(None), None, Low, "Listeners of the /admin endpoints (KIP-495); unset: on `listeners`; empty: disabled.")
         .define("rest.advertised.host.name", String, Some(None), None, Low, "Host name other workers and the status topic use for this worker.")

@@ -104,7 +104,12 @@ pub async fn config(
 ) -> Result<Response, RestError> {
     let plugins = s.herder.plugins();
     if let Ok(p) = plugins.connector_plugin(&plugin) {
-        let def = (p.new)().config().merge(&config_def_for(p.connector_type));
+        // A hosted (Java) plugin's `config()` calls into its JVM: off the async threads.
+        let (new, connector_type) = (p.new.clone(), p.connector_type);
+        let own = tokio::task::spawn_blocking(move || new().config())
+            .await
+            .map_err(|_| RestError::new(500, "the connector's config() panicked"))?;
+        let def = own.merge(&config_def_for(connector_type));
         return Ok(Json(key_infos(&def)).into_response());
     }
     if let Ok(p) = plugins.converter_plugin(&plugin) {

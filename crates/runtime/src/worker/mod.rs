@@ -685,13 +685,17 @@ impl Worker {
             .resolve_config(&format!("task {id}"), &task_config)
             .map_err(fail)?;
         let class = task_config.get("task.class").cloned().unwrap_or_default();
+        let connector_class = connector_config
+            .get("connector.class")
+            .map(String::as_str)
+            .unwrap_or_default();
         let factory = self
             .plugins
-            .task_factory(&class)
+            .task_factory_for(connector_class, &class)
             .map_err(|e| fail(ConnectError::config(e.to_string())))?;
         // The connector may run on another worker (a Java one in a mixed cluster), so the
         // task checks its connector's settings too.
-        let kind = match factory {
+        let kind = match &factory {
             TaskFactory::Source(_) => ConnectorType::Source,
             TaskFactory::Sink(_) => ConnectorType::Sink,
         };

@@ -110,7 +110,11 @@ impl TaskStatusReporter {
 }
 
 /// A Java-style trace for an error: `<exception class>: <message>` plus where it happened.
+/// An error with a stack trace of its own (a Java plugin's exception) keeps that trace.
 pub fn error_trace(e: &ConnectError, context: &str) -> String {
+    if let Some(trace) = e.stack_trace() {
+        return trace.to_string();
+    }
     format!("{}: {}\n\tat {}\n", e.java_class(), e, context)
 }
 

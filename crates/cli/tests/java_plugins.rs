@@ -1,0 +1,619 @@
+//! Java connector plugins from `plugin.path` (issue #15, first milestone), on the real broker:
+//! Apache Kafka's own FileStream connectors (`connect-file` 4.1.1 from Maven Central, fetched
+//! by `scripts/jvm-bridge plugin-path`) forced to run as Java produce what the native ones do;
+//! the listing shows them; a Java task that throws fails with its Java trace while a native
+//! task on the same worker keeps running; and a worker that uses no Java plugin never loads a
+//! JVM (no `libjvm` in its memory map).
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use common::*;
+use serde_json::json;
+
+const SOURCE: &str = "org.apache.kafka.connect.file.FileStreamSourceConnector";
+const SINK: &str = "org.apache.kafka.connect.file.FileStreamSinkConnector";
+
+/// `(tributary.jvm.classpath, plugin.path)` from `scripts/jvm-bridge`, which builds the bridge
+/// and fetches Connect's jars through Maven when missing; `None` (after [`missing`]) without
+/// Java or Maven.
+fn java_bridge() -> Option<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let run = |arg: &str| -> Option<String> {
+        let out = Command::new(root.join("scripts/jvm-bridge"))
+            .arg(arg)
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8(out.stdout).unwrap().trim().to_string())
+    };
+    let Some(classpath) = run("classpath") else {
+        return missing("`scripts/jvm-bridge` failed (no java/javac/mvn, or no network?)");
+    };
+    let plugin_path = run("plugin-path")?;
+    Some((classpath, plugin_path))
+}
+
+fn jvm_lines(classpath: &str, plugin_path: &str, prefer_java: &[&str]) -> String {
+    format!(
+        "plugin.path={plugin_path}\ntributary.jvm.classpath={classpath}\ntributary.jvm.options=-Xmx256m -XX:+UseSerialGC\ntributary.plugins.prefer.java={}\n",
+        prefer_java.join(",")
+    )
+}
+
+/// Whether the worker process has a JVM loaded (`libjvm` in `/proc/<pid>/maps`).
+fn has_jvm(w: &StandaloneWorker) -> bool {
+    std::fs::read_to_string(format!("/proc/{}/maps", w.child.id()))
+        .unwrap()
+        .contains("libjvm")
+}
+
+fn file_connector(name: &str, class: &str, file: &Path, topic: &str) -> String {
+    let topic_key = if class == SOURCE { "topic" } else { "topics" };
+    format!(
+        "name={name}\nconnector.class={class}\ntasks.max=1\nfile={}\n{topic_key}={topic}\n",
+        file.display()
+    )
+}
+
+fn input_lines() -> Vec<u8> {
+    let mut data = Vec::new();
+    for i in 0..2000 {
+        data.extend_from_slice(
+            format!("line {i} ünïcödé {}\tend\n", "x".repeat(i % 97)).as_bytes(),
+        );
+    }
+    data
+}
+
+fn plugin_versions(w: &StandaloneWorker) -> Vec<(String, String, String)> {
+    let (code, body) = w.get("/connector-plugins");
+    assert_eq!(code, 200, "{body}");
+    body.as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["class"].as_str().unwrap().to_string(),
+                p["type"].as_str().unwrap().to_string(),
+                p["version"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// FileStreamSource → Kafka → FileStreamSink with Apache's Java classes (forced with
+/// `tributary.plugins.prefer.java`) gives the same topic records and the same output file as
+/// the native classes on a worker without plugin.path, which never loads a JVM.
+#[test]
+fn java_filestream_round_trip_equals_the_native_one() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let data = input_lines();
+    let expected_lines = data.iter().filter(|&&b| b == b'\n').count();
+
+    let run = |label: &str, extra: String| {
+        let dir = test_dir();
+        let input = dir.path().join("input.txt");
+        std::fs::write(&input, &data).unwrap();
+        let output = dir.path().join("output.txt");
+        let topic = unique(&format!("java-plugins-{label}"));
+        let sink = unique(&format!("sink-{label}"));
+        // The sink subscribes before the source's first record; with the topic there, it
+        // does not wait for a metadata refresh to see it.
+        create_topic(&bootstrap, &topic, 1);
+        std::fs::write(
+            dir.path().join("src.properties"),
+            file_connector("src", SOURCE, &input, &topic),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("sink.properties"),
+            // Its own consumer group: a group the other run's (killed) member still holds
+            // would make this sink wait for the session timeout.
+            file_connector(&sink, SINK, &output, &topic),
+        )
+        .unwrap();
+        let w = StandaloneWorker::start(
+            dir.path(),
+            &bootstrap,
+            &extra,
+            &["src.properties", "sink.properties"],
+        );
+        w.wait_state("src", 1, "RUNNING");
+        w.wait_state(&sink, 1, "RUNNING");
+        wait_for("every line in the output", Duration::from_secs(120), || {
+            let out = std::fs::read(&output).unwrap_or_default();
+            (out.iter().filter(|&&b| b == b'\n').count() >= expected_lines).then_some(())
+        });
+        let listed = plugin_versions(&w);
+        let jvm = has_jvm(&w);
+        let topic_records = read_topic(&bootstrap, &topic);
+        (
+            std::fs::read(&output).unwrap(),
+            topic_records,
+            listed,
+            jvm,
+            dir,
+        )
+    };
+
+    let (java_out, java_topic, java_listed, java_jvm, _d1) =
+        run("java", jvm_lines(&classpath, &plugin_path, &[SOURCE, SINK]));
+    let (native_out, native_topic, native_listed, native_jvm, _d2) = run("native", String::new());
+
+    assert_eq!(
+        java_out, data,
+        "the Java pipeline's output equals its input"
+    );
+    assert_eq!(java_out, native_out, "Java and native outputs are equal");
+    assert_eq!(java_topic.len(), expected_lines);
+    assert_eq!(java_topic, native_topic, "the same records in Kafka");
+    // The forced classes are listed as the Java plugins (Connect's version), the native ones
+    // as Tributary's.
+    assert!(
+        java_listed.contains(&(SOURCE.into(), "source".into(), "4.1.1".into())),
+        "{java_listed:?}"
+    );
+    assert!(
+        java_listed.contains(&(SINK.into(), "sink".into(), "4.1.1".into())),
+        "{java_listed:?}"
+    );
+    let native_version = env!("CARGO_PKG_VERSION").to_string();
+    assert!(
+        native_listed.contains(&(SOURCE.into(), "source".into(), native_version)),
+        "{native_listed:?}"
+    );
+    assert!(java_jvm, "the worker running Java plugins loaded a JVM");
+    assert!(
+        !native_jvm,
+        "a worker without Java plugins never loads a JVM"
+    );
+}
+
+/// A Java sink task whose `start` throws (Apache's FileStreamSinkTask cannot create its file)
+/// is FAILED with the Java stack trace in its status, while a native source task on the same
+/// worker stays RUNNING and keeps producing.
+#[test]
+fn a_failing_java_task_shows_its_java_trace_and_a_native_task_keeps_running() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let input = dir.path().join("input.txt");
+    std::fs::write(&input, b"one\ntwo\n").unwrap();
+    let topic = unique("java-fails");
+    create_topic(&bootstrap, &topic, 1);
+    std::fs::write(
+        dir.path().join("src.properties"),
+        file_connector("native-src", SOURCE, &input, &topic),
+    )
+    .unwrap();
+    let bad = dir.path().join("no-such-dir").join("out.txt");
+    std::fs::write(
+        dir.path().join("sink.properties"),
+        file_connector("java-sink", SINK, &bad, &topic),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &jvm_lines(&classpath, &plugin_path, &[SINK]),
+        &["src.properties", "sink.properties"],
+    );
+    w.wait_state("native-src", 1, "RUNNING");
+    let trace = wait_for("the Java task to fail", Duration::from_secs(60), || {
+        let (_, s) = w.get("/connectors/java-sink/status");
+        (s["tasks"][0]["state"] == "FAILED")
+            .then(|| s["tasks"][0]["trace"].as_str().unwrap().to_string())
+    });
+    assert!(
+        trace.starts_with(
+            "org.apache.kafka.connect.errors.ConnectException: Couldn't find or create file"
+        ),
+        "{trace}"
+    );
+    assert!(
+        trace.contains("\tat org.apache.kafka.connect.file.FileStreamSinkTask.start("),
+        "{trace}"
+    );
+    assert!(
+        trace.contains("Caused by: java.nio.file.NoSuchFileException"),
+        "{trace}"
+    );
+    // The Java connector itself runs; only its task failed.
+    let (_, s) = w.get("/connectors/java-sink/status");
+    assert_eq!(s["connector"]["state"], "RUNNING", "{s}");
+    // The native task on the same worker keeps running and producing.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&input)
+        .unwrap();
+    std::io::Write::write_all(&mut f, b"three\n").unwrap();
+    wait_for(
+        "the native source's third line",
+        Duration::from_secs(60),
+        || (read_topic(&bootstrap, &topic).len() == 3).then_some(()),
+    );
+    w.wait_state("native-src", 1, "RUNNING");
+    // The listing: the native source (not forced) and the Java sink.
+    let listed = plugin_versions(&w);
+    assert!(
+        listed.contains(&(SINK.into(), "sink".into(), "4.1.1".into())),
+        "{listed:?}"
+    );
+    assert!(
+        listed.contains(&(
+            SOURCE.into(),
+            "source".into(),
+            env!("CARGO_PKG_VERSION").into()
+        )),
+        "{listed:?}"
+    );
+    // The Java plugin's own ConfigDef and validate() answer over REST.
+    let (code, keys) = w.get(&format!("/connector-plugins/{SINK}/config"));
+    assert_eq!(code, 200, "{keys}");
+    assert!(
+        keys.as_array().unwrap().iter().any(|k| k["name"] == "file"),
+        "{keys}"
+    );
+    let (code, v) = w.send(
+        "PUT",
+        &format!("/connector-plugins/{SINK}/config/validate"),
+        Some(
+            &json!({"connector.class": SINK, "name": "v", "topics": "t", "tasks.max": "1"})
+                .to_string(),
+        ),
+    );
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["name"], SINK, "{v}");
+}
+
+/// Apache's Java FileStreamSourceTask reads its position through the `OffsetStorageReader`
+/// Tributary gives it (backed by the worker's offsets file): after a clean stop and a restart
+/// it resumes where it was, so every line reaches Kafka exactly once.
+#[test]
+fn a_java_source_task_resumes_from_the_offset_tributary_stored() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let input = dir.path().join("input.txt");
+    let lines = |from: usize, to: usize| -> String {
+        // ASCII: Apache's FileStreamSourceTask stores its position in characters but skips
+        // bytes when it resumes, so with multi-byte characters Java Connect itself re-reads.
+        (from..to).map(|i| format!("record {i}\n")).collect()
+    };
+    std::fs::write(&input, lines(0, 100)).unwrap();
+    let topic = unique("java-resume");
+    create_topic(&bootstrap, &topic, 1);
+    std::fs::write(
+        dir.path().join("src.properties"),
+        file_connector("src", SOURCE, &input, &topic),
+    )
+    .unwrap();
+    let extra = jvm_lines(&classpath, &plugin_path, &[SOURCE]);
+    let mut w = StandaloneWorker::start(dir.path(), &bootstrap, &extra, &["src.properties"]);
+    w.wait_state("src", 1, "RUNNING");
+    wait_for("the first 100 lines", Duration::from_secs(60), || {
+        (read_topic(&bootstrap, &topic).len() == 100).then_some(())
+    });
+    assert!(w.terminate().success());
+    drop(w);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&input)
+        .unwrap();
+    std::io::Write::write_all(&mut f, lines(100, 150).as_bytes()).unwrap();
+    let w = StandaloneWorker::spawn(dir.path(), &["src.properties"]);
+    w.wait_state("src", 1, "RUNNING");
+    let records = wait_for("150 lines", Duration::from_secs(60), || {
+        let r = read_topic(&bootstrap, &topic);
+        (r.len() >= 150).then_some(r)
+    });
+    let expected: Vec<Vec<u8>> = lines(0, 150)
+        .lines()
+        .map(|l| l.as_bytes().to_vec())
+        .collect();
+    assert_eq!(records, expected, "each line exactly once, in order");
+}
+
+/// `plugin.path` set, no Java plugin in use (FileStream runs natively, as built-in classes
+/// take precedence): the Java plugins are listed, yet the worker never loads a JVM.
+#[test]
+fn a_worker_using_no_java_plugin_never_starts_a_jvm() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let input = dir.path().join("input.txt");
+    std::fs::write(&input, b"a\nb\n").unwrap();
+    let topic = unique("java-unused");
+    create_topic(&bootstrap, &topic, 1);
+    std::fs::write(
+        dir.path().join("src.properties"),
+        file_connector("src", SOURCE, &input, &topic),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &jvm_lines(&classpath, &plugin_path, &[]),
+        &["src.properties"],
+    );
+    w.wait_state("src", 1, "RUNNING");
+    wait_for("both lines", Duration::from_secs(60), || {
+        (read_topic(&bootstrap, &topic).len() == 2).then_some(())
+    });
+    // Native classes won: FileStream is Tributary's.
+    let listed = plugin_versions(&w);
+    assert!(
+        listed.contains(&(
+            SOURCE.into(),
+            "source".into(),
+            env!("CARGO_PKG_VERSION").into()
+        )),
+        "{listed:?}"
+    );
+    assert!(!has_jvm(&w), "no JVM in a worker that uses no Java plugin");
+    assert!(
+        w.log_text().contains("Java connector plugin not used"),
+        "the shadowed Java plugins are named in the log"
+    );
+}
+
+/// `plugin.path` without the bridge's class path stops startup naming the key.
+#[test]
+fn plugin_path_without_the_bridge_is_refused_naming_the_key() {
+    let dir = test_dir();
+    std::fs::write(
+        dir.path().join("worker.properties"),
+        "bootstrap.servers=127.0.0.1:1\nkey.converter=org.apache.kafka.connect.storage.StringConverter\nvalue.converter=org.apache.kafka.connect.storage.StringConverter\noffset.storage.file.filename=offsets\nlisteners=http://127.0.0.1:0\nplugin.path=/nonexistent\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_tributary"))
+        .args(["standalone", "worker.properties"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("key 'plugin.path'") && err.contains("tributary.jvm.classpath"),
+        "{err}"
+    );
+}
+
+/// Two distributed workers with the same plugin.path run Apache's Java FileStream connectors
+/// (forced): the connectors and their tasks spread over the group, each hosted by the JVM of
+/// the worker it lands on, and the output equals the input.
+#[test]
+fn java_connectors_run_in_a_distributed_group() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let group = unique("java-dist");
+    let extra = jvm_lines(&classpath, &plugin_path, &[SOURCE, SINK]);
+    let w1 = DistributedWorker::start(dir.path(), "w1", &bootstrap, &group, &extra);
+    let w2 = DistributedWorker::start(dir.path(), "w2", &bootstrap, &group, &extra);
+    w1.wait_joined();
+    w2.wait_joined();
+    let input = dir.path().join("input.txt");
+    let data: String = (0..500)
+        .map(|i| format!("distributed line {i}\n"))
+        .collect();
+    std::fs::write(&input, &data).unwrap();
+    let output = dir.path().join("output.txt");
+    let topic = unique("java-dist");
+    let jsink = unique("jsink");
+    create_topic(&bootstrap, &topic, 1);
+    for (name, class, file, key) in [
+        ("jsrc", SOURCE, &input, "topic"),
+        (jsink.as_str(), SINK, &output, "topics"),
+    ] {
+        let body = json!({"name": name, "config": {"connector.class": class, "tasks.max": "1", "file": file, key: topic}});
+        let (code, resp) = w2.send("POST", "/connectors", Some(&body.to_string()));
+        assert_eq!(code, 201, "{resp}");
+    }
+    w1.wait_state("jsrc", 1, "RUNNING");
+    w1.wait_state(&jsink, 1, "RUNNING");
+    wait_for("every line in the output", Duration::from_secs(120), || {
+        let out = std::fs::read_to_string(&output).unwrap_or_default();
+        (out.len() >= data.len()).then_some(())
+    });
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), data);
+    // The task configs in the config topic name Apache's task classes, as a Java worker
+    // writes them (a Java worker of a mixed group could run them).
+    let (_, tasks) = w1.get("/connectors/jsrc/tasks");
+    assert_eq!(
+        tasks[0]["config"]["task.class"], "org.apache.kafka.connect.file.FileStreamSourceTask",
+        "{tasks}"
+    );
+}
+
+/// A JVM option the JVM refuses stops startup (the scan runs with the worker's options), not
+/// the first Java connector.
+#[test]
+fn a_bad_jvm_option_stops_startup() {
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    std::fs::write(
+        dir.path().join("worker.properties"),
+        format!(
+            "bootstrap.servers=127.0.0.1:1\nkey.converter=org.apache.kafka.connect.storage.StringConverter\nvalue.converter=org.apache.kafka.connect.storage.StringConverter\noffset.storage.file.filename=offsets\nlisteners=http://127.0.0.1:0\nplugin.path={plugin_path}\ntributary.jvm.classpath={classpath}\ntributary.jvm.options=-XX:+NoSuchJvmOption\n"
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_tributary"))
+        .args(["standalone", "worker.properties"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("tributary.jvm.options") && err.contains("NoSuchJvmOption"),
+        "{err}"
+    );
+}
+
+/// A plugin directory holding the probe connector (`tests/java/ProbeSourceConnector.java`),
+/// compiled against Connect's API jars and packed as a jar, as a plugin author ships one.
+fn probe_plugin_dir(dir: &Path, classpath: &str) -> std::path::PathBuf {
+    let classes = dir.join("probe-classes");
+    let plugin = dir.join("probe-plugins").join("probe");
+    std::fs::create_dir_all(&classes).unwrap();
+    std::fs::create_dir_all(&plugin).unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/ProbeSourceConnector.java");
+    let status = Command::new("javac")
+        .args(["-nowarn", "-encoding", "UTF-8", "-cp", classpath, "-d"])
+        .arg(&classes)
+        .arg(source)
+        .status()
+        .expect("running javac");
+    assert!(status.success(), "javac failed on the probe connector");
+    let status = Command::new("jar")
+        .arg("cf")
+        .arg(plugin.join("probe.jar"))
+        .args(["-C"])
+        .arg(&classes)
+        .arg(".")
+        .status()
+        .expect("running jar");
+    assert!(status.success(), "jar failed");
+    dir.join("probe-plugins")
+}
+
+/// `(value, header "probe")` of every record of partition 0 of `topic`.
+fn values_and_headers(bootstrap: &str, topic: &str) -> Vec<(String, String)> {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    use rdkafka::message::Headers;
+    use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", unique("reader"))
+        .create()
+        .unwrap();
+    let (_, high) = consumer
+        .fetch_watermarks(topic, 0, Duration::from_secs(10))
+        .unwrap();
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(topic, 0, Offset::Beginning)
+        .unwrap();
+    consumer.assign(&tpl).unwrap();
+    let mut out = Vec::new();
+    while (out.len() as i64) < high {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(500)) {
+            let header = m
+                .headers()
+                .and_then(|h| h.iter().find(|h| h.key == "probe"))
+                .and_then(|h| h.value)
+                .map(|v| String::from_utf8_lossy(v).into_owned())
+                .unwrap_or_default();
+            let value = String::from_utf8_lossy(m.payload().unwrap_or_default()).into_owned();
+            out.push((value, header));
+        }
+    }
+    out
+}
+
+/// A Java source task of a plugin jar: its records (keys, values, headers) reach Kafka, its
+/// `commitRecord` is called once per record with the Kafka offset, and an exception from
+/// `poll` fails the task with the Java trace; the plugin is listed with its own version.
+#[test]
+fn a_java_source_task_gets_commit_record_and_fails_with_its_trace_from_poll() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, _)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let plugin_path = probe_plugin_dir(dir.path(), &classpath);
+    let ok_topic = unique("probe-ok");
+    let fail_topic = unique("probe-fail");
+    create_topic(&bootstrap, &ok_topic, 1);
+    create_topic(&bootstrap, &fail_topic, 1);
+    let ack = dir.path().join("acks.txt");
+    let probe = "io.tributary.probe.ProbeSourceConnector";
+    std::fs::write(
+        dir.path().join("ok.properties"),
+        format!(
+            "name=probe-ok\nconnector.class={probe}\ntasks.max=1\ntopic={ok_topic}\nrecords=20\nack.file={}\n",
+            ack.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("fail.properties"),
+        format!(
+            "name=probe-fail\nconnector.class=ProbeSource\ntasks.max=1\ntopic={fail_topic}\nrecords=20\nfail.at=7\nack.file={}\n",
+            dir.path().join("fail-acks.txt").display()
+        ),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &jvm_lines(&classpath, &plugin_path.display().to_string(), &[]),
+        &["ok.properties", "fail.properties"],
+    );
+    w.wait_state("probe-ok", 1, "RUNNING");
+    let records = wait_for("20 records", Duration::from_secs(60), || {
+        let r = read_topic_records(&bootstrap, &ok_topic);
+        (r.len() >= 20).then_some(r)
+    });
+    let expected: Vec<(Vec<u8>, Vec<u8>)> = (0..20)
+        .map(|i| (format!("k{i}").into_bytes(), format!("v{i}").into_bytes()))
+        .collect();
+    assert_eq!(records, expected);
+    let headers: Vec<(String, String)> = (0..20)
+        .map(|i| (format!("v{i}"), format!("h{i}")))
+        .collect();
+    assert_eq!(values_and_headers(&bootstrap, &ok_topic), headers);
+    let acks = wait_for("20 commitRecord calls", Duration::from_secs(60), || {
+        let text = std::fs::read_to_string(&ack).unwrap_or_default();
+        (text.lines().count() >= 20).then_some(text)
+    });
+    let mut acks: Vec<&str> = acks.lines().collect();
+    acks.sort_by_key(|l| l.split(' ').nth(1).unwrap().parse::<i64>().unwrap());
+    let expected_acks: Vec<String> = (0..20).map(|i| format!("v{i} {i}")).collect();
+    assert_eq!(
+        acks, expected_acks,
+        "commitRecord once per record, with its Kafka offset"
+    );
+
+    let trace = wait_for("the failing probe task", Duration::from_secs(60), || {
+        let (_, s) = w.get("/connectors/probe-fail/status");
+        (s["tasks"][0]["state"] == "FAILED")
+            .then(|| s["tasks"][0]["trace"].as_str().unwrap().to_string())
+    });
+    assert!(
+        trace.starts_with(
+            "org.apache.kafka.connect.errors.ConnectException: probe failure at record 7"
+        ),
+        "{trace}"
+    );
+    assert!(
+        trace.contains("\tat io.tributary.probe.ProbeSourceConnector$ProbeSourceTask.poll("),
+        "{trace}"
+    );
+    w.wait_state("probe-ok", 1, "RUNNING");
+    let listed = plugin_versions(&w);
+    assert!(
+        listed.contains(&(probe.into(), "source".into(), "probe-1".into())),
+        "{listed:?}"
+    );
+}

@@ -1,0 +1,218 @@
+package io.tributary.jvm;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.connect.data.SchemaAndValue;
+import org.apache.kafka.connect.header.ConnectHeaders;
+import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTask;
+import org.apache.kafka.connect.sink.SinkTaskContext;
+
+/**
+ * One sink task hosted for Tributary. {@link #put} takes a whole batch as one byte array:
+ * int count, then per record topic, partition, offset, timestamp (u8 flag, long), timestamp
+ * type (u8: 0 none, 1 create, 2 log append), key and value (JsonConverter envelopes), headers
+ * (int count, then key and envelope each), original topic, partition and offset (KIP-793).
+ */
+public final class HostedSinkTask {
+    private final SinkTask task;
+    private final JsonConverter envelope = Codec.envelopeConverter();
+    private final Set<TopicPartition> assignment = new HashSet<>();
+
+    HostedSinkTask(SinkTask task) {
+        this.task = task;
+    }
+
+    public String version() {
+        ClassLoader saved = Bridge.swap(task);
+        try {
+            return task.version();
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    public void initialize(byte[] props) {
+        Map<String, String> config = Codec.readMap(props);
+        SinkTaskContext ctx = new Context(config);
+        ClassLoader saved = Bridge.swap(task);
+        try {
+            task.initialize(ctx);
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    public void start(byte[] props) {
+        Map<String, String> config = Codec.readMap(props);
+        ClassLoader saved = Bridge.swap(task);
+        try {
+            task.start(config);
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    public void open(byte[] partitions) {
+        List<TopicPartition> parts = Codec.readPartitions(partitions);
+        assignment.addAll(parts);
+        ClassLoader saved = Bridge.swap(task);
+        try {
+            task.open(parts);
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    public void close(byte[] partitions) {
+        List<TopicPartition> parts = Codec.readPartitions(partitions);
+        ClassLoader saved = Bridge.swap(task);
+        try {
+            task.close(parts);
+        } finally {
+            Bridge.restore(saved);
+            assignment.removeAll(parts);
+        }
+    }
+
+    public void put(byte[] batch) {
+        Codec.Reader r = new Codec.Reader(batch);
+        int n = r.i32();
+        List<SinkRecord> records = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            String topic = r.str();
+            int partition = r.i32();
+            long offset = r.i64();
+            boolean hasTs = r.u8() == 1;
+            long ts = r.i64();
+            int tsType = r.u8();
+            SchemaAndValue key = envelope.toConnectData(topic, r.bytes());
+            SchemaAndValue value = envelope.toConnectData(topic, r.bytes());
+            int nh = r.i32();
+            ConnectHeaders headers = new ConnectHeaders();
+            for (int h = 0; h < nh; h++) {
+                String hk = r.str();
+                SchemaAndValue hv = envelope.toConnectData(topic, r.bytes());
+                headers.add(hk, hv);
+            }
+            String originalTopic = r.str();
+            int originalPartition = r.i32();
+            long originalOffset = r.i64();
+            TimestampType type = tsType == 1 ? TimestampType.CREATE_TIME
+                : tsType == 2 ? TimestampType.LOG_APPEND_TIME : TimestampType.NO_TIMESTAMP_TYPE;
+            records.add(new SinkRecord(topic, partition, key.schema(), key.value(), value.schema(),
+                value.value(), offset, hasTs ? ts : null, type, headers, originalTopic,
+                originalPartition, originalOffset));
+        }
+        ClassLoader saved = Bridge.swap(task);
+        try {
+            task.put(records);
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    public void flush(byte[] offsets) {
+        Map<TopicPartition, OffsetAndMetadata> current = Codec.readOffsets(offsets);
+        ClassLoader saved = Bridge.swap(task);
+        try {
+            task.flush(current);
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    /** SinkTask.preCommit: the offsets safe to commit, in the layout of the argument. */
+    public byte[] preCommit(byte[] offsets) {
+        Map<TopicPartition, OffsetAndMetadata> current = Codec.readOffsets(offsets);
+        ClassLoader saved = Bridge.swap(task);
+        try {
+            Map<TopicPartition, OffsetAndMetadata> result = task.preCommit(current);
+            return Codec.offsets(result == null ? Map.of() : result);
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    public void stop() {
+        ClassLoader saved = Bridge.swap(task);
+        try {
+            task.stop();
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    /**
+     * The task's SinkTaskContext. Offset rewinds, pause/resume, commit requests, the errant
+     * record reporter and plugin metrics are not hosted yet: rewinds, pauses and commit
+     * requests throw (never silently ignored), errantRecordReporter() returns null (allowed by
+     * its contract: the task must then handle bad records itself).
+     */
+    private final class Context implements SinkTaskContext {
+        private final Map<String, String> config;
+
+        Context(Map<String, String> config) {
+            this.config = config;
+        }
+
+        @Override
+        public Map<String, String> configs() {
+            return config;
+        }
+
+        @Override
+        public void offset(Map<TopicPartition, Long> offsets) {
+            throw unsupported("offset(Map)");
+        }
+
+        @Override
+        public void offset(TopicPartition tp, long offset) {
+            throw unsupported("offset(TopicPartition, long)");
+        }
+
+        @Override
+        public void timeout(long timeoutMs) {
+            throw unsupported("timeout(long)");
+        }
+
+        @Override
+        public Set<TopicPartition> assignment() {
+            return new HashSet<>(assignment);
+        }
+
+        @Override
+        public void pause(TopicPartition... partitions) {
+            throw unsupported("pause");
+        }
+
+        @Override
+        public void resume(TopicPartition... partitions) {
+            throw unsupported("resume");
+        }
+
+        @Override
+        public void requestCommit() {
+            throw unsupported("requestCommit");
+        }
+
+        @Override
+        public PluginMetrics pluginMetrics() {
+            throw unsupported("pluginMetrics");
+        }
+    }
+
+    static UnsupportedOperationException unsupported(String what) {
+        return new UnsupportedOperationException(
+            "SinkTaskContext." + what + " is not yet supported for Java sink tasks hosted by Tributary");
+    }
+}

@@ -1,0 +1,218 @@
+package io.tributary.jvm;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTask;
+import org.apache.kafka.connect.source.SourceTaskContext;
+import org.apache.kafka.connect.storage.OffsetStorageReader;
+
+/**
+ * One source task hosted for Tributary. {@link #poll} returns the whole batch as one byte
+ * array: int count, then per record its sequence number, source partition and offset
+ * (schemaless JSON), topic, partition (u8 flag, int), key and value (JsonConverter envelopes),
+ * timestamp (u8 flag, long) and headers (int count, then key and envelope each).
+ */
+public final class HostedSourceTask {
+    private final SourceTask task;
+    private final JsonConverter envelope = Codec.envelopeConverter();
+    private final JsonConverter plain = Codec.mapConverter();
+    private final boolean tracksRecords;
+    private final Map<Long, SourceRecord> inFlight = new HashMap<>();
+    private long nextSeq;
+
+    HostedSourceTask(SourceTask task) {
+        this.task = task;
+        this.tracksRecords = overridesCommitRecord(task.getClass());
+    }
+
+    static boolean overridesCommitRecord(Class<?> cls) {
+        try {
+            return cls.getMethod("commitRecord", SourceRecord.class, RecordMetadata.class)
+                .getDeclaringClass() != SourceTask.class;
+        } catch (NoSuchMethodException e) {
+            return true;
+        }
+    }
+
+    public String version() {
+        ClassLoader saved = Bridge.swap(task);
+        try {
+            return task.version();
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    /** Whether the task overrides commitRecord(SourceRecord, RecordMetadata). */
+    public boolean wantsCommitRecord() {
+        return tracksRecords;
+    }
+
+    /** Initializes the task with its config and an offset reader backed by Tributary's {@code reader}. */
+    public void initialize(long reader, byte[] props) {
+        Map<String, String> config = Codec.readMap(props);
+        OffsetStorageReader offsets = new NativeOffsetReader(reader, plain);
+        SourceTaskContext ctx = new SourceTaskContext() {
+            @Override
+            public Map<String, String> configs() {
+                return config;
+            }
+
+            @Override
+            public OffsetStorageReader offsetStorageReader() {
+                return offsets;
+            }
+
+            @Override
+            public PluginMetrics pluginMetrics() {
+                throw new UnsupportedOperationException(
+                    "SourceTaskContext.pluginMetrics is not yet supported for Java source tasks hosted by Tributary");
+            }
+        };
+        ClassLoader saved = Bridge.swap(task);
+        try {
+            task.initialize(ctx);
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    public void start(byte[] props) {
+        Map<String, String> config = Codec.readMap(props);
+        ClassLoader saved = Bridge.swap(task);
+        try {
+            task.start(config);
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    /** The next batch (layout in the class comment), or null when the task returned null. */
+    public byte[] poll() throws InterruptedException {
+        List<SourceRecord> records;
+        ClassLoader saved = Bridge.swap(task);
+        try {
+            records = task.poll();
+        } finally {
+            Bridge.restore(saved);
+        }
+        if (records == null) {
+            return null;
+        }
+        Codec.Writer w = new Codec.Writer().i32(records.size());
+        for (SourceRecord r : records) {
+            long seq = nextSeq++;
+            if (tracksRecords) {
+                inFlight.put(seq, r);
+            }
+            w.i64(seq);
+            w.bytes(r.sourcePartition() == null ? null : plain.fromConnectData("", null, r.sourcePartition()));
+            w.bytes(r.sourceOffset() == null ? null : plain.fromConnectData("", null, r.sourceOffset()));
+            w.str(r.topic());
+            if (r.kafkaPartition() == null) {
+                w.u8(0).i32(0);
+            } else {
+                w.u8(1).i32(r.kafkaPartition());
+            }
+            w.bytes(envelope.fromConnectData(r.topic(), r.keySchema(), r.key()));
+            w.bytes(envelope.fromConnectData(r.topic(), r.valueSchema(), r.value()));
+            if (r.timestamp() == null) {
+                w.u8(0).i64(0);
+            } else {
+                w.u8(1).i64(r.timestamp());
+            }
+            int n = 0;
+            for (Header ignored : r.headers()) {
+                n++;
+            }
+            w.i32(n);
+            for (Header h : r.headers()) {
+                w.str(h.key());
+                w.bytes(envelope.fromConnectData(r.topic(), h.schema(), h.value()));
+            }
+        }
+        return w.toBytes();
+    }
+
+    public void commit() throws InterruptedException {
+        ClassLoader saved = Bridge.swap(task);
+        try {
+            task.commit();
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    /**
+     * commitRecord for the record of sequence number {@code seq}; {@code partition} &lt; 0 when
+     * the record was not written (filtered), then the metadata is null as in Connect.
+     */
+    public void commitRecord(long seq, String topic, int partition, long offset) throws InterruptedException {
+        SourceRecord r = inFlight.remove(seq);
+        if (r == null) {
+            return;
+        }
+        RecordMetadata md = partition < 0 ? null
+            : new RecordMetadata(new TopicPartition(topic, partition), offset, 0, -1L, -1, -1);
+        ClassLoader saved = Bridge.swap(task);
+        try {
+            task.commitRecord(r, md);
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    public void stop() {
+        ClassLoader saved = Bridge.swap(task);
+        try {
+            task.stop();
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    /** Offsets read from Tributary's offset store through {@link Natives#offsets}. */
+    private static final class NativeOffsetReader implements OffsetStorageReader {
+        private final long handle;
+        private final JsonConverter plain;
+
+        NativeOffsetReader(long handle, JsonConverter plain) {
+            this.handle = handle;
+            this.plain = plain;
+        }
+
+        @Override
+        public <T> Map<String, Object> offset(Map<String, T> partition) {
+            return offsets(List.of(partition)).get(partition);
+        }
+
+        @Override
+        public <T> Map<Map<String, T>, Map<String, Object>> offsets(Collection<Map<String, T>> partitions) {
+            List<Map<String, T>> list = new ArrayList<>(partitions);
+            Codec.Writer w = new Codec.Writer().i32(list.size());
+            for (Map<String, T> p : list) {
+                w.bytes(plain.fromConnectData("", null, p));
+            }
+            Codec.Reader r = new Codec.Reader(Natives.offsets(handle, w.toBytes()));
+            int n = r.i32();
+            Map<Map<String, T>, Map<String, Object>> out = new HashMap<>();
+            for (int i = 0; i < n; i++) {
+                Map<String, Object> offset = Codec.readJsonMap(plain, r.bytes());
+                if (offset != null) {
+                    out.put(list.get(i), offset);
+                }
+            }
+            return out;
+        }
+    }
+}

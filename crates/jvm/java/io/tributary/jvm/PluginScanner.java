@@ -1,0 +1,43 @@
+package io.tributary.jvm;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import org.apache.kafka.connect.runtime.isolation.PluginDesc;
+import org.apache.kafka.connect.runtime.isolation.Plugins;
+
+/**
+ * Lists the connector plugins of a plugin path, as Connect's own isolation classes find them
+ * (plugin.path, plugin.discovery of KIP-898). Run as a separate process at worker startup, so
+ * a worker never starts a JVM in-process just to list plugins. Prints one line per connector
+ * found outside the class path: {@code connector<TAB>source|sink<TAB>class<TAB>version<TAB>location}.
+ * Usage: PluginScanner PLUGIN_PATH DISCOVERY
+ */
+public final class PluginScanner {
+    private PluginScanner() {
+    }
+
+    public static void main(String[] args) {
+        Map<String, String> props = new HashMap<>();
+        props.put("plugin.path", args[0]);
+        props.put("plugin.discovery", args[1]);
+        Plugins plugins = new Plugins(props);
+        StringBuilder out = new StringBuilder();
+        for (PluginDesc<?> d : plugins.sourceConnectors()) {
+            line(out, "source", d);
+        }
+        for (PluginDesc<?> d : plugins.sinkConnectors()) {
+            line(out, "sink", d);
+        }
+        System.out.print(out);
+        System.out.flush();
+    }
+
+    private static void line(StringBuilder out, String type, PluginDesc<?> d) {
+        if ("classpath".equals(d.location())) {
+            return;
+        }
+        out.append("connector\t").append(type).append('\t').append(d.className()).append('\t')
+            .append(d.version()).append('\t').append(d.location()).append('\n');
+    }
+}

@@ -1,0 +1,190 @@
+//! The byte layout of batches crossing between Tributary and the hosted Java plugins (the
+//! Java side is `Codec.java`): big-endian integers; strings and byte arrays as a 4-byte length
+//! (-1 for null) and their bytes (UTF-8 for strings). Pure: no JNI here.
+
+use std::collections::HashMap;
+
+use tributary_api::record::TopicPartition;
+use tributary_api::sink::PartitionOffsets;
+use tributary_api::Props;
+
+/// Malformed bytes from the other side (a bug in the bridge, never user input).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("malformed batch from the Java bridge: {0}")]
+pub struct CodecError(pub &'static str);
+
+/// Appends values in the bridge's layout.
+#[derive(Debug, Default)]
+pub struct Writer(pub Vec<u8>);
+
+impl Writer {
+    pub fn new() -> Writer {
+        Writer(Vec::new())
+    }
+    pub fn i32(&mut self, v: i32) -> &mut Self {
+        self.0.extend_from_slice(&v.to_be_bytes());
+        self
+    }
+    pub fn i64(&mut self, v: i64) -> &mut Self {
+        self.0.extend_from_slice(&v.to_be_bytes());
+        self
+    }
+    pub fn u8(&mut self, v: u8) -> &mut Self {
+        self.0.push(v);
+        self
+    }
+    /// A nullable byte array.
+    pub fn bytes(&mut self, b: Option<&[u8]>) -> &mut Self {
+        match b {
+            None => self.i32(-1),
+            Some(b) => {
+                self.i32(b.len() as i32);
+                self.0.extend_from_slice(b);
+                self
+            }
+        }
+    }
+    pub fn str(&mut self, s: &str) -> &mut Self {
+        self.bytes(Some(s.as_bytes()))
+    }
+    /// A string map (Connect's `Map<String, String>` configs).
+    pub fn map(&mut self, m: &Props) -> &mut Self {
+        self.i32(m.len() as i32);
+        for (k, v) in m {
+            self.str(k).str(v);
+        }
+        self
+    }
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.0
+    }
+}
+
+/// Reads values in the bridge's layout.
+pub struct Reader<'a> {
+    buf: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(buf: &'a [u8]) -> Reader<'a> {
+        Reader { buf }
+    }
+    fn take(&mut self, n: usize) -> Result<&'a [u8], CodecError> {
+        if self.buf.len() < n {
+            return Err(CodecError("truncated"));
+        }
+        let (head, tail) = self.buf.split_at(n);
+        self.buf = tail;
+        Ok(head)
+    }
+    pub fn i32(&mut self) -> Result<i32, CodecError> {
+        Ok(i32::from_be_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+    pub fn i64(&mut self) -> Result<i64, CodecError> {
+        Ok(i64::from_be_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
+    }
+    pub fn u8(&mut self) -> Result<u8, CodecError> {
+        Ok(self.take(1)?[0])
+    }
+    pub fn bytes(&mut self) -> Result<Option<&'a [u8]>, CodecError> {
+        let n = self.i32()?;
+        if n < 0 {
+            return Ok(None);
+        }
+        self.take(n as usize).map(Some)
+    }
+    pub fn opt_str(&mut self) -> Result<Option<String>, CodecError> {
+        match self.bytes()? {
+            None => Ok(None),
+            Some(b) => String::from_utf8(b.to_vec())
+                .map(Some)
+                .map_err(|_| CodecError("string is not UTF-8")),
+        }
+    }
+    pub fn str(&mut self) -> Result<String, CodecError> {
+        self.opt_str()?.ok_or(CodecError("unexpected null string"))
+    }
+    pub fn map(&mut self) -> Result<Props, CodecError> {
+        let n = self.count()?;
+        let mut m = HashMap::with_capacity(n);
+        for _ in 0..n {
+            let k = self.str()?;
+            let v = self.opt_str()?.unwrap_or_default();
+            m.insert(k, v);
+        }
+        Ok(m)
+    }
+    /// A non-negative element count.
+    pub fn count(&mut self) -> Result<usize, CodecError> {
+        usize::try_from(self.i32()?).map_err(|_| CodecError("negative count"))
+    }
+}
+
+/// Topic partitions: int count, then topic and partition each.
+pub fn write_partitions(partitions: &[TopicPartition]) -> Vec<u8> {
+    let mut w = Writer::new();
+    w.i32(partitions.len() as i32);
+    for tp in partitions {
+        w.str(&tp.topic).i32(tp.partition);
+    }
+    w.into_bytes()
+}
+
+/// Offsets by partition: int count, then topic, partition and offset each.
+pub fn write_offsets(offsets: &PartitionOffsets) -> Vec<u8> {
+    let mut w = Writer::new();
+    w.i32(offsets.len() as i32);
+    for (tp, offset) in offsets {
+        w.str(&tp.topic).i32(tp.partition).i64(*offset);
+    }
+    w.into_bytes()
+}
+
+/// Reads what [`write_offsets`] writes.
+pub fn read_offsets(b: &[u8]) -> Result<PartitionOffsets, CodecError> {
+    let mut r = Reader::new(b);
+    let n = r.count()?;
+    let mut out = HashMap::with_capacity(n);
+    for _ in 0..n {
+        let topic = r.str()?;
+        let partition = r.i32()?;
+        out.insert(TopicPartition::new(topic, partition), r.i64()?);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_round_trip_in_the_java_layout() {
+        let mut w = Writer::new();
+        w.i32(-2).i64(1 << 40).u8(7).bytes(None).str("é");
+        let mut props = Props::new();
+        props.insert("k".into(), "v".into());
+        w.map(&props);
+        let bytes = w.into_bytes();
+        // DataOutputStream writes big-endian.
+        assert_eq!(&bytes[..4], &[0xff, 0xff, 0xff, 0xfe]);
+        let mut r = Reader::new(&bytes);
+        assert_eq!(r.i32().unwrap(), -2);
+        assert_eq!(r.i64().unwrap(), 1 << 40);
+        assert_eq!(r.u8().unwrap(), 7);
+        assert_eq!(r.bytes().unwrap(), None);
+        assert_eq!(r.str().unwrap(), "é");
+        assert_eq!(r.map().unwrap(), props);
+        assert_eq!(r.u8(), Err(CodecError("truncated")));
+    }
+
+    #[test]
+    fn offsets_round_trip() {
+        let mut o = PartitionOffsets::new();
+        o.insert(TopicPartition::new("t", 3), 42);
+        assert_eq!(read_offsets(&write_offsets(&o)).unwrap(), o);
+    }
+}

@@ -1,0 +1,177 @@
+//! Java connector plugins from `plugin.path`, hosted in an in-process JVM (issue #15, first
+//! milestone).
+//!
+//! - [`mod@scan`]: at worker startup, a short-lived `java` process lists the connectors of
+//!   `plugin.path` with Connect's own isolation classes (`Plugins`, `DelegatingClassLoader`,
+//!   KIP-898's `plugin.discovery`), so listing plugins starts no JVM in the worker.
+//! - [`vm`]: the worker's one JVM, started in-process on first use (libjvm of `JAVA_HOME` or
+//!   of the `java` on `PATH`, `tributary.jvm.options`), which scans `plugin.path` again and
+//!   loads each plugin in its own class loader.
+//! - [`connector`] / [`task`]: [`connector::JavaConnector`], [`task::JavaSourceTask`] and
+//!   [`task::JavaSinkTask`] implement Tributary's plugin traits by calling the bridge
+//!   (`crates/jvm/java`, built by `scripts/jvm-bridge`); batches cross as bytes ([`codec`]).
+//! - [`natives`]: the offset reader and connector context Java calls back into.
+//!
+//! [`plugin_set`] turns scanned plugins into [`ConnectorPlugin`]s and [`merge`] applies the
+//! precedence: a built-in (native) class wins over a Java plugin of the same class unless the
+//! worker lists it in `tributary.plugins.prefer.java`.
+
+pub mod codec;
+pub mod connector;
+pub mod natives;
+pub mod scan;
+pub mod task;
+pub mod vm;
+
+use std::sync::Arc;
+
+use tributary_api::connector::ConnectorType;
+use tributary_api::plugin::{ConnectorPlugin, PluginSet, TaskFactory};
+
+pub use scan::{scan, JavaConnectorDesc};
+pub use vm::{jvm_started, Jvm, JvmSettings};
+
+/// The connector plugins for scanned Java connectors, hosted in `jvm`. Class names and
+/// versions are leaked (once per worker) to fit the `'static` names of [`ConnectorPlugin`].
+pub fn plugin_set(jvm: &Arc<Jvm>, descs: &[JavaConnectorDesc]) -> Vec<ConnectorPlugin> {
+    descs
+        .iter()
+        .map(|d| {
+            let class: &'static str = Box::leak(d.class.clone().into_boxed_str());
+            let version: &'static str = Box::leak(d.version.clone().into_boxed_str());
+            let connector_type = d.connector_type;
+            let new = {
+                let jvm = jvm.clone();
+                Arc::new(move || {
+                    Box::new(connector::JavaConnector::new(
+                        jvm.clone(),
+                        class.to_string(),
+                        version.to_string(),
+                        connector_type,
+                    )) as Box<dyn tributary_api::connector::Connector>
+                })
+            };
+            let tasks = {
+                let jvm = jvm.clone();
+                Arc::new(move |task_class: &str| {
+                    let jvm = jvm.clone();
+                    let task_class = task_class.to_string();
+                    match connector_type {
+                        ConnectorType::Source => TaskFactory::Source(Arc::new(move || {
+                            Box::new(task::JavaSourceTask::new(
+                                jvm.clone(),
+                                class,
+                                &task_class,
+                                version,
+                            ))
+                        })),
+                        ConnectorType::Sink => TaskFactory::Sink(Arc::new(move || {
+                            Box::new(task::JavaSinkTask::new(
+                                jvm.clone(),
+                                class,
+                                &task_class,
+                                version,
+                            ))
+                        })),
+                    }
+                })
+            };
+            ConnectorPlugin {
+                class,
+                version,
+                connector_type,
+                new,
+                tasks: Some(tasks),
+            }
+        })
+        .collect()
+}
+
+/// What [`merge`] did with each Java plugin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Merged {
+    /// Added (no built-in class of that name).
+    Added(&'static str),
+    /// Replaced the built-in class of that name (listed in `tributary.plugins.prefer.java`).
+    ReplacedNative(&'static str),
+    /// Left out: a built-in class of that name runs natively.
+    ShadowedByNative(&'static str),
+}
+
+/// Adds Java connector plugins to `set`. A class that is also built in stays native unless
+/// `prefer_java` names it (class name), in which case the Java plugin replaces it.
+pub fn merge(
+    set: &mut PluginSet,
+    java: Vec<ConnectorPlugin>,
+    prefer_java: &[String],
+) -> Vec<Merged> {
+    let mut out = Vec::new();
+    for plugin in java {
+        let native = set.connectors.iter().position(|c| c.class == plugin.class);
+        match native {
+            None => {
+                out.push(Merged::Added(plugin.class));
+                set.connectors.push(plugin);
+            }
+            Some(i) if prefer_java.iter().any(|p| p == plugin.class) => {
+                out.push(Merged::ReplacedNative(plugin.class));
+                set.connectors[i] = plugin;
+            }
+            Some(_) => out.push(Merged::ShadowedByNative(plugin.class)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn desc(class: &str, t: ConnectorType) -> JavaConnectorDesc {
+        JavaConnectorDesc {
+            class: class.into(),
+            version: "4.1.1".into(),
+            connector_type: t,
+            location: "file:/p/".into(),
+        }
+    }
+
+    #[test]
+    fn native_classes_win_unless_the_worker_prefers_java() {
+        let jvm = Arc::new(Jvm::new(JvmSettings::default()));
+        let java = plugin_set(
+            &jvm,
+            &[
+                desc(
+                    "org.apache.kafka.connect.file.FileStreamSourceConnector",
+                    ConnectorType::Source,
+                ),
+                desc(
+                    "org.apache.kafka.connect.file.FileStreamSinkConnector",
+                    ConnectorType::Sink,
+                ),
+                desc("com.example.OtherConnector", ConnectorType::Sink),
+            ],
+        );
+        let mut set = tributary_plugins::builtin();
+        let merged = merge(
+            &mut set,
+            java,
+            &["org.apache.kafka.connect.file.FileStreamSinkConnector".to_string()],
+        );
+        assert_eq!(
+            merged,
+            vec![
+                Merged::ShadowedByNative("org.apache.kafka.connect.file.FileStreamSourceConnector"),
+                Merged::ReplacedNative("org.apache.kafka.connect.file.FileStreamSinkConnector"),
+                Merged::Added("com.example.OtherConnector"),
+            ]
+        );
+        let find = |c: &str| set.connectors.iter().find(|p| p.class == c).unwrap();
+        assert!(!find("org.apache.kafka.connect.file.FileStreamSourceConnector").is_hosted());
+        assert!(find("org.apache.kafka.connect.file.FileStreamSinkConnector").is_hosted());
+        assert!(find("com.example.OtherConnector").is_hosted());
+        // Nothing above started a JVM.
+        assert!(!jvm_started());
+    }
+}

@@ -1,0 +1,168 @@
+//! Calls from hosted plugins into Tributary (`Natives.java`): the source task's
+//! `OffsetStorageReader` and the connector's `ConnectorContext`. Java holds a handle (an id);
+//! the objects it names live in registries here, dropped when the task or connector is.
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use jni::objects::{JByteArray, JClass, JString};
+use jni::sys::{jbyteArray, jlong};
+use jni::{JNIEnv, NativeMethod};
+use tributary_api::connector::ConnectorContext;
+use tributary_api::record::SourceMap;
+use tributary_api::source::OffsetStorageReader;
+
+use crate::codec::{Reader, Writer};
+
+static NEXT: AtomicI64 = AtomicI64::new(1);
+
+type Registry<T> = Mutex<HashMap<i64, Arc<T>>>;
+
+fn readers() -> &'static Registry<dyn OffsetStorageReader> {
+    static R: std::sync::OnceLock<Registry<dyn OffsetStorageReader>> = std::sync::OnceLock::new();
+    R.get_or_init(Default::default)
+}
+
+fn contexts() -> &'static Registry<dyn ConnectorContext> {
+    static R: std::sync::OnceLock<Registry<dyn ConnectorContext>> = std::sync::OnceLock::new();
+    R.get_or_init(Default::default)
+}
+
+/// A registered object; unregistered when dropped.
+pub struct Handle {
+    pub id: i64,
+    remove: fn(i64),
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        (self.remove)(self.id);
+    }
+}
+
+/// Registers a source task's offset reader for `Natives.offsets`.
+pub fn register_reader(reader: Arc<dyn OffsetStorageReader>) -> Handle {
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    readers().lock().unwrap().insert(id, reader);
+    Handle {
+        id,
+        remove: |id| {
+            readers().lock().unwrap().remove(&id);
+        },
+    }
+}
+
+/// Registers a connector's context for `Natives.requestTaskReconfiguration` / `raiseError`.
+pub fn register_context(context: Arc<dyn ConnectorContext>) -> Handle {
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    contexts().lock().unwrap().insert(id, context);
+    Handle {
+        id,
+        remove: |id| {
+            contexts().lock().unwrap().remove(&id);
+        },
+    }
+}
+
+/// Binds the native methods of `io.tributary.jvm.Natives`.
+pub fn register(env: &mut JNIEnv) -> jni::errors::Result<()> {
+    let methods = [
+        NativeMethod {
+            name: "offsets".into(),
+            sig: "(J[B)[B".into(),
+            fn_ptr: offsets as *mut std::ffi::c_void,
+        },
+        NativeMethod {
+            name: "requestTaskReconfiguration".into(),
+            sig: "(J)V".into(),
+            fn_ptr: request_task_reconfiguration as *mut std::ffi::c_void,
+        },
+        NativeMethod {
+            name: "raiseError".into(),
+            sig: "(JLjava/lang/String;)V".into(),
+            fn_ptr: raise_error as *mut std::ffi::c_void,
+        },
+    ];
+    env.register_native_methods("io/tributary/jvm/Natives", &methods)
+}
+
+fn throw(env: &mut JNIEnv, message: &str) {
+    env.throw_new("org/apache/kafka/connect/errors/ConnectException", message)
+        .ok();
+}
+
+/// Reads the offsets of the partitions in `partitions` (int count, JSON bytes each); answers
+/// in the same layout, null for a partition without a committed offset.
+fn read_offsets(reader: &dyn OffsetStorageReader, partitions: &[u8]) -> Result<Vec<u8>, String> {
+    let mut r = Reader::new(partitions);
+    let n = r.count().map_err(|e| e.to_string())?;
+    let mut w = Writer::new();
+    w.i32(n as i32);
+    for _ in 0..n {
+        let bytes = r.bytes().map_err(|e| e.to_string())?.unwrap_or(b"null");
+        let partition: SourceMap = serde_json::from_slice(bytes)
+            .map_err(|e| format!("a source partition is not a JSON object: {e}"))?;
+        match reader.offset(&partition).map_err(|e| e.to_string())? {
+            Some(offset) => {
+                let json = serde_json::to_vec(&offset).map_err(|e| e.to_string())?;
+                w.bytes(Some(&json))
+            }
+            None => w.bytes(None),
+        };
+    }
+    Ok(w.into_bytes())
+}
+
+extern "system" fn offsets<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    partitions: JByteArray<'l>,
+) -> jbyteArray {
+    let result = catch_unwind(AssertUnwindSafe(|| -> Result<Vec<u8>, String> {
+        let reader = readers()
+            .lock()
+            .unwrap()
+            .get(&handle)
+            .cloned()
+            .ok_or("the task's offset reader is gone")?;
+        let bytes = env
+            .convert_byte_array(&partitions)
+            .map_err(|e| e.to_string())?;
+        read_offsets(reader.as_ref(), &bytes)
+    }))
+    .unwrap_or_else(|_| Err("reading offsets panicked".into()));
+    match result.and_then(|b| env.byte_array_from_slice(&b).map_err(|e| e.to_string())) {
+        Ok(arr) => arr.into_raw(),
+        Err(e) => {
+            throw(&mut env, &e);
+            std::ptr::null_mut()
+        }
+    }
+}
+
+extern "system" fn request_task_reconfiguration<'l>(
+    _env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) {
+    let ctx = contexts().lock().unwrap().get(&handle).cloned();
+    if let Some(ctx) = ctx {
+        catch_unwind(AssertUnwindSafe(|| ctx.request_task_reconfiguration())).ok();
+    }
+}
+
+extern "system" fn raise_error<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    trace: JString<'l>,
+) {
+    let trace: String = env.get_string(&trace).map(|s| s.into()).unwrap_or_default();
+    let ctx = contexts().lock().unwrap().get(&handle).cloned();
+    if let Some(ctx) = ctx {
+        catch_unwind(AssertUnwindSafe(|| ctx.raise_error(trace))).ok();
+    }
+}

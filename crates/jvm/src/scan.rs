@@ -1,0 +1,95 @@
+//! Finding the Java connector plugins of `plugin.path` (Connect's `Plugins` /
+//! `DelegatingClassLoader`, KIP-898's `plugin.discovery`), in a short-lived `java` process at
+//! worker startup: listing plugins never starts a JVM inside the worker.
+
+use std::process::Command;
+
+use tributary_api::connector::ConnectorType;
+
+use crate::vm::{java_home, JvmSettings};
+
+/// A connector plugin found on `plugin.path`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JavaConnectorDesc {
+    /// The connector's class name.
+    pub class: String,
+    /// What its `version()` returned (Connect's `PluginDesc.version`).
+    pub version: String,
+    pub connector_type: ConnectorType,
+    /// Where it was found (a jar or directory URL).
+    pub location: String,
+}
+
+/// Runs `io.tributary.jvm.PluginScanner` over `settings.plugin_path`. Errors: no `java`, the
+/// bridge not on the class path, or Connect refusing the path (e.g. `hybrid_fail` with a
+/// plugin that lacks its service manifest), with the process's output.
+pub fn scan(settings: &JvmSettings) -> Result<Vec<JavaConnectorDesc>, String> {
+    let java = java_home()
+        .map(|h| h.join("bin/java"))
+        .unwrap_or_else(|_| "java".into());
+    let mut cmd = Command::new(&java);
+    // The worker's JVM options too, so that one the JVM refuses stops startup here rather
+    // than failing the first Java connector.
+    cmd.args(&settings.options);
+    cmd.arg("-Xshare:auto").arg("-XX:TieredStopAtLevel=1");
+    cmd.arg("-cp").arg(settings.expanded_classpath());
+    cmd.arg("io.tributary.jvm.PluginScanner")
+        .arg(&settings.plugin_path)
+        .arg(&settings.discovery);
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", java.display()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(30).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        return Err(format!(
+            "scanning plugin.path failed ({}):\n{}",
+            out.status,
+            tail.join("\n")
+        ));
+    }
+    Ok(parse_scan(&stdout))
+}
+
+/// The `connector\t<type>\t<class>\t<version>\t<location>` lines of the scanner's output
+/// (other lines, e.g. plugin logging on stdout, are skipped).
+pub fn parse_scan(stdout: &str) -> Vec<JavaConnectorDesc> {
+    stdout
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split('\t');
+            if f.next()? != "connector" {
+                return None;
+            }
+            let connector_type = match f.next()? {
+                "source" => ConnectorType::Source,
+                "sink" => ConnectorType::Sink,
+                _ => return None,
+            };
+            Some(JavaConnectorDesc {
+                class: f.next()?.to_string(),
+                version: f.next()?.to_string(),
+                connector_type,
+                location: f.next().unwrap_or_default().to_string(),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scanner_lines_become_descriptions_and_noise_is_skipped() {
+        let out = "12:00 INFO something\nconnector\tsink\ta.B\t1.0\tfile:/p/x/\nconnector\tsource\tc.D\tundefined\tfile:/p/y.jar\n";
+        let d = parse_scan(out);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].class, "a.B");
+        assert_eq!(d[0].connector_type, ConnectorType::Sink);
+        assert_eq!(d[1].version, "undefined");
+        assert_eq!(d[1].location, "file:/p/y.jar");
+    }
+}
