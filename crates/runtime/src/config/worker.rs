@@ -1304,7 +1304,6 @@ const PASSED_ON_PREFIXES: &[&str] = &[
     "header.converter.",
     "internal.",
     "metric.reporters",
-    "rest.",
 ];
 
 /// `(key, closest known key)` for every key of `keys` that is not in `known`, does not start
@@ -1353,7 +1352,10 @@ mod misspelling_tests {
         assert_eq!(
             found,
             vec![
-                ("bootstrap.server".to_string(), "bootstrap.servers".to_string()),
+                (
+                    "bootstrap.server".to_string(),
+                    "bootstrap.servers".to_string()
+                ),
                 (
                     "offset.flush.intervl.ms".to_string(),
                     "offset.flush.interval.ms".to_string()

@@ -31,6 +31,7 @@ use tributary_group::{Assignment, ConnectProtocol};
 use super::auto_restart;
 use super::coordinator::{delta, stopped, CoordinatorError, RoundOutcome, WorkerCoordinator};
 use super::info::{ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState};
+use super::rebalances::{Jobs, LeaderView, RebalanceRecord};
 use super::restart::build_restart_plan;
 use super::session::{self, RequestSignature};
 use super::validation::validate_for_put;
@@ -46,7 +47,6 @@ use crate::storage::status_topic::KafkaStatusBackingStore;
 use crate::storage::topic_admin::{ensure_topic, InternalTopic, ManagedTopic};
 use crate::worker::{TargetState, TaskCountersSnapshot, Worker};
 use crate::ConnectorTaskId;
-use super::rebalances::{Jobs, LeaderView, RebalanceRecord};
 
 /// What the REST side can see of the loop's state.
 #[derive(Debug, Clone, Default)]

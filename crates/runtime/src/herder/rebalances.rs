@@ -91,16 +91,8 @@ pub fn diff_round(
 ) -> (Vec<String>, Vec<String>, Vec<Moved>) {
     let empty = LeaderView::default();
     let prev = previous.unwrap_or(&empty);
-    let joined = current
-        .members
-        .difference(&prev.members)
-        .cloned()
-        .collect();
-    let left = prev
-        .members
-        .difference(&current.members)
-        .cloned()
-        .collect();
+    let joined = current.members.difference(&prev.members).cloned().collect();
+    let left = prev.members.difference(&current.members).cloned().collect();
     let jobs: BTreeSet<&String> = prev.owners.keys().chain(current.owners.keys()).collect();
     let moved = jobs
         .into_iter()
@@ -221,6 +213,9 @@ mod tests {
         }
         let kept = log.records();
         assert_eq!(kept.len(), RebalanceLog::CAPACITY);
-        assert_eq!(kept.last().unwrap().generation, RebalanceLog::CAPACITY as i32 + 9);
+        assert_eq!(
+            kept.last().unwrap().generation,
+            RebalanceLog::CAPACITY as i32 + 9
+        );
     }
 }

@@ -11,9 +11,9 @@ pub mod loggers;
 pub mod metrics;
 pub mod openapi;
 pub mod plugins;
-pub mod ui;
 #[cfg(test)]
 pub(crate) mod test_server;
+pub mod ui;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

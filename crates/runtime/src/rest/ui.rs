@@ -47,7 +47,8 @@ pub async fn rebalances(
     match q.scope.as_deref() {
         None => {}
         Some("leader") => {
-            if let (Some(false), Some(url)) = (info["leader"].as_bool(), info["leader_url"].as_str())
+            if let (Some(false), Some(url)) =
+                (info["leader"].as_bool(), info["leader_url"].as_str())
             {
                 let mut e = RestError::new(409, "this worker is not the leader");
                 e.forward_to = Some(url.trim_end_matches('/').to_string());
