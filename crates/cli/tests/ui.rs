@@ -304,3 +304,33 @@ fn the_rebalance_timeline_records_rounds_and_refuses_an_unknown_scope() {
         .starts_with("text/html"));
     assert!(r.text().unwrap().contains("Tributary cluster"));
 }
+
+#[test]
+fn a_standalone_worker_serves_the_live_view_of_itself() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(browser) = chromium() else { return };
+    let dir = test_dir();
+    std::fs::write(
+        dir.path().join("clicks.properties"),
+        format!(
+            "name=clicks\nconnector.class=FlakySource\ntopic={}\ntasks.max=2\nrecords.per.second=2\n",
+            unique("clicks")
+        ),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(dir.path(), &bootstrap, "", &["clicks.properties"]);
+    w.wait_state("clicks", 2, "RUNNING");
+    let id = w.url.trim_start_matches("http://").to_string();
+    let url = format!("{}/ui", w.url);
+    let view = wait_view(&browser, dir.path(), &url, "the worker's two tasks", |v| {
+        v.workers == vec![id.clone()]
+            && v.tasks.len() == 2
+            && v.tasks.iter().all(|(_, s, w)| s == "RUNNING" && w == &id)
+    });
+    assert!(view.dom.contains("(standalone)"), "{}", view.dom);
+    assert!(
+        view.dom.contains("No rebalance yet (standalone worker)."),
+        "{}",
+        view.dom
+    );
+}

@@ -926,7 +926,8 @@ fn worker_paths(p: &mut Map<String, Value>) {
                     json!({ "type": "string", "enum": ["leader"] }),
                 )],
                 request: None,
-                responses: vec![("200", body(
+                responses: vec![
+                    ("200", body(
                     "The timeline.",
                     json!({ "type": "object", "required": ["worker_id", "rebalances"],
                             "properties": {
@@ -934,7 +935,9 @@ fn worker_paths(p: &mut Map<String, Value>) {
                                 "leader_url": nullable(json!({ "type": "string" })),
                                 "rebalances": { "type": "array", "items": { "type": "object" } },
                             } }),
-                ))],
+                    )),
+                    ("400", error("scope is not leader.")),
+                ],
             }.build("rebalances"),
         }),
     );
