@@ -43,21 +43,46 @@ enum Command {
 }
 
 /// Logs to stderr with the filter in `TRIBUTARY_LOG` (default `info`); `/admin/loggers`
-/// changes levels at runtime through a reload handle.
-fn init_logging() {
+/// changes levels at runtime through a reload handle. `TRIBUTARY_LOG_FORMAT=json` writes one
+/// JSON object per line (`timestamp`, `level`, `message` and the event's fields, `span` and
+/// `spans` with a connector's or task's `connector` and `task`); the default text format
+/// has ANSI colours only when stderr is a terminal (and `NO_COLOR` is unset). Another format
+/// name is an error.
+fn init_logging() -> Result<(), String> {
+    use std::io::IsTerminal;
     use tracing_subscriber::prelude::*;
     use tracing_subscriber::{reload, EnvFilter};
     let initial = std::env::var("TRIBUTARY_LOG")
         .unwrap_or_else(|_| "info,librdkafka=warn,rdkafka=warn".into());
     let filter = EnvFilter::try_new(&initial).unwrap_or_else(|_| EnvFilter::new("info"));
     let (filter, handle) = reload::Layer::new(filter);
+    let json = match std::env::var("TRIBUTARY_LOG_FORMAT").as_deref() {
+        Err(_) | Ok("") | Ok("text") => false,
+        Ok("json") => true,
+        Ok(other) => {
+            return Err(format!(
+                "TRIBUTARY_LOG_FORMAT must be text or json, not {other}"
+            ))
+        }
+    };
+    let ansi = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let text_layer = (!json).then(|| {
+        tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_ansi(ansi)
+            .with_target(false)
+    });
+    let json_layer = json.then(|| {
+        tracing_subscriber::fmt::layer()
+            .json()
+            .flatten_event(true)
+            .with_writer(std::io::stderr)
+            .with_target(false)
+    });
     tracing_subscriber::registry()
         .with(filter)
-        .with(
-            tracing_subscriber::fmt::layer()
-                .with_writer(std::io::stderr)
-                .with_target(false),
-        )
+        .with(text_layer)
+        .with(json_layer)
         .init();
     let root = initial
         .split(',')
@@ -71,11 +96,15 @@ fn init_logging() {
             }
         }
     });
+    Ok(())
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging();
+    if let Err(e) = init_logging() {
+        eprintln!("tributary: {e}");
+        return ExitCode::from(1);
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

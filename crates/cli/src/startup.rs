@@ -36,6 +36,11 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
     let source = worker_path.display().to_string();
     let raw = load_properties(worker_path).map_err(|e| e.to_string())?;
     let config = WorkerConfig::parse(mode, raw, &source).map_err(|e| e.to_string())?;
+    for (key, closest) in config.misspelled_keys() {
+        tracing::warn!(
+            "{source}: '{key}' is not a worker setting Tributary knows; did you mean '{closest}'?"
+        );
+    }
     let plugins = Arc::new(load_plugins(&config, &source).await?);
     let settings = config.settings();
     for (key, class) in [
@@ -85,7 +90,8 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
     let cfg = config.clone();
     let cluster_id = tokio::task::spawn_blocking(move || kafka_cluster_id(&cfg))
         .await
-        .map_err(|e| e.to_string())??;
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("{source}: key 'bootstrap.servers': {e}"))?;
     Ok(Prepared {
         config,
         plugins,
@@ -189,7 +195,7 @@ fn kafka_cluster_id(config: &WorkerConfig) -> Result<String, String> {
         .fetch_cluster_id(Duration::from_secs(30))
         .ok_or_else(|| {
             format!(
-                "could not reach Kafka at {} within 30 s",
+                "could not reach a Kafka broker at {} within 30 s",
                 config.bootstrap_servers()
             )
         })

@@ -360,6 +360,19 @@ impl WorkerConfig {
         })
     }
 
+    /// Keys of the worker file that look like misspellings of a worker setting, sorted: keys
+    /// the worker's definition does not have, outside the families that are passed on or read
+    /// elsewhere (see [`misspelled_keys`]), each with the closest key it has. Connect only
+    /// logs unused keys (`AbstractConfig.logUnused`); the startup warns with the suggestion.
+    pub fn misspelled_keys(&self) -> Vec<(String, String)> {
+        let def = match self.mode {
+            WorkerMode::Standalone => standalone_config_def(),
+            WorkerMode::Distributed => distributed_config_def(),
+        };
+        let known: Vec<&str> = def.keys.iter().map(|k| k.name.as_str()).collect();
+        misspelled_keys(self.raw.keys().map(String::as_str), &known)
+    }
+
     /// The config providers this worker declares (empty when none), which resolve connector and
     /// task configs when their instances start.
     pub fn providers(&self) -> &ConfigProviders {
@@ -1282,5 +1295,83 @@ mod tests {
         assert_eq!(Listener::parse("http://:8083").unwrap().host, "");
         assert_eq!(Listener::parse("HTTP://[::1]:80").unwrap().host, "::1");
         assert!(Listener::parse("http://host").is_err());
+    }
+}
+
+/// Prefixes of worker keys read outside the definition table: the clients' settings (with or
+/// without a client prefix), REST listener TLS, config providers, converter settings, and
+/// Tributary's own families (which are checked where they are read).
+const PASSED_ON_PREFIXES: &[&str] = &[
+    "producer.",
+    "consumer.",
+    "admin.",
+    "ssl.",
+    "sasl.",
+    "security.",
+    "listeners.",
+    "config.providers",
+    "key.converter.",
+    "value.converter.",
+    "header.converter.",
+    "internal.",
+    "metric.reporters",
+];
+
+/// `(key, closest known key)` for every key of `keys` that is not in `known`, does not start
+/// with a [`PASSED_ON_PREFIXES`] entry, and is close to a known key (Jaro-Winkler similarity of
+/// at least 0.9, or at most 2 edits): a misspelling rather than a client setting passed on.
+/// Sorted by key. Pure.
+pub fn misspelled_keys<'a>(
+    keys: impl IntoIterator<Item = &'a str>,
+    known: &[&str],
+) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = keys
+        .into_iter()
+        .filter(|k| !known.contains(k) && !PASSED_ON_PREFIXES.iter().any(|p| k.starts_with(p)))
+        .filter_map(|k| {
+            let (best, score) = known
+                .iter()
+                .map(|c| (*c, strsim::jaro_winkler(k, c)))
+                .max_by(|a, b| a.1.total_cmp(&b.1))?;
+            (score >= 0.9 || strsim::damerau_levenshtein(k, best) <= 2)
+                .then(|| (k.to_string(), best.to_string()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod misspelling_tests {
+    use super::*;
+
+    #[test]
+    fn a_misspelled_key_gets_the_closest_known_key() {
+        let def = distributed_config_def();
+        let known: Vec<&str> = def.keys.iter().map(|k| k.name.as_str()).collect();
+        let found = misspelled_keys(
+            [
+                "offset.flush.intervl.ms",
+                "group.id",
+                "bootstrap.server",
+                "producer.linger.ms",
+                "ssl.truststore.location",
+                "completely.unrelated",
+            ],
+            &known,
+        );
+        assert_eq!(
+            found,
+            vec![
+                (
+                    "bootstrap.server".to_string(),
+                    "bootstrap.servers".to_string()
+                ),
+                (
+                    "offset.flush.intervl.ms".to_string(),
+                    "offset.flush.interval.ms".to_string()
+                ),
+            ]
+        );
     }
 }

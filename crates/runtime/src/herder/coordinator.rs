@@ -29,6 +29,8 @@ pub struct JobOwners {
     pub connectors: HashMap<String, String>,
     /// Task -> owner URL.
     pub tasks: HashMap<ConnectorTaskId, String>,
+    /// Every member's URL, in the JoinGroup response's order (members without jobs too).
+    pub members: Vec<String>,
 }
 
 /// What one completed round means for this worker.
@@ -391,7 +393,10 @@ pub fn owners_of(
     assignments: &BTreeMap<String, Assignment>,
     protocol: ConnectProtocol,
 ) -> JobOwners {
-    let mut owners = JobOwners::default();
+    let mut owners = JobOwners {
+        members: members.iter().map(|(_, m)| m.url.clone()).collect(),
+        ..Default::default()
+    };
     for (id, meta) in members {
         let Some(a) = assignments.get(id) else {
             continue;

@@ -31,6 +31,7 @@ use tributary_group::{Assignment, ConnectProtocol};
 use super::auto_restart;
 use super::coordinator::{delta, stopped, CoordinatorError, RoundOutcome, WorkerCoordinator};
 use super::info::{ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState};
+use super::rebalances::{Jobs, LeaderView, RebalanceRecord};
 use super::restart::build_restart_plan;
 use super::session::{self, RequestSignature};
 use super::validation::validate_for_put;
@@ -111,6 +112,8 @@ struct Shared {
     stop_requested: std::sync::OnceLock<Instant>,
     /// Automatic restarts of the instances this worker runs.
     supervisor: Mutex<auto_restart::Supervisor>,
+    /// The recent rebalances of this worker (`GET /tributary/rebalances`).
+    rebalance_log: Mutex<super::rebalances::RebalanceLog>,
 }
 
 enum LoopRequest {
@@ -400,6 +403,7 @@ impl DistributedHerder {
             stopping: AtomicBool::new(false),
             stop_requested: std::sync::OnceLock::new(),
             supervisor: Mutex::default(),
+            rebalance_log: Mutex::default(),
         });
 
         let mut group = GroupConfig::new(group_id, format!("connect-{worker_id}"));
@@ -450,6 +454,7 @@ impl DistributedHerder {
             unsync_backoff: d.worker_unsync_backoff,
             http: crate::peer::peer_http_client(&config)
                 .map_err(|(k, m)| StartError::Config(format!("{k}: {m}")))?,
+            round_record: None,
         };
         let handle = tokio::spawn(lp.run());
         Ok(Arc::new(DistributedHerder {
@@ -901,6 +906,10 @@ impl Herder for DistributedHerder {
         Some(self.shared.membership.subscribe())
     }
 
+    fn rebalances(&self) -> Vec<RebalanceRecord> {
+        self.shared.rebalance_log.lock().unwrap().records()
+    }
+
     fn worker_info(&self) -> serde_json::Value {
         let m = *self.shared.membership.borrow();
         let v = self.shared.view.read().unwrap();
@@ -925,6 +934,48 @@ impl Herder for DistributedHerder {
             "static_in_effect": v.static_in_effect,
         })
     }
+}
+
+/// The timeline record of a completed round (its duration and completion time are filled in
+/// when it is logged) and, when this worker led it, the members and owners it computed.
+/// `stopped_before` are the jobs an eager worker stopped before joining.
+fn round_record(
+    outcome: &RoundOutcome,
+    stopped_before: Option<Jobs>,
+) -> (RebalanceRecord, Option<LeaderView>) {
+    let a = &outcome.assignment;
+    let revoked = stopped_before.unwrap_or_else(|| Jobs {
+        connectors: a.revoked_connectors.clone(),
+        tasks: a.revoked_tasks.iter().map(|t| t.to_string()).collect(),
+    });
+    let record = RebalanceRecord {
+        generation: outcome.generation,
+        protocol: outcome.protocol.wire_name().to_string(),
+        leader: a.leader.clone(),
+        leader_url: a.leader_url.clone(),
+        is_leader: outcome.is_leader,
+        completed_ms: 0,
+        duration_ms: 0,
+        assigned: Jobs {
+            connectors: a.connectors.clone(),
+            tasks: a.tasks.iter().map(|t| t.to_string()).collect(),
+        },
+        revoked,
+        members: None,
+        joined: None,
+        left: None,
+        moved: None,
+    };
+    let leader_view = outcome.owners.as_ref().map(|o| LeaderView {
+        members: o.members.iter().cloned().collect(),
+        owners: o
+            .connectors
+            .iter()
+            .map(|(c, url)| (c.clone(), url.clone()))
+            .chain(o.tasks.iter().map(|(t, url)| (t.to_string(), url.clone())))
+            .collect(),
+    });
+    (record, leader_view)
 }
 
 /// The herder's loop: the single place that decides what this worker runs.
@@ -961,6 +1012,9 @@ struct HerderLoop {
     sync_timeout: Duration,
     unsync_backoff: Duration,
     http: reqwest::Client,
+    /// The round being completed, for the rebalance timeline: filled by `rebalance`, logged
+    /// with its duration once it succeeded.
+    round_record: Option<(RebalanceRecord, Option<LeaderView>)>,
 }
 
 impl HerderLoop {
@@ -1011,6 +1065,15 @@ impl HerderLoop {
                         v.rebalancing_ms_total += v.last_rebalance_ms;
                         v.rebalance_max_ms = v.rebalance_max_ms.max(v.last_rebalance_ms);
                         v.last_rebalance_completed_ms = crate::worker::metrics::now_ms();
+                        if let Some((mut record, leader_view)) = self.round_record.take() {
+                            record.duration_ms = v.last_rebalance_ms;
+                            record.completed_ms = v.last_rebalance_completed_ms;
+                            self.shared
+                                .rebalance_log
+                                .lock()
+                                .unwrap()
+                                .push(record, leader_view);
+                        }
                     }
                     Err(CoordinatorError::Stopping) => break,
                     Err(e) => {
@@ -1337,6 +1400,14 @@ impl HerderLoop {
             .unwrap()
             .jobs_stopped_last_rebalance = 0;
         let eager_before = self.eager_in_use();
+        // Under eager every job stops before the round: those are its revocations.
+        let stopped_before = eager_before.then(|| {
+            let v = self.shared.view.read().unwrap();
+            Jobs {
+                connectors: v.connectors.iter().cloned().collect(),
+                tasks: v.tasks.iter().map(|t| t.to_string()).collect(),
+            }
+        });
         if eager_before {
             self.stop_all_work().await;
         }
@@ -1422,6 +1493,7 @@ impl HerderLoop {
             self.unsync_retries = 0;
             break outcome;
         };
+        self.round_record = Some(round_record(&outcome, stopped_before));
         self.apply(outcome).await;
         Ok(())
     }

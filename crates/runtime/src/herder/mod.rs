@@ -10,6 +10,7 @@ pub mod coordinator;
 pub mod distributed;
 pub mod health;
 pub mod info;
+pub mod rebalances;
 pub mod restart;
 pub mod session;
 pub mod standalone;
@@ -274,6 +275,11 @@ pub trait Herder: Send + Sync {
     fn status_store(&self) -> std::sync::Arc<dyn crate::storage::status::StatusBackingStore>;
     /// The worker configuration.
     fn worker_config(&self) -> &crate::config::worker::WorkerConfig;
+    /// The last rounds this worker completed, oldest first, for `GET /tributary/rebalances`
+    /// (Tributary; see [`rebalances::RebalanceRecord`]). Standalone herders have none.
+    fn rebalances(&self) -> Vec<rebalances::RebalanceRecord> {
+        Vec::new()
+    }
     /// This worker's view of the group, for `GET /tributary/worker` (a Tributary addition).
     fn worker_info(&self) -> serde_json::Value {
         serde_json::json!({ "worker_id": self.worker_id(), "mode": "standalone" })

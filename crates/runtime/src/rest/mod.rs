@@ -13,6 +13,7 @@ pub mod openapi;
 pub mod plugins;
 #[cfg(test)]
 pub(crate) mod test_server;
+pub mod ui;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -310,6 +311,8 @@ pub fn routes() -> Vec<(&'static str, MethodRouter<RestState>)> {
         ),
         ("/tributary/task-counters", get(connectors::task_counters)),
         ("/tributary/worker", get(connectors::worker_info)),
+        ("/tributary/rebalances", get(ui::rebalances)),
+        ("/ui", get(ui::page)),
         (
             "/tributary/connector-health",
             get(connectors::connector_health),

@@ -908,6 +908,60 @@ fn worker_paths(p: &mut Map<String, Value>) {
         }),
     );
     p.insert(
+        "/tributary/rebalances".into(),
+        json!({
+            "get": Op {
+                summary: "Recent rebalances",
+                description: "The last 50 rounds this worker completed, oldest first: \
+                              generation, protocol, leader, duration (ms), completion time \
+                              (ms since the epoch), the jobs assigned to and revoked from \
+                              this worker; the leader's records also list the members, those \
+                              that joined or left, and the jobs that moved. scope=leader \
+                              answers with the leader's timeline.",
+                tag: "tributary",
+                scope: Some("tributary"),
+                parameters: vec![query_param(
+                    "scope",
+                    "leader: the leader's timeline (forwarded to it).",
+                    json!({ "type": "string", "enum": ["leader"] }),
+                )],
+                request: None,
+                responses: vec![
+                    ("200", body(
+                    "The timeline.",
+                    json!({ "type": "object", "required": ["worker_id", "rebalances"],
+                            "properties": {
+                                "worker_id": { "type": "string" },
+                                "leader_url": nullable(json!({ "type": "string" })),
+                                "rebalances": { "type": "array", "items": { "type": "object" } },
+                            } }),
+                    )),
+                    ("400", error("scope is not leader.")),
+                ],
+            }.build("rebalances"),
+        }),
+    );
+    p.insert(
+        "/ui".into(),
+        json!({
+            "get": Op {
+                summary: "Live view of the cluster",
+                description: "One self-contained HTML page (no external resources) showing \
+                              workers with their connectors and tasks and states, the leader, \
+                              generation and protocol, static claims, and recent rebalances; \
+                              it polls this worker's JSON endpoints every second.",
+                tag: "tributary",
+                scope: Some("tributary"),
+                parameters: vec![],
+                request: None,
+                responses: vec![("200", json!({
+                    "description": "The page.",
+                    "content": { "text/html": { "schema": { "type": "string" } } },
+                }))],
+            }.build("ui"),
+        }),
+    );
+    p.insert(
         "/tributary/connector-health".into(),
         json!({
             "get": Op {

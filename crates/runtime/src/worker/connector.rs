@@ -259,9 +259,12 @@ impl WorkerConnector {
         let (tx, rx) = mpsc::channel();
         let (alive, ended) = mpsc::channel();
         let shared = self.shared.clone();
+        // Every line the connector's thread logs names the connector (Connect's MDC
+        // `connector.context`); an error-level span is enabled whatever the log level.
+        let span = tracing::error_span!("connector", connector = %self.shared.name);
         let spawned = std::thread::Builder::new()
             .name(format!("connector-{}", self.shared.name))
-            .spawn(move || run(shared, connector, initialized, rx, alive));
+            .spawn(move || span.in_scope(|| run(shared, connector, initialized, rx, alive)));
         match spawned {
             Ok(thread) => match tx.send(cmd) {
                 Ok(()) => {

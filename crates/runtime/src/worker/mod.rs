@@ -712,6 +712,9 @@ impl Worker {
         let flush_interval = self.config.settings().offset_flush_interval;
         let track_topics = self.config.settings().topic_tracking_enable;
         let name = format!("task-{id}");
+        // Every line the task's thread logs names its connector and task (Connect's MDC
+        // `connector.context`); an error-level span is enabled whatever the log level.
+        let span = tracing::error_span!("task", connector = %id.connector, task = id.task);
         let thread = match factory {
             TaskFactory::Source(new) => {
                 // Each task gets its own transformations and predicates.
@@ -753,7 +756,7 @@ impl Worker {
                 };
                 std::thread::Builder::new()
                     .name(name)
-                    .spawn(move || source_task::run(args))
+                    .spawn(move || span.in_scope(|| source_task::run(args)))
             }
             TaskFactory::Sink(new) => {
                 let dlq_clients = if errors.dlq_topic.is_empty() {
@@ -799,7 +802,7 @@ impl Worker {
                 };
                 std::thread::Builder::new()
                     .name(name)
-                    .spawn(move || sink_task::run(args))
+                    .spawn(move || span.in_scope(|| sink_task::run(args)))
             }
         }
         .map_err(|e| ConnectError::connect(format!("cannot spawn task thread: {e}")))?;
