@@ -61,6 +61,26 @@ fn file_connector(name: &str, class: &str, file: &Path, topic: &str) -> String {
     )
 }
 
+/// An input file holding `text`, a new one-partition topic, and `src.properties` in `dir`: a
+/// native FileStreamSource `name` reading the file into the topic. Returns (file, topic).
+fn native_source_file(
+    dir: &Path,
+    bootstrap: &str,
+    name: &str,
+    text: &[u8],
+) -> (std::path::PathBuf, String) {
+    let input = dir.join("input.txt");
+    std::fs::write(&input, text).unwrap();
+    let topic = unique(name);
+    create_topic(bootstrap, &topic, 1);
+    std::fs::write(
+        dir.join("src.properties"),
+        file_connector(name, SOURCE, &input, &topic),
+    )
+    .unwrap();
+    (input, topic)
+}
+
 fn input_lines() -> Vec<u8> {
     let mut data = Vec::new();
     for i in 0..2000 {
@@ -188,15 +208,7 @@ fn a_failing_java_task_shows_its_java_trace_and_a_native_task_keeps_running() {
         return;
     };
     let dir = test_dir();
-    let input = dir.path().join("input.txt");
-    std::fs::write(&input, b"one\ntwo\n").unwrap();
-    let topic = unique("java-fails");
-    create_topic(&bootstrap, &topic, 1);
-    std::fs::write(
-        dir.path().join("src.properties"),
-        file_connector("native-src", SOURCE, &input, &topic),
-    )
-    .unwrap();
+    let (input, topic) = native_source_file(dir.path(), &bootstrap, "native-src", b"one\ntwo\n");
     let bad = dir.path().join("no-such-dir").join("out.txt");
     std::fs::write(
         dir.path().join("sink.properties"),
@@ -336,15 +348,7 @@ fn a_worker_using_no_java_plugin_never_starts_a_jvm() {
         return;
     };
     let dir = test_dir();
-    let input = dir.path().join("input.txt");
-    std::fs::write(&input, b"a\nb\n").unwrap();
-    let topic = unique("java-unused");
-    create_topic(&bootstrap, &topic, 1);
-    std::fs::write(
-        dir.path().join("src.properties"),
-        file_connector("src", SOURCE, &input, &topic),
-    )
-    .unwrap();
+    let (_, topic) = native_source_file(dir.path(), &bootstrap, "src", b"a\nb\n");
     let w = StandaloneWorker::start(
         dir.path(),
         &bootstrap,
