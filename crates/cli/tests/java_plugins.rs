@@ -621,3 +621,102 @@ fn a_java_source_task_gets_commit_record_and_fails_with_its_trace_from_poll() {
         "{listed:?}"
     );
 }
+
+/// MirrorMaker 2's `MirrorSourceConnector` (`connect-mirror` 4.1.1 from Maven Central, in its
+/// own plugin directory) hosted by a Tributary worker replicates a topic of another cluster
+/// (the secured broker's plaintext listener) into the worker's cluster as `<alias>.<topic>`:
+/// every record arrives with its key, value, headers and timestamp, in order, and records
+/// produced while it runs follow. The converters are ByteArrayConverter, as MirrorMaker 2's
+/// own driver sets them (with Connect's default SimpleHeaderConverter, a bytes header is
+/// written as base64 text, by Java's workers and Tributary's alike).
+#[test]
+fn mirror_maker_replicates_a_topic_between_two_brokers() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(secure) = secure() else { return };
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let source_cluster = secure.var("KAFKA_SECURE_INTERNAL");
+    let dir = test_dir();
+    let topic = unique("mm2");
+    create_topic(&source_cluster, &topic, 1);
+    let first: Vec<(String, String)> = (0..300)
+        .map(|i| (format!("k{i}"), format!("value {i} ünïcödé")))
+        .collect();
+    let records = |batch: &[(String, String)]| -> Vec<(String, String, String)> {
+        batch
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone(), format!("h-{k}")))
+            .collect()
+    };
+    let produce_batch = |batch: &[(String, String, String)]| {
+        let headers: Vec<[(&str, &str); 1]> =
+            batch.iter().map(|(_, _, h)| [("trace", h.as_str())]).collect();
+        let recs: Vec<Produced<'_>> = batch
+            .iter()
+            .zip(&headers)
+            .map(|((k, v, _), h)| (Some(k.as_str()), v.as_str(), &h[..]))
+            .collect();
+        produce(&source_cluster, &topic, &recs);
+    };
+    produce_batch(&records(&first));
+    let alias = unique("src").replace('-', "_");
+    let connector = format!(
+        "name=mm2\nconnector.class=org.apache.kafka.connect.mirror.MirrorSourceConnector\n\
+         tasks.max=1\nsource.cluster.alias={alias}\ntarget.cluster.alias=dst\n\
+         source.cluster.bootstrap.servers={source_cluster}\n\
+         target.cluster.bootstrap.servers={bootstrap}\ntopics={topic}\n\
+         replication.factor=1\noffset-syncs.topic.replication.factor=1\n\
+         sync.topic.acls.enabled=false\n\
+         refresh.topics.interval.seconds=1\n\
+         key.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
+         value.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
+         header.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n"
+    );
+    std::fs::write(dir.path().join("mm2.properties"), connector).unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &jvm_lines(&classpath, &plugin_path, &[]),
+        &["mm2.properties"],
+    );
+    w.wait_state("mm2", 1, "RUNNING");
+    assert!(
+        plugin_versions(&w).contains(&(
+            "org.apache.kafka.connect.mirror.MirrorSourceConnector".into(),
+            "source".into(),
+            "4.1.1".into()
+        )),
+        "MirrorMaker 2's connectors are listed from their plugin directory"
+    );
+    let mirrored = format!("{alias}.{topic}");
+    let source_records = |n: usize| {
+        wait_for(
+            &format!("{n} records in {mirrored}"),
+            Duration::from_secs(120),
+            || {
+                let got = read_records(&bootstrap, &mirrored);
+                (got.len() >= n).then_some(got)
+            },
+        )
+    };
+    let got = source_records(first.len());
+    let expected = read_records(&source_cluster, &topic);
+    assert_eq!(got.len(), expected.len());
+    for (g, e) in got.iter().zip(&expected) {
+        assert_eq!((&g.key, &g.value), (&e.key, &e.value));
+        assert_eq!(g.headers, e.headers, "the headers are copied");
+        assert_eq!(g.timestamp, e.timestamp, "the source timestamp is kept");
+    }
+    // Records produced while the connector runs follow the first ones.
+    let second: Vec<(String, String)> = (300..500)
+        .map(|i| (format!("k{i}"), format!("later value {i}")))
+        .collect();
+    produce_batch(&records(&second));
+    let got = source_records(first.len() + second.len());
+    let expected = read_records(&source_cluster, &topic);
+    let pairs = |rs: &[Rec]| -> Vec<(Option<Vec<u8>>, Option<Vec<u8>>)> {
+        rs.iter().map(|r| (r.key.clone(), r.value.clone())).collect()
+    };
+    assert_eq!(pairs(&got), pairs(&expected), "the mirror equals its source, in order");
+}
