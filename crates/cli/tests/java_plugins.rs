@@ -17,35 +17,6 @@ use serde_json::json;
 const SOURCE: &str = "org.apache.kafka.connect.file.FileStreamSourceConnector";
 const SINK: &str = "org.apache.kafka.connect.file.FileStreamSinkConnector";
 
-/// `(tributary.jvm.classpath, plugin.path)` from `scripts/jvm-bridge`, which builds the bridge
-/// and fetches Connect's jars through Maven when missing; `None` (after [`missing`]) without
-/// Java or Maven.
-fn java_bridge() -> Option<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let run = |arg: &str| -> Option<String> {
-        let out = Command::new(root.join("scripts/jvm-bridge"))
-            .arg(arg)
-            .stderr(std::process::Stdio::inherit())
-            .output()
-            .ok()?;
-        out.status
-            .success()
-            .then(|| String::from_utf8(out.stdout).unwrap().trim().to_string())
-    };
-    let Some(classpath) = run("classpath") else {
-        return missing("`scripts/jvm-bridge` failed (no java/javac/mvn, or no network?)");
-    };
-    let plugin_path = run("plugin-path")?;
-    Some((classpath, plugin_path))
-}
-
-fn jvm_lines(classpath: &str, plugin_path: &str, prefer_java: &[&str]) -> String {
-    format!(
-        "plugin.path={plugin_path}\ntributary.jvm.classpath={classpath}\ntributary.jvm.options=-Xmx256m -XX:+UseSerialGC\ntributary.plugins.prefer.java={}\n",
-        prefer_java.join(",")
-    )
-}
-
 /// Whether the worker process has a JVM loaded (`libjvm` in `/proc/<pid>/maps`).
 fn has_jvm(w: &StandaloneWorker) -> bool {
     std::fs::read_to_string(format!("/proc/{}/maps", w.child.id()))
@@ -650,8 +621,10 @@ fn mirror_maker_replicates_a_topic_between_two_brokers() {
             .collect()
     };
     let produce_batch = |batch: &[(String, String, String)]| {
-        let headers: Vec<[(&str, &str); 1]> =
-            batch.iter().map(|(_, _, h)| [("trace", h.as_str())]).collect();
+        let headers: Vec<[(&str, &str); 1]> = batch
+            .iter()
+            .map(|(_, _, h)| [("trace", h.as_str())])
+            .collect();
         let recs: Vec<Produced<'_>> = batch
             .iter()
             .zip(&headers)
@@ -715,8 +688,8 @@ fn mirror_maker_replicates_a_topic_between_two_brokers() {
     produce_batch(&records(&second));
     let got = source_records(first.len() + second.len());
     let expected = read_records(&source_cluster, &topic);
-    let pairs = |rs: &[Rec]| -> Vec<(Option<Vec<u8>>, Option<Vec<u8>>)> {
-        rs.iter().map(|r| (r.key.clone(), r.value.clone())).collect()
-    };
-    assert_eq!(pairs(&got), pairs(&expected), "the mirror equals its source, in order");
+    assert_eq!(
+        got, expected,
+        "the mirror equals its source, in order: keys, values, headers, timestamps"
+    );
 }

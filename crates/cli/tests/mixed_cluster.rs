@@ -1182,3 +1182,88 @@ fn java_and_tributary_workers_share_a_cluster_over_oidc() {
         wait_state(url, "src", 1, "RUNNING");
     }
 }
+
+/// Java-hosted tasks move between Java and Tributary workers: Apache's FileStreamSink (forced
+/// to run as Java on the Tributary worker, `tributary.plugins.prefer.java`) with two tasks
+/// runs on a Java worker and a Tributary worker at once; when the Java worker leaves, the
+/// Tributary worker hosts both tasks in its JVM; when a new Java worker joins and the
+/// Tributary worker leaves, the Java worker runs them. Every line produced in each phase
+/// reaches the output file, and nothing else does.
+#[test]
+fn java_hosted_tasks_move_between_java_and_tributary_workers() {
+    let Some(bootstrap) = gate() else {
+        return;
+    };
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    const SINK: &str = "org.apache.kafka.connect.file.FileStreamSinkConnector";
+    let dir = test_dir();
+    let d = dir.path();
+    let group = unique("mixed-jvm");
+    let topic = format!("{group}-lines");
+    create_topic(&bootstrap, &topic, 2);
+    let extra = format!(
+        "{WORKER_EXTRA}{}",
+        jvm_lines(&classpath, &plugin_path, &[SINK])
+    );
+    let mut java = JavaWorker::start(d, "java-1", &bootstrap, &group);
+    let mut trib = DistributedWorker::start(d, "trib-1", &bootstrap, &group, &extra);
+    trib.wait_joined();
+    let out = d.join("out.txt");
+    create(
+        &java.url(),
+        "jsink",
+        serde_json::json!({"connector.class": SINK, "tasks.max": "2", "topics": topic, "file": out}),
+    );
+    let both: BTreeSet<String> = [java.id(), trib.id()].into();
+    wait_for(
+        "the two tasks on the Java and the Tributary worker",
+        Duration::from_secs(120),
+        || (task_owners(&wait_state(&trib.url, "jsink", 2, "RUNNING")) == both).then_some(()),
+    );
+    let mut expected: Vec<Vec<u8>> = Vec::new();
+    let mut phase = |name: &str| {
+        let lines: Vec<String> = (0..400).map(|i| format!("{name} line {i}")).collect();
+        // No key: the producer spreads the lines over both partitions, so both tasks write.
+        produce_values(&bootstrap, &topic, None, &lines);
+        expected.extend(lines.iter().map(|l| l.as_bytes().to_vec()));
+        let extra = wait_all_lines(name, &out, &expected, Duration::from_secs(120));
+        eprintln!("{name}: {} lines, {extra} redelivered", expected.len());
+    };
+    phase("both");
+
+    java.terminate();
+    let only_trib: BTreeSet<String> = [trib.id()].into();
+    wait_for(
+        "both tasks on the Tributary worker",
+        Duration::from_secs(120),
+        || (owners(&wait_state(&trib.url, "jsink", 2, "RUNNING")) == only_trib).then_some(()),
+    );
+    assert!(
+        std::fs::read_to_string(format!("/proc/{}/maps", trib.child.id()))
+            .unwrap()
+            .contains("libjvm"),
+        "the Tributary worker hosts the Java tasks in its JVM"
+    );
+    phase("tributary");
+
+    let java2 = JavaWorker::start(d, "java-2", &bootstrap, &group);
+    let everyone: BTreeSet<String> = [java2.id(), trib.id()].into();
+    wait_for(
+        "the tasks spread over the Tributary and the new Java worker",
+        Duration::from_secs(120),
+        || {
+            (task_owners(&wait_state(&java2.url(), "jsink", 2, "RUNNING")) == everyone)
+                .then_some(())
+        },
+    );
+    trib.terminate();
+    let only_java: BTreeSet<String> = [java2.id()].into();
+    wait_for(
+        "the connector and both tasks on the Java worker",
+        Duration::from_secs(120),
+        || (owners(&wait_state(&java2.url(), "jsink", 2, "RUNNING")) == only_java).then_some(()),
+    );
+    phase("java");
+}

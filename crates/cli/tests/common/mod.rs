@@ -236,8 +236,13 @@ impl StandaloneWorker {
         )
     }
 
+    /// One request; waits up to 90 s for the answer (Connect's REST request timeout: a create
+    /// may start the worker's JVM to validate a Java plugin's config).
     pub fn send(&self, method: &str, path: &str, body: Option<&str>) -> (u16, serde_json::Value) {
-        let client = reqwest::blocking::Client::new();
+        let client = reqwest::blocking::Client::builder()
+            .timeout(Duration::from_secs(90))
+            .build()
+            .unwrap();
         let mut req = client.request(method.parse().unwrap(), format!("{}{path}", self.url));
         if let Some(b) = body {
             req = req
@@ -801,4 +806,35 @@ pub fn produce(bootstrap: &str, topic: &str, records: &[Produced<'_>]) {
         p.send(r).map_err(|(e, _)| e).unwrap();
     }
     p.flush(Duration::from_secs(30)).unwrap();
+}
+
+/// `(tributary.jvm.classpath, plugin.path)` from `scripts/jvm-bridge`, which builds the bridge
+/// and fetches Connect's jars through Maven when missing; `None` (after [`missing`]) without
+/// Java or Maven.
+pub fn java_bridge() -> Option<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let run = |arg: &str| -> Option<String> {
+        let out = Command::new(root.join("scripts/jvm-bridge"))
+            .arg(arg)
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8(out.stdout).unwrap().trim().to_string())
+    };
+    let Some(classpath) = run("classpath") else {
+        return missing("`scripts/jvm-bridge` failed (no java/javac/mvn, or no network?)");
+    };
+    let plugin_path = run("plugin-path")?;
+    Some((classpath, plugin_path))
+}
+
+/// The worker-file lines that enable Java plugins: `plugin.path`, the bridge's classpath, a
+/// small serial-GC heap, and the classes forced to run as Java (`prefer_java`).
+pub fn jvm_lines(classpath: &str, plugin_path: &str, prefer_java: &[&str]) -> String {
+    format!(
+        "plugin.path={plugin_path}\ntributary.jvm.classpath={classpath}\ntributary.jvm.options=-Xmx256m -XX:+UseSerialGC\ntributary.plugins.prefer.java={}\n",
+        prefer_java.join(",")
+    )
 }
