@@ -1,0 +1,472 @@
+//! The Debezium pipeline of issue #15 on Tributary workers, on the real broker and a real
+//! PostgreSQL: Debezium's PostgreSQL source connector (`debezium-connector-postgres`
+//! 3.6.1.Final) reads a table through `pgoutput`, Kafka carries its change events, and
+//! Debezium's JDBC sink (`debezium-connector-jdbc`) writes them into a second database. The
+//! plugin jars are Debezium's own plugin archives from Maven Central, unpacked unchanged
+//! (`scripts/plugins`); PostgreSQL is Debian's, a throwaway cluster with `wal_level=logical`
+//! (`scripts/postgres`, whose `env` gives `PG_PORT` and friends; `scripts/test` starts it).
+//!
+//! - the snapshot, then an INSERT, an UPDATE and a DELETE arrive in Kafka with the keys and
+//!   values Debezium gives them (JsonConverter envelopes, schemas on);
+//! - the JDBC sink, on a distributed worker, makes the target table equal to the source table;
+//! - a worker killed with SIGKILL while rows are being inserted resumes from its stored offset
+//!   and every row reaches Kafka.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use common::*;
+use serde_json::{json, Value};
+
+const PG_SOURCE: &str = "io.debezium.connector.postgresql.PostgresConnector";
+const JDBC_SINK: &str = "io.debezium.connector.jdbc.JdbcSinkConnector";
+
+/// The throwaway PostgreSQL cluster of `scripts/postgres` (`PG_HOST`, `PG_PORT`, `PG_USER`,
+/// `PG_PASSWORD` in the environment).
+#[derive(Clone)]
+struct Pg {
+    host: String,
+    port: String,
+    user: String,
+    password: String,
+}
+
+impl Pg {
+    fn from_env() -> Option<Pg> {
+        let var = |n: &str| std::env::var(n).ok().filter(|v| !v.is_empty());
+        let Some(port) = var("PG_PORT") else {
+            return missing(
+                "PG_PORT is not set (scripts/test starts PostgreSQL with scripts/postgres and sets it)",
+            );
+        };
+        Some(Pg {
+            host: var("PG_HOST").unwrap_or_else(|| "127.0.0.1".into()),
+            port,
+            user: var("PG_USER").unwrap_or_else(|| "postgres".into()),
+            password: var("PG_PASSWORD").unwrap_or_else(|| "postgres".into()),
+        })
+    }
+
+    /// Runs `sql` in `db` with psql (unaligned, tuples only); panics with psql's error.
+    fn sql(&self, db: &str, sql: &str) -> String {
+        let out = Command::new("psql")
+            .args([
+                "-h",
+                &self.host,
+                "-p",
+                &self.port,
+                "-U",
+                &self.user,
+                "-d",
+                db,
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-At",
+                "-c",
+                sql,
+            ])
+            .env("PGPASSWORD", &self.password)
+            .output()
+            .expect("running psql");
+        assert!(
+            out.status.success(),
+            "psql failed on {sql:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// A new empty database named `name`.
+    fn create_db(&self, name: &str) {
+        self.sql("postgres", &format!("CREATE DATABASE {name}"));
+    }
+
+    /// The Debezium source connector's config for table `public.customers` of `db`.
+    fn source_config(&self, db: &str, prefix: &str) -> BTreeMap<String, String> {
+        [
+            ("connector.class", PG_SOURCE),
+            ("tasks.max", "1"),
+            ("database.hostname", &self.host),
+            ("database.port", &self.port),
+            ("database.user", &self.user),
+            ("database.password", &self.password),
+            ("database.dbname", db),
+            ("topic.prefix", prefix),
+            ("plugin.name", "pgoutput"),
+            // Slot and publication named after the database: tests never share them.
+            ("slot.name", &format!("slot_{db}")),
+            ("publication.name", &format!("pub_{db}")),
+            ("publication.autocreate.mode", "filtered"),
+            ("table.include.list", "public.customers"),
+            ("snapshot.mode", "initial"),
+            // The slot outlives the task: a restarted task resumes from it.
+            ("slot.drop.on.stop", "false"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+    }
+}
+
+/// `(tributary.jvm.classpath, plugin.path)`: the bridge from `scripts/jvm-bridge` and the
+/// Debezium plugins from `scripts/plugins` (both fetched through Maven when missing).
+fn debezium_plugins() -> Option<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let run = |script: &str, arg: &str| -> Option<String> {
+        let out = Command::new(root.join(script))
+            .arg(arg)
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8(out.stdout).unwrap().trim().to_string())
+    };
+    let Some(classpath) = run("scripts/jvm-bridge", "classpath") else {
+        return missing("`scripts/jvm-bridge` failed (no java/javac/mvn, or no network?)");
+    };
+    let Some(plugin_path) = run("scripts/plugins", "debezium") else {
+        return missing("`scripts/plugins debezium` failed (no mvn, or no network?)");
+    };
+    Some((classpath, plugin_path))
+}
+
+/// Worker lines: JsonConverter for keys and values (Debezium's events carry schemas, which
+/// the JDBC sink needs), the JVM and the plugin path.
+fn worker_extra(classpath: &str, plugin_path: &str) -> String {
+    format!(
+        "key.converter=org.apache.kafka.connect.json.JsonConverter\nvalue.converter=org.apache.kafka.connect.json.JsonConverter\nplugin.path={plugin_path}\ntributary.jvm.classpath={classpath}\ntributary.jvm.options=-Xmx512m -XX:+UseSerialGC\n"
+    )
+}
+
+fn properties(name: &str, config: &BTreeMap<String, String>) -> String {
+    let mut s = format!("name={name}\n");
+    for (k, v) in config {
+        s.push_str(&format!("{k}={v}\n"));
+    }
+    s
+}
+
+/// The source table every test starts from: three rows.
+fn create_customers(pg: &Pg, db: &str) {
+    pg.sql(
+        db,
+        "CREATE TABLE customers (id integer PRIMARY KEY, name text NOT NULL, email text);
+         INSERT INTO customers VALUES (1, 'Ada', 'ada@example.com'), (2, 'Brendan', NULL),
+           (3, 'Chloé', 'chloe@example.com');",
+    );
+}
+
+/// A record read back: key and value as JSON (`Null` for a tombstone).
+fn json_records(bootstrap: &str, topic: &str) -> Vec<(Value, Value)> {
+    read_topic_records(bootstrap, topic)
+        .into_iter()
+        .map(|(k, v)| {
+            let parse = |b: &[u8]| {
+                if b.is_empty() {
+                    Value::Null
+                } else {
+                    serde_json::from_slice(b).unwrap()
+                }
+            };
+            (parse(&k), parse(&v))
+        })
+        .collect()
+}
+
+/// Waits until `topic` holds at least `n` records and returns them all.
+fn wait_records(bootstrap: &str, topic: &str, n: usize, w: &StandaloneWorker) -> Vec<(Value, Value)> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(180);
+    loop {
+        if topic_end(bootstrap, topic) >= n as i64 {
+            return json_records(bootstrap, topic);
+        }
+        if std::time::Instant::now() > deadline {
+            panic!(
+                "timed out waiting for {n} records in {topic} (have {}); worker log:\n{}",
+                topic_end(bootstrap, topic),
+                w.log_text()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Snapshot (op `r`), then INSERT (`c`), UPDATE (`u`) and DELETE (`d` and a tombstone) of
+/// `public.customers` reach `<prefix>.public.customers` from Debezium's task hosted by a
+/// standalone Tributary worker, with Debezium's keys (the primary key struct) and values (the
+/// change event envelope: before, after, source, op), as JsonConverter writes them.
+#[test]
+fn debezium_snapshot_then_changes_reach_kafka() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(pg) = Pg::from_env() else { return };
+    let Some((classpath, plugin_path)) = debezium_plugins() else {
+        return;
+    };
+    let db = unique("dbz_src").replace('-', "_");
+    pg.create_db(&db);
+    create_customers(&pg, &db);
+    let prefix = unique("dbz");
+    let topic = format!("{prefix}.public.customers");
+
+    let dir = test_dir();
+    std::fs::write(
+        dir.path().join("pg.properties"),
+        properties("pg-source", &pg.source_config(&db, &prefix)),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &worker_extra(&classpath, &plugin_path),
+        &["pg.properties"],
+    );
+    w.wait_state("pg-source", 1, "RUNNING");
+    let snapshot = wait_records(&bootstrap, &topic, 3, &w);
+    let ops: Vec<_> = snapshot.iter().map(|(_, v)| v["payload"]["op"].clone()).collect();
+    assert_eq!(ops, vec![json!("r"), json!("r"), json!("r")], "{snapshot:?}");
+    let ids: Vec<_> = snapshot
+        .iter()
+        .map(|(k, _)| k["payload"]["id"].clone())
+        .collect();
+    assert_eq!(ids, vec![json!(1), json!(2), json!(3)]);
+    // The key is the primary key struct, with its schema (JsonConverter, schemas on).
+    assert_eq!(
+        snapshot[0].0["schema"]["fields"],
+        json!([{"type": "int32", "optional": false, "field": "id"}]),
+        "{:?}",
+        snapshot[0].0
+    );
+    let after = &snapshot[2].1["payload"]["after"];
+    assert_eq!(after, &json!({"id": 3, "name": "Chloé", "email": "chloe@example.com"}));
+    assert_eq!(snapshot[0].1["payload"]["source"]["db"], json!(db));
+    assert_eq!(snapshot[0].1["payload"]["source"]["connector"], json!("postgresql"));
+
+    pg.sql(
+        &db,
+        "INSERT INTO customers VALUES (4, 'Dmitri', 'dmitri@example.com');
+         UPDATE customers SET email = 'brendan@example.com' WHERE id = 2;
+         DELETE FROM customers WHERE id = 3;",
+    );
+    // c, u, d and the delete's tombstone.
+    let all = wait_records(&bootstrap, &topic, 7, &w);
+    let changes = &all[3..];
+    assert_eq!(changes[0].0["payload"], json!({"id": 4}));
+    assert_eq!(changes[0].1["payload"]["op"], json!("c"));
+    assert_eq!(
+        changes[0].1["payload"]["after"],
+        json!({"id": 4, "name": "Dmitri", "email": "dmitri@example.com"})
+    );
+    assert_eq!(changes[1].0["payload"], json!({"id": 2}));
+    assert_eq!(changes[1].1["payload"]["op"], json!("u"));
+    assert_eq!(
+        changes[1].1["payload"]["after"],
+        json!({"id": 2, "name": "Brendan", "email": "brendan@example.com"})
+    );
+    assert_eq!(changes[2].0["payload"], json!({"id": 3}));
+    assert_eq!(changes[2].1["payload"]["op"], json!("d"));
+    assert_eq!(changes[2].1["payload"]["after"], Value::Null);
+    assert_eq!(changes[2].1["payload"]["before"]["id"], json!(3));
+    assert_eq!(changes[3].0["payload"], json!({"id": 3}));
+    assert_eq!(changes[3].1, Value::Null, "the delete's tombstone");
+    // Streaming events carry the LSN they were read at; the task's offset follows them.
+    assert!(changes[0].1["payload"]["source"]["lsn"].as_i64().unwrap() > 0);
+}
+
+/// PostgreSQL → Debezium source → Kafka → Debezium JDBC sink → PostgreSQL, both connectors
+/// hosted by a distributed Tributary worker and created over REST: after the snapshot and a
+/// series of inserts, updates and deletes, the target table equals the source table.
+#[test]
+fn jdbc_sink_makes_the_target_table_equal_to_the_source() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(pg) = Pg::from_env() else { return };
+    let Some((classpath, plugin_path)) = debezium_plugins() else {
+        return;
+    };
+    let src = unique("dbz_pipe_src").replace('-', "_");
+    let dst = unique("dbz_pipe_dst").replace('-', "_");
+    pg.create_db(&src);
+    pg.create_db(&dst);
+    create_customers(&pg, &src);
+    let prefix = unique("pipe");
+    let topic = format!("{prefix}.public.customers");
+    create_topic(&bootstrap, &topic, 1);
+
+    let dir = test_dir();
+    let group = unique("dbz-pipeline");
+    let w = DistributedWorker::start(
+        dir.path(),
+        "w1",
+        &bootstrap,
+        &group,
+        &worker_extra(&classpath, &plugin_path),
+    );
+    w.wait_joined();
+    let create = |name: &str, config: Value| {
+        let body = json!({"name": name, "config": config});
+        let (code, resp) = w.send("POST", "/connectors", Some(&body.to_string()));
+        assert_eq!(code, 201, "{resp}");
+    };
+    create("pg-source", json!(pg.source_config(&src, &prefix)));
+    create(
+        "jdbc-sink",
+        json!({
+            "connector.class": JDBC_SINK,
+            "tasks.max": "1",
+            "topics": topic,
+            "connection.url": format!("jdbc:postgresql://{}:{}/{dst}", pg.host, pg.port),
+            "connection.username": pg.user,
+            "connection.password": pg.password,
+            "insert.mode": "upsert",
+            "delete.enabled": "true",
+            "primary.key.mode": "record_key",
+            "schema.evolution": "basic",
+            "collection.name.format": "customers",
+        }),
+    );
+    w.wait_state("pg-source", 1, "RUNNING");
+    w.wait_state("jdbc-sink", 1, "RUNNING");
+
+    let rows = "SELECT id, name, coalesce(email, '<null>') FROM customers ORDER BY id";
+    let wait_equal = |what: &str| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(180);
+        loop {
+            let want = pg.sql(&src, rows);
+            let have = pg.sql(&dst, "SELECT to_regclass('customers') IS NOT NULL");
+            if have.trim() == "t" && pg.sql(&dst, rows) == want {
+                return want;
+            }
+            if std::time::Instant::now() > deadline {
+                panic!(
+                    "{what}: the target never equalled the source ({want:?}); sink status {}; worker log:\n{}",
+                    w.get("/connectors/jdbc-sink/status").1,
+                    w.log_text()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    let after_snapshot = wait_equal("after the snapshot");
+    assert_eq!(after_snapshot.lines().count(), 3);
+
+    pg.sql(
+        &src,
+        "INSERT INTO customers SELECT g, 'name ' || g, 'mail' || g || '@example.com'
+           FROM generate_series(10, 209) g;
+         UPDATE customers SET name = name || ' (updated)' WHERE id % 3 = 0;
+         UPDATE customers SET email = NULL WHERE id = 1;
+         DELETE FROM customers WHERE id % 5 = 0;
+         INSERT INTO customers VALUES (500, 'Zoë', 'zoe@example.com');",
+    );
+    let end = wait_equal("after the changes");
+    // 3 snapshot rows + 200 inserted + 1, minus the deleted multiples of 5 among 10..209 (40).
+    assert_eq!(end.lines().count(), 3 + 200 + 1 - 40, "{end}");
+    assert!(end.contains("1|Ada|<null>"), "{end}");
+    assert!(end.contains("500|Zoë|zoe@example.com"), "{end}");
+    assert!(end.contains("12|name 12 (updated)|mail12@example.com"), "{end}");
+}
+
+/// A standalone worker hosting Debezium's source task is killed with SIGKILL while rows are
+/// being inserted one transaction at a time; a new worker over the same offsets file resumes
+/// from the stored offset (no second snapshot) and every inserted row reaches Kafka.
+#[test]
+fn killed_worker_resumes_from_its_stored_offset() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(pg) = Pg::from_env() else { return };
+    let Some((classpath, plugin_path)) = debezium_plugins() else {
+        return;
+    };
+    let db = unique("dbz_kill").replace('-', "_");
+    pg.create_db(&db);
+    create_customers(&pg, &db);
+    let prefix = unique("kill");
+    let topic = format!("{prefix}.public.customers");
+
+    let dir = test_dir();
+    std::fs::write(
+        dir.path().join("pg.properties"),
+        properties("pg-source", &pg.source_config(&db, &prefix)),
+    )
+    .unwrap();
+    let extra = worker_extra(&classpath, &plugin_path);
+    let mut w = StandaloneWorker::start(dir.path(), &bootstrap, &extra, &["pg.properties"]);
+    w.wait_state("pg-source", 1, "RUNNING");
+    wait_records(&bootstrap, &topic, 3, &w);
+
+    // Rows 1000.. inserted one transaction at a time, across the kill and the restart.
+    const ROWS: i64 = 400;
+    let writer = {
+        let (pg, db) = (pg.clone(), db.clone());
+        std::thread::spawn(move || {
+            for i in 1000..1000 + ROWS {
+                pg.sql(
+                    &db,
+                    &format!("INSERT INTO customers VALUES ({i}, 'row {i}', NULL)"),
+                );
+            }
+        })
+    };
+    // Mid-stream: some rows are in Kafka, and the offsets file has a streaming offset (an
+    // LSN past the snapshot), when the worker dies.
+    wait_records(&bootstrap, &topic, 3 + 60, &w);
+    wait_for(
+        "a streaming offset in the offsets file",
+        Duration::from_secs(60),
+        || {
+            let text = std::fs::read(dir.path().join("offsets")).unwrap_or_default();
+            String::from_utf8_lossy(&text).contains("lsn_proc").then_some(())
+        },
+    );
+    w.kill();
+    let at_kill = topic_end(&bootstrap, &topic);
+
+    let w2 = StandaloneWorker::spawn(dir.path(), &["pg.properties"]);
+    w2.wait_state("pg-source", 1, "RUNNING");
+    writer.join().unwrap();
+    let total = pg.sql(&db, "SELECT count(*) FROM customers");
+    assert_eq!(total.trim(), (3 + ROWS).to_string());
+
+    let want: BTreeSet<i64> = (1..=3).chain(1000..1000 + ROWS).collect();
+    let deadline = std::time::Instant::now() + Duration::from_secs(180);
+    let records = loop {
+        let records = json_records(&bootstrap, &topic);
+        let seen: BTreeSet<i64> = records
+            .iter()
+            .filter_map(|(k, _)| k["payload"]["id"].as_i64())
+            .collect();
+        if want.is_subset(&seen) {
+            break records;
+        }
+        if std::time::Instant::now() > deadline {
+            let lost: Vec<_> = want.difference(&seen).collect();
+            panic!(
+                "rows never reached Kafka after the restart: {lost:?}; worker log:\n{}",
+                w2.log_text()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    assert!(
+        (records.len() as i64) > at_kill,
+        "the new worker wrote records"
+    );
+    // Resumed from the stored offset: the snapshot was not taken again, and the rows the
+    // first worker had written are not all written again (at most the unflushed tail is).
+    let snapshot_reads = records
+        .iter()
+        .filter(|(_, v)| v["payload"]["op"] == "r")
+        .count();
+    assert_eq!(snapshot_reads, 3, "no second snapshot");
+    let inserts = records
+        .iter()
+        .filter(|(_, v)| v["payload"]["op"] == "c")
+        .count() as i64;
+    assert!(
+        inserts < 2 * ROWS,
+        "{inserts} inserts for {ROWS} rows: the new worker started over"
+    );
+}
