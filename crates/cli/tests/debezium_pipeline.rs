@@ -7,7 +7,8 @@
 //! (`scripts/postgres`, whose `env` gives `PG_PORT` and friends; `scripts/test` starts it).
 //!
 //! - the snapshot, then an INSERT, an UPDATE and a DELETE arrive in Kafka with the keys and
-//!   values Debezium gives them (JsonConverter envelopes, schemas on);
+//!   values Debezium gives them (JsonConverter envelopes, schemas on), and equal to what the
+//!   same connector writes on Apache Kafka Connect 4.1.1 (`scripts/connect-java`);
 //! - the JDBC sink, on a distributed worker, makes the target table equal to the source table;
 //! - a worker killed with SIGKILL while rows are being inserted resumes from its stored offset
 //!   and every row reaches Kafka.
@@ -17,6 +18,8 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
@@ -161,6 +164,16 @@ fn create_customers(pg: &Pg, db: &str) {
     );
 }
 
+/// An INSERT, an UPDATE and a DELETE (three transactions) of the table of [`create_customers`].
+fn change_customers(pg: &Pg, db: &str) {
+    pg.sql(
+        db,
+        "INSERT INTO customers VALUES (4, 'Dmitri', 'dmitri@example.com');
+         UPDATE customers SET email = 'brendan@example.com' WHERE id = 2;
+         DELETE FROM customers WHERE id = 3;",
+    );
+}
+
 /// A record read back: key and value as JSON (`Null` for a tombstone).
 fn json_records(bootstrap: &str, topic: &str) -> Vec<(Value, Value)> {
     read_topic_records(bootstrap, topic)
@@ -179,7 +192,12 @@ fn json_records(bootstrap: &str, topic: &str) -> Vec<(Value, Value)> {
 }
 
 /// Waits until `topic` holds at least `n` records and returns them all.
-fn wait_records(bootstrap: &str, topic: &str, n: usize, w: &StandaloneWorker) -> Vec<(Value, Value)> {
+fn wait_records(
+    bootstrap: &str,
+    topic: &str,
+    n: usize,
+    w: &StandaloneWorker,
+) -> Vec<(Value, Value)> {
     let deadline = std::time::Instant::now() + Duration::from_secs(180);
     loop {
         if topic_end(bootstrap, topic) >= n as i64 {
@@ -227,8 +245,15 @@ fn debezium_snapshot_then_changes_reach_kafka() {
     );
     w.wait_state("pg-source", 1, "RUNNING");
     let snapshot = wait_records(&bootstrap, &topic, 3, &w);
-    let ops: Vec<_> = snapshot.iter().map(|(_, v)| v["payload"]["op"].clone()).collect();
-    assert_eq!(ops, vec![json!("r"), json!("r"), json!("r")], "{snapshot:?}");
+    let ops: Vec<_> = snapshot
+        .iter()
+        .map(|(_, v)| v["payload"]["op"].clone())
+        .collect();
+    assert_eq!(
+        ops,
+        vec![json!("r"), json!("r"), json!("r")],
+        "{snapshot:?}"
+    );
     let ids: Vec<_> = snapshot
         .iter()
         .map(|(k, _)| k["payload"]["id"].clone())
@@ -242,16 +267,17 @@ fn debezium_snapshot_then_changes_reach_kafka() {
         snapshot[0].0
     );
     let after = &snapshot[2].1["payload"]["after"];
-    assert_eq!(after, &json!({"id": 3, "name": "Chloé", "email": "chloe@example.com"}));
-    assert_eq!(snapshot[0].1["payload"]["source"]["db"], json!(db));
-    assert_eq!(snapshot[0].1["payload"]["source"]["connector"], json!("postgresql"));
-
-    pg.sql(
-        &db,
-        "INSERT INTO customers VALUES (4, 'Dmitri', 'dmitri@example.com');
-         UPDATE customers SET email = 'brendan@example.com' WHERE id = 2;
-         DELETE FROM customers WHERE id = 3;",
+    assert_eq!(
+        after,
+        &json!({"id": 3, "name": "Chloé", "email": "chloe@example.com"})
     );
+    assert_eq!(snapshot[0].1["payload"]["source"]["db"], json!(db));
+    assert_eq!(
+        snapshot[0].1["payload"]["source"]["connector"],
+        json!("postgresql")
+    );
+
+    change_customers(&pg, &db);
     // c, u, d and the delete's tombstone.
     let all = wait_records(&bootstrap, &topic, 7, &w);
     let changes = &all[3..];
@@ -273,8 +299,22 @@ fn debezium_snapshot_then_changes_reach_kafka() {
     assert_eq!(changes[2].1["payload"]["before"]["id"], json!(3));
     assert_eq!(changes[3].0["payload"], json!({"id": 3}));
     assert_eq!(changes[3].1, Value::Null, "the delete's tombstone");
-    // Streaming events carry the LSN they were read at; the task's offset follows them.
-    assert!(changes[0].1["payload"]["source"]["lsn"].as_i64().unwrap() > 0);
+    // The task's commit() (called after the worker stored its offsets) confirms what was
+    // written to the replication slot, so PostgreSQL may recycle that WAL: the slot's
+    // confirmed_flush_lsn reaches the last change's LSN.
+    let last_lsn = changes[2].1["payload"]["source"]["lsn"].as_i64().unwrap();
+    assert!(last_lsn > 0);
+    let slot_sql = format!(
+        "SELECT coalesce(confirmed_flush_lsn - '0/0', 0) FROM pg_replication_slots WHERE slot_name = 'slot_{db}'"
+    );
+    wait_for(
+        "the replication slot to confirm the streamed changes",
+        Duration::from_secs(60),
+        || {
+            let flushed: i64 = pg.sql("postgres", &slot_sql).trim().parse().unwrap_or(0);
+            (flushed >= last_lsn).then_some(())
+        },
+    );
 }
 
 /// PostgreSQL → Debezium source → Kafka → Debezium JDBC sink → PostgreSQL, both connectors
@@ -367,7 +407,10 @@ fn jdbc_sink_makes_the_target_table_equal_to_the_source() {
     assert_eq!(end.lines().count(), 3 + 200 + 1 - 40, "{end}");
     assert!(end.contains("1|Ada|<null>"), "{end}");
     assert!(end.contains("500|Zoë|zoe@example.com"), "{end}");
-    assert!(end.contains("12|name 12 (updated)|mail12@example.com"), "{end}");
+    assert!(
+        end.contains("12|name 12 (updated)|mail12@example.com"),
+        "{end}"
+    );
 }
 
 /// A standalone worker hosting Debezium's source task is killed with SIGKILL while rows are
@@ -397,12 +440,19 @@ fn killed_worker_resumes_from_its_stored_offset() {
     w.wait_state("pg-source", 1, "RUNNING");
     wait_records(&bootstrap, &topic, 3, &w);
 
-    // Rows 1000.. inserted one transaction at a time, across the kill and the restart.
+    // Rows 1000.. inserted one transaction at a time: the first half while the first worker
+    // streams (it is killed meanwhile), the second half once it is dead, across the restart.
     const ROWS: i64 = 400;
+    let killed = Arc::new(AtomicBool::new(false));
     let writer = {
-        let (pg, db) = (pg.clone(), db.clone());
+        let (pg, db, killed) = (pg.clone(), db.clone(), killed.clone());
         std::thread::spawn(move || {
             for i in 1000..1000 + ROWS {
+                if i == 1000 + ROWS / 2 {
+                    wait_for("the kill", Duration::from_secs(300), || {
+                        killed.load(Ordering::Acquire).then_some(())
+                    });
+                }
                 pg.sql(
                     &db,
                     &format!("INSERT INTO customers VALUES ({i}, 'row {i}', NULL)"),
@@ -418,11 +468,18 @@ fn killed_worker_resumes_from_its_stored_offset() {
         Duration::from_secs(60),
         || {
             let text = std::fs::read(dir.path().join("offsets")).unwrap_or_default();
-            String::from_utf8_lossy(&text).contains("lsn_proc").then_some(())
+            String::from_utf8_lossy(&text)
+                .contains("lsn_proc")
+                .then_some(())
         },
     );
     w.kill();
+    killed.store(true, Ordering::Release);
     let at_kill = topic_end(&bootstrap, &topic);
+    assert!(
+        at_kill < 3 + ROWS,
+        "killed before every row was in Kafka ({at_kill} records)"
+    );
 
     let w2 = StandaloneWorker::spawn(dir.path(), &["pg.properties"]);
     w2.wait_state("pg-source", 1, "RUNNING");
@@ -469,4 +526,173 @@ fn killed_worker_resumes_from_its_stored_offset() {
         inserts < 2 * ROWS,
         "{inserts} inserts for {ROWS} rows: the new worker started over"
     );
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// What legitimately differs between two runs of the connector on two databases: the names
+/// (`prefix`, `db`, slot) become placeholders, and the times, LSNs and transaction ids of the
+/// `source` block and the envelope become `"<t>"`.
+fn normalise(record: &(Value, Value), prefix: &str, db: &str) -> (Value, Value) {
+    let rename = |v: &Value| -> Value {
+        let text = v
+            .to_string()
+            .replace(prefix, "<prefix>")
+            .replace(db, "<db>");
+        serde_json::from_str(&text).unwrap()
+    };
+    let (key, mut value) = (rename(&record.0), rename(&record.1));
+    if let Some(payload) = value.get_mut("payload").and_then(Value::as_object_mut) {
+        for f in ["ts_ms", "ts_us", "ts_ns"] {
+            if payload.contains_key(f) {
+                payload.insert(f.into(), json!("<t>"));
+            }
+        }
+        if let Some(source) = payload.get_mut("source").and_then(Value::as_object_mut) {
+            for f in ["ts_ms", "ts_us", "ts_ns", "txId", "lsn", "xmin", "sequence"] {
+                if source.contains_key(f) {
+                    source.insert(f.into(), json!("<t>"));
+                }
+            }
+        }
+    }
+    (key, value)
+}
+
+/// The same Debezium connector, on the same table content and the same changes, hosted by a
+/// Tributary worker and by Apache Kafka Connect 4.1.1 (`scripts/connect-java`, the same
+/// `plugin.path`): the records in Kafka are equal, key for key and value for value (schemas
+/// included), once names, times and LSNs are normalised ([`normalise`]).
+#[test]
+fn same_change_events_as_java_connect() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(pg) = Pg::from_env() else { return };
+    let Some((classpath, plugin_path)) = debezium_plugins() else {
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let fetched = Command::new(root.join("scripts/connect-java"))
+        .arg("fetch")
+        .stdout(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !fetched {
+        missing::<()>("`scripts/connect-java fetch` failed (no Maven or no network?)");
+        return;
+    }
+    let dir = test_dir();
+    let side = |label: &str| {
+        let db = unique(&format!("dbz_{label}")).replace('-', "_");
+        pg.create_db(&db);
+        create_customers(&pg, &db);
+        let prefix = unique(&format!("cmp{label}"));
+        (db, prefix)
+    };
+    let (tdb, tprefix) = side("trib");
+    let (jdb, jprefix) = side("java");
+
+    // Tributary: a standalone worker with the connector file.
+    let tdir = dir.path().join("tributary");
+    std::fs::create_dir_all(&tdir).unwrap();
+    std::fs::write(
+        tdir.join("pg.properties"),
+        properties("pg-source", &pg.source_config(&tdb, &tprefix)),
+    )
+    .unwrap();
+    let trib = StandaloneWorker::start(
+        &tdir,
+        &bootstrap,
+        &worker_extra(&classpath, &plugin_path),
+        &["pg.properties"],
+    );
+
+    // Java Connect: a distributed worker with the same plugin.path and converters.
+    let jdir = dir.path().join("java");
+    std::fs::create_dir_all(&jdir).unwrap();
+    let port = free_port();
+    let props = distributed_properties(
+        &bootstrap,
+        &unique("dbz-java"),
+        &format!(
+            "key.converter=org.apache.kafka.connect.json.JsonConverter\nvalue.converter=org.apache.kafka.connect.json.JsonConverter\nplugin.path={plugin_path}\nrest.advertised.host.name=127.0.0.1\nrest.advertised.port={port}\n"
+        ),
+    )
+    .replace(
+        "listeners=http://127.0.0.1:0",
+        &format!("listeners=http://127.0.0.1:{port}"),
+    );
+    std::fs::write(jdir.join("worker.properties"), props).unwrap();
+    let mut java = Command::new(root.join("scripts/connect-java"))
+        .arg(jdir.join("worker.properties"))
+        .env("CONNECT_JAVA_HEAP", "512m")
+        .current_dir(&jdir)
+        .stdout(std::fs::File::create(jdir.join("stdout.log")).unwrap())
+        .stderr(std::fs::File::create(jdir.join("stderr.log")).unwrap())
+        .spawn()
+        .expect("starting scripts/connect-java");
+    struct KillOnDrop<'a>(&'a mut std::process::Child);
+    impl Drop for KillOnDrop<'_> {
+        fn drop(&mut self) {
+            self.0.kill().ok();
+            self.0.wait().ok();
+        }
+    }
+    let java = KillOnDrop(&mut java);
+    let java_url = format!("http://127.0.0.1:{port}");
+    let client = reqwest::blocking::Client::new();
+    let java_log = || std::fs::read_to_string(jdir.join("stderr.log")).unwrap_or_default();
+    let mut config = pg.source_config(&jdb, &jprefix);
+    config.insert("name".into(), "pg-source".into());
+    let body = json!({"name": "pg-source", "config": config}).to_string();
+    wait_for(
+        "the Java worker to accept the connector",
+        Duration::from_secs(180),
+        || {
+            let r = client
+                .post(format!("{java_url}/connectors"))
+                .header("Content-Type", "application/json")
+                .body(body.clone())
+                .send()
+                .ok()?;
+            match r.status().as_u16() {
+                201 => Some(()),
+                // Not yet joined / no leader yet.
+                409 | 404 | 500 | 503 => None,
+                code => panic!(
+                    "Java worker answered {code}: {}",
+                    r.text().unwrap_or_default()
+                ),
+            }
+        },
+    );
+
+    trib.wait_state("pg-source", 1, "RUNNING");
+    let ttopic = format!("{tprefix}.public.customers");
+    let jtopic = format!("{jprefix}.public.customers");
+    wait_records(&bootstrap, &ttopic, 3, &trib);
+    wait_for("the Java side's snapshot", Duration::from_secs(180), || {
+        (topic_end(&bootstrap, &jtopic) >= 3).then_some(())
+    });
+    change_customers(&pg, &tdb);
+    change_customers(&pg, &jdb);
+    let t = wait_records(&bootstrap, &ttopic, 7, &trib);
+    wait_for("the Java side's changes", Duration::from_secs(180), || {
+        (topic_end(&bootstrap, &jtopic) >= 7).then_some(())
+    });
+    let j = json_records(&bootstrap, &jtopic);
+    let t: Vec<_> = t.iter().map(|r| normalise(r, &tprefix, &tdb)).collect();
+    let j: Vec<_> = j.iter().map(|r| normalise(r, &jprefix, &jdb)).collect();
+    assert_eq!(t.len(), 7);
+    for (i, (tr, jr)) in t.iter().zip(&j).enumerate() {
+        assert_eq!(tr.0, jr.0, "key {i} differs (Tributary, then Java)");
+        assert_eq!(tr.1, jr.1, "value {i} differs (Tributary, then Java)");
+    }
+    assert_eq!(t.len(), j.len(), "Java log:\n{}", java_log());
+    drop(java);
 }
