@@ -346,6 +346,47 @@ fn jdbc_sink_makes_the_target_table_equal_to_the_source() {
         &worker_extra(&classpath, &plugin_path),
     );
     w.wait_joined();
+    // Both plugins are listed with their own versions.
+    let (code, listed) = w.get("/connector-plugins");
+    assert_eq!(code, 200, "{listed}");
+    let version = |class: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["class"] == class)
+            .map(|p| (p["type"].clone(), p["version"].clone()))
+    };
+    assert_eq!(
+        version(PG_SOURCE),
+        Some((json!("source"), json!("3.6.1.Final"))),
+        "{listed}"
+    );
+    assert_eq!(
+        version(JDBC_SINK).map(|v| v.0),
+        Some(json!("sink")),
+        "{listed}"
+    );
+    // Debezium's own validation answers over REST: a config without the database settings
+    // is refused key by key.
+    let (code, v) = w.send(
+        "PUT",
+        &format!("/connector-plugins/{PG_SOURCE}/config/validate"),
+        Some(&json!({"connector.class": PG_SOURCE, "name": "v", "topic.prefix": "v"}).to_string()),
+    );
+    assert_eq!(code, 200, "{v}");
+    assert!(v["error_count"].as_i64().unwrap() > 0, "{v}");
+    let errors_of = |key: &str| -> Vec<Value> {
+        v["configs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["value"]["name"] == key)
+            .map(|c| c["value"]["errors"].as_array().unwrap().clone())
+            .unwrap_or_default()
+    };
+    assert!(!errors_of("database.hostname").is_empty(), "{v}");
+    assert!(errors_of("topic.prefix").is_empty(), "{v}");
     let create = |name: &str, config: Value| {
         let body = json!({"name": name, "config": config});
         let (code, resp) = w.send("POST", "/connectors", Some(&body.to_string()));
