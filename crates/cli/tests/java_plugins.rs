@@ -446,18 +446,20 @@ fn a_bad_jvm_option_stops_startup() {
     );
 }
 
-/// A plugin directory holding the probe connector (`tests/java/ProbeSourceConnector.java`),
-/// compiled against Connect's API jars and packed as a jar, as a plugin author ships one.
+/// A plugin directory holding the probe connectors (`tests/java/ProbeSourceConnector.java`,
+/// `tests/java/ProbeSinkConnector.java`), compiled against Connect's API jars and packed as
+/// one jar, as a plugin author ships one.
 fn probe_plugin_dir(dir: &Path, classpath: &str) -> std::path::PathBuf {
     let classes = dir.join("probe-classes");
     let plugin = dir.join("probe-plugins").join("probe");
     std::fs::create_dir_all(&classes).unwrap();
     std::fs::create_dir_all(&plugin).unwrap();
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/ProbeSourceConnector.java");
+    let java = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java");
     let status = Command::new("javac")
         .args(["-nowarn", "-encoding", "UTF-8", "-cp", classpath, "-d"])
         .arg(&classes)
-        .arg(source)
+        .arg(java.join("ProbeSourceConnector.java"))
+        .arg(java.join("ProbeSinkConnector.java"))
         .status()
         .expect("running javac");
     assert!(status.success(), "javac failed on the probe connector");
@@ -691,5 +693,121 @@ fn mirror_maker_replicates_a_topic_between_two_brokers() {
     assert_eq!(
         got, expected,
         "the mirror equals its source, in order: keys, values, headers, timestamps"
+
+/// A Java sink task's `SinkTaskContext.errantRecordReporter()` (KIP-610) reaches the worker's
+/// dead letter queue: with `errors.tolerance=all` the records it reports land there with their
+/// original bytes and the Java exception's class, message and trace in the context headers,
+/// the others are written, and the task stays RUNNING. Without a dead letter queue or error
+/// log the reporter is null (the probe then fails the task, naming the record).
+#[test]
+fn a_java_sink_task_reports_errant_records_to_the_dead_letter_queue() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, _)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let plugin_path = probe_plugin_dir(dir.path(), &classpath);
+    let topic = unique("probe-sink");
+    let dlq = unique("probe-dlq");
+    let plain = unique("probe-sink-plain");
+    create_topic(&bootstrap, &topic, 1);
+    create_topic(&bootstrap, &plain, 1);
+    let values: Vec<String> = (0..30)
+        .map(|i| {
+            if i % 7 == 3 {
+                format!("bad {i}")
+            } else {
+                format!("good {i}")
+            }
+        })
+        .collect();
+    produce_values(&bootstrap, &topic, Some(0), &values);
+    produce_values(&bootstrap, &plain, Some(0), &["bad at once".to_string()]);
+    let out = dir.path().join("out.txt");
+    let probe = "io.tributary.probe.ProbeSinkConnector";
+    std::fs::write(
+        dir.path().join("sink.properties"),
+        format!(
+            "name=probe-sink\nconnector.class={probe}\ntasks.max=1\ntopics={topic}\nfile={}\nerrors.tolerance=all\nerrors.deadletterqueue.topic.name={dlq}\nerrors.deadletterqueue.topic.replication.factor=1\nerrors.deadletterqueue.context.headers.enable=true\n",
+            out.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("plain.properties"),
+        format!(
+            "name=probe-plain\nconnector.class={probe}\ntasks.max=1\ntopics={plain}\nfile={}\n",
+            dir.path().join("plain.txt").display()
+        ),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &jvm_lines(&classpath, &plugin_path.display().to_string(), &[]),
+        &["sink.properties", "plain.properties"],
+    );
+    let good: Vec<&String> = values.iter().filter(|v| v.starts_with("good")).collect();
+    let bad: Vec<&String> = values.iter().filter(|v| v.starts_with("bad")).collect();
+    wait_for(
+        "the good records in the file",
+        Duration::from_secs(60),
+        || {
+            let text = std::fs::read_to_string(&out).unwrap_or_default();
+            (text.lines().count() >= good.len()).then_some(())
+        },
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().collect::<Vec<_>>(), good);
+    let dead = wait_for("the dead letter queue", Duration::from_secs(60), || {
+        let recs = read_records(&bootstrap, &dlq);
+        (recs.len() >= bad.len()).then_some(recs)
+    });
+    let dead_values: Vec<String> = dead
+        .iter()
+        .map(|r| String::from_utf8(r.value.clone().unwrap()).unwrap())
+        .collect();
+    assert_eq!(
+        dead_values,
+        bad.iter().map(|b| b.to_string()).collect::<Vec<_>>()
+    );
+    let first = &dead[0];
+    assert_eq!(
+        first
+            .header("__connect.errors.exception.class.name")
+            .as_deref(),
+        Some("org.apache.kafka.connect.errors.DataException")
+    );
+    assert_eq!(
+        first
+            .header("__connect.errors.exception.message")
+            .as_deref(),
+        Some("probe refuses bad 3")
+    );
+    let trace = first
+        .header("__connect.errors.exception.stacktrace")
+        .unwrap();
+    assert!(
+        trace.contains("at io.tributary.probe.ProbeSinkConnector$ProbeSinkTask.put("),
+        "{trace}"
+    );
+    assert_eq!(
+        first.header("__connect.errors.topic").as_deref(),
+        Some(topic.as_str())
+    );
+    assert_eq!(
+        first.header("__connect.errors.offset").as_deref(),
+        Some("3")
+    );
+    w.wait_state("probe-sink", 1, "RUNNING");
+    // No dead letter queue, no error log: no reporter, as in Connect.
+    let (_, status) = wait_for("the plain sink to fail", Duration::from_secs(60), || {
+        let (code, body) = w.get("/connectors/probe-plain/status");
+        (code == 200 && body["tasks"][0]["state"] == "FAILED").then_some((code, body))
+    });
+    let trace = status["tasks"][0]["trace"].as_str().unwrap();
+    assert!(
+        trace.contains("no errant record reporter for bad at once"),
+        "{trace}"
     );
 }

@@ -1,6 +1,7 @@
 //! Calls from hosted plugins into Tributary (`Natives.java`): the source task's
-//! `OffsetStorageReader` and the connector's `ConnectorContext`. Java holds a handle (an id);
-//! the objects it names live in registries here, dropped when the task or connector is.
+//! `OffsetStorageReader`, the sink task's `ErrantRecordReporter` and the connector's
+//! `ConnectorContext`. Java holds a handle (an id); the objects it names live in registries
+//! here, dropped when the task or connector is.
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -12,7 +13,10 @@ use jni::sys::{jbyteArray, jlong};
 use jni::{JNIEnv, NativeMethod};
 use tributary_api::connector::ConnectorContext;
 use tributary_api::record::SourceMap;
+use tributary_api::sink::ErrantRecordReporter;
 use tributary_api::source::OffsetStorageReader;
+use tributary_api::ConnectError;
+use tributary_plugins::converters::json::JsonConverter;
 
 use crate::codec::{Reader, Writer};
 
@@ -22,6 +26,11 @@ type Registry<T> = Mutex<HashMap<i64, Arc<T>>>;
 
 fn readers() -> &'static Registry<dyn OffsetStorageReader> {
     static R: std::sync::OnceLock<Registry<dyn OffsetStorageReader>> = std::sync::OnceLock::new();
+    R.get_or_init(Default::default)
+}
+
+fn reporters() -> &'static Registry<dyn ErrantRecordReporter> {
+    static R: std::sync::OnceLock<Registry<dyn ErrantRecordReporter>> = std::sync::OnceLock::new();
     R.get_or_init(Default::default)
 }
 
@@ -54,6 +63,18 @@ pub fn register_reader(reader: Arc<dyn OffsetStorageReader>) -> Handle {
     }
 }
 
+/// Registers a sink task's errant record reporter for `Natives.reportErrant`.
+pub fn register_reporter(reporter: Arc<dyn ErrantRecordReporter>) -> Handle {
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    reporters().lock().unwrap().insert(id, reporter);
+    Handle {
+        id,
+        remove: |id| {
+            reporters().lock().unwrap().remove(&id);
+        },
+    }
+}
+
 /// Registers a connector's context for `Natives.requestTaskReconfiguration` / `raiseError`.
 pub fn register_context(context: Arc<dyn ConnectorContext>) -> Handle {
     let id = NEXT.fetch_add(1, Ordering::Relaxed);
@@ -78,6 +99,11 @@ pub fn register(env: &mut JNIEnv) -> jni::errors::Result<()> {
             name: "requestTaskReconfiguration".into(),
             sig: "(J)V".into(),
             fn_ptr: request_task_reconfiguration as *mut std::ffi::c_void,
+        },
+        NativeMethod {
+            name: "reportErrant".into(),
+            sig: "(J[BLjava/lang/String;Ljava/lang/String;Ljava/lang/String;)V".into(),
+            fn_ptr: report_errant as *mut std::ffi::c_void,
         },
         NativeMethod {
             name: "raiseError".into(),
@@ -140,6 +166,45 @@ extern "system" fn offsets<'l>(
             throw(&mut env, &e);
             std::ptr::null_mut()
         }
+    }
+}
+
+/// `ErrantRecordReporter.report` of a hosted sink task: decodes the record (one record of a
+/// put batch, `task::decode_sink_record`) and hands it with the Java error
+/// ([`ConnectError::Java`]) to the task's reporter; its refusal (tolerance exceeded) is thrown
+/// as a `ConnectException`, as Connect's reporter throws.
+extern "system" fn report_errant<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    record: JByteArray<'l>,
+    class: JString<'l>,
+    message: JString<'l>,
+    trace: JString<'l>,
+) {
+    let mut string =
+        |s: &JString<'l>| -> String { env.get_string(s).map(|s| s.into()).unwrap_or_default() };
+    let error = ConnectError::Java {
+        class: string(&class),
+        message: string(&message),
+        trace: string(&trace),
+    };
+    let result = catch_unwind(AssertUnwindSafe(|| -> Result<(), String> {
+        let reporter = reporters()
+            .lock()
+            .unwrap()
+            .get(&handle)
+            .cloned()
+            .ok_or("the task's errant record reporter is gone")?;
+        let bytes = env.convert_byte_array(&record).map_err(|e| e.to_string())?;
+        let record =
+            crate::task::decode_sink_record(&mut Reader::new(&bytes), &JsonConverter::new())
+                .map_err(|e| e.to_string())?;
+        reporter.report(&record, error).map_err(|e| e.to_string())
+    }))
+    .unwrap_or_else(|_| Err("reporting an errant record panicked".into()));
+    if let Err(e) = result {
+        throw(&mut env, &e);
     }
 }
 

@@ -373,10 +373,13 @@ impl JavaSourceTask {
     }
 }
 
-/// A Java `SinkTask` (loaded with its connector's class loader).
+/// A Java `SinkTask` (loaded with its connector's class loader). Its
+/// `SinkTaskContext.errantRecordReporter()` reports to the runtime's reporter for the task
+/// (`None` in the context: Java sees null, as in Connect).
 pub struct JavaSinkTask {
     hosted: Hosted,
     context: Option<SinkTaskContext>,
+    reporter: Option<Handle>,
     envelope: JsonConverter,
 }
 
@@ -393,6 +396,7 @@ impl JavaSinkTask {
                 instance: None,
             },
             context: None,
+            reporter: None,
             envelope: JsonConverter::new(),
         }
     }
@@ -401,35 +405,88 @@ impl JavaSinkTask {
         let mut w = Writer::new();
         w.i32(records.len() as i32);
         for r in records {
-            w.str(&r.topic).i32(r.kafka_partition).i64(r.kafka_offset);
-            w.u8(r.timestamp.is_some() as u8)
-                .i64(r.timestamp.unwrap_or(0));
-            w.u8(match r.timestamp_type {
-                TimestampType::NoTimestampType => 0,
-                TimestampType::CreateTime => 1,
-                TimestampType::LogAppendTime => 2,
-            });
-            let key = self
-                .envelope
-                .from_connect_data(&r.topic, r.key_schema.as_ref(), &r.key)?;
-            w.bytes(key.as_deref());
-            let value =
-                self.envelope
-                    .from_connect_data(&r.topic, r.value_schema.as_ref(), &r.value)?;
-            w.bytes(value.as_deref());
-            w.i32(r.headers.len() as i32);
-            for h in r.headers.iter() {
-                let hv = self
-                    .envelope
-                    .from_connect_data(&r.topic, h.schema.as_ref(), &h.value)?;
-                w.str(&h.key).bytes(hv.as_deref());
-            }
-            w.str(&r.original_topic)
-                .i32(r.original_kafka_partition)
-                .i64(r.original_kafka_offset);
+            encode_sink_record(&mut w, &self.envelope, r)?;
         }
         Ok(w.into_bytes())
     }
+}
+
+/// Writes one record of a put batch (`HostedSinkTask`'s layout): topic, partition, offset,
+/// timestamp (flag, ms), timestamp type, key and value (JsonConverter envelopes), headers,
+/// original topic, partition and offset.
+fn encode_sink_record(
+    w: &mut Writer,
+    envelope: &JsonConverter,
+    r: &SinkRecord,
+) -> ConnectResult<()> {
+    w.str(&r.topic).i32(r.kafka_partition).i64(r.kafka_offset);
+    w.u8(r.timestamp.is_some() as u8)
+        .i64(r.timestamp.unwrap_or(0));
+    w.u8(match r.timestamp_type {
+        TimestampType::NoTimestampType => 0,
+        TimestampType::CreateTime => 1,
+        TimestampType::LogAppendTime => 2,
+    });
+    let key = envelope.from_connect_data(&r.topic, r.key_schema.as_ref(), &r.key)?;
+    w.bytes(key.as_deref());
+    let value = envelope.from_connect_data(&r.topic, r.value_schema.as_ref(), &r.value)?;
+    w.bytes(value.as_deref());
+    w.i32(r.headers.len() as i32);
+    for h in r.headers.iter() {
+        let hv = envelope.from_connect_data(&r.topic, h.schema.as_ref(), &h.value)?;
+        w.str(&h.key).bytes(hv.as_deref());
+    }
+    w.str(&r.original_topic)
+        .i32(r.original_kafka_partition)
+        .i64(r.original_kafka_offset);
+    Ok(())
+}
+
+/// Reads one record written by [`encode_sink_record`] (or by `HostedSinkTask.writeRecord`,
+/// for the errant record reporter). Errors: a truncated record, or an envelope the
+/// JsonConverter cannot read.
+pub fn decode_sink_record(r: &mut Reader, envelope: &JsonConverter) -> ConnectResult<SinkRecord> {
+    let topic = r.str().map_err(codec_err)?;
+    let kafka_partition = r.i32().map_err(codec_err)?;
+    let kafka_offset = r.i64().map_err(codec_err)?;
+    let has_ts = r.u8().map_err(codec_err)? == 1;
+    let ts = r.i64().map_err(codec_err)?;
+    let timestamp_type = match r.u8().map_err(codec_err)? {
+        1 => TimestampType::CreateTime,
+        2 => TimestampType::LogAppendTime,
+        _ => TimestampType::NoTimestampType,
+    };
+    let key = envelope.to_connect_data(&topic, r.bytes().map_err(codec_err)?)?;
+    let value = envelope.to_connect_data(&topic, r.bytes().map_err(codec_err)?)?;
+    let nh = r.count().map_err(codec_err)?;
+    let mut headers = Headers::new();
+    for _ in 0..nh {
+        let hk = r.str().map_err(codec_err)?;
+        let hv = envelope.to_connect_data(&topic, r.bytes().map_err(codec_err)?)?;
+        headers.0.push(Header {
+            key: hk,
+            schema: hv.schema,
+            value: hv.value,
+        });
+    }
+    let original_topic = r.str().map_err(codec_err)?;
+    let original_kafka_partition = r.i32().map_err(codec_err)?;
+    let original_kafka_offset = r.i64().map_err(codec_err)?;
+    Ok(SinkRecord {
+        topic,
+        kafka_partition,
+        key_schema: key.schema,
+        key: key.value,
+        value_schema: value.schema,
+        value: value.value,
+        kafka_offset,
+        timestamp: has_ts.then_some(ts),
+        timestamp_type,
+        headers,
+        original_topic,
+        original_kafka_partition,
+        original_kafka_offset,
+    })
 }
 
 impl SinkTask for JavaSinkTask {
@@ -442,13 +499,28 @@ impl SinkTask for JavaSinkTask {
     }
 
     fn start(&mut self, props: &Props) -> ConnectResult<()> {
-        self.hosted.create("newSinkTask", NEW_SINK)?;
+        let obj = self.hosted.create("newSinkTask", NEW_SINK)?;
         let config = self
             .context
             .as_ref()
             .map(|c| props_bytes(&c.config))
             .unwrap_or_else(|| props_bytes(props));
-        self.hosted.call("initialize", "([B)V", Some(&config))?;
+        self.reporter = self
+            .context
+            .as_ref()
+            .and_then(|c| c.errant_record_reporter())
+            .map(natives::register_reporter);
+        let reporter_id = self.reporter.as_ref().map_or(0, |h| h.id);
+        self.hosted.jvm.call(|env, _| {
+            let arr = env.byte_array_from_slice(&config)?;
+            env.call_method(
+                &obj,
+                "initialize",
+                "(J[B)V",
+                &[JValue::Long(reporter_id), JValue::Object(&arr)],
+            )?;
+            Ok(())
+        })?;
         self.hosted
             .call("start", "([B)V", Some(&props_bytes(props)))?;
         Ok(())

@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -12,7 +13,9 @@ import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.header.ConnectHeaders;
+import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 import org.apache.kafka.connect.sink.SinkTaskContext;
@@ -41,9 +44,13 @@ public final class HostedSinkTask {
         }
     }
 
-    public void initialize(byte[] props) {
+    /**
+     * Initializes the task with its config; {@code reporter} names Tributary's errant record
+     * reporter for the task (0: the connector has none, errantRecordReporter() is null).
+     */
+    public void initialize(long reporter, byte[] props) {
         Map<String, String> config = Codec.readMap(props);
-        SinkTaskContext ctx = new Context(config);
+        SinkTaskContext ctx = new Context(config, reporter);
         ClassLoader saved = Bridge.swap(task);
         try {
             task.initialize(ctx);
@@ -89,29 +96,7 @@ public final class HostedSinkTask {
         int n = r.i32();
         List<SinkRecord> records = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            String topic = r.str();
-            int partition = r.i32();
-            long offset = r.i64();
-            boolean hasTs = r.u8() == 1;
-            long ts = r.i64();
-            int tsType = r.u8();
-            SchemaAndValue key = envelope.toConnectData(topic, r.bytes());
-            SchemaAndValue value = envelope.toConnectData(topic, r.bytes());
-            int nh = r.i32();
-            ConnectHeaders headers = new ConnectHeaders();
-            for (int h = 0; h < nh; h++) {
-                String hk = r.str();
-                SchemaAndValue hv = envelope.toConnectData(topic, r.bytes());
-                headers.add(hk, hv);
-            }
-            String originalTopic = r.str();
-            int originalPartition = r.i32();
-            long originalOffset = r.i64();
-            TimestampType type = tsType == 1 ? TimestampType.CREATE_TIME
-                : tsType == 2 ? TimestampType.LOG_APPEND_TIME : TimestampType.NO_TIMESTAMP_TYPE;
-            records.add(new SinkRecord(topic, partition, key.schema(), key.value(), value.schema(),
-                value.value(), offset, hasTs ? ts : null, type, headers, originalTopic,
-                originalPartition, originalOffset));
+            records.add(readRecord(r));
         }
         ClassLoader saved = Bridge.swap(task);
         try {
@@ -119,6 +104,61 @@ public final class HostedSinkTask {
         } finally {
             Bridge.restore(saved);
         }
+    }
+
+    /** One record of a put batch (layout in the class comment). */
+    private SinkRecord readRecord(Codec.Reader r) {
+        String topic = r.str();
+        int partition = r.i32();
+        long offset = r.i64();
+        boolean hasTs = r.u8() == 1;
+        long ts = r.i64();
+        int tsType = r.u8();
+        SchemaAndValue key = envelope.toConnectData(topic, r.bytes());
+        SchemaAndValue value = envelope.toConnectData(topic, r.bytes());
+        int nh = r.i32();
+        ConnectHeaders headers = new ConnectHeaders();
+        for (int h = 0; h < nh; h++) {
+            String hk = r.str();
+            SchemaAndValue hv = envelope.toConnectData(topic, r.bytes());
+            headers.add(hk, hv);
+        }
+        String originalTopic = r.str();
+        int originalPartition = r.i32();
+        long originalOffset = r.i64();
+        TimestampType type = tsType == 1 ? TimestampType.CREATE_TIME
+            : tsType == 2 ? TimestampType.LOG_APPEND_TIME : TimestampType.NO_TIMESTAMP_TYPE;
+        return new SinkRecord(topic, partition, key.schema(), key.value(), value.schema(),
+            value.value(), offset, hasTs ? ts : null, type, headers, originalTopic,
+            originalPartition, originalOffset);
+    }
+
+    /** One record in the layout of a put batch, for Tributary's errant record reporter. */
+    private byte[] writeRecord(SinkRecord r) {
+        Codec.Writer w = new Codec.Writer();
+        w.str(r.topic()).i32(r.kafkaPartition() == null ? 0 : r.kafkaPartition()).i64(r.kafkaOffset());
+        if (r.timestamp() == null) {
+            w.u8(0).i64(0);
+        } else {
+            w.u8(1).i64(r.timestamp());
+        }
+        TimestampType type = r.timestampType();
+        w.u8(type == TimestampType.CREATE_TIME ? 1 : type == TimestampType.LOG_APPEND_TIME ? 2 : 0);
+        w.bytes(envelope.fromConnectData(r.topic(), r.keySchema(), r.key()));
+        w.bytes(envelope.fromConnectData(r.topic(), r.valueSchema(), r.value()));
+        int n = 0;
+        for (Header ignored : r.headers()) {
+            n++;
+        }
+        w.i32(n);
+        for (Header h : r.headers()) {
+            w.str(h.key());
+            w.bytes(envelope.fromConnectData(r.topic(), h.schema(), h.value()));
+        }
+        w.str(r.originalTopic());
+        w.i32(r.originalKafkaPartition() == null ? 0 : r.originalKafkaPartition());
+        w.i64(r.originalKafkaOffset());
+        return w.toBytes();
     }
 
     public void flush(byte[] offsets) {
@@ -153,16 +193,31 @@ public final class HostedSinkTask {
     }
 
     /**
-     * The task's SinkTaskContext. Offset rewinds, pause/resume, commit requests, the errant
-     * record reporter and plugin metrics are not hosted yet: rewinds, pauses and commit
-     * requests throw (never silently ignored), errantRecordReporter() returns null (allowed by
-     * its contract: the task must then handle bad records itself).
+     * The task's SinkTaskContext. errantRecordReporter() reports to Tributary's reporter of
+     * the task (KIP-610: dead letter queue and error log), or is null when the connector sets
+     * neither, as in Connect. Offset rewinds, pause/resume, commit requests and plugin metrics
+     * are not hosted yet: they throw (never silently ignored).
      */
     private final class Context implements SinkTaskContext {
         private final Map<String, String> config;
+        private final ErrantRecordReporter reporter;
 
-        Context(Map<String, String> config) {
+        Context(Map<String, String> config, long reporter) {
             this.config = config;
+            this.reporter = reporter == 0 ? null : (record, error) -> {
+                // Synchronous, as Connect's reporter is when the tolerance is exceeded: the
+                // native call throws then. The returned future is complete once the report
+                // is queued; Tributary commits the record's offset only after its dead letter
+                // queue record is written.
+                Natives.reportErrant(reporter, writeRecord(record), error.getClass().getName(),
+                    String.valueOf(error.getMessage()), Bridge.trace(error));
+                return CompletableFuture.completedFuture(null);
+            };
+        }
+
+        @Override
+        public ErrantRecordReporter errantRecordReporter() {
+            return reporter;
         }
 
         @Override

@@ -18,6 +18,13 @@ final class Natives {
     /** ConnectorContext.requestTaskReconfiguration(). */
     static native void requestTaskReconfiguration(long context);
 
+    /**
+     * ErrantRecordReporter.report(record, error) of a sink task: the record in the layout of a
+     * put batch, the error's class, message and trace. Throws a ConnectException when
+     * Tributary's reporter refuses (the tolerance is exceeded).
+     */
+    static native void reportErrant(long reporter, byte[] record, String errorClass, String message, String trace);
+
     /** ConnectorContext.raiseError(Exception): the trace as Java prints it. */
     static native void raiseError(long context, String trace);
 }
