@@ -33,9 +33,23 @@ pub struct ClusterConfigState {
     pub inconsistent: HashSet<String>,
     /// The connector config in force at each connector's last consistent commit.
     pub applied_connector_configs: HashMap<String, Props>,
+    /// The last task count record (`tasks-fencing-<c>`, KIP-618) of each connector: how many
+    /// tasks its last fenced generation had.
+    pub task_count_records: HashMap<String, u32>,
+    /// Connectors whose last task-config commit came after their last task count record: a
+    /// round of zombie fencing must precede the start of their tasks under exactly-once support
+    /// (Connect's `pendingFencing`).
+    pub pending_fencing: HashSet<String>,
+    /// How many task-config commits of each connector this worker has read, minus one
+    /// (Connect's `taskConfigGeneration`).
+    pub task_config_generations: HashMap<String, u32>,
 }
 
 impl ClusterConfigState {
+    /// The connector's task-config generation (0 for its first commit; `None` before any).
+    pub fn task_config_generation(&self, connector: &str) -> Option<u32> {
+        self.task_config_generations.get(connector).copied()
+    }
     /// An empty snapshot at offset -1.
     pub fn empty() -> Self {
         ClusterConfigState {
@@ -263,6 +277,11 @@ impl ConfigLogState {
                 st.inconsistent.insert(c.to_string());
             }
             st.task_counts.insert(c.to_string(), n);
+            st.task_config_generations
+                .entry(c.to_string())
+                .and_modify(|g| *g += 1)
+                .or_insert(0);
+            st.pending_fencing.insert(c.to_string());
             if updated.is_empty() {
                 updated = (0..n).map(|t| ConnectorTaskId::new(c, t)).collect();
             }
@@ -280,7 +299,18 @@ impl ConfigLogState {
                 include_tasks: flag("include-tasks"),
             })];
         }
-        if key.starts_with("tasks-fencing-") {
+        if let Some(c) = key.strip_prefix("tasks-fencing-") {
+            match v
+                .and_then(|v| v.get("task-count"))
+                .and_then(Json::as_u64)
+                .and_then(|n| u32::try_from(n).ok())
+            {
+                Some(n) => {
+                    st.task_count_records.insert(c.to_string(), n);
+                    st.pending_fencing.remove(c);
+                }
+                None => tracing::error!(key, "ignoring malformed task count record"),
+            }
             return Vec::new();
         }
         if key == "session-key" {
@@ -340,6 +370,10 @@ pub mod records {
     /// `{"tasks":N}`.
     pub fn commit(tasks: u32) -> Vec<u8> {
         serde_json::to_vec(&json!({ "tasks": tasks })).unwrap()
+    }
+    /// `{"task-count":N}` for `tasks-fencing-` records (KIP-618).
+    pub fn task_count(tasks: u32) -> Vec<u8> {
+        serde_json::to_vec(&json!({ "task-count": tasks })).unwrap()
     }
     /// `{"state":…,"state.v2":…}`; STOPPED is written as state PAUSED for older readers.
     pub fn target_state(t: TargetState) -> Vec<u8> {
@@ -569,6 +603,16 @@ impl KafkaConfigBackingStore {
         self.refresh(Duration::from_secs(30))
     }
 
+    /// Writes a connector's task count record (`tasks-fencing-<c>`, Connect's
+    /// `putTaskCountRecord`, KIP-618), then reads to the end.
+    pub fn put_task_count_record(&self, name: &str, tasks: u32) -> ConnectResult<()> {
+        self.write(
+            &format!("tasks-fencing-{name}"),
+            Some(records::task_count(tasks)),
+        )?;
+        self.refresh(Duration::from_secs(30))
+    }
+
     /// Writes a cluster-wide log level (acknowledged, not read back).
     pub fn put_logger_level(&self, namespace: &str, level: &str) -> ConnectResult<()> {
         self.write(
@@ -694,6 +738,33 @@ mod tests {
         let mut expected = (*s.state).clone();
         expected.offset = rebuilt.state.offset;
         assert_eq!(*rebuilt.state, expected);
+    }
+
+    #[test]
+    fn task_count_records_clear_the_pending_fencing_that_commits_set() {
+        let mut s = ConfigLogState::new();
+        let mut offset = 0;
+        let mut put = |s: &mut ConfigLogState, key: &str, value: Vec<u8>| {
+            s.apply(key, Some(&value), offset);
+            offset += 1;
+        };
+        put(&mut s, "connector-c", records::properties(&props(&[("a", "b")])));
+        assert_eq!(records::task_count(3), br#"{"task-count":3}"#.to_vec());
+        put(&mut s, "task-c-0", records::properties(&props(&[("t", "0")])));
+        put(&mut s, "commit-c", records::commit(1));
+        assert!(s.state.pending_fencing.contains("c"));
+        assert_eq!(s.state.task_config_generation("c"), Some(0));
+        put(&mut s, "tasks-fencing-c", records::task_count(1));
+        assert!(!s.state.pending_fencing.contains("c"));
+        assert_eq!(s.state.task_count_records.get("c"), Some(&1));
+        put(&mut s, "task-c-0", records::properties(&props(&[("t", "1")])));
+        put(&mut s, "commit-c", records::commit(1));
+        assert!(s.state.pending_fencing.contains("c"));
+        assert_eq!(s.state.task_config_generation("c"), Some(1));
+        // A malformed record changes nothing.
+        put(&mut s, "tasks-fencing-c", br#"{"tasks":2}"#.to_vec());
+        assert!(s.state.pending_fencing.contains("c"));
+        assert_eq!(s.state.task_count_records.get("c"), Some(&1));
     }
 
     #[test]

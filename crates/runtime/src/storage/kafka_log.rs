@@ -330,6 +330,29 @@ struct Follower {
 }
 
 impl Follower {
+    /// Records the consumer's positions as progress when they are past the last delivered
+    /// record (the end of a log written in transactions is a commit marker).
+    fn advance_to_position(&self) {
+        let Ok(positions) = self.consumer.position() else {
+            return;
+        };
+        let (lock, cv) = &*self.progress;
+        let mut progress = lock.lock().unwrap();
+        let mut moved = false;
+        for e in positions.elements() {
+            if let rdkafka::Offset::Offset(o) = e.offset() {
+                let at = progress.entry(e.partition()).or_insert(-1);
+                if o > *at {
+                    *at = o;
+                    moved = true;
+                }
+            }
+        }
+        if moved {
+            cv.notify_all();
+        }
+    }
+
     fn run(mut self, mut callback: Box<dyn FnMut(LogRecord) + Send>) {
         let mut last_check = Instant::now();
         let mut suspect = false;
@@ -340,7 +363,11 @@ impl Follower {
                 tracing::debug!(topic = self.topic, "end-offset client: {e}");
             }
             match self.consumer.poll(Duration::from_millis(100)) {
-                None => {}
+                None => {
+                    // Transaction markers (and aborted records) occupy offsets but are never
+                    // delivered: once caught up, the position tells how far the log was read.
+                    self.advance_to_position();
+                }
                 Some(Ok(m)) => {
                     let rec = LogRecord {
                         partition: m.partition(),
