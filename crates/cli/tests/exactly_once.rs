@@ -1,0 +1,304 @@
+//! Exactly-once source support (KIP-618) on the real broker: transactional source tasks whose
+//! records and offsets commit together, the task count records of zombie fencing, a worker
+//! killed under load whose tasks another worker takes over, and Connect's validation of
+//! `exactly.once.support` and `transaction.boundary`.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use common::*;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
+use serde_json::json;
+
+/// Worker settings of an exactly-once cluster: lost tasks are reassigned after 2 s rather than
+/// Connect's default 5 minutes.
+const EOS: &str = "exactly.once.source.support=enabled\nscheduled.rebalance.max.delay.ms=2000";
+
+/// Every (key, value) a `read_committed` consumer sees in partition 0 of `topic`, up to its
+/// last stable offset.
+fn read_committed(bootstrap: &str, topic: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", unique("eos-reader"))
+        .set("enable.auto.commit", "false")
+        .set("isolation.level", "read_committed")
+        .create()
+        .unwrap();
+    // With read_committed the end offset is the last stable offset.
+    let (_, end) = consumer
+        .fetch_watermarks(topic, 0, Duration::from_secs(10))
+        .unwrap();
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(topic, 0, Offset::Beginning)
+        .unwrap();
+    consumer.assign(&tpl).unwrap();
+    let mut out = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        match consumer.poll(Duration::from_millis(200)) {
+            Some(Ok(m)) => out.push((
+                m.key().unwrap_or_default().to_vec(),
+                m.payload().unwrap_or_default().to_vec(),
+            )),
+            Some(Err(e)) => panic!("reading {topic}: {e}"),
+            None => {
+                let at = consumer
+                    .position()
+                    .unwrap()
+                    .find_partition(topic, 0)
+                    .and_then(|p| match p.offset() {
+                        Offset::Offset(o) => Some(o),
+                        _ => None,
+                    })
+                    .unwrap_or(0);
+                if at >= end {
+                    return out;
+                }
+            }
+        }
+        assert!(Instant::now() < deadline, "could not read {topic} to {end}");
+    }
+}
+
+/// The last stable offset of partition 0 of `topic`: the records before it are committed or
+/// aborted.
+fn stable_end(bootstrap: &str, topic: &str) -> i64 {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("isolation.level", "read_committed")
+        .create()
+        .unwrap();
+    consumer
+        .fetch_watermarks(topic, 0, Duration::from_secs(10))
+        .map(|(_, end)| end)
+        .unwrap_or(0)
+}
+
+/// How many records partition 0 of `topic` holds for a `read_uncommitted` reader (aborted
+/// records included).
+fn uncommitted_count(bootstrap: &str, topic: &str) -> usize {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", unique("raw-reader"))
+        .set("enable.auto.commit", "false")
+        .set("isolation.level", "read_uncommitted")
+        .create()
+        .unwrap();
+    let (_, end) = consumer
+        .fetch_watermarks(topic, 0, Duration::from_secs(10))
+        .unwrap();
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(topic, 0, Offset::Beginning)
+        .unwrap();
+    consumer.assign(&tpl).unwrap();
+    let mut n = 0;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while Instant::now() < deadline {
+        match consumer.poll(Duration::from_millis(200)) {
+            Some(Ok(m)) => {
+                n += 1;
+                if m.offset() + 1 >= end {
+                    break;
+                }
+            }
+            Some(Err(e)) => panic!("reading {topic}: {e}"),
+            None => {
+                let at = consumer.position().unwrap().find_partition(topic, 0).map(|p| p.offset());
+                if matches!(at, Some(Offset::Offset(o)) if o >= end) {
+                    break;
+                }
+            }
+        }
+    }
+    n
+}
+
+/// The task count records (`tasks-fencing-<connector>`) in the config topic, in order.
+fn task_count_records(bootstrap: &str, group: &str, connector: &str) -> Vec<String> {
+    let key = format!("tasks-fencing-{connector}");
+    read_topic_records(bootstrap, &format!("{group}-configs"))
+        .into_iter()
+        .filter(|(k, _)| *k == key.as_bytes())
+        .map(|(_, v)| String::from_utf8_lossy(&v).to_string())
+        .collect()
+}
+
+/// Asserts that each task's sequence numbers are 0, 1, 2, … with no gap and no duplicate.
+fn assert_exactly_once(by_task: &BTreeMap<i64, Vec<i64>>) {
+    for (task, seqnos) in by_task {
+        let expected: Vec<i64> = (0..seqnos.len() as i64).collect();
+        if *seqnos != expected {
+            let mut seen = std::collections::BTreeSet::new();
+            let dups: Vec<_> = seqnos.iter().filter(|s| !seen.insert(**s)).take(10).collect();
+            let max = seqnos.iter().max().copied().unwrap_or(-1);
+            let gaps: Vec<_> = (0..max).filter(|s| !seen.contains(s)).take(10).collect();
+            panic!(
+                "task {task}: {} records, max seqno {max}; duplicates {dups:?}, gaps {gaps:?}",
+                seqnos.len()
+            );
+        }
+    }
+}
+
+/// The sequence numbers each VerifiableSource task wrote (key: task id, value: seqno).
+fn seqnos_by_task(records: &[(Vec<u8>, Vec<u8>)]) -> BTreeMap<i64, Vec<i64>> {
+    let mut by_task: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+    for (k, v) in records {
+        let task: i64 = String::from_utf8_lossy(k).parse().unwrap();
+        let seqno: i64 = String::from_utf8_lossy(v).parse().unwrap();
+        by_task.entry(task).or_default().push(seqno);
+    }
+    by_task
+}
+
+/// The tasks a worker runs, from `GET /tributary/worker`.
+fn tasks_of(w: &DistributedWorker) -> Vec<String> {
+    let (_, info) = w.get("/tributary/worker");
+    info["tasks"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_killed_workers_tasks_are_taken_over_and_every_record_is_read_exactly_once() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let group = unique("eos");
+    let topic = unique("eos-seq");
+    create_topic(&bootstrap, &topic, 1);
+    let a = DistributedWorker::start(dir.path(), "a", &bootstrap, &group, EOS);
+    a.wait_joined();
+    let mut b = DistributedWorker::start(dir.path(), "b", &bootstrap, &group, EOS);
+    b.wait_joined();
+    // Two tasks under load, each committing a transaction every 100 ms.
+    let body = json!({"name": "seq", "config": {
+        "connector.class": "VerifiableSource", "tasks.max": "2", "topic": topic,
+        "throughput": "500", "transaction.boundary": "interval",
+        "transaction.boundary.interval.ms": "100",
+    }});
+    let (code, v) = a.send("POST", "/connectors", Some(&body.to_string()));
+    assert_eq!(code, 201, "{v}");
+    a.wait_state("seq", 2, "RUNNING");
+    // The first task generation under exactly-once support got its task count record (no
+    // producer to fence yet).
+    assert_eq!(
+        task_count_records(&bootstrap, &group, "seq"),
+        vec![r#"{"task-count":2}"#.to_string()]
+    );
+    // Under load: records are committed.
+    wait_for("committed records", Duration::from_secs(60), || {
+        (stable_end(&bootstrap, &topic) > 1000).then_some(())
+    });
+    // Kill the worker running a task (each runs one), in the middle of a transaction.
+    assert!(!tasks_of(&b).is_empty(), "b runs no task");
+    b.kill();
+    let before_takeover = seqnos_by_task(&read_committed(&bootstrap, &topic));
+    let end_at_kill = stable_end(&bootstrap, &topic);
+    // The survivor takes both tasks over; they go on from their committed offsets.
+    wait_for("a to run both tasks", Duration::from_secs(90), || {
+        (tasks_of(&a).len() == 2).then_some(())
+    });
+    a.wait_state("seq", 2, "RUNNING");
+    wait_for("the tasks to go on", Duration::from_secs(90), || {
+        (stable_end(&bootstrap, &topic) > end_at_kill + 2000).then_some(())
+    });
+    // A new task generation with fewer tasks: the leader fences the producers of both old
+    // tasks before task 0 starts again, and records the new count.
+    let mut config = body["config"].clone();
+    config["tasks.max"] = json!("1");
+    let (code, v) = a.send("PUT", "/connectors/seq/config", Some(&config.to_string()));
+    assert_eq!(code, 200, "{v}");
+    wait_for("the task count record of the new generation", Duration::from_secs(60), || {
+        (task_count_records(&bootstrap, &group, "seq").len() == 2).then_some(())
+    });
+    assert_eq!(
+        task_count_records(&bootstrap, &group, "seq"),
+        vec![r#"{"task-count":2}"#.to_string(), r#"{"task-count":1}"#.to_string()]
+    );
+    a.wait_state("seq", 1, "RUNNING");
+    let end_at_reconfig = stable_end(&bootstrap, &topic);
+    wait_for("task 0 to go on", Duration::from_secs(90), || {
+        (stable_end(&bootstrap, &topic) > end_at_reconfig + 1000).then_some(())
+    });
+    // Stopped: the task commits its last transaction and the topic no longer grows.
+    let (code, v) = a.send("PUT", "/connectors/seq/stop", None);
+    assert_eq!(code, 204, "{v}");
+    a.wait_state("seq", 0, "STOPPED");
+    let committed = read_committed(&bootstrap, &topic);
+    let by_task = seqnos_by_task(&committed);
+    assert_eq!(by_task.len(), 2, "{:?}", by_task.keys());
+    assert_exactly_once(&by_task);
+    // Both tasks went on after the takeover (no gap is not enough: a task that never ran
+    // again would have none either).
+    for (task, before) in &before_takeover {
+        assert!(by_task[task].len() > before.len(), "task {task} did not resume");
+    }
+    // A read_uncommitted reader also sees the records of the transaction the kill cut short
+    // (aborted when the task's producer was initialised again): the kill did land in the
+    // middle of a transaction, and none of its records reached the read_committed reader.
+    let all = uncommitted_count(&bootstrap, &topic);
+    assert!(
+        all > committed.len(),
+        "no aborted record: {all} records in the log, {} committed",
+        committed.len()
+    );
+}
+
+#[test]
+fn validation_follows_connect_for_exactly_once_settings() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let group = unique("eos-validate");
+    let w = DistributedWorker::start(dir.path(), "w", &bootstrap, &group, EOS);
+    w.wait_joined();
+    let errors = |class: &str, extra: serde_json::Value| {
+        let mut config = json!({"connector.class": class, "name": "v", "topic": "t", "file": "/tmp/x"});
+        for (k, v) in extra.as_object().unwrap() {
+            config[k] = v.clone();
+        }
+        let (code, v) = w.send(
+            "PUT",
+            &format!("/connector-plugins/{class}/config/validate"),
+            Some(&config.to_string()),
+        );
+        assert_eq!(code, 200, "{v}");
+        let mut out = BTreeMap::new();
+        for c in v["configs"].as_array().unwrap() {
+            let errs = &c["value"]["errors"];
+            if !errs.as_array().unwrap().is_empty() {
+                out.insert(c["value"]["name"].as_str().unwrap().to_string(), errs.clone());
+            }
+        }
+        out
+    };
+    // FileStreamSource reading a file declares exactly-once support.
+    let ok = errors("FileStreamSource", json!({"exactly.once.support": "required"}));
+    assert!(ok.is_empty(), "{ok:?}");
+    // VerifiableSource does not say: `required` is refused with Connect's message.
+    let refused = errors("VerifiableSource", json!({"exactly.once.support": "required"}));
+    let msg = refused["exactly.once.support"][0].as_str().unwrap();
+    assert!(
+        msg.starts_with("The connector does not implement the API required for preflight validation of exactly-once source support."),
+        "{msg}"
+    );
+    // No native connector defines its own transaction boundaries.
+    let refused = errors("FileStreamSource", json!({"transaction.boundary": "connector"}));
+    assert_eq!(
+        refused["transaction.boundary"][0],
+        "The connector does not support connector-defined transaction boundaries with the given configuration. Please reconfigure it to use a different transaction boundary definition."
+    );
+    // `requested` and the poll and interval boundaries pass.
+    let ok = errors(
+        "VerifiableSource",
+        json!({"exactly.once.support": "requested", "transaction.boundary": "interval"}),
+    );
+    assert!(ok.is_empty(), "{ok:?}");
+}
