@@ -106,7 +106,11 @@ fn uncommitted_count(bootstrap: &str, topic: &str) -> usize {
             }
             Some(Err(e)) => panic!("reading {topic}: {e}"),
             None => {
-                let at = consumer.position().unwrap().find_partition(topic, 0).map(|p| p.offset());
+                let at = consumer
+                    .position()
+                    .unwrap()
+                    .find_partition(topic, 0)
+                    .map(|p| p.offset());
                 if matches!(at, Some(Offset::Offset(o)) if o >= end) {
                     break;
                 }
@@ -132,7 +136,11 @@ fn assert_exactly_once(by_task: &BTreeMap<i64, Vec<i64>>) {
         let expected: Vec<i64> = (0..seqnos.len() as i64).collect();
         if *seqnos != expected {
             let mut seen = std::collections::BTreeSet::new();
-            let dups: Vec<_> = seqnos.iter().filter(|s| !seen.insert(**s)).take(10).collect();
+            let dups: Vec<_> = seqnos
+                .iter()
+                .filter(|s| !seen.insert(**s))
+                .take(10)
+                .collect();
             let max = seqnos.iter().max().copied().unwrap_or(-1);
             let gaps: Vec<_> = (0..max).filter(|s| !seen.contains(s)).take(10).collect();
             panic!(
@@ -216,12 +224,17 @@ fn a_killed_workers_tasks_are_taken_over_and_every_record_is_read_exactly_once()
     config["tasks.max"] = json!("1");
     let (code, v) = a.send("PUT", "/connectors/seq/config", Some(&config.to_string()));
     assert_eq!(code, 200, "{v}");
-    wait_for("the task count record of the new generation", Duration::from_secs(60), || {
-        (task_count_records(&bootstrap, &group, "seq").len() == 2).then_some(())
-    });
+    wait_for(
+        "the task count record of the new generation",
+        Duration::from_secs(60),
+        || (task_count_records(&bootstrap, &group, "seq").len() == 2).then_some(()),
+    );
     assert_eq!(
         task_count_records(&bootstrap, &group, "seq"),
-        vec![r#"{"task-count":2}"#.to_string(), r#"{"task-count":1}"#.to_string()]
+        vec![
+            r#"{"task-count":2}"#.to_string(),
+            r#"{"task-count":1}"#.to_string()
+        ]
     );
     a.wait_state("seq", 1, "RUNNING");
     let end_at_reconfig = stable_end(&bootstrap, &topic);
@@ -239,7 +252,10 @@ fn a_killed_workers_tasks_are_taken_over_and_every_record_is_read_exactly_once()
     // Both tasks went on after the takeover (no gap is not enough: a task that never ran
     // again would have none either).
     for (task, before) in &before_takeover {
-        assert!(by_task[task].len() > before.len(), "task {task} did not resume");
+        assert!(
+            by_task[task].len() > before.len(),
+            "task {task} did not resume"
+        );
     }
     // A read_uncommitted reader also sees the records of the transaction the kill cut short
     // (aborted when the task's producer was initialised again): the kill did land in the
@@ -260,7 +276,8 @@ fn validation_follows_connect_for_exactly_once_settings() {
     let w = DistributedWorker::start(dir.path(), "w", &bootstrap, &group, EOS);
     w.wait_joined();
     let errors = |class: &str, extra: serde_json::Value| {
-        let mut config = json!({"connector.class": class, "name": "v", "topic": "t", "file": "/tmp/x"});
+        let mut config =
+            json!({"connector.class": class, "name": "v", "topic": "t", "file": "/tmp/x"});
         for (k, v) in extra.as_object().unwrap() {
             config[k] = v.clone();
         }
@@ -274,23 +291,35 @@ fn validation_follows_connect_for_exactly_once_settings() {
         for c in v["configs"].as_array().unwrap() {
             let errs = &c["value"]["errors"];
             if !errs.as_array().unwrap().is_empty() {
-                out.insert(c["value"]["name"].as_str().unwrap().to_string(), errs.clone());
+                out.insert(
+                    c["value"]["name"].as_str().unwrap().to_string(),
+                    errs.clone(),
+                );
             }
         }
         out
     };
     // FileStreamSource reading a file declares exactly-once support.
-    let ok = errors("FileStreamSource", json!({"exactly.once.support": "required"}));
+    let ok = errors(
+        "FileStreamSource",
+        json!({"exactly.once.support": "required"}),
+    );
     assert!(ok.is_empty(), "{ok:?}");
     // VerifiableSource does not say: `required` is refused with Connect's message.
-    let refused = errors("VerifiableSource", json!({"exactly.once.support": "required"}));
+    let refused = errors(
+        "VerifiableSource",
+        json!({"exactly.once.support": "required"}),
+    );
     let msg = refused["exactly.once.support"][0].as_str().unwrap();
     assert!(
         msg.starts_with("The connector does not implement the API required for preflight validation of exactly-once source support."),
         "{msg}"
     );
     // No native connector defines its own transaction boundaries.
-    let refused = errors("FileStreamSource", json!({"transaction.boundary": "connector"}));
+    let refused = errors(
+        "FileStreamSource",
+        json!({"transaction.boundary": "connector"}),
+    );
     assert_eq!(
         refused["transaction.boundary"][0],
         "The connector does not support connector-defined transaction boundaries with the given configuration. Please reconfigure it to use a different transaction boundary definition."

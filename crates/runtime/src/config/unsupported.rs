@@ -154,7 +154,9 @@ pub fn unsupported_settings(
         ConnectorType::Source => {
             // With exactly-once support enabled, `required` is checked against the connector
             // (validation) and every boundary runs (the task refuses what it cannot run).
-            if let Some(v) = set(config, "exactly.once.support").filter(|_| !support.exactly_once_source) {
+            if let Some(v) =
+                set(config, "exactly.once.support").filter(|_| !support.exactly_once_source)
+            {
                 if v.eq_ignore_ascii_case("required") {
                     out.push(SettingProblem {
                         key: "exactly.once.support".into(),
@@ -164,7 +166,9 @@ pub fn unsupported_settings(
                     });
                 }
             }
-            if let Some(v) = set(config, "transaction.boundary").filter(|_| !support.exactly_once_source) {
+            if let Some(v) =
+                set(config, "transaction.boundary").filter(|_| !support.exactly_once_source)
+            {
                 if !v.eq_ignore_ascii_case("poll") {
                     out.push(SettingProblem {
                         key: "transaction.boundary".into(),

@@ -29,8 +29,8 @@ use tributary_group::client::{ConnectionSecurity, GroupConfig, GroupMember, Rejo
 use tributary_group::{Assignment, ConnectProtocol};
 
 use super::auto_restart;
-use super::fencing;
 use super::coordinator::{delta, stopped, CoordinatorError, RoundOutcome, WorkerCoordinator};
+use super::fencing;
 use super::info::{ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState};
 use super::rebalances::{Jobs, LeaderView, RebalanceRecord};
 use super::restart::build_restart_plan;
@@ -2190,9 +2190,11 @@ fn leader_fence_zombies(s: &Shared, name: &str) -> HerderResult<()> {
     let generation = snap.task_config_generation(name);
     let write_record = |count: u32| {
         let _guard = s.write_lock.lock().unwrap();
-        s.config
-            .put_task_count_record(name, count)
-            .map_err(|e| HerderError::Internal(format!("Failed to write the task count record of connector {name}: {e}")))
+        s.config.put_task_count_record(name, count).map_err(|e| {
+            HerderError::Internal(format!(
+                "Failed to write the task count record of connector {name}: {e}"
+            ))
+        })
     };
     match fencing::plan(
         snap.pending_fencing.contains(name),
@@ -2200,7 +2202,10 @@ fn leader_fence_zombies(s: &Shared, name: &str) -> HerderResult<()> {
         task_count,
     ) {
         fencing::FencingPlan::Nothing => {
-            tracing::debug!(connector = name, "no zombie fencing needed: the latest task generation is fenced already");
+            tracing::debug!(
+                connector = name,
+                "no zombie fencing needed: the latest task generation is fenced already"
+            );
             Ok(())
         }
         fencing::FencingPlan::WriteRecord(count) => write_record(count),
@@ -2224,7 +2229,11 @@ fn leader_fence_zombies(s: &Shared, name: &str) -> HerderResult<()> {
                 crate::config::worker::prefixed(&resolved, "admin.override."),
             )
             .map_err(|e| HerderError::Internal(e.to_string()))?;
-            tracing::info!(connector = name, producers = fence, "fencing the producers of the previous task generation");
+            tracing::info!(
+                connector = name,
+                producers = fence,
+                "fencing the producers of the previous task generation"
+            );
             fencing::fence_producers(&client, &ids, FENCING_TIMEOUT).map_err(|e| {
                 HerderError::Internal(format!("Failed to perform zombie fencing: {e}"))
             })?;
@@ -2297,7 +2306,10 @@ impl crate::worker::ExactlyOnceCoordinator for ExactlyOnceTasks {
             if status.is_success() {
                 Ok(())
             } else {
-                Err(format!("{status} {}", resp.text().await.unwrap_or_default()))
+                Err(format!(
+                    "{status} {}",
+                    resp.text().await.unwrap_or_default()
+                ))
             }
         });
         answer.map_err(|e| {

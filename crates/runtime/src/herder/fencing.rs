@@ -67,7 +67,9 @@ pub fn fence_producers(
                         .set("enable.idempotence", "true")
                         .set("client.id", format!("fencing-{id}"));
                     let producer: BaseProducer = config.create().map_err(|e| {
-                        ConnectError::connect(format!("Failed to create a producer to fence {id}: {e}"))
+                        ConnectError::connect(format!(
+                            "Failed to create a producer to fence {id}: {e}"
+                        ))
                     })?;
                     producer.init_transactions(timeout).map_err(|e| {
                         ConnectError::connect(format!("Failed to fence the producer of {id}: {e}"))
@@ -107,11 +109,17 @@ mod tests {
         assert_eq!(plan(true, Some(1), 1), FencingPlan::WriteRecord(1));
         assert_eq!(
             plan(true, Some(1), 2),
-            FencingPlan::FenceThenWrite { fence: 1, record: 2 }
+            FencingPlan::FenceThenWrite {
+                fence: 1,
+                record: 2
+            }
         );
         assert_eq!(
             plan(true, Some(3), 1),
-            FencingPlan::FenceThenWrite { fence: 3, record: 1 }
+            FencingPlan::FenceThenWrite {
+                fence: 3,
+                record: 1
+            }
         );
     }
 }

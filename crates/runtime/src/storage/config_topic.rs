@@ -748,16 +748,28 @@ mod tests {
             s.apply(key, Some(&value), offset);
             offset += 1;
         };
-        put(&mut s, "connector-c", records::properties(&props(&[("a", "b")])));
+        put(
+            &mut s,
+            "connector-c",
+            records::properties(&props(&[("a", "b")])),
+        );
         assert_eq!(records::task_count(3), br#"{"task-count":3}"#.to_vec());
-        put(&mut s, "task-c-0", records::properties(&props(&[("t", "0")])));
+        put(
+            &mut s,
+            "task-c-0",
+            records::properties(&props(&[("t", "0")])),
+        );
         put(&mut s, "commit-c", records::commit(1));
         assert!(s.state.pending_fencing.contains("c"));
         assert_eq!(s.state.task_config_generation("c"), Some(0));
         put(&mut s, "tasks-fencing-c", records::task_count(1));
         assert!(!s.state.pending_fencing.contains("c"));
         assert_eq!(s.state.task_count_records.get("c"), Some(&1));
-        put(&mut s, "task-c-0", records::properties(&props(&[("t", "1")])));
+        put(
+            &mut s,
+            "task-c-0",
+            records::properties(&props(&[("t", "1")])),
+        );
         put(&mut s, "commit-c", records::commit(1));
         assert!(s.state.pending_fencing.contains("c"));
         assert_eq!(s.state.task_config_generation("c"), Some(1));

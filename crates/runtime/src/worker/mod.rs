@@ -169,7 +169,8 @@ pub trait ExactlyOnceCoordinator: Send + Sync {
     fn task_generation(&self, connector: &str) -> Option<u32>;
     /// Errors unless `generation` is still the connector's latest and task `id` is still
     /// assigned to this worker (Connect's `verifyTaskGenerationAndOwnership`).
-    fn verify_generation(&self, id: &ConnectorTaskId, generation: Option<u32>) -> ConnectResult<()>;
+    fn verify_generation(&self, id: &ConnectorTaskId, generation: Option<u32>)
+        -> ConnectResult<()>;
 }
 
 /// How long an exactly-once task's producer initialisation or transaction commit may take
@@ -202,7 +203,9 @@ impl Worker {
     /// Hands the worker the herder's side of exactly-once source tasks (once, before any task
     /// starts).
     pub fn set_exactly_once_coordinator(&self, coordinator: Arc<dyn ExactlyOnceCoordinator>) {
-        let _ = self.exactly_once.set(coordinator);
+        if self.exactly_once.set(coordinator).is_err() {
+            tracing::warn!("the exactly-once coordinator was set already; keeping the first");
+        }
     }
 
     /// The settings of an exactly-once source task `id` (KIP-618), `None` when the worker does
@@ -260,7 +263,10 @@ impl Worker {
             &id.connector,
             id.task,
         );
-        if let Some(set) = producer.get("transactional.id").filter(|v| *v != transactional_id) {
+        if let Some(set) = producer
+            .get("transactional.id")
+            .filter(|v| *v != transactional_id)
+        {
             tracing::warn!(task = %id, "overriding transactional.id={set} with {transactional_id}, as Connect does for connectors when exactly-once source support is enabled");
         }
         producer

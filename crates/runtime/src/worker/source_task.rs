@@ -141,7 +141,9 @@ impl ProducerContext for SourceProducerContext {
             if let Err((e, _)) = result {
                 let mut f = self.failure.lock().unwrap();
                 if f.is_none() {
-                    *f = Some(format!("Failed to write source offsets in the transaction: {e}"));
+                    *f = Some(format!(
+                        "Failed to write source offsets in the transaction: {e}"
+                    ));
                 }
             }
             return;
@@ -461,8 +463,8 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         }
     } else {
         match lp.commit_offsets(Some(offset_flush_timeout)) {
-        // Not durable in time: the records are in Kafka or will be resent from the last
-        // committed offsets by the next owner; nothing to fail the task for.
+            // Not durable in time: the records are in Kafka or will be resent from the last
+            // committed offsets by the next owner; nothing to fail the task for.
             Err(ConnectError::Retriable(m)) => {
                 tracing::warn!(task = %lp.reporter.id, "final offset commit incomplete: {m}");
                 Ok(())
@@ -501,7 +503,11 @@ fn start_transactions(
     (eos.pre_producer_check)()?;
     producer
         .init_transactions(eos.commit_timeout)
-        .map_err(|e| ConnectError::connect(format!("Failed to initialize the transactional producer: {e}")))?;
+        .map_err(|e| {
+            ConnectError::connect(format!(
+                "Failed to initialize the transactional producer: {e}"
+            ))
+        })?;
     (eos.post_producer_check)()?;
     Ok(Transactions {
         boundary: eos.boundary,
@@ -517,7 +523,9 @@ impl Transactions {
     /// Whether an `interval` boundary is due: a transaction is open and the interval passed.
     fn due(&self) -> bool {
         match self.boundary {
-            TransactionBoundary::Interval(every) => self.open && self.last_commit.elapsed() >= every,
+            TransactionBoundary::Interval(every) => {
+                self.open && self.last_commit.elapsed() >= every
+            }
             TransactionBoundary::Poll => false,
         }
     }
@@ -563,13 +571,19 @@ impl Loop {
         if let Err(e) = committed {
             let fenced = matches!(&e, KafkaError::Transaction(err) if err.is_fatal());
             if !fenced {
-                let _ = self.producer.abort_transaction(t.commit_timeout);
+                if let Err(abort) = self.producer.abort_transaction(t.commit_timeout) {
+                    tracing::warn!(task = %self.reporter.id, "aborting the failed transaction failed: {abort}");
+                }
             }
             self.counters.metrics.commit_done(false, began.elapsed());
             return Err(ConnectError::connect(format!(
                 "Failed to commit the transaction of task {}{}: {e}",
                 self.reporter.id,
-                if fenced { " (the producer was fenced: another instance of the task has taken over)" } else { "" }
+                if fenced {
+                    " (the producer was fenced: another instance of the task has taken over)"
+                } else {
+                    ""
+                }
             )));
         }
         self.counters.metrics.commit_done(true, began.elapsed());
