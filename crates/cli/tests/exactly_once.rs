@@ -201,6 +201,13 @@ fn a_killed_workers_tasks_are_taken_over_and_every_record_is_read_exactly_once()
         task_count_records(&bootstrap, &group, "seq"),
         vec![r#"{"task-count":2}"#.to_string()]
     );
+    // The leader writes the config topic in transactions: their commit markers take offsets
+    // that hold no record.
+    let configs = format!("{group}-configs");
+    assert!(
+        topic_end(&bootstrap, &configs) > read_topic_records(&bootstrap, &configs).len() as i64,
+        "no transaction marker in the config topic"
+    );
     // Under load: records are committed.
     wait_for("committed records", Duration::from_secs(60), || {
         (stable_end(&bootstrap, &topic) > 1000).then_some(())

@@ -38,6 +38,7 @@ use super::session::{self, RequestSignature};
 use super::validation::validate_for_put;
 use super::{Created, Herder, HerderError, HerderResult, Membership, REBALANCE_EXPECTED};
 use crate::config::unsupported::WorkerSupport;
+use crate::config::worker::ExactlyOnceSourceSupport;
 use crate::config::worker::WorkerConfig;
 use crate::config_records::RestartRequest;
 use crate::plugins::Plugins;
@@ -325,6 +326,8 @@ impl DistributedHerder {
         let (requests_tx, requests_rx) = mpsc::unbounded_channel::<LoopRequest>();
         let c = client.clone();
         let status_worker_id = worker_id.clone();
+        let transactional_leader = d.exactly_once_source_support != ExactlyOnceSourceSupport::Disabled;
+        let leader_group = group_id.clone();
         let (config_store, statuses, offsets) = tokio::task::spawn_blocking(move || {
             let offsets = KafkaOffsetBackingStore::start(
                 &offsets_topic.topic.name.clone(),
@@ -339,7 +342,7 @@ impl DistributedHerder {
                 Some(status_topic),
                 &status_worker_id,
             )?;
-            let config_store = KafkaConfigBackingStore::start(
+            let mut config_store = KafkaConfigBackingStore::start(
                 &config_topic.topic.name.clone(),
                 c("configs"),
                 c("configs"),
@@ -352,6 +355,15 @@ impl DistributedHerder {
                     }
                 },
             )?;
+            // KIP-618: from `preparing` on, the leader writes the config topic in transactions.
+            if transactional_leader {
+                let mut producer = c("configs");
+                producer.remove("group.id");
+                config_store = config_store.with_transactional_leader(
+                    producer,
+                    &format!("connect-cluster-{leader_group}"),
+                );
+            }
             Ok::<_, ConnectError>((
                 Arc::new(config_store),
                 Arc::new(statuses),
@@ -1564,6 +1576,19 @@ impl HerderLoop {
     /// config topic moved past the assignment) starts what it adds; the leader tombstones
     /// stale statuses and reports the jobs that wait for departed workers as UNASSIGNED.
     async fn apply(&mut self, outcome: RoundOutcome) {
+        // The leader claims the config topic's transactional writer (when the worker uses
+        // one); a former leader lets it go.
+        let leader = self.shared.view.read().unwrap().is_leader;
+        self.blocking(move |s| {
+            if leader {
+                if let Err(e) = s.config.claim_write_privileges() {
+                    tracing::warn!("{e}; the config topic is written without a transaction until the next rebalance");
+                }
+            } else {
+                s.config.relinquish_write_privileges();
+            }
+        })
+        .await;
         let RoundOutcome {
             assignment,
             protocol: negotiated,

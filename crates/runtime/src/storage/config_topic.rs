@@ -440,7 +440,22 @@ pub mod records {
 pub struct KafkaConfigBackingStore {
     log: KafkaBasedLog,
     state: Arc<Mutex<ConfigLogState>>,
+    topic: String,
+    /// Set when the leader writes in transactions (`exactly.once.source.support` `preparing`
+    /// or `enabled`, KIP-618): see [`KafkaConfigBackingStore::claim_write_privileges`].
+    fencable: Option<FencableWriter>,
 }
+
+/// The leader's transactional producer for the config topic (Connect's "fencable producer"),
+/// with `transactional.id` `connect-cluster-<group.id>`: a new leader initialising it fences
+/// the previous leader, whose later writes fail instead of landing after the new leader's.
+struct FencableWriter {
+    config: rdkafka::ClientConfig,
+    producer: Mutex<Option<rdkafka::producer::BaseProducer>>,
+}
+
+/// How long a transactional write to the config topic may take.
+const PRIVILEGED_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl KafkaConfigBackingStore {
     /// Reads the topic to its end, then keeps following it. Events are sent to `events` only
@@ -515,7 +530,111 @@ impl KafkaConfigBackingStore {
         });
         let log = KafkaBasedLog::start(topic, producer, consumer, callback, recovery)?;
         started.store(true, Ordering::Release);
-        Ok(KafkaConfigBackingStore { log, state })
+        Ok(KafkaConfigBackingStore {
+            log,
+            state,
+            topic: topic.to_string(),
+            fencable: None,
+        })
+    }
+
+    /// Makes the leader's writes transactional with `transactional_id` (Connect's
+    /// `DistributedConfig.transactionalProducerId()`, `connect-cluster-<group.id>`), for
+    /// workers with `exactly.once.source.support` `preparing` or `enabled`. `producer` holds
+    /// the connection and security settings.
+    pub fn with_transactional_leader(
+        mut self,
+        mut producer: rdkafka::ClientConfig,
+        transactional_id: &str,
+    ) -> Self {
+        let client_id = format!("{}-leader", producer.get("client.id").unwrap_or("config"));
+        producer
+            .set("transactional.id", transactional_id)
+            .set("enable.idempotence", "true")
+            .set("acks", "all")
+            .set("partitioner", "murmur2_random")
+            .set("client.id", client_id);
+        self.fencable = Some(FencableWriter {
+            config: producer,
+            producer: Mutex::new(None),
+        });
+        self
+    }
+
+    /// Called when this worker becomes the leader (Connect's `claimWritePrivileges`): with a
+    /// transactional leader, initialises the transactional producer, fencing any previous
+    /// leader's. A no-op otherwise, or when already claimed.
+    pub fn claim_write_privileges(&self) -> ConnectResult<()> {
+        use rdkafka::producer::Producer;
+        let Some(f) = &self.fencable else {
+            return Ok(());
+        };
+        let mut slot = f.producer.lock().unwrap();
+        if slot.is_some() {
+            return Ok(());
+        }
+        let producer: rdkafka::producer::BaseProducer = f.config.create().map_err(|e| {
+            ConnectError::connect(format!(
+                "Failed to create and initialize fencable producer for config topic: {e}"
+            ))
+        })?;
+        producer
+            .init_transactions(PRIVILEGED_WRITE_TIMEOUT)
+            .map_err(|e| {
+                ConnectError::connect(format!(
+                    "Failed to create and initialize fencable producer for config topic: {e}"
+                ))
+            })?;
+        *slot = Some(producer);
+        Ok(())
+    }
+
+    /// Called when this worker is no longer the leader (Connect's
+    /// `relinquishWritePrivileges`): closes the transactional producer.
+    pub fn relinquish_write_privileges(&self) {
+        if let Some(f) = &self.fencable {
+            f.producer.lock().unwrap().take();
+        }
+    }
+
+    /// A leader's write (Connect's `sendPrivileged`): in a transaction of its own when the
+    /// leader writes transactionally and has claimed the privilege, a plain write otherwise.
+    /// A transactional write that fails (a newer leader fenced this one) drops the producer.
+    fn write_privileged(&self, records: &[(String, Option<Vec<u8>>)]) -> ConnectResult<()> {
+        use rdkafka::producer::{BaseRecord, Producer};
+        if records.is_empty() {
+            return Ok(());
+        }
+        let slot = self.fencable.as_ref().map(|f| f.producer.lock().unwrap());
+        let Some(mut slot) = slot.filter(|s| s.is_some()) else {
+            for (k, v) in records {
+                self.write(k, v.clone())?;
+            }
+            return Ok(());
+        };
+        let Some(producer) = slot.as_ref() else {
+            return Ok(());
+        };
+        let result = (|| {
+            producer.begin_transaction()?;
+            for (k, v) in records {
+                let mut rec: BaseRecord<'_, [u8], [u8]> =
+                    BaseRecord::to(&self.topic).key(k.as_bytes());
+                if let Some(v) = v {
+                    rec = rec.payload(&v[..]);
+                }
+                producer.send(rec).map_err(|(e, _)| e)?;
+            }
+            producer.commit_transaction(PRIVILEGED_WRITE_TIMEOUT)
+        })();
+        if let Err(e) = result {
+            tracing::warn!("Failed to perform fencable send to config topic: {e}");
+            let _dropped = slot.take();
+            return Err(ConnectError::connect(format!(
+                "Failed to perform fencable send to config topic: {e}"
+            )));
+        }
+        Ok(())
     }
 
     /// The current snapshot, shared: O(1), however many connectors there are. It stays as it
@@ -543,23 +662,21 @@ impl KafkaConfigBackingStore {
         config: &Props,
         target: Option<TargetState>,
     ) -> ConnectResult<()> {
+        let mut writes = Vec::new();
         if let Some(t) = target {
-            self.write(
-                &format!("target-state-{name}"),
-                Some(records::target_state(t)),
-            )?;
+            writes.push((format!("target-state-{name}"), Some(records::target_state(t))));
         }
-        self.write(
-            &format!("connector-{name}"),
-            Some(records::properties(config)),
-        )?;
+        writes.push((format!("connector-{name}"), Some(records::properties(config))));
+        self.write_privileged(&writes)?;
         self.refresh(Duration::from_secs(30))
     }
 
     /// Deletes a connector: tombstones its config and target state, then reads to the end.
     pub fn remove_connector_config(&self, name: &str) -> ConnectResult<()> {
-        self.write(&format!("connector-{name}"), None)?;
-        self.write(&format!("target-state-{name}"), None)?;
+        self.write_privileged(&[
+            (format!("connector-{name}"), None),
+            (format!("target-state-{name}"), None),
+        ])?;
         self.refresh(Duration::from_secs(30))
     }
 
@@ -567,16 +684,19 @@ impl KafkaConfigBackingStore {
     /// around them as Connect does.
     pub fn put_task_configs(&self, name: &str, configs: &[Props]) -> ConnectResult<()> {
         self.refresh(Duration::from_secs(30))?;
-        for (i, c) in configs.iter().enumerate() {
-            self.write(&format!("task-{name}-{i}"), Some(records::properties(c)))?;
-        }
+        let tasks: Vec<_> = configs
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (format!("task-{name}-{i}"), Some(records::properties(c))))
+            .collect();
+        self.write_privileged(&tasks)?;
         if !configs.is_empty() {
             self.refresh(Duration::from_secs(30))?;
         }
-        self.write(
-            &format!("commit-{name}"),
+        self.write_privileged(&[(
+            format!("commit-{name}"),
             Some(records::commit(configs.len() as u32)),
-        )?;
+        )])?;
         self.refresh(Duration::from_secs(30))
     }
 
@@ -599,17 +719,17 @@ impl KafkaConfigBackingStore {
 
     /// Writes a session key, then reads to the end.
     pub fn put_session_key(&self, key: &SessionKey) -> ConnectResult<()> {
-        self.write("session-key", Some(records::session_key(key)))?;
+        self.write_privileged(&[("session-key".into(), Some(records::session_key(key)))])?;
         self.refresh(Duration::from_secs(30))
     }
 
     /// Writes a connector's task count record (`tasks-fencing-<c>`, Connect's
     /// `putTaskCountRecord`, KIP-618), then reads to the end.
     pub fn put_task_count_record(&self, name: &str, tasks: u32) -> ConnectResult<()> {
-        self.write(
-            &format!("tasks-fencing-{name}"),
+        self.write_privileged(&[(
+            format!("tasks-fencing-{name}"),
             Some(records::task_count(tasks)),
-        )?;
+        )])?;
         self.refresh(Duration::from_secs(30))
     }
 

@@ -579,7 +579,10 @@ impl KafkaBasedLog {
                     "earliest"
                 },
             )
-            .set("enable.partition.eof", "false");
+            .set("enable.partition.eof", "false")
+            // Records of aborted transactions (exactly-once source tasks' offsets, a fenced
+            // leader's config writes, KIP-618) are never read; librdkafka's default too.
+            .set("isolation.level", "read_committed");
         if consumer.get("group.id").is_none() {
             consumer.set("group.id", format!("tributary-log-{topic}"));
         }
