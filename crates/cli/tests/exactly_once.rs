@@ -123,7 +123,7 @@ fn uncommitted_count(bootstrap: &str, topic: &str) -> usize {
 /// The task count records (`tasks-fencing-<connector>`) in the config topic, in order.
 fn task_count_records(bootstrap: &str, group: &str, connector: &str) -> Vec<String> {
     let key = format!("tasks-fencing-{connector}");
-    read_topic_records(bootstrap, &format!("{group}-configs"))
+    read_committed(bootstrap, &format!("{group}-configs"))
         .into_iter()
         .filter(|(k, _)| *k == key.as_bytes())
         .map(|(_, v)| String::from_utf8_lossy(&v).to_string())
@@ -205,7 +205,7 @@ fn a_killed_workers_tasks_are_taken_over_and_every_record_is_read_exactly_once()
     // that hold no record.
     let configs = format!("{group}-configs");
     assert!(
-        topic_end(&bootstrap, &configs) > read_topic_records(&bootstrap, &configs).len() as i64,
+        topic_end(&bootstrap, &configs) > read_committed(&bootstrap, &configs).len() as i64,
         "no transaction marker in the config topic"
     );
     // Under load: records are committed.
