@@ -338,3 +338,69 @@ fn validation_follows_connect_for_exactly_once_settings() {
     );
     assert!(ok.is_empty(), "{ok:?}");
 }
+
+#[test]
+fn a_worker_cut_off_from_the_broker_is_fenced_and_its_late_writes_never_become_visible() {
+    if kafka().is_none() {
+        return;
+    }
+    let dir = test_dir();
+    let d = dir.path();
+    let (broker, proxy) = common::faults::broker_behind_proxy(d);
+    let bootstrap = broker.bootstrap();
+    let group = unique("eos-cut");
+    let topic = unique("eos-cut-seq");
+    create_topic(&bootstrap, &topic, 1);
+    let direct = DistributedWorker::start(d, "direct", &bootstrap, &group, EOS);
+    direct.wait_joined();
+    let proxied_bootstrap = format!("127.0.0.1:{}", proxy.port);
+    let proxied = DistributedWorker::start(d, "proxied", &proxied_bootstrap, &group, EOS);
+    proxied.wait_joined();
+    let body = json!({"name": "seq", "config": {
+        "connector.class": "VerifiableSource", "tasks.max": "2", "topic": topic,
+        "throughput": "300", "transaction.boundary": "interval",
+        "transaction.boundary.interval.ms": "100",
+    }});
+    let (code, v) = direct.send("POST", "/connectors", Some(&body.to_string()));
+    assert_eq!(code, 201, "{v}");
+    direct.wait_state("seq", 2, "RUNNING");
+    wait_for("each worker to run a task", Duration::from_secs(60), || {
+        (tasks_of(&direct).len() == 1 && tasks_of(&proxied).len() == 1).then_some(())
+    });
+    wait_for("committed records", Duration::from_secs(60), || {
+        (stable_end(&bootstrap, &topic) > 500).then_some(())
+    });
+    // The proxied worker is cut off in the middle of a transaction: it cannot commit, and the
+    // direct worker takes its task over once the group has given it up.
+    proxy.cut();
+    let before_takeover = seqnos_by_task(&read_committed(&bootstrap, &topic));
+    wait_for("the direct worker to run both tasks", Duration::from_secs(90), || {
+        (tasks_of(&direct).len() == 2).then_some(())
+    });
+    let end_at_takeover = stable_end(&bootstrap, &topic);
+    eprintln!("ZOMBIE proxied tasks at takeover: {:?}", tasks_of(&proxied));
+    wait_for("both tasks to go on", Duration::from_secs(90), || {
+        (stable_end(&bootstrap, &topic) > end_at_takeover + 1000).then_some(())
+    });
+    // The cut-off worker comes back: whatever its old producer still holds is refused (its
+    // epoch was fenced when the task's producer was initialised on the direct worker).
+    proxy.restore();
+    let generation = |w: &DistributedWorker| w.get("/tributary/worker").1["generation"].as_i64();
+    let direct_generation = generation(&direct);
+    wait_for("the proxied worker to rejoin", Duration::from_secs(90), || {
+        (generation(&proxied) >= direct_generation).then_some(())
+    });
+    let end_at_rejoin = stable_end(&bootstrap, &topic);
+    wait_for("the tasks to go on after the rejoin", Duration::from_secs(90), || {
+        (stable_end(&bootstrap, &topic) > end_at_rejoin + 1000).then_some(())
+    });
+    let (code, v) = direct.send("PUT", "/connectors/seq/stop", None);
+    assert_eq!(code, 204, "{v}");
+    direct.wait_state("seq", 0, "STOPPED");
+    let by_task = seqnos_by_task(&read_committed(&bootstrap, &topic));
+    assert_eq!(by_task.len(), 2, "{:?}", by_task.keys());
+    assert_exactly_once(&by_task);
+    for (task, before) in &before_takeover {
+        assert!(by_task[task].len() > before.len(), "task {task} did not resume");
+    }
+}
