@@ -6,161 +6,15 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use common::eos::*;
 use common::*;
-use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
 use serde_json::json;
 
 /// Worker settings of an exactly-once cluster: lost tasks are reassigned after 2 s rather than
 /// Connect's default 5 minutes.
 const EOS: &str = "exactly.once.source.support=enabled\nscheduled.rebalance.max.delay.ms=2000";
-
-/// Every (key, value) a `read_committed` consumer sees in partition 0 of `topic`, up to its
-/// last stable offset.
-fn read_committed(bootstrap: &str, topic: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("group.id", unique("eos-reader"))
-        .set("enable.auto.commit", "false")
-        .set("isolation.level", "read_committed")
-        .create()
-        .unwrap();
-    // With read_committed the end offset is the last stable offset.
-    let (_, end) = consumer
-        .fetch_watermarks(topic, 0, Duration::from_secs(10))
-        .unwrap();
-    let mut tpl = TopicPartitionList::new();
-    tpl.add_partition_offset(topic, 0, Offset::Beginning)
-        .unwrap();
-    consumer.assign(&tpl).unwrap();
-    let mut out = Vec::new();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        match consumer.poll(Duration::from_millis(200)) {
-            Some(Ok(m)) => out.push((
-                m.key().unwrap_or_default().to_vec(),
-                m.payload().unwrap_or_default().to_vec(),
-            )),
-            Some(Err(e)) => panic!("reading {topic}: {e}"),
-            None => {
-                let at = consumer
-                    .position()
-                    .unwrap()
-                    .find_partition(topic, 0)
-                    .and_then(|p| match p.offset() {
-                        Offset::Offset(o) => Some(o),
-                        _ => None,
-                    })
-                    .unwrap_or(0);
-                if at >= end {
-                    return out;
-                }
-            }
-        }
-        assert!(Instant::now() < deadline, "could not read {topic} to {end}");
-    }
-}
-
-/// The last stable offset of partition 0 of `topic`: the records before it are committed or
-/// aborted.
-fn stable_end(bootstrap: &str, topic: &str) -> i64 {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("isolation.level", "read_committed")
-        .create()
-        .unwrap();
-    consumer
-        .fetch_watermarks(topic, 0, Duration::from_secs(10))
-        .map(|(_, end)| end)
-        .unwrap_or(0)
-}
-
-/// How many records partition 0 of `topic` holds for a `read_uncommitted` reader (aborted
-/// records included).
-fn uncommitted_count(bootstrap: &str, topic: &str) -> usize {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("group.id", unique("raw-reader"))
-        .set("enable.auto.commit", "false")
-        .set("isolation.level", "read_uncommitted")
-        .create()
-        .unwrap();
-    let (_, end) = consumer
-        .fetch_watermarks(topic, 0, Duration::from_secs(10))
-        .unwrap();
-    let mut tpl = TopicPartitionList::new();
-    tpl.add_partition_offset(topic, 0, Offset::Beginning)
-        .unwrap();
-    consumer.assign(&tpl).unwrap();
-    let mut n = 0;
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while Instant::now() < deadline {
-        match consumer.poll(Duration::from_millis(200)) {
-            Some(Ok(m)) => {
-                n += 1;
-                if m.offset() + 1 >= end {
-                    break;
-                }
-            }
-            Some(Err(e)) => panic!("reading {topic}: {e}"),
-            None => {
-                let at = consumer
-                    .position()
-                    .unwrap()
-                    .find_partition(topic, 0)
-                    .map(|p| p.offset());
-                if matches!(at, Some(Offset::Offset(o)) if o >= end) {
-                    break;
-                }
-            }
-        }
-    }
-    n
-}
-
-/// The task count records (`tasks-fencing-<connector>`) in the config topic, in order.
-fn task_count_records(bootstrap: &str, group: &str, connector: &str) -> Vec<String> {
-    let key = format!("tasks-fencing-{connector}");
-    read_committed(bootstrap, &format!("{group}-configs"))
-        .into_iter()
-        .filter(|(k, _)| *k == key.as_bytes())
-        .map(|(_, v)| String::from_utf8_lossy(&v).to_string())
-        .collect()
-}
-
-/// Asserts that each task's sequence numbers are 0, 1, 2, … with no gap and no duplicate.
-fn assert_exactly_once(by_task: &BTreeMap<i64, Vec<i64>>) {
-    for (task, seqnos) in by_task {
-        let expected: Vec<i64> = (0..seqnos.len() as i64).collect();
-        if *seqnos != expected {
-            let mut seen = std::collections::BTreeSet::new();
-            let dups: Vec<_> = seqnos
-                .iter()
-                .filter(|s| !seen.insert(**s))
-                .take(10)
-                .collect();
-            let max = seqnos.iter().max().copied().unwrap_or(-1);
-            let gaps: Vec<_> = (0..max).filter(|s| !seen.contains(s)).take(10).collect();
-            panic!(
-                "task {task}: {} records, max seqno {max}; duplicates {dups:?}, gaps {gaps:?}",
-                seqnos.len()
-            );
-        }
-    }
-}
-
-/// The sequence numbers each VerifiableSource task wrote (key: task id, value: seqno).
-fn seqnos_by_task(records: &[(Vec<u8>, Vec<u8>)]) -> BTreeMap<i64, Vec<i64>> {
-    let mut by_task: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
-    for (k, v) in records {
-        let task: i64 = String::from_utf8_lossy(k).parse().unwrap();
-        let seqno: i64 = String::from_utf8_lossy(v).parse().unwrap();
-        by_task.entry(task).or_default().push(seqno);
-    }
-    by_task
-}
 
 /// The tasks a worker runs, from `GET /tributary/worker`.
 fn tasks_of(w: &DistributedWorker) -> Vec<String> {
@@ -374,11 +228,12 @@ fn a_worker_cut_off_from_the_broker_is_fenced_and_its_late_writes_never_become_v
     // direct worker takes its task over once the group has given it up.
     proxy.cut();
     let before_takeover = seqnos_by_task(&read_committed(&bootstrap, &topic));
-    wait_for("the direct worker to run both tasks", Duration::from_secs(90), || {
-        (tasks_of(&direct).len() == 2).then_some(())
-    });
+    wait_for(
+        "the direct worker to run both tasks",
+        Duration::from_secs(90),
+        || (tasks_of(&direct).len() == 2).then_some(()),
+    );
     let end_at_takeover = stable_end(&bootstrap, &topic);
-    eprintln!("ZOMBIE proxied tasks at takeover: {:?}", tasks_of(&proxied));
     wait_for("both tasks to go on", Duration::from_secs(90), || {
         (stable_end(&bootstrap, &topic) > end_at_takeover + 1000).then_some(())
     });
@@ -387,13 +242,17 @@ fn a_worker_cut_off_from_the_broker_is_fenced_and_its_late_writes_never_become_v
     proxy.restore();
     let generation = |w: &DistributedWorker| w.get("/tributary/worker").1["generation"].as_i64();
     let direct_generation = generation(&direct);
-    wait_for("the proxied worker to rejoin", Duration::from_secs(90), || {
-        (generation(&proxied) >= direct_generation).then_some(())
-    });
+    wait_for(
+        "the proxied worker to rejoin",
+        Duration::from_secs(90),
+        || (generation(&proxied) >= direct_generation).then_some(()),
+    );
     let end_at_rejoin = stable_end(&bootstrap, &topic);
-    wait_for("the tasks to go on after the rejoin", Duration::from_secs(90), || {
-        (stable_end(&bootstrap, &topic) > end_at_rejoin + 1000).then_some(())
-    });
+    wait_for(
+        "the tasks to go on after the rejoin",
+        Duration::from_secs(90),
+        || (stable_end(&bootstrap, &topic) > end_at_rejoin + 1000).then_some(()),
+    );
     let (code, v) = direct.send("PUT", "/connectors/seq/stop", None);
     assert_eq!(code, 204, "{v}");
     direct.wait_state("seq", 0, "STOPPED");
@@ -401,6 +260,9 @@ fn a_worker_cut_off_from_the_broker_is_fenced_and_its_late_writes_never_become_v
     assert_eq!(by_task.len(), 2, "{:?}", by_task.keys());
     assert_exactly_once(&by_task);
     for (task, before) in &before_takeover {
-        assert!(by_task[task].len() > before.len(), "task {task} did not resume");
+        assert!(
+            by_task[task].len() > before.len(),
+            "task {task} did not resume"
+        );
     }
 }

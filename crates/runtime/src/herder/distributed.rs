@@ -326,7 +326,8 @@ impl DistributedHerder {
         let (requests_tx, requests_rx) = mpsc::unbounded_channel::<LoopRequest>();
         let c = client.clone();
         let status_worker_id = worker_id.clone();
-        let transactional_leader = d.exactly_once_source_support != ExactlyOnceSourceSupport::Disabled;
+        let transactional_leader =
+            d.exactly_once_source_support != ExactlyOnceSourceSupport::Disabled;
         let leader_group = group_id.clone();
         let (config_store, statuses, offsets) = tokio::task::spawn_blocking(move || {
             let offsets = KafkaOffsetBackingStore::start(

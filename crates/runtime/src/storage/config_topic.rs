@@ -451,7 +451,27 @@ pub struct KafkaConfigBackingStore {
 /// the previous leader, whose later writes fail instead of landing after the new leader's.
 struct FencableWriter {
     config: rdkafka::ClientConfig,
-    producer: Mutex<Option<rdkafka::producer::BaseProducer>>,
+    producer: Mutex<Option<rdkafka::producer::BaseProducer<WrittenOffsets>>>,
+}
+
+/// The producer context of the fencable writer: where the records of the current transaction
+/// were written (partition, last offset), from their delivery reports.
+#[derive(Default)]
+struct WrittenOffsets(Mutex<Option<(i32, i64)>>);
+
+impl rdkafka::ClientContext for WrittenOffsets {}
+
+impl rdkafka::producer::ProducerContext for WrittenOffsets {
+    type DeliveryOpaque = ();
+    fn delivery(&self, result: &rdkafka::producer::DeliveryResult<'_>, _: ()) {
+        use rdkafka::Message;
+        if let Ok(m) = result {
+            let mut last = self.0.lock().unwrap();
+            if last.is_none_or(|(_, o)| m.offset() > o) {
+                *last = Some((m.partition(), m.offset()));
+            }
+        }
+    }
 }
 
 /// How long a transactional write to the config topic may take.
@@ -573,11 +593,14 @@ impl KafkaConfigBackingStore {
         if slot.is_some() {
             return Ok(());
         }
-        let producer: rdkafka::producer::BaseProducer = f.config.create().map_err(|e| {
-            ConnectError::connect(format!(
-                "Failed to create and initialize fencable producer for config topic: {e}"
-            ))
-        })?;
+        let producer: rdkafka::producer::BaseProducer<WrittenOffsets> = f
+            .config
+            .create_with_context(WrittenOffsets::default())
+            .map_err(|e| {
+                ConnectError::connect(format!(
+                    "Failed to create and initialize fencable producer for config topic: {e}"
+                ))
+            })?;
         producer
             .init_transactions(PRIVILEGED_WRITE_TIMEOUT)
             .map_err(|e| {
@@ -615,6 +638,7 @@ impl KafkaConfigBackingStore {
         let Some(producer) = slot.as_ref() else {
             return Ok(());
         };
+        producer.context().0.lock().unwrap().take();
         let result = (|| {
             producer.begin_transaction()?;
             for (k, v) in records {
@@ -634,7 +658,16 @@ impl KafkaConfigBackingStore {
                 "Failed to perform fencable send to config topic: {e}"
             )));
         }
-        Ok(())
+        // Read back once the commit marker is there, so that the caller's refresh sees it.
+        let written = producer.context().0.lock().unwrap().take();
+        drop(slot);
+        match written {
+            Some((partition, offset)) => {
+                self.log
+                    .wait_until_read(partition, offset, PRIVILEGED_WRITE_TIMEOUT)
+            }
+            None => Ok(()),
+        }
     }
 
     /// The current snapshot, shared: O(1), however many connectors there are. It stays as it
@@ -664,9 +697,15 @@ impl KafkaConfigBackingStore {
     ) -> ConnectResult<()> {
         let mut writes = Vec::new();
         if let Some(t) = target {
-            writes.push((format!("target-state-{name}"), Some(records::target_state(t))));
+            writes.push((
+                format!("target-state-{name}"),
+                Some(records::target_state(t)),
+            ));
         }
-        writes.push((format!("connector-{name}"), Some(records::properties(config))));
+        writes.push((
+            format!("connector-{name}"),
+            Some(records::properties(config)),
+        ));
         self.write_privileged(&writes)?;
         self.refresh(Duration::from_secs(30))
     }

@@ -724,6 +724,37 @@ impl KafkaBasedLog {
         Ok(())
     }
 
+    /// Waits until the record at `offset` of `partition` (or a later one) has been read: for a
+    /// record written in a transaction, until its commit marker let a `read_committed` reader
+    /// past it (the markers are written after the commit returns, so the end offsets read just
+    /// after a commit may not cover it yet). Errors after `timeout`.
+    pub fn wait_until_read(
+        &self,
+        partition: i32,
+        offset: i64,
+        timeout: Duration,
+    ) -> ConnectResult<()> {
+        let deadline = Instant::now() + timeout;
+        let (lock, cv) = &*self.progress;
+        let mut progress = lock.lock().unwrap();
+        loop {
+            if progress.get(&partition).copied().unwrap_or(-1) > offset {
+                return Ok(());
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(ConnectError::connect(format!(
+                    "Timed out reading topic {} up to offset {offset} of partition {partition}",
+                    self.topic
+                )));
+            }
+            progress = cv
+                .wait_timeout(progress, (deadline - now).min(Duration::from_secs(1)))
+                .unwrap()
+                .0;
+        }
+    }
+
     /// Waits until every record written before this call has been handed to the callback.
     /// Errors when that does not happen within `timeout`.
     pub fn read_to_end(&self, timeout: Duration) -> ConnectResult<()> {
