@@ -36,6 +36,28 @@ pub enum OffsetAlteration<'a> {
     Sink(&'a [(TopicPartition, Option<i64>)]),
 }
 
+/// Whether a source connector can give exactly-once delivery with a given configuration
+/// (Connect's `org.apache.kafka.connect.source.ExactlyOnceSupport`, KIP-618), as
+/// [`Connector::exactly_once_support`] answers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExactlyOnceSupport {
+    /// `SUPPORTED`: the connector's records and offsets make exactly-once delivery possible.
+    Supported,
+    /// `UNSUPPORTED`: the connector cannot give exactly-once delivery with this configuration.
+    Unsupported,
+}
+
+/// Whether a source connector's tasks can define their own transaction boundaries
+/// (`transaction.boundary=connector`) with a given configuration (Connect's
+/// `ConnectorTransactionBoundaries`, KIP-618).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnectorTransactionBoundaries {
+    /// `SUPPORTED`.
+    Supported,
+    /// `UNSUPPORTED` (the default).
+    Unsupported,
+}
+
 /// What the runtime offers a running connector (Connect's `ConnectorContext`).
 pub trait ConnectorContext: Send + Sync {
     /// Asks the runtime to call [`Connector::task_configs`] again and apply the result.
@@ -81,6 +103,20 @@ pub trait Connector: Send {
         _offsets: OffsetAlteration<'_>,
     ) -> ConnectResult<bool> {
         Ok(false)
+    }
+    /// Whether this source connector can give exactly-once delivery with `config` (Connect's
+    /// `SourceConnector.exactlyOnceSupport`, KIP-618). Called on a fresh instance, before
+    /// `start`, when a connector config sets `exactly.once.support=required`. `None` (the
+    /// default, Java's `null`): the connector does not say, and `required` is refused.
+    fn exactly_once_support(&self, _config: &Props) -> Option<ExactlyOnceSupport> {
+        None
+    }
+    /// Whether this source connector's tasks can define their own transaction boundaries with
+    /// `config` (Connect's `SourceConnector.canDefineTransactionBoundaries`, KIP-618). Called
+    /// on a fresh instance when a config sets `transaction.boundary=connector`; the default is
+    /// [`ConnectorTransactionBoundaries::Unsupported`].
+    fn can_define_transaction_boundaries(&self, _config: &Props) -> ConnectorTransactionBoundaries {
+        ConnectorTransactionBoundaries::Unsupported
     }
     /// Validates a configuration; the default checks it against [`Connector::config`].
     fn validate(&self, props: &Props) -> Vec<ConfigValue> {

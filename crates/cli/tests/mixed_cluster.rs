@@ -1266,4 +1266,120 @@ fn java_hosted_tasks_move_between_java_and_tributary_workers() {
         || (owners(&wait_state(&java2.url(), "jsink", 2, "RUNNING")) == only_java).then_some(()),
     );
     phase("java");
+
+/// Exactly-once source support (KIP-618) across Java and Tributary workers: each fences the
+/// other's zombie task producers (the same `transactional.id` scheme), each reads the task
+/// count records the other writes, and a `read_committed` consumer sees every sequence number
+/// of each task exactly once through two SIGKILLs and two task generations.
+#[test]
+fn java_and_tributary_workers_fence_each_others_exactly_once_tasks() {
+    use common::eos::*;
+    let Some(bootstrap) = gate() else { return };
+    let dir = test_dir();
+    let d = dir.path();
+    let group = unique("mixed-eos");
+    let topic = unique("mixed-eos-seq");
+    create_topic(&bootstrap, &topic, 1);
+    let eos = "exactly.once.source.support=enabled\n";
+    let tributary = DistributedWorker::start(
+        d,
+        "tributary-1",
+        &bootstrap,
+        &group,
+        &format!("{WORKER_EXTRA}{eos}"),
+    );
+    tributary.wait_joined();
+    let mut java = JavaWorker::start_with(d, "java-1", &bootstrap, &group, eos);
+    let config = serde_json::json!({
+        "connector.class": "org.apache.kafka.connect.tools.VerifiableSourceConnector",
+        "tasks.max": "2", "topic": topic, "throughput": "300",
+        "transaction.boundary": "interval", "transaction.boundary.interval.ms": "100",
+    });
+    create(&tributary.url, "seq", config.clone());
+    let status = wait_state(&tributary.url, "seq", 2, "RUNNING");
+    let progressed = |by: i64| {
+        let from = stable_end(&bootstrap, &topic);
+        wait_for("committed records", Duration::from_secs(120), || {
+            (stable_end(&bootstrap, &topic) > from + by).then_some(())
+        });
+    };
+    progressed(500);
+    // The Java worker runs a task: killed, its task moves to the Tributary worker, whose
+    // producer fences the Java one.
+    assert!(
+        task_owners(&status).contains(&java.id()),
+        "the Java worker runs no task: {status}"
+    );
+    java.kill();
+    wait_for(
+        "the Tributary worker to run both tasks",
+        Duration::from_secs(120),
+        || {
+            let (_, v) = http(
+                "GET",
+                &format!("{}/connectors/seq/status", tributary.url),
+                None,
+            );
+            let ts = v["tasks"].as_array().cloned().unwrap_or_default();
+            (ts.len() == 2
+                && ts
+                    .iter()
+                    .all(|t| t["state"] == "RUNNING" && t["worker_id"] == tributary.id().as_str()))
+            .then_some(())
+        },
+    );
+    progressed(1000);
+    // A Java worker joins and the Tributary worker is killed: the Java worker runs the tasks
+    // on from the offsets the Tributary tasks committed in their transactions.
+    let java2 = JavaWorker::start_with(d, "java-2", &bootstrap, &group, eos);
+    progressed(300);
+    let mut tributary = tributary;
+    tributary.kill();
+    wait_for(
+        "the Java worker to run both tasks",
+        Duration::from_secs(180),
+        || {
+            let (_, v) = http(
+                "GET",
+                &format!("{}/connectors/seq/status", java2.url()),
+                None,
+            );
+            let ts = v["tasks"].as_array().cloned().unwrap_or_default();
+            (ts.len() == 2
+                && ts
+                    .iter()
+                    .all(|t| t["state"] == "RUNNING" && t["worker_id"] == java2.id().as_str()))
+            .then_some(())
+        },
+    );
+    progressed(1000);
+    // A new generation through the Java leader: it fences after the task count record the
+    // Tributary leader wrote.
+    let mut one = config.clone();
+    one["tasks.max"] = serde_json::json!("1");
+    let (code, v) = http_settled(
+        "PUT",
+        &format!("{}/connectors/seq/config", java2.url()),
+        Some(&one.to_string()),
+    );
+    assert_eq!(code, 200, "{v}");
+    wait_state(&java2.url(), "seq", 1, "RUNNING");
+    progressed(500);
+    let records = task_count_records(&bootstrap, &group, "seq");
+    assert_eq!(
+        records.first().map(String::as_str),
+        Some(r#"{"task-count":2}"#),
+        "{records:?}"
+    );
+    assert_eq!(
+        records.last().map(String::as_str),
+        Some(r#"{"task-count":1}"#),
+        "{records:?}"
+    );
+    let (code, v) = http_settled("PUT", &format!("{}/connectors/seq/stop", java2.url()), None);
+    assert_eq!(code, 204, "{v}");
+    wait_state(&java2.url(), "seq", 0, "STOPPED");
+    let by_task = seqnos_by_task(&read_committed(&bootstrap, &topic));
+    assert_eq!(by_task.len(), 2, "{:?}", by_task.keys());
+    assert_exactly_once(&by_task);
 }

@@ -242,6 +242,36 @@ impl<C: ProducerContext + 'static> PolledProducer<C> {
         self.inner.producer.in_flight_count()
     }
 
+    /// Initialises a transactional producer (`transactional.id` set; KIP-98): fences the
+    /// producers of older epochs with the same id and aborts their open transaction. Blocks up
+    /// to `timeout`.
+    pub fn init_transactions(&self, timeout: Duration) -> KafkaResult<()> {
+        self.inner.producer.init_transactions(timeout)
+    }
+
+    /// Begins a transaction (local: no request to the broker).
+    pub fn begin_transaction(&self) -> KafkaResult<()> {
+        self.inner.producer.begin_transaction()
+    }
+
+    /// Commits the open transaction: waits (up to `timeout`) for every record sent in it to be
+    /// acknowledged, with their delivery reports served by the poll thread, then commits.
+    /// `KafkaError::Transaction` tells whether the error is retriable, needs an abort, or is
+    /// fatal (a fenced producer).
+    pub fn commit_transaction(&self, timeout: Duration) -> KafkaResult<()> {
+        // rust-rdkafka's `BaseProducer::commit_transaction` flushes by polling the producer
+        // itself; here the poll thread serves the reports while librdkafka's flush sleeps, so
+        // its own flush finds nothing left.
+        self.flush(timeout)?;
+        self.inner.producer.commit_transaction(timeout)
+    }
+
+    /// Aborts the open transaction; its records are never visible to `read_committed`
+    /// consumers.
+    pub fn abort_transaction(&self, timeout: Duration) -> KafkaResult<()> {
+        self.inner.producer.abort_transaction(timeout)
+    }
+
     /// Sends what is queued at once (no `linger.ms` wait) and waits until every record was
     /// acknowledged and its delivery report handled, at most `timeout`; the same contract as
     /// `Producer::flush` (`KafkaError::Flush` with `OperationTimedOut` when time runs out).

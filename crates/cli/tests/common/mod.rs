@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod corpus;
+pub mod eos;
 pub mod faults;
 
 use std::io::Read;

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tracing::{debug, info, trace, warn};
 use tributary_api::config::{ConfigDef, ConfigType, Importance, Parsed, Validator};
-use tributary_api::connector::{Connector, ConnectorType, OffsetAlteration};
+use tributary_api::connector::{Connector, ConnectorType, ExactlyOnceSupport, OffsetAlteration};
 use tributary_api::data::{Schema, SchemaRef, Value};
 use tributary_api::record::{SourceMap, SourceRecord};
 use tributary_api::source::{SourceTask, SourceTaskContext};
@@ -178,6 +178,18 @@ impl Connector for FileStreamSourceConnector {
 
     fn config(&self) -> ConfigDef {
         source_config_def()
+    }
+
+    /// Supported when reading a file (its byte positions are the offsets, so records and
+    /// offsets commit together), unsupported for standard input, which has no offsets (as
+    /// Connect's connector answers).
+    fn exactly_once_support(&self, config: &Props) -> Option<ExactlyOnceSupport> {
+        let file = config.get(FILE_CONFIG).map(|f| f.trim()).unwrap_or("");
+        Some(if file.is_empty() {
+            ExactlyOnceSupport::Unsupported
+        } else {
+            ExactlyOnceSupport::Supported
+        })
     }
 
     /// Checks offsets a user writes (KIP-875), as Connect's connector does: the file must be

@@ -77,6 +77,8 @@ pub struct WorkerSupport {
     pub override_policy: OverridePolicy,
     /// The worker's `key.converter`, `value.converter` and `header.converter` settings.
     pub converters: [Option<String>; 3],
+    /// `exactly.once.source.support=enabled` (KIP-618).
+    pub exactly_once_source: bool,
 }
 
 impl WorkerSupport {
@@ -92,6 +94,7 @@ impl WorkerSupport {
                 &settings.header_converter,
             ]
             .map(|c| Some(c.clone())),
+            exactly_once_source: settings.exactly_once_source_support().enabled(),
         }
     }
 }
@@ -103,6 +106,7 @@ impl Default for WorkerSupport {
             connector_offsets_topics: true,
             override_policy: OverridePolicy::All,
             converters: [None, None, None],
+            exactly_once_source: false,
         }
     }
 }
@@ -148,7 +152,11 @@ pub fn unsupported_settings(
     match kind {
         ConnectorType::Sink => {}
         ConnectorType::Source => {
-            if let Some(v) = set(config, "exactly.once.support") {
+            // With exactly-once support enabled, `required` is checked against the connector
+            // (validation) and every boundary runs (the task refuses what it cannot run).
+            if let Some(v) =
+                set(config, "exactly.once.support").filter(|_| !support.exactly_once_source)
+            {
                 if v.eq_ignore_ascii_case("required") {
                     out.push(SettingProblem {
                         key: "exactly.once.support".into(),
@@ -158,7 +166,9 @@ pub fn unsupported_settings(
                     });
                 }
             }
-            if let Some(v) = set(config, "transaction.boundary") {
+            if let Some(v) =
+                set(config, "transaction.boundary").filter(|_| !support.exactly_once_source)
+            {
                 if !v.eq_ignore_ascii_case("poll") {
                     out.push(SettingProblem {
                         key: "transaction.boundary".into(),

@@ -282,7 +282,7 @@ pub fn distributed_config_def() -> ConfigDef {
                 "preparing".into(),
             ])),
             High,
-            "Exactly-once source support (KIP-618). Tributary implements only disabled and refuses the others.",
+            "Exactly-once source support (KIP-618): disabled, preparing (on every worker before enabling) or enabled.",
         )
         .define(
             "static.connectors",
@@ -300,6 +300,39 @@ pub fn distributed_config_def() -> ConfigDef {
             Low,
             "Tasks this worker claims under connect.protocol=static.",
         )
+}
+
+/// A distributed worker's `exactly.once.source.support` (Connect's
+/// `DistributedConfig.ExactlyOnceSourceSupport`, KIP-618). The upgrade path of an existing
+/// cluster is `disabled` → `preparing` on every worker → `enabled` on every worker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExactlyOnceSourceSupport {
+    /// `disabled` (the default): source tasks commit offsets after their records are
+    /// acknowledged (at least once).
+    #[default]
+    Disabled,
+    /// `preparing`: as `disabled` for tasks; the cluster is on its way to `enabled`.
+    Preparing,
+    /// `enabled`: each source task writes its records and offsets in transactions, and new
+    /// task generations are started only after the old ones were fenced.
+    Enabled,
+}
+
+impl ExactlyOnceSourceSupport {
+    /// Reads the value, in any case; `None` for other values.
+    pub fn parse(value: &str) -> Option<ExactlyOnceSourceSupport> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "disabled" => Some(ExactlyOnceSourceSupport::Disabled),
+            "preparing" => Some(ExactlyOnceSourceSupport::Preparing),
+            "enabled" => Some(ExactlyOnceSourceSupport::Enabled),
+            _ => None,
+        }
+    }
+
+    /// Whether source tasks run exactly once (`enabled`; Connect's `exactlyOnceSourceEnabled`).
+    pub fn enabled(self) -> bool {
+        self == ExactlyOnceSourceSupport::Enabled
+    }
 }
 
 /// A parsed worker configuration: typed values plus the raw map (for client prefixes), with
@@ -483,6 +516,8 @@ pub struct StandaloneSettings {
 /// replication factors of -1 mean the broker's default.
 #[derive(Debug, Clone)]
 pub struct DistributedSettings {
+    /// `exactly.once.source.support` (STRING; default `disabled`; KIP-618).
+    pub exactly_once_source_support: ExactlyOnceSourceSupport,
     /// `group.id` (STRING; required).
     pub group_id: String,
     /// `config.storage.topic` (STRING; required).
@@ -534,6 +569,14 @@ impl WorkerSettings {
             ModeSettings::Standalone(s) => Some(s),
             ModeSettings::Distributed(_) => None,
         }
+    }
+
+    /// `exactly.once.source.support` (`disabled` for a standalone worker, which has no such
+    /// setting in Connect either).
+    pub fn exactly_once_source_support(&self) -> ExactlyOnceSourceSupport {
+        self.distributed()
+            .map(|d| d.exactly_once_source_support)
+            .unwrap_or_default()
     }
 
     /// The distributed settings, when this is a distributed worker.
@@ -616,8 +659,7 @@ impl WorkerSettings {
 }
 
 impl DistributedSettings {
-    /// Reads the distributed keys; also refuses what Tributary does not implement
-    /// (`exactly.once.source.support` other than `disabled`).
+    /// Reads the distributed keys.
     fn from_values(v: &Values) -> Result<DistributedSettings, String> {
         let static_connectors = v.opt_list("static.connectors")?;
         let static_tasks = match v.opt_list("static.tasks")? {
@@ -632,18 +674,17 @@ impl DistributedSettings {
                     .collect::<Result<Vec<_>, _>>()?,
             ),
         };
-        // Not implemented yet: refused, so nobody believes they have it.
+        // The definition's validator already limits the value to Connect's three.
         let eos = v.string("exactly.once.source.support")?;
-        if !eos.eq_ignore_ascii_case("disabled") {
-            return Err(format!(
-                "Invalid value {eos} for configuration exactly.once.source.support: Tributary does not support exactly-once source (KIP-618) yet; set it to disabled or run Apache Kafka Connect workers"
-            ));
-        }
+        let exactly_once_source_support = ExactlyOnceSourceSupport::parse(&eos).ok_or_else(|| {
+            format!("Invalid value {eos} for configuration exactly.once.source.support: String must be one of (case insensitive): DISABLED, ENABLED, PREPARING")
+        })?;
         let protocol = v.string("connect.protocol")?;
         let connect_protocol = ConnectProtocol::from_config(&protocol).map_err(|e| {
             format!("Invalid value {protocol} for configuration connect.protocol: {e}")
         })?;
         Ok(DistributedSettings {
+            exactly_once_source_support,
             group_id: v.string("group.id")?,
             config_storage_topic: v.string("config.storage.topic")?,
             config_storage_replication_factor: v.short("config.storage.replication.factor")?,

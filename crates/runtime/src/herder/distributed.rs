@@ -30,6 +30,7 @@ use tributary_group::{Assignment, ConnectProtocol};
 
 use super::auto_restart;
 use super::coordinator::{delta, stopped, CoordinatorError, RoundOutcome, WorkerCoordinator};
+use super::fencing;
 use super::info::{ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState};
 use super::rebalances::{Jobs, LeaderView, RebalanceRecord};
 use super::restart::build_restart_plan;
@@ -37,6 +38,7 @@ use super::session::{self, RequestSignature};
 use super::validation::validate_for_put;
 use super::{Created, Herder, HerderError, HerderResult, Membership, REBALANCE_EXPECTED};
 use crate::config::unsupported::WorkerSupport;
+use crate::config::worker::ExactlyOnceSourceSupport;
 use crate::config::worker::WorkerConfig;
 use crate::config_records::RestartRequest;
 use crate::plugins::Plugins;
@@ -99,6 +101,11 @@ struct Shared {
     view: RwLock<View>,
     /// Serialises the leader's read-check-write sequences on the config topic.
     write_lock: Mutex<()>,
+    /// Serialises the leader's rounds of zombie fencing (KIP-618): a request arriving during a
+    /// round finds the task count record written when it ends.
+    fencing_lock: Mutex<()>,
+    /// `worker.sync.timeout.ms`: how long the leader reads the config topic before fencing.
+    sync_timeout: Duration,
     /// `inter.worker.verification.algorithms`.
     verification_algorithms: Vec<String>,
     /// `inter.worker.key.ttl.ms`.
@@ -319,6 +326,9 @@ impl DistributedHerder {
         let (requests_tx, requests_rx) = mpsc::unbounded_channel::<LoopRequest>();
         let c = client.clone();
         let status_worker_id = worker_id.clone();
+        let transactional_leader =
+            d.exactly_once_source_support != ExactlyOnceSourceSupport::Disabled;
+        let leader_group = group_id.clone();
         let (config_store, statuses, offsets) = tokio::task::spawn_blocking(move || {
             let offsets = KafkaOffsetBackingStore::start(
                 &offsets_topic.topic.name.clone(),
@@ -333,7 +343,7 @@ impl DistributedHerder {
                 Some(status_topic),
                 &status_worker_id,
             )?;
-            let config_store = KafkaConfigBackingStore::start(
+            let mut config_store = KafkaConfigBackingStore::start(
                 &config_topic.topic.name.clone(),
                 c("configs"),
                 c("configs"),
@@ -346,6 +356,15 @@ impl DistributedHerder {
                     }
                 },
             )?;
+            // KIP-618: from `preparing` on, the leader writes the config topic in transactions.
+            if transactional_leader {
+                let mut producer = c("configs");
+                producer.remove("group.id");
+                config_store = config_store.with_transactional_leader(
+                    producer,
+                    &format!("connect-cluster-{leader_group}"),
+                );
+            }
             Ok::<_, ConnectError>((
                 Arc::new(config_store),
                 Arc::new(statuses),
@@ -397,6 +416,8 @@ impl DistributedHerder {
                 ..View::default()
             }),
             write_lock: Mutex::new(()),
+            fencing_lock: Mutex::new(()),
+            sync_timeout: d.worker_sync_timeout,
             verification_algorithms: d.inter_worker_verification_algorithms.clone(),
             key_ttl_ms: i64::try_from(d.inter_worker_key_ttl.as_millis()).unwrap_or(i64::MAX),
             membership: watch::Sender::new(Membership::joining()),
@@ -456,6 +477,15 @@ impl DistributedHerder {
                 .map_err(|(k, m)| StartError::Config(format!("{k}: {m}")))?,
             round_record: None,
         };
+        if d.exactly_once_source_support.enabled() {
+            shared
+                .worker
+                .set_exactly_once_coordinator(Arc::new(ExactlyOnceTasks {
+                    shared: Arc::downgrade(&shared),
+                    runtime: tokio::runtime::Handle::current(),
+                    http: lp.http.clone(),
+                }));
+        }
         let handle = tokio::spawn(lp.run());
         Ok(Arc::new(DistributedHerder {
             shared,
@@ -896,6 +926,25 @@ impl Herder for DistributedHerder {
         }
         self.require_leader()?;
         leader_write_task_configs(&self.shared, name, &configs)
+    }
+
+    fn fence_zombies(
+        &self,
+        name: &str,
+        body: &[u8],
+        signature: RequestSignature,
+    ) -> HerderResult<()> {
+        // KIP-507: signed like the other internal requests.
+        if self.shared.view.read().unwrap().sessioned() {
+            let key = self.snapshot().session_key.clone();
+            session::verify(
+                &signature,
+                body,
+                key.as_ref(),
+                &self.shared.verification_algorithms,
+            )?;
+        }
+        leader_fence_zombies(&self.shared, name)
     }
 
     fn set_cluster_logger_level(&self, namespace: &str, level: &str) -> HerderResult<()> {
@@ -1528,6 +1577,19 @@ impl HerderLoop {
     /// config topic moved past the assignment) starts what it adds; the leader tombstones
     /// stale statuses and reports the jobs that wait for departed workers as UNASSIGNED.
     async fn apply(&mut self, outcome: RoundOutcome) {
+        // The leader claims the config topic's transactional writer (when the worker uses
+        // one); a former leader lets it go.
+        let leader = self.shared.view.read().unwrap().is_leader;
+        self.blocking(move |s| {
+            if leader {
+                if let Err(e) = s.config.claim_write_privileges() {
+                    tracing::warn!("{e}; the config topic is written without a transaction until the next rebalance");
+                }
+            } else {
+                s.config.relinquish_write_privileges();
+            }
+        })
+        .await;
         let RoundOutcome {
             assignment,
             protocol: negotiated,
@@ -2114,6 +2176,201 @@ fn leader_write_task_configs(s: &Shared, name: &str, configs: &[Props]) -> Herde
     s.config
         .put_task_configs(name, configs)
         .map_err(|e| HerderError::Internal(e.to_string()))
+}
+
+/// The leader's round of zombie fencing for a source connector (Connect's
+/// `doFenceZombieSourceTasks`, KIP-618): when task configs were committed after the
+/// connector's last task count record, the producers of the tasks that record counts are
+/// fenced (see [`fencing::plan`]) and a new record with the current task count is written.
+/// Errors: 409 via [`HerderError::NotLeader`] off the leader (forwarded), 404 for an unknown
+/// connector, 400 for a sink, 500 when the config topic cannot be read or the producers
+/// cannot be fenced, 409 when new task configs were committed during the round.
+fn leader_fence_zombies(s: &Shared, name: &str) -> HerderResult<()> {
+    {
+        let v = s.view.read().unwrap();
+        if !v.is_leader {
+            return Err(HerderError::NotLeader(v.leader_url.clone()));
+        }
+    }
+    let snap = s.config.snapshot();
+    let Some(config) = snap.connector_configs.get(name) else {
+        return Err(HerderError::NotFound(format!("Connector {name} not found")));
+    };
+    let source = config
+        .get("connector.class")
+        .and_then(|c| s.worker.plugins.connector_type(c))
+        == Some(tributary_api::connector::ConnectorType::Source);
+    if !source {
+        return Err(HerderError::BadRequest(format!(
+            "Connector {name} is not a source connector"
+        )));
+    }
+    let _round = s.fencing_lock.lock().unwrap();
+    s.config.refresh(s.sync_timeout).map_err(|_| {
+        HerderError::Internal(
+            "Failed to read to end of config topic before performing zombie fencing".into(),
+        )
+    })?;
+    let snap = s.config.snapshot();
+    let task_count = snap.task_counts.get(name).copied().unwrap_or(0);
+    let generation = snap.task_config_generation(name);
+    let write_record = |count: u32| {
+        let _guard = s.write_lock.lock().unwrap();
+        s.config.put_task_count_record(name, count).map_err(|e| {
+            HerderError::Internal(format!(
+                "Failed to write the task count record of connector {name}: {e}"
+            ))
+        })
+    };
+    match fencing::plan(
+        snap.pending_fencing.contains(name),
+        snap.task_count_records.get(name).copied(),
+        task_count,
+    ) {
+        fencing::FencingPlan::Nothing => {
+            tracing::debug!(
+                connector = name,
+                "no zombie fencing needed: the latest task generation is fenced already"
+            );
+            Ok(())
+        }
+        fencing::FencingPlan::WriteRecord(count) => write_record(count),
+        fencing::FencingPlan::FenceThenWrite { fence, record } => {
+            let group = s
+                .worker
+                .config
+                .settings()
+                .distributed()
+                .map(|d| d.group_id.clone())
+                .unwrap_or_default();
+            let ids: Vec<String> = (0..fence)
+                .map(|t| fencing::task_transactional_id(&group, name, t))
+                .collect();
+            let resolved = s
+                .worker
+                .resolve_config(&format!("connector {name}"), config)
+                .map_err(|e| HerderError::Internal(e.to_string()))?;
+            let client = crate::config::clients::connector_admin_config(
+                &s.worker.config,
+                crate::config::worker::prefixed(&resolved, "admin.override."),
+            )
+            .map_err(|e| HerderError::Internal(e.to_string()))?;
+            tracing::info!(
+                connector = name,
+                producers = fence,
+                "fencing the producers of the previous task generation"
+            );
+            fencing::fence_producers(&client, &ids, FENCING_TIMEOUT).map_err(|e| {
+                HerderError::Internal(format!("Failed to perform zombie fencing: {e}"))
+            })?;
+            s.config.refresh(s.sync_timeout).map_err(|_| {
+                HerderError::Internal("Failed to read to end of config topic".into())
+            })?;
+            if s.config.snapshot().task_config_generation(name) != generation {
+                return Err(HerderError::Conflict(
+                    "Fencing failed because new task configurations were generated for the connector".into(),
+                ));
+            }
+            write_record(record)
+        }
+    }
+}
+
+/// How long fencing a producer may take (Connect's REST request timeout, 90 s).
+const FENCING_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// The distributed herder's side of exactly-once source tasks, called from task threads.
+struct ExactlyOnceTasks {
+    /// Weak: the worker (held by `Shared`) holds this.
+    shared: std::sync::Weak<Shared>,
+    runtime: tokio::runtime::Handle,
+    http: reqwest::Client,
+}
+
+impl ExactlyOnceTasks {
+    fn shared(&self) -> tributary_api::ConnectResult<Arc<Shared>> {
+        self.shared
+            .upgrade()
+            .ok_or_else(|| ConnectError::connect("the worker is stopping"))
+    }
+}
+
+impl crate::worker::ExactlyOnceCoordinator for ExactlyOnceTasks {
+    fn fence_before_start(&self, id: &ConnectorTaskId) -> tributary_api::ConnectResult<()> {
+        let s = self.shared()?;
+        let leader_url = match leader_fence_zombies(&s, &id.connector) {
+            Ok(()) => return Ok(()),
+            Err(HerderError::NotLeader(url)) => url,
+            Err(e) => {
+                return Err(ConnectError::connect(format!(
+                    "Failed to perform round of zombie fencing: {e}"
+                )))
+            }
+        };
+        let Some(leader) = leader_url else {
+            return Err(ConnectError::connect(
+                "Failed to perform round of zombie fencing: the leader of the cluster is not known",
+            ));
+        };
+        let url = format!(
+            "{}/fence",
+            crate::rest::connectors::connector_url(leader.trim_end_matches('/'), &id.connector)
+        );
+        let mut req = self.http.put(&url);
+        if let Some(key) = s.config.snapshot().session_key.as_ref() {
+            req = req
+                .header(session::SIGNATURE_HEADER, session::sign(&key.key, b""))
+                .header(session::ALGORITHM_HEADER, session::HMAC_SHA256);
+        }
+        tracing::debug!(task = %id, url, "forwarding the zombie fencing request to the leader");
+        let answer = self.runtime.block_on(async move {
+            let resp = tokio::time::timeout(FENCING_TIMEOUT, req.send())
+                .await
+                .map_err(|_| "no answer in time".to_string())?
+                .map_err(|e| e.to_string())?;
+            let status = resp.status();
+            if status.is_success() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{status} {}",
+                    resp.text().await.unwrap_or_default()
+                ))
+            }
+        });
+        answer.map_err(|e| {
+            ConnectError::connect(format!(
+                "Failed to perform round of zombie fencing: forwarding to the leader at {leader}: {e}"
+            ))
+        })
+    }
+
+    fn task_generation(&self, connector: &str) -> Option<u32> {
+        self.shared
+            .upgrade()
+            .and_then(|s| s.config.snapshot().task_config_generation(connector))
+    }
+
+    fn verify_generation(
+        &self,
+        id: &ConnectorTaskId,
+        generation: Option<u32>,
+    ) -> tributary_api::ConnectResult<()> {
+        let s = self.shared()?;
+        s.config.refresh(s.sync_timeout)?;
+        let latest = s.config.snapshot().task_config_generation(&id.connector);
+        if latest != generation {
+            return Err(ConnectError::connect(format!(
+                "Task {id} belongs to an older generation of its connector's task configurations (generation {generation:?}, latest {latest:?}); it will not run"
+            )));
+        }
+        if !s.view.read().unwrap().tasks.contains(id) {
+            return Err(ConnectError::connect(format!(
+                "Task {id} is no longer assigned to this worker; it will not run"
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// Milliseconds since the epoch.

@@ -8,6 +8,7 @@
 pub mod auto_restart;
 pub mod coordinator;
 pub mod distributed;
+pub mod fencing;
 pub mod health;
 pub mod info;
 pub mod rebalances;
@@ -242,6 +243,17 @@ pub trait Herder: Send + Sync {
         _signature: session::RequestSignature,
     ) -> HerderResult<()> {
         Err(HerderError::NotFound(format!("Unknown connector: {name}")))
+    }
+    /// The internal `PUT /connectors/{c}/fence` (KIP-618): a worker about to start an
+    /// exactly-once source task asks the leader for the round of zombie fencing of the
+    /// connector's new task generation. Only distributed herders have it (404 otherwise).
+    fn fence_zombies(
+        &self,
+        name: &str,
+        _body: &[u8],
+        _signature: session::RequestSignature,
+    ) -> HerderResult<()> {
+        Err(HerderError::NotFound(format!("Connector {name} not found")))
     }
     /// `PUT /admin/loggers/{ns}?scope=cluster` (KIP-976): applies a level on every worker.
     /// Standalone applies it locally.

@@ -125,6 +125,11 @@ pub fn validate(
             }
         }
     }
+    // KIP-618's checks against the connector itself (distributed workers, as Connect's
+    // `DistributedHerder.validateSourceConnectorConfig`).
+    if plugin.connector_type == ConnectorType::Source && support.connector_offsets_topics {
+        validate_exactly_once(connector.as_ref(), config, &mut framework_values);
+    }
     // Transformations and predicates: each alias's keys, as Connect's `ConnectorConfig.enrich`
     // adds them after the framework's.
     let mut enrichment = transforms::enrich(plugins, config, &is_listed);
@@ -282,4 +287,56 @@ pub fn invalid_config(infos: &ConfigInfos) -> HerderResult<()> {
         return Err(HerderError::BadRequest(msg));
     }
     Ok(())
+}
+
+/// Connect's `validateSourceConnectorExactlyOnceSupport` and
+/// `validateSourceConnectorTransactionBoundary` (KIP-618): with `exactly.once.support=required`
+/// the connector must answer `ExactlyOnceSupport::Supported` from its `exactly_once_support`;
+/// with `transaction.boundary=connector`, `ConnectorTransactionBoundaries::Supported` from its
+/// `can_define_transaction_boundaries`. Connect's messages are added to the keys'
+/// values (only when the key has no error yet, as in Connect).
+fn validate_exactly_once(
+    connector: &dyn tributary_api::connector::Connector,
+    config: &Props,
+    values: &mut [ConfigValue],
+) {
+    use tributary_api::connector::{ConnectorTransactionBoundaries, ExactlyOnceSupport};
+    let setting = |key: &str| {
+        config
+            .get(key)
+            .map(|v| v.trim().to_ascii_lowercase())
+            .unwrap_or_default()
+    };
+    if setting("exactly.once.support") == "required" {
+        if let Some(v) = values.iter_mut().find(|v| v.name == "exactly.once.support") {
+            // The worker's own message (when exactly-once support is off) is already there.
+            let worker_refused = v
+                .errors
+                .iter()
+                .all(|e| e == "This worker does not have exactly-once source support enabled.");
+            if worker_refused {
+                match connector.exactly_once_support(config) {
+                    Some(ExactlyOnceSupport::Supported) => {}
+                    Some(ExactlyOnceSupport::Unsupported) => v.errors.push(
+                        "The connector does not support exactly-once semantics with the provided configuration.".into(),
+                    ),
+                    None => v.errors.push(
+                        "The connector does not implement the API required for preflight validation of exactly-once source support. Please consult the documentation for the connector to determine whether it supports exactly-once semantics, and then consider reconfiguring the connector to use the value \"requested\" for this property (which will disable this preflight check and allow the connector to be created).".into(),
+                    ),
+                }
+            }
+        }
+    }
+    if setting("transaction.boundary") == "connector" {
+        if let Some(v) = values
+            .iter_mut()
+            .find(|v| v.name == "transaction.boundary" && v.errors.is_empty())
+        {
+            if connector.can_define_transaction_boundaries(config)
+                != ConnectorTransactionBoundaries::Supported
+            {
+                v.errors.push("The connector does not support connector-defined transaction boundaries with the given configuration. Please reconfigure it to use a different transaction boundary definition.".into());
+            }
+        }
+    }
 }

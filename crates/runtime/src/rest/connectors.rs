@@ -586,6 +586,30 @@ pub async fn put_tasks(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// Internal `PUT /connectors/{c}/fence` (KIP-618, Connect's `ConnectorsResource.fenceZombies`):
+/// the leader fences the producers of the source connector's previous task generation and
+/// records the new one (204); signed per KIP-507 when the group runs a sessioned protocol;
+/// forwarded to the leader when sent elsewhere.
+pub async fn fence_zombies(
+    State(s): State<RestState>,
+    Path(name): Path<String>,
+    headers: axum::http::HeaderMap,
+    body: Bytes,
+) -> Result<StatusCode, RestError> {
+    let header = |h: &str| {
+        headers
+            .get(h)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let signature = crate::herder::session::RequestSignature {
+        signature: header(crate::herder::session::SIGNATURE_HEADER),
+        algorithm: header(crate::herder::session::ALGORITHM_HEADER),
+    };
+    call(&s, move |h| h.fence_zombies(&name, &body, signature)).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
 /// `GET /tributary/worker` (Tributary addition): this worker's id, mode, and in distributed
 /// mode its group view: leader, generation, protocol, assignment, rebalance count and time.
 pub async fn worker_info(State(s): State<RestState>) -> Json<Json_> {

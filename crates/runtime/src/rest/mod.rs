@@ -294,6 +294,7 @@ pub fn routes() -> Vec<(&'static str, MethodRouter<RestState>)> {
             "/connectors/{name}/tasks",
             get(connectors::tasks).post(connectors::put_tasks),
         ),
+        ("/connectors/{name}/fence", put(connectors::fence_zombies)),
         // `GET /connectors/{c}/tasks-config` was removed in Kafka 4.0 (KIP-970): Java answers 404.
         (
             "/connectors/{name}/tasks/{task}/status",

@@ -566,6 +566,40 @@ fn connectors_paths(p: &mut Map<String, Value>) {
 
 fn tasks_paths(p: &mut Map<String, Value>) {
     p.insert(
+        "/connectors/{name}/fence".into(),
+        json!({
+            "parameters": [connector_param()],
+            "put": Op {
+                summary: "Fence a source connector's zombie tasks (internal)",
+                description: "Sent to the group's leader by a worker about to start an \
+                              exactly-once source task (KIP-618): the leader fences the \
+                              transactional producers of the connector's previous task \
+                              generation and writes the connector's task count record to the \
+                              config topic. When the group uses the `sessioned` protocol the \
+                              request must be signed with the session key. Not for clients; a \
+                              standalone worker answers 404.",
+                tag: "internal",
+                scope: Some("internal"),
+                parameters: vec![forward_param()],
+                request: None,
+                responses: vec![
+                    ("204", empty("Fenced (or nothing was left to fence).")),
+                    ("400", error("The connector is not a source connector, or the request's \
+                                   signature is missing or uses an unknown algorithm.")),
+                    ("403", error("The request's signature does not match.")),
+                    ("404", error("Unknown connector (always, on a standalone worker).")),
+                    ("409", error("This worker is not the leader and the request could not be \
+                                   forwarded to it, or new task configurations were generated \
+                                   during the fencing.")),
+                    ("500", error("The config topic could not be read, or the producers could \
+                                   not be fenced.")),
+                    ("503", error("This worker has no session key yet to check the \
+                                   signature.")),
+                ],
+            }.build("fenceZombieSourceTasks"),
+        }),
+    );
+    p.insert(
         "/connectors/{name}/tasks".into(),
         json!({
             "parameters": [connector_param()],

@@ -33,9 +33,23 @@ pub struct ClusterConfigState {
     pub inconsistent: HashSet<String>,
     /// The connector config in force at each connector's last consistent commit.
     pub applied_connector_configs: HashMap<String, Props>,
+    /// The last task count record (`tasks-fencing-<c>`, KIP-618) of each connector: how many
+    /// tasks its last fenced generation had.
+    pub task_count_records: HashMap<String, u32>,
+    /// Connectors whose last task-config commit came after their last task count record: a
+    /// round of zombie fencing must precede the start of their tasks under exactly-once support
+    /// (Connect's `pendingFencing`).
+    pub pending_fencing: HashSet<String>,
+    /// How many task-config commits of each connector this worker has read, minus one
+    /// (Connect's `taskConfigGeneration`).
+    pub task_config_generations: HashMap<String, u32>,
 }
 
 impl ClusterConfigState {
+    /// The connector's task-config generation (0 for its first commit; `None` before any).
+    pub fn task_config_generation(&self, connector: &str) -> Option<u32> {
+        self.task_config_generations.get(connector).copied()
+    }
     /// An empty snapshot at offset -1.
     pub fn empty() -> Self {
         ClusterConfigState {
@@ -263,6 +277,11 @@ impl ConfigLogState {
                 st.inconsistent.insert(c.to_string());
             }
             st.task_counts.insert(c.to_string(), n);
+            st.task_config_generations
+                .entry(c.to_string())
+                .and_modify(|g| *g += 1)
+                .or_insert(0);
+            st.pending_fencing.insert(c.to_string());
             if updated.is_empty() {
                 updated = (0..n).map(|t| ConnectorTaskId::new(c, t)).collect();
             }
@@ -280,7 +299,18 @@ impl ConfigLogState {
                 include_tasks: flag("include-tasks"),
             })];
         }
-        if key.starts_with("tasks-fencing-") {
+        if let Some(c) = key.strip_prefix("tasks-fencing-") {
+            match v
+                .and_then(|v| v.get("task-count"))
+                .and_then(Json::as_u64)
+                .and_then(|n| u32::try_from(n).ok())
+            {
+                Some(n) => {
+                    st.task_count_records.insert(c.to_string(), n);
+                    st.pending_fencing.remove(c);
+                }
+                None => tracing::error!(key, "ignoring malformed task count record"),
+            }
             return Vec::new();
         }
         if key == "session-key" {
@@ -340,6 +370,10 @@ pub mod records {
     /// `{"tasks":N}`.
     pub fn commit(tasks: u32) -> Vec<u8> {
         serde_json::to_vec(&json!({ "tasks": tasks })).unwrap()
+    }
+    /// `{"task-count":N}` for `tasks-fencing-` records (KIP-618).
+    pub fn task_count(tasks: u32) -> Vec<u8> {
+        serde_json::to_vec(&json!({ "task-count": tasks })).unwrap()
     }
     /// `{"state":…,"state.v2":…}`; STOPPED is written as state PAUSED for older readers.
     pub fn target_state(t: TargetState) -> Vec<u8> {
@@ -406,7 +440,42 @@ pub mod records {
 pub struct KafkaConfigBackingStore {
     log: KafkaBasedLog,
     state: Arc<Mutex<ConfigLogState>>,
+    topic: String,
+    /// Set when the leader writes in transactions (`exactly.once.source.support` `preparing`
+    /// or `enabled`, KIP-618): see [`KafkaConfigBackingStore::claim_write_privileges`].
+    fencable: Option<FencableWriter>,
 }
+
+/// The leader's transactional producer for the config topic (Connect's "fencable producer"),
+/// with `transactional.id` `connect-cluster-<group.id>`: a new leader initialising it fences
+/// the previous leader, whose later writes fail instead of landing after the new leader's.
+struct FencableWriter {
+    config: rdkafka::ClientConfig,
+    producer: Mutex<Option<rdkafka::producer::BaseProducer<WrittenOffsets>>>,
+}
+
+/// The producer context of the fencable writer: where the records of the current transaction
+/// were written (partition, last offset), from their delivery reports.
+#[derive(Default)]
+struct WrittenOffsets(Mutex<Option<(i32, i64)>>);
+
+impl rdkafka::ClientContext for WrittenOffsets {}
+
+impl rdkafka::producer::ProducerContext for WrittenOffsets {
+    type DeliveryOpaque = ();
+    fn delivery(&self, result: &rdkafka::producer::DeliveryResult<'_>, _: ()) {
+        use rdkafka::Message;
+        if let Ok(m) = result {
+            let mut last = self.0.lock().unwrap();
+            if last.is_none_or(|(_, o)| m.offset() > o) {
+                *last = Some((m.partition(), m.offset()));
+            }
+        }
+    }
+}
+
+/// How long a transactional write to the config topic may take.
+const PRIVILEGED_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl KafkaConfigBackingStore {
     /// Reads the topic to its end, then keeps following it. Events are sent to `events` only
@@ -481,7 +550,124 @@ impl KafkaConfigBackingStore {
         });
         let log = KafkaBasedLog::start(topic, producer, consumer, callback, recovery)?;
         started.store(true, Ordering::Release);
-        Ok(KafkaConfigBackingStore { log, state })
+        Ok(KafkaConfigBackingStore {
+            log,
+            state,
+            topic: topic.to_string(),
+            fencable: None,
+        })
+    }
+
+    /// Makes the leader's writes transactional with `transactional_id` (Connect's
+    /// `DistributedConfig.transactionalProducerId()`, `connect-cluster-<group.id>`), for
+    /// workers with `exactly.once.source.support` `preparing` or `enabled`. `producer` holds
+    /// the connection and security settings.
+    pub fn with_transactional_leader(
+        mut self,
+        mut producer: rdkafka::ClientConfig,
+        transactional_id: &str,
+    ) -> Self {
+        let client_id = format!("{}-leader", producer.get("client.id").unwrap_or("config"));
+        producer
+            .set("transactional.id", transactional_id)
+            .set("enable.idempotence", "true")
+            .set("acks", "all")
+            .set("partitioner", "murmur2_random")
+            .set("client.id", client_id);
+        self.fencable = Some(FencableWriter {
+            config: producer,
+            producer: Mutex::new(None),
+        });
+        self
+    }
+
+    /// Called when this worker becomes the leader (Connect's `claimWritePrivileges`): with a
+    /// transactional leader, initialises the transactional producer, fencing any previous
+    /// leader's. A no-op otherwise, or when already claimed.
+    pub fn claim_write_privileges(&self) -> ConnectResult<()> {
+        use rdkafka::producer::Producer;
+        let Some(f) = &self.fencable else {
+            return Ok(());
+        };
+        let mut slot = f.producer.lock().unwrap();
+        if slot.is_some() {
+            return Ok(());
+        }
+        let producer: rdkafka::producer::BaseProducer<WrittenOffsets> = f
+            .config
+            .create_with_context(WrittenOffsets::default())
+            .map_err(|e| {
+                ConnectError::connect(format!(
+                    "Failed to create and initialize fencable producer for config topic: {e}"
+                ))
+            })?;
+        producer
+            .init_transactions(PRIVILEGED_WRITE_TIMEOUT)
+            .map_err(|e| {
+                ConnectError::connect(format!(
+                    "Failed to create and initialize fencable producer for config topic: {e}"
+                ))
+            })?;
+        *slot = Some(producer);
+        Ok(())
+    }
+
+    /// Called when this worker is no longer the leader (Connect's
+    /// `relinquishWritePrivileges`): closes the transactional producer.
+    pub fn relinquish_write_privileges(&self) {
+        if let Some(f) = &self.fencable {
+            f.producer.lock().unwrap().take();
+        }
+    }
+
+    /// A leader's write (Connect's `sendPrivileged`): in a transaction of its own when the
+    /// leader writes transactionally and has claimed the privilege, a plain write otherwise.
+    /// A transactional write that fails (a newer leader fenced this one) drops the producer.
+    fn write_privileged(&self, records: &[(String, Option<Vec<u8>>)]) -> ConnectResult<()> {
+        use rdkafka::producer::{BaseRecord, Producer};
+        if records.is_empty() {
+            return Ok(());
+        }
+        let slot = self.fencable.as_ref().map(|f| f.producer.lock().unwrap());
+        let Some(mut slot) = slot.filter(|s| s.is_some()) else {
+            for (k, v) in records {
+                self.write(k, v.clone())?;
+            }
+            return Ok(());
+        };
+        let Some(producer) = slot.as_ref() else {
+            return Ok(());
+        };
+        producer.context().0.lock().unwrap().take();
+        let result = (|| {
+            producer.begin_transaction()?;
+            for (k, v) in records {
+                let mut rec: BaseRecord<'_, [u8], [u8]> =
+                    BaseRecord::to(&self.topic).key(k.as_bytes());
+                if let Some(v) = v {
+                    rec = rec.payload(&v[..]);
+                }
+                producer.send(rec).map_err(|(e, _)| e)?;
+            }
+            producer.commit_transaction(PRIVILEGED_WRITE_TIMEOUT)
+        })();
+        if let Err(e) = result {
+            tracing::warn!("Failed to perform fencable send to config topic: {e}");
+            let _dropped = slot.take();
+            return Err(ConnectError::connect(format!(
+                "Failed to perform fencable send to config topic: {e}"
+            )));
+        }
+        // Read back once the commit marker is there, so that the caller's refresh sees it.
+        let written = producer.context().0.lock().unwrap().take();
+        drop(slot);
+        match written {
+            Some((partition, offset)) => {
+                self.log
+                    .wait_until_read(partition, offset, PRIVILEGED_WRITE_TIMEOUT)
+            }
+            None => Ok(()),
+        }
     }
 
     /// The current snapshot, shared: O(1), however many connectors there are. It stays as it
@@ -509,23 +695,27 @@ impl KafkaConfigBackingStore {
         config: &Props,
         target: Option<TargetState>,
     ) -> ConnectResult<()> {
+        let mut writes = Vec::new();
         if let Some(t) = target {
-            self.write(
-                &format!("target-state-{name}"),
+            writes.push((
+                format!("target-state-{name}"),
                 Some(records::target_state(t)),
-            )?;
+            ));
         }
-        self.write(
-            &format!("connector-{name}"),
+        writes.push((
+            format!("connector-{name}"),
             Some(records::properties(config)),
-        )?;
+        ));
+        self.write_privileged(&writes)?;
         self.refresh(Duration::from_secs(30))
     }
 
     /// Deletes a connector: tombstones its config and target state, then reads to the end.
     pub fn remove_connector_config(&self, name: &str) -> ConnectResult<()> {
-        self.write(&format!("connector-{name}"), None)?;
-        self.write(&format!("target-state-{name}"), None)?;
+        self.write_privileged(&[
+            (format!("connector-{name}"), None),
+            (format!("target-state-{name}"), None),
+        ])?;
         self.refresh(Duration::from_secs(30))
     }
 
@@ -533,16 +723,19 @@ impl KafkaConfigBackingStore {
     /// around them as Connect does.
     pub fn put_task_configs(&self, name: &str, configs: &[Props]) -> ConnectResult<()> {
         self.refresh(Duration::from_secs(30))?;
-        for (i, c) in configs.iter().enumerate() {
-            self.write(&format!("task-{name}-{i}"), Some(records::properties(c)))?;
-        }
+        let tasks: Vec<_> = configs
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (format!("task-{name}-{i}"), Some(records::properties(c))))
+            .collect();
+        self.write_privileged(&tasks)?;
         if !configs.is_empty() {
             self.refresh(Duration::from_secs(30))?;
         }
-        self.write(
-            &format!("commit-{name}"),
+        self.write_privileged(&[(
+            format!("commit-{name}"),
             Some(records::commit(configs.len() as u32)),
-        )?;
+        )])?;
         self.refresh(Duration::from_secs(30))
     }
 
@@ -565,7 +758,17 @@ impl KafkaConfigBackingStore {
 
     /// Writes a session key, then reads to the end.
     pub fn put_session_key(&self, key: &SessionKey) -> ConnectResult<()> {
-        self.write("session-key", Some(records::session_key(key)))?;
+        self.write_privileged(&[("session-key".into(), Some(records::session_key(key)))])?;
+        self.refresh(Duration::from_secs(30))
+    }
+
+    /// Writes a connector's task count record (`tasks-fencing-<c>`, Connect's
+    /// `putTaskCountRecord`, KIP-618), then reads to the end.
+    pub fn put_task_count_record(&self, name: &str, tasks: u32) -> ConnectResult<()> {
+        self.write_privileged(&[(
+            format!("tasks-fencing-{name}"),
+            Some(records::task_count(tasks)),
+        )])?;
         self.refresh(Duration::from_secs(30))
     }
 
@@ -694,6 +897,45 @@ mod tests {
         let mut expected = (*s.state).clone();
         expected.offset = rebuilt.state.offset;
         assert_eq!(*rebuilt.state, expected);
+    }
+
+    #[test]
+    fn task_count_records_clear_the_pending_fencing_that_commits_set() {
+        let mut s = ConfigLogState::new();
+        let mut offset = 0;
+        let mut put = |s: &mut ConfigLogState, key: &str, value: Vec<u8>| {
+            s.apply(key, Some(&value), offset);
+            offset += 1;
+        };
+        put(
+            &mut s,
+            "connector-c",
+            records::properties(&props(&[("a", "b")])),
+        );
+        assert_eq!(records::task_count(3), br#"{"task-count":3}"#.to_vec());
+        put(
+            &mut s,
+            "task-c-0",
+            records::properties(&props(&[("t", "0")])),
+        );
+        put(&mut s, "commit-c", records::commit(1));
+        assert!(s.state.pending_fencing.contains("c"));
+        assert_eq!(s.state.task_config_generation("c"), Some(0));
+        put(&mut s, "tasks-fencing-c", records::task_count(1));
+        assert!(!s.state.pending_fencing.contains("c"));
+        assert_eq!(s.state.task_count_records.get("c"), Some(&1));
+        put(
+            &mut s,
+            "task-c-0",
+            records::properties(&props(&[("t", "1")])),
+        );
+        put(&mut s, "commit-c", records::commit(1));
+        assert!(s.state.pending_fencing.contains("c"));
+        assert_eq!(s.state.task_config_generation("c"), Some(1));
+        // A malformed record changes nothing.
+        put(&mut s, "tasks-fencing-c", br#"{"tasks":2}"#.to_vec());
+        assert!(s.state.pending_fencing.contains("c"));
+        assert_eq!(s.state.task_count_records.get("c"), Some(&1));
     }
 
     #[test]

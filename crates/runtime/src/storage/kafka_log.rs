@@ -330,6 +330,29 @@ struct Follower {
 }
 
 impl Follower {
+    /// Records the consumer's positions as progress when they are past the last delivered
+    /// record (the end of a log written in transactions is a commit marker).
+    fn advance_to_position(&self) {
+        let Ok(positions) = self.consumer.position() else {
+            return;
+        };
+        let (lock, cv) = &*self.progress;
+        let mut progress = lock.lock().unwrap();
+        let mut moved = false;
+        for e in positions.elements() {
+            if let rdkafka::Offset::Offset(o) = e.offset() {
+                let at = progress.entry(e.partition()).or_insert(-1);
+                if o > *at {
+                    *at = o;
+                    moved = true;
+                }
+            }
+        }
+        if moved {
+            cv.notify_all();
+        }
+    }
+
     fn run(mut self, mut callback: Box<dyn FnMut(LogRecord) + Send>) {
         let mut last_check = Instant::now();
         let mut suspect = false;
@@ -340,7 +363,11 @@ impl Follower {
                 tracing::debug!(topic = self.topic, "end-offset client: {e}");
             }
             match self.consumer.poll(Duration::from_millis(100)) {
-                None => {}
+                None => {
+                    // Transaction markers (and aborted records) occupy offsets but are never
+                    // delivered: once caught up, the position tells how far the log was read.
+                    self.advance_to_position();
+                }
                 Some(Ok(m)) => {
                     let rec = LogRecord {
                         partition: m.partition(),
@@ -552,7 +579,10 @@ impl KafkaBasedLog {
                     "earliest"
                 },
             )
-            .set("enable.partition.eof", "false");
+            .set("enable.partition.eof", "false")
+            // Records of aborted transactions (exactly-once source tasks' offsets, a fenced
+            // leader's config writes, KIP-618) are never read; librdkafka's default too.
+            .set("isolation.level", "read_committed");
         if consumer.get("group.id").is_none() {
             consumer.set("group.id", format!("tributary-log-{topic}"));
         }
@@ -692,6 +722,37 @@ impl KafkaBasedLog {
                 .0;
         }
         Ok(())
+    }
+
+    /// Waits until the record at `offset` of `partition` (or a later one) has been read: for a
+    /// record written in a transaction, until its commit marker let a `read_committed` reader
+    /// past it (the markers are written after the commit returns, so the end offsets read just
+    /// after a commit may not cover it yet). Errors after `timeout`.
+    pub fn wait_until_read(
+        &self,
+        partition: i32,
+        offset: i64,
+        timeout: Duration,
+    ) -> ConnectResult<()> {
+        let deadline = Instant::now() + timeout;
+        let (lock, cv) = &*self.progress;
+        let mut progress = lock.lock().unwrap();
+        loop {
+            if progress.get(&partition).copied().unwrap_or(-1) > offset {
+                return Ok(());
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(ConnectError::connect(format!(
+                    "Timed out reading topic {} up to offset {offset} of partition {partition}",
+                    self.topic
+                )));
+            }
+            progress = cv
+                .wait_timeout(progress, (deadline - now).min(Duration::from_secs(1)))
+                .unwrap()
+                .0;
+        }
     }
 
     /// Waits until every record written before this call has been handed to the callback.

@@ -158,6 +158,25 @@ impl ConnectorStart {
     }
 }
 
+/// The herder's part in starting exactly-once source tasks (KIP-618), which the worker calls
+/// from the task's thread (blocking calls).
+pub trait ExactlyOnceCoordinator: Send + Sync {
+    /// The round of zombie fencing that must precede the start of task `id` (Connect's
+    /// `fenceZombieSourceTasks(ConnectorTaskId)`): done by the leader, asked for with the
+    /// internal `PUT /connectors/{c}/fence` from other workers.
+    fn fence_before_start(&self, id: &ConnectorTaskId) -> ConnectResult<()>;
+    /// The connector's current task-config generation (`None` before its first commit).
+    fn task_generation(&self, connector: &str) -> Option<u32>;
+    /// Errors unless `generation` is still the connector's latest and task `id` is still
+    /// assigned to this worker (Connect's `verifyTaskGenerationAndOwnership`).
+    fn verify_generation(&self, id: &ConnectorTaskId, generation: Option<u32>)
+        -> ConnectResult<()>;
+}
+
+/// How long an exactly-once task's producer initialisation or transaction commit may take
+/// before the task fails.
+const EXACTLY_ONCE_COMMIT_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// The worker: running instances of this process.
 pub struct Worker {
     /// This worker's id: the advertised `host:port`.
@@ -176,9 +195,95 @@ pub struct Worker {
     /// `connect-worker-metrics`' startup counters.
     pub metrics: Arc<metrics::WorkerMetrics>,
     on_reconfigure: Arc<dyn Fn(String) + Send + Sync>,
+    /// Set by the distributed herder when `exactly.once.source.support=enabled`.
+    exactly_once: std::sync::OnceLock<Arc<dyn ExactlyOnceCoordinator>>,
 }
 
 impl Worker {
+    /// Hands the worker the herder's side of exactly-once source tasks (once, before any task
+    /// starts).
+    pub fn set_exactly_once_coordinator(&self, coordinator: Arc<dyn ExactlyOnceCoordinator>) {
+        if self.exactly_once.set(coordinator).is_err() {
+            tracing::warn!("the exactly-once coordinator was set already; keeping the first");
+        }
+    }
+
+    /// The settings of an exactly-once source task `id` (KIP-618), `None` when the worker does
+    /// not run source tasks exactly once. Errors for settings it cannot run.
+    fn exactly_once_args(
+        &self,
+        id: &ConnectorTaskId,
+        connector_config: &Props,
+        producer: &mut rdkafka::ClientConfig,
+    ) -> ConnectResult<Option<source_task::ExactlyOnceArgs>> {
+        let settings = self.config.settings();
+        let Some(distributed) = settings
+            .distributed()
+            .filter(|d| d.exactly_once_source_support.enabled())
+        else {
+            return Ok(None);
+        };
+        let coordinator = self.exactly_once.get().cloned().ok_or_else(|| {
+            ConnectError::connect("exactly-once source support is enabled but this worker has no herder to fence zombies")
+        })?;
+        let setting = |key: &str| {
+            connector_config
+                .get(key)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        let boundary = match setting("transaction.boundary")
+            .unwrap_or_else(|| "poll".into())
+            .to_ascii_lowercase()
+            .as_str()
+        {
+            "poll" => source_task::TransactionBoundary::Poll,
+            "interval" => {
+                let every = match setting("transaction.boundary.interval.ms") {
+                    None => settings.offset_flush_interval,
+                    Some(v) => match v.parse::<u64>() {
+                        Ok(ms) => Duration::from_millis(ms),
+                        Err(_) => {
+                            return Err(ConnectError::config(format!(
+                                "Invalid value {v} for configuration transaction.boundary.interval.ms: must be a non-negative number of milliseconds"
+                            )))
+                        }
+                    },
+                };
+                source_task::TransactionBoundary::Interval(every)
+            }
+            other => {
+                return Err(ConnectError::config(format!(
+                    "Invalid value {other} for configuration transaction.boundary: Tributary runs exactly-once source tasks with the poll and interval boundaries; connector-defined transaction boundaries are not implemented yet"
+                )))
+            }
+        };
+        let transactional_id = crate::herder::fencing::task_transactional_id(
+            &distributed.group_id,
+            &id.connector,
+            id.task,
+        );
+        if let Some(set) = producer
+            .get("transactional.id")
+            .filter(|v| *v != transactional_id)
+        {
+            tracing::warn!(task = %id, "overriding transactional.id={set} with {transactional_id}, as Connect does for connectors when exactly-once source support is enabled");
+        }
+        producer
+            .set("transactional.id", &transactional_id)
+            .set("enable.idempotence", "true");
+        let generation = coordinator.task_generation(&id.connector);
+        let (fence, verify) = (coordinator.clone(), coordinator);
+        let (fence_id, verify_id) = (id.clone(), id.clone());
+        Ok(Some(source_task::ExactlyOnceArgs {
+            boundary,
+            offsets_topic: distributed.offset_storage_topic.clone(),
+            pre_producer_check: Box::new(move || fence.fence_before_start(&fence_id)),
+            post_producer_check: Box::new(move || verify.verify_generation(&verify_id, generation)),
+            commit_timeout: EXACTLY_ONCE_COMMIT_TIMEOUT,
+        }))
+    }
+
     /// A worker with no running instances. `on_reconfigure` receives connector names whose
     /// connectors asked for task reconfiguration.
     pub fn new(
@@ -202,6 +307,7 @@ impl Worker {
             connector_counters: Mutex::new(HashMap::new()),
             metrics: Arc::default(),
             on_reconfigure,
+            exactly_once: std::sync::OnceLock::new(),
         }
     }
 
@@ -721,17 +827,22 @@ impl Worker {
                 let chain =
                     TransformationChain::<SourceRecord>::build(&self.plugins, connector_config)
                         .map_err(fail)?;
+                let mut producer_config = clients::source_producer_config(
+                    &self.config,
+                    &id.connector,
+                    id.task,
+                    prefixed(connector_config, "producer.override."),
+                )
+                .map_err(|e| fail(ConnectError::config(e.to_string())))?;
+                let exactly_once = self
+                    .exactly_once_args(id, connector_config, &mut producer_config)
+                    .map_err(fail)?;
                 let args = source_task::SourceTaskArgs {
                     connector: id.connector.clone(),
                     task: new(),
                     task_config,
-                    producer_config: clients::source_producer_config(
-                        &self.config,
-                        &id.connector,
-                        id.task,
-                        prefixed(connector_config, "producer.override."),
-                    )
-                    .map_err(|e| fail(ConnectError::config(e.to_string())))?,
+                    producer_config,
+                    exactly_once,
                     converters,
                     offsets: self.offsets.clone(),
                     topic_creation: match topic_creation {

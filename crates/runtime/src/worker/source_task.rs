@@ -44,6 +44,53 @@ const QUEUE_FULL_WAIT: Duration = Duration::from_millis(1);
 /// quarter of the records in flight, if fewer), so it does not wake for every single one.
 const QUEUE_FULL_BATCH: usize = 1000;
 
+/// The delivery opaque of the offset records an exactly-once task writes in its transactions.
+const OFFSET_RECORD: usize = usize::MAX;
+
+/// How an exactly-once source task delimits its transactions (`transaction.boundary`, KIP-618).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransactionBoundary {
+    /// `poll`: every non-empty batch `poll` returns is one transaction.
+    Poll,
+    /// `interval`: a transaction is committed once this long has passed since the last
+    /// commit (`transaction.boundary.interval.ms`, default `offset.flush.interval.ms`).
+    Interval(Duration),
+}
+
+/// A fallible check an exactly-once task runs around the initialisation of its producer.
+pub type ProducerCheck = Box<dyn FnOnce() -> ConnectResult<()> + Send>;
+
+/// What an exactly-once source task needs besides a regular one (Connect's
+/// `ExactlyOnceWorkerSourceTask`, KIP-618). Its producer config carries the task's
+/// `transactional.id`.
+pub struct ExactlyOnceArgs {
+    pub boundary: TransactionBoundary,
+    /// The offsets topic the task's offsets are written to, in its transactions.
+    pub offsets_topic: String,
+    /// Run before the producer is initialised: the round of zombie fencing the leader does
+    /// for the connector's new task generation (Connect's `preProducerCheck`).
+    pub pre_producer_check: ProducerCheck,
+    /// Run after the producer is initialised (which fenced the older producers of this task's
+    /// `transactional.id`): the task's generation must still be the connector's latest and
+    /// the task still assigned to this worker (Connect's `postProducerCheck`).
+    pub post_producer_check: ProducerCheck,
+    /// How long a commit (and the initialisation) may take before the task fails.
+    pub commit_timeout: Duration,
+}
+
+/// The state of an exactly-once task's transactions.
+struct Transactions {
+    boundary: TransactionBoundary,
+    offsets_topic: String,
+    commit_timeout: Duration,
+    /// Whether a transaction is open (records were sent since the last commit).
+    open: bool,
+    /// The latest offset of each source partition sent in the open transaction: offset key
+    /// and value bytes, written to the offsets topic just before the commit.
+    offsets: HashMap<Vec<u8>, Vec<u8>>,
+    last_commit: Instant,
+}
+
 /// (sequence, (partition, offset)) of acknowledged records, collected by the producer callback;
 /// `None` for a failed send that `errors.tolerance=all` let pass.
 type RecordAcks = Arc<Mutex<Vec<(u64, Option<(i32, i64)>)>>>;
@@ -89,6 +136,18 @@ impl ClientContext for SourceProducerContext {
 impl ProducerContext for SourceProducerContext {
     type DeliveryOpaque = usize;
     fn delivery(&self, result: &DeliveryResult<'_>, seq: usize) {
+        if seq == OFFSET_RECORD {
+            // An offset record of an exactly-once transaction: a failure fails the commit.
+            if let Err((e, _)) = result {
+                let mut f = self.failure.lock().unwrap();
+                if f.is_none() {
+                    *f = Some(format!(
+                        "Failed to write source offsets in the transaction: {e}"
+                    ));
+                }
+            }
+            return;
+        }
         let seq = seq as u64;
         let original = self
             .tolerated
@@ -162,6 +221,8 @@ pub struct SourceTaskArgs {
     pub chain: TransformationChain<SourceRecord>,
     /// The connector's `errors.*` settings.
     pub errors: ErrorHandlingConfig,
+    /// Set when the task runs exactly once (`exactly.once.source.support=enabled`).
+    pub exactly_once: Option<ExactlyOnceArgs>,
 }
 
 /// Runs the task until stopped or failed; writes RUNNING / PAUSED / FAILED statuses.
@@ -205,6 +266,8 @@ struct Loop {
     keep_originals: bool,
     /// The polled form of records in flight, for failed sends (error log details).
     originals: Option<Arc<Mutex<HashMap<u64, SourceRecord>>>>,
+    /// Set for an exactly-once task.
+    transactions: Option<Transactions>,
 }
 
 /// What to do after one stage of a record.
@@ -234,6 +297,7 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         track_topics,
         mut chain,
         errors,
+        exactly_once,
     } = args;
     counters.metrics.set_kind(TaskKind::Source);
     let operator = Arc::new(
@@ -288,6 +352,16 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
             reporter.id
         )));
     }
+    let transactions = match exactly_once {
+        None => None,
+        Some(eos) => match start_transactions(&producer, eos) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                chain.close();
+                return Err(e);
+            }
+        },
+    };
     let context = SourceTaskContext {
         config: task_config.clone(),
         offset_reader: Arc::new(ConnectorOffsetReader {
@@ -324,6 +398,7 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         reporters,
         keep_originals,
         originals,
+        transactions,
     };
     let mut paused_reported = None;
     let mut last_commit = Instant::now();
@@ -356,6 +431,12 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
                 .metrics
                 .set_active(lp.submitted.pending() as i64);
             lp.check_failure()?;
+            if let Some(t) = &lp.transactions {
+                if t.due() {
+                    lp.commit_transaction()?;
+                }
+                continue;
+            }
             if last_commit.elapsed() >= offset_flush_interval {
                 match lp.commit_offsets(None) {
                     Err(ConnectError::Retriable(m)) => {
@@ -371,14 +452,25 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
     // final offset commit; then in-flight records get a chance to be acknowledged, and what
     // was is committed.
     let stop = lp.task.stop();
-    let commit = match lp.commit_offsets(Some(offset_flush_timeout)) {
-        // Not durable in time: the records are in Kafka or will be resent from the last
-        // committed offsets by the next owner; nothing to fail the task for.
-        Err(ConnectError::Retriable(m)) => {
-            tracing::warn!(task = %lp.reporter.id, "final offset commit incomplete: {m}");
+    let commit = if lp.transactions.is_some() {
+        // The open transaction is committed if the task stopped cleanly, aborted otherwise
+        // (its records are then never visible to read_committed consumers).
+        if result.is_ok() {
+            lp.commit_transaction()
+        } else {
+            lp.abort_transaction();
             Ok(())
         }
-        other => other,
+    } else {
+        match lp.commit_offsets(Some(offset_flush_timeout)) {
+            // Not durable in time: the records are in Kafka or will be resent from the last
+            // committed offsets by the next owner; nothing to fail the task for.
+            Err(ConnectError::Retriable(m)) => {
+                tracing::warn!(task = %lp.reporter.id, "final offset commit incomplete: {m}");
+                Ok(())
+            }
+            other => other,
+        }
     };
     lp.chain.close();
     lp.counters.record_stop();
@@ -401,7 +493,122 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
     stop
 }
 
+/// Connect's `ExactlyOnceWorkerSourceTask.initializeAndStart` up to the task's start: the
+/// fencing check, the producer's initialisation (which fences older producers of the same
+/// `transactional.id` and aborts their open transaction), then the generation check.
+fn start_transactions(
+    producer: &PolledProducer<SourceProducerContext>,
+    eos: ExactlyOnceArgs,
+) -> ConnectResult<Transactions> {
+    (eos.pre_producer_check)()?;
+    producer
+        .init_transactions(eos.commit_timeout)
+        .map_err(|e| {
+            ConnectError::connect(format!(
+                "Failed to initialize the transactional producer: {e}"
+            ))
+        })?;
+    (eos.post_producer_check)()?;
+    Ok(Transactions {
+        boundary: eos.boundary,
+        offsets_topic: eos.offsets_topic,
+        commit_timeout: eos.commit_timeout,
+        open: false,
+        offsets: HashMap::new(),
+        last_commit: Instant::now(),
+    })
+}
+
+impl Transactions {
+    /// Whether an `interval` boundary is due: a transaction is open and the interval passed.
+    fn due(&self) -> bool {
+        match self.boundary {
+            TransactionBoundary::Interval(every) => {
+                self.open && self.last_commit.elapsed() >= every
+            }
+            TransactionBoundary::Poll => false,
+        }
+    }
+}
+
 impl Loop {
+    /// Commits the open transaction of an exactly-once task: the offsets of its records are
+    /// written to the offsets topic in it, then it is committed (records and offsets become
+    /// visible together). Any failure fails the task, as in Connect; a fenced producer means
+    /// another worker runs this task now.
+    fn commit_transaction(&mut self) -> ConnectResult<()> {
+        let Some(t) = self.transactions.as_mut() else {
+            return Ok(());
+        };
+        if !t.open {
+            return Ok(());
+        }
+        let began = Instant::now();
+        for (key, value) in t.offsets.drain() {
+            let mut rec: BaseRecord<'_, [u8], [u8], usize> =
+                BaseRecord::with_opaque_to(&t.offsets_topic, OFFSET_RECORD)
+                    .key(&key[..])
+                    .payload(&value[..]);
+            loop {
+                match self.producer.send(rec) {
+                    Ok(()) => break,
+                    Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                        rec = back;
+                        self.acks.wait(1, QUEUE_FULL_WAIT);
+                    }
+                    Err((e, _)) => {
+                        return Err(ConnectError::connect(format!(
+                            "Failed to write source offsets to {}: {e}",
+                            t.offsets_topic
+                        )))
+                    }
+                }
+            }
+        }
+        let committed = self.producer.commit_transaction(t.commit_timeout);
+        t.open = false;
+        t.last_commit = Instant::now();
+        if let Err(e) = committed {
+            let fenced = matches!(&e, KafkaError::Transaction(err) if err.is_fatal());
+            if !fenced {
+                if let Err(abort) = self.producer.abort_transaction(t.commit_timeout) {
+                    tracing::warn!(task = %self.reporter.id, "aborting the failed transaction failed: {abort}");
+                }
+            }
+            self.counters.metrics.commit_done(false, began.elapsed());
+            return Err(ConnectError::connect(format!(
+                "Failed to commit the transaction of task {}{}: {e}",
+                self.reporter.id,
+                if fenced {
+                    " (the producer was fenced: another instance of the task has taken over)"
+                } else {
+                    ""
+                }
+            )));
+        }
+        self.counters.metrics.commit_done(true, began.elapsed());
+        self.check_failure()?;
+        // Everything sent is acknowledged and committed: nothing is left to track.
+        self.submitted.process_acks();
+        let _ = self.submitted.committable();
+        self.deliver_commit_records()?;
+        self.counters.record_offset_commit();
+        self.task.commit()
+    }
+
+    /// Aborts the open transaction (a failed task).
+    fn abort_transaction(&mut self) {
+        if let Some(t) = self.transactions.as_mut() {
+            if t.open {
+                t.open = false;
+                t.offsets.clear();
+                if let Err(e) = self.producer.abort_transaction(t.commit_timeout) {
+                    tracing::warn!(task = %self.reporter.id, "aborting the open transaction failed: {e}");
+                }
+            }
+        }
+    }
+
     fn check_failure(&self) -> ConnectResult<()> {
         match self.failure.lock().unwrap().take() {
             Some(msg) => Err(ConnectError::connect(msg)),
@@ -459,6 +666,13 @@ impl Loop {
             if !self.process(record)? {
                 break;
             }
+        }
+        if self
+            .transactions
+            .as_ref()
+            .is_some_and(|t| t.open && t.boundary == TransactionBoundary::Poll)
+        {
+            self.commit_transaction()?;
         }
         Ok(())
     }
@@ -628,6 +842,18 @@ impl Loop {
                     .put_topic(&self.connector, &topic, self.reporter.id.task);
                 seen.insert(topic.clone());
             }
+        }
+        if let Some(t) = &mut self.transactions {
+            if !t.open {
+                self.producer.begin_transaction().map_err(|e| {
+                    ConnectError::connect(format!("Failed to begin a transaction: {e}"))
+                })?;
+                t.open = true;
+            }
+            t.offsets.insert(
+                offset_key(&self.connector, &source_partition),
+                offset_value(&source_offset),
+            );
         }
         let seq = self.submitted.submit(source_partition, source_offset);
         if let Some(originals) = &self.originals {

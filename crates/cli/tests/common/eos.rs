@@ -1,0 +1,156 @@
+//! Readers for exactly-once tests (KIP-618): what a `read_committed` consumer sees, the last
+//! stable offset, aborted records, task count records, and the sequence check of
+//! VerifiableSource records.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
+
+use super::unique;
+
+/// Every (key, value) a `read_committed` consumer sees in partition 0 of `topic`, up to its
+/// last stable offset.
+pub fn read_committed(bootstrap: &str, topic: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", unique("eos-reader"))
+        .set("enable.auto.commit", "false")
+        .set("isolation.level", "read_committed")
+        .create()
+        .unwrap();
+    // With read_committed the end offset is the last stable offset.
+    let (_, end) = consumer
+        .fetch_watermarks(topic, 0, Duration::from_secs(10))
+        .unwrap();
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(topic, 0, Offset::Beginning)
+        .unwrap();
+    consumer.assign(&tpl).unwrap();
+    let mut out = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        match consumer.poll(Duration::from_millis(200)) {
+            Some(Ok(m)) => out.push((
+                m.key().unwrap_or_default().to_vec(),
+                m.payload().unwrap_or_default().to_vec(),
+            )),
+            Some(Err(e)) => panic!("reading {topic}: {e}"),
+            None => {
+                let at = consumer
+                    .position()
+                    .unwrap()
+                    .find_partition(topic, 0)
+                    .and_then(|p| match p.offset() {
+                        Offset::Offset(o) => Some(o),
+                        _ => None,
+                    })
+                    .unwrap_or(0);
+                if at >= end {
+                    return out;
+                }
+            }
+        }
+        assert!(Instant::now() < deadline, "could not read {topic} to {end}");
+    }
+}
+
+/// The last stable offset of partition 0 of `topic`: the records before it are committed or
+/// aborted.
+pub fn stable_end(bootstrap: &str, topic: &str) -> i64 {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("isolation.level", "read_committed")
+        .create()
+        .unwrap();
+    consumer
+        .fetch_watermarks(topic, 0, Duration::from_secs(10))
+        .map(|(_, end)| end)
+        .unwrap_or(0)
+}
+
+/// How many records partition 0 of `topic` holds for a `read_uncommitted` reader (aborted
+/// records included).
+pub fn uncommitted_count(bootstrap: &str, topic: &str) -> usize {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", unique("raw-reader"))
+        .set("enable.auto.commit", "false")
+        .set("isolation.level", "read_uncommitted")
+        .create()
+        .unwrap();
+    let (_, end) = consumer
+        .fetch_watermarks(topic, 0, Duration::from_secs(10))
+        .unwrap();
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(topic, 0, Offset::Beginning)
+        .unwrap();
+    consumer.assign(&tpl).unwrap();
+    let mut n = 0;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while Instant::now() < deadline {
+        match consumer.poll(Duration::from_millis(200)) {
+            Some(Ok(m)) => {
+                n += 1;
+                if m.offset() + 1 >= end {
+                    break;
+                }
+            }
+            Some(Err(e)) => panic!("reading {topic}: {e}"),
+            None => {
+                let at = consumer
+                    .position()
+                    .unwrap()
+                    .find_partition(topic, 0)
+                    .map(|p| p.offset());
+                if matches!(at, Some(Offset::Offset(o)) if o >= end) {
+                    break;
+                }
+            }
+        }
+    }
+    n
+}
+
+/// The task count records (`tasks-fencing-<connector>`) in the config topic, in order.
+pub fn task_count_records(bootstrap: &str, group: &str, connector: &str) -> Vec<String> {
+    let key = format!("tasks-fencing-{connector}");
+    read_committed(bootstrap, &format!("{group}-configs"))
+        .into_iter()
+        .filter(|(k, _)| *k == key.as_bytes())
+        .map(|(_, v)| String::from_utf8_lossy(&v).to_string())
+        .collect()
+}
+
+/// Asserts that each task's sequence numbers are 0, 1, 2, … with no gap and no duplicate.
+pub fn assert_exactly_once(by_task: &BTreeMap<i64, Vec<i64>>) {
+    for (task, seqnos) in by_task {
+        let expected: Vec<i64> = (0..seqnos.len() as i64).collect();
+        if *seqnos != expected {
+            let mut seen = std::collections::BTreeSet::new();
+            let dups: Vec<_> = seqnos
+                .iter()
+                .filter(|s| !seen.insert(**s))
+                .take(10)
+                .collect();
+            let max = seqnos.iter().max().copied().unwrap_or(-1);
+            let gaps: Vec<_> = (0..max).filter(|s| !seen.contains(s)).take(10).collect();
+            panic!(
+                "task {task}: {} records, max seqno {max}; duplicates {dups:?}, gaps {gaps:?}",
+                seqnos.len()
+            );
+        }
+    }
+}
+
+/// The sequence numbers each VerifiableSource task wrote (key: task id, value: seqno).
+pub fn seqnos_by_task(records: &[(Vec<u8>, Vec<u8>)]) -> BTreeMap<i64, Vec<i64>> {
+    let mut by_task: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+    for (k, v) in records {
+        let task: i64 = String::from_utf8_lossy(k).parse().unwrap();
+        let seqno: i64 = String::from_utf8_lossy(v).parse().unwrap();
+        by_task.entry(task).or_default().push(seqno);
+    }
+    by_task
+}
