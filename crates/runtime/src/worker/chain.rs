@@ -59,7 +59,7 @@ impl<R: ConnectRecord> TransformationStage<R> {
     pub fn apply(&mut self, record: R) -> ConnectResult<Option<R>> {
         let wanted = match &mut self.predicate {
             None => true,
-            Some(p) => self.negate ^ p.test(&record),
+            Some(p) => self.negate ^ p.try_test(&record)?,
         };
         if wanted {
             self.transformation.apply(record)
