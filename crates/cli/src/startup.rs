@@ -383,23 +383,33 @@ async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, St
     }
     let jvm = Arc::new(tributary_jvm::Jvm::new(settings));
     let java = tributary_jvm::plugin_set(&jvm, &scanned);
-    let mut merged = tributary_jvm::merge(&mut set, java, &prefer_java);
     let java_transforms = tributary_jvm::transform::plugin_set(&jvm, &scanned_transforms);
-    merged.extend(tributary_jvm::transform::merge(
-        &mut set,
-        java_transforms,
-        &prefer_java,
-    ));
-    for merged in merged {
+    for merged in tributary_jvm::transform::merge(&mut set, java_transforms, &prefer_java) {
         match merged {
-            tributary_jvm::Merged::Added(c) => tracing::info!(class = c, "Java plugin"),
+            tributary_jvm::Merged::Added(c) => {
+                tracing::info!(class = c, "Java transformation or predicate")
+            }
             tributary_jvm::Merged::ReplacedNative(c) => tracing::info!(
                 class = c,
-                "Java plugin runs instead of the built-in class (tributary.plugins.prefer.java)"
+                "Java transformation or predicate runs instead of the built-in class (tributary.plugins.prefer.java)"
+            ),
+            // Apache's connect-transforms in a plugin directory is common: no warning.
+            tributary_jvm::Merged::ShadowedByNative(c) => tracing::info!(
+                class = c,
+                "Java transformation or predicate not used: the built-in class of that name runs natively"
+            ),
+        }
+    }
+    for merged in tributary_jvm::merge(&mut set, java, &prefer_java) {
+        match merged {
+            tributary_jvm::Merged::Added(c) => tracing::info!(class = c, "Java connector plugin"),
+            tributary_jvm::Merged::ReplacedNative(c) => tracing::info!(
+                class = c,
+                "Java connector plugin runs instead of the built-in class (tributary.plugins.prefer.java)"
             ),
             tributary_jvm::Merged::ShadowedByNative(c) => tracing::warn!(
                 class = c,
-                "Java plugin not used: the built-in class of that name runs natively (list it in tributary.plugins.prefer.java to run the Java one)"
+                "Java connector plugin not used: the built-in class of that name runs natively (list it in tributary.plugins.prefer.java to run the Java one)"
             ),
         }
     }

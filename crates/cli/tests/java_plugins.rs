@@ -342,7 +342,7 @@ fn a_worker_using_no_java_plugin_never_starts_a_jvm() {
     );
     assert!(!has_jvm(&w), "no JVM in a worker that uses no Java plugin");
     assert!(
-        w.log_text().contains("Java plugin not used"),
+        w.log_text().contains("Java connector plugin not used"),
         "the shadowed Java plugins are named in the log"
     );
 }

@@ -575,7 +575,18 @@ pub fn context_headers(
         ),
         (headers::EXECUTING_CLASS, ctx.class.to_string()),
     ];
-    if let Some(e) = &ctx.error {
+    if let Some(ConnectError::Java {
+        class,
+        message,
+        trace,
+    }) = &ctx.error
+    {
+        // A Java plugin's exception (a hosted transformation's, say) as Connect reports it:
+        // its own class, message and trace.
+        out.push((headers::EXCEPTION, class.clone()));
+        out.push((headers::EXCEPTION_MESSAGE, message.clone()));
+        out.push((headers::EXCEPTION_STACK_TRACE, trace.clone()));
+    } else if let Some(e) = &ctx.error {
         out.push((headers::EXCEPTION, e.java_class().to_string()));
         out.push((headers::EXCEPTION_MESSAGE, e.to_string()));
         out.push((

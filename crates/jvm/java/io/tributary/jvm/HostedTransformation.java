@@ -135,10 +135,10 @@ public final class HostedTransformation {
             Map<String, Object> partition = Codec.readJsonMap(plain, r.bytes());
             Map<String, Object> offset = Codec.readJsonMap(plain, r.bytes());
             String topic = r.str();
-            Integer kafkaPartition = r.u8() == 1 ? r.i32() : skipInt(r);
+            Integer kafkaPartition = r.u8() == 1 ? Integer.valueOf(r.i32()) : skipInt(r);
             SchemaAndValue key = envelope.toConnectData(topic, r.bytes());
             SchemaAndValue value = envelope.toConnectData(topic, r.bytes());
-            Long timestamp = r.u8() == 1 ? r.i64() : skipLong(r);
+            Long timestamp = r.u8() == 1 ? Long.valueOf(r.i64()) : skipLong(r);
             ConnectHeaders headers = readHeaders(r, topic);
             return new SourceRecord(partition, offset, topic, kafkaPartition, key.schema(), key.value(),
                 value.schema(), value.value(), timestamp, headers);
@@ -149,10 +149,10 @@ public final class HostedTransformation {
         int originalPartition = r.i32();
         long originalOffset = r.i64();
         String topic = r.str();
-        Integer kafkaPartition = r.u8() == 1 ? r.i32() : skipInt(r);
+        Integer kafkaPartition = r.u8() == 1 ? Integer.valueOf(r.i32()) : skipInt(r);
         SchemaAndValue key = envelope.toConnectData(topic, r.bytes());
         SchemaAndValue value = envelope.toConnectData(topic, r.bytes());
-        Long timestamp = r.u8() == 1 ? r.i64() : skipLong(r);
+        Long timestamp = r.u8() == 1 ? Long.valueOf(r.i64()) : skipLong(r);
         ConnectHeaders headers = readHeaders(r, topic);
         TimestampType type = tsType == 1 ? TimestampType.CREATE_TIME
             : tsType == 2 ? TimestampType.LOG_APPEND_TIME : TimestampType.NO_TIMESTAMP_TYPE;
