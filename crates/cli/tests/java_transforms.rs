@@ -191,8 +191,8 @@ fn run(bootstrap: &str, label: &str, extra: String) -> Run {
     }
 }
 
-/// The chains above with Apache's classes forced to Java equal the chains with Tributary's
-/// native classes: the same source records (keys, values, headers, byte for byte), the same
+/// The chains above with Apache's classes forced to Java, on the native connectors and on
+/// Apache's Java FileStream connectors, equal the chains with Tributary's native classes: the same source records (keys, values, headers, byte for byte), the same
 /// sink output, and the same records in the dead letter queue, whose context headers carry the
 /// Java exception's class and message.
 #[test]
@@ -207,6 +207,14 @@ fn java_transformations_and_predicates_give_what_the_native_ones_give() {
         &bootstrap,
         "java",
         jvm_lines(&classpath, &plugin_path, &forced_refs),
+    );
+    // The same chains on Apache's Java FileStream connectors (Java records through the chain).
+    let mut with_connectors = forced_refs.clone();
+    with_connectors.extend([SOURCE, SINK]);
+    let java_connectors = run(
+        &bootstrap,
+        "javaconn",
+        jvm_lines(&classpath, &plugin_path, &with_connectors),
     );
     let native = run(&bootstrap, "native", String::new());
 
@@ -237,15 +245,18 @@ fn java_transformations_and_predicates_give_what_the_native_ones_give() {
             .map(|r| (r.key.clone(), r.value.clone(), r.headers.clone()))
             .collect()
     };
-    let (j, n) = (content(&java), content(&native));
-    assert_eq!(j.len(), n.len());
-    for (i, (a, b)) in j.iter().zip(&n).enumerate() {
-        assert!(
-            a == b,
-            "record {i}: Java {:?} / native {:?}",
-            String::from_utf8_lossy(a.1.as_deref().unwrap_or_default()),
-            String::from_utf8_lossy(b.1.as_deref().unwrap_or_default())
-        );
+    let n = content(&native);
+    for run in [&java, &java_connectors] {
+        let j = content(run);
+        assert_eq!(j.len(), n.len());
+        for (i, (a, b)) in j.iter().zip(&n).enumerate() {
+            assert!(
+                a == b,
+                "record {i}: Java {:?} / native {:?}",
+                String::from_utf8_lossy(a.1.as_deref().unwrap_or_default()),
+                String::from_utf8_lossy(b.1.as_deref().unwrap_or_default())
+            );
+        }
     }
 
     // The sink chain: records with `drop` dropped by the Java Filter, records with `bad`
@@ -256,6 +267,7 @@ fn java_transformations_and_predicates_give_what_the_native_ones_give() {
         .collect();
     assert_eq!(String::from_utf8(java.output.clone()).unwrap(), expected);
     assert_eq!(java.output, native.output);
+    assert_eq!(java_connectors.output, native.output);
     let dlq_values =
         |r: &Run| -> Vec<Option<Vec<u8>>> { r.dlq.iter().map(|r| r.value.clone()).collect() };
     let bad: Vec<Option<Vec<u8>>> = (0..SINK_RECORDS)
@@ -264,6 +276,8 @@ fn java_transformations_and_predicates_give_what_the_native_ones_give() {
         .collect();
     assert_eq!(dlq_values(&java), bad);
     assert_eq!(dlq_values(&java), dlq_values(&native));
+    assert_eq!(dlq_values(&java_connectors), dlq_values(&native));
+    assert!(java_connectors.jvm);
     let d = &java.dlq[0];
     assert_eq!(
         d.header("__connect.errors.exception.class.name").as_deref(),
