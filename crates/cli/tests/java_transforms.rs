@@ -96,11 +96,18 @@ struct Run {
     _dir: TestDir,
 }
 
+/// A record's key, value and headers.
+type Content = (
+    Option<Vec<u8>>,
+    Option<Vec<u8>>,
+    Vec<(String, Option<Vec<u8>>)>,
+);
+
 const LINES: usize = 300;
 const SINK_RECORDS: usize = 60;
 
 fn is_drop(i: usize) -> bool {
-    i % 3 == 0
+    i.is_multiple_of(3)
 }
 fn is_bad(i: usize) -> bool {
     i % 5 == 1
@@ -235,11 +242,7 @@ fn java_transformations_and_predicates_give_what_the_native_ones_give() {
         Some("file")
     );
     // Keys, values and headers (the timestamps are each run's own).
-    let content = |r: &Run| -> Vec<(
-        Option<Vec<u8>>,
-        Option<Vec<u8>>,
-        Vec<(String, Option<Vec<u8>>)>,
-    )> {
+    let content = |r: &Run| -> Vec<Content> {
         r.source_records
             .iter()
             .map(|r| (r.key.clone(), r.value.clone(), r.headers.clone()))
