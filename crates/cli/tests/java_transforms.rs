@@ -408,3 +408,108 @@ fn validation_uses_the_java_config_def() {
     );
     assert_eq!(java, native, "Java and native classes validate alike");
 }
+
+/// `plugin.path` directory with Debezium's transformations (`scripts/jvm-bridge
+/// debezium-transforms`), `None` without Maven or network.
+fn debezium_transforms() -> Option<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = std::process::Command::new(root.join("scripts/jvm-bridge"))
+        .arg("debezium-transforms")
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return missing("`scripts/jvm-bridge debezium-transforms` failed (no mvn, or no network?)");
+    }
+    Some(String::from_utf8(out.stdout).unwrap().trim().to_string())
+}
+
+/// A Debezium change event for table `t` (id, name) as JsonConverter writes it.
+fn change_event(op: &str, before: Option<(i32, &str)>, after: Option<(i32, &str)>) -> String {
+    let row_schema = json!({"type": "struct", "name": "dbserver.public.t.Value", "optional": true,
+        "fields": [{"field": "id", "type": "int32", "optional": false},
+                   {"field": "name", "type": "string", "optional": true}]});
+    let mut before_schema = row_schema.clone();
+    before_schema["field"] = json!("before");
+    let mut after_schema = row_schema;
+    after_schema["field"] = json!("after");
+    let row = |r: Option<(i32, &str)>| r.map(|(id, name)| json!({"id": id, "name": name}));
+    json!({
+        "schema": {"type": "struct", "name": "dbserver.public.t.Envelope", "optional": false,
+            "fields": [before_schema, after_schema,
+                {"field": "source", "type": "struct", "name": "io.debezium.connector.postgresql.Source",
+                 "optional": false, "fields": [
+                    {"field": "db", "type": "string", "optional": false},
+                    {"field": "table", "type": "string", "optional": false}]},
+                {"field": "op", "type": "string", "optional": false},
+                {"field": "ts_ms", "type": "int64", "optional": true}]},
+        "payload": {"before": row(before), "after": row(after),
+            "source": {"db": "db", "table": "t"}, "op": op, "ts_ms": 1_700_000_000_000i64}
+    })
+    .to_string()
+}
+
+/// Debezium's `ExtractNewRecordState` (from `debezium-connect-plugins` 3.6.1.Final, Maven
+/// Central), a Java transformation Tributary has no native class for, unwraps change events
+/// for a native FileStreamSink, followed in the chain by the native `ReplaceField$Value`, and
+/// guarded by the native `RecordIsTombstone` predicate, negated.
+#[test]
+fn debezium_extract_new_record_state_unwraps_change_events() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let Some(debezium) = debezium_transforms() else {
+        return;
+    };
+    let dir = test_dir();
+    let topic = unique("jsmt-dbz");
+    create_topic(&bootstrap, &topic, 1);
+    let events = [
+        change_event("c", None, Some((1, "a"))),
+        change_event("u", Some((1, "a")), Some((1, "b"))),
+        change_event("d", Some((1, "b")), None),
+    ];
+    let records: Vec<Produced> = events
+        .iter()
+        .map(|e| (Some("1"), e.as_str(), &[][..]))
+        .collect();
+    produce(&bootstrap, &topic, &records);
+    let output = dir.path().join("output.txt");
+    std::fs::write(
+        dir.path().join("sink.properties"),
+        format!(
+            "name=dbz\nconnector.class={SINK}\ntasks.max=1\nfile={}\ntopics={topic}\n\
+value.converter=org.apache.kafka.connect.json.JsonConverter\n\
+transforms=unwrap,rename\n\
+transforms.unwrap.type=io.debezium.transforms.ExtractNewRecordState\n\
+transforms.unwrap.add.fields=op\ntransforms.unwrap.delete.tombstone.handling.mode=rewrite\n\
+transforms.unwrap.predicate=tombstone\ntransforms.unwrap.negate=true\n\
+transforms.rename.type={T}ReplaceField$Value\ntransforms.rename.renames=name:title\n\
+predicates=tombstone\npredicates.tombstone.type={T}predicates.RecordIsTombstone\n",
+            output.display()
+        ),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &jvm_lines(&classpath, &format!("{plugin_path},{debezium}"), &[]),
+        &["sink.properties"],
+    );
+    w.wait_state("dbz", 1, "RUNNING");
+    let text = wait_for("the unwrapped rows", Duration::from_secs(120), || {
+        let out = std::fs::read_to_string(&output).unwrap_or_default();
+        (out.lines().count() >= 3).then_some(out)
+    });
+    println!("{text}");
+    let (code, body) = w.get("/connector-plugins?connectorsOnly=false");
+    assert_eq!(code, 200);
+    assert!(
+        body.as_array().unwrap().iter().any(|p| p
+            == &json!({"class": "io.debezium.transforms.ExtractNewRecordState",
+                "type": "transformation", "version": "3.6.1.Final"})),
+        "{body}"
+    );
+    assert!(has_jvm(&w));
+}
