@@ -43,6 +43,8 @@
 //! plugins.transformations.push(TransformationPlugin::of::<SkipMarked>("com.example.SkipMarked", "1.0"));
 //! ```
 
+use std::sync::Arc;
+
 use crate::config::ConfigDef;
 use crate::data::{SchemaRef, Value};
 use crate::record::{Headers, SinkRecord, SourceRecord};
@@ -260,25 +262,39 @@ pub trait Predicate<R: ConnectRecord>: Send {
     fn configure(&mut self, props: &Props) -> ConnectResult<()>;
     /// Whether the record matches.
     fn test(&mut self, record: &R) -> bool;
+    /// [`Predicate::test`] for a predicate that can fail (a hosted Java predicate whose `test`
+    /// throws): the runtime calls this one, and an error is handled as a failure of the
+    /// transformation it guards (`errors.tolerance`), as in Connect, where both run in one
+    /// stage. The default never fails.
+    fn try_test(&mut self, record: &R) -> ConnectResult<bool> {
+        Ok(self.test(record))
+    }
     /// The settings this predicate accepts, for validation.
     fn config(&self) -> ConfigDef;
     /// Releases what the predicate holds.
     fn close(&mut self) {}
 }
 
+/// Creates a transformation for one record kind.
+pub type TransformationFactory<R> = Arc<dyn Fn() -> Box<dyn Transformation<R>> + Send + Sync>;
+/// Creates a predicate for one record kind.
+pub type PredicateFactory<R> = Arc<dyn Fn() -> Box<dyn Predicate<R>> + Send + Sync>;
+
 /// A transformation plugin under its Java class name (e.g.
 /// `org.apache.kafka.connect.transforms.InsertField$Value`), with a constructor for each record
-/// kind. Build one with [`TransformationPlugin::of`].
-#[derive(Clone, Copy)]
+/// kind. Build one with [`TransformationPlugin::of`]; plugins found at run time (Java ones of
+/// `plugin.path`, crate `tributary-jvm`) leak their names once per worker and build theirs
+/// from closures.
+#[derive(Clone)]
 pub struct TransformationPlugin {
     /// The Java class name users put in `transforms.<alias>.type`.
     pub class: &'static str,
     /// The plugin's version as `GET /connector-plugins` shows it.
     pub version: &'static str,
     /// A new, unconfigured instance for source records.
-    pub new_source: fn() -> Box<dyn Transformation<SourceRecord>>,
+    pub new_source: TransformationFactory<SourceRecord>,
     /// A new, unconfigured instance for sink records.
-    pub new_sink: fn() -> Box<dyn Transformation<SinkRecord>>,
+    pub new_sink: TransformationFactory<SinkRecord>,
 }
 
 impl TransformationPlugin {
@@ -290,24 +306,24 @@ impl TransformationPlugin {
         TransformationPlugin {
             class,
             version,
-            new_source: || Box::new(T::default()),
-            new_sink: || Box::new(T::default()),
+            new_source: Arc::new(|| Box::new(T::default())),
+            new_sink: Arc::new(|| Box::new(T::default())),
         }
     }
 }
 
 /// A predicate plugin under its Java class name (e.g.
 /// `org.apache.kafka.connect.transforms.predicates.HasHeaderKey`).
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct PredicatePlugin {
     /// The Java class name users put in `predicates.<alias>.type`.
     pub class: &'static str,
     /// The plugin's version.
     pub version: &'static str,
     /// A new, unconfigured instance for source records.
-    pub new_source: fn() -> Box<dyn Predicate<SourceRecord>>,
+    pub new_source: PredicateFactory<SourceRecord>,
     /// A new, unconfigured instance for sink records.
-    pub new_sink: fn() -> Box<dyn Predicate<SinkRecord>>,
+    pub new_sink: PredicateFactory<SinkRecord>,
 }
 
 impl PredicatePlugin {
@@ -319,8 +335,8 @@ impl PredicatePlugin {
         PredicatePlugin {
             class,
             version,
-            new_source: || Box::new(P::default()),
-            new_sink: || Box::new(P::default()),
+            new_source: Arc::new(|| Box::new(P::default())),
+            new_sink: Arc::new(|| Box::new(P::default())),
         }
     }
 }

@@ -312,10 +312,11 @@ impl ShutdownSignal {
     }
 }
 
-/// The built-in plugins plus the Java connector plugins of `plugin.path` (found by a
-/// short-lived `java` process; no JVM starts in the worker until a Java plugin is used).
+/// The built-in plugins plus the Java connectors, transformations and predicates of
+/// `plugin.path` (found by a short-lived `java` process; no JVM starts in the worker until a
+/// Java plugin is used).
 /// Errors name the key: `plugin.path` without `tributary.jvm.classpath`, a scan that fails,
-/// `tributary.plugins.prefer.java` naming no Java connector found on `plugin.path`.
+/// `tributary.plugins.prefer.java` naming no Java plugin found on `plugin.path`.
 async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, String> {
     let mut set = tributary_plugins::builtin();
     let list = |key: &str| -> Vec<String> {
@@ -363,22 +364,42 @@ async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, St
     };
     let scanned = {
         let settings = settings.clone();
-        tokio::task::spawn_blocking(move || tributary_jvm::scan(&settings))
+        tokio::task::spawn_blocking(move || tributary_jvm::scan_all(&settings))
             .await
             .map_err(|e| format!("{source}: key 'plugin.path': the scan panicked: {e}"))?
     }
     .map_err(|e| {
         format!("{source}: key 'plugin.path' (scanned with tributary.jvm.options): {e}")
     })?;
+    let (scanned, scanned_transforms) = scanned;
     for class in &prefer_java {
-        if !scanned.iter().any(|d| &d.class == class) {
+        if !scanned.iter().any(|d| &d.class == class)
+            && !scanned_transforms.iter().any(|d| &d.class == class)
+        {
             return Err(format!(
-                "{source}: key 'tributary.plugins.prefer.java': no Java connector {class} on plugin.path"
+                "{source}: key 'tributary.plugins.prefer.java': no Java connector, transformation or predicate {class} on plugin.path"
             ));
         }
     }
     let jvm = Arc::new(tributary_jvm::Jvm::new(settings));
     let java = tributary_jvm::plugin_set(&jvm, &scanned);
+    let java_transforms = tributary_jvm::transform::plugin_set(&jvm, &scanned_transforms);
+    for merged in tributary_jvm::transform::merge(&mut set, java_transforms, &prefer_java) {
+        match merged {
+            tributary_jvm::Merged::Added(c) => {
+                tracing::info!(class = c, "Java transformation or predicate")
+            }
+            tributary_jvm::Merged::ReplacedNative(c) => tracing::info!(
+                class = c,
+                "Java transformation or predicate runs instead of the built-in class (tributary.plugins.prefer.java)"
+            ),
+            // Apache's connect-transforms in a plugin directory is common: no warning.
+            tributary_jvm::Merged::ShadowedByNative(c) => tracing::info!(
+                class = c,
+                "Java transformation or predicate not used: the built-in class of that name runs natively"
+            ),
+        }
+    }
     for merged in tributary_jvm::merge(&mut set, java, &prefer_java) {
         match merged {
             tributary_jvm::Merged::Added(c) => tracing::info!(class = c, "Java connector plugin"),

@@ -11,6 +11,7 @@
 //!   [`task::JavaSinkTask`] implement Tributary's plugin traits by calling the bridge
 //!   (`crates/jvm/java`, built by `scripts/jvm-bridge`); batches cross as bytes ([`codec`]).
 //! - [`natives`]: the offset reader and connector context Java calls back into.
+//! - [`transform`]: Java transformations and predicates in a connector's `transforms` chain.
 //!
 //! [`plugin_set`] turns scanned plugins into [`ConnectorPlugin`]s and [`merge`] applies the
 //! precedence: a built-in (native) class wins over a Java plugin of the same class unless the
@@ -21,6 +22,7 @@ pub mod connector;
 pub mod natives;
 pub mod scan;
 pub mod task;
+pub mod transform;
 pub mod vm;
 
 use std::sync::Arc;
@@ -28,7 +30,8 @@ use std::sync::Arc;
 use tributary_api::connector::ConnectorType;
 use tributary_api::plugin::{ConnectorPlugin, PluginSet, TaskFactory};
 
-pub use scan::{scan, JavaConnectorDesc};
+pub use scan::{scan, scan_all, JavaConnectorDesc};
+pub use transform::JavaTransformDesc;
 pub use vm::{jvm_started, Jvm, JvmSettings};
 
 /// The connector plugins for scanned Java connectors, hosted in `jvm`. Class names and

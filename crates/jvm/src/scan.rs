@@ -1,4 +1,4 @@
-//! Finding the Java connector plugins of `plugin.path` (Connect's `Plugins` /
+//! Finding the Java connector, transformation and predicate plugins of `plugin.path` (Connect's `Plugins` /
 //! `DelegatingClassLoader`, KIP-898's `plugin.discovery`), in a short-lived `java` process at
 //! worker startup: listing plugins never starts a JVM inside the worker.
 
@@ -6,6 +6,7 @@ use std::process::Command;
 
 use tributary_api::connector::ConnectorType;
 
+use crate::transform::JavaTransformDesc;
 use crate::vm::{java_home, JvmSettings};
 
 /// A connector plugin found on `plugin.path`.
@@ -20,10 +21,23 @@ pub struct JavaConnectorDesc {
     pub location: String,
 }
 
-/// Runs `io.tributary.jvm.PluginScanner` over `settings.plugin_path`. Errors: no `java`, the
-/// bridge not on the class path, or Connect refusing the path (e.g. `hybrid_fail` with a
-/// plugin that lacks its service manifest), with the process's output.
+/// Runs `io.tributary.jvm.PluginScanner` over `settings.plugin_path`: its connectors. Errors:
+/// no `java`, the bridge not on the class path, or Connect refusing the path (e.g.
+/// `hybrid_fail` with a plugin that lacks its service manifest), with the process's output.
 pub fn scan(settings: &JvmSettings) -> Result<Vec<JavaConnectorDesc>, String> {
+    scan_output(settings).map(|out| parse_scan(&out))
+}
+
+/// [`scan`], with the transformations and predicates found too (one scan).
+pub fn scan_all(
+    settings: &JvmSettings,
+) -> Result<(Vec<JavaConnectorDesc>, Vec<JavaTransformDesc>), String> {
+    let out = scan_output(settings)?;
+    Ok((parse_scan(&out), crate::transform::parse_scan(&out)))
+}
+
+/// The scanner's standard output.
+fn scan_output(settings: &JvmSettings) -> Result<String, String> {
     let java = java_home()
         .map(|h| h.join("bin/java"))
         .unwrap_or_else(|_| "java".into());
@@ -50,7 +64,7 @@ pub fn scan(settings: &JvmSettings) -> Result<Vec<JavaConnectorDesc>, String> {
             tail.join("\n")
         ));
     }
-    Ok(parse_scan(&stdout))
+    Ok(stdout.into_owned())
 }
 
 /// The `connector\t<type>\t<class>\t<version>\t<location>` lines of the scanner's output

@@ -118,11 +118,19 @@ pub async fn config(
     if plugins.header_converter_plugin(&plugin).is_ok() {
         return Ok(Json(Vec::<ConfigKeyInfo>::new()).into_response());
     }
-    if let Ok(p) = plugins.transformation_plugin(&plugin) {
-        return Ok(Json(key_infos(&(p.new_source)().config())).into_response());
-    }
-    if let Ok(p) = plugins.predicate_plugin(&plugin) {
-        return Ok(Json(key_infos(&(p.new_source)().config())).into_response());
+    // A hosted (Java) transformation's or predicate's `config()` calls into the JVM too.
+    let own = if let Ok(p) = plugins.transformation_plugin(&plugin) {
+        let new = p.new_source.clone();
+        Some(tokio::task::spawn_blocking(move || new().config()).await)
+    } else if let Ok(p) = plugins.predicate_plugin(&plugin) {
+        let new = p.new_source.clone();
+        Some(tokio::task::spawn_blocking(move || new().config()).await)
+    } else {
+        None
+    };
+    if let Some(own) = own {
+        let def = own.map_err(|_| RestError::new(500, "the plugin's config() panicked"))?;
+        return Ok(Json(key_infos(&def)).into_response());
     }
     for kind in [PluginKind::Transformation, PluginKind::Predicate] {
         if let ClassLookup::Abstract(_) = plugins.classify(&plugin, kind) {

@@ -59,7 +59,7 @@ impl<R: ConnectRecord> TransformationStage<R> {
     pub fn apply(&mut self, record: R) -> ConnectResult<Option<R>> {
         let wanted = match &mut self.predicate {
             None => true,
-            Some(p) => self.negate ^ p.test(&record),
+            Some(p) => self.negate ^ p.try_test(&record)?,
         };
         if wanted {
             self.transformation.apply(record)
@@ -333,6 +333,13 @@ mod tests {
         fn test(&mut self, r: &R) -> bool {
             matches!(r.value(), Value::String(s) if s.starts_with(&self.0))
         }
+        /// Fails on the value `boom`, as a hosted Java predicate whose `test` throws.
+        fn try_test(&mut self, r: &R) -> ConnectResult<bool> {
+            match r.value() {
+                Value::String(s) if s == "boom" => Err(ConnectError::data("cannot test boom")),
+                _ => Ok(self.test(r)),
+            }
+        }
         fn config(&self) -> ConfigDef {
             ConfigDef::new().define(
                 "prefix",
@@ -443,6 +450,32 @@ mod tests {
         let before = CLOSED.with(|c| c.load(Ordering::Relaxed));
         chain.close();
         assert_eq!(CLOSED.with(|c| c.load(Ordering::Relaxed)) - before, 2);
+    }
+
+    #[test]
+    fn a_failing_predicate_is_a_failure_of_its_stage() {
+        let p = props(&[
+            ("transforms", "a"),
+            ("transforms.a.type", "Append"),
+            ("transforms.a.suffix", "-1"),
+            ("transforms.a.predicate", "isA"),
+            ("predicates", "isA"),
+            ("predicates.isA.type", "StartsWith"),
+            ("predicates.isA.prefix", "a"),
+        ]);
+        let mut chain = TransformationChain::<SourceRecord>::build(&plugins(), &p).unwrap();
+        let op = operator(ToleranceType::All, 0);
+        assert_eq!(
+            run(&mut chain, &op, "ab").unwrap(),
+            Outcome::Done(Some("ab-1".into()))
+        );
+        assert_eq!(run(&mut chain, &op, "boom").unwrap(), Outcome::Skipped);
+        let op = operator(ToleranceType::None, 0);
+        let e = run(&mut chain, &op, "boom").unwrap_err().to_string();
+        assert!(
+            e.contains("with class 't.Append'") && e.contains("DataException: cannot test boom"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -581,8 +581,8 @@ pub fn context_headers(
         trace,
     }) = &ctx.error
     {
-        // A hosted Java plugin's exception: its own class, message and trace, as Connect
-        // writes them.
+        // A Java plugin's exception (a hosted transformation's, say) as Connect reports it:
+        // its own class, message and trace.
         out.push((headers::EXCEPTION, class.clone()));
         out.push((headers::EXCEPTION_MESSAGE, message.clone()));
         out.push((headers::EXCEPTION_STACK_TRACE, trace.clone()));

@@ -7,10 +7,11 @@ import org.apache.kafka.connect.runtime.isolation.PluginDesc;
 import org.apache.kafka.connect.runtime.isolation.Plugins;
 
 /**
- * Lists the connector plugins of a plugin path, as Connect's own isolation classes find them
+ * Lists the connector, transformation and predicate plugins of a plugin path, as Connect's own isolation classes find them
  * (plugin.path, plugin.discovery of KIP-898). Run as a separate process at worker startup, so
  * a worker never starts a JVM in-process just to list plugins. Prints one line per connector
- * found outside the class path: {@code connector<TAB>source|sink<TAB>class<TAB>version<TAB>location}.
+ * found outside the class path: {@code connector<TAB>source|sink<TAB>class<TAB>version<TAB>location},
+ * then one per transformation and predicate: {@code transformation|predicate<TAB>class<TAB>version<TAB>location}.
  * Usage: PluginScanner PLUGIN_PATH DISCOVERY
  */
 public final class PluginScanner {
@@ -29,8 +30,22 @@ public final class PluginScanner {
         for (PluginDesc<?> d : plugins.sinkConnectors()) {
             line(out, "sink", d);
         }
+        for (PluginDesc<?> d : plugins.transformations()) {
+            other(out, "transformation", d);
+        }
+        for (PluginDesc<?> d : plugins.predicates()) {
+            other(out, "predicate", d);
+        }
         System.out.print(out);
         System.out.flush();
+    }
+
+    private static void other(StringBuilder out, String kind, PluginDesc<?> d) {
+        if ("classpath".equals(d.location())) {
+            return;
+        }
+        out.append(kind).append('\t').append(d.className()).append('\t')
+            .append(d.version()).append('\t').append(d.location()).append('\n');
     }
 
     private static void line(StringBuilder out, String type, PluginDesc<?> d) {
