@@ -693,6 +693,8 @@ fn mirror_maker_replicates_a_topic_between_two_brokers() {
     assert_eq!(
         got, expected,
         "the mirror equals its source, in order: keys, values, headers, timestamps"
+    );
+}
 
 /// A Java sink task's `SinkTaskContext.errantRecordReporter()` (KIP-610) reaches the worker's
 /// dead letter queue: with `errors.tolerance=all` the records it reports land there with their

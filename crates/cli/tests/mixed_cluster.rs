@@ -1266,6 +1266,7 @@ fn java_hosted_tasks_move_between_java_and_tributary_workers() {
         || (owners(&wait_state(&java2.url(), "jsink", 2, "RUNNING")) == only_java).then_some(()),
     );
     phase("java");
+}
 
 /// Exactly-once source support (KIP-618) across Java and Tributary workers: each fences the
 /// other's zombie task producers (the same `transactional.id` scheme), each reads the task
