@@ -450,29 +450,16 @@ fn a_bad_jvm_option_stops_startup() {
 /// `tests/java/ProbeSinkConnector.java`), compiled against Connect's API jars and packed as
 /// one jar, as a plugin author ships one.
 fn probe_plugin_dir(dir: &Path, classpath: &str) -> std::path::PathBuf {
-    let classes = dir.join("probe-classes");
-    let plugin = dir.join("probe-plugins").join("probe");
-    std::fs::create_dir_all(&classes).unwrap();
-    std::fs::create_dir_all(&plugin).unwrap();
     let java = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java");
-    let status = Command::new("javac")
-        .args(["-nowarn", "-encoding", "UTF-8", "-cp", classpath, "-d"])
-        .arg(&classes)
-        .arg(java.join("ProbeSourceConnector.java"))
-        .arg(java.join("ProbeSinkConnector.java"))
-        .status()
-        .expect("running javac");
-    assert!(status.success(), "javac failed on the probe connector");
-    let status = Command::new("jar")
-        .arg("cf")
-        .arg(plugin.join("probe.jar"))
-        .args(["-C"])
-        .arg(&classes)
-        .arg(".")
-        .status()
-        .expect("running jar");
-    assert!(status.success(), "jar failed");
-    dir.join("probe-plugins")
+    java_plugin_dir(
+        dir,
+        "probe",
+        classpath,
+        &[
+            java.join("ProbeSourceConnector.java"),
+            java.join("ProbeSinkConnector.java"),
+        ],
+    )
 }
 
 /// `(value, header "probe")` of every record of partition 0 of `topic`.

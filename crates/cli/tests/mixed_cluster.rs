@@ -1271,28 +1271,51 @@ fn java_hosted_tasks_move_between_java_and_tributary_workers() {
 /// Exactly-once source support (KIP-618) across Java and Tributary workers: each fences the
 /// other's zombie task producers (the same `transactional.id` scheme), each reads the task
 /// count records the other writes, and a `read_committed` consumer sees every sequence number
-/// of each task exactly once through two SIGKILLs and two task generations.
+/// of each task exactly once through two SIGKILLs and two task generations. The connector is
+/// a Java plugin both runtimes load from `plugin.path` (`bench/java`'s SequenceSourceConnector,
+/// which sends VerifiableSource's records; Connect 4.1.1's jars carry no VerifiableSource), so
+/// on the Tributary worker its tasks are Java-hosted and their records go through Tributary's
+/// transactional producers.
 #[test]
 fn java_and_tributary_workers_fence_each_others_exactly_once_tasks() {
     use common::eos::*;
     let Some(bootstrap) = gate() else { return };
+    let Some((classpath, _)) = java_bridge() else {
+        return;
+    };
     let dir = test_dir();
     let d = dir.path();
+    let bench_java = repo_root().join("bench/java/dev/tributary/bench");
+    let plugins = java_plugin_dir(
+        d,
+        "sequence",
+        &classpath,
+        &[
+            bench_java.join("SequenceSourceConnector.java"),
+            bench_java.join("SequenceSourceTask.java"),
+        ],
+    );
     let group = unique("mixed-eos");
     let topic = unique("mixed-eos-seq");
     create_topic(&bootstrap, &topic, 1);
-    let eos = "exactly.once.source.support=enabled\n";
+    let eos = format!(
+        "exactly.once.source.support=enabled\nplugin.path={}\n",
+        plugins.display()
+    );
     let tributary = DistributedWorker::start(
         d,
         "tributary-1",
         &bootstrap,
         &group,
-        &format!("{WORKER_EXTRA}{eos}"),
+        &format!(
+            "{WORKER_EXTRA}exactly.once.source.support=enabled\n{}",
+            jvm_lines(&classpath, &plugins.display().to_string(), &[])
+        ),
     );
     tributary.wait_joined();
-    let mut java = JavaWorker::start_with(d, "java-1", &bootstrap, &group, eos);
+    let mut java = JavaWorker::start_with(d, "java-1", &bootstrap, &group, &eos);
     let config = serde_json::json!({
-        "connector.class": "org.apache.kafka.connect.tools.VerifiableSourceConnector",
+        "connector.class": "dev.tributary.bench.SequenceSourceConnector",
         "tasks.max": "2", "topic": topic, "throughput": "300",
         "transaction.boundary": "interval", "transaction.boundary.interval.ms": "100",
     });
@@ -1332,7 +1355,7 @@ fn java_and_tributary_workers_fence_each_others_exactly_once_tasks() {
     progressed(1000);
     // A Java worker joins and the Tributary worker is killed: the Java worker runs the tasks
     // on from the offsets the Tributary tasks committed in their transactions.
-    let java2 = JavaWorker::start_with(d, "java-2", &bootstrap, &group, eos);
+    let java2 = JavaWorker::start_with(d, "java-2", &bootstrap, &group, &eos);
     progressed(300);
     let mut tributary = tributary;
     tributary.kill();

@@ -839,3 +839,31 @@ pub fn jvm_lines(classpath: &str, plugin_path: &str, prefer_java: &[&str]) -> St
         prefer_java.join(",")
     )
 }
+
+/// A plugin directory (returned; `<dir>/<name>-plugins`) holding one plugin, `<name>/<name>.jar`:
+/// the Java `sources` compiled with `javac` against `classpath` (Connect's API jars) and packed
+/// with `jar`, as a plugin author ships one. Panics when javac or jar fails.
+pub fn java_plugin_dir(dir: &Path, name: &str, classpath: &str, sources: &[PathBuf]) -> PathBuf {
+    let classes = dir.join(format!("{name}-classes"));
+    let plugins = dir.join(format!("{name}-plugins"));
+    let plugin = plugins.join(name);
+    std::fs::create_dir_all(&classes).unwrap();
+    std::fs::create_dir_all(&plugin).unwrap();
+    let status = Command::new("javac")
+        .args(["-nowarn", "-encoding", "UTF-8", "-cp", classpath, "-d"])
+        .arg(&classes)
+        .args(sources)
+        .status()
+        .expect("running javac");
+    assert!(status.success(), "javac failed on {sources:?}");
+    let status = Command::new("jar")
+        .arg("cf")
+        .arg(plugin.join(format!("{name}.jar")))
+        .arg("-C")
+        .arg(&classes)
+        .arg(".")
+        .status()
+        .expect("running jar");
+    assert!(status.success(), "jar failed");
+    plugins
+}
