@@ -177,12 +177,19 @@ pub fn unsupported_settings(
                     });
                 }
             }
-            if support.connector_offsets_topics {
-                if let Some(v) = set(config, "offsets.storage.topic") {
+            // Connector-specific offsets topics are read with the worker's clients, on the
+            // worker's cluster: a connector producing to another cluster would have Connect
+            // keep its offsets there (its own topic, or with exactly-once support the
+            // offsets topic name on that cluster).
+            let own_offsets_topic = set(config, "offsets.storage.topic");
+            if support.connector_offsets_topics
+                && (own_offsets_topic.is_some() || support.exactly_once_source)
+            {
+                if let Some(v) = set(config, "producer.override.bootstrap.servers") {
                     out.push(not_yet(
-                        "offsets.storage.topic",
+                        "producer.override.bootstrap.servers",
                         &v,
-                        "connector-specific offsets topics (KIP-618)",
+                        "keeping the source offsets of a connector that produces to another Kafka cluster on that cluster (KIP-618: offsets.storage.topic or exactly-once source support)",
                     ));
                 }
             }
@@ -304,9 +311,23 @@ mod tests {
             vec![
                 ("exactly.once.support", true),
                 ("transaction.boundary", false),
-                ("offsets.storage.topic", true),
             ]
         );
+        // Implemented (KIP-618), but only on the worker's own cluster.
+        let mut elsewhere = c.clone();
+        elsewhere.insert(
+            "producer.override.bootstrap.servers".into(),
+            "other:9092".into(),
+        );
+        let src =
+            unsupported_settings(&elsewhere, ConnectorType::Source, &WorkerSupport::default());
+        assert!(keys(&src).contains(&("producer.override.bootstrap.servers", true)));
+        elsewhere.remove("offsets.storage.topic");
+        let src =
+            unsupported_settings(&elsewhere, ConnectorType::Source, &WorkerSupport::default());
+        assert!(!keys(&src)
+            .iter()
+            .any(|(k, _)| *k == "producer.override.bootstrap.servers"));
         let sink = unsupported_settings(&c, ConnectorType::Sink, &WorkerSupport::default());
         assert!(keys(&sink).is_empty());
         assert!(!keys(&sink)

@@ -43,6 +43,7 @@ use crate::config::worker::WorkerConfig;
 use crate::config_records::RestartRequest;
 use crate::plugins::Plugins;
 use crate::storage::config_topic::{ClusterConfigState, ConfigEvent, KafkaConfigBackingStore};
+use crate::storage::connector_offset_store::ConnectorOffsetTopics;
 use crate::storage::offset_topic::KafkaOffsetBackingStore;
 use crate::storage::status::{State, Status, StatusBackingStore};
 use crate::storage::status_topic::KafkaStatusBackingStore;
@@ -321,6 +322,11 @@ impl DistributedHerder {
         let [config_topic, offsets_topic, status_topic]: [ManagedTopic; 3] = managed
             .try_into()
             .unwrap_or_else(|_| unreachable!("three internal topics"));
+        // Connector-specific offsets topics (KIP-618) are created like the worker's.
+        let connector_offset_topics = Arc::new(ConnectorOffsetTopics::new(
+            offsets_topic.clone(),
+            Arc::new(client.clone()),
+        ));
 
         let (events_tx, events_rx) = mpsc::unbounded_channel::<ConfigEvent>();
         let (requests_tx, requests_rx) = mpsc::unbounded_channel::<LoopRequest>();
@@ -394,6 +400,7 @@ impl DistributedHerder {
                 }
             }),
         ));
+        worker.set_connector_offset_topics(connector_offset_topics);
         let url_slash = format!("{}/", url.trim_end_matches('/'));
         let shared = Arc::new(Shared {
             worker,
@@ -534,6 +541,7 @@ impl DistributedHerder {
                 scope.spawn(|| s.config.stop());
                 scope.spawn(|| s.statuses.stop());
                 scope.spawn(|| s.offsets.stop());
+                scope.spawn(|| s.worker.stop_connector_offset_topics());
             });
         });
         match tokio::time::timeout(LOG_CLOSE_WAIT, close).await {

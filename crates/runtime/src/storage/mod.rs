@@ -3,6 +3,7 @@
 //! ([`offset_file`]) and statuses in memory ([`status`]).
 
 pub mod config_topic;
+pub mod connector_offset_store;
 pub mod kafka_log;
 pub mod offset;
 pub mod offset_file;

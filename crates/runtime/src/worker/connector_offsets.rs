@@ -137,18 +137,24 @@ pub fn connector_offsets_of(
         .map_err(|e| HerderError::Internal(e.to_string()))?;
     let (_, kind) = connector_kind(worker, &config)?;
     let offsets = match kind {
-        ConnectorType::Source => connector_offsets(worker.offset_store().as_ref(), name)
-            .map_err(|e| {
-                HerderError::Internal(format!(
-                    "Failed to retrieve offsets for source connector {name}: {e}"
-                ))
-            })?
-            .into_iter()
-            .map(|(p, o)| ConnectorOffset {
-                partition: Some(p),
-                offset: Some(o),
-            })
-            .collect(),
+        ConnectorType::Source => connector_offsets(
+            worker
+                .offset_store_for(&config)
+                .map_err(|e| HerderError::Internal(e.to_string()))?
+                .as_ref(),
+            name,
+        )
+        .map_err(|e| {
+            HerderError::Internal(format!(
+                "Failed to retrieve offsets for source connector {name}: {e}"
+            ))
+        })?
+        .into_iter()
+        .map(|(p, o)| ConnectorOffset {
+            partition: Some(p),
+            offset: Some(o),
+        })
+        .collect(),
         ConnectorType::Sink => {
             let (bootstrap, group) = group_admin(worker, name, &config)?;
             block_on(group_offsets::list_group_offsets(&bootstrap, &group))
@@ -291,7 +297,9 @@ pub fn modify_connector_offsets(
     let hook_error = |e: ConnectError| HerderError::Internal(e.to_string());
     match kind {
         ConnectorType::Source => {
-            let store = worker.offset_store();
+            let store = worker
+                .offset_store_for(&config)
+                .map_err(|e| HerderError::Internal(e.to_string()))?;
             let wanted: Vec<(SourceMap, Option<SourceMap>)> = match offsets {
                 None => connector_offsets(store.as_ref(), name)
                     .map_err(|e| {

@@ -35,6 +35,9 @@ use crate::config::transforms;
 use crate::config::unsupported::{self, unsupported_settings, WorkerSupport};
 use crate::config::worker::{prefixed, WorkerConfig};
 use crate::plugins::Plugins;
+use crate::storage::connector_offset_store::{
+    connector_offsets_topic, ConnectorOffsetBackingStore, ConnectorOffsetTopics,
+};
 use crate::storage::offset::OffsetBackingStore;
 use crate::storage::status::{State, Status, StatusBackingStore};
 use crate::ConnectorTaskId;
@@ -197,6 +200,9 @@ pub struct Worker {
     on_reconfigure: Arc<dyn Fn(String) + Send + Sync>,
     /// Set by the distributed herder when `exactly.once.source.support=enabled`.
     exactly_once: std::sync::OnceLock<Arc<dyn ExactlyOnceCoordinator>>,
+    /// Set by the distributed herder: the connector-specific offsets topics (KIP-618) this
+    /// worker follows. Unset (standalone), `offsets.storage.topic` does not apply.
+    connector_offset_topics: std::sync::OnceLock<Arc<ConnectorOffsetTopics>>,
 }
 
 impl Worker {
@@ -272,12 +278,17 @@ impl Worker {
         producer
             .set("transactional.id", &transactional_id)
             .set("enable.idempotence", "true");
+        let own_topic = self.connector_offsets_topic(connector_config);
         let generation = coordinator.task_generation(&id.connector);
         let (fence, verify) = (coordinator.clone(), coordinator);
         let (fence_id, verify_id) = (id.clone(), id.clone());
         Ok(Some(source_task::ExactlyOnceArgs {
             boundary,
-            offsets_topic: distributed.offset_storage_topic.clone(),
+            // Connect's `offsetStoreForExactlyOnceSourceTask`: offsets go, in the task's
+            // transactions, to the connector's own topic when it has one (the worker's topic
+            // then gets them after each commit, best-effort), else to the worker's topic.
+            secondary_offsets: own_topic.is_some().then(|| self.offsets.clone()),
+            offsets_topic: own_topic.unwrap_or_else(|| distributed.offset_storage_topic.clone()),
             pre_producer_check: Box::new(move || fence.fence_before_start(&fence_id)),
             post_producer_check: Box::new(move || verify.verify_generation(&verify_id, generation)),
             commit_timeout: EXACTLY_ONCE_COMMIT_TIMEOUT,
@@ -308,7 +319,67 @@ impl Worker {
             metrics: Arc::default(),
             on_reconfigure,
             exactly_once: std::sync::OnceLock::new(),
+            connector_offset_topics: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Lets source connectors use their own offsets topics (distributed workers; once, before
+    /// any connector starts).
+    pub fn set_connector_offset_topics(&self, topics: Arc<ConnectorOffsetTopics>) {
+        if self.connector_offset_topics.set(topics).is_err() {
+            tracing::warn!("the connector offsets topics were set already; keeping the first");
+        }
+    }
+
+    /// Stops following the connector-specific offsets topics (the worker is stopping).
+    pub fn stop_connector_offset_topics(&self) {
+        if let Some(topics) = self.connector_offset_topics.get() {
+            topics.stop();
+        }
+    }
+
+    /// The connector-specific offsets topic a source connector with `connector_config` uses,
+    /// `None` when it uses the worker's store: no `offsets.storage.topic`, the worker's own
+    /// topic, or a worker that does not apply the setting (standalone). Connect's
+    /// `Worker.offsetStoreFor*`.
+    pub fn connector_offsets_topic(&self, connector_config: &Props) -> Option<String> {
+        let topics = self.connector_offset_topics.get()?;
+        connector_offsets_topic(connector_config).filter(|t| t != topics.worker_topic())
+    }
+
+    /// The offset store of a source connector with `connector_config` (after its config
+    /// provider references are resolved): the worker's, or a [`ConnectorOffsetBackingStore`]
+    /// over the connector's own offsets topic and the worker's (the topic created and read to
+    /// its end first: this blocks). Errors when the connector's topic cannot be created or read.
+    pub fn offset_store_for(
+        &self,
+        connector_config: &Props,
+    ) -> ConnectResult<Arc<dyn OffsetBackingStore>> {
+        let Some(topics) = self.connector_offset_topics.get() else {
+            // As in Connect, a standalone worker keeps every connector's offsets in its own
+            // store; said rather than silently accepted.
+            if let Some(topic) = connector_offsets_topic(connector_config) {
+                tracing::warn!(
+                    connector = connector_config.get("name").map(String::as_str).unwrap_or(""),
+                    topic,
+                    "offsets.storage.topic applies to distributed workers only: this worker keeps the connector's offsets in its own offset store"
+                );
+            }
+            return Ok(self.offsets.clone());
+        };
+        let Some(topic) = self.connector_offsets_topic(connector_config) else {
+            return Ok(self.offsets.clone());
+        };
+        let connector = topics.store(&topic).map_err(|e| {
+            ConnectError::connect(format!(
+                "Failed to read the connector's offsets topic {topic}: {e}"
+            ))
+        })?;
+        Ok(Arc::new(ConnectorOffsetBackingStore {
+            connector,
+            worker: self.offsets.clone(),
+            topic,
+        }))
     }
 
     fn put_connector_status_version(
@@ -834,6 +905,7 @@ impl Worker {
                     prefixed(connector_config, "producer.override."),
                 )
                 .map_err(|e| fail(ConnectError::config(e.to_string())))?;
+                let offsets = self.offset_store_for(connector_config).map_err(fail)?;
                 let exactly_once = self
                     .exactly_once_args(id, connector_config, &mut producer_config)
                     .map_err(fail)?;
@@ -844,7 +916,7 @@ impl Worker {
                     producer_config,
                     exactly_once,
                     converters,
-                    offsets: self.offsets.clone(),
+                    offsets,
                     topic_creation: match topic_creation {
                         None => None,
                         Some(rules) => Some((

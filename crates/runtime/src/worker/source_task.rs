@@ -35,7 +35,10 @@ use super::task::{catch_panic, error_trace, TaskControl, TaskStatusReporter};
 use super::TaskCounters;
 use crate::config::errors::{ErrorHandlingConfig, ToleranceType};
 use crate::polled_producer::PolledProducer;
-use crate::storage::offset::{offset_key, offset_value, ConnectorOffsetReader, OffsetBackingStore};
+use crate::storage::connector_offset_store::ConnectorOffsetBackingStore;
+use crate::storage::offset::{
+    offset_key, offset_value, ConnectorOffsetReader, OffsetBackingStore, OffsetEntry,
+};
 use crate::storage::status::State;
 
 /// The longest a send waits for acknowledgements when librdkafka's queue is full.
@@ -67,6 +70,9 @@ pub struct ExactlyOnceArgs {
     pub boundary: TransactionBoundary,
     /// The offsets topic the task's offsets are written to, in its transactions.
     pub offsets_topic: String,
+    /// With a connector-specific offsets topic, the worker's offset store: committed offsets
+    /// are written there too after each commit, best-effort (Connect's secondary store).
+    pub secondary_offsets: Option<Arc<dyn OffsetBackingStore>>,
     /// Run before the producer is initialised: the round of zombie fencing the leader does
     /// for the connector's new task generation (Connect's `preProducerCheck`).
     pub pre_producer_check: ProducerCheck,
@@ -82,6 +88,7 @@ pub struct ExactlyOnceArgs {
 struct Transactions {
     boundary: TransactionBoundary,
     offsets_topic: String,
+    secondary_offsets: Option<Arc<dyn OffsetBackingStore>>,
     commit_timeout: Duration,
     /// Whether a transaction is open (records were sent since the last commit).
     open: bool,
@@ -512,6 +519,7 @@ fn start_transactions(
     Ok(Transactions {
         boundary: eos.boundary,
         offsets_topic: eos.offsets_topic,
+        secondary_offsets: eos.secondary_offsets,
         commit_timeout: eos.commit_timeout,
         open: false,
         offsets: HashMap::new(),
@@ -544,6 +552,14 @@ impl Loop {
             return Ok(());
         }
         let began = Instant::now();
+        let secondary: Vec<OffsetEntry> = match &t.secondary_offsets {
+            Some(_) => t
+                .offsets
+                .iter()
+                .map(|(k, v)| (k.clone(), Some(v.clone())))
+                .collect(),
+            None => Vec::new(),
+        };
         for (key, value) in t.offsets.drain() {
             let mut rec: BaseRecord<'_, [u8], [u8], usize> =
                 BaseRecord::with_opaque_to(&t.offsets_topic, OFFSET_RECORD)
@@ -587,6 +603,9 @@ impl Loop {
             )));
         }
         self.counters.metrics.commit_done(true, began.elapsed());
+        if let Some(worker) = &t.secondary_offsets {
+            ConnectorOffsetBackingStore::write_secondary(worker.clone(), secondary);
+        }
         self.check_failure()?;
         // Everything sent is acknowledged and committed: nothing is left to track.
         self.submitted.process_acks();
