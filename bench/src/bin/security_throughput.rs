@@ -97,6 +97,7 @@ fn measure(
         worker_extra: security_lines(transport)?,
         connector_extra: Default::default(),
         counted_topic: None,
+        read_committed: false,
     })
 }
 

@@ -144,6 +144,7 @@ fn run(args: &Args) -> Result<(), String> {
                     worker_extra: Vec::new(),
                     connector_extra,
                     counted_topic,
+                    read_committed: false,
                 })?;
                 say(format!(
                     "round {round}: {} {pipeline:?}: {rps:.0} records/s",
