@@ -1,11 +1,11 @@
 //! The [`SourceTask`] trait and its context (Connect's `SourceTask`, `SourceTaskContext`,
-//! `OffsetStorageReader`).
+//! `OffsetStorageReader`, `TransactionContext`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use crate::error::ConnectResult;
+use crate::error::{ConnectError, ConnectResult};
 use crate::record::{RecordMetadata, SourceMap, SourceRecord};
 use crate::Props;
 
@@ -26,6 +26,11 @@ pub struct SourceTaskContext {
     /// should wait on it ([`SourceTaskContext::wait_for_stop`]), or check it at least every
     /// second.
     pub stopping: StopSignal,
+    /// Where the task defines its own transactions: `Some` only when the worker runs source
+    /// tasks exactly once (`exactly.once.source.support=enabled`) and the connector is
+    /// configured with `transaction.boundary=connector` (Connect's
+    /// `SourceTaskContext.transactionContext()`, KIP-618, which is `null` otherwise).
+    pub transaction_context: Option<Arc<TransactionContext>>,
 }
 
 impl SourceTaskContext {
@@ -39,6 +44,121 @@ impl SourceTaskContext {
     /// (Java's tasks are woken by `stop()` the same way).
     pub fn wait_for_stop(&self, timeout: Duration) -> bool {
         self.stopping.wait(timeout)
+    }
+}
+
+/// How a task using connector-defined transaction boundaries (`transaction.boundary=connector`,
+/// KIP-618) tells the runtime where its transactions end (Connect's `TransactionContext`).
+///
+/// Requests take effect as the runtime hands records to the producer: a request naming a
+/// record ends the transaction right after that record (the one the task returned from
+/// `poll`, matched by equality before any transformation, as Connect matches them); a request
+/// for the batch ends it after the rest of the current batch. A committed transaction makes
+/// its records and their source offsets visible together; an aborted one discards its
+/// records, and the runtime then commits their source offsets in a transaction of their own,
+/// so they are not read again. A task that asks both to commit and to abort the same
+/// transaction (or after the same record) fails. Transactions no request ends stay open: a
+/// stopping task's open transaction is aborted unless the task asked for a commit.
+#[derive(Debug, Default)]
+pub struct TransactionContext {
+    requests: Mutex<TransactionRequests>,
+}
+
+#[derive(Debug, Default)]
+struct TransactionRequests {
+    commit_batch: bool,
+    abort_batch: bool,
+    commit_records: Vec<SourceRecord>,
+    abort_records: Vec<SourceRecord>,
+}
+
+/// Where a connector-defined transaction ends, as [`TransactionContext`]'s requests say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransactionBoundaryRequest {
+    /// Commit the transaction.
+    Commit,
+    /// Abort the transaction (its records are discarded, their offsets committed).
+    Abort,
+}
+
+impl TransactionContext {
+    /// Asks for the transaction to be committed once the current batch is sent (Connect's
+    /// `commitTransaction()`).
+    pub fn commit_transaction(&self) {
+        self.lock().commit_batch = true;
+    }
+
+    /// Asks for the transaction to be committed right after `record` is sent (Connect's
+    /// `commitTransaction(SourceRecord)`).
+    pub fn commit_transaction_for(&self, record: &SourceRecord) {
+        self.lock().commit_records.push(record.clone());
+    }
+
+    /// Asks for the transaction to be aborted once the current batch is sent (Connect's
+    /// `abortTransaction()`).
+    pub fn abort_transaction(&self) {
+        self.lock().abort_batch = true;
+    }
+
+    /// Asks for the transaction to be aborted right after `record` is sent, `record`
+    /// included (Connect's `abortTransaction(SourceRecord)`).
+    pub fn abort_transaction_for(&self, record: &SourceRecord) {
+        self.lock().abort_records.push(record.clone());
+    }
+
+    /// For the runtime: the request naming `record`, consumed (a record returned twice needs
+    /// two requests). Errors when the task asked both to commit and to abort after it.
+    pub fn take_for_record(
+        &self,
+        record: &SourceRecord,
+    ) -> ConnectResult<Option<TransactionBoundaryRequest>> {
+        let mut r = self.lock();
+        if r.commit_records.is_empty() && r.abort_records.is_empty() {
+            return Ok(None);
+        }
+        let commit = r.commit_records.iter().position(|c| c == record);
+        let abort = r.abort_records.iter().position(|c| c == record);
+        match (commit, abort) {
+            (Some(_), Some(_)) => Err(ConnectError::connect(format!(
+                "Connector requested both commit and abort of same record against topic/partition {}/{}",
+                record.topic,
+                record
+                    .kafka_partition
+                    .map_or_else(|| "null".to_string(), |p| p.to_string())
+            ))),
+            (Some(i), None) => {
+                r.commit_records.swap_remove(i);
+                Ok(Some(TransactionBoundaryRequest::Commit))
+            }
+            (None, Some(i)) => {
+                r.abort_records.swap_remove(i);
+                Ok(Some(TransactionBoundaryRequest::Abort))
+            }
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// For the runtime, after a batch was sent: the batch request, consumed. Errors when the
+    /// task asked both to commit and to abort.
+    pub fn take_for_batch(&self) -> ConnectResult<Option<TransactionBoundaryRequest>> {
+        let mut r = self.lock();
+        let request = match (r.commit_batch, r.abort_batch) {
+            (true, true) => {
+                return Err(ConnectError::connect(
+                    "Connector requested both commit and abort of same transaction",
+                ))
+            }
+            (true, false) => Some(TransactionBoundaryRequest::Commit),
+            (false, true) => Some(TransactionBoundaryRequest::Abort),
+            (false, false) => None,
+        };
+        r.commit_batch = false;
+        r.abort_batch = false;
+        Ok(request)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, TransactionRequests> {
+        self.requests.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -126,6 +246,63 @@ pub trait SourceTask: Send {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn record(n: i64) -> SourceRecord {
+        let mut offset = SourceMap::new();
+        offset.insert("n".into(), n.into());
+        SourceRecord::new(
+            SourceMap::new(),
+            offset,
+            "t",
+            None,
+            crate::data::Value::Int64(n),
+        )
+    }
+
+    #[test]
+    fn record_requests_are_matched_by_equality_and_consumed() {
+        let tc = TransactionContext::default();
+        assert_eq!(tc.take_for_record(&record(1)).unwrap(), None);
+        tc.commit_transaction_for(&record(1));
+        tc.abort_transaction_for(&record(2));
+        assert_eq!(tc.take_for_record(&record(0)).unwrap(), None);
+        assert_eq!(
+            tc.take_for_record(&record(1)).unwrap(),
+            Some(TransactionBoundaryRequest::Commit)
+        );
+        assert_eq!(tc.take_for_record(&record(1)).unwrap(), None);
+        assert_eq!(
+            tc.take_for_record(&record(2)).unwrap(),
+            Some(TransactionBoundaryRequest::Abort)
+        );
+        tc.commit_transaction_for(&record(3));
+        tc.abort_transaction_for(&record(3));
+        let err = tc.take_for_record(&record(3)).unwrap_err().to_string();
+        assert!(
+            err.contains("both commit and abort of same record against topic/partition t/null"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn batch_requests_are_consumed_and_may_not_conflict() {
+        let tc = TransactionContext::default();
+        assert_eq!(tc.take_for_batch().unwrap(), None);
+        tc.commit_transaction();
+        assert_eq!(
+            tc.take_for_batch().unwrap(),
+            Some(TransactionBoundaryRequest::Commit)
+        );
+        assert_eq!(tc.take_for_batch().unwrap(), None);
+        tc.abort_transaction();
+        assert_eq!(
+            tc.take_for_batch().unwrap(),
+            Some(TransactionBoundaryRequest::Abort)
+        );
+        tc.abort_transaction();
+        tc.commit_transaction();
+        assert!(tc.take_for_batch().is_err());
+    }
 
     #[test]
     fn a_stop_wakes_a_waiting_thread() {

@@ -6,123 +6,13 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::eos::*;
 use common::*;
-use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
-use serde_json::{json, Value};
-
-/// A topic read across all its partitions.
-struct TopicContents {
-    /// The last value per key, `None` for a tombstone (records of aborted transactions never
-    /// appear: the reader is `read_committed`).
-    latest: HashMap<String, Option<Value>>,
-    /// How many records the `read_committed` reader saw.
-    committed: usize,
-    /// The sum of the partitions' high watermarks: records, aborted records and transaction
-    /// markers.
-    log_end: i64,
-    partitions: usize,
-}
-
-/// Reads every partition of `topic` from the beginning to its end.
-fn read_all(bootstrap: &str, topic: &str) -> TopicContents {
-    let consumer = |isolation: &str| -> BaseConsumer {
-        ClientConfig::new()
-            .set("bootstrap.servers", bootstrap)
-            .set("group.id", unique("offsets-reader"))
-            .set("enable.auto.commit", "false")
-            .set("isolation.level", isolation)
-            .create()
-            .unwrap()
-    };
-    let raw = consumer("read_uncommitted");
-    let metadata = raw
-        .fetch_metadata(Some(topic), Duration::from_secs(10))
-        .unwrap();
-    let partitions: Vec<i32> = metadata.topics()[0]
-        .partitions()
-        .iter()
-        .map(|p| p.id())
-        .collect();
-    assert!(!partitions.is_empty(), "{topic} does not exist");
-    let log_end = partitions
-        .iter()
-        .map(|p| {
-            raw.fetch_watermarks(topic, *p, Duration::from_secs(10))
-                .unwrap()
-                .1
-        })
-        .sum();
-    let committed = consumer("read_committed");
-    // With read_committed the ends are the last stable offsets.
-    let ends: HashMap<i32, i64> = partitions
-        .iter()
-        .map(|p| {
-            let end = committed
-                .fetch_watermarks(topic, *p, Duration::from_secs(10))
-                .unwrap()
-                .1;
-            (*p, end)
-        })
-        .collect();
-    let mut tpl = TopicPartitionList::new();
-    for p in &partitions {
-        tpl.add_partition_offset(topic, *p, Offset::Beginning)
-            .unwrap();
-    }
-    committed.assign(&tpl).unwrap();
-    let mut latest = HashMap::new();
-    let mut count = 0;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        match committed.poll(Duration::from_millis(200)) {
-            Some(Ok(m)) => {
-                count += 1;
-                let key = String::from_utf8_lossy(m.key().unwrap_or_default()).into_owned();
-                let value = m.payload().map(|v| serde_json::from_slice(v).unwrap());
-                latest.insert(key, value);
-            }
-            Some(Err(e)) => panic!("reading {topic}: {e}"),
-            None => {
-                let positions = committed.position().unwrap();
-                let done = partitions.iter().all(|p| {
-                    let at = positions
-                        .find_partition(topic, *p)
-                        .and_then(|e| match e.offset() {
-                            Offset::Offset(o) => Some(o),
-                            _ => None,
-                        })
-                        .unwrap_or(0);
-                    at >= ends[p]
-                });
-                if done {
-                    break;
-                }
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "could not read {topic} to its end"
-        );
-    }
-    TopicContents {
-        latest,
-        committed: count,
-        log_end,
-        partitions: partitions.len(),
-    }
-}
-
-/// The offsets topic key of a source partition, as Connect writes it.
-fn offset_key(connector: &str, partition: Value) -> String {
-    json!([connector, partition]).to_string()
-}
+use serde_json::json;
 
 fn values(bootstrap: &str, topic: &str) -> Vec<String> {
     read_topic(bootstrap, topic)

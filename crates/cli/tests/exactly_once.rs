@@ -176,7 +176,13 @@ fn validation_follows_connect_for_exactly_once_settings() {
         msg.starts_with("The connector does not implement the API required for preflight validation of exactly-once source support."),
         "{msg}"
     );
-    // No native connector defines its own transaction boundaries.
+    // FileStreamSource does not define its own transaction boundaries; FlakySource does
+    // when told to.
+    let ok = errors(
+        "FlakySource",
+        json!({"transaction.boundary": "connector", "define.transactions": "fibonacci"}),
+    );
+    assert!(ok.is_empty(), "{ok:?}");
     let refused = errors(
         "FileStreamSource",
         json!({"transaction.boundary": "connector"}),
@@ -265,4 +271,78 @@ fn a_worker_cut_off_from_the_broker_is_fenced_and_its_late_writes_never_become_v
             "task {task} did not resume"
         );
     }
+}
+
+/// Whether seqno `s` of a FlakySource task with `define.transactions=fibonacci` is in a
+/// committed transaction: the one ending at the first Fibonacci number (1, 2, 3, 5, 8, …) at or
+/// after `s`, committed when that number is odd.
+fn fibonacci_committed(s: i64) -> bool {
+    let (mut previous, mut next) = (1i64, 1i64);
+    while next < s {
+        (previous, next) = (next, previous + next);
+    }
+    next % 2 == 1
+}
+
+#[test]
+fn a_task_defining_its_own_transactions_has_its_commits_and_aborts_honoured() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let group = unique("eos-connector");
+    let topic = unique("eos-connector-seq");
+    create_topic(&bootstrap, &topic, 1);
+    let w = DistributedWorker::start(dir.path(), "w", &bootstrap, &group, EOS);
+    w.wait_joined();
+    // The task ends a transaction at every Fibonacci seqno, committing odd and aborting even
+    // ones, half of them by naming the record and half by asking for the batch.
+    let body = json!({"name": "flaky", "config": {
+        "connector.class": "FlakySource", "tasks.max": "1", "topic": topic,
+        "records.per.second": "300", "define.transactions": "fibonacci",
+        "transaction.boundary": "connector",
+    }});
+    let (code, v) = w.send("POST", "/connectors", Some(&body.to_string()));
+    assert_eq!(code, 201, "{v}");
+    w.wait_state("flaky", 1, "RUNNING");
+    let committed = || read_committed(&bootstrap, &topic).len();
+    wait_for("committed records", Duration::from_secs(60), || {
+        (committed() >= 150).then_some(())
+    });
+    // Stopped in the middle of a transaction it has not ended: that one is aborted, and the
+    // resumed task writes its records again from the last committed offset.
+    assert_eq!(w.send("PUT", "/connectors/flaky/stop", None).0, 204);
+    w.wait_state("flaky", 0, "STOPPED");
+    let at_stop = committed();
+    assert_eq!(w.send("PUT", "/connectors/flaky/resume", None).0, 202);
+    wait_for("more committed records", Duration::from_secs(60), || {
+        (committed() >= at_stop + 100).then_some(())
+    });
+    assert_eq!(w.send("PUT", "/connectors/flaky/stop", None).0, 204);
+    w.wait_state("flaky", 0, "STOPPED");
+    // A read_committed consumer sees exactly the records of the committed transactions, each
+    // once and in order.
+    let by_task = seqnos_by_task(&read_committed(&bootstrap, &topic));
+    let seqnos = &by_task[&0];
+    let last = *seqnos.last().unwrap();
+    let expected: Vec<i64> = (0..=last).filter(|s| fibonacci_committed(*s)).collect();
+    assert_eq!(*seqnos, expected);
+    assert!(
+        last > 233,
+        "the task did not go on after the resume: last seqno {last}"
+    );
+    // The aborted records did reach the log.
+    assert!(uncommitted_count(&bootstrap, &topic) > seqnos.len());
+    // Each transaction's offset was committed, an aborted one's in a transaction of its own
+    // right after the abort, so its records are not read again.
+    let key = offset_key("flaky", json!({"task": 0}));
+    let offsets: Vec<i64> = read_all(&bootstrap, &format!("{group}-offsets"))
+        .records
+        .into_iter()
+        .filter(|(k, _)| *k == key)
+        .filter_map(|(_, v)| v.and_then(|v| v["seqno"].as_i64()))
+        .collect();
+    assert_eq!(
+        offsets[..10],
+        [1, 2, 3, 5, 8, 13, 21, 34, 55, 89],
+        "{offsets:?}"
+    );
 }

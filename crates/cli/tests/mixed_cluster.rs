@@ -1356,6 +1356,24 @@ fn java_and_tributary_workers_fence_each_others_exactly_once_tasks() {
     // A Java worker joins and the Tributary worker is killed: the Java worker runs the tasks
     // on from the offsets the Tributary tasks committed in their transactions.
     let java2 = JavaWorker::start_with(d, "java-2", &bootstrap, &group, &eos);
+    // Not before the Java worker's task has started: a task whose fencing request to the
+    // (Tributary) leader is cut by the leader's death fails for good, in Connect too.
+    wait_for(
+        "the Java worker to run a task",
+        Duration::from_secs(120),
+        || {
+            let (_, v) = http(
+                "GET",
+                &format!("{}/connectors/seq/status", tributary.url),
+                None,
+            );
+            let ts = v["tasks"].as_array().cloned().unwrap_or_default();
+            (ts.len() == 2
+                && ts.iter().all(|t| t["state"] == "RUNNING")
+                && ts.iter().any(|t| t["worker_id"] == java2.id().as_str()))
+            .then_some(())
+        },
+    );
     progressed(300);
     let mut tributary = tributary;
     tributary.kill();

@@ -2,11 +2,16 @@
 //! stable offset, aborted records, task count records, and the sequence check of
 //! VerifiableSource records.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
+
+/// The offsets topic key of a source partition, as Connect writes it.
+pub fn offset_key(connector: &str, partition: serde_json::Value) -> String {
+    serde_json::json!([connector, partition]).to_string()
+}
 
 use super::unique;
 
@@ -153,4 +158,114 @@ pub fn seqnos_by_task(records: &[(Vec<u8>, Vec<u8>)]) -> BTreeMap<i64, Vec<i64>>
         by_task.entry(task).or_default().push(seqno);
     }
     by_task
+}
+
+/// A topic of JSON keys and values (an offsets topic) read across all its partitions.
+pub struct TopicContents {
+    /// Every record, in log order within each partition (so in order for any one key), its
+    /// value `None` for a tombstone (records of aborted transactions never appear: the reader
+    /// is `read_committed`).
+    pub records: Vec<(String, Option<serde_json::Value>)>,
+    /// The last value per key.
+    pub latest: HashMap<String, Option<serde_json::Value>>,
+    /// How many records the `read_committed` reader saw.
+    pub committed: usize,
+    /// The sum of the partitions' high watermarks: records, aborted records and transaction
+    /// markers.
+    pub log_end: i64,
+    pub partitions: usize,
+}
+
+/// Reads every partition of `topic` from the beginning to its end.
+pub fn read_all(bootstrap: &str, topic: &str) -> TopicContents {
+    let consumer = |isolation: &str| -> BaseConsumer {
+        ClientConfig::new()
+            .set("bootstrap.servers", bootstrap)
+            .set("group.id", unique("offsets-reader"))
+            .set("enable.auto.commit", "false")
+            .set("isolation.level", isolation)
+            .create()
+            .unwrap()
+    };
+    let raw = consumer("read_uncommitted");
+    let metadata = raw
+        .fetch_metadata(Some(topic), Duration::from_secs(10))
+        .unwrap();
+    let partitions: Vec<i32> = metadata.topics()[0]
+        .partitions()
+        .iter()
+        .map(|p| p.id())
+        .collect();
+    assert!(!partitions.is_empty(), "{topic} does not exist");
+    let log_end = partitions
+        .iter()
+        .map(|p| {
+            raw.fetch_watermarks(topic, *p, Duration::from_secs(10))
+                .unwrap()
+                .1
+        })
+        .sum();
+    let committed = consumer("read_committed");
+    // With read_committed the ends are the last stable offsets.
+    let ends: HashMap<i32, i64> = partitions
+        .iter()
+        .map(|p| {
+            let end = committed
+                .fetch_watermarks(topic, *p, Duration::from_secs(10))
+                .unwrap()
+                .1;
+            (*p, end)
+        })
+        .collect();
+    let mut tpl = TopicPartitionList::new();
+    for p in &partitions {
+        tpl.add_partition_offset(topic, *p, Offset::Beginning)
+            .unwrap();
+    }
+    committed.assign(&tpl).unwrap();
+    let mut latest = HashMap::new();
+    let mut records = Vec::new();
+    let mut count = 0;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        match committed.poll(Duration::from_millis(200)) {
+            Some(Ok(m)) => {
+                count += 1;
+                let key = String::from_utf8_lossy(m.key().unwrap_or_default()).into_owned();
+                let value = m
+                    .payload()
+                    .map(|v| serde_json::from_slice::<serde_json::Value>(v).unwrap());
+                latest.insert(key.clone(), value.clone());
+                records.push((key, value));
+            }
+            Some(Err(e)) => panic!("reading {topic}: {e}"),
+            None => {
+                let positions = committed.position().unwrap();
+                let done = partitions.iter().all(|p| {
+                    let at = positions
+                        .find_partition(topic, *p)
+                        .and_then(|e| match e.offset() {
+                            Offset::Offset(o) => Some(o),
+                            _ => None,
+                        })
+                        .unwrap_or(0);
+                    at >= ends[p]
+                });
+                if done {
+                    break;
+                }
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "could not read {topic} to its end"
+        );
+    }
+    TopicContents {
+        records,
+        latest,
+        committed: count,
+        log_end,
+        partitions: partitions.len(),
+    }
 }

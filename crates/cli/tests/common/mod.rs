@@ -504,11 +504,14 @@ pub fn read_topic_records(bootstrap: &str, topic: &str) -> Vec<(Vec<u8>, Vec<u8>
     out
 }
 
-/// Produces one raw record (used to put garbage into a config topic).
+/// Produces one raw record (used to put garbage into a config topic, or an offset into an
+/// offsets topic), to the partition Java's producer would choose for its key (murmur2), where
+/// a Connect worker writes that key too.
 pub fn produce_raw(bootstrap: &str, topic: &str, key: &[u8], value: &[u8]) {
     use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
     let p: ThreadedProducer<DefaultProducerContext> = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
+        .set("partitioner", "murmur2_random")
         .create()
         .unwrap();
     p.send(BaseRecord::<[u8], [u8]>::to(topic).key(key).payload(value))

@@ -767,6 +767,7 @@ mod tests {
             config: p.clone(),
             offset_reader: offsets,
             stopping: stopping.clone(),
+            transaction_context: None,
         });
         t.start(&p).unwrap();
         (t, stopping)

@@ -20,6 +20,17 @@
 //!   stand for a plugin that hangs: `connector.start`, `task.poll`, `task.stop`. A blocked
 //!   call ignores stop requests, as a hung plugin would.
 //!
+//! - `define.transactions=fibonacci`: the connector says it can define its own transaction
+//!   boundaries (KIP-618's `canDefineTransactionBoundaries`), and a task running with
+//!   `transaction.boundary=connector` under exactly-once support ends a transaction at every
+//!   seqno of the Fibonacci sequence 1, 2, 3, 5, 8, 13, …: committed when that seqno is odd,
+//!   aborted when it is even (as Connect's own test connector, `MonitorableSourceConnector`,
+//!   does). So seqnos 0–1 are committed, 2 aborted, 3 and 4–5 committed, 6–8 aborted, and so
+//!   on. The first, third, … transaction is ended by naming its last record
+//!   (`commit_transaction_for` / `abort_transaction_for`), the second, fourth, … by a request
+//!   for the batch (`commit_transaction` / `abort_transaction`), a batch never going past a
+//!   boundary.
+//!
 //! The connector assigns task numbers by adding `id` = 0, 1, … to copies of its config.
 
 use std::path::PathBuf;
@@ -28,7 +39,7 @@ use std::time::Duration;
 
 use tracing::info;
 use tributary_api::config::{ConfigDef, ConfigType, Importance, Parsed, Validator};
-use tributary_api::connector::{Connector, ConnectorType};
+use tributary_api::connector::{Connector, ConnectorTransactionBoundaries, ConnectorType};
 use tributary_api::data::{Schema, Value};
 use tributary_api::record::{SourceMap, SourceRecord};
 use tributary_api::source::{SourceTask, SourceTaskContext};
@@ -53,6 +64,9 @@ pub const BLOCK_MS_CONFIG: &str = "block.ms";
 /// `<task> <process id> start|stop <epoch ms>` lines to when it starts and stops, so a test
 /// can check that no task ever ran in two processes at once.
 pub const LIFECYCLE_FILE_CONFIG: &str = "lifecycle.file";
+/// Config key `define.transactions` (STRING, default empty; `fibonacci`): the task defines its
+/// own transactions (see the module docs).
+pub const DEFINE_TRANSACTIONS_CONFIG: &str = "define.transactions";
 /// Task config key `id`: the task number, set by the connector.
 pub const TASK_ID_CONFIG: &str = "id";
 /// Key of the source partition map, `{"task": <n>}`.
@@ -137,6 +151,19 @@ pub fn flaky_config_def() -> ConfigDef {
             "File each task appends a line to when it starts and when it stops: task, process id, start or stop, epoch ms.",
         )
         .define(
+            DEFINE_TRANSACTIONS_CONFIG,
+            ConfigType::String,
+            Some(Some("")),
+            Some(Validator::Custom(Arc::new(|v| match v {
+                Parsed::String(s) if !s.is_empty() && s != "fibonacci" => {
+                    Err(format!("'{s}' is not one of: fibonacci (or empty)"))
+                }
+                _ => Ok(()),
+            }))),
+            Importance::Low,
+            "fibonacci: with transaction.boundary=connector, tasks end a transaction at every Fibonacci seqno, committing odd and aborting even ones.",
+        )
+        .define(
             BLOCK_MS_CONFIG,
             ConfigType::Long,
             Some(Some("600000")),
@@ -158,6 +185,7 @@ struct FlakyConfig {
     block_in: Vec<String>,
     block: Duration,
     lifecycle_file: Option<PathBuf>,
+    fibonacci_transactions: bool,
 }
 
 impl FlakyConfig {
@@ -232,7 +260,12 @@ impl FlakyConfig {
             Some(Parsed::String(s)) if !s.is_empty() => Some(PathBuf::from(s)),
             _ => None,
         };
+        let fibonacci_transactions = matches!(
+            parsed.remove(DEFINE_TRANSACTIONS_CONFIG),
+            Some(Parsed::String(s)) if s == "fibonacci"
+        );
         Ok(FlakyConfig {
+            fibonacci_transactions,
             topic,
             records_per_second,
             fail_tasks,
@@ -291,6 +324,42 @@ impl Connector for FlakySourceConnector {
     fn config(&self) -> ConfigDef {
         flaky_config_def()
     }
+    /// Supported with `define.transactions=fibonacci`.
+    fn can_define_transaction_boundaries(&self, config: &Props) -> ConnectorTransactionBoundaries {
+        match FlakyConfig::parse(config) {
+            Ok(c) if c.fibonacci_transactions => ConnectorTransactionBoundaries::Supported,
+            _ => ConnectorTransactionBoundaries::Unsupported,
+        }
+    }
+}
+
+/// The transactions a task defines with `define.transactions=fibonacci`: the next boundary
+/// seqno (a Fibonacci number) and how many boundaries came before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FibonacciBoundaries {
+    previous: i64,
+    next: i64,
+    index: u64,
+}
+
+impl FibonacciBoundaries {
+    /// The first boundary at or after `seqno`.
+    fn from(seqno: i64) -> Self {
+        let mut b = FibonacciBoundaries {
+            previous: 1,
+            next: 1,
+            index: 0,
+        };
+        while b.next < seqno {
+            b.advance();
+        }
+        b
+    }
+
+    fn advance(&mut self) {
+        (self.previous, self.next) = (self.next, self.previous + self.next);
+        self.index += 1;
+    }
 }
 
 /// A task of [`FlakySourceConnector`]; see the module docs.
@@ -307,6 +376,8 @@ pub struct FlakySourceTask {
     seqno: i64,
     start_ms: i64,
     emitted: u64,
+    /// Set with `define.transactions=fibonacci` and a transaction context.
+    transactions: Option<FibonacciBoundaries>,
 }
 
 impl Default for FlakySourceTask {
@@ -335,6 +406,7 @@ impl FlakySourceTask {
             seqno: 0,
             start_ms: 0,
             emitted: 0,
+            transactions: None,
         }
     }
 
@@ -351,6 +423,33 @@ impl FlakySourceTask {
         record.key_schema = Some(Schema::int32_schema());
         record.key = Value::Int32(self.id as i32);
         record
+    }
+
+    /// With Fibonacci transactions: when `batch` ends at the next boundary, asks for the
+    /// transaction to be committed (odd boundary) or aborted (even), naming the record or the
+    /// batch in turn.
+    fn define_transaction(&mut self, batch: &[SourceRecord]) {
+        let (Some(b), Some(last)) = (self.transactions.as_mut(), batch.last()) else {
+            return;
+        };
+        if self.seqno - 1 != b.next {
+            return;
+        }
+        let Some(tc) = self
+            .context
+            .as_ref()
+            .and_then(|c| c.transaction_context.as_ref())
+        else {
+            return;
+        };
+        let commit = b.next % 2 == 1;
+        match (commit, b.index % 2 == 0) {
+            (true, true) => tc.commit_transaction_for(last),
+            (true, false) => tc.commit_transaction(),
+            (false, true) => tc.abort_transaction_for(last),
+            (false, false) => tc.abort_transaction(),
+        }
+        b.advance();
     }
 }
 
@@ -391,6 +490,12 @@ impl SourceTask for FlakySourceTask {
             .map_or(0, |s| s + 1);
         self.start_ms = self.clock.now_ms();
         self.emitted = 0;
+        let has_transaction_context = self
+            .context
+            .as_ref()
+            .is_some_and(|c| c.transaction_context.is_some());
+        self.transactions = (config.fibonacci_transactions && has_transaction_context)
+            .then(|| FibonacciBoundaries::from(self.seqno));
         config.record_lifecycle(self.id, "start");
         self.config = Some(config);
         info!(
@@ -441,10 +546,15 @@ impl SourceTask for FlakySourceTask {
         // The first record is due at once, then one every 1/rate seconds.
         let due = (elapsed_ms * self.records_per_second / 1000.0).floor() as u64 + 1;
         if self.emitted < due {
-            let n = (due - self.emitted).min(MAX_BATCH);
+            let mut n = (due - self.emitted).min(MAX_BATCH);
+            if let Some(b) = &self.transactions {
+                // A batch never goes past the next boundary.
+                n = n.min((b.next - self.seqno + 1).max(1) as u64);
+            }
             let records: Vec<_> = (0..n).map(|i| self.record(self.seqno + i as i64)).collect();
             self.seqno += n as i64;
             self.emitted += n;
+            self.define_transaction(&records);
             return Ok(records);
         }
         if !stopping {
@@ -656,5 +766,78 @@ mod tests {
     fn missing_task_number_is_rejected() {
         let mut t = FlakySourceTask::new();
         assert!(t.start(&props(&[("topic", "t")])).is_err());
+    }
+
+    /// The transactions a Fibonacci task asks for, as the runtime reads the requests: (last
+    /// seqno, committed?) for each, over `polls` polls, resuming at `offset` when given.
+    fn fibonacci_requests(offset: Option<i64>, until: i64) -> Vec<(i64, bool)> {
+        use tributary_api::source::{TransactionBoundaryRequest, TransactionContext};
+        let p = task_props(0, &[("define.transactions", "fibonacci")]);
+        let offsets = Arc::new(MemOffsets::default());
+        if let Some(o) = offset {
+            offsets.put(
+                serde_json::json!({"task": 0}),
+                serde_json::json!({"seqno": o}),
+            );
+        }
+        let (mut ctx, _) = context(&p, offsets);
+        let tc = Arc::new(TransactionContext::default());
+        ctx.transaction_context = Some(tc.clone());
+        let mut t = FlakySourceTask::with_clock(FakeClock::at(0));
+        t.initialize(ctx);
+        t.start(&p).unwrap();
+        let mut ended = Vec::new();
+        let mut last = -1;
+        while last < until {
+            let batch = t.poll().unwrap();
+            for r in &batch {
+                last = seqno(r);
+                if let Some(req) = tc.take_for_record(r).unwrap() {
+                    ended.push((last, req == TransactionBoundaryRequest::Commit));
+                }
+            }
+            if let Some(req) = tc.take_for_batch().unwrap() {
+                ended.push((last, req == TransactionBoundaryRequest::Commit));
+            }
+        }
+        ended
+    }
+
+    #[test]
+    fn fibonacci_transactions_end_at_fibonacci_seqnos_committing_odd_ones() {
+        assert_eq!(
+            fibonacci_requests(None, 34),
+            vec![
+                (1, true),
+                (2, false),
+                (3, true),
+                (5, true),
+                (8, false),
+                (13, true),
+                (21, true),
+                (34, false)
+            ]
+        );
+        // Resumed after seqno 5: the same boundaries from there on.
+        assert_eq!(
+            fibonacci_requests(Some(5), 21),
+            vec![(8, false), (13, true), (21, true)]
+        );
+        // Without a transaction context (no exactly-once support), nothing is asked.
+        let p = task_props(0, &[("define.transactions", "fibonacci")]);
+        let mut t = started(&p, Arc::default(), FakeClock::at(0));
+        assert!(take(&mut t, 40).len() >= 40);
+        let mut c = FlakySourceConnector::new();
+        assert_eq!(
+            c.can_define_transaction_boundaries(&p),
+            ConnectorTransactionBoundaries::Supported
+        );
+        assert_eq!(
+            c.can_define_transaction_boundaries(&task_props(0, &[])),
+            ConnectorTransactionBoundaries::Unsupported
+        );
+        assert!(c
+            .start(&props(&[("topic", "t"), ("define.transactions", "x")]))
+            .is_err());
     }
 }

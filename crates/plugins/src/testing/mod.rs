@@ -314,6 +314,7 @@ pub(crate) mod test_support {
                 config: props.clone(),
                 offset_reader: offsets,
                 stopping: stopping.clone(),
+                transaction_context: None,
             },
             stopping,
         )

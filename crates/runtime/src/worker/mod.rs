@@ -258,9 +258,29 @@ impl Worker {
                 };
                 source_task::TransactionBoundary::Interval(every)
             }
+            "connector" => {
+                // Validation asked the connector (Connect's check); asked again here for a
+                // config that arrived another way (a Java worker's, say), since a task that
+                // cannot end its transactions would never commit anything.
+                let class = setting("connector.class").unwrap_or_default();
+                let supported = self
+                    .plugins
+                    .new_connector(&class)
+                    .map(|c| {
+                        c.can_define_transaction_boundaries(connector_config)
+                            == tributary_api::connector::ConnectorTransactionBoundaries::Supported
+                    })
+                    .unwrap_or(false);
+                if !supported {
+                    return Err(ConnectError::config(format!(
+                        "Invalid value connector for configuration transaction.boundary: The connector does not support connector-defined transaction boundaries with the given configuration. Please reconfigure it to use a different transaction boundary definition. (connector class {class})"
+                    )));
+                }
+                source_task::TransactionBoundary::Connector
+            }
             other => {
                 return Err(ConnectError::config(format!(
-                    "Invalid value {other} for configuration transaction.boundary: Tributary runs exactly-once source tasks with the poll and interval boundaries; connector-defined transaction boundaries are not implemented yet"
+                    "Invalid value {other} for configuration transaction.boundary: String must be one of: poll, interval, connector"
                 )))
             }
         };

@@ -20,7 +20,9 @@ use rdkafka::message::{Header as KafkaHeader, OwnedHeaders};
 use rdkafka::producer::{BaseRecord, DeliveryResult, ProducerContext};
 use rdkafka::{ClientConfig, ClientContext};
 use tributary_api::record::SourceRecord;
-use tributary_api::source::{SourceTask, SourceTaskContext};
+use tributary_api::source::{
+    SourceTask, SourceTaskContext, TransactionBoundaryRequest, TransactionContext,
+};
 use tributary_api::{ConnectError, ConnectResult, Props};
 
 use super::chain::TransformationChain;
@@ -58,6 +60,9 @@ pub enum TransactionBoundary {
     /// `interval`: a transaction is committed once this long has passed since the last
     /// commit (`transaction.boundary.interval.ms`, default `offset.flush.interval.ms`).
     Interval(Duration),
+    /// `connector`: the task ends its transactions through its
+    /// [`SourceTaskContext::transaction_context`] (Connect's `TransactionContext`).
+    Connector,
 }
 
 /// A fallible check an exactly-once task runs around the initialisation of its producer.
@@ -90,6 +95,8 @@ struct Transactions {
     offsets_topic: String,
     secondary_offsets: Option<Arc<dyn OffsetBackingStore>>,
     commit_timeout: Duration,
+    /// With `transaction.boundary=connector`: the context the task ends transactions through.
+    context: Option<Arc<TransactionContext>>,
     /// Whether a transaction is open (records were sent since the last commit).
     open: bool,
     /// The latest offset of each source partition sent in the open transaction: offset key
@@ -376,6 +383,7 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
             store: offsets.clone(),
         }),
         stopping: control.stopping.clone(),
+        transaction_context: transactions.as_ref().and_then(|t| t.context.clone()),
     };
     task.initialize(context);
     if let Err(e) = task.start(&task_config) {
@@ -427,6 +435,9 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
                 paused_reported = Some(paused);
             }
             if paused {
+                // Connect commits on pause what the task asked for, so no transaction hangs
+                // while it is paused.
+                lp.end_requested_batch_transaction()?;
                 control.wait_while_paused(Duration::from_millis(500));
                 lp.counters.metrics.turn_done();
             } else {
@@ -461,12 +472,22 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
     let stop = lp.task.stop();
     let commit = if lp.transactions.is_some() {
         // The open transaction is committed if the task stopped cleanly, aborted otherwise
-        // (its records are then never visible to read_committed consumers).
-        if result.is_ok() {
-            lp.commit_transaction()
-        } else {
+        // (its records are then never visible to read_committed consumers). A task that
+        // defines its own transactions gets what it asked for; a transaction it did not end
+        // is aborted (Connect leaves it open until the task's next producer aborts it).
+        let connector_defined = lp
+            .transactions
+            .as_ref()
+            .is_some_and(|t| t.context.is_some());
+        if result.is_err() {
             lp.abort_transaction();
             Ok(())
+        } else if connector_defined {
+            let ended = lp.end_requested_batch_transaction();
+            lp.abort_transaction();
+            ended
+        } else {
+            lp.commit_transaction()
         }
     } else {
         match lp.commit_offsets(Some(offset_flush_timeout)) {
@@ -517,6 +538,8 @@ fn start_transactions(
         })?;
     (eos.post_producer_check)()?;
     Ok(Transactions {
+        context: (eos.boundary == TransactionBoundary::Connector)
+            .then(|| Arc::new(TransactionContext::default())),
         boundary: eos.boundary,
         offsets_topic: eos.offsets_topic,
         secondary_offsets: eos.secondary_offsets,
@@ -534,7 +557,7 @@ impl Transactions {
             TransactionBoundary::Interval(every) => {
                 self.open && self.last_commit.elapsed() >= every
             }
-            TransactionBoundary::Poll => false,
+            TransactionBoundary::Poll | TransactionBoundary::Connector => false,
         }
     }
 }
@@ -549,7 +572,15 @@ impl Loop {
             return Ok(());
         };
         if !t.open {
-            return Ok(());
+            if t.offsets.is_empty() {
+                return Ok(());
+            }
+            // The offsets of the records of a transaction the task aborted: committed in a
+            // transaction of their own, so the task does not read those records again.
+            self.producer.begin_transaction().map_err(|e| {
+                ConnectError::connect(format!("Failed to begin a transaction: {e}"))
+            })?;
+            t.open = true;
         }
         let began = Instant::now();
         let secondary: Vec<OffsetEntry> = match &t.secondary_offsets {
@@ -613,6 +644,56 @@ impl Loop {
         self.deliver_commit_records()?;
         self.counters.record_offset_commit();
         self.task.commit()
+    }
+
+    /// Ends the open transaction as the task asked through its transaction context
+    /// (`transaction.boundary=connector`): committed, or aborted and then the offsets of its
+    /// records committed (Connect's connector-defined `TransactionBoundaryManager`).
+    fn end_transaction(&mut self, request: TransactionBoundaryRequest) -> ConnectResult<()> {
+        if request == TransactionBoundaryRequest::Abort {
+            let Some((open, timeout)) = self
+                .transactions
+                .as_ref()
+                .map(|t| (t.open, t.commit_timeout))
+            else {
+                return Ok(());
+            };
+            if !open {
+                tracing::warn!(task = %self.reporter.id, "Ignoring request by task to abort transaction as the current transaction is empty");
+                return Ok(());
+            }
+            tracing::info!(task = %self.reporter.id, "Aborting transaction as requested by connector");
+            // Every record handed to the producer is acknowledged first, so none fails as
+            // purged by the abort.
+            if let Err(e) = self.producer.flush(timeout) {
+                return Err(ConnectError::connect(format!(
+                    "Failed to send the records of the transaction the task aborted: {e}"
+                )));
+            }
+            self.check_failure()?;
+            if let Err(e) = self.producer.abort_transaction(timeout) {
+                return Err(ConnectError::connect(format!(
+                    "Failed to abort the transaction of task {}: {e}",
+                    self.reporter.id
+                )));
+            }
+            if let Some(t) = self.transactions.as_mut() {
+                t.open = false;
+            }
+        }
+        self.commit_transaction()
+    }
+
+    /// Ends the open transaction if the task asked for it for the batch (commit or abort);
+    /// nothing for other boundaries. Errors fail the task (e.g. both asked for).
+    fn end_requested_batch_transaction(&mut self) -> ConnectResult<()> {
+        let Some(context) = self.transactions.as_ref().and_then(|t| t.context.clone()) else {
+            return Ok(());
+        };
+        match context.take_for_batch()? {
+            Some(request) => self.end_transaction(request),
+            None => Ok(()),
+        }
     }
 
     /// Aborts the open transaction (a failed task).
@@ -681,9 +762,21 @@ impl Loop {
             }
             Err(e) => return Err(e),
         };
+        let context = self.transactions.as_ref().and_then(|t| t.context.clone());
+        let mut whole_batch = true;
         for record in records {
+            // A request naming this record ends the transaction right after it (sent or
+            // dropped), as Connect's `recordDispatched` / `recordDropped` do.
+            let request = match &context {
+                Some(c) => c.take_for_record(&record)?,
+                None => None,
+            };
             if !self.process(record)? {
+                whole_batch = false;
                 break;
+            }
+            if let Some(request) = request {
+                self.end_transaction(request)?;
             }
         }
         if self
@@ -692,6 +785,9 @@ impl Loop {
             .is_some_and(|t| t.open && t.boundary == TransactionBoundary::Poll)
         {
             self.commit_transaction()?;
+        }
+        if whole_batch {
+            self.end_requested_batch_transaction()?;
         }
         Ok(())
     }
