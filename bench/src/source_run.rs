@@ -111,6 +111,11 @@ impl SourceBench<'_> {
     /// Runs `case`: records/s from `POST /connectors` until the counted topic holds every input
     /// line (at most 600 s). The worker is stopped and the case's topics deleted afterwards.
     pub fn measure(&self, case: SourceCase<'_>) -> Result<f64, String> {
+        self.measure_timed(case).map(|m| m.records_per_sec)
+    }
+
+    /// [`SourceBench::measure`], with the time until the first record was counted.
+    pub fn measure_timed(&self, case: SourceCase<'_>) -> Result<SourceMeasurement, String> {
         let group = case.group;
         let topic = format!("{group}-lines");
         let counted = case.counted_topic.clone().unwrap_or_else(|| topic.clone());
@@ -147,11 +152,15 @@ impl SourceBench<'_> {
                 return Err(format!("create answered {code}: {body}"));
             }
             let deadline = Instant::now() + Duration::from_secs(600);
+            let mut first_record = None;
             loop {
                 let end = match &mut counter {
                     Some(c) => c.poll()?,
                     None => self.admin.try_end_offset(&counted).unwrap_or(0),
                 };
+                if end > 0 && first_record.is_none() {
+                    first_record = Some(began.elapsed());
+                }
                 if end >= self.input.lines as i64 {
                     break;
                 }
@@ -167,7 +176,11 @@ impl SourceBench<'_> {
                     std::thread::sleep(Duration::from_millis(20));
                 }
             }
-            Ok(self.input.lines as f64 / began.elapsed().as_secs_f64())
+            let took = began.elapsed();
+            Ok(SourceMeasurement {
+                records_per_sec: self.input.lines as f64 / took.as_secs_f64(),
+                first_record: first_record.unwrap_or(took),
+            })
         })();
         w.terminate(Duration::from_secs(30));
         let mut topics: Vec<String> = worker::internal_topics(group).to_vec();
@@ -179,6 +192,17 @@ impl SourceBench<'_> {
         self.admin.delete_topics(&names);
         result
     }
+}
+
+/// One measurement: records/s from `POST /connectors` to the last record, and how long the
+/// first record took to be counted (the connector's and task's start, and with exactly-once
+/// support the first transaction's commit).
+#[derive(Debug, Clone, Copy)]
+pub struct SourceMeasurement {
+    /// Input lines / seconds from `POST /connectors` until the last was counted.
+    pub records_per_sec: f64,
+    /// From `POST /connectors` until the first record was counted.
+    pub first_record: Duration,
 }
 
 /// Counts the records of partition 0 of a topic that a `read_committed` consumer sees.

@@ -37,7 +37,7 @@ use tributary_bench::{exit_status, say, stamp, tempdir, Runtime, RuntimeArgs};
 )]
 struct Args {
     /// Lines in the input file.
-    #[arg(long, default_value_t = 1_000_000)]
+    #[arg(long, default_value_t = 5_000_000)]
     lines: u64,
     /// Rounds; the table shows the median of the rounds.
     #[arg(long, default_value_t = 3)]
@@ -133,6 +133,7 @@ fn run(args: &Args) -> Result<(), String> {
     let run = stamp();
     let rounds = args.rounds.max(1);
     let mut results: BTreeMap<(Runtime, Mode), Vec<f64>> = BTreeMap::new();
+    let mut first: BTreeMap<(Runtime, Mode), Vec<f64>> = BTreeMap::new();
     let mut per_round = Table::new(&[
         "round",
         "runtime",
@@ -151,7 +152,7 @@ fn run(args: &Args) -> Result<(), String> {
             for mode in Mode::ALL {
                 let group = format!("eosbench-{run}-{round}-{runtime:?}-{mode:?}").to_lowercase();
                 let (worker_extra, connector_extra) = mode.settings(args.interval_ms);
-                let rps = bench.measure(SourceCase {
+                let m = bench.measure_timed(SourceCase {
                     runtime,
                     bootstrap: &bootstrap,
                     group: &group,
@@ -160,10 +161,16 @@ fn run(args: &Args) -> Result<(), String> {
                     counted_topic: None,
                     read_committed: true,
                 })?;
+                let rps = m.records_per_sec;
+                first
+                    .entry((runtime, mode))
+                    .or_default()
+                    .push(m.first_record.as_secs_f64());
                 say(format!(
-                    "round {round}: {} {}: {rps:.0} records/s",
+                    "round {round}: {} {}: {rps:.0} records/s, first record after {:.2} s",
                     runtime.title(),
-                    mode.title()
+                    mode.title(),
+                    m.first_record.as_secs_f64()
                 ));
                 results.entry((runtime, mode)).or_default().push(rps);
                 row.push(format!("{rps:.0}"));
@@ -209,6 +216,21 @@ fn run(args: &Args) -> Result<(), String> {
     print!("{}", per_round.text());
     println!();
     print!("{}", table.markdown());
+    let mut starts = Table::new(&[
+        "first record counted after, s (median)",
+        "at-least-once",
+        "EOS poll",
+        "EOS interval",
+    ]);
+    for runtime in [Runtime::Tributary, Runtime::Java] {
+        let f = |mode| median(first.get(&(runtime, mode)).cloned().unwrap_or_default());
+        starts.row(
+            runtime.title(),
+            Mode::ALL.iter().map(|m| format!("{:.2}", f(*m))).collect(),
+        );
+    }
+    println!();
+    print!("{}", starts.markdown());
     println!();
     for mode in Mode::ALL {
         println!(

@@ -860,34 +860,52 @@ fn offsets_are_altered_and_reset_through_java_and_tributary_workers() {
     let t1 = DistributedWorker::start(d, "trib-1", &bootstrap, &group, WORKER_EXTRA);
     t1.wait_joined();
     let (j, t) = (java.url(), t1.url.clone());
-    let input = d.join("input.txt");
+    // The worker's offsets topic, then a connector-specific one (KIP-618's
+    // `offsets.storage.topic`, created by whichever runtime starts the connector's task).
+    for (name, own_topic) in [("src", None), ("own", Some(format!("{group}-own-offsets")))] {
+        offsets_round_trip(&bootstrap, d, &group, (&j, &t), name, own_topic.as_deref());
+    }
+}
+
+/// Creates FileStreamSource `name` through the Java worker (`j`), lets it read a file, then
+/// reads, alters and resets its offsets alternately through the Tributary (`t`) and the Java
+/// worker; both must show the same offsets at every step.
+fn offsets_round_trip(
+    bootstrap: &str,
+    d: &Path,
+    group: &str,
+    (j, t): (&str, &str),
+    name: &str,
+    own_topic: Option<&str>,
+) {
+    let input = d.join(format!("{name}.txt"));
     std::fs::write(&input, "one\ntwo\nthree\n").unwrap();
     let filename = input.display().to_string();
-    let topic = format!("{group}-lines");
-    create(
-        &j,
-        "src",
-        serde_json::json!({
-            "connector.class": "FileStreamSource",
-            "file": filename,
-            "topic": topic,
-        }),
-    );
-    wait_for("3 records", Duration::from_secs(120), || {
-        (topic_end(&bootstrap, &topic) == 3).then_some(())
+    let topic = format!("{group}-{name}-lines");
+    let mut config = serde_json::json!({
+        "connector.class": "FileStreamSource",
+        "file": filename,
+        "topic": topic,
     });
-    let (code, v) = http_settled("PUT", &format!("{t}/connectors/src/stop"), None);
+    if let Some(own) = own_topic {
+        config["offsets.storage.topic"] = serde_json::json!(own);
+    }
+    create(j, name, config);
+    wait_for("3 records", Duration::from_secs(120), || {
+        (topic_end(bootstrap, &topic) == 3).then_some(())
+    });
+    let (code, v) = http_settled("PUT", &format!("{t}/connectors/{name}/stop"), None);
     assert_eq!(code, 204, "{v}");
-    wait_state(&j, "src", 0, "STOPPED");
+    wait_state(j, name, 0, "STOPPED");
     let at_end = serde_json::json!({"offsets": [{"partition": {"filename": filename}, "offset": {"position": 14}}]});
-    for url in [&j, &t] {
-        let (code, v) = http("GET", &format!("{url}/connectors/src/offsets"), None);
+    for url in [j, t] {
+        let (code, v) = http("GET", &format!("{url}/connectors/{name}/offsets"), None);
         assert_eq!((code, &v), (200, &at_end), "GET offsets at {url}");
     }
     let patch = serde_json::json!({"offsets": [{"partition": {"filename": filename}, "offset": {"position": 4}}]}).to_string();
     let (code, v) = http_settled(
         "PATCH",
-        &format!("{t}/connectors/src/offsets"),
+        &format!("{t}/connectors/{name}/offsets"),
         Some(&patch),
     );
     assert_eq!(
@@ -898,17 +916,17 @@ fn offsets_are_altered_and_reset_through_java_and_tributary_workers() {
         )
     );
     let moved = serde_json::json!({"offsets": [{"partition": {"filename": filename}, "offset": {"position": 4}}]});
-    for url in [&j, &t] {
+    for url in [j, t] {
         wait_for(
             &format!("the moved offset at {url}"),
             Duration::from_secs(30),
             || {
-                (http("GET", &format!("{url}/connectors/src/offsets"), None).1 == moved)
+                (http("GET", &format!("{url}/connectors/{name}/offsets"), None).1 == moved)
                     .then_some(())
             },
         );
     }
-    let (code, v) = http_settled("DELETE", &format!("{j}/connectors/src/offsets"), None);
+    let (code, v) = http_settled("DELETE", &format!("{j}/connectors/{name}/offsets"), None);
     assert_eq!(
         (code, v),
         (
@@ -916,22 +934,22 @@ fn offsets_are_altered_and_reset_through_java_and_tributary_workers() {
             serde_json::json!({"message": "The offsets for this connector have been reset successfully"})
         )
     );
-    for url in [&j, &t] {
+    for url in [j, t] {
         wait_for(
             &format!("no offsets at {url}"),
             Duration::from_secs(30),
             || {
-                (http("GET", &format!("{url}/connectors/src/offsets"), None).1
+                (http("GET", &format!("{url}/connectors/{name}/offsets"), None).1
                     == serde_json::json!({"offsets": []}))
                 .then_some(())
             },
         );
     }
     // Resumed, the source reads the whole file again, wherever its task runs.
-    let (code, v) = http_settled("PUT", &format!("{t}/connectors/src/resume"), None);
+    let (code, v) = http_settled("PUT", &format!("{t}/connectors/{name}/resume"), None);
     assert_eq!(code, 202, "{v}");
     wait_for("6 records", Duration::from_secs(120), || {
-        (topic_end(&bootstrap, &topic) == 6).then_some(())
+        (topic_end(bootstrap, &topic) == 6).then_some(())
     });
 }
 

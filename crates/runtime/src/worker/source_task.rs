@@ -19,7 +19,7 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header as KafkaHeader, OwnedHeaders};
 use rdkafka::producer::{BaseRecord, DeliveryResult, ProducerContext};
 use rdkafka::{ClientConfig, ClientContext};
-use tributary_api::record::SourceRecord;
+use tributary_api::record::{SourceMap, SourceRecord};
 use tributary_api::source::{
     SourceTask, SourceTaskContext, TransactionBoundaryRequest, TransactionContext,
 };
@@ -101,8 +101,43 @@ struct Transactions {
     open: bool,
     /// The latest offset of each source partition sent in the open transaction: offset key
     /// and value bytes, written to the offsets topic just before the commit.
-    offsets: HashMap<Vec<u8>, Vec<u8>>,
+    offsets: PendingOffsets,
     last_commit: Instant,
+}
+
+/// The latest source offset of each source partition sent in an exactly-once task's open
+/// transaction, serialized only when the transaction commits (a task's records usually share
+/// one partition map, recognised by pointer before its contents are compared).
+#[derive(Default)]
+struct PendingOffsets(Vec<(Arc<SourceMap>, SourceMap)>);
+
+impl PendingOffsets {
+    fn set(&mut self, partition: &Arc<SourceMap>, offset: &SourceMap) {
+        match self
+            .0
+            .iter_mut()
+            .find(|(p, _)| Arc::ptr_eq(p, partition) || **p == **partition)
+        {
+            Some((_, o)) => o.clone_from(offset),
+            None => self.0.push((partition.clone(), offset.clone())),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// The offsets-topic records (key, value) of the pending offsets, which are then cleared.
+    fn drain_serialized(&mut self, connector: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
+        self.0
+            .drain(..)
+            .map(|(p, o)| (offset_key(connector, &p), offset_value(&o)))
+            .collect()
+    }
 }
 
 /// (sequence, (partition, offset)) of acknowledged records, collected by the producer callback;
@@ -545,7 +580,7 @@ fn start_transactions(
         secondary_offsets: eos.secondary_offsets,
         commit_timeout: eos.commit_timeout,
         open: false,
-        offsets: HashMap::new(),
+        offsets: PendingOffsets::default(),
         last_commit: Instant::now(),
     })
 }
@@ -583,15 +618,15 @@ impl Loop {
             t.open = true;
         }
         let began = Instant::now();
+        let entries = t.offsets.drain_serialized(&self.connector);
         let secondary: Vec<OffsetEntry> = match &t.secondary_offsets {
-            Some(_) => t
-                .offsets
+            Some(_) => entries
                 .iter()
                 .map(|(k, v)| (k.clone(), Some(v.clone())))
                 .collect(),
             None => Vec::new(),
         };
-        for (key, value) in t.offsets.drain() {
+        for (key, value) in entries {
             let mut rec: BaseRecord<'_, [u8], [u8], usize> =
                 BaseRecord::with_opaque_to(&t.offsets_topic, OFFSET_RECORD)
                     .key(&key[..])
@@ -965,10 +1000,7 @@ impl Loop {
                 })?;
                 t.open = true;
             }
-            t.offsets.insert(
-                offset_key(&self.connector, &source_partition),
-                offset_value(&source_offset),
-            );
+            t.offsets.set(&source_partition, &source_offset);
         }
         let seq = self.submitted.submit(source_partition, source_offset);
         if let Some(originals) = &self.originals {

@@ -1,0 +1,405 @@
+//! `debezium-snapshot` (issue #15's benchmark): Debezium's PostgreSQL source connector (a Java
+//! plugin from `plugin.path`) snapshotting a table of `--rows` rows (default 1,000,000) into
+//! Kafka, hosted by Tributary (in its in-process JVM) and by Java Connect 4.1.1, in the same run
+//! on the same broker and database; plus the idle RSS of a Tributary worker with `plugin.path`
+//! set but no Java plugin in use, next to one without it.
+//!
+//! The table (`id` integer key, a name, an e-mail, an amount and a timestamp per row) is made
+//! once per run in a database of its own in the PostgreSQL of `scripts/postgres`. Each round
+//! runs each runtime (Java first in odd rounds, Tributary first in even ones) on a fresh
+//! distributed worker with `JsonConverter` (schemas on, Connect's default) and a fresh
+//! replication slot and topic prefix: records/s from `POST /connectors` until the table's topic
+//! holds every row, and the worker's peak RSS (`VmRSS` sampled every 100 ms). Java runs as
+//! `connect-distributed.sh` runs it (heap `-Xms256M -Xmx2G` unless `--java-heap`); Tributary's
+//! JVM gets the same heap options (`tributary.jvm.options`). Prints the medians, each round and
+//! the ratios. A measurement, not a test.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use serde_json::json;
+use tributary_bench::java::JavaCmd;
+use tributary_bench::kafka::Broker;
+use tributary_bench::proc_stats::{memory, RssSampler};
+use tributary_bench::rest::Rest;
+use tributary_bench::source_run::{median, start, wait_ready};
+use tributary_bench::table::Table;
+use tributary_bench::{exit_status, say, stamp, tempdir, worker, Runtime, RuntimeArgs};
+
+/// Command-line options.
+#[derive(Parser, Debug)]
+#[command(
+    name = "debezium-snapshot",
+    about = "Debezium PostgreSQL snapshot of a large table: records/s and RSS hosted by \
+             Tributary and by Java Connect 4.1.1 in the same run; idle RSS with plugin.path set."
+)]
+struct Args {
+    /// Rows in the snapshotted table.
+    #[arg(long, default_value_t = 1_000_000)]
+    rows: u64,
+    /// Rounds; the table shows the median of the rounds.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    #[command(flatten)]
+    runtimes: RuntimeArgs,
+    /// Java maximum heap (`-Xmx`), of Java Connect and of Tributary's JVM; Connect's start
+    /// script uses 2G.
+    #[arg(long, default_value = "2G")]
+    java_heap: String,
+    /// `scripts/postgres` (its `env` and `psql` commands reach the database).
+    #[arg(long)]
+    postgres: PathBuf,
+    /// The `plugin.path` holding Debezium's PostgreSQL connector (`scripts/plugins debezium`).
+    #[arg(long)]
+    plugin_path: PathBuf,
+    /// Tributary's Java bridge class path (`scripts/jvm-bridge classpath`).
+    #[arg(long)]
+    jvm_classpath: String,
+    /// Seconds an idle worker runs before its memory is read.
+    #[arg(long, default_value_t = 5)]
+    idle_secs: u64,
+}
+
+/// The database connection settings `scripts/postgres env` prints.
+struct Pg {
+    script: PathBuf,
+    host: String,
+    port: String,
+    user: String,
+    password: String,
+}
+
+impl Pg {
+    fn from_script(script: &Path) -> Result<Pg, String> {
+        let out = Command::new(script)
+            .arg("env")
+            .output()
+            .map_err(|e| format!("{}: {e}", script.display()))?;
+        if !out.status.success() {
+            return Err(format!("{} env failed", script.display()));
+        }
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let get = |k: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("{k}=")))
+                .map(str::to_string)
+                .ok_or_else(|| format!("{} env printed no {k}", script.display()))
+        };
+        Ok(Pg {
+            script: script.to_path_buf(),
+            host: get("PG_HOST")?,
+            port: get("PG_PORT")?,
+            user: get("PG_USER")?,
+            password: get("PG_PASSWORD")?,
+        })
+    }
+
+    /// Runs `sql` in database `db`; returns its unaligned output.
+    fn sql(&self, db: &str, sql: &str) -> Result<String, String> {
+        let out = Command::new(&self.script)
+            .args(["psql", "-d", db, "-v", "ON_ERROR_STOP=1", "-Atq", "-c", sql])
+            .output()
+            .map_err(|e| format!("{}: {e}", self.script.display()))?;
+        if !out.status.success() {
+            return Err(format!(
+                "psql -d {db} -c {sql:?}: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+}
+
+/// One snapshot: records/s and the worker's peak RSS (KiB).
+struct Snapshot {
+    records_per_sec: f64,
+    peak_rss_kib: u64,
+}
+
+fn worker_props(
+    args: &Args,
+    runtime: Runtime,
+    bootstrap: &str,
+    group: &str,
+) -> Vec<(String, String)> {
+    let mut props = worker::distributed_properties(bootstrap, group);
+    for (k, v) in props.iter_mut() {
+        if k == "key.converter" || k == "value.converter" {
+            *v = "org.apache.kafka.connect.json.JsonConverter".into();
+        }
+    }
+    props.push(("plugin.path".into(), args.plugin_path.display().to_string()));
+    if runtime == Runtime::Tributary {
+        props.push(("tributary.jvm.classpath".into(), args.jvm_classpath.clone()));
+        props.push((
+            "tributary.jvm.options".into(),
+            format!("-Xms256M -Xmx{}", args.java_heap),
+        ));
+    }
+    props
+}
+
+fn snapshot(
+    args: &Args,
+    runtime: Runtime,
+    ctx: &Context<'_>,
+    name: &str,
+) -> Result<Snapshot, String> {
+    let group = format!("dbzbench-{name}");
+    let prefix = format!("dbz{name}").replace('-', "");
+    let topic = format!("{prefix}.public.rows");
+    ctx.admin.create_topic(&topic)?;
+    let props = worker_props(args, runtime, &ctx.bootstrap, &group);
+    let dir = ctx.work.join(&group);
+    let (mut w, base) = start(runtime, ctx.binary, ctx.java, &dir, props)?;
+    let rest = Rest::new(&base, Duration::from_secs(30))?;
+    let slot = format!("bench_{}", prefix.to_lowercase());
+    let result = (|| {
+        wait_ready(&mut w, &rest, runtime)?;
+        let config = json!({
+            "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+            "tasks.max": "1",
+            "database.hostname": ctx.pg.host,
+            "database.port": ctx.pg.port,
+            "database.user": ctx.pg.user,
+            "database.password": ctx.pg.password,
+            "database.dbname": DATABASE,
+            "topic.prefix": prefix,
+            "plugin.name": "pgoutput",
+            "slot.name": slot,
+            "slot.drop.on.stop": "true",
+            "publication.name": format!("{slot}_pub"),
+            "publication.autocreate.mode": "filtered",
+            "table.include.list": "public.rows",
+            "snapshot.mode": "initial",
+        });
+        let sampler = RssSampler::start(w.pid(), Duration::from_millis(100));
+        let began = Instant::now();
+        let (code, body) = rest.send(
+            "POST",
+            "/connectors",
+            Some(&json!({"name": "dbz", "config": config})),
+        )?;
+        if code != 201 {
+            return Err(format!("create answered {code}: {body}"));
+        }
+        let deadline = Instant::now() + Duration::from_secs(1800);
+        loop {
+            let end = ctx.admin.try_end_offset(&topic).unwrap_or(0);
+            if end >= args.rows as i64 {
+                break;
+            }
+            w.check_alive()?;
+            if Instant::now() > deadline {
+                let status = rest.get("/connectors/dbz/status").map(|r| r.1);
+                return Err(format!(
+                    "{end} of {} records in {topic} after 1800 s; status {status:?}",
+                    args.rows
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let took = began.elapsed();
+        Ok(Snapshot {
+            records_per_sec: args.rows as f64 / took.as_secs_f64(),
+            peak_rss_kib: sampler.finish(),
+        })
+    })();
+    // Stopped (the connector drops its slot on a clean stop), then anything left is removed.
+    rest.send("DELETE", "/connectors/dbz", None).ok();
+    w.terminate(Duration::from_secs(60));
+    ctx.pg
+        .sql(
+            "postgres",
+            &format!(
+                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '{slot}'"
+            ),
+        )
+        .ok();
+    let mut topics: Vec<String> = worker::internal_topics(&group).to_vec();
+    topics.push(topic);
+    let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+    ctx.admin.delete_topics(&names);
+    result
+}
+
+/// The idle RSS (KiB) of a Tributary worker `idle_secs` after it joined, with or without
+/// `plugin.path`.
+fn idle_rss(args: &Args, ctx: &Context<'_>, with_plugins: bool, name: &str) -> Result<u64, String> {
+    let group = format!("dbzbench-idle-{name}");
+    let mut props = worker::distributed_properties(&ctx.bootstrap, &group);
+    if with_plugins {
+        props.push(("plugin.path".into(), args.plugin_path.display().to_string()));
+        props.push(("tributary.jvm.classpath".into(), args.jvm_classpath.clone()));
+    }
+    let dir = ctx.work.join(&group);
+    let (mut w, base) = start(Runtime::Tributary, ctx.binary, ctx.java, &dir, props)?;
+    let rest = Rest::new(&base, Duration::from_secs(30))?;
+    let result = (|| {
+        wait_ready(&mut w, &rest, Runtime::Tributary)?;
+        // The plugins are listed (the scan ran), and still no JVM.
+        let (_, plugins) = rest.get("/connector-plugins")?;
+        if with_plugins && !plugins.to_string().contains("PostgresConnector") {
+            return Err(format!("Debezium's connector is not listed: {plugins}"));
+        }
+        std::thread::sleep(Duration::from_secs(args.idle_secs));
+        memory(w.pid())
+            .map(|m| m.rss_kib)
+            .ok_or_else(|| "could not read the worker's memory".to_string())
+    })();
+    w.terminate(Duration::from_secs(30));
+    let topics = worker::internal_topics(&group);
+    let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+    ctx.admin.delete_topics(&names);
+    result
+}
+
+const DATABASE: &str = "tributary_bench_dbz";
+
+/// What every measurement of a run shares.
+struct Context<'a> {
+    binary: &'a Path,
+    java: &'a JavaCmd,
+    admin: &'a Broker,
+    bootstrap: String,
+    work: &'a Path,
+    pg: &'a Pg,
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    let binary = tributary_bench::tributary_binary(args.runtimes.tributary.as_deref())?;
+    let work = tempdir()?;
+    let java = JavaCmd::for_benchmark(
+        args.runtimes.connect_java.as_deref(),
+        &args.java_heap,
+        work.path(),
+    )?;
+    let bootstrap = tributary_bench::bootstrap(args.runtimes.bootstrap.as_deref());
+    let admin = Broker::connect(&bootstrap)?;
+    let pg = Pg::from_script(&args.postgres)?;
+    say(format!(
+        "making table public.rows of {} rows in database {DATABASE}",
+        args.rows
+    ));
+    pg.sql("postgres", &format!("DROP DATABASE IF EXISTS {DATABASE}"))?;
+    pg.sql("postgres", &format!("CREATE DATABASE {DATABASE}"))?;
+    pg.sql(
+        DATABASE,
+        &format!(
+            "CREATE TABLE rows (id integer PRIMARY KEY, name text NOT NULL, email text, \
+             amount numeric(12,2), created timestamp NOT NULL); \
+             INSERT INTO rows SELECT g, 'customer ' || g, 'c' || g || '@example.com', \
+             (g % 100000) / 100.0, timestamp '2026-01-01' + g * interval '1 second' \
+             FROM generate_series(1, {}) g; ANALYZE rows;",
+            args.rows
+        ),
+    )?;
+    let ctx = Context {
+        binary: &binary,
+        java: &java,
+        admin: &admin,
+        bootstrap: bootstrap.clone(),
+        work: work.path(),
+        pg: &pg,
+    };
+    let run = stamp();
+    let rounds = args.rounds.max(1);
+    let mut results: BTreeMap<Runtime, Vec<Snapshot>> = BTreeMap::new();
+    let mut per_round = Table::new(&["round", "runtime", "records/s", "peak RSS MiB"]);
+    for round in 1..=rounds {
+        let order = if round % 2 == 1 {
+            [Runtime::Java, Runtime::Tributary]
+        } else {
+            [Runtime::Tributary, Runtime::Java]
+        };
+        for runtime in order {
+            let name = format!("{run}-{round}-{}", runtime.label());
+            let s = snapshot(args, runtime, &ctx, &name)?;
+            say(format!(
+                "round {round}: {}: {:.0} records/s, peak RSS {} MiB",
+                runtime.title(),
+                s.records_per_sec,
+                s.peak_rss_kib / 1024
+            ));
+            per_round.row(
+                round.to_string(),
+                vec![
+                    runtime.title().to_string(),
+                    format!("{:.0}", s.records_per_sec),
+                    format!("{}", s.peak_rss_kib / 1024),
+                ],
+            );
+            results.entry(runtime).or_default().push(s);
+        }
+    }
+    let idle_plain = idle_rss(args, &ctx, false, &format!("{run}-plain"))?;
+    let idle_plugins = idle_rss(args, &ctx, true, &format!("{run}-plugins"))?;
+    pg.sql("postgres", &format!("DROP DATABASE IF EXISTS {DATABASE}"))
+        .ok();
+
+    let rate = |r: Runtime| {
+        median(
+            results
+                .get(&r)
+                .map(|v| v.iter().map(|s| s.records_per_sec).collect())
+                .unwrap_or_default(),
+        )
+    };
+    let rss = |r: Runtime| {
+        median(
+            results
+                .get(&r)
+                .map(|v| v.iter().map(|s| s.peak_rss_kib as f64 / 1024.0).collect())
+                .unwrap_or_default(),
+        )
+    };
+    let mut table = Table::new(&[
+        "Debezium PostgreSQL snapshot (median)",
+        "records/s",
+        "peak RSS MiB",
+    ]);
+    for runtime in [Runtime::Tributary, Runtime::Java] {
+        let label = match runtime {
+            Runtime::Java => format!("{} (-Xmx{})", runtime.title(), args.java_heap),
+            Runtime::Tributary => format!("{} (JVM -Xmx{})", runtime.title(), args.java_heap),
+        };
+        table.row(
+            &label,
+            vec![
+                format!("{:.0}", rate(runtime)),
+                format!("{:.0}", rss(runtime)),
+            ],
+        );
+    }
+    table.row(
+        "Tributary / Java",
+        vec![
+            format!("{:.2}x", rate(Runtime::Tributary) / rate(Runtime::Java)),
+            format!("{:.2}x", rss(Runtime::Tributary) / rss(Runtime::Java)),
+        ],
+    );
+    println!(
+        "Median of {rounds} round(s), a table of {} rows, JsonConverter with schemas:",
+        args.rows
+    );
+    print!("{}", table.text());
+    println!("\nEach round:");
+    print!("{}", per_round.text());
+    println!();
+    print!("{}", table.markdown());
+    println!(
+        "\nIdle Tributary worker RSS: {} MiB without plugin.path, {} MiB with plugin.path \
+         (Debezium listed, no Java plugin in use, no JVM started)",
+        idle_plain / 1024,
+        idle_plugins / 1024
+    );
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    exit_status("debezium-snapshot", run(&args))
+}
