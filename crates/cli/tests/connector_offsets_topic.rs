@@ -21,14 +21,6 @@ fn values(bootstrap: &str, topic: &str) -> Vec<String> {
         .collect()
 }
 
-fn wait_records(bootstrap: &str, topic: &str, n: i64) {
-    wait_for(
-        &format!("{n} records in {topic}"),
-        Duration::from_secs(60),
-        || (topic_end(bootstrap, topic) == n).then_some(()),
-    );
-}
-
 fn append(path: &Path, line: &str) {
     let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
     writeln!(f, "{line}").unwrap();
@@ -74,7 +66,7 @@ fn a_source_with_its_own_offsets_topic_reads_both_topics_and_writes_its_own_firs
         Some(&json!({"name": "src", "config": config}).to_string()),
     );
     assert_eq!(code, 201, "{body}");
-    wait_records(&bootstrap, &topic, 5);
+    wait_topic_end(&bootstrap, &topic, 5);
     assert_eq!(values(&bootstrap, &topic), lines[5..]);
     // Its position is committed to its own topic, created like the worker's (5 partitions in
     // these tests' worker file), and copied to the worker's topic.
@@ -138,7 +130,7 @@ fn a_source_with_its_own_offsets_topic_reads_both_topics_and_writes_its_own_firs
         Some(&Some(json!({"position": five})))
     );
     assert_eq!(w.send("PUT", "/connectors/src/resume", None).0, 202);
-    wait_records(&bootstrap, &topic, 12);
+    wait_topic_end(&bootstrap, &topic, 12);
     assert_eq!(values(&bootstrap, &topic)[6..], lines[5..]);
 
     // Reset: tombstones in both topics, so no older position shows through from either; the
@@ -165,7 +157,7 @@ fn a_source_with_its_own_offsets_topic_reads_both_topics_and_writes_its_own_firs
         Some(&None)
     );
     assert_eq!(w.send("PUT", "/connectors/src/resume", None).0, 202);
-    wait_records(&bootstrap, &topic, 23);
+    wait_topic_end(&bootstrap, &topic, 23);
     assert_eq!(values(&bootstrap, &topic)[12..], lines[..]);
 }
 

@@ -21,15 +21,6 @@ fn file_lines(path: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Waits until `topic` holds exactly `n` records.
-fn wait_records(bootstrap: &str, topic: &str, n: i64) {
-    wait_for(
-        &format!("{n} records in {topic}"),
-        Duration::from_secs(60),
-        || (topic_end(bootstrap, topic) == n).then_some(()),
-    );
-}
-
 const NOT_STOPPED: &str = "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/{c}/stop' endpoint";
 
 fn not_stopped(c: &str) -> Value {
@@ -77,7 +68,7 @@ fn source_offsets_are_read_moved_back_and_reset_through_the_leader() {
         ),
     );
     assert_eq!(code, 201, "{body}");
-    wait_records(&bootstrap, &topic, 10);
+    wait_topic_end(&bootstrap, &topic, 10);
     let filename = input.to_str().unwrap();
     let end = std::fs::metadata(&input).unwrap().len();
     // The committed position appears once the offsets were flushed.
@@ -167,7 +158,7 @@ fn source_offsets_are_read_moved_back_and_reset_through_the_leader() {
             .0,
         202
     );
-    wait_records(&bootstrap, &topic, 15);
+    wait_topic_end(&bootstrap, &topic, 15);
     let values: Vec<String> = read_topic(&bootstrap, &topic)
         .into_iter()
         .map(|v| String::from_utf8(v).unwrap())
@@ -206,7 +197,7 @@ fn source_offsets_are_read_moved_back_and_reset_through_the_leader() {
             .0,
         202
     );
-    wait_records(&bootstrap, &topic, 25);
+    wait_topic_end(&bootstrap, &topic, 25);
     let values: Vec<String> = read_topic(&bootstrap, &topic)
         .into_iter()
         .map(|v| String::from_utf8(v).unwrap())
@@ -490,7 +481,7 @@ fn a_standalone_source_is_moved_back_in_its_offsets_file() {
     )
     .unwrap();
     let w = StandaloneWorker::start(dir.path(), &bootstrap, "", &[connector.to_str().unwrap()]);
-    wait_records(&bootstrap, &topic, 3);
+    wait_topic_end(&bootstrap, &topic, 3);
     assert_eq!(
         w.send("PUT", &format!("/connectors/{name}/stop"), None).0,
         204
@@ -513,7 +504,7 @@ fn a_standalone_source_is_moved_back_in_its_offsets_file() {
         w.send("PUT", &format!("/connectors/{name}/resume"), None).0,
         202
     );
-    wait_records(&bootstrap, &topic, 5);
+    wait_topic_end(&bootstrap, &topic, 5);
     let values: Vec<Vec<u8>> = read_topic(&bootstrap, &topic);
     assert_eq!(values[3..], [b"two".to_vec(), b"three".to_vec()]);
 }

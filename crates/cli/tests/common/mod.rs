@@ -357,6 +357,15 @@ pub fn topic_end(bootstrap: &str, topic: &str) -> i64 {
         .unwrap_or(0)
 }
 
+/// Waits (up to 60 s) until partition 0 of `topic` ends at offset `n`.
+pub fn wait_topic_end(bootstrap: &str, topic: &str, n: i64) {
+    wait_for(
+        &format!("{n} records in {topic}"),
+        Duration::from_secs(60),
+        || (topic_end(bootstrap, topic) == n).then_some(()),
+    );
+}
+
 /// The worker file of a distributed worker in group `group` (topics named after the group,
 /// replication factor 1, a short session timeout so that dead workers are noticed quickly).
 pub fn distributed_properties(bootstrap: &str, group: &str, extra: &str) -> String {
