@@ -800,3 +800,119 @@ fn a_java_sink_task_reports_errant_records_to_the_dead_letter_queue() {
         "{trace}"
     );
 }
+
+/// The file's lines.
+fn lines_of(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// A Java sink task's `SinkTaskContext` requests are carried out as Connect's
+/// `WorkerSinkTask` does: `offset` in `open` rewinds the partition; a `RetriableException`
+/// after `timeout(200)` redelivers the same batch after 200 ms (not at the next offset commit,
+/// an hour away here); `requestCommit` commits at once; `pause` stops delivery (and fetching)
+/// of the partition while `put` goes on being called without records, and `resume` brings the
+/// held-back records. Nothing is lost or written twice on the way.
+#[test]
+fn a_java_sink_task_rewinds_retries_commits_pauses_and_resumes_through_its_context() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, _)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let plugin_path = probe_plugin_dir(dir.path(), &classpath);
+    let topic = unique("probe-context");
+    create_topic(&bootstrap, &topic, 1);
+    let out = dir.path().join("out.txt");
+    let events = dir.path().join("events.txt");
+    let resume = dir.path().join("resume");
+    let first: Vec<String> = (0..10).map(|i| format!("v{i}")).collect();
+    produce_values(&bootstrap, &topic, Some(0), &first);
+    std::fs::write(
+        dir.path().join("sink.properties"),
+        format!(
+            "name=probe-context\nconnector.class=io.tributary.probe.ProbeSinkConnector\ntasks.max=1\ntopics={topic}\nfile={}\nrewind.to=3\nevents.file={}\nresume.file={}\n",
+            out.display(),
+            events.display(),
+            resume.display()
+        ),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &format!(
+            "offset.flush.interval.ms=3600000\n{}",
+            jvm_lines(&classpath, &plugin_path.display().to_string(), &[])
+        ),
+        &["sink.properties"],
+    );
+    let wait_lines = |what: &str, want: &[String]| {
+        wait_for(what, Duration::from_secs(60), || {
+            let got = lines_of(&out);
+            (got.len() >= want.len()).then_some(got)
+        })
+    };
+    // Rewound to offset 3 in `open`: v0..v2 are skipped.
+    let mut want: Vec<String> = first[3..].to_vec();
+    assert_eq!(wait_lines("the records from offset 3", &want), want);
+
+    // A retriable failure: the batch comes again after the task's timeout, once.
+    let retry = vec!["retry-1".to_string(), "after-retry".to_string()];
+    produce_values(&bootstrap, &topic, Some(0), &retry);
+    want.extend(retry);
+    assert_eq!(wait_lines("the retried batch", &want), want);
+    let retries = lines_of(&events)
+        .iter()
+        .filter(|e| *e == "retry thrown")
+        .count();
+    assert_eq!(retries, 1, "{:?}", lines_of(&events));
+
+    // A commit request commits at once (the interval is an hour): offset 13 follows "commit".
+    produce_values(&bootstrap, &topic, Some(0), &["commit".to_string()]);
+    want.push("commit".into());
+    assert_eq!(wait_lines("the commit record", &want), want);
+    wait_for("the requested commit", Duration::from_secs(30), || {
+        let (code, body) = w.get("/connectors/probe-context/offsets");
+        let committed = body["offsets"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|o| o["partition"]["kafka_topic"] == topic.as_str())
+            .and_then(|o| o["offset"]["kafka_offset"].as_i64());
+        (code == 200 && committed == Some(13)).then_some(())
+    });
+
+    // Paused by the task: later records wait while put goes on without records.
+    produce_values(&bootstrap, &topic, Some(0), &["pause".to_string()]);
+    want.push("pause".into());
+    assert_eq!(wait_lines("the pause record", &want), want);
+    let held = vec!["held-1".to_string(), "held-2".to_string()];
+    produce_values(&bootstrap, &topic, Some(0), &held);
+    wait_for(
+        "three empty puts while paused",
+        Duration::from_secs(30),
+        || {
+            let ev = lines_of(&events);
+            let after = ev.iter().skip_while(|e| *e != "paused").skip(1);
+            (after
+                .filter(|e| *e == "put while paused: 0 records")
+                .count()
+                >= 3)
+                .then_some(())
+        },
+    );
+    assert_eq!(
+        lines_of(&out),
+        want,
+        "records of a partition the task paused reached it"
+    );
+    std::fs::write(&resume, b"").unwrap();
+    want.extend(held);
+    assert_eq!(wait_lines("the records held while paused", &want), want);
+    assert!(lines_of(&events).contains(&"resumed".to_string()));
+    w.wait_state("probe-context", 1, "RUNNING");
+}

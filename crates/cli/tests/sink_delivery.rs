@@ -250,3 +250,84 @@ fn a_sink_loses_no_record_when_its_worker_restarts_or_its_partitions_move_while_
     produce(&mut all, 20, 25);
     wait_exactly("a worker leaving while running", &out, &all, false);
 }
+
+/// A partition taken from a paused sink task and given back to it after the connector resumed
+/// is consumed again. (librdkafka keeps a partition's pause across its revocation and
+/// reassignment to the same consumer: a task that resumed only the partitions it held at the
+/// resume never fetched the returning one again, and its records were never delivered.) Another
+/// member of the task's consumer group (`connect-<connector>`), which commits nothing, joins while
+/// the connector is paused and leaves after it resumed.
+#[test]
+fn a_partition_returning_to_a_resumed_sink_task_is_consumed_again() {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let d = dir.path();
+    let topic = unique("sink-return");
+    create_topic(&bootstrap, &topic, 2);
+    let out = d.join("out.txt");
+    let mut all = Vec::new();
+    let produce = |all: &mut Vec<String>, from: usize, to: usize| {
+        for p in 0..2 {
+            let batch = records(&format!("p{p}-"), from, to);
+            produce_values(&bootstrap, &topic, Some(p), &batch);
+            all.extend(batch);
+        }
+    };
+    produce(&mut all, 0, 3);
+    let w = StandaloneWorker::start(d, &bootstrap, "", &[]);
+    let name = unique("sink-return");
+    let body = json!({"name": name, "config": sink_config(&topic, &out, 1)}).to_string();
+    assert_eq!(w.send("POST", "/connectors", Some(&body)).0, 201);
+    wait_exactly("first records", &out, &all, false);
+
+    assert_eq!(
+        w.send("PUT", &format!("/connectors/{name}/pause"), None).0,
+        202
+    );
+    w.wait_state(&name, 1, "PAUSED");
+    let other: BaseConsumer = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", &bootstrap)
+        .set("group.id", format!("connect-{name}"))
+        .set("enable.auto.commit", "false")
+        .set("auto.offset.reset", "earliest")
+        .create()
+        .unwrap();
+    other.subscribe(&[topic.as_str()]).unwrap();
+    wait_for(
+        "the other member to take a partition",
+        Duration::from_secs(60),
+        || {
+            other.poll(Duration::from_millis(100));
+            let n = other.assignment().map(|a| a.count()).unwrap_or(0);
+            (n == 1).then_some(())
+        },
+    );
+    assert_eq!(
+        w.send("PUT", &format!("/connectors/{name}/resume"), None).0,
+        202
+    );
+    w.wait_state(&name, 1, "RUNNING");
+    produce(&mut all, 3, 6);
+    // The task's own partition flows again while the other member holds the second one.
+    wait_for(
+        "the task's partition to flow",
+        Duration::from_secs(60),
+        || {
+            let lines = file_lines(&out);
+            (["p0-5", "p1-5"]
+                .iter()
+                .any(|l| lines.iter().any(|x| x == l)))
+            .then_some(())
+        },
+    );
+    other.unsubscribe();
+    drop(other);
+    produce(&mut all, 6, 9);
+    wait_exactly(
+        "the partition given back after the resume",
+        &out,
+        &all,
+        false,
+    );
+}

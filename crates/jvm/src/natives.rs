@@ -1,6 +1,6 @@
 //! Calls from hosted plugins into Tributary (`Natives.java`): the source task's
-//! `OffsetStorageReader`, the sink task's `ErrantRecordReporter` and the connector's
-//! `ConnectorContext`. Java holds a handle (an id); the objects it names live in registries
+//! `OffsetStorageReader`, the sink task's `ErrantRecordReporter` and `SinkTaskContext` requests,
+//! and the connector's `ConnectorContext`. Java holds a handle (an id); the objects it names live in registries
 //! here, dropped when the task or connector is.
 
 use std::collections::HashMap;
@@ -13,7 +13,7 @@ use jni::sys::{jbyteArray, jlong};
 use jni::{JNIEnv, NativeMethod};
 use tributary_api::connector::ConnectorContext;
 use tributary_api::record::SourceMap;
-use tributary_api::sink::ErrantRecordReporter;
+use tributary_api::sink::{ErrantRecordReporter, SinkTaskContext};
 use tributary_api::source::OffsetStorageReader;
 use tributary_api::ConnectError;
 use tributary_plugins::converters::json::JsonConverter;
@@ -31,6 +31,11 @@ fn readers() -> &'static Registry<dyn OffsetStorageReader> {
 
 fn reporters() -> &'static Registry<dyn ErrantRecordReporter> {
     static R: std::sync::OnceLock<Registry<dyn ErrantRecordReporter>> = std::sync::OnceLock::new();
+    R.get_or_init(Default::default)
+}
+
+fn sink_contexts() -> &'static Registry<SinkTaskContext> {
+    static R: std::sync::OnceLock<Registry<SinkTaskContext>> = std::sync::OnceLock::new();
     R.get_or_init(Default::default)
 }
 
@@ -75,6 +80,22 @@ pub fn register_reporter(reporter: Arc<dyn ErrantRecordReporter>) -> Handle {
     }
 }
 
+/// Registers a sink task's context for `Natives.sinkContext` (offset rewinds, timeout, pause,
+/// resume, commit requests).
+pub fn register_sink_context(context: SinkTaskContext) -> Handle {
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    sink_contexts()
+        .lock()
+        .unwrap()
+        .insert(id, Arc::new(context));
+    Handle {
+        id,
+        remove: |id| {
+            sink_contexts().lock().unwrap().remove(&id);
+        },
+    }
+}
+
 /// Registers a connector's context for `Natives.requestTaskReconfiguration` / `raiseError`.
 pub fn register_context(context: Arc<dyn ConnectorContext>) -> Handle {
     let id = NEXT.fetch_add(1, Ordering::Relaxed);
@@ -104,6 +125,11 @@ pub fn register(env: &mut JNIEnv) -> jni::errors::Result<()> {
             name: "reportErrant".into(),
             sig: "(J[BLjava/lang/String;Ljava/lang/String;Ljava/lang/String;)V".into(),
             fn_ptr: report_errant as *mut std::ffi::c_void,
+        },
+        NativeMethod {
+            name: "sinkContext".into(),
+            sig: "(JI[B)V".into(),
+            fn_ptr: sink_context as *mut std::ffi::c_void,
         },
         NativeMethod {
             name: "raiseError".into(),
@@ -203,6 +229,75 @@ extern "system" fn report_errant<'l>(
         reporter.report(&record, error).map_err(|e| e.to_string())
     }))
     .unwrap_or_else(|_| Err("reporting an errant record panicked".into()));
+    if let Err(e) = result {
+        throw(&mut env, &e);
+    }
+}
+
+/// Operations of `Natives.sinkContext` (`HostedSinkTask.OFFSETS` …).
+const SINK_OFFSETS: i32 = 0;
+const SINK_TIMEOUT: i32 = 1;
+const SINK_PAUSE: i32 = 2;
+const SINK_RESUME: i32 = 3;
+const SINK_REQUEST_COMMIT: i32 = 4;
+
+/// Carries out one `SinkTaskContext` request of a hosted sink task on its context in Tributary.
+fn apply_sink_request(context: &SinkTaskContext, op: i32, arg: &[u8]) -> Result<(), String> {
+    let partitions = |arg: &[u8]| -> Result<Vec<tributary_api::record::TopicPartition>, String> {
+        let mut r = Reader::new(arg);
+        let n = r.count().map_err(|e| e.to_string())?;
+        (0..n)
+            .map(|_| {
+                Ok(tributary_api::record::TopicPartition::new(
+                    r.str().map_err(|e| e.to_string())?,
+                    r.i32().map_err(|e| e.to_string())?,
+                ))
+            })
+            .collect()
+    };
+    match op {
+        SINK_OFFSETS => {
+            let offsets = crate::codec::read_offsets(arg).map_err(|e| e.to_string())?;
+            context.offsets(offsets);
+            Ok(())
+        }
+        SINK_TIMEOUT => {
+            let ms = Reader::new(arg).i64().map_err(|e| e.to_string())?;
+            context.timeout(ms.max(0) as u64);
+            Ok(())
+        }
+        SINK_PAUSE => context.pause(&partitions(arg)?).map_err(|e| e.to_string()),
+        SINK_RESUME => context.resume(&partitions(arg)?).map_err(|e| e.to_string()),
+        SINK_REQUEST_COMMIT => {
+            context.request_commit();
+            Ok(())
+        }
+        other => Err(format!("unknown SinkTaskContext operation {other}")),
+    }
+}
+
+extern "system" fn sink_context<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    op: jni::sys::jint,
+    arg: JByteArray<'l>,
+) {
+    let result = catch_unwind(AssertUnwindSafe(|| -> Result<(), String> {
+        let context = sink_contexts()
+            .lock()
+            .unwrap()
+            .get(&handle)
+            .cloned()
+            .ok_or("the sink task's context is gone")?;
+        let bytes = if arg.is_null() {
+            Vec::new()
+        } else {
+            env.convert_byte_array(&arg).map_err(|e| e.to_string())?
+        };
+        apply_sink_request(&context, op, &bytes)
+    }))
+    .unwrap_or_else(|_| Err("a SinkTaskContext request panicked".into()));
     if let Err(e) = result {
         throw(&mut env, &e);
     }

@@ -375,11 +375,14 @@ impl JavaSourceTask {
 
 /// A Java `SinkTask` (loaded with its connector's class loader). Its
 /// `SinkTaskContext.errantRecordReporter()` reports to the runtime's reporter for the task
-/// (`None` in the context: Java sees null, as in Connect).
+/// (`None` in the context: Java sees null, as in Connect); its `offset`, `timeout`, `pause`,
+/// `resume` and `requestCommit` go to the task's [`SinkTaskContext`].
 pub struct JavaSinkTask {
     hosted: Hosted,
     context: Option<SinkTaskContext>,
     reporter: Option<Handle>,
+    /// The context's registration for `Natives.sinkContext`.
+    requests: Option<Handle>,
     envelope: JsonConverter,
 }
 
@@ -397,6 +400,7 @@ impl JavaSinkTask {
             },
             context: None,
             reporter: None,
+            requests: None,
             envelope: JsonConverter::new(),
         }
     }
@@ -511,13 +515,20 @@ impl SinkTask for JavaSinkTask {
             .and_then(|c| c.errant_record_reporter())
             .map(natives::register_reporter);
         let reporter_id = self.reporter.as_ref().map_or(0, |h| h.id);
+        let requests = natives::register_sink_context(self.context.clone().unwrap_or_default());
+        let requests_id = requests.id;
+        self.requests = Some(requests);
         self.hosted.jvm.call(|env, _| {
             let arr = env.byte_array_from_slice(&config)?;
             env.call_method(
                 &obj,
                 "initialize",
-                "(J[B)V",
-                &[JValue::Long(reporter_id), JValue::Object(&arr)],
+                "(JJ[B)V",
+                &[
+                    JValue::Long(reporter_id),
+                    JValue::Long(requests_id),
+                    JValue::Object(&arr),
+                ],
             )?;
             Ok(())
         })?;

@@ -853,6 +853,12 @@ impl WorkerErrantRecordReporter {
         }
     }
 
+    /// Takes back the consumed forms kept by [`Self::set_batch`], by topic, partition and
+    /// offset (for a batch that will be delivered again).
+    pub fn take_batch(&self) -> HashMap<(String, i32, i64), RawRecord> {
+        std::mem::take(&mut *self.batch.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
     /// After `put`: the error that must fail the task when a record was reported and
     /// `errors.tolerance` is `none` (Connect's `maybeThrowAsyncError`), even if the task went
     /// on.

@@ -16,8 +16,17 @@
 //! its offset is committed once the records before it were delivered. Offsets are committed
 //! for the partitions and offsets records were consumed from (KIP-793), whatever topic or
 //! partition a transformation gave them, so `pre_commit` sees those original partitions.
+//!
+//! The task's requests through its `SinkTaskContext` are carried out between calls into the
+//! task, as Connect's `WorkerSinkTask` does: rewinds (`offset`) seek the consumer before the
+//! next poll (records of a rewound partition waiting in the queue are dropped, and held back
+//! until the seek succeeds); partitions the task paused are paused in the consumer and their
+//! queued records held back; a commit request commits at the next turn. A `put` failing with
+//! a retriable error pauses every partition and hands the same batch to `put` again after the
+//! task's `timeout`, or at the next offset commit when it set none, polling meanwhile. `put`
+//! is called on every turn, with no records when none are ready.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -26,7 +35,7 @@ use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Reb
 use rdkafka::message::{BorrowedMessage, Headers as _, Message};
 use rdkafka::{ClientConfig, ClientContext, Offset, TopicPartitionList};
 use tributary_api::record::{Headers, SinkRecord, TimestampType, TopicPartition};
-use tributary_api::sink::{PartitionOffsets, SinkTask, SinkTaskContext};
+use tributary_api::sink::{PartitionOffsets, SinkTask, SinkTaskContext, SinkTaskRequests};
 use tributary_api::{ConnectError, ConnectResult, Props};
 
 use super::chain::TransformationChain;
@@ -80,7 +89,62 @@ struct Shared {
     /// Whether the loop has paused the consumer's partitions (the task's target state is
     /// PAUSED); partitions assigned meanwhile are paused as soon as they arrive.
     consumer_paused: bool,
+    /// While a batch that failed with a retriable error waits at the front of `pending`: when
+    /// to hand it to `put` again. Every partition is paused meanwhile (Connect's
+    /// `pausedForRedelivery`).
+    redelivery: Option<Instant>,
+    /// The task's requests (`SinkTaskContext`): rewinds, pauses, timeout, commit.
+    requests: Arc<SinkTaskRequests>,
+    /// The partitions whose records are held back in `pending`: paused by the task, or
+    /// waiting for a rewind. Empty in the common case, so batches are taken whole.
+    held: HashSet<TopicPartition>,
+    /// Set when the consumer's paused partitions must be brought in line with the target
+    /// state, the redelivery and the task's requests (after a rebalance or a change of any).
+    pauses_stale: bool,
     failure: Option<ConnectError>,
+}
+
+impl Shared {
+    /// Whether an entry of `pending` may go to `put` now.
+    fn deliverable(&self, p: &Pending) -> bool {
+        self.held.is_empty() || !self.held.iter().any(|tp| p.consumed_from(tp))
+    }
+
+    /// Whether `pending` holds anything `put` may take now.
+    fn has_deliverable(&self) -> bool {
+        if self.held.is_empty() {
+            !self.pending.is_empty()
+        } else {
+            self.pending.iter().any(|p| self.deliverable(p))
+        }
+    }
+
+    /// Takes up to [`MAX_BATCH`] deliverable entries from `pending`, in order; held entries
+    /// keep their place.
+    fn take_batch(&mut self) -> Vec<Pending> {
+        if self.held.is_empty() {
+            let n = self.pending.len().min(MAX_BATCH);
+            return self.pending.drain(..n).collect();
+        }
+        let mut taken = Vec::new();
+        let mut kept = VecDeque::with_capacity(self.pending.len());
+        for p in std::mem::take(&mut self.pending) {
+            if taken.len() < MAX_BATCH && self.deliverable(&p) {
+                taken.push(p);
+            } else {
+                kept.push_back(p);
+            }
+        }
+        self.pending = kept;
+        taken
+    }
+
+    /// Recomputes `held` from the task's paused partitions and waiting rewinds.
+    fn refresh_held(&mut self) {
+        let mut held = self.requests.paused();
+        held.extend(self.requests.pending_rewinds());
+        self.held = held;
+    }
 }
 
 /// Consumer context calling the task's `open` / `close` on rebalances.
@@ -155,6 +219,15 @@ impl ConsumerContext for SinkConsumerContext {
             for tp in &revoked {
                 shared.current.remove(tp);
             }
+            let remaining: HashSet<TopicPartition> = consumer
+                .assignment()
+                .map(|t| partitions(&t))
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|tp| !revoked.contains(tp))
+                .collect();
+            shared.requests.set_assignment(remaining);
+            shared.refresh_held();
             // Not handed to `put` and not committed: the partition's next owner reads them.
             shared
                 .pending
@@ -166,15 +239,28 @@ impl ConsumerContext for SinkConsumerContext {
         if let Rebalance::Assign(tpl) = rebalance {
             let assigned = partitions(tpl);
             let mut shared = self.shared.lock().unwrap();
-            if shared.consumer_paused {
-                // Assigned while the task is paused: fetch nothing until it resumes.
+            if shared.consumer_paused || shared.redelivery.is_some() {
+                // Assigned while the task is paused or waiting to redeliver: fetch nothing
+                // until it resumes.
                 if let Err(e) = consumer.pause(tpl) {
                     tracing::warn!("pausing newly assigned partitions failed: {e}");
                 }
             }
+            let now: HashSet<TopicPartition> = consumer
+                .assignment()
+                .map(|t| partitions(&t))
+                .unwrap_or_default()
+                .into_iter()
+                .chain(assigned.iter().cloned())
+                .collect();
+            shared.requests.set_assignment(now);
             if let Err(e) = shared.task.open(&assigned) {
                 shared.failure.get_or_insert(e);
             }
+            // Partitions the task paused before (and still owns), or pauses or rewinds from
+            // `open`, take effect before the next poll.
+            shared.refresh_held();
+            shared.pauses_stale = true;
         }
     }
 }
@@ -296,11 +382,13 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
         keep_raw: errant.is_some(),
         counters: &counters,
     };
+    let requests = Arc::new(SinkTaskRequests::default());
     task.initialize(SinkTaskContext {
         config: task_config.clone(),
         errant_record_reporter: errant
             .clone()
             .map(|e| e as Arc<dyn tributary_api::sink::ErrantRecordReporter>),
+        requests: requests.clone(),
     });
     if let Err(e) = task.start(&task_config) {
         chain.close();
@@ -314,6 +402,10 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
         reporters: reporters.clone(),
         dlq_flush_timeout: offset_flush_timeout,
         consumer_paused: control.is_paused(),
+        redelivery: None,
+        requests: requests.clone(),
+        held: HashSet::new(),
+        pauses_stale: false,
         failure: None,
     }));
     let consumer: BaseConsumer<SinkConsumerContext> = consumer_config
@@ -337,6 +429,8 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
 
     let mut paused_reported: Option<bool> = None;
     let mut last_commit = Instant::now();
+    // What the consumer's paused partitions were last brought in line with.
+    let mut pauses_applied: Option<PauseTarget> = None;
     let result = (|| -> ConnectResult<()> {
         loop {
             if control.is_stopping() {
@@ -345,16 +439,8 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
             let paused = control.is_paused();
             if paused_reported != Some(paused) {
                 let mut s = shared.lock().unwrap();
-                let assignment = consumer.assignment().unwrap_or_default();
-                let applied = if paused {
-                    consumer.pause(&assignment)
-                } else {
-                    consumer.resume(&assignment)
-                };
-                if let Err(e) = applied {
-                    tracing::warn!(task = %reporter.id, "pausing or resuming the consumer failed: {e}");
-                }
                 s.consumer_paused = paused;
+                s.pauses_stale = true;
                 drop(s);
                 reporter.report(
                     if paused {
@@ -366,14 +452,36 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                 );
                 paused_reported = Some(paused);
             }
+            {
+                let mut s = shared.lock().unwrap();
+                rewind(&consumer, &mut s);
+                s.refresh_held();
+                let target = PauseTarget::of(&s);
+                if s.pauses_stale || pauses_applied.as_ref() != Some(&target) {
+                    s.pauses_stale = false;
+                    apply_pauses(&consumer, &target, &reporter.id);
+                    pauses_applied = Some(target);
+                }
+            }
             // Poll at least once per turn (rebalance callbacks run inside `poll`), then until a
-            // batch is pending. Nothing polled is ever dropped: it waits in `pending` for `put`.
-            let mut wait = if paused {
-                Duration::from_millis(100)
-            } else if shared.lock().unwrap().pending.is_empty() {
-                Duration::from_millis(500)
-            } else {
-                Duration::ZERO
+            // batch is ready. Nothing polled is ever dropped: it waits in `pending` for `put`.
+            let mut wait = {
+                let s = shared.lock().unwrap();
+                let mut wait = if paused {
+                    Duration::from_millis(100)
+                } else if let Some(at) = s.redelivery {
+                    at.saturating_duration_since(Instant::now())
+                        .min(Duration::from_millis(500))
+                } else if s.has_deliverable() {
+                    Duration::ZERO
+                } else {
+                    Duration::from_millis(500)
+                };
+                if s.requests.has_rewinds() {
+                    // A seek that found its partition not yet fetching is tried again soon.
+                    wait = wait.min(Duration::from_millis(20));
+                }
+                wait
             };
             // Converted records go to `pending` in one step after the polling (one lock).
             let mut polled: Vec<Pending> = Vec::new();
@@ -408,68 +516,24 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                 }
                 wait = Duration::ZERO;
             }
-            if !polled.is_empty() {
-                shared.lock().unwrap().pending.extend(polled);
-            }
             {
                 let mut s = shared.lock().unwrap();
+                if !polled.is_empty() {
+                    s.pending.extend(polled);
+                }
                 if let Some(e) = s.failure.take() {
                     return Err(e);
                 }
-                if !paused && !s.pending.is_empty() {
-                    let n = s.pending.len().min(MAX_BATCH);
-                    let mut batch: Vec<SinkRecord> = Vec::with_capacity(n);
-                    let mut raws: Vec<RawRecord> = Vec::new();
-                    let mut consumed: Vec<(TopicPartition, i64)> = Vec::new();
-                    for p in s.pending.drain(..n) {
-                        match p {
-                            Pending::Record(r, raw) => {
-                                raws.extend(raw.map(|b| *b));
-                                batch.push(r);
-                            }
-                            Pending::Consumed(tp, offset) => consumed.push((tp, offset)),
-                        }
-                    }
-                    if !batch.is_empty() {
-                        if let Some(errant) = &errant {
-                            errant.set_batch(raws);
-                        }
-                        let began = Instant::now();
-                        counters.metrics.call_begins();
-                        put_with_retry(&mut s, &batch, &control)?;
-                        let metrics = &counters.metrics;
-                        metrics.call_ends();
-                        metrics.put_time.record(began.elapsed());
-                        metrics.batch_sizes.record(batch.len() as u64);
-                        if let Some(e) = errant.as_ref().and_then(|e| e.take_put_error()) {
-                            return Err(e);
-                        }
-                        counters.record_consumed(batch.len() as u64);
-                        metrics
-                            .send_total
-                            .fetch_add(batch.len() as u64, Ordering::Relaxed);
-                    }
-                    // The next offset per partition, as consumed (KIP-793): the last record of
-                    // each run of one partition is enough (records of a partition come in
-                    // offset order).
-                    for (i, r) in batch.iter().enumerate() {
-                        let last_of_run = batch.get(i + 1).is_none_or(|next| {
-                            next.original_kafka_partition != r.original_kafka_partition
-                                || next.original_topic != r.original_topic
-                        });
-                        if last_of_run {
-                            s.current
-                                .insert(r.original_topic_partition(), r.original_kafka_offset + 1);
-                        }
-                    }
-                    for (tp, offset) in consumed {
-                        let next = s.current.entry(tp).or_insert(offset + 1);
-                        *next = (*next).max(offset + 1);
-                    }
+                let redeliver_now = s.redelivery.is_none_or(|at| Instant::now() >= at);
+                if !paused && redeliver_now {
+                    deliver(&mut s, errant.as_deref(), &counters, &reporter.id, || {
+                        offset_flush_interval.saturating_sub(last_commit.elapsed())
+                    })?;
                 }
             }
             counters.metrics.turn_done();
-            if last_commit.elapsed() >= offset_flush_interval {
+            let commit_requested = requests.take_commit_request();
+            if commit_requested || last_commit.elapsed() >= offset_flush_interval {
                 let mut s = shared.lock().unwrap();
                 let metrics = &counters.metrics;
                 metrics.commit_seq_no.fetch_add(1, Ordering::Relaxed);
@@ -517,25 +581,181 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
     stop
 }
 
-fn put_with_retry(
-    shared: &mut Shared,
-    batch: &[SinkRecord],
-    control: &TaskControl,
-) -> ConnectResult<()> {
-    loop {
-        match shared.task.put(batch) {
-            Err(ConnectError::Retriable(m)) => {
-                tracing::warn!("retriable error from put, retrying: {m}");
-                if control.is_stopping() {
-                    return Err(ConnectError::Retriable(m));
-                }
-                // On the task's own thread, between retries of put.
-                #[allow(clippy::disallowed_methods)]
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            other => return other,
+/// Which partitions the consumer should have paused.
+#[derive(Debug, PartialEq)]
+enum PauseTarget {
+    /// Every assigned partition: the connector is paused, or a batch waits for redelivery.
+    All,
+    /// Only those the task paused (`SinkTaskContext::pause`).
+    Task(HashSet<TopicPartition>),
+}
+
+impl PauseTarget {
+    fn of(s: &Shared) -> PauseTarget {
+        if s.consumer_paused || s.redelivery.is_some() {
+            PauseTarget::All
+        } else {
+            PauseTarget::Task(s.requests.paused())
         }
     }
+}
+
+/// Pauses and resumes the consumer's assigned partitions to match `target`.
+fn apply_pauses(
+    consumer: &BaseConsumer<SinkConsumerContext>,
+    target: &PauseTarget,
+    task: &impl std::fmt::Display,
+) {
+    let assignment = match consumer.assignment() {
+        Ok(a) => a,
+        Err(e) => {
+            tracing::warn!(task = %task, "reading the consumer's assignment failed: {e}");
+            return;
+        }
+    };
+    let applied = match target {
+        PauseTarget::All => consumer.pause(&assignment),
+        PauseTarget::Task(paused) => {
+            let mut pause = TopicPartitionList::new();
+            let mut resume = TopicPartitionList::new();
+            for e in assignment.elements() {
+                let tp = TopicPartition::new(e.topic(), e.partition());
+                if paused.contains(&tp) {
+                    pause.add_partition(e.topic(), e.partition());
+                } else {
+                    resume.add_partition(e.topic(), e.partition());
+                }
+            }
+            consumer
+                .resume(&resume)
+                .and_then(|()| consumer.pause(&pause))
+        }
+    };
+    if let Err(e) = applied {
+        tracing::warn!(task = %task, "pausing or resuming the consumer failed: {e}");
+    }
+}
+
+/// Carries out the rewinds the task asked for (Connect's `rewind`): seeks each partition,
+/// drops its queued records and makes the offset the one to commit. A seek the consumer
+/// refuses for now (the partition is not fetching yet, just after its assignment) is tried
+/// again next turn; its partition's records stay held back meanwhile.
+fn rewind(consumer: &BaseConsumer<SinkConsumerContext>, s: &mut Shared) {
+    if !s.requests.has_rewinds() {
+        return;
+    }
+    let mut later = HashMap::new();
+    for (tp, offset) in s.requests.take_offsets() {
+        match consumer.seek(
+            &tp.topic,
+            tp.partition,
+            Offset::Offset(offset),
+            Duration::from_secs(5),
+        ) {
+            Ok(()) => {
+                tracing::debug!("rewound {tp} to offset {offset}");
+                s.pending.retain(|p| !p.consumed_from(&tp));
+                s.current.insert(tp, offset);
+            }
+            Err(e) => {
+                tracing::debug!("rewinding {tp} to offset {offset} waits: {e}");
+                later.insert(tp, offset);
+            }
+        }
+    }
+    s.requests.restore_offsets(later);
+}
+
+/// Hands the next batch of `pending` to `put` (possibly none: `put` is called every turn, as
+/// in Connect), then advances the offsets to commit. A retriable failure puts the batch back
+/// at the front of `pending` and schedules its redelivery after the task's `timeout`, or
+/// `until_commit` when it set none; other failures fail the task.
+fn deliver(
+    s: &mut Shared,
+    errant: Option<&WorkerErrantRecordReporter>,
+    counters: &TaskCounters,
+    task: &impl std::fmt::Display,
+    until_commit: impl FnOnce() -> Duration,
+) -> ConnectResult<()> {
+    let taken = s.take_batch();
+    let mut batch: Vec<SinkRecord> = Vec::with_capacity(taken.len());
+    let mut raws: Vec<RawRecord> = Vec::new();
+    let mut consumed: Vec<(TopicPartition, i64)> = Vec::new();
+    for p in taken {
+        match p {
+            Pending::Record(r, raw) => {
+                raws.extend(raw.map(|b| *b));
+                batch.push(r);
+            }
+            Pending::Consumed(tp, offset) => consumed.push((tp, offset)),
+        }
+    }
+    if let Some(errant) = errant {
+        errant.set_batch(raws);
+    }
+    let began = Instant::now();
+    let metrics = &counters.metrics;
+    metrics.call_begins();
+    let put = s.task.put(&batch);
+    metrics.call_ends();
+    match put {
+        Ok(()) => {}
+        Err(ConnectError::Retriable(m)) => {
+            tracing::warn!(task = %task, "retriable error from put, the batch is delivered again: {m}");
+            let backoff = s
+                .requests
+                .take_timeout()
+                .map(Duration::from_millis)
+                .unwrap_or_else(until_commit);
+            s.redelivery = Some(Instant::now() + backoff);
+            let mut raws = errant.map(|e| e.take_batch()).unwrap_or_default();
+            for (tp, offset) in consumed.into_iter().rev() {
+                s.pending.push_front(Pending::Consumed(tp, offset));
+            }
+            for r in batch.into_iter().rev() {
+                let raw = raws
+                    .remove(&(
+                        r.original_topic.clone(),
+                        r.original_kafka_partition,
+                        r.original_kafka_offset,
+                    ))
+                    .map(Box::new);
+                s.pending.push_front(Pending::Record(r, raw));
+            }
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    }
+    if s.redelivery.take().is_some() {
+        // Delivered at last: the partitions paused for the redelivery resume.
+        s.pauses_stale = true;
+    }
+    metrics.put_time.record(began.elapsed());
+    metrics.batch_sizes.record(batch.len() as u64);
+    if let Some(e) = errant.and_then(|e| e.take_put_error()) {
+        return Err(e);
+    }
+    counters.record_consumed(batch.len() as u64);
+    metrics
+        .send_total
+        .fetch_add(batch.len() as u64, Ordering::Relaxed);
+    // The next offset per partition, as consumed (KIP-793): the last record of each run of
+    // one partition is enough (records of a partition come in offset order).
+    for (i, r) in batch.iter().enumerate() {
+        let last_of_run = batch.get(i + 1).is_none_or(|next| {
+            next.original_kafka_partition != r.original_kafka_partition
+                || next.original_topic != r.original_topic
+        });
+        if last_of_run {
+            s.current
+                .insert(r.original_topic_partition(), r.original_kafka_offset + 1);
+        }
+    }
+    for (tp, offset) in consumed {
+        let next = s.current.entry(tp).or_insert(offset + 1);
+        *next = (*next).max(offset + 1);
+    }
+    Ok(())
 }
 
 /// What converts and transforms consumed records: the task's converters, error operator and

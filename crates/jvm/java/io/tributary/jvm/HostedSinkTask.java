@@ -1,6 +1,8 @@
 package io.tributary.jvm;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +14,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.connect.data.SchemaAndValue;
+import org.apache.kafka.connect.errors.IllegalWorkerStateException;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.json.JsonConverter;
@@ -46,11 +49,13 @@ public final class HostedSinkTask {
 
     /**
      * Initializes the task with its config; {@code reporter} names Tributary's errant record
-     * reporter for the task (0: the connector has none, errantRecordReporter() is null).
+     * reporter for the task (0: the connector has none, errantRecordReporter() is null) and
+     * {@code requests} the task's context in Tributary, where offset rewinds, pauses,
+     * timeouts and commit requests go.
      */
-    public void initialize(long reporter, byte[] props) {
+    public void initialize(long reporter, long requests, byte[] props) {
         Map<String, String> config = Codec.readMap(props);
-        SinkTaskContext ctx = new Context(config, reporter);
+        SinkTaskContext ctx = new Context(config, reporter, requests);
         ClassLoader saved = Bridge.swap(task);
         try {
             task.initialize(ctx);
@@ -195,15 +200,20 @@ public final class HostedSinkTask {
     /**
      * The task's SinkTaskContext. errantRecordReporter() reports to Tributary's reporter of
      * the task (KIP-610: dead letter queue and error log), or is null when the connector sets
-     * neither, as in Connect. Offset rewinds, pause/resume, commit requests and plugin metrics
-     * are not hosted yet: they throw (never silently ignored).
+     * neither, as in Connect. offset, timeout, pause, resume and requestCommit go to the
+     * task's context in Tributary (Natives.sinkContext), which carries them out between
+     * calls into the task as Connect's WorkerSinkTask does; pausing or resuming a partition
+     * not assigned to the task throws IllegalWorkerStateException, as in Connect. Plugin
+     * metrics are not hosted yet: pluginMetrics() throws (never silently ignored).
      */
     private final class Context implements SinkTaskContext {
         private final Map<String, String> config;
         private final ErrantRecordReporter reporter;
+        private final long requests;
 
-        Context(Map<String, String> config, long reporter) {
+        Context(Map<String, String> config, long reporter, long requests) {
             this.config = config;
+            this.requests = requests;
             this.reporter = reporter == 0 ? null : (record, error) -> {
                 // Synchronous, as Connect's reporter is when the tolerance is exceeded: the
                 // native call throws then. The returned future is complete once the report
@@ -227,17 +237,23 @@ public final class HostedSinkTask {
 
         @Override
         public void offset(Map<TopicPartition, Long> offsets) {
-            throw unsupported("offset(Map)");
+            Map<TopicPartition, OffsetAndMetadata> rewinds = new HashMap<>();
+            for (Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
+                if (e.getValue() != null) {
+                    rewinds.put(e.getKey(), new OffsetAndMetadata(e.getValue()));
+                }
+            }
+            Natives.sinkContext(requests, OFFSETS, Codec.offsets(rewinds));
         }
 
         @Override
         public void offset(TopicPartition tp, long offset) {
-            throw unsupported("offset(TopicPartition, long)");
+            offset(Map.of(tp, offset));
         }
 
         @Override
         public void timeout(long timeoutMs) {
-            throw unsupported("timeout(long)");
+            Natives.sinkContext(requests, TIMEOUT, new Codec.Writer().i64(timeoutMs).toBytes());
         }
 
         @Override
@@ -247,17 +263,28 @@ public final class HostedSinkTask {
 
         @Override
         public void pause(TopicPartition... partitions) {
-            throw unsupported("pause");
+            checkAssigned(partitions, "pause");
+            Natives.sinkContext(requests, PAUSE, Codec.partitions(Arrays.asList(partitions)));
         }
 
         @Override
         public void resume(TopicPartition... partitions) {
-            throw unsupported("resume");
+            checkAssigned(partitions, "resume");
+            Natives.sinkContext(requests, RESUME, Codec.partitions(Arrays.asList(partitions)));
+        }
+
+        private void checkAssigned(TopicPartition[] partitions, String what) {
+            for (TopicPartition tp : partitions) {
+                if (!assignment.contains(tp)) {
+                    throw new IllegalWorkerStateException("SinkTasks may not " + what
+                        + " partitions that are not currently assigned to them.");
+                }
+            }
         }
 
         @Override
         public void requestCommit() {
-            throw unsupported("requestCommit");
+            Natives.sinkContext(requests, REQUEST_COMMIT, null);
         }
 
         @Override
@@ -265,6 +292,13 @@ public final class HostedSinkTask {
             throw unsupported("pluginMetrics");
         }
     }
+
+    /** Operations of Natives.sinkContext: their argument's layout in Codec. */
+    static final int OFFSETS = 0; // offsets (partition, next offset)
+    static final int TIMEOUT = 1; // i64 ms
+    static final int PAUSE = 2; // partitions
+    static final int RESUME = 3; // partitions
+    static final int REQUEST_COMMIT = 4; // none
 
     static UnsupportedOperationException unsupported(String what) {
         return new UnsupportedOperationException(

@@ -25,6 +25,13 @@ final class Natives {
      */
     static native void reportErrant(long reporter, byte[] record, String errorClass, String message, String trace);
 
+    /**
+     * A sink task's SinkTaskContext request: {@code op} is one of HostedSinkTask's OFFSETS,
+     * TIMEOUT, PAUSE, RESUME, REQUEST_COMMIT, {@code arg} its argument in the layout given
+     * there (null for none). Throws a ConnectException when Tributary refuses it.
+     */
+    static native void sinkContext(long requests, int op, byte[] arg);
+
     /** ConnectorContext.raiseError(Exception): the trace as Java prints it. */
     static native void raiseError(long context, String trace);
 }
