@@ -475,6 +475,7 @@ impl DistributedHerder {
             scheduled_rejoin: None,
             unsync_retries: 0,
             known_connectors: BTreeSet::new(),
+            started_from: HashMap::new(),
             pending_reconfigure: BTreeSet::new(),
             pending_restarts: BTreeMap::new(),
             reconfigure_backoff: None,
@@ -1060,6 +1061,11 @@ struct HerderLoop {
     unsync_retries: u32,
     /// Connectors in the config snapshot at the last rebalance.
     known_connectors: BTreeSet<String>,
+    /// The config snapshot offset each connector instance this worker started was started
+    /// from: a config record read before it (a `ConnectorConfigUpdate` queued while the
+    /// rebalance that assigned the connector was under way) is already in that instance and
+    /// does not bounce it.
+    started_from: HashMap<String, i64>,
     /// Owned connectors whose task configs must be (re)generated.
     pending_reconfigure: BTreeSet<String>,
     /// KIP-745 restart requests read from the config topic, processed once no rebalance is
@@ -1722,6 +1728,9 @@ impl HerderLoop {
             v.connectors.extend(connectors.iter().cloned());
             v.tasks.extend(tasks.iter().cloned());
         }
+        for c in &connectors {
+            self.started_from.insert(c.clone(), snap.offset);
+        }
         let snap2 = snap.clone();
         // Connector starts are asynchronous: each asks for its task reconfiguration when its
         // `start` returns, so a connector that blocks in `start` holds up nothing here. A stop
@@ -1764,10 +1773,24 @@ impl HerderLoop {
         let owned_tasks = self.shared.view.read().unwrap().tasks.clone();
         for ev in events {
             match ev {
-                ConfigEvent::ConnectorConfigUpdate(c) => {
-                    if owned_connectors.contains(&c) {
+                ConfigEvent::ConnectorConfigUpdate {
+                    connector: c,
+                    read_at,
+                } => {
+                    let in_instance = self
+                        .started_from
+                        .get(&c)
+                        .is_some_and(|from| read_at <= *from);
+                    if owned_connectors.contains(&c) && in_instance {
+                        tracing::debug!(
+                            connector = %c,
+                            read_at,
+                            "the running instance was started with this config already"
+                        );
+                    } else if owned_connectors.contains(&c) {
                         // An existing connector's config changed: bounce it on its owner.
                         let snap = self.shared.config.snapshot();
+                        self.started_from.insert(c.clone(), snap.offset);
                         if let Some(cfg) = snap.connector_configs.get(&c).cloned() {
                             let target = snap.target_state(&c);
                             let name = c.clone();
@@ -1785,7 +1808,10 @@ impl HerderLoop {
                         self.need_rejoin = true;
                     }
                 }
-                ConfigEvent::ConnectorConfigRemove(_) => self.need_rejoin = true,
+                ConfigEvent::ConnectorConfigRemove(c) => {
+                    self.started_from.remove(&c);
+                    self.need_rejoin = true;
+                }
                 ConfigEvent::TaskConfigUpdate { connector, .. } => {
                     // Cooperative: stop the local tasks of the connectors whose task configs
                     // changed; they start again with the new configs after the rebalance if
@@ -1876,6 +1902,10 @@ impl HerderLoop {
             return;
         };
         let restart_connector = plan.restart_connector && owned_connector;
+        if restart_connector {
+            self.started_from
+                .insert(request.connector.clone(), snap.offset);
+        }
         let tasks: Vec<ConnectorTaskId> = plan
             .task_ids
             .iter()

@@ -92,7 +92,13 @@ impl ClusterConfigState {
 /// What a record changed, for the herder (Connect's `ConfigBackingStore.UpdateListener`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConfigEvent {
-    ConnectorConfigUpdate(String),
+    /// A connector config record: the connector, and the snapshot offset that includes the
+    /// record (its offset + 1), so that a connector instance started from a snapshot at or
+    /// past it is known to have it already.
+    ConnectorConfigUpdate {
+        connector: String,
+        read_at: i64,
+    },
     ConnectorConfigRemove(String),
     TargetStateChange(String),
     /// A task-config commit for `connector` (also sent for a commit of zero tasks).
@@ -160,10 +166,15 @@ impl ConfigLogState {
             },
         };
         // Every warning about a skipped record names its offset through this span.
-        let events = {
+        let mut events = {
             let _at = tracing::warn_span!("config topic record", offset).entered();
             self.dispatch(key, json.as_ref())
         };
+        for e in &mut events {
+            if let ConfigEvent::ConnectorConfigUpdate { read_at, .. } = e {
+                *read_at = offset + 1;
+            }
+        }
         Arc::make_mut(&mut self.state).offset = offset + 1;
         events
     }
@@ -208,7 +219,10 @@ impl ConfigLogState {
                     st.target_states
                         .entry(c.to_string())
                         .or_insert(TargetState::Started);
-                    vec![ConfigEvent::ConnectorConfigUpdate(c.to_string())]
+                    vec![ConfigEvent::ConnectorConfigUpdate {
+                        connector: c.to_string(),
+                        read_at: 0,
+                    }]
                 }
                 None if v.is_none() => {
                     st.connector_configs.remove(c);
@@ -944,7 +958,10 @@ mod tests {
         let c = props(&[("connector.class", "X")]);
         assert_eq!(
             s.apply("connector-my-conn", Some(&records::properties(&c)), 0),
-            vec![ConfigEvent::ConnectorConfigUpdate("my-conn".into())]
+            vec![ConfigEvent::ConnectorConfigUpdate {
+                connector: "my-conn".into(),
+                read_at: 1
+            }]
         );
         assert_eq!(s.state.target_state("my-conn"), TargetState::Started);
         s.apply(
