@@ -85,21 +85,27 @@ pub struct TaskPlugin {
     pub new: TaskFactory,
 }
 
+/// Creates an unconfigured converter (a closure, so a hosted Java converter can hold its JVM).
+pub type ConverterFactory = std::sync::Arc<dyn Fn() -> Box<dyn Converter> + Send + Sync>;
+/// Creates an unconfigured header converter.
+pub type HeaderConverterFactory =
+    std::sync::Arc<dyn Fn() -> Box<dyn HeaderConverter> + Send + Sync>;
+
 /// A converter plugin under its Java class name
 /// (e.g. `org.apache.kafka.connect.json.JsonConverter`).
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct ConverterPlugin {
     pub class: &'static str,
     pub version: &'static str,
-    pub new: fn() -> Box<dyn Converter>,
+    pub new: ConverterFactory,
 }
 
 /// A header converter plugin under its Java class name.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct HeaderConverterPlugin {
     pub class: &'static str,
     pub version: &'static str,
-    pub new: fn() -> Box<dyn HeaderConverter>,
+    pub new: HeaderConverterFactory,
 }
 
 /// Everything one plugin crate provides.

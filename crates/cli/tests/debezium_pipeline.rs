@@ -115,29 +115,6 @@ impl Pg {
     }
 }
 
-/// `(tributary.jvm.classpath, plugin.path)`: the bridge from `scripts/jvm-bridge` and the
-/// Debezium plugins from `scripts/plugins` (both fetched through Maven when missing).
-fn debezium_plugins() -> Option<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let run = |script: &str, arg: &str| -> Option<String> {
-        let out = Command::new(root.join(script))
-            .arg(arg)
-            .stderr(std::process::Stdio::inherit())
-            .output()
-            .ok()?;
-        out.status
-            .success()
-            .then(|| String::from_utf8(out.stdout).unwrap().trim().to_string())
-    };
-    let Some(classpath) = run("scripts/jvm-bridge", "classpath") else {
-        return missing("`scripts/jvm-bridge` failed (no java/javac/mvn, or no network?)");
-    };
-    let Some(plugin_path) = run("scripts/plugins", "debezium") else {
-        return missing("`scripts/plugins debezium` failed (no mvn, or no network?)");
-    };
-    Some((classpath, plugin_path))
-}
-
 /// Worker lines: JsonConverter for keys and values (Debezium's events carry schemas, which
 /// the JDBC sink needs), the JVM and the plugin path.
 fn worker_extra(classpath: &str, plugin_path: &str) -> String {

@@ -7,6 +7,7 @@
 
 mod common;
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -915,4 +916,85 @@ fn a_java_sink_task_rewinds_retries_commits_pauses_and_resumes_through_its_conte
     assert_eq!(wait_lines("the records held while paused", &want), want);
     assert!(lines_of(&events).contains(&"resumed".to_string()));
     w.wait_state("probe-context", 1, "RUNNING");
+}
+
+/// Java converters of `plugin.path` (Debezium's `ByteArrayConverter`, as shipped in its
+/// PostgreSQL connector's plugin directory) convert for native and Java connectors alike: a
+/// native FileStreamSource's lines go out through it (strings go to its delegate, Connect's
+/// JsonConverter without schemas, so each value is a JSON string), and a Java sink task gets
+/// the bytes back from it. `GET /connector-plugins?connectorsOnly=false` lists it as a
+/// converter and a header converter, as Connect does.
+#[test]
+fn java_converters_of_the_plugin_path_convert_for_native_and_java_connectors() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, debezium)) = debezium_plugins() else {
+        return;
+    };
+    let dir = test_dir();
+    let probe = probe_plugin_dir(dir.path(), &classpath);
+    let topic = unique("java-converter");
+    create_topic(&bootstrap, &topic, 1);
+    let lines = ["alpha", "béta \"quoted\"", "gamma"];
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let out = dir.path().join("out.txt");
+    let converter = "io.debezium.converters.ByteArrayConverter";
+    std::fs::write(
+        dir.path().join("source.properties"),
+        format!(
+            "name=conv-source\nconnector.class=FileStreamSource\ntasks.max=1\ntopic={topic}\nfile={}\nvalue.converter={converter}\nvalue.converter.delegate.converter.type=org.apache.kafka.connect.json.JsonConverter\nvalue.converter.delegate.converter.type.schemas.enable=false\n",
+            input.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("sink.properties"),
+        format!(
+            "name=conv-sink\nconnector.class=io.tributary.probe.ProbeSinkConnector\ntasks.max=1\ntopics={topic}\nfile={}\nvalue.converter={converter}\n",
+            out.display()
+        ),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &jvm_lines(&classpath, &format!("{debezium},{}", probe.display()), &[]),
+        &["source.properties", "sink.properties"],
+    );
+    let expected: Vec<String> = lines
+        .iter()
+        .map(|l| serde_json::to_string(l).unwrap())
+        .collect();
+    let values = wait_for("the converted records", Duration::from_secs(60), || {
+        let recs = read_records(&bootstrap, &topic);
+        (recs.len() >= lines.len()).then_some(recs)
+    });
+    let values: Vec<String> = values
+        .iter()
+        .map(|r| String::from_utf8(r.value.clone().unwrap()).unwrap())
+        .collect();
+    assert_eq!(values, expected);
+    let written = wait_for("the sink's file", Duration::from_secs(60), || {
+        let got = lines_of(&out);
+        (got.len() >= lines.len()).then_some(got)
+    });
+    assert_eq!(written, expected);
+    let (code, listed) = w.get("/connector-plugins?connectorsOnly=false");
+    assert_eq!(code, 200);
+    let types: BTreeSet<String> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["class"] == converter)
+        .map(|p| p["type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        types,
+        ["converter", "header_converter"]
+            .into_iter()
+            .map(String::from)
+            .collect()
+    );
+    w.wait_state("conv-source", 1, "RUNNING");
+    w.wait_state("conv-sink", 1, "RUNNING");
 }

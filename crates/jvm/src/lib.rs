@@ -12,6 +12,7 @@
 //!   (`crates/jvm/java`, built by `scripts/jvm-bridge`); batches cross as bytes ([`codec`]).
 //! - [`natives`]: the offset reader and connector context Java calls back into.
 //! - [`transform`]: Java transformations and predicates in a connector's `transforms` chain.
+//! - [`converter`]: Java converters and header converters a connector names.
 //!
 //! [`plugin_set`] turns scanned plugins into [`ConnectorPlugin`]s and [`merge`] applies the
 //! precedence: a built-in (native) class wins over a Java plugin of the same class unless the
@@ -19,6 +20,7 @@
 
 pub mod codec;
 pub mod connector;
+pub mod converter;
 pub mod natives;
 pub mod scan;
 pub mod task;

@@ -39,16 +39,21 @@ use crate::Merged;
 /// The bridge class hosting transformations and predicates.
 const HOSTED: &str = "io/tributary/jvm/HostedTransformation";
 
-/// Transformation or predicate.
+/// The kinds of Java plugin besides connectors that the scan lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JavaPluginKind {
     /// Connect's `Transformation`.
     Transformation,
     /// Connect's `Predicate`.
     Predicate,
+    /// Connect's `Converter` (hosted by [`crate::converter`]).
+    Converter,
+    /// Connect's `HeaderConverter` (hosted by [`crate::converter`]).
+    HeaderConverter,
 }
 
-/// A transformation or predicate found on `plugin.path` (by the scan, `scan::scan_all`).
+/// A transformation, predicate, converter or header converter found on `plugin.path` (by the
+/// scan, `scan::scan_all`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JavaTransformDesc {
     pub kind: JavaPluginKind,
@@ -60,8 +65,8 @@ pub struct JavaTransformDesc {
     pub location: String,
 }
 
-/// The `transformation|predicate\t<class>\t<version>\t<location>` lines of the scanner's
-/// output (other lines are skipped).
+/// The `transformation|predicate|converter|header_converter\t<class>\t<version>\t<location>`
+/// lines of the scanner's output (other lines are skipped).
 pub fn parse_scan(stdout: &str) -> Vec<JavaTransformDesc> {
     stdout
         .lines()
@@ -70,6 +75,8 @@ pub fn parse_scan(stdout: &str) -> Vec<JavaTransformDesc> {
             let kind = match f.next()? {
                 "transformation" => JavaPluginKind::Transformation,
                 "predicate" => JavaPluginKind::Predicate,
+                "converter" => JavaPluginKind::Converter,
+                "header_converter" => JavaPluginKind::HeaderConverter,
                 _ => return None,
             };
             Some(JavaTransformDesc {
@@ -141,8 +148,8 @@ impl Instance {
 
     fn configure(&mut self, props: &Props) -> ConnectResult<()> {
         let factory = match self.kind {
-            JavaPluginKind::Transformation => "newTransformation",
             JavaPluginKind::Predicate => "newPredicate",
+            _ => "newTransformation",
         };
         let class = self.class;
         let mut config = Writer::new();
@@ -468,8 +475,9 @@ impl<R: HostedRecord> Predicate<R> for JavaPredicate<R> {
     }
 }
 
-/// The transformation and predicate plugins for scanned Java classes, hosted in `jvm`. Class
-/// names and versions are leaked (once per worker) to fit the `'static` names of the plugins.
+/// The transformation, predicate, converter and header converter plugins for scanned Java
+/// classes, hosted in `jvm`. Class names and versions are leaked (once per worker) to fit the
+/// `'static` names of the plugins.
 pub fn plugin_set(jvm: &Arc<Jvm>, descs: &[JavaTransformDesc]) -> PluginSet {
     let mut set = PluginSet::default();
     for d in descs {
@@ -489,14 +497,23 @@ pub fn plugin_set(jvm: &Arc<Jvm>, descs: &[JavaTransformDesc]) -> PluginSet {
                 new_source: Arc::new(move || Box::new(JavaPredicate::new(j1.clone(), class))),
                 new_sink: Arc::new(move || Box::new(JavaPredicate::new(j2.clone(), class))),
             }),
+            JavaPluginKind::Converter => set
+                .converters
+                .push(crate::converter::converter_plugin(jvm, class, version)),
+            JavaPluginKind::HeaderConverter => {
+                set.header_converters
+                    .push(crate::converter::header_converter_plugin(
+                        jvm, class, version,
+                    ))
+            }
         }
     }
     set
 }
 
-/// Adds Java transformations and predicates (`java`, from [`plugin_set`]) to `set`, with the
-/// connectors' precedence: a class Tributary has built in stays native unless `prefer_java`
-/// names it, in which case the Java plugin replaces it.
+/// Adds Java transformations, predicates, converters and header converters (`java`, from
+/// [`plugin_set`]) to `set`, with the connectors' precedence: a class Tributary has built in
+/// stays native unless `prefer_java` names it, in which case the Java plugin replaces it.
 pub fn merge(set: &mut PluginSet, java: PluginSet, prefer_java: &[String]) -> Vec<Merged> {
     let mut out = Vec::new();
     let preferred = |c: &str| prefer_java.iter().any(|p| p == c);
@@ -526,6 +543,36 @@ pub fn merge(set: &mut PluginSet, java: PluginSet, prefer_java: &[String]) -> Ve
             Some(i) if preferred(plugin.class) => {
                 out.push(Merged::ReplacedNative(plugin.class));
                 set.predicates[i] = plugin;
+            }
+            Some(_) => out.push(Merged::ShadowedByNative(plugin.class)),
+        }
+    }
+    for plugin in java.converters {
+        match set.converters.iter().position(|c| c.class == plugin.class) {
+            None => {
+                out.push(Merged::Added(plugin.class));
+                set.converters.push(plugin);
+            }
+            Some(i) if preferred(plugin.class) => {
+                out.push(Merged::ReplacedNative(plugin.class));
+                set.converters[i] = plugin;
+            }
+            Some(_) => out.push(Merged::ShadowedByNative(plugin.class)),
+        }
+    }
+    for plugin in java.header_converters {
+        match set
+            .header_converters
+            .iter()
+            .position(|c| c.class == plugin.class)
+        {
+            None => {
+                out.push(Merged::Added(plugin.class));
+                set.header_converters.push(plugin);
+            }
+            Some(i) if preferred(plugin.class) => {
+                out.push(Merged::ReplacedNative(plugin.class));
+                set.header_converters[i] = plugin;
             }
             Some(_) => out.push(Merged::ShadowedByNative(plugin.class)),
         }

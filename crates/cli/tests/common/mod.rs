@@ -852,6 +852,26 @@ pub fn jvm_lines(classpath: &str, plugin_path: &str, prefer_java: &[&str]) -> St
     )
 }
 
+/// `(tributary.jvm.classpath, plugin.path)`: the bridge from `scripts/jvm-bridge` and the
+/// Debezium plugins (PostgreSQL source, JDBC sink) from `scripts/plugins` (both fetched through
+/// Maven when missing).
+pub fn debezium_plugins() -> Option<(String, String)> {
+    let (classpath, _) = java_bridge()?;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = Command::new(root.join("scripts/plugins"))
+        .arg("debezium")
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .ok();
+    match out {
+        Some(o) if o.status.success() => Some((
+            classpath,
+            String::from_utf8(o.stdout).unwrap().trim().to_string(),
+        )),
+        _ => missing("`scripts/plugins debezium` failed (no mvn, or no network?)"),
+    }
+}
+
 /// A plugin directory (returned; `<dir>/<name>-plugins`) holding one plugin, `<name>/<name>.jar`:
 /// the Java `sources` compiled with `javac` against `classpath` (Connect's API jars) and packed
 /// with `jar`, as a plugin author ships one. Panics when javac or jar fails.

@@ -25,7 +25,7 @@ import org.apache.kafka.connect.sink.SinkTask;
 
 /**
  * A Java sink connector for Tributary's Java plugin tests (crates/cli/tests/java_plugins.rs):
- * appends each record's value to {@code file}, one line each, except values starting with
+ * appends each record's value to {@code file}, one line each (bytes as UTF-8), except values starting with
  * "bad", which it hands to the context's errant record reporter (KIP-610) with a
  * DataException; without a reporter it fails.
  *
@@ -153,7 +153,9 @@ public class ProbeSinkConnector extends SinkConnector {
             for (SinkRecord r : records) {
                 pause |= "pause".equals(String.valueOf(r.value()));
                 commit |= "commit".equals(String.valueOf(r.value()));
-                String value = String.valueOf(r.value());
+                String value = r.value() instanceof byte[]
+                    ? new String((byte[]) r.value(), StandardCharsets.UTF_8)
+                    : String.valueOf(r.value());
                 if (value.startsWith("bad")) {
                     if (reporter == null) {
                         throw new ConnectException("no errant record reporter for " + value);

@@ -32,39 +32,53 @@ pub fn plugins() -> PluginSet {
             ConverterPlugin {
                 class: "org.apache.kafka.connect.storage.StringConverter",
                 version: VERSION,
-                new: || Box::new(string::StringConverter::new()) as Box<dyn Converter>,
+                new: std::sync::Arc::new(|| {
+                    Box::new(string::StringConverter::new()) as Box<dyn Converter>
+                }),
             },
             ConverterPlugin {
                 class: "org.apache.kafka.connect.converters.ByteArrayConverter",
                 version: VERSION,
-                new: || Box::new(byte_array::ByteArrayConverter::new()) as Box<dyn Converter>,
+                new: std::sync::Arc::new(|| {
+                    Box::new(byte_array::ByteArrayConverter::new()) as Box<dyn Converter>
+                }),
             },
             ConverterPlugin {
                 class: "org.apache.kafka.connect.json.JsonConverter",
                 version: VERSION,
-                new: || Box::new(json::JsonConverter::new()) as Box<dyn Converter>,
+                new: std::sync::Arc::new(|| {
+                    Box::new(json::JsonConverter::new()) as Box<dyn Converter>
+                }),
             },
         ],
         header_converters: vec![
             HeaderConverterPlugin {
                 class: "org.apache.kafka.connect.storage.SimpleHeaderConverter",
                 version: VERSION,
-                new: || Box::new(header::SimpleHeaderConverter::new()) as Box<dyn HeaderConverter>,
+                new: std::sync::Arc::new(|| {
+                    Box::new(header::SimpleHeaderConverter::new()) as Box<dyn HeaderConverter>
+                }),
             },
             HeaderConverterPlugin {
                 class: "org.apache.kafka.connect.json.JsonConverter",
                 version: VERSION,
-                new: || Box::new(json::JsonConverter::new()) as Box<dyn HeaderConverter>,
+                new: std::sync::Arc::new(|| {
+                    Box::new(json::JsonConverter::new()) as Box<dyn HeaderConverter>
+                }),
             },
             HeaderConverterPlugin {
                 class: "org.apache.kafka.connect.storage.StringConverter",
                 version: VERSION,
-                new: || Box::new(string::StringConverter::new()) as Box<dyn HeaderConverter>,
+                new: std::sync::Arc::new(|| {
+                    Box::new(string::StringConverter::new()) as Box<dyn HeaderConverter>
+                }),
             },
             HeaderConverterPlugin {
                 class: "org.apache.kafka.connect.converters.ByteArrayConverter",
                 version: VERSION,
-                new: || Box::new(byte_array::ByteArrayConverter::new()) as Box<dyn HeaderConverter>,
+                new: std::sync::Arc::new(|| {
+                    Box::new(byte_array::ByteArrayConverter::new()) as Box<dyn HeaderConverter>
+                }),
             },
         ],
         ..PluginSet::default()

@@ -7,11 +7,12 @@ import org.apache.kafka.connect.runtime.isolation.PluginDesc;
 import org.apache.kafka.connect.runtime.isolation.Plugins;
 
 /**
- * Lists the connector, transformation and predicate plugins of a plugin path, as Connect's own isolation classes find them
+ * Lists the connector, transformation, predicate and converter plugins of a plugin path, as Connect's own isolation classes find them
  * (plugin.path, plugin.discovery of KIP-898). Run as a separate process at worker startup, so
  * a worker never starts a JVM in-process just to list plugins. Prints one line per connector
  * found outside the class path: {@code connector<TAB>source|sink<TAB>class<TAB>version<TAB>location},
- * then one per transformation and predicate: {@code transformation|predicate<TAB>class<TAB>version<TAB>location}.
+ * then one per transformation, predicate, converter and header converter:
+ * {@code transformation|predicate|converter|header_converter<TAB>class<TAB>version<TAB>location}.
  * Usage: PluginScanner PLUGIN_PATH DISCOVERY
  */
 public final class PluginScanner {
@@ -35,6 +36,12 @@ public final class PluginScanner {
         }
         for (PluginDesc<?> d : plugins.predicates()) {
             other(out, "predicate", d);
+        }
+        for (PluginDesc<?> d : plugins.converters()) {
+            other(out, "converter", d);
+        }
+        for (PluginDesc<?> d : plugins.headerConverters()) {
+            other(out, "header_converter", d);
         }
         System.out.print(out);
         System.out.flush();

@@ -1,0 +1,124 @@
+package io.tributary.jvm;
+
+import java.util.Map;
+
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.connect.data.SchemaAndValue;
+import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.storage.Converter;
+import org.apache.kafka.connect.storage.HeaderConverter;
+
+/**
+ * One Java converter (Connect's Converter) or header converter (HeaderConverter) of the plugin
+ * path, hosted for a Tributary task (see crates/jvm/src/converter.rs for the Rust side). Connect
+ * data crosses as a JsonConverter envelope (schemas enabled), converted bytes as they are;
+ * a null envelope or null bytes stand for a Kafka null.
+ */
+public final class HostedConverter {
+    private final Object plugin;
+    private final Converter converter;
+    private final HeaderConverter headerConverter;
+    private final JsonConverter envelope = Codec.envelopeConverter();
+
+    private HostedConverter(Object plugin) {
+        this.plugin = plugin;
+        this.converter = plugin instanceof Converter ? (Converter) plugin : null;
+        this.headerConverter = plugin instanceof HeaderConverter ? (HeaderConverter) plugin : null;
+    }
+
+    private static Object create(String className) throws ClassNotFoundException {
+        Object plugin = Bridge.plugins().newPlugin(className, null);
+        if (plugin == null) {
+            throw new ClassNotFoundException(className);
+        }
+        return plugin;
+    }
+
+    /** A new, unconfigured converter of class {@code className}. */
+    public static HostedConverter newConverter(String className) throws ClassNotFoundException {
+        Object plugin = create(className);
+        if (!(plugin instanceof Converter)) {
+            throw new ClassCastException(className + " is not a Converter");
+        }
+        return new HostedConverter(plugin);
+    }
+
+    /** A new, unconfigured header converter of class {@code className}. */
+    public static HostedConverter newHeaderConverter(String className) throws ClassNotFoundException {
+        Object plugin = create(className);
+        if (!(plugin instanceof HeaderConverter)) {
+            throw new ClassCastException(className + " is not a HeaderConverter");
+        }
+        return new HostedConverter(plugin);
+    }
+
+    /** Converter.configure(props, isKey), or HeaderConverter.configure(props). */
+    public void configure(byte[] props, boolean isKey) {
+        Map<String, String> config = Codec.readMap(props);
+        ClassLoader saved = Bridge.swap(plugin);
+        try {
+            if (converter != null) {
+                converter.configure(config, isKey);
+            } else {
+                headerConverter.configure(config);
+            }
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    /**
+     * Converter.fromConnectData(topic, headers, schema, value) of the data in {@code data}
+     * (an envelope), with no record headers.
+     */
+    public byte[] fromConnectData(String topic, byte[] data) {
+        SchemaAndValue in = envelope.toConnectData(topic, data);
+        ClassLoader saved = Bridge.swap(plugin);
+        try {
+            return converter.fromConnectData(topic, new RecordHeaders(), in.schema(), in.value());
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    /** Converter.toConnectData(topic, headers, bytes), as an envelope, with no record headers. */
+    public byte[] toConnectData(String topic, byte[] bytes) {
+        SchemaAndValue out;
+        ClassLoader saved = Bridge.swap(plugin);
+        try {
+            out = converter.toConnectData(topic, new RecordHeaders(), bytes);
+        } finally {
+            Bridge.restore(saved);
+        }
+        return envelope.fromConnectData(topic, out.schema(), out.value());
+    }
+
+    /** HeaderConverter.fromConnectHeader(topic, key, schema, value) of an envelope. */
+    public byte[] fromConnectHeader(String topic, String key, byte[] data) {
+        SchemaAndValue in = envelope.toConnectData(topic, data);
+        ClassLoader saved = Bridge.swap(plugin);
+        try {
+            return headerConverter.fromConnectHeader(topic, key, in.schema(), in.value());
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    /** HeaderConverter.toConnectHeader(topic, key, bytes), as an envelope. */
+    public byte[] toConnectHeader(String topic, String key, byte[] bytes) {
+        SchemaAndValue out;
+        ClassLoader saved = Bridge.swap(plugin);
+        try {
+            out = headerConverter.toConnectHeader(topic, key, bytes);
+        } finally {
+            Bridge.restore(saved);
+        }
+        return envelope.fromConnectData(topic, out.schema(), out.value());
+    }
+
+    public void close() throws Exception {
+        if (plugin instanceof AutoCloseable) {
+            ((AutoCloseable) plugin).close();
+        }
+    }
+}

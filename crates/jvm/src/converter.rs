@@ -1,0 +1,268 @@
+//! Java converters and header converters of `plugin.path` (Connect's `Converter` and
+//! `HeaderConverter`, e.g. a schema-registry converter shipped as jars), hosted in the worker's
+//! JVM behind Tributary's [`Converter`] and [`HeaderConverter`] traits, so a connector (Java or
+//! native) may name one in `key.converter`, `value.converter` or `header.converter` (the Java
+//! side is `HostedConverter.java`).
+//!
+//! Each conversion crosses once: Connect data as a JsonConverter envelope (schemas enabled),
+//! converted bytes as they are. The Java converter is called with empty record headers (the
+//! runtime's converter calls carry none), so a converter that would read or write record
+//! headers sees none. A Java exception becomes [`ConnectError::Java`], which the runtime's
+//! `errors.tolerance` handles as a conversion failure. The instance is created in Java by
+//! `configure`, on the task's thread.
+
+use std::sync::Arc;
+
+use jni::objects::{GlobalRef, JValue};
+use tributary_api::converter::{Converter, HeaderConverter};
+use tributary_api::data::{SchemaAndValue, SchemaRef, Value};
+use tributary_api::plugin::{ConverterPlugin, HeaderConverterPlugin};
+use tributary_api::{ConnectError, ConnectResult, Props};
+use tributary_plugins::converters::json::JsonConverter;
+
+use crate::codec::Writer;
+use crate::connector::bytes_result;
+use crate::vm::Jvm;
+
+/// The bridge class hosting converters.
+const HOSTED: &str = "io/tributary/jvm/HostedConverter";
+const NEW_SIG: &str = "(Ljava/lang/String;)Lio/tributary/jvm/HostedConverter;";
+
+/// One Java converter or header converter instance of `class`.
+struct Instance {
+    jvm: Arc<Jvm>,
+    class: &'static str,
+    obj: Option<GlobalRef>,
+    /// Connect data ↔ the envelopes that cross to Java.
+    envelope: JsonConverter,
+}
+
+impl Instance {
+    fn new(jvm: Arc<Jvm>, class: &'static str) -> Instance {
+        Instance {
+            jvm,
+            class,
+            obj: None,
+            envelope: JsonConverter::new(),
+        }
+    }
+
+    fn configure(&mut self, factory: &str, props: &Props, is_key: bool) -> ConnectResult<()> {
+        let class = self.class;
+        let mut config = Writer::new();
+        config.map(props);
+        let config = config.into_bytes();
+        let obj = self.jvm.call(|env, _| {
+            let name = env.new_string(class)?;
+            let obj = env
+                .call_static_method(HOSTED, factory, NEW_SIG, &[JValue::Object(&name)])?
+                .l()?;
+            let global = env.new_global_ref(&obj)?;
+            let arr = env.byte_array_from_slice(&config)?;
+            env.call_method(
+                &obj,
+                "configure",
+                "([BZ)V",
+                &[JValue::Object(&arr), JValue::Bool(is_key.into())],
+            )?;
+            Ok(global)
+        })?;
+        if let Some(old) = self.obj.replace(obj) {
+            self.jvm.release(old);
+        }
+        Ok(())
+    }
+
+    fn obj(&self) -> ConnectResult<&GlobalRef> {
+        self.obj
+            .as_ref()
+            .ok_or_else(|| ConnectError::connect(format!("{} was not configured", self.class)))
+    }
+
+    /// Calls `method(topic, [key,] bytes) -> byte[]` on the instance.
+    fn call(
+        &self,
+        method: &str,
+        topic: &str,
+        header_key: Option<&str>,
+        arg: Option<&[u8]>,
+    ) -> ConnectResult<Option<Vec<u8>>> {
+        let obj = self.obj()?;
+        self.jvm.call(|env, _| {
+            let topic = env.new_string(topic)?;
+            let arr = match arg {
+                Some(b) => jni::objects::JObject::from(env.byte_array_from_slice(b)?),
+                None => jni::objects::JObject::null(),
+            };
+            let out = match header_key {
+                None => env.call_method(
+                    obj,
+                    method,
+                    "(Ljava/lang/String;[B)[B",
+                    &[JValue::Object(&topic), JValue::Object(&arr)],
+                )?,
+                Some(k) => {
+                    let key = env.new_string(k)?;
+                    env.call_method(
+                        obj,
+                        method,
+                        "(Ljava/lang/String;Ljava/lang/String;[B)[B",
+                        &[
+                            JValue::Object(&topic),
+                            JValue::Object(&key),
+                            JValue::Object(&arr),
+                        ],
+                    )?
+                }
+            };
+            bytes_result(env, out)
+        })
+    }
+
+    fn close(&mut self) {
+        if let Some(obj) = self.obj.take() {
+            let closed = self
+                .jvm
+                .call(|env, _| env.call_method(&obj, "close", "()V", &[]).map(|_| ()));
+            if let Err(e) = closed {
+                tracing::warn!(class = self.class, error = %e, "closing the Java converter failed");
+            }
+            self.jvm.release(obj);
+        }
+    }
+}
+
+/// A Java `Converter` of `plugin.path`.
+pub struct JavaConverter {
+    instance: Instance,
+}
+
+impl JavaConverter {
+    /// A converter of `class`; created in Java by `configure`.
+    pub fn new(jvm: Arc<Jvm>, class: &'static str) -> Self {
+        JavaConverter {
+            instance: Instance::new(jvm, class),
+        }
+    }
+}
+
+impl Drop for JavaConverter {
+    fn drop(&mut self) {
+        self.instance.close();
+    }
+}
+
+impl Converter for JavaConverter {
+    fn configure(&mut self, configs: &Props, is_key: bool) -> ConnectResult<()> {
+        self.instance.configure("newConverter", configs, is_key)
+    }
+
+    fn from_connect_data(
+        &self,
+        topic: &str,
+        schema: Option<&SchemaRef>,
+        value: &Value,
+    ) -> ConnectResult<Option<Vec<u8>>> {
+        let data = self
+            .instance
+            .envelope
+            .from_connect_data(topic, schema, value)?;
+        self.instance
+            .call("fromConnectData", topic, None, data.as_deref())
+    }
+
+    fn to_connect_data(&self, topic: &str, value: Option<&[u8]>) -> ConnectResult<SchemaAndValue> {
+        let data = self.instance.call("toConnectData", topic, None, value)?;
+        self.instance
+            .envelope
+            .to_connect_data(topic, data.as_deref())
+    }
+}
+
+/// A Java `HeaderConverter` of `plugin.path`.
+pub struct JavaHeaderConverter {
+    instance: Instance,
+}
+
+impl JavaHeaderConverter {
+    /// A header converter of `class`; created in Java by `configure`.
+    pub fn new(jvm: Arc<Jvm>, class: &'static str) -> Self {
+        JavaHeaderConverter {
+            instance: Instance::new(jvm, class),
+        }
+    }
+}
+
+impl Drop for JavaHeaderConverter {
+    fn drop(&mut self) {
+        self.instance.close();
+    }
+}
+
+impl HeaderConverter for JavaHeaderConverter {
+    fn configure(&mut self, configs: &Props) -> ConnectResult<()> {
+        self.instance
+            .configure("newHeaderConverter", configs, false)
+    }
+
+    fn from_connect_header(
+        &self,
+        topic: &str,
+        header_key: &str,
+        schema: Option<&SchemaRef>,
+        value: &Value,
+    ) -> ConnectResult<Option<Vec<u8>>> {
+        let data = self
+            .instance
+            .envelope
+            .from_connect_data(topic, schema, value)?;
+        self.instance.call(
+            "fromConnectHeader",
+            topic,
+            Some(header_key),
+            data.as_deref(),
+        )
+    }
+
+    fn to_connect_header(
+        &self,
+        topic: &str,
+        header_key: &str,
+        value: Option<&[u8]>,
+    ) -> ConnectResult<SchemaAndValue> {
+        let data = self
+            .instance
+            .call("toConnectHeader", topic, Some(header_key), value)?;
+        self.instance
+            .envelope
+            .to_connect_data(topic, data.as_deref())
+    }
+}
+
+/// The converter plugin of a scanned Java class.
+pub fn converter_plugin(
+    jvm: &Arc<Jvm>,
+    class: &'static str,
+    version: &'static str,
+) -> ConverterPlugin {
+    let jvm = jvm.clone();
+    ConverterPlugin {
+        class,
+        version,
+        new: Arc::new(move || Box::new(JavaConverter::new(jvm.clone(), class))),
+    }
+}
+
+/// The header converter plugin of a scanned Java class.
+pub fn header_converter_plugin(
+    jvm: &Arc<Jvm>,
+    class: &'static str,
+    version: &'static str,
+) -> HeaderConverterPlugin {
+    let jvm = jvm.clone();
+    HeaderConverterPlugin {
+        class,
+        version,
+        new: Arc::new(move || Box::new(JavaHeaderConverter::new(jvm.clone(), class))),
+    }
+}
