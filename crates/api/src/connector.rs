@@ -64,6 +64,16 @@ pub trait ConnectorContext: Send + Sync {
     fn request_task_reconfiguration(&self);
     /// Reports an unrecoverable error: the connector is marked FAILED with this message.
     fn raise_error(&self, message: String);
+    /// A source connector's reader of its tasks' committed offsets (Connect's
+    /// `SourceConnectorContext.offsetStorageReader()`), over the same store its tasks commit
+    /// to (the connector's own `offsets.storage.topic` with the worker's as fallback, when it
+    /// has one); `None` for a sink connector or a runtime without offsets. May block on first
+    /// use (reading the connector's offsets topic); errors when that store cannot be read.
+    fn offset_storage_reader(
+        &self,
+    ) -> ConnectResult<Option<std::sync::Arc<dyn crate::source::OffsetStorageReader>>> {
+        Ok(None)
+    }
 }
 
 /// A connector: configures itself and splits its work into task configurations.

@@ -498,7 +498,9 @@ fn values_and_headers(bootstrap: &str, topic: &str) -> Vec<(String, String)> {
 
 /// A Java source task of a plugin jar: its records (keys, values, headers) reach Kafka, its
 /// `commitRecord` is called once per record with the Kafka offset, and an exception from
-/// `poll` fails the task with the Java trace; the plugin is listed with its own version.
+/// `poll` fails the task with the Java trace; the plugin is listed with its own version. The
+/// connector's own `SourceConnectorContext.offsetStorageReader()` reads what its task
+/// committed (nothing at the first start, the last offset after a restart).
 #[test]
 fn a_java_source_task_gets_commit_record_and_fails_with_its_trace_from_poll() {
     let Some(bootstrap) = kafka() else { return };
@@ -512,12 +514,14 @@ fn a_java_source_task_gets_commit_record_and_fails_with_its_trace_from_poll() {
     create_topic(&bootstrap, &ok_topic, 1);
     create_topic(&bootstrap, &fail_topic, 1);
     let ack = dir.path().join("acks.txt");
+    let connector_offsets = dir.path().join("connector-offsets.txt");
     let probe = "io.tributary.probe.ProbeSourceConnector";
     std::fs::write(
         dir.path().join("ok.properties"),
         format!(
-            "name=probe-ok\nconnector.class={probe}\ntasks.max=1\ntopic={ok_topic}\nrecords=20\nack.file={}\n",
-            ack.display()
+            "name=probe-ok\nconnector.class={probe}\ntasks.max=1\ntopic={ok_topic}\nrecords=20\nack.file={}\nconnector.offsets.file={}\n",
+            ack.display(),
+            connector_offsets.display()
         ),
     )
     .unwrap();
@@ -577,6 +581,23 @@ fn a_java_source_task_gets_commit_record_and_fails_with_its_trace_from_poll() {
     );
     w.wait_state("probe-ok", 1, "RUNNING");
     let listed = plugin_versions(&w);
+    // The connector's offset reader: nothing at its first start; after the task's offsets are
+    // committed and the connector restarts, the last one.
+    assert_eq!(lines_of(&connector_offsets), ["next=none"]);
+    wait_for(
+        "the task's committed offset",
+        Duration::from_secs(60),
+        || {
+            let (_, body) = w.get("/connectors/probe-ok/offsets");
+            (body["offsets"][0]["offset"]["next"] == 20).then_some(())
+        },
+    );
+    assert_eq!(w.send("POST", "/connectors/probe-ok/restart", None).0, 204);
+    wait_for(
+        "the restarted connector's reading",
+        Duration::from_secs(60),
+        || (lines_of(&connector_offsets) == ["next=none", "next=20"]).then_some(()),
+    );
     assert!(
         listed.contains(&(probe.into(), "source".into(), "probe-1".into())),
         "{listed:?}"

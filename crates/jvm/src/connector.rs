@@ -8,6 +8,8 @@ use jni::objects::{GlobalRef, JByteArray, JObject, JString, JValue};
 use jni::JNIEnv;
 use tributary_api::config::{ConfigDef, ConfigType, ConfigValue, Importance};
 use tributary_api::connector::{Connector, ConnectorContext, ConnectorType};
+use tributary_api::record::SourceMap;
+use tributary_api::source::OffsetStorageReader;
 use tributary_api::{ConnectError, ConnectResult, Props};
 
 use crate::codec::{CodecError, Reader, Writer};
@@ -22,6 +24,8 @@ pub struct JavaConnector {
     connector_type: ConnectorType,
     instance: Mutex<Option<GlobalRef>>,
     context: Option<Handle>,
+    /// The registration of the context's offset reader for `Natives.offsets`.
+    reader: Option<Handle>,
 }
 
 impl JavaConnector {
@@ -39,6 +43,7 @@ impl JavaConnector {
             connector_type,
             instance: Mutex::new(None),
             context: None,
+            reader: None,
         }
     }
 
@@ -86,6 +91,21 @@ impl JavaConnector {
             let out = env.call_method(&obj, method, sig, &args)?;
             bytes_result(env, out)
         })
+    }
+}
+
+/// The offset reader of a connector's context (`SourceConnectorContext.offsetStorageReader()`),
+/// asked for on first use: the runtime opens the connector's offset store then.
+struct ContextOffsetReader(Arc<dyn ConnectorContext>);
+
+impl OffsetStorageReader for ContextOffsetReader {
+    fn offset(&self, partition: &SourceMap) -> ConnectResult<Option<SourceMap>> {
+        match self.0.offset_storage_reader()? {
+            Some(reader) => reader.offset(partition),
+            None => Err(ConnectError::connect(
+                "this connector has no offset store (only source connectors do)",
+            )),
+        }
     }
 }
 
@@ -159,12 +179,20 @@ impl Connector for JavaConnector {
     }
 
     fn initialize(&mut self, context: Arc<dyn ConnectorContext>) {
+        let reader = natives::register_reader(Arc::new(ContextOffsetReader(context.clone())));
+        let reader_id = reader.id;
+        self.reader = Some(reader);
         let handle = natives::register_context(context);
         let id = handle.id;
         self.context = Some(handle);
         let result = self.instance().and_then(|obj| {
             self.jvm.call(|env, _| {
-                env.call_method(&obj, "initialize", "(J)V", &[JValue::Long(id)])?;
+                env.call_method(
+                    &obj,
+                    "initialize",
+                    "(JJ)V",
+                    &[JValue::Long(id), JValue::Long(reader_id)],
+                )?;
                 Ok(())
             })
         });

@@ -23,7 +23,9 @@ import org.apache.kafka.connect.source.SourceTask;
  * A Java source connector for Tributary's Java plugin tests (crates/cli/tests/java_plugins.rs):
  * emits {@code records} keyed records with headers, resumes from its stored offset, logs every
  * commitRecord call (value and Kafka offset) to {@code ack.file}, and throws from poll once it
- * reaches {@code fail.at} (when set).
+ * reaches {@code fail.at} (when set). With {@code connector.offsets.file}, the connector's start
+ * appends the offset its context's OffsetStorageReader gives for the tasks' partition
+ * ({@code next=<n>}, or {@code next=none}).
  */
 public class ProbeSourceConnector extends SourceConnector {
     private Map<String, String> props;
@@ -36,6 +38,17 @@ public class ProbeSourceConnector extends SourceConnector {
     @Override
     public void start(Map<String, String> props) {
         this.props = props;
+        String file = props.get("connector.offsets.file");
+        if (file != null) {
+            Map<String, Object> offset = context().offsetStorageReader().offset(ProbeSourceTask.PARTITION);
+            String line = "next=" + (offset == null ? "none" : offset.get("next")) + "\n";
+            try {
+                Files.writeString(Path.of(file), line, StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
     }
 
     @Override
@@ -58,11 +71,13 @@ public class ProbeSourceConnector extends SourceConnector {
             .define("topic", ConfigDef.Type.STRING, ConfigDef.Importance.HIGH, "Topic to write to.")
             .define("records", ConfigDef.Type.INT, 10, ConfigDef.Importance.HIGH, "Records to emit.")
             .define("ack.file", ConfigDef.Type.STRING, ConfigDef.Importance.HIGH, "commitRecord log.")
-            .define("fail.at", ConfigDef.Type.INT, -1, ConfigDef.Importance.LOW, "Record at which poll throws.");
+            .define("fail.at", ConfigDef.Type.INT, -1, ConfigDef.Importance.LOW, "Record at which poll throws.")
+            .define("connector.offsets.file", ConfigDef.Type.STRING, null, ConfigDef.Importance.LOW,
+                "Where start notes the offset its context's reader gives.");
     }
 
     public static class ProbeSourceTask extends SourceTask {
-        private static final Map<String, String> PARTITION = Map.of("probe", "p");
+        static final Map<String, String> PARTITION = Map.of("probe", "p");
         private String topic;
         private int records;
         private int failAt;

@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 use tributary_api::connector::{ConnectorContext, ConnectorType};
 use tributary_api::plugin::TaskFactory;
 use tributary_api::record::{SinkRecord, SourceRecord};
+use tributary_api::source::OffsetStorageReader;
 use tributary_api::{ConnectError, ConnectResult, Props};
 
 use crate::config::clients;
@@ -38,7 +39,7 @@ use crate::plugins::Plugins;
 use crate::storage::connector_offset_store::{
     connector_offsets_topic, ConnectorOffsetBackingStore, ConnectorOffsetTopics,
 };
-use crate::storage::offset::OffsetBackingStore;
+use crate::storage::offset::{ConnectorOffsetReader, OffsetBackingStore};
 use crate::storage::status::{State, Status, StatusBackingStore};
 use crate::ConnectorTaskId;
 use chain::TransformationChain;
@@ -115,9 +116,17 @@ struct WorkerConnectorContext {
     statuses: Arc<dyn StatusBackingStore>,
     on_reconfigure: Arc<dyn Fn(String) + Send + Sync>,
     version: Option<String>,
+    /// A source connector's offsets (`None` for a sink connector).
+    offsets: Option<ConnectorOffsets>,
 }
 
 impl ConnectorContext for WorkerConnectorContext {
+    fn offset_storage_reader(&self) -> ConnectResult<Option<Arc<dyn OffsetStorageReader>>> {
+        self.offsets
+            .as_ref()
+            .map(ConnectorOffsets::reader)
+            .transpose()
+    }
     fn request_task_reconfiguration(&self) {
         (self.on_reconfigure)(self.name.clone());
     }
@@ -133,6 +142,69 @@ impl ConnectorContext for WorkerConnectorContext {
                 version: self.version.clone(),
             },
         );
+    }
+}
+
+/// The offset store of a source connector with `connector_config` ([`Worker::offset_store_for`]):
+/// `worker`, or, on a distributed worker (`topics`) when the connector names its own
+/// `offsets.storage.topic`, a [`ConnectorOffsetBackingStore`] over that topic and `worker`
+/// (the topic created and read to its end first: this blocks).
+fn offset_store_for(
+    worker: &Arc<dyn OffsetBackingStore>,
+    topics: Option<&Arc<ConnectorOffsetTopics>>,
+    connector_config: &Props,
+) -> ConnectResult<Arc<dyn OffsetBackingStore>> {
+    let Some(topics) = topics else {
+        // As in Connect, a standalone worker keeps every connector's offsets in its own
+        // store; said rather than silently accepted.
+        if let Some(topic) = connector_offsets_topic(connector_config) {
+            tracing::warn!(
+                connector = connector_config.get("name").map(String::as_str).unwrap_or(""),
+                topic,
+                "offsets.storage.topic applies to distributed workers only: this worker keeps the connector's offsets in its own offset store"
+            );
+        }
+        return Ok(worker.clone());
+    };
+    let Some(topic) =
+        connector_offsets_topic(connector_config).filter(|t| t != topics.worker_topic())
+    else {
+        return Ok(worker.clone());
+    };
+    let connector = topics.store(&topic).map_err(|e| {
+        ConnectError::connect(format!(
+            "Failed to read the connector's offsets topic {topic}: {e}"
+        ))
+    })?;
+    Ok(Arc::new(ConnectorOffsetBackingStore {
+        connector,
+        worker: worker.clone(),
+        topic,
+    }))
+}
+
+/// A source connector's `SourceConnectorContext.offsetStorageReader()`: its offset store,
+/// opened on first use (on the connector's thread: a connector-specific offsets topic is read
+/// to its end then) and kept.
+struct ConnectorOffsets {
+    name: String,
+    config: Props,
+    worker: Arc<dyn OffsetBackingStore>,
+    topics: Option<Arc<ConnectorOffsetTopics>>,
+    reader: std::sync::OnceLock<Arc<dyn OffsetStorageReader>>,
+}
+
+impl ConnectorOffsets {
+    fn reader(&self) -> ConnectResult<Arc<dyn OffsetStorageReader>> {
+        if let Some(r) = self.reader.get() {
+            return Ok(r.clone());
+        }
+        let store = offset_store_for(&self.worker, self.topics.as_ref(), &self.config)?;
+        let reader: Arc<dyn OffsetStorageReader> = Arc::new(ConnectorOffsetReader {
+            connector: self.name.clone(),
+            store,
+        });
+        Ok(self.reader.get_or_init(|| reader).clone())
     }
 }
 
@@ -375,31 +447,11 @@ impl Worker {
         &self,
         connector_config: &Props,
     ) -> ConnectResult<Arc<dyn OffsetBackingStore>> {
-        let Some(topics) = self.connector_offset_topics.get() else {
-            // As in Connect, a standalone worker keeps every connector's offsets in its own
-            // store; said rather than silently accepted.
-            if let Some(topic) = connector_offsets_topic(connector_config) {
-                tracing::warn!(
-                    connector = connector_config.get("name").map(String::as_str).unwrap_or(""),
-                    topic,
-                    "offsets.storage.topic applies to distributed workers only: this worker keeps the connector's offsets in its own offset store"
-                );
-            }
-            return Ok(self.offsets.clone());
-        };
-        let Some(topic) = self.connector_offsets_topic(connector_config) else {
-            return Ok(self.offsets.clone());
-        };
-        let connector = topics.store(&topic).map_err(|e| {
-            ConnectError::connect(format!(
-                "Failed to read the connector's offsets topic {topic}: {e}"
-            ))
-        })?;
-        Ok(Arc::new(ConnectorOffsetBackingStore {
-            connector,
-            worker: self.offsets.clone(),
-            topic,
-        }))
+        offset_store_for(
+            &self.offsets,
+            self.connector_offset_topics.get(),
+            connector_config,
+        )
     }
 
     fn put_connector_status_version(
@@ -540,6 +592,15 @@ impl Worker {
             statuses: self.statuses.clone(),
             on_reconfigure: self.on_reconfigure.clone(),
             version: version.clone(),
+            offsets: (self.plugins.connector_type(&class) == Some(ConnectorType::Source)).then(
+                || ConnectorOffsets {
+                    name: name.to_string(),
+                    config: config.clone(),
+                    worker: self.offsets.clone(),
+                    topics: self.connector_offset_topics.get().cloned(),
+                    reader: std::sync::OnceLock::new(),
+                },
+            ),
         });
         let wc = Arc::new(WorkerConnector::new(name, instance, ctx));
         let previous = self.connectors.lock().unwrap().insert(

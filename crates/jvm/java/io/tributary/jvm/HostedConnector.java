@@ -40,11 +40,14 @@ public final class HostedConnector {
         }
     }
 
-    /** Hands the connector a context whose calls reach Tributary's context {@code handle}. */
-    public void initialize(long handle) {
+    /**
+     * Hands the connector a context whose calls reach Tributary's context {@code handle}; a
+     * source connector's offsetStorageReader() reads through Tributary's reader {@code reader}.
+     */
+    public void initialize(long handle, long reader) {
         ConnectorContext ctx;
         if (connector instanceof SourceConnector) {
-            ctx = new SourceContext(handle);
+            ctx = new SourceContext(handle, reader);
         } else {
             ctx = new SinkContext(handle);
         }
@@ -189,14 +192,17 @@ public final class HostedConnector {
     }
 
     private static final class SourceContext extends Context implements SourceConnectorContext {
-        SourceContext(long handle) {
+        private final OffsetStorageReader reader;
+
+        SourceContext(long handle, long reader) {
             super(handle);
+            this.reader = new HostedSourceTask.NativeOffsetReader(reader, Codec.mapConverter());
         }
 
+        /** The committed offsets of the connector's tasks, from Tributary's offset store. */
         @Override
         public OffsetStorageReader offsetStorageReader() {
-            throw new UnsupportedOperationException(
-                "Tributary does not yet give Java source connectors an OffsetStorageReader (tasks have one)");
+            return reader;
         }
     }
 }

@@ -182,7 +182,7 @@ public final class HostedSourceTask {
     }
 
     /** Offsets read from Tributary's offset store through {@link Natives#offsets}. */
-    private static final class NativeOffsetReader implements OffsetStorageReader {
+    static final class NativeOffsetReader implements OffsetStorageReader {
         private final long handle;
         private final JsonConverter plain;
 
