@@ -1019,3 +1019,67 @@ fn java_converters_of_the_plugin_path_convert_for_native_and_java_connectors() {
     w.wait_state("conv-source", 1, "RUNNING");
     w.wait_state("conv-sink", 1, "RUNNING");
 }
+
+/// A Java source connector's `exactlyOnceSupport` (KIP-618) answers validation of
+/// `exactly.once.support=required` as on a Java worker: Apache's Java FileStreamSource
+/// (forced to Java) supports it reading a file and not reading standard input, with Connect's
+/// messages; a Java connector that does not say is refused with Connect's message too.
+#[test]
+fn a_java_connectors_exactly_once_support_answers_validation() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let probe = probe_plugin_dir(dir.path(), &classpath);
+    let group = unique("java-eos");
+    let extra = format!(
+        "exactly.once.source.support=enabled\n{}",
+        jvm_lines(
+            &classpath,
+            &format!("{plugin_path},{}", probe.display()),
+            &[SOURCE]
+        )
+    );
+    let w = DistributedWorker::start(dir.path(), "w", &bootstrap, &group, &extra);
+    w.wait_joined();
+    let eos_errors = |class: &str, config: serde_json::Value| -> Vec<String> {
+        let (code, v) = w.send(
+            "PUT",
+            &format!("/connector-plugins/{class}/config/validate"),
+            Some(&config.to_string()),
+        );
+        assert_eq!(code, 200, "{v}");
+        v["configs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["value"]["name"] == "exactly.once.support")
+            .map(|c| {
+                c["value"]["errors"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|e| e.as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let file = json!({"connector.class": SOURCE, "name": "f", "topic": "t", "file": "/tmp/in.txt", "exactly.once.support": "required"});
+    assert_eq!(eos_errors(SOURCE, file), Vec::<String>::new());
+    let stdin = json!({"connector.class": SOURCE, "name": "s", "topic": "t", "exactly.once.support": "required"});
+    assert_eq!(
+        eos_errors(SOURCE, stdin),
+        ["The connector does not support exactly-once semantics with the provided configuration."]
+    );
+    let probe_class = "io.tributary.probe.ProbeSourceConnector";
+    let silent = json!({"connector.class": probe_class, "name": "p", "topic": "t", "ack.file": "/tmp/a", "exactly.once.support": "required"});
+    let errors = eos_errors(probe_class, silent);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with(
+            "The connector does not implement the API required for preflight validation of exactly-once source support."
+        ),
+        "{errors:?}"
+    );
+}

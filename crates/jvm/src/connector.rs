@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use jni::objects::{GlobalRef, JByteArray, JObject, JString, JValue};
 use jni::JNIEnv;
 use tributary_api::config::{ConfigDef, ConfigType, ConfigValue, Importance};
-use tributary_api::connector::{Connector, ConnectorContext, ConnectorType};
+use tributary_api::connector::{Connector, ConnectorContext, ConnectorType, ExactlyOnceSupport};
 use tributary_api::record::SourceMap;
 use tributary_api::source::OffsetStorageReader;
 use tributary_api::{ConnectError, ConnectResult, Props};
@@ -227,6 +227,35 @@ impl Connector for JavaConnector {
             return Ok(());
         }
         self.call_bytes("stop", "()V", None, None).map(|_| ())
+    }
+
+    /// The Java connector's `exactlyOnceSupport(config)` (KIP-618); `None` when it does not say,
+    /// or when the call fails (logged). `canDefineTransactionBoundaries` is not asked: Java
+    /// tasks get no `TransactionContext` yet, so `transaction.boundary=connector` stays refused.
+    fn exactly_once_support(&self, config: &Props) -> Option<ExactlyOnceSupport> {
+        let obj = self.instance().ok()?;
+        let bytes = props_bytes(config);
+        let answer = self.jvm.call(|env, _| {
+            let arr = env.byte_array_from_slice(&bytes)?;
+            let s = env
+                .call_method(
+                    &obj,
+                    "exactlyOnceSupport",
+                    "([B)Ljava/lang/String;",
+                    &[JValue::Object(&arr)],
+                )?
+                .l()?;
+            java_string(env, s)
+        });
+        match answer.as_deref() {
+            Ok("SUPPORTED") => Some(ExactlyOnceSupport::Supported),
+            Ok("UNSUPPORTED") => Some(ExactlyOnceSupport::Unsupported),
+            Ok(_) => None,
+            Err(e) => {
+                tracing::error!(connector = %self.class, error = %e, "exactlyOnceSupport() failed");
+                None
+            }
+        }
     }
 
     fn config(&self) -> ConfigDef {

@@ -10,6 +10,7 @@ import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.connector.Connector;
 import org.apache.kafka.connect.connector.ConnectorContext;
 import org.apache.kafka.connect.sink.SinkConnectorContext;
+import org.apache.kafka.connect.source.ExactlyOnceSupport;
 import org.apache.kafka.connect.source.SourceConnector;
 import org.apache.kafka.connect.source.SourceConnectorContext;
 import org.apache.kafka.connect.storage.OffsetStorageReader;
@@ -79,6 +80,24 @@ public final class HostedConnector {
                 w.map(c);
             }
             return w.toBytes();
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    /**
+     * SourceConnector.exactlyOnceSupport(config) (KIP-618): "SUPPORTED", "UNSUPPORTED", or
+     * null when the connector does not say (or is not a source connector).
+     */
+    public String exactlyOnceSupport(byte[] props) {
+        if (!(connector instanceof SourceConnector)) {
+            return null;
+        }
+        Map<String, String> config = Codec.readMap(props);
+        ClassLoader saved = Bridge.swap(connector);
+        try {
+            ExactlyOnceSupport support = ((SourceConnector) connector).exactlyOnceSupport(config);
+            return support == null ? null : support.name();
         } finally {
             Bridge.restore(saved);
         }
