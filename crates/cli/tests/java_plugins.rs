@@ -500,7 +500,8 @@ fn values_and_headers(bootstrap: &str, topic: &str) -> Vec<(String, String)> {
 /// `commitRecord` is called once per record with the Kafka offset, and an exception from
 /// `poll` fails the task with the Java trace; the plugin is listed with its own version. The
 /// connector's own `SourceConnectorContext.offsetStorageReader()` reads what its task
-/// committed (nothing at the first start, the last offset after a restart).
+/// committed (nothing at the first start, the last offset after a restart); the task's SLF4J
+/// logging lands in the worker's log with its connector and task.
 #[test]
 fn a_java_source_task_gets_commit_record_and_fails_with_its_trace_from_poll() {
     let Some(bootstrap) = kafka() else { return };
@@ -580,6 +581,20 @@ fn a_java_source_task_gets_commit_record_and_fails_with_its_trace_from_poll() {
         "{trace}"
     );
     w.wait_state("probe-ok", 1, "RUNNING");
+    // The task's SLF4J line is in the worker's log, with its connector and task.
+    let log = w.log_text();
+    let line = log
+        .lines()
+        .find(|l| {
+            l.contains("task{connector=probe-ok task=0}")
+                && l.contains("probe task starting at record 0")
+        })
+        .unwrap_or_else(|| panic!("no probe-ok task log line in the worker's log:\n{log}"));
+    assert!(
+        line.contains(" INFO ")
+            && line.contains("logger=\"io.tributary.probe.ProbeSourceConnector$ProbeSourceTask\""),
+        "{line}"
+    );
     let listed = plugin_versions(&w);
     // The connector's offset reader: nothing at its first start; after the task's offsets are
     // committed and the connector restarts, the last one.

@@ -132,6 +132,11 @@ pub fn register(env: &mut JNIEnv) -> jni::errors::Result<()> {
             fn_ptr: sink_context as *mut std::ffi::c_void,
         },
         NativeMethod {
+            name: "log".into(),
+            sig: "(ILjava/lang/String;Ljava/lang/String;Ljava/lang/String;)V".into(),
+            fn_ptr: log as *mut std::ffi::c_void,
+        },
+        NativeMethod {
             name: "raiseError".into(),
             sig: "(JLjava/lang/String;)V".into(),
             fn_ptr: raise_error as *mut std::ffi::c_void,
@@ -301,6 +306,40 @@ extern "system" fn sink_context<'l>(
     if let Err(e) = result {
         throw(&mut env, &e);
     }
+}
+
+/// A hosted plugin's log event (`TributaryAppender`) as a `tracing` event of target `java`,
+/// on the thread that logged: inside a task's or connector's span there, it carries that
+/// context as Tributary's own lines do. log4j2's FATAL and ERROR are errors.
+extern "system" fn log<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    level: jni::sys::jint,
+    logger: JString<'l>,
+    message: JString<'l>,
+    trace: JString<'l>,
+) {
+    let mut string = |s: &JString<'l>| -> Option<String> {
+        if s.is_null() {
+            return None;
+        }
+        env.get_string(s).ok().map(Into::into)
+    };
+    let logger = string(&logger).unwrap_or_default();
+    let message = string(&message).unwrap_or_default();
+    let trace = string(&trace);
+    let text = match trace {
+        Some(t) => format!("{message}\n{t}"),
+        None => message,
+    };
+    catch_unwind(AssertUnwindSafe(|| match level {
+        i32::MIN..=200 => tracing::error!(target: "java", logger, "{text}"),
+        201..=300 => tracing::warn!(target: "java", logger, "{text}"),
+        301..=400 => tracing::info!(target: "java", logger, "{text}"),
+        401..=500 => tracing::debug!(target: "java", logger, "{text}"),
+        _ => tracing::trace!(target: "java", logger, "{text}"),
+    }))
+    .ok();
 }
 
 extern "system" fn request_task_reconfiguration<'l>(

@@ -176,11 +176,23 @@ impl Jvm {
         let discovery = env
             .new_string(&self.settings.discovery)
             .map_err(|e| e.to_string())?;
+        // The plugins log at the level Tributary's own log is at.
+        let level = env
+            .new_string(
+                tracing::level_filters::LevelFilter::current()
+                    .into_level()
+                    .map_or("OFF".to_string(), |l| l.to_string()),
+            )
+            .map_err(|e| e.to_string())?;
         env.call_static_method(
             &bridge,
             "init",
-            "(Ljava/lang/String;Ljava/lang/String;)V",
-            &[JValue::Object(&path), JValue::Object(&discovery)],
+            "(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)V",
+            &[
+                JValue::Object(&path),
+                JValue::Object(&discovery),
+                JValue::Object(&level),
+            ],
         )
         .map_err(|e| {
             let e = java_error(&mut env, &bridge, e);

@@ -18,6 +18,7 @@ import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceConnector;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
+import org.slf4j.LoggerFactory;
 
 /**
  * A Java source connector for Tributary's Java plugin tests (crates/cli/tests/java_plugins.rs):
@@ -25,7 +26,8 @@ import org.apache.kafka.connect.source.SourceTask;
  * commitRecord call (value and Kafka offset) to {@code ack.file}, and throws from poll once it
  * reaches {@code fail.at} (when set). With {@code connector.offsets.file}, the connector's start
  * appends the offset its context's OffsetStorageReader gives for the tasks' partition
- * ({@code next=<n>}, or {@code next=none}).
+ * ({@code next=<n>}, or {@code next=none}). A task logs "probe task starting at record n"
+ * (SLF4J, INFO) when it starts.
  */
 public class ProbeSourceConnector extends SourceConnector {
     private Map<String, String> props;
@@ -97,6 +99,7 @@ public class ProbeSourceConnector extends SourceConnector {
             ack = Path.of(props.get("ack.file"));
             Map<String, Object> offset = context.offsetStorageReader().offset(PARTITION);
             next = offset == null ? 0 : (Long) offset.get("next");
+            LoggerFactory.getLogger(ProbeSourceTask.class).info("probe task starting at record {}", next);
         }
 
         @Override

@@ -23,11 +23,15 @@ public final class Bridge {
     private Bridge() {
     }
 
-    /** Scans the plugin path once; later calls do nothing. */
-    public static synchronized void init(String pluginPath, String discovery) {
+    /**
+     * Routes the plugins' logging to Tributary's log at {@code logLevel} (see TributaryAppender)
+     * and scans the plugin path, once; later calls do nothing.
+     */
+    public static synchronized void init(String pluginPath, String discovery, String logLevel) {
         if (plugins != null) {
             return;
         }
+        TributaryAppender.install(logLevel);
         Map<String, String> props = new HashMap<>();
         props.put("plugin.path", pluginPath);
         props.put("plugin.discovery", discovery);

@@ -32,6 +32,12 @@ final class Natives {
      */
     static native void sinkContext(long requests, int op, byte[] arg);
 
+    /**
+     * A log event of a hosted plugin: log4j2's int level (ERROR 200, WARN 300, INFO 400, DEBUG
+     * 500, TRACE 600), logger name, message, and the trace of its exception or null.
+     */
+    static native void log(int level, String logger, String message, String trace);
+
     /** ConnectorContext.raiseError(Exception): the trace as Java prints it. */
     static native void raiseError(long context, String trace);
 }
