@@ -621,7 +621,8 @@ fn a_java_source_task_gets_commit_record_and_fails_with_its_trace_from_poll() {
 
 /// MirrorMaker 2's `MirrorSourceConnector` (`connect-mirror` 4.1.1 from Maven Central, in its
 /// own plugin directory) hosted by a Tributary worker replicates a topic of another cluster
-/// (the secured broker's plaintext listener) into the worker's cluster as `<alias>.<topic>`:
+/// (a second broker started by `scripts/kafka` on other ports) into the worker's cluster as
+/// `<alias>.<topic>`:
 /// every record arrives with its key, value, headers and timestamp, in order, and records
 /// produced while it runs follow. The converters are ByteArrayConverter, as MirrorMaker 2's
 /// own driver sets them (with Connect's default SimpleHeaderConverter, a bytes header is
@@ -629,12 +630,14 @@ fn a_java_source_task_gets_commit_record_and_fails_with_its_trace_from_poll() {
 #[test]
 fn mirror_maker_replicates_a_topic_between_two_brokers() {
     let Some(bootstrap) = kafka() else { return };
-    let Some(secure) = secure() else { return };
     let Some((classpath, plugin_path)) = java_bridge() else {
         return;
     };
-    let source_cluster = secure.var("KAFKA_SECURE_INTERNAL");
     let dir = test_dir();
+    let Some(second) = SecondBroker::start(dir.path()) else {
+        return;
+    };
+    let source_cluster = second.bootstrap();
     let topic = unique("mm2");
     create_topic(&source_cluster, &topic, 1);
     let first: Vec<(String, String)> = (0..300)

@@ -852,6 +852,59 @@ pub fn jvm_lines(classpath: &str, plugin_path: &str, prefer_java: &[&str]) -> St
     )
 }
 
+/// A second single-node KRaft broker started by `scripts/kafka` on free ports (broker and
+/// controller) with its data under `dir`, for tests that need two clusters; stopped when
+/// dropped. `None` (or a failure under CI) when it cannot start.
+pub struct SecondBroker {
+    port: u16,
+    home: PathBuf,
+}
+
+impl SecondBroker {
+    pub fn start(dir: &Path) -> Option<SecondBroker> {
+        // A free port whose successor (the controller's) is free too.
+        let port = (0..50)
+            .find_map(|_| {
+                let l = std::net::TcpListener::bind("127.0.0.1:0").ok()?;
+                let p = l.local_addr().ok()?.port();
+                let next = std::net::TcpListener::bind(("127.0.0.1", p.checked_add(1)?)).ok()?;
+                drop((l, next));
+                Some(p)
+            })
+            .expect("no free pair of ports");
+        let home = dir.join("second-broker");
+        let b = SecondBroker { port, home };
+        let ok = b.script("start").is_some_and(|s| s.success());
+        if !ok {
+            return missing("`scripts/kafka start` of a second broker failed");
+        }
+        Some(b)
+    }
+
+    fn script(&self, action: &str) -> Option<std::process::ExitStatus> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        Command::new(root.join("scripts/kafka"))
+            .arg(action)
+            .env("KAFKA_PORT", self.port.to_string())
+            .env("KAFKA_HOME_DIR", &self.home)
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .status()
+            .ok()
+    }
+
+    /// The broker's bootstrap address.
+    pub fn bootstrap(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for SecondBroker {
+    fn drop(&mut self) {
+        self.script("stop");
+    }
+}
+
 /// `(tributary.jvm.classpath, plugin.path)`: the bridge from `scripts/jvm-bridge` and the
 /// Debezium plugins (PostgreSQL source, JDBC sink) from `scripts/plugins` (both fetched through
 /// Maven when missing).
