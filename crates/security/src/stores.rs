@@ -211,7 +211,7 @@ pub fn pem_private_key(
                     SecurityError::new(key, format!("invalid encrypted private key: {e}"))
                 })?;
         if let Some(plain) = decrypt_pkcs12_pbe(key, doc.as_bytes(), password)? {
-            return Ok(PrivatePkcs8KeyDer::from(plain));
+            return checked_private_key(key, plain);
         }
         let encrypted = pkcs8::EncryptedPrivateKeyInfo::try_from(doc.as_bytes())
             .map_err(|e| SecurityError::new(key, format!("invalid encrypted private key: {e}")))?;
@@ -221,7 +221,7 @@ pub fn pem_private_key(
                 format!("cannot decrypt the private key with ssl.key.password: {e}"),
             )
         })?;
-        return Ok(PrivatePkcs8KeyDer::from(decrypted.as_bytes().to_vec()));
+        return checked_private_key(key, decrypted.as_bytes().to_vec());
     }
     if text.contains("-----BEGIN RSA PRIVATE KEY-----")
         || text.contains("-----BEGIN EC PRIVATE KEY-----")
@@ -235,6 +235,22 @@ pub fn pem_private_key(
     }
     PrivatePkcs8KeyDer::from_pem_slice(pem)
         .map_err(|e| SecurityError::new(key, format!("no PKCS #8 private key found: {e}")))
+}
+
+/// A decrypted key, once it reads as a PKCS #8 `PrivateKeyInfo`: a wrong password gives bytes
+/// whose CBC padding happens to look right about once in 256 tries, which must not pass for a
+/// key. Errors: the bytes are not a `PrivateKeyInfo` (a wrong `ssl.key.password`).
+fn checked_private_key(
+    key: &str,
+    plain: Vec<u8>,
+) -> Result<PrivatePkcs8KeyDer<'static>, SecurityError> {
+    if pkcs8::PrivateKeyInfo::try_from(plain.as_slice()).is_err() {
+        return Err(SecurityError::new(
+            key,
+            "cannot decrypt the private key with ssl.key.password (wrong password?)",
+        ));
+    }
+    Ok(PrivatePkcs8KeyDer::from(plain))
 }
 
 /// Decrypts an `EncryptedPrivateKeyInfo` protected with PKCS #12 PBE
@@ -475,12 +491,16 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.key, "ssl.keystore.location");
-        assert!(pem_private_key(
-            "ssl.keystore.key",
-            &std::fs::read(p("client-key-encrypted.pem")).unwrap(),
-            Some("wrong")
-        )
-        .is_err());
+        // However the wrong password's garbage happens to end (its CBC padding looks right
+        // about once in 256 tries), it is refused.
+        let encrypted = std::fs::read(p("client-key-encrypted.pem")).unwrap();
+        for i in 0..300 {
+            let wrong = format!("wrong-{i}");
+            assert!(
+                pem_private_key("ssl.keystore.key", &encrypted, Some(&wrong)).is_err(),
+                "password {wrong} accepted"
+            );
+        }
         // PBES2 (OpenSSL's default scheme).
         let out = std::env::temp_dir().join(format!("pbes2-{}.pem", std::process::id()));
         let ok = std::process::Command::new("openssl")
