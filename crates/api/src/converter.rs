@@ -6,6 +6,9 @@ use crate::data::{SchemaAndValue, SchemaRef, Value};
 use crate::error::ConnectResult;
 use crate::Props;
 
+/// A record's Kafka headers as bytes, in order: key and value (`None` for a null value).
+pub type RecordHeaders = Vec<(String, Option<Vec<u8>>)>;
+
 /// Converts keys or values between Connect data and bytes.
 ///
 /// Configured once with its own settings (the `key.converter.` / `value.converter.` prefix
@@ -38,6 +41,37 @@ pub trait Converter: Send + Sync {
     }
     /// Bytes to Connect data (`toConnectData`). Errors are [`crate::ConnectError::Data`].
     fn to_connect_data(&self, topic: &str, value: Option<&[u8]>) -> ConnectResult<SchemaAndValue>;
+    /// Whether the converter reads or writes the record's Kafka headers (Connect's
+    /// `fromConnectData(topic, headers, schema, value)` / `toConnectData(topic, headers,
+    /// value)`): the runtime then calls [`Converter::from_connect_data_with_headers`] and
+    /// [`Converter::to_connect_data_with_headers`] instead. Default false.
+    fn uses_headers(&self) -> bool {
+        false
+    }
+    /// [`Converter::from_connect_data`] with the record's Kafka headers as converted so far
+    /// (the header converter runs first, as in Connect), which the converter may change (e.g.
+    /// add a schema id header). The default ignores them.
+    // Named after Connect's `fromConnectData`; a converter method, not a constructor.
+    #[allow(clippy::wrong_self_convention)]
+    fn from_connect_data_with_headers(
+        &self,
+        topic: &str,
+        _headers: &mut RecordHeaders,
+        schema: Option<&SchemaRef>,
+        value: &Value,
+    ) -> ConnectResult<Option<Vec<u8>>> {
+        self.from_connect_data(topic, schema, value)
+    }
+    /// [`Converter::to_connect_data`] with the consumed record's Kafka headers. The default
+    /// ignores them.
+    fn to_connect_data_with_headers(
+        &self,
+        topic: &str,
+        _headers: &RecordHeaders,
+        value: Option<&[u8]>,
+    ) -> ConnectResult<SchemaAndValue> {
+        self.to_connect_data(topic, value)
+    }
     /// The converter's configuration keys.
     fn config(&self) -> ConfigDef {
         ConfigDef::new()

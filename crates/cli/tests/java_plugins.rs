@@ -448,7 +448,7 @@ fn a_bad_jvm_option_stops_startup() {
 }
 
 /// A plugin directory holding the probe connectors (`tests/java/ProbeSourceConnector.java`,
-/// `tests/java/ProbeSinkConnector.java`), compiled against Connect's API jars and packed as
+/// `tests/java/ProbeSinkConnector.java`) and converter (`tests/java/ProbeConverter.java`), compiled against Connect's API jars and packed as
 /// one jar, as a plugin author ships one.
 fn probe_plugin_dir(dir: &Path, classpath: &str) -> std::path::PathBuf {
     let java = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java");
@@ -459,6 +459,7 @@ fn probe_plugin_dir(dir: &Path, classpath: &str) -> std::path::PathBuf {
         &[
             java.join("ProbeSourceConnector.java"),
             java.join("ProbeSinkConnector.java"),
+            java.join("ProbeConverter.java"),
         ],
     )
 }
@@ -962,7 +963,10 @@ fn a_java_sink_task_rewinds_retries_commits_pauses_and_resumes_through_its_conte
 /// native FileStreamSource's lines go out through it (strings go to its delegate, Connect's
 /// JsonConverter without schemas, so each value is a JSON string), and a Java sink task gets
 /// the bytes back from it. `GET /connector-plugins?connectorsOnly=false` lists it as a
-/// converter and a header converter, as Connect does.
+/// converter and a header converter, as Connect does. A Java converter that works through the
+/// record's headers (the probe's, as a schema-registry converter keeping its schema id in a
+/// header does) gets them: the header it adds for a native source's record is in Kafka, and it
+/// reads it back for a native sink.
 #[test]
 fn java_converters_of_the_plugin_path_convert_for_native_and_java_connectors() {
     let Some(bootstrap) = kafka() else { return };
@@ -994,11 +998,36 @@ fn java_converters_of_the_plugin_path_convert_for_native_and_java_connectors() {
         ),
     )
     .unwrap();
+    let header_topic = unique("java-converter-headers");
+    create_topic(&bootstrap, &header_topic, 1);
+    let header_out = dir.path().join("header-out.txt");
+    let probe_converter = "io.tributary.probe.ProbeConverter";
+    std::fs::write(
+        dir.path().join("hsource.properties"),
+        format!(
+            "name=hdr-source\nconnector.class=FileStreamSource\ntasks.max=1\ntopic={header_topic}\nfile={}\nvalue.converter={probe_converter}\n",
+            input.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("hsink.properties"),
+        format!(
+            "name=hdr-sink\nconnector.class=FileStreamSink\ntasks.max=1\ntopics={header_topic}\nfile={}\nvalue.converter={probe_converter}\n",
+            header_out.display()
+        ),
+    )
+    .unwrap();
     let w = StandaloneWorker::start(
         dir.path(),
         &bootstrap,
         &jvm_lines(&classpath, &format!("{debezium},{}", probe.display()), &[]),
-        &["source.properties", "sink.properties"],
+        &[
+            "source.properties",
+            "sink.properties",
+            "hsource.properties",
+            "hsink.properties",
+        ],
     );
     let expected: Vec<String> = lines
         .iter()
@@ -1018,6 +1047,30 @@ fn java_converters_of_the_plugin_path_convert_for_native_and_java_connectors() {
         (got.len() >= lines.len()).then_some(got)
     });
     assert_eq!(written, expected);
+    // Through the headers: the probe converter's header is on each record in Kafka, and the
+    // sink's conversion read it.
+    let tagged = wait_for(
+        "the probe converter's records",
+        Duration::from_secs(60),
+        || {
+            let recs = read_records(&bootstrap, &header_topic);
+            (recs.len() >= lines.len()).then_some(recs)
+        },
+    );
+    for (r, line) in tagged.iter().zip(lines) {
+        assert_eq!(r.value.as_deref(), Some(line.as_bytes()));
+        assert_eq!(r.header("probe.type").as_deref(), Some("STRING"));
+    }
+    let read_back = wait_for(
+        "the header-reading sink's file",
+        Duration::from_secs(60),
+        || {
+            let got = lines_of(&header_out);
+            (got.len() >= lines.len()).then_some(got)
+        },
+    );
+    let want: Vec<String> = lines.iter().map(|l| format!("STRING:{l}")).collect();
+    assert_eq!(read_back, want);
     let (code, listed) = w.get("/connector-plugins?connectorsOnly=false");
     assert_eq!(code, 200);
     let types: BTreeSet<String> = listed

@@ -5,22 +5,22 @@
 //! side is `HostedConverter.java`).
 //!
 //! Each conversion crosses once: Connect data as a JsonConverter envelope (schemas enabled),
-//! converted bytes as they are. The Java converter is called with empty record headers (the
-//! runtime's converter calls carry none), so a converter that would read or write record
-//! headers sees none. A Java exception becomes [`ConnectError::Java`], which the runtime's
+//! converted bytes as they are, with the record's Kafka headers (a converter may read them, and
+//! add or change them when converting for a source record: the runtime sends them as it
+//! leaves them). A Java exception becomes [`ConnectError::Java`], which the runtime's
 //! `errors.tolerance` handles as a conversion failure. The instance is created in Java by
 //! `configure`, on the task's thread.
 
 use std::sync::Arc;
 
 use jni::objects::{GlobalRef, JValue};
-use tributary_api::converter::{Converter, HeaderConverter};
+use tributary_api::converter::{Converter, HeaderConverter, RecordHeaders};
 use tributary_api::data::{SchemaAndValue, SchemaRef, Value};
 use tributary_api::plugin::{ConverterPlugin, HeaderConverterPlugin};
 use tributary_api::{ConnectError, ConnectResult, Props};
 use tributary_plugins::converters::json::JsonConverter;
 
-use crate::codec::Writer;
+use crate::codec::{Reader, Writer};
 use crate::connector::bytes_result;
 use crate::vm::Jvm;
 
@@ -119,6 +119,36 @@ impl Instance {
         })
     }
 
+    /// Calls `method(topic, headers, bytes) -> byte[]` on the instance.
+    fn call_with_headers(
+        &self,
+        method: &str,
+        topic: &str,
+        headers: &[u8],
+        arg: Option<&[u8]>,
+    ) -> ConnectResult<Option<Vec<u8>>> {
+        let obj = self.obj()?;
+        self.jvm.call(|env, _| {
+            let topic = env.new_string(topic)?;
+            let headers = env.byte_array_from_slice(headers)?;
+            let arr = match arg {
+                Some(b) => jni::objects::JObject::from(env.byte_array_from_slice(b)?),
+                None => jni::objects::JObject::null(),
+            };
+            let out = env.call_method(
+                obj,
+                method,
+                "(Ljava/lang/String;[B[B)[B",
+                &[
+                    JValue::Object(&topic),
+                    JValue::Object(&headers),
+                    JValue::Object(&arr),
+                ],
+            )?;
+            bytes_result(env, out)
+        })
+    }
+
     fn close(&mut self) {
         if let Some(obj) = self.obj.take() {
             let closed = self
@@ -152,6 +182,18 @@ impl Drop for JavaConverter {
     }
 }
 
+/// Headers in the bridge's layout: count, then key and bytes each.
+fn write_headers(w: &mut Writer, headers: &RecordHeaders) {
+    w.i32(headers.len() as i32);
+    for (k, v) in headers {
+        w.str(k).bytes(v.as_deref());
+    }
+}
+
+fn codec_err(e: crate::codec::CodecError) -> ConnectError {
+    ConnectError::connect(e.to_string())
+}
+
 impl Converter for JavaConverter {
     fn configure(&mut self, configs: &Props, is_key: bool) -> ConnectResult<()> {
         self.instance.configure("newConverter", configs, is_key)
@@ -163,16 +205,58 @@ impl Converter for JavaConverter {
         schema: Option<&SchemaRef>,
         value: &Value,
     ) -> ConnectResult<Option<Vec<u8>>> {
+        self.from_connect_data_with_headers(topic, &mut Vec::new(), schema, value)
+    }
+
+    fn to_connect_data(&self, topic: &str, value: Option<&[u8]>) -> ConnectResult<SchemaAndValue> {
+        self.to_connect_data_with_headers(topic, &Vec::new(), value)
+    }
+
+    fn uses_headers(&self) -> bool {
+        true
+    }
+
+    fn from_connect_data_with_headers(
+        &self,
+        topic: &str,
+        headers: &mut RecordHeaders,
+        schema: Option<&SchemaRef>,
+        value: &Value,
+    ) -> ConnectResult<Option<Vec<u8>>> {
         let data = self
             .instance
             .envelope
             .from_connect_data(topic, schema, value)?;
-        self.instance
-            .call("fromConnectData", topic, None, data.as_deref())
+        let mut h = Writer::new();
+        write_headers(&mut h, headers);
+        let h = h.into_bytes();
+        let out = self
+            .instance
+            .call_with_headers("fromConnectData", topic, &h, data.as_deref())?
+            .unwrap_or_default();
+        let mut r = Reader::new(&out);
+        let bytes = r.bytes().map_err(codec_err)?.map(<[u8]>::to_vec);
+        let n = r.count().map_err(codec_err)?;
+        headers.clear();
+        for _ in 0..n {
+            let k = r.str().map_err(codec_err)?;
+            let v = r.bytes().map_err(codec_err)?.map(<[u8]>::to_vec);
+            headers.push((k, v));
+        }
+        Ok(bytes)
     }
 
-    fn to_connect_data(&self, topic: &str, value: Option<&[u8]>) -> ConnectResult<SchemaAndValue> {
-        let data = self.instance.call("toConnectData", topic, None, value)?;
+    fn to_connect_data_with_headers(
+        &self,
+        topic: &str,
+        headers: &RecordHeaders,
+        value: Option<&[u8]>,
+    ) -> ConnectResult<SchemaAndValue> {
+        let mut h = Writer::new();
+        write_headers(&mut h, headers);
+        let data =
+            self.instance
+                .call_with_headers("toConnectData", topic, &h.into_bytes(), value)?;
         self.instance
             .envelope
             .to_connect_data(topic, data.as_deref())

@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance};
 use rdkafka::message::{BorrowedMessage, Headers as _, Message};
 use rdkafka::{ClientConfig, ClientContext, Offset, TopicPartitionList};
+use tributary_api::converter::RecordHeaders;
 use tributary_api::record::{Headers, SinkRecord, TimestampType, TopicPartition};
 use tributary_api::sink::{PartitionOffsets, SinkTask, SinkTaskContext, SinkTaskRequests};
 use tributary_api::{ConnectError, ConnectResult, Props};
@@ -786,9 +787,26 @@ impl Stages<'_> {
         let mut ctx = ProcessingContext::default();
         let consumed =
             || Pending::Consumed(TopicPartition::new(topic, msg.partition()), msg.offset());
+        // The record's headers as bytes, for a converter that reads them (a hosted Java one).
+        let raw_headers: RecordHeaders = if c.key.uses_headers() || c.value.uses_headers() {
+            msg.headers()
+                .map(|h| {
+                    h.iter()
+                        .map(|x| (x.key.to_string(), x.value.map(<[u8]>::to_vec)))
+                        .collect()
+                })
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         let key = self
             .operator
             .execute(&mut ctx, Stage::KeyConverter, c.key_class, || {
+                if c.key.uses_headers() {
+                    return c
+                        .key
+                        .to_connect_data_with_headers(topic, &raw_headers, msg.key());
+                }
                 c.key.to_connect_data(topic, msg.key())
             });
         let key = match self.settle(&ctx, key, msg)? {
@@ -799,6 +817,13 @@ impl Stages<'_> {
         let value = self
             .operator
             .execute(&mut ctx, Stage::ValueConverter, c.value_class, || {
+                if c.value.uses_headers() {
+                    return c.value.to_connect_data_with_headers(
+                        topic,
+                        &raw_headers,
+                        msg.payload(),
+                    );
+                }
                 c.value.to_connect_data(topic, msg.payload())
             });
         let value = match self.settle(&ctx, value, msg)? {

@@ -19,6 +19,7 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header as KafkaHeader, OwnedHeaders};
 use rdkafka::producer::{BaseRecord, DeliveryResult, ProducerContext};
 use rdkafka::{ClientConfig, ClientContext};
+use tributary_api::converter::RecordHeaders;
 use tributary_api::record::{SourceMap, SourceRecord};
 use tributary_api::source::{
     SourceTask, SourceTaskContext, TransactionBoundaryRequest, TransactionContext,
@@ -897,6 +898,11 @@ impl Loop {
             headers,
         } = record;
         let retries = self.operator.retries();
+        // A key or value converter that reads or writes the record's headers (a hosted Java
+        // converter) gets them as bytes, converted first; they are sent as it leaves them.
+        let header_aware =
+            self.converters.key.uses_headers() || self.converters.value.uses_headers();
+        let mut raw_headers: RecordHeaders = Vec::new();
         // Connect converts the headers first, then the key, then the value.
         let header_outcome = self.operator.execute(
             &mut ctx,
@@ -904,6 +910,19 @@ impl Loop {
             self.converters.header_class,
             || {
                 if headers.is_empty() {
+                    return Ok(None);
+                }
+                if header_aware {
+                    raw_headers.clear();
+                    for header in headers.iter() {
+                        let bytes = self.converters.header.from_connect_header(
+                            &topic,
+                            &header.key,
+                            header.schema.as_ref(),
+                            &header.value,
+                        )?;
+                        raw_headers.push((header.key.clone(), bytes));
+                    }
                     return Ok(None);
                 }
                 let mut h = OwnedHeaders::new_with_capacity(headers.len());
@@ -941,6 +960,14 @@ impl Loop {
                 } else {
                     key_slot.take()
                 };
+                if self.converters.key.uses_headers() {
+                    return self.converters.key.from_connect_data_with_headers(
+                        &topic,
+                        &mut raw_headers,
+                        key_schema.as_ref(),
+                        &k.unwrap_or(tributary_api::data::Value::Null),
+                    );
+                }
                 self.converters.key.from_connect_data_owned(
                     &topic,
                     key_schema.as_ref(),
@@ -967,6 +994,14 @@ impl Loop {
                 } else {
                     value_slot.take()
                 };
+                if self.converters.value.uses_headers() {
+                    return self.converters.value.from_connect_data_with_headers(
+                        &topic,
+                        &mut raw_headers,
+                        value_schema.as_ref(),
+                        &v.unwrap_or(tributary_api::data::Value::Null),
+                    );
+                }
                 self.converters.value.from_connect_data_owned(
                     &topic,
                     value_schema.as_ref(),
@@ -981,6 +1016,18 @@ impl Loop {
                 return Ok(true);
             }
             Next::Stop => return Ok(false),
+        };
+        let kafka_headers = if header_aware && !raw_headers.is_empty() {
+            let mut h = OwnedHeaders::new_with_capacity(raw_headers.len());
+            for (key, value) in &raw_headers {
+                h = h.insert(KafkaHeader {
+                    key,
+                    value: value.as_deref(),
+                });
+            }
+            Some(h)
+        } else {
+            kafka_headers
         };
         if let Some(creator) = &mut self.topic_creator {
             creator.ensure(&topic)?;

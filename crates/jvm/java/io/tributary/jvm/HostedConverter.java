@@ -2,6 +2,7 @@ package io.tributary.jvm;
 
 import java.util.Map;
 
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.json.JsonConverter;
@@ -68,29 +69,54 @@ public final class HostedConverter {
     }
 
     /**
-     * Converter.fromConnectData(topic, headers, schema, value) of the data in {@code data}
-     * (an envelope), with no record headers.
+     * Converter.fromConnectData(topic, headers, schema, value) of the data in {@code data} (an
+     * envelope) with the record's headers ({@code headers}: int count, then key and bytes
+     * each). Returns the converted bytes, then the headers as the converter left them, in the
+     * same layout.
      */
-    public byte[] fromConnectData(String topic, byte[] data) {
+    public byte[] fromConnectData(String topic, byte[] headers, byte[] data) {
         SchemaAndValue in = envelope.toConnectData(topic, data);
+        RecordHeaders kafkaHeaders = readHeaders(headers);
+        byte[] out;
         ClassLoader saved = Bridge.swap(plugin);
         try {
-            return converter.fromConnectData(topic, new RecordHeaders(), in.schema(), in.value());
+            out = converter.fromConnectData(topic, kafkaHeaders, in.schema(), in.value());
         } finally {
             Bridge.restore(saved);
         }
+        Codec.Writer w = new Codec.Writer().bytes(out);
+        Header[] all = kafkaHeaders.toArray();
+        w.i32(all.length);
+        for (Header h : all) {
+            w.str(h.key()).bytes(h.value());
+        }
+        return w.toBytes();
     }
 
-    /** Converter.toConnectData(topic, headers, bytes), as an envelope, with no record headers. */
-    public byte[] toConnectData(String topic, byte[] bytes) {
+    /**
+     * Converter.toConnectData(topic, headers, bytes) with the consumed record's headers (layout
+     * as for fromConnectData), as an envelope.
+     */
+    public byte[] toConnectData(String topic, byte[] headers, byte[] bytes) {
         SchemaAndValue out;
+        RecordHeaders kafkaHeaders = readHeaders(headers);
         ClassLoader saved = Bridge.swap(plugin);
         try {
-            out = converter.toConnectData(topic, new RecordHeaders(), bytes);
+            out = converter.toConnectData(topic, kafkaHeaders, bytes);
         } finally {
             Bridge.restore(saved);
         }
         return envelope.fromConnectData(topic, out.schema(), out.value());
+    }
+
+    private static RecordHeaders readHeaders(byte[] headers) {
+        RecordHeaders out = new RecordHeaders();
+        Codec.Reader r = new Codec.Reader(headers);
+        int n = r.i32();
+        for (int i = 0; i < n; i++) {
+            out.add(r.str(), r.bytes());
+        }
+        return out;
     }
 
     /** HeaderConverter.fromConnectHeader(topic, key, schema, value) of an envelope. */
