@@ -162,6 +162,12 @@ impl Instance {
     }
 }
 
+impl Drop for Instance {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
 /// A Java `Converter` of `plugin.path`.
 pub struct JavaConverter {
     instance: Instance,
@@ -173,12 +179,6 @@ impl JavaConverter {
         JavaConverter {
             instance: Instance::new(jvm, class),
         }
-    }
-}
-
-impl Drop for JavaConverter {
-    fn drop(&mut self) {
-        self.instance.close();
     }
 }
 
@@ -274,12 +274,6 @@ impl JavaHeaderConverter {
         JavaHeaderConverter {
             instance: Instance::new(jvm, class),
         }
-    }
-}
-
-impl Drop for JavaHeaderConverter {
-    fn drop(&mut self) {
-        self.instance.close();
     }
 }
 

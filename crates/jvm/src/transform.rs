@@ -517,67 +517,60 @@ pub fn plugin_set(jvm: &Arc<Jvm>, descs: &[JavaTransformDesc]) -> PluginSet {
 pub fn merge(set: &mut PluginSet, java: PluginSet, prefer_java: &[String]) -> Vec<Merged> {
     let mut out = Vec::new();
     let preferred = |c: &str| prefer_java.iter().any(|p| p == c);
-    for plugin in java.transformations {
-        match set
-            .transformations
-            .iter()
-            .position(|t| t.class == plugin.class)
-        {
-            None => {
-                out.push(Merged::Added(plugin.class));
-                set.transformations.push(plugin);
-            }
-            Some(i) if preferred(plugin.class) => {
-                out.push(Merged::ReplacedNative(plugin.class));
-                set.transformations[i] = plugin;
-            }
-            Some(_) => out.push(Merged::ShadowedByNative(plugin.class)),
-        }
-    }
-    for plugin in java.predicates {
-        match set.predicates.iter().position(|p| p.class == plugin.class) {
-            None => {
-                out.push(Merged::Added(plugin.class));
-                set.predicates.push(plugin);
-            }
-            Some(i) if preferred(plugin.class) => {
-                out.push(Merged::ReplacedNative(plugin.class));
-                set.predicates[i] = plugin;
-            }
-            Some(_) => out.push(Merged::ShadowedByNative(plugin.class)),
-        }
-    }
-    for plugin in java.converters {
-        match set.converters.iter().position(|c| c.class == plugin.class) {
-            None => {
-                out.push(Merged::Added(plugin.class));
-                set.converters.push(plugin);
-            }
-            Some(i) if preferred(plugin.class) => {
-                out.push(Merged::ReplacedNative(plugin.class));
-                set.converters[i] = plugin;
-            }
-            Some(_) => out.push(Merged::ShadowedByNative(plugin.class)),
-        }
-    }
-    for plugin in java.header_converters {
-        match set
-            .header_converters
-            .iter()
-            .position(|c| c.class == plugin.class)
-        {
-            None => {
-                out.push(Merged::Added(plugin.class));
-                set.header_converters.push(plugin);
-            }
-            Some(i) if preferred(plugin.class) => {
-                out.push(Merged::ReplacedNative(plugin.class));
-                set.header_converters[i] = plugin;
-            }
-            Some(_) => out.push(Merged::ShadowedByNative(plugin.class)),
-        }
-    }
+    merge_kind(
+        &mut out,
+        &mut set.transformations,
+        java.transformations,
+        |p| p.class,
+        preferred,
+    );
+    merge_kind(
+        &mut out,
+        &mut set.predicates,
+        java.predicates,
+        |p| p.class,
+        preferred,
+    );
+    merge_kind(
+        &mut out,
+        &mut set.converters,
+        java.converters,
+        |p| p.class,
+        preferred,
+    );
+    merge_kind(
+        &mut out,
+        &mut set.header_converters,
+        java.header_converters,
+        |p| p.class,
+        preferred,
+    );
     out
+}
+
+/// [`merge`] for the plugins of one kind: each Java plugin is added, replaces the native one of
+/// its class when `preferred`, or is shadowed by it; what happened is pushed to `out`.
+fn merge_kind<T>(
+    out: &mut Vec<Merged>,
+    native: &mut Vec<T>,
+    java: Vec<T>,
+    class: impl Fn(&T) -> &'static str,
+    preferred: impl Fn(&str) -> bool,
+) {
+    for plugin in java {
+        let name = class(&plugin);
+        match native.iter().position(|n| class(n) == name) {
+            None => {
+                out.push(Merged::Added(name));
+                native.push(plugin);
+            }
+            Some(i) if preferred(name) => {
+                out.push(Merged::ReplacedNative(name));
+                native[i] = plugin;
+            }
+            Some(_) => out.push(Merged::ShadowedByNative(name)),
+        }
+    }
 }
 
 #[cfg(test)]
