@@ -142,6 +142,8 @@ struct Figures {
     ready_ms: Option<f64>,
     idle_rss_mib: Option<f64>,
     create_running_ms: Option<f64>,
+    /// Create of a 3-task connector → all its tasks RUNNING, on three workers.
+    create_running_three_ms: Option<f64>,
     source_rps: Option<f64>,
     sink_rps: Option<f64>,
     restart_ms: Option<f64>,
@@ -159,6 +161,7 @@ impl Figures {
             ready_ms: m(|f| f.ready_ms),
             idle_rss_mib: m(|f| f.idle_rss_mib),
             create_running_ms: m(|f| f.create_running_ms),
+            create_running_three_ms: m(|f| f.create_running_three_ms),
             source_rps: m(|f| f.source_rps),
             sink_rps: m(|f| f.sink_rps),
             restart_ms: m(|f| f.restart_ms),
@@ -519,6 +522,12 @@ fn render(j: &Figures, t: &Figures, ceiling: Ceiling) -> Table {
     );
     time_row(
         &mut table,
+        "connector create → all tasks RUNNING, 3 workers (3 tasks)",
+        j.create_running_three_ms,
+        t.create_running_three_ms,
+    );
+    time_row(
+        &mut table,
         "KIP-745 restart → RUNNING",
         j.restart_ms,
         t.restart_ms,
@@ -544,6 +553,7 @@ fn per_round(rounds: &[Round]) -> Table {
         "source",
         "sink",
         "create → RUNNING",
+        "create, 3 workers",
         "restart",
         "stopped on join",
     ]);
@@ -555,6 +565,7 @@ fn per_round(rounds: &[Round]) -> Table {
                 "".into(),
                 fmt_rps(r.ceiling.producer_rps),
                 fmt_rps(r.ceiling.consumer_rps),
+                "".into(),
                 "".into(),
                 "".into(),
                 "".into(),
@@ -578,6 +589,7 @@ fn per_round(rounds: &[Round]) -> Table {
                     opt(f.source_rps, fmt_rps),
                     opt(f.sink_rps, fmt_rps),
                     opt(f.create_running_ms, fmt_ms),
+                    opt(f.create_running_three_ms, fmt_ms),
                     opt(f.restart_ms, fmt_ms),
                     opt(f.join_stopped, fmt_stopped),
                 ],
@@ -1058,6 +1070,29 @@ fn measure(
     f.join_stopped = balanced_at.map(|_| stopped as f64);
     say(format!("{label}: {stopped} task(s) stopped on join"));
 
+    // Create on three workers: a third worker joins; once the cluster has settled (every
+    // job RUNNING, then 3 s), a 3-task connector is created until its tasks are RUNNING.
+    say(format!("{label}: starting worker 3"));
+    let (mut w3, _) = start(ctx, kind, &dir.path().join("w3"), &group)?;
+    for (name, tasks) in jobs {
+        wait_running(rest, name, tasks, Duration::from_secs(120))?;
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    let t0 = Instant::now();
+    create(
+        rest,
+        "sbs-three",
+        json!({"connector.class": "FileStreamSink", "tasks.max": "3",
+               "file": dir.path().join("three.txt").display().to_string(), "topics": idle_topic}),
+    )?;
+    wait_running(rest, "sbs-three", 3, Duration::from_secs(120))?;
+    f.create_running_three_ms = Some(t0.elapsed().as_secs_f64() * 1e3);
+    say(format!(
+        "{label}: create on 3 workers {:.0} ms",
+        f.create_running_three_ms.unwrap_or_default()
+    ));
+
+    w3.worker.terminate(Duration::from_secs(30));
     w2.worker.terminate(Duration::from_secs(30));
     w1.worker.terminate(Duration::from_secs(30));
     Ok(f)
