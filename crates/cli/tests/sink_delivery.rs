@@ -50,6 +50,22 @@ fn records(prefix: &str, from: usize, to: usize) -> Vec<String> {
     (from..to).map(|i| format!("{prefix}{i}")).collect()
 }
 
+/// Produces `p0-<from>`…`p0-<to - 1>` to partition 0 and the same with `p1-` to partition 1
+/// of `topic`, adding them to `all`.
+fn produce_to_both_partitions(
+    bootstrap: &str,
+    topic: &str,
+    all: &mut Vec<String>,
+    from: usize,
+    to: usize,
+) {
+    for p in 0..2 {
+        let batch = records(&format!("p{p}-"), from, to);
+        produce_values(bootstrap, topic, Some(p), &batch);
+        all.extend(batch);
+    }
+}
+
 fn task_starts(w: &StandaloneWorker, task: &str) -> u64 {
     w.get("/tributary/task-counters").1[task]["starts"]
         .as_u64()
@@ -186,11 +202,7 @@ fn a_sink_loses_no_record_when_its_worker_restarts_or_its_partitions_move_while_
     let extra = "scheduled.rebalance.max.delay.ms=2000\n";
     let mut all = Vec::new();
     let produce = |all: &mut Vec<String>, from: usize, to: usize| {
-        for p in 0..2 {
-            let batch = records(&format!("p{p}-"), from, to);
-            produce_values(&bootstrap, &topic, Some(p), &batch);
-            all.extend(batch);
-        }
+        produce_to_both_partitions(&bootstrap, &topic, all, from, to)
     };
     produce(&mut all, 0, 5);
 
@@ -268,11 +280,7 @@ fn a_partition_returning_to_a_resumed_sink_task_is_consumed_again() {
     let out = d.join("out.txt");
     let mut all = Vec::new();
     let produce = |all: &mut Vec<String>, from: usize, to: usize| {
-        for p in 0..2 {
-            let batch = records(&format!("p{p}-"), from, to);
-            produce_values(&bootstrap, &topic, Some(p), &batch);
-            all.extend(batch);
-        }
+        produce_to_both_partitions(&bootstrap, &topic, all, from, to)
     };
     produce(&mut all, 0, 3);
     let w = StandaloneWorker::start(d, &bootstrap, "", &[]);

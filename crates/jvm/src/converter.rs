@@ -79,42 +79,32 @@ impl Instance {
             .ok_or_else(|| ConnectError::connect(format!("{} was not configured", self.class)))
     }
 
-    /// Calls `method(topic, [key,] bytes) -> byte[]` on the instance.
-    fn call(
+    /// Calls a header converter's `method(topic, key, bytes) -> byte[]` on the instance.
+    fn call_with_key(
         &self,
         method: &str,
         topic: &str,
-        header_key: Option<&str>,
+        header_key: &str,
         arg: Option<&[u8]>,
     ) -> ConnectResult<Option<Vec<u8>>> {
         let obj = self.obj()?;
         self.jvm.call(|env, _| {
             let topic = env.new_string(topic)?;
+            let key = env.new_string(header_key)?;
             let arr = match arg {
                 Some(b) => jni::objects::JObject::from(env.byte_array_from_slice(b)?),
                 None => jni::objects::JObject::null(),
             };
-            let out = match header_key {
-                None => env.call_method(
-                    obj,
-                    method,
-                    "(Ljava/lang/String;[B)[B",
-                    &[JValue::Object(&topic), JValue::Object(&arr)],
-                )?,
-                Some(k) => {
-                    let key = env.new_string(k)?;
-                    env.call_method(
-                        obj,
-                        method,
-                        "(Ljava/lang/String;Ljava/lang/String;[B)[B",
-                        &[
-                            JValue::Object(&topic),
-                            JValue::Object(&key),
-                            JValue::Object(&arr),
-                        ],
-                    )?
-                }
-            };
+            let out = env.call_method(
+                obj,
+                method,
+                "(Ljava/lang/String;Ljava/lang/String;[B)[B",
+                &[
+                    JValue::Object(&topic),
+                    JValue::Object(&key),
+                    JValue::Object(&arr),
+                ],
+            )?;
             bytes_result(env, out)
         })
     }
@@ -294,12 +284,8 @@ impl HeaderConverter for JavaHeaderConverter {
             .instance
             .envelope
             .from_connect_data(topic, schema, value)?;
-        self.instance.call(
-            "fromConnectHeader",
-            topic,
-            Some(header_key),
-            data.as_deref(),
-        )
+        self.instance
+            .call_with_key("fromConnectHeader", topic, header_key, data.as_deref())
     }
 
     fn to_connect_header(
@@ -310,7 +296,7 @@ impl HeaderConverter for JavaHeaderConverter {
     ) -> ConnectResult<SchemaAndValue> {
         let data = self
             .instance
-            .call("toConnectHeader", topic, Some(header_key), value)?;
+            .call_with_key("toConnectHeader", topic, header_key, value)?;
         self.instance
             .envelope
             .to_connect_data(topic, data.as_deref())
