@@ -41,10 +41,18 @@ pub fn read_committed(bootstrap: &str, topic: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         match consumer.poll(Duration::from_millis(200)) {
-            Some(Ok(m)) => out.push((
-                m.key().unwrap_or_default().to_vec(),
-                m.payload().unwrap_or_default().to_vec(),
-            )),
+            // While transactions go on committing the poll never comes back empty and the
+            // fetch never ends at the last stable offset: the record before `end` ends it.
+            Some(Ok(m)) if m.offset() >= end => return out,
+            Some(Ok(m)) => {
+                out.push((
+                    m.key().unwrap_or_default().to_vec(),
+                    m.payload().unwrap_or_default().to_vec(),
+                ));
+                if m.offset() + 1 >= end {
+                    return out;
+                }
+            }
             // The fetch reached the last stable offset of its fetch time, which is at least
             // `end`: every committed record before `end` was returned.
             Some(Err(rdkafka::error::KafkaError::PartitionEOF(_))) => return out,
@@ -264,10 +272,19 @@ pub fn read_all(bootstrap: &str, topic: &str) -> TopicContents {
     let mut latest = HashMap::new();
     let mut records = Vec::new();
     let mut count = 0;
+    // Partitions whose reader returned a record at or past the end (under load the poll may
+    // never come back empty).
+    let mut reached = std::collections::HashSet::new();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         match committed.poll(Duration::from_millis(200)) {
+            Some(Ok(m)) if m.offset() >= ends[&m.partition()] => {
+                reached.insert(m.partition());
+            }
             Some(Ok(m)) => {
+                if m.offset() + 1 >= ends[&m.partition()] {
+                    reached.insert(m.partition());
+                }
                 count += 1;
                 let key = String::from_utf8_lossy(m.key().unwrap_or_default()).into_owned();
                 let value = m
@@ -280,6 +297,9 @@ pub fn read_all(bootstrap: &str, topic: &str) -> TopicContents {
             None => {
                 let positions = committed.position().unwrap();
                 let done = partitions.iter().all(|p| {
+                    if reached.contains(p) {
+                        return true;
+                    }
                     let at = positions
                         .find_partition(topic, *p)
                         .and_then(|e| match e.offset() {
@@ -293,6 +313,9 @@ pub fn read_all(bootstrap: &str, topic: &str) -> TopicContents {
                     break;
                 }
             }
+        }
+        if reached.len() == partitions.len() {
+            break;
         }
         assert!(
             Instant::now() < deadline,
