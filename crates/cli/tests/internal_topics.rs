@@ -249,3 +249,75 @@ fn deleted_internal_topics_are_created_again_and_refilled() {
         "a task started over from seqno 0: {resumed:?}"
     );
 }
+
+/// Runs `tributary distributed` on `props` until it exits (killed after 60 s: a worker that
+/// started); returns whether it succeeded and what it printed.
+fn run_to_exit(dir: &std::path::Path, props: &str) -> (bool, String) {
+    use std::process::{Command, Stdio};
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("worker.properties"), props).unwrap();
+    let log = dir.join("worker.log");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tributary"))
+        .args(["distributed", "worker.properties"])
+        .current_dir(dir)
+        .stdout(Stdio::from(std::fs::File::create(&log).unwrap()))
+        .stderr(Stdio::from(
+            std::fs::File::create(dir.join("worker.err")).unwrap(),
+        ))
+        .spawn()
+        .expect("running tributary");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let status = wait_for("the worker to exit", Duration::from_secs(70), || {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+        }
+        child.try_wait().unwrap()
+    });
+    let out = std::fs::read_to_string(dir.join("worker.err")).unwrap_or_default()
+        + &std::fs::read_to_string(&log).unwrap_or_default();
+    (status.success(), out)
+}
+
+/// Internal topics that already exist are checked as Connect's stores check them, all three
+/// created and checked together: a config topic of two partitions, and an internal topic that
+/// is not compacted, stop the worker at startup with a message naming the topic and the worker
+/// setting; the topics this worker could create are created compacted.
+#[test]
+fn existing_internal_topics_that_break_connects_rules_stop_startup_naming_the_setting() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+
+    let group = unique("two-part-configs");
+    create_topic(&bootstrap, &format!("{group}-configs"), 2);
+    let (ok, out) = run_to_exit(
+        &dir.path().join("a"),
+        &distributed_properties(&bootstrap, &group, ""),
+    );
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains(&format!("Topic '{group}-configs' supplied via the 'config.storage.topic' property is required to have a single partition"))
+            && out.contains("found 2 partitions"),
+        "{out}"
+    );
+
+    let group = unique("deleting-status");
+    create_topic(&bootstrap, &format!("{group}-status"), 3);
+    let (ok, out) = run_to_exit(
+        &dir.path().join("b"),
+        &distributed_properties(&bootstrap, &group, ""),
+    );
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains(&format!("Topic '{group}-status' supplied via the 'status.storage.topic' property is required to have 'cleanup.policy=compact'"))
+            && out.contains("cleanup.policy=delete"),
+        "{out}"
+    );
+    // The other two were created by the same request, compacted.
+    for topic in [format!("{group}-configs"), format!("{group}-offsets")] {
+        let (partitions, policy) = wait_for("the created topic", Duration::from_secs(30), || {
+            describe(&bootstrap, &topic)
+        });
+        assert_eq!(policy, "compact", "{topic}");
+        assert_eq!(partitions, if topic.ends_with("configs") { 1 } else { 5 });
+    }
+}

@@ -47,7 +47,7 @@ use crate::storage::connector_offset_store::ConnectorOffsetTopics;
 use crate::storage::offset_topic::KafkaOffsetBackingStore;
 use crate::storage::status::{State, Status, StatusBackingStore};
 use crate::storage::status_topic::KafkaStatusBackingStore;
-use crate::storage::topic_admin::{ensure_topic, InternalTopic, ManagedTopic};
+use crate::storage::topic_admin::{ensure_topics, InternalTopic, ManagedTopic};
 use crate::worker::{TargetState, TaskCountersSnapshot, Worker};
 use crate::ConnectorTaskId;
 
@@ -302,23 +302,9 @@ impl DistributedHerder {
                 },
             )
             .collect();
-        let to_create = managed.clone();
-        // The three at once: each creation waits a few hundred ms for the broker.
-        tokio::task::spawn_blocking(move || {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = to_create
-                    .iter()
-                    .map(|m| scope.spawn(move || ensure_topic(&m.admin, &m.topic)))
-                    .collect();
-                for h in handles {
-                    h.join().map_err(|_| {
-                        ConnectError::connect("creating an internal topic panicked")
-                    })??;
-                }
-                Ok::<_, ConnectError>(())
-            })
-        })
-        .await??;
+        let to_create: Vec<InternalTopic> = managed.iter().map(|m| m.topic.clone()).collect();
+        // The three in one request per step.
+        tokio::task::spawn_blocking(move || ensure_topics(&admin, &to_create)).await??;
         let [config_topic, offsets_topic, status_topic]: [ManagedTopic; 3] = managed
             .try_into()
             .unwrap_or_else(|_| unreachable!("three internal topics"));
@@ -335,21 +321,32 @@ impl DistributedHerder {
         let transactional_leader =
             d.exactly_once_source_support != ExactlyOnceSourceSupport::Disabled;
         let leader_group = group_id.clone();
-        let (config_store, statuses, offsets) = tokio::task::spawn_blocking(move || {
-            let offsets = KafkaOffsetBackingStore::start(
-                &offsets_topic.topic.name.clone(),
-                c("offsets"),
-                c("offsets"),
-                Some(offsets_topic),
-            )?;
-            let statuses = KafkaStatusBackingStore::start(
-                &status_topic.topic.name.clone(),
-                c("statuses"),
-                c("statuses"),
-                Some(status_topic),
-                &status_worker_id,
-            )?;
-            let mut config_store = KafkaConfigBackingStore::start(
+        // The three stores read their topics at once.
+        let offsets = {
+            let c = c.clone();
+            tokio::task::spawn_blocking(move || {
+                KafkaOffsetBackingStore::start(
+                    &offsets_topic.topic.name.clone(),
+                    c("offsets"),
+                    c("offsets"),
+                    Some(offsets_topic),
+                )
+            })
+        };
+        let statuses = {
+            let c = c.clone();
+            tokio::task::spawn_blocking(move || {
+                KafkaStatusBackingStore::start(
+                    &status_topic.topic.name.clone(),
+                    c("statuses"),
+                    c("statuses"),
+                    Some(status_topic),
+                    &status_worker_id,
+                )
+            })
+        };
+        let config_store = tokio::task::spawn_blocking(move || {
+            let config_store = KafkaConfigBackingStore::start(
                 &config_topic.topic.name.clone(),
                 c("configs"),
                 c("configs"),
@@ -363,21 +360,21 @@ impl DistributedHerder {
                 },
             )?;
             // KIP-618: from `preparing` on, the leader writes the config topic in transactions.
-            if transactional_leader {
+            Ok::<_, ConnectError>(if transactional_leader {
                 let mut producer = c("configs");
                 producer.remove("group.id");
-                config_store = config_store.with_transactional_leader(
-                    producer,
-                    &format!("connect-cluster-{leader_group}"),
-                );
-            }
-            Ok::<_, ConnectError>((
-                Arc::new(config_store),
-                Arc::new(statuses),
-                Arc::new(offsets),
-            ))
-        })
-        .await??;
+                config_store
+                    .with_transactional_leader(producer, &format!("connect-cluster-{leader_group}"))
+            } else {
+                config_store
+            })
+        });
+        let (offsets, statuses, config_store) = tokio::join!(offsets, statuses, config_store);
+        let (offsets, statuses, config_store) = (
+            Arc::new(offsets??),
+            Arc::new(statuses??),
+            Arc::new(config_store??),
+        );
 
         let reconfigure = requests_tx.clone();
         // The worker's statuses go through a watch that reports its FAILED ones to the loop

@@ -293,17 +293,54 @@ fn topic_identity(
 /// Assigns every partition of `topic` to `consumer`, from the beginning.
 fn assign_from_start(
     consumer: &BaseConsumer,
+    offsets_client: &BaseConsumer,
     topic: &str,
     partitions: &[i32],
 ) -> ConnectResult<()> {
+    // At the log start offsets asked for here rather than at `Offset::Beginning`: librdkafka
+    // asks for those itself and, when the broker is not ready to answer (a topic created a
+    // moment ago), asks again only 500 ms later, a wait every later read to the end would take.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let starts = query_watermarks(offsets_client, topic, partitions, deadline);
     let mut tpl = TopicPartitionList::new();
-    for p in partitions {
-        tpl.add_partition_offset(topic, *p, Offset::Beginning)
+    for (p, r) in starts {
+        let offset = match r {
+            Ok((low, _)) => Offset::Offset(low),
+            Err(_) => Offset::Beginning,
+        };
+        tpl.add_partition_offset(topic, p, offset)
             .map_err(|e| ConnectError::connect(e.to_string()))?;
     }
     consumer
         .assign(&tpl)
         .map_err(|e| ConnectError::connect(format!("Failed to assign {topic}: {e}")))
+}
+
+/// The (low, high) watermarks of each of `partitions` of `topic`, queried at once (one round
+/// trip each, on a thread each), each asked again after the errors of a topic whose leadership
+/// settles, until `deadline`.
+fn query_watermarks(
+    client: &BaseConsumer,
+    topic: &str,
+    partitions: &[i32],
+    deadline: Instant,
+) -> Vec<(i32, rdkafka::error::KafkaResult<(i64, i64)>)> {
+    let wait = deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_millis(500))
+        .min(Duration::from_secs(10));
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = partitions
+            .iter()
+            .map(|p| {
+                scope.spawn(move || (*p, watermarks_retrying(client, topic, *p, wait, deadline)))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("watermark query thread"))
+            .collect()
+    })
 }
 
 /// The reading thread's state for following one topic.
@@ -504,7 +541,12 @@ impl Follower {
             );
             return;
         };
-        if let Err(e) = assign_from_start(&self.consumer, &self.topic, &partitions) {
+        if let Err(e) = assign_from_start(
+            &self.consumer,
+            &self.offsets_client,
+            &self.topic,
+            &partitions,
+        ) {
             tracing::error!(topic = spec.name, "could not follow the new topic: {e}");
             return;
         }
@@ -634,7 +676,7 @@ impl KafkaBasedLog {
             ms = started.elapsed().as_millis() as u64,
             "partition metadata ready"
         );
-        assign_from_start(&consumer, topic, &partitions)?;
+        assign_from_start(&consumer, &offsets_client, topic, &partitions)?;
         let progress: Progress = Arc::new((Mutex::new(HashMap::new()), Condvar::new()));
         let partitions = Arc::new(Mutex::new(partitions));
         let lost = Arc::new(AtomicBool::new(false));
@@ -771,34 +813,7 @@ impl KafkaBasedLog {
             );
         }
         // The end offsets of all partitions, queried at once (one round trip each).
-        let wait = deadline
-            .saturating_duration_since(Instant::now())
-            .max(Duration::from_millis(500))
-            .min(Duration::from_secs(10));
-        let results: Vec<(i32, rdkafka::error::KafkaResult<(i64, i64)>)> =
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = partitions
-                    .iter()
-                    .map(|p| {
-                        scope.spawn(move || {
-                            (
-                                *p,
-                                watermarks_retrying(
-                                    &self.offsets_client,
-                                    &self.topic,
-                                    *p,
-                                    wait,
-                                    deadline,
-                                ),
-                            )
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("watermark query thread"))
-                    .collect()
-            });
+        let results = query_watermarks(&self.offsets_client, &self.topic, &partitions, deadline);
         tracing::debug!(
             topic = self.topic,
             ms = (timeout - deadline.saturating_duration_since(Instant::now())).as_millis() as u64,

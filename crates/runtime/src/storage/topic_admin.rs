@@ -40,30 +40,75 @@ pub struct ManagedTopic {
 
 /// Creates the topic when it does not exist, then checks it. Returns whether this call created
 /// it (false: it was already there, e.g. another worker won the race). Errors name the topic and
-/// the worker setting, as Connect's `ConfigException`s do.
+/// the worker setting, as Connect's `ConfigException`s do. [`ensure_topics`] for one topic.
 pub fn ensure_topic(admin_config: &ClientConfig, topic: &InternalTopic) -> ConnectResult<bool> {
+    Ok(ensure_topics(admin_config, std::slice::from_ref(topic))?[0])
+}
+
+/// Creates the topics that do not exist and checks them all, through one admin client and one
+/// request per step (CreateTopics, Metadata, DescribeConfigs) whatever their number: a worker
+/// starting creates its three internal topics in the time of one. Returns, in the order of
+/// `topics`, whether this call created each. The client is destroyed on a thread of its own:
+/// librdkafka's destroy waits for its broker threads, a few hundred ms nobody needs to wait.
+pub fn ensure_topics(
+    admin_config: &ClientConfig,
+    topics: &[InternalTopic],
+) -> ConnectResult<Vec<bool>> {
     let admin: AdminClient<WorkerClientContext> = admin_config
         .create_with_context(WorkerClientContext)
         .map_err(|e| ConnectError::connect(format!("Failed to create admin client: {e}")))?;
+    let result = create_and_check(&admin, admin_config, topics);
+    if let Err(e) = std::thread::Builder::new()
+        .name("admin-drop".into())
+        .spawn(move || drop(admin))
+    {
+        tracing::debug!("no thread to destroy an admin client on ({e}); destroyed here");
+    }
+    result
+}
+
+fn create_and_check(
+    admin: &AdminClient<WorkerClientContext>,
+    admin_config: &ClientConfig,
+    topics: &[InternalTopic],
+) -> ConnectResult<Vec<bool>> {
     // Admin clients are never polled for token refreshes: this one lives for one call.
     set_initial_token(admin.inner(), admin_config)
         .map_err(|e| ConnectError::connect(format!("Admin client: {e}")))?;
     let opts = AdminOptions::new().operation_timeout(Some(std::time::Duration::from_secs(30)));
-    let replication = TopicReplication::Fixed(topic.replication_factor);
-    let mut new_topic =
-        NewTopic::new(&topic.name, topic.partitions, replication).set("cleanup.policy", "compact");
-    for (k, v) in &topic.configs {
-        new_topic = new_topic.set(k, v);
-    }
-    let results =
-        futures::executor::block_on(admin.create_topics([&new_topic], &opts)).map_err(|e| {
-            ConnectError::connect(format!("Failed to create topic {}: {e}", topic.name))
-        })?;
-    let mut created = false;
+    let new_topics: Vec<NewTopic<'_>> = topics
+        .iter()
+        .map(|topic| {
+            let replication = TopicReplication::Fixed(topic.replication_factor);
+            let mut new_topic = NewTopic::new(&topic.name, topic.partitions, replication)
+                .set("cleanup.policy", "compact");
+            for (k, v) in &topic.configs {
+                new_topic = new_topic.set(k, v);
+            }
+            new_topic
+        })
+        .collect();
+    let names = topics
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let results = futures::executor::block_on(admin.create_topics(&new_topics, &opts))
+        .map_err(|e| ConnectError::connect(format!("Failed to create topic {names}: {e}")))?;
+    let setting_of = |name: &str| {
+        topics
+            .iter()
+            .find(|t| t.name == name)
+            .map(|t| t.setting)
+            .unwrap_or_default()
+    };
+    let mut created = vec![false; topics.len()];
     for r in results {
         match r {
             Ok(name) => {
-                created = true;
+                if let Some(i) = topics.iter().position(|t| t.name == name) {
+                    created[i] = true;
+                }
                 tracing::info!(topic = name, "created internal topic")
             }
             Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
@@ -79,47 +124,54 @@ pub fn ensure_topic(admin_config: &ClientConfig, topic: &InternalTopic) -> Conne
                     "Not authorized to create topic {name} ({}): {code}. The worker's principal \
                      needs CREATE on topic {name} (or on the cluster), and DESCRIBE, READ and \
                      WRITE on it, as Connect's internal topics do.",
-                    topic.setting
+                    setting_of(&name)
                 )));
             }
             Err((name, code)) => {
                 return Err(ConnectError::connect(format!(
                     "Failed to create topic {name} ({}): {code}",
-                    topic.setting
+                    setting_of(&name)
                 )));
             }
         }
     }
-    // Check the partition count and the cleanup policy of what is there now.
-    let consumer: rdkafka::consumer::BaseConsumer<WorkerClientContext> = admin_config
-        .create_with_context(WorkerClientContext)
-        .map_err(|e| ConnectError::connect(format!("Failed to create client: {e}")))?;
-    set_initial_token(rdkafka::consumer::Consumer::client(&consumer), admin_config)
-        .map_err(|e| ConnectError::connect(format!("Kafka client: {e}")))?;
-    let md = rdkafka::consumer::Consumer::fetch_metadata(
-        &consumer,
-        Some(&topic.name),
-        std::time::Duration::from_secs(30),
-    )
-    .map_err(|e| ConnectError::connect(format!("Failed to describe topic {}: {e}", topic.name)))?;
-    let partitions = md
-        .topics()
-        .iter()
-        .find(|t| t.name() == topic.name)
-        .map(|t| t.partitions().len())
-        .unwrap_or(0);
-    if topic.single_partition && partitions > 1 {
-        return Err(ConnectError::config(format!(
-            "Topic '{}' supplied via the '{}' property is required to have a single partition in order to guarantee consistency of connector configurations, but found {partitions} partitions.",
-            topic.name, topic.setting
-        )));
+    // Check the partition counts (of the topics that must have one) and the cleanup policies
+    // of what is there now.
+    for topic in topics.iter().filter(|t| t.single_partition) {
+        let md = admin
+            .inner()
+            .fetch_metadata(Some(&topic.name), std::time::Duration::from_secs(30))
+            .map_err(|e| {
+                ConnectError::connect(format!("Failed to describe topic {}: {e}", topic.name))
+            })?;
+        let partitions = md
+            .topics()
+            .iter()
+            .find(|t| t.name() == topic.name)
+            .map(|t| t.partitions().len())
+            .unwrap_or(0);
+        if partitions > 1 {
+            return Err(ConnectError::config(format!(
+                "Topic '{}' supplied via the '{}' property is required to have a single partition in order to guarantee consistency of connector configurations, but found {partitions} partitions.",
+                topic.name, topic.setting
+            )));
+        }
     }
-    let described = futures::executor::block_on(
-        admin.describe_configs([&ResourceSpecifier::Topic(&topic.name)], &opts),
-    );
+    let resources: Vec<ResourceSpecifier<'_>> = topics
+        .iter()
+        .map(|t| ResourceSpecifier::Topic(&t.name))
+        .collect();
+    let described = futures::executor::block_on(admin.describe_configs(&resources, &opts));
     match described {
         Ok(resources) => {
             for r in resources.into_iter().flatten() {
+                let name = match &r.specifier {
+                    rdkafka::admin::OwnedResourceSpecifier::Topic(name) => name.clone(),
+                    _ => continue,
+                };
+                let Some(topic) = topics.iter().find(|t| t.name == name) else {
+                    continue;
+                };
                 let policy = r
                     .entries
                     .iter()
@@ -146,7 +198,7 @@ pub fn ensure_topic(admin_config: &ClientConfig, topic: &InternalTopic) -> Conne
             }
         }
         Err(e) => tracing::warn!(
-            topic = topic.name,
+            topics = names,
             "could not describe topic configs; skipping the cleanup policy check: {e}"
         ),
     }
