@@ -1,5 +1,6 @@
 //! Tributary's runtime, the counterpart of Apache Kafka Connect's `connect-runtime`.
 //!
+//! - `allocator`: mimalloc as the process's allocator (also replacing `malloc`).
 //! - [`config`]: worker and connector configuration (Java properties files, `WorkerConfig`,
 //!   `ConnectorConfig`), and the mapping of client settings onto librdkafka.
 //! - [`plugins`]: the plugin registry resolving Connect class names and aliases.
@@ -17,6 +18,7 @@
 // Async code must not block its runtime thread (clippy.toml names the methods).
 #![deny(clippy::disallowed_methods)]
 
+mod allocator;
 pub mod config;
 pub mod config_records;
 pub mod herder;
