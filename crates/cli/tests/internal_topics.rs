@@ -269,7 +269,9 @@ fn run_to_exit(dir: &std::path::Path, props: &str) -> (bool, String) {
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     let status = wait_for("the worker to exit", Duration::from_secs(70), || {
         if std::time::Instant::now() > deadline {
-            let _ = child.kill();
+            child
+                .kill()
+                .unwrap_or_else(|e| eprintln!("killing the worker: {e}"));
         }
         child.try_wait().unwrap()
     });

@@ -345,9 +345,7 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
         dlq_clients,
         offset_flush_timeout,
     } = args;
-    let mut topics_seen = track_topics.then(std::collections::HashSet::<String>::new);
-    // The topic of the last message polled (recorded as seen).
-    let mut last_topic = String::new();
+    let mut topics_seen = track_topics.then(super::task::TopicsSeen::default);
     // Connect sets the reporters up before the task starts (creating the dead letter queue
     // topic when missing).
     let dlq = match &dlq_clients {
@@ -495,19 +493,7 @@ fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
                     Some(Ok(msg)) => {
                         counters.metrics.read_total.fetch_add(1, Ordering::Relaxed);
                         if let Some(seen) = &mut topics_seen {
-                            // Most messages are of the topic of the one before: no hashing.
-                            if last_topic != msg.topic() && !seen.contains(msg.topic()) {
-                                reporter.store.put_topic(
-                                    &reporter.id.connector,
-                                    msg.topic(),
-                                    reporter.id.task,
-                                );
-                                seen.insert(msg.topic().to_string());
-                            }
-                            if last_topic != msg.topic() {
-                                last_topic.clear();
-                                last_topic.push_str(msg.topic());
-                            }
+                            seen.record(msg.topic(), &reporter);
                         }
                         match stages.process(&msg, &mut chain)? {
                             Some(p) => polled.push(p),

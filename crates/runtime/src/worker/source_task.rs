@@ -300,7 +300,7 @@ struct Loop {
     counters: Arc<TaskCounters>,
     /// Topics already recorded as active for the connector (KIP-558); `None` when topic
     /// tracking is disabled.
-    topics_seen: Option<std::collections::HashSet<String>>,
+    topics_seen: Option<super::task::TopicsSeen>,
     /// Creates topics before their first record (KIP-158), when the connector asks for it.
     topic_creator: Option<super::topic_creation::TopicCreator>,
     reporter: TaskStatusReporter,
@@ -438,7 +438,7 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
         failure,
         control: control.clone(),
         counters,
-        topics_seen: track_topics.then(std::collections::HashSet::new),
+        topics_seen: track_topics.then(super::task::TopicsSeen::default),
         topic_creator: topic_creation
             .map(|(rules, admin)| super::topic_creation::TopicCreator::new(rules, admin)),
         reporter: reporter.clone(),
@@ -1033,12 +1033,7 @@ impl Loop {
             creator.ensure(&topic)?;
         }
         if let Some(seen) = &mut self.topics_seen {
-            if !seen.contains(&topic) {
-                self.reporter
-                    .store
-                    .put_topic(&self.connector, &topic, self.reporter.id.task);
-                seen.insert(topic.clone());
-            }
+            seen.record(&topic, &self.reporter);
         }
         if let Some(t) = &mut self.transactions {
             if !t.open {

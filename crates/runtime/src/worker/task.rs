@@ -109,6 +109,32 @@ impl TaskStatusReporter {
     }
 }
 
+/// The topics a task has read from or written to, recorded once each as the connector's
+/// active topics (KIP-558, Connect's `TopicStatus` records). Checked per record, so the topic of
+/// the record before is compared first: no hashing while the topic does not change.
+#[derive(Default)]
+pub struct TopicsSeen {
+    seen: std::collections::HashSet<String>,
+    last: String,
+}
+
+impl TopicsSeen {
+    /// Records `topic` through `reporter` the first time it is seen.
+    pub fn record(&mut self, topic: &str, reporter: &TaskStatusReporter) {
+        if self.last == topic {
+            return;
+        }
+        if !self.seen.contains(topic) {
+            reporter
+                .store
+                .put_topic(&reporter.id.connector, topic, reporter.id.task);
+            self.seen.insert(topic.to_string());
+        }
+        self.last.clear();
+        self.last.push_str(topic);
+    }
+}
+
 /// A Java-style trace for an error: `<exception class>: <message>` plus where it happened.
 /// An error with a stack trace of its own (a Java plugin's exception) keeps that trace.
 pub fn error_trace(e: &ConnectError, context: &str) -> String {
