@@ -49,6 +49,9 @@ struct Side {
     java: Option<Child>,
     java_log: Option<PathBuf>,
     _trib: Option<DistributedWorker>,
+    bootstrap: String,
+    /// The worker group's status topic.
+    status_topic: String,
 }
 
 impl Drop for Side {
@@ -138,6 +141,11 @@ enum Wait {
     TaskConfig(&'static str, &'static str, &'static str),
     /// `GET /connectors/{c}/topics` lists at least one topic.
     Topics(&'static str),
+    /// A restart carried out: the status topic holds, written after the request, a RUNNING
+    /// record of the connector and of its first `restarted` tasks (a status read right after
+    /// the 202 may still be the one from before the restart); then as [`Wait::State`] RUNNING
+    /// with `tasks` tasks. (connector, restarted, tasks)
+    Restarted(&'static str, usize, usize),
 }
 
 /// How a response is reduced before comparison.
@@ -599,21 +607,21 @@ fn script() -> Vec<Step> {
             "/connectors/{P}-src/restart",
             None,
         )
-        .wait(Wait::State("{P}-src", "RUNNING", 1)),
+        .wait(Wait::Restarted("{P}-src", 0, 1)),
         step(
             "restart-explicit-false",
             "POST",
             "/connectors/{P}-src/restart?includeTasks=false&onlyFailed=false",
             None,
         )
-        .wait(Wait::State("{P}-src", "RUNNING", 1)),
+        .wait(Wait::Restarted("{P}-src", 0, 1)),
         step(
             "restart-include-tasks",
             "POST",
             "/connectors/{P}-src/restart?includeTasks=true",
             None,
         )
-        .wait(Wait::State("{P}-src", "RUNNING", 1)),
+        .wait(Wait::Restarted("{P}-src", 1, 1)),
         step(
             "restart-only-failed",
             "POST",
@@ -634,7 +642,7 @@ fn script() -> Vec<Step> {
             "/connectors/{P}-src/restart?includeTasks=true&onlyFailed=false",
             None,
         )
-        .wait(Wait::State("{P}-src", "RUNNING", 1)),
+        .wait(Wait::Restarted("{P}-src", 1, 1)),
         step(
             "restart-bool-garbage",
             "POST",
@@ -1102,11 +1110,39 @@ fn fill(s: &str, side: &Side, dir: &str) -> String {
     s.replace("{P}", &side.token).replace("{D}", dir)
 }
 
-fn wait_on(side: &Side, w: &Wait, dir: &str) {
+fn wait_on(side: &Side, w: &Wait, dir: &str, status_marks: &BTreeMap<i32, i64>) {
     let t = Duration::from_secs(90);
     let f = |s: &str| fill(s, side, dir);
     match w {
         Wait::None => {}
+        Wait::Restarted(pattern, n, tasks) => {
+            let c = f(pattern);
+            let mut keys: BTreeSet<String> =
+                (0..*n).map(|i| format!("status-task-{c}-{i}")).collect();
+            keys.insert(format!("status-connector-{c}"));
+            wait_for(
+                &format!("{}: RUNNING records of {c} after the restart", side.label),
+                t,
+                || {
+                    let running: BTreeSet<String> = status_records(side)
+                        .into_iter()
+                        .filter(|(p, o, _, v)| {
+                            *o >= status_marks.get(p).copied().unwrap_or(0)
+                                && v["state"] == "RUNNING"
+                        })
+                        .map(|(_, _, k, _)| k)
+                        .collect();
+                    keys.is_subset(&running).then_some(())
+                },
+            );
+            wait_on(
+                side,
+                &Wait::State(pattern, "RUNNING", *tasks),
+                dir,
+                status_marks,
+            );
+            return;
+        }
         Wait::State(c, state, n) => {
             let c = f(c);
             wait_for(
@@ -1171,6 +1207,7 @@ fn wait_on(side: &Side, w: &Wait, dir: &str) {
     let connector = match w {
         Wait::None => return,
         Wait::State(c, ..)
+        | Wait::Restarted(c, ..)
         | Wait::Stopped(c)
         | Wait::Gone(c)
         | Wait::TaskConfig(c, ..)
@@ -1276,6 +1313,76 @@ fn java_available() -> Option<()> {
     }
 }
 
+/// A consumer of the side's status topic, and the topic's partitions with their end offsets.
+fn status_reader(side: &Side) -> (rdkafka::consumer::BaseConsumer, BTreeMap<i32, i64>) {
+    use rdkafka::consumer::Consumer;
+    let consumer: rdkafka::consumer::BaseConsumer = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", &side.bootstrap)
+        .set("group.id", unique("status-reader"))
+        .set("enable.auto.commit", "false")
+        .create()
+        .unwrap();
+    let md = consumer
+        .fetch_metadata(Some(&side.status_topic), Duration::from_secs(10))
+        .unwrap();
+    let ends = md.topics()[0]
+        .partitions()
+        .iter()
+        .map(|p| {
+            let (_, high) = consumer
+                .fetch_watermarks(&side.status_topic, p.id(), Duration::from_secs(10))
+                .unwrap();
+            (p.id(), high)
+        })
+        .collect();
+    (consumer, ends)
+}
+
+/// The end offset of each partition of the side's status topic.
+fn status_ends(side: &Side) -> BTreeMap<i32, i64> {
+    status_reader(side).1
+}
+
+/// Every record of the side's status topic up to its current end: (partition, offset, key,
+/// JSON value; null for a tombstone).
+fn status_records(side: &Side) -> Vec<(i32, i64, String, Value)> {
+    use rdkafka::consumer::Consumer;
+    use rdkafka::Message;
+    let (consumer, ends) = status_reader(side);
+    let mut tpl = rdkafka::TopicPartitionList::new();
+    for p in ends.keys() {
+        tpl.add_partition_offset(&side.status_topic, *p, rdkafka::Offset::Beginning)
+            .unwrap();
+    }
+    consumer.assign(&tpl).unwrap();
+    let mut left: BTreeSet<i32> = ends
+        .iter()
+        .filter(|(_, e)| **e > 0)
+        .map(|(p, _)| *p)
+        .collect();
+    let mut out = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !left.is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "could not read {}",
+            side.status_topic
+        );
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
+            let value = m
+                .payload()
+                .and_then(|v| serde_json::from_slice(v).ok())
+                .unwrap_or(Value::Null);
+            let key = String::from_utf8_lossy(m.key().unwrap_or_default()).into_owned();
+            if m.offset() + 1 >= ends[&m.partition()] {
+                left.remove(&m.partition());
+            }
+            out.push((m.partition(), m.offset(), key, value));
+        }
+    }
+    out
+}
+
 fn start_java(dir: &Path, bootstrap: &str, token: &str) -> Side {
     let port = free_port();
     let group = unique("diff-java");
@@ -1309,6 +1416,8 @@ fn start_java(dir: &Path, bootstrap: &str, token: &str) -> Side {
         java: Some(child),
         java_log: Some(log),
         _trib: None,
+        bootstrap: bootstrap.to_string(),
+        status_topic: format!("{group}-status"),
     };
     let deadline = Instant::now() + Duration::from_secs(180);
     loop {
@@ -1333,7 +1442,8 @@ fn start_java(dir: &Path, bootstrap: &str, token: &str) -> Side {
 }
 
 fn start_tributary(dir: &Path, bootstrap: &str, token: &str) -> Side {
-    let w = DistributedWorker::start(dir, "trib", bootstrap, &unique("diff-trib"), "");
+    let group = unique("diff-trib");
+    let w = DistributedWorker::start(dir, "trib", bootstrap, &group, "");
     w.wait_joined();
     Side {
         label: "tributary",
@@ -1343,6 +1453,8 @@ fn start_tributary(dir: &Path, bootstrap: &str, token: &str) -> Side {
         java: None,
         java_log: None,
         _trib: Some(w),
+        bootstrap: bootstrap.to_string(),
+        status_topic: format!("{group}-status"),
     }
 }
 
@@ -1381,8 +1493,13 @@ fn differential_rest_against_java_connect() {
         for side in [&java, &trib] {
             let path = fill(&st.path, side, &dpath);
             let body = st.body.as_deref().map(|b| fill(b, side, &dpath));
+            // Where the status topic ended before the request, for a restart's wait.
+            let marks = match st.wait {
+                Wait::Restarted(..) => status_ends(side),
+                _ => BTreeMap::new(),
+            };
             let r = side.request(st.method, &path, body.as_deref());
-            wait_on(side, &st.wait, &dpath);
+            wait_on(side, &st.wait, &dpath, &marks);
             let n = Normaliser {
                 side,
                 dir: dpath.clone(),
