@@ -1,6 +1,6 @@
 //! Tributary's runtime, the counterpart of Apache Kafka Connect's `connect-runtime`.
 //!
-//! - `allocator`: mimalloc as the process's allocator (also replacing `malloc`).
+//! - `allocator`: mimalloc as the allocator of Rust's allocations.
 //! - [`config`]: worker and connector configuration (Java properties files, `WorkerConfig`,
 //!   `ConnectorConfig`), and the mapping of client settings onto librdkafka.
 //! - [`plugins`]: the plugin registry resolving Connect class names and aliases.
