@@ -83,11 +83,92 @@ impl Pg {
         String::from_utf8(out.stdout).unwrap()
     }
 
-    /// A new empty database named `name`.
-    fn create_db(&self, name: &str) {
+    /// A new empty database named `name`; dropped, with the replication slot the source
+    /// connector made for it (`slot_<name>`), when the returned guard is (slots outlive their
+    /// task, and a cluster has few: `max_replication_slots`).
+    #[must_use = "the database and its slot are dropped with the guard"]
+    fn create_db(&self, name: &str) -> TestDb {
         self.sql("postgres", &format!("CREATE DATABASE {name}"));
+        TestDb {
+            pg: self.clone(),
+            name: name.to_string(),
+        }
     }
 
+    /// Runs `sql` in `db`; whether it succeeded (for clean-up, which must not panic).
+    fn try_sql(&self, db: &str, sql: &str) -> bool {
+        Command::new("psql")
+            .args([
+                "-h",
+                &self.host,
+                "-p",
+                &self.port,
+                "-U",
+                &self.user,
+                "-d",
+                db,
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-At",
+                "-c",
+                sql,
+            ])
+            .env("PGPASSWORD", &self.password)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+}
+
+/// A test's database; see [`Pg::create_db`]. Declared before the workers of a test, it is
+/// dropped after them, once the slot is no longer in use.
+struct TestDb {
+    pg: Pg,
+    name: String,
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        let slot = format!("slot_{}", self.name);
+        let drop_slot = format!(
+            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots \
+             WHERE slot_name = '{slot}' AND NOT active"
+        );
+        let left = format!("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{slot}'");
+        // A stopped worker's walsender lets go of the slot within moments.
+        let deadline = std::time::Instant::now() + Duration::from_secs(15);
+        while std::time::Instant::now() < deadline {
+            self.pg.try_sql("postgres", &drop_slot);
+            let out = Command::new("psql")
+                .args([
+                    "-h",
+                    &self.pg.host,
+                    "-p",
+                    &self.pg.port,
+                    "-U",
+                    &self.pg.user,
+                    "-d",
+                    "postgres",
+                    "-At",
+                    "-c",
+                    &left,
+                ])
+                .env("PGPASSWORD", &self.pg.password)
+                .output();
+            if out.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0") {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        if !self.pg.try_sql(
+            "postgres",
+            &format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name),
+        ) {
+            eprintln!("could not drop test database {}", self.name);
+        }
+    }
+}
+
+impl Pg {
     /// The Debezium source connector's config for table `public.customers` of `db`.
     fn source_config(&self, db: &str, prefix: &str) -> BTreeMap<String, String> {
         [
@@ -203,7 +284,7 @@ fn debezium_snapshot_then_changes_reach_kafka() {
         return;
     };
     let db = unique("dbz_src").replace('-', "_");
-    pg.create_db(&db);
+    let _db_guard = pg.create_db(&db);
     create_customers(&pg, &db);
     let prefix = unique("dbz");
     let topic = format!("{prefix}.public.customers");
@@ -306,8 +387,8 @@ fn jdbc_sink_makes_the_target_table_equal_to_the_source() {
     };
     let src = unique("dbz_pipe_src").replace('-', "_");
     let dst = unique("dbz_pipe_dst").replace('-', "_");
-    pg.create_db(&src);
-    pg.create_db(&dst);
+    let _src_guard = pg.create_db(&src);
+    let _dst_guard = pg.create_db(&dst);
     create_customers(&pg, &src);
     let prefix = unique("pipe");
     let topic = format!("{prefix}.public.customers");
@@ -442,7 +523,7 @@ fn killed_worker_resumes_from_its_stored_offset() {
         return;
     };
     let db = unique("dbz_kill").replace('-', "_");
-    pg.create_db(&db);
+    let _db_guard = pg.create_db(&db);
     create_customers(&pg, &db);
     let prefix = unique("kill");
     let topic = format!("{prefix}.public.customers");
@@ -607,13 +688,13 @@ fn same_change_events_as_java_connect() {
     let dir = test_dir();
     let side = |label: &str| {
         let db = unique(&format!("dbz_{label}")).replace('-', "_");
-        pg.create_db(&db);
+        let guard = pg.create_db(&db);
         create_customers(&pg, &db);
         let prefix = unique(&format!("cmp{label}"));
-        (db, prefix)
+        (db, prefix, guard)
     };
-    let (tdb, tprefix) = side("trib");
-    let (jdb, jprefix) = side("java");
+    let (tdb, tprefix, _tdb_guard) = side("trib");
+    let (jdb, jprefix, _jdb_guard) = side("java");
 
     // Tributary: a standalone worker with the connector file.
     let tdir = dir.path().join("tributary");
