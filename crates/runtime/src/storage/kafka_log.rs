@@ -290,30 +290,50 @@ fn topic_identity(
     }
 }
 
-/// Assigns every partition of `topic` to `consumer`, from the beginning.
+/// Assigns every partition of `topic` to `consumer`, from the log start; returns the
+/// watermarks queried for it (with a query's error, that partition starts at `Beginning`).
 fn assign_from_start(
     consumer: &BaseConsumer,
     offsets_client: &BaseConsumer,
     topic: &str,
     partitions: &[i32],
-) -> ConnectResult<()> {
+) -> ConnectResult<Watermarks> {
     // At the log start offsets asked for here rather than at `Offset::Beginning`: librdkafka
     // asks for those itself and, when the broker is not ready to answer (a topic created a
     // moment ago), asks again only 500 ms later, a wait every later read to the end would take.
     let deadline = Instant::now() + Duration::from_secs(5);
     let starts = query_watermarks(offsets_client, topic, partitions, deadline);
     let mut tpl = TopicPartitionList::new();
-    for (p, r) in starts {
+    for (p, r) in &starts {
         let offset = match r {
-            Ok((low, _)) => Offset::Offset(low),
+            Ok((low, _)) => Offset::Offset(*low),
             Err(_) => Offset::Beginning,
         };
-        tpl.add_partition_offset(topic, p, offset)
+        tpl.add_partition_offset(topic, *p, offset)
             .map_err(|e| ConnectError::connect(e.to_string()))?;
     }
     consumer
         .assign(&tpl)
-        .map_err(|e| ConnectError::connect(format!("Failed to assign {topic}: {e}")))
+        .map_err(|e| ConnectError::connect(format!("Failed to assign {topic}: {e}")))?;
+    Ok(starts)
+}
+
+/// Each partition's (low, high) watermarks, or the error of their query.
+type Watermarks = Vec<(i32, rdkafka::error::KafkaResult<(i64, i64)>)>;
+
+/// The offsets a read to the end must reach: the high watermark of each partition holding
+/// records. Errors when a query failed.
+fn ends_of(topic: &str, watermarks: Watermarks) -> ConnectResult<HashMap<i32, i64>> {
+    let mut ends = HashMap::new();
+    for (p, r) in watermarks {
+        let (low, high) = r.map_err(|e| {
+            ConnectError::connect(format!("Failed to read end offsets of {topic}: {e}"))
+        })?;
+        if high > low {
+            ends.insert(p, high);
+        }
+    }
+    Ok(ends)
 }
 
 /// The (low, high) watermarks of each of `partitions` of `topic`, queried at once (one round
@@ -324,7 +344,7 @@ fn query_watermarks(
     topic: &str,
     partitions: &[i32],
     deadline: Instant,
-) -> Vec<(i32, rdkafka::error::KafkaResult<(i64, i64)>)> {
+) -> Watermarks {
     let wait = deadline
         .saturating_duration_since(Instant::now())
         .max(Duration::from_millis(500))
@@ -676,7 +696,7 @@ impl KafkaBasedLog {
             ms = started.elapsed().as_millis() as u64,
             "partition metadata ready"
         );
-        assign_from_start(&consumer, &offsets_client, topic, &partitions)?;
+        let watermarks = assign_from_start(&consumer, &offsets_client, topic, &partitions)?;
         let progress: Progress = Arc::new((Mutex::new(HashMap::new()), Condvar::new()));
         let partitions = Arc::new(Mutex::new(partitions));
         let lost = Arc::new(AtomicBool::new(false));
@@ -726,7 +746,12 @@ impl KafkaBasedLog {
             thread: Mutex::new(Some(thread)),
         };
         let t0 = Instant::now();
-        log.read_to_end(Duration::from_secs(15 * 60))?;
+        let timeout = Duration::from_secs(15 * 60);
+        // Nothing was written yet: the end offsets the assignment queried are the ones to reach.
+        match ends_of(topic, watermarks) {
+            Ok(ends) => log.read_to(ends, Instant::now() + timeout)?,
+            Err(_) => log.read_to_end(timeout)?,
+        }
         tracing::debug!(
             topic,
             partitions = log.partition_count(),
@@ -819,15 +844,12 @@ impl KafkaBasedLog {
             ms = (timeout - deadline.saturating_duration_since(Instant::now())).as_millis() as u64,
             "end offsets queried"
         );
-        let mut ends = HashMap::new();
-        for (p, r) in results {
-            let (low, high) = r.map_err(|e| {
-                ConnectError::connect(format!("Failed to read end offsets of {}: {e}", self.topic))
-            })?;
-            if high > low {
-                ends.insert(p, high);
-            }
-        }
+        self.read_to(ends_of(&self.topic, results)?, deadline)
+    }
+
+    /// Waits until every partition in `ends` has been read up to its end offset there (until
+    /// `deadline`); a topic being created again meanwhile is read to its new end.
+    fn read_to(&self, ends: HashMap<i32, i64>, deadline: Instant) -> ConnectResult<()> {
         let (lock, cv) = &*self.progress;
         let mut progress = lock.lock().unwrap();
         loop {
