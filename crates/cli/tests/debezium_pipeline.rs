@@ -54,9 +54,9 @@ impl Pg {
         })
     }
 
-    /// Runs `sql` in `db` with psql (unaligned, tuples only); panics with psql's error.
-    fn sql(&self, db: &str, sql: &str) -> String {
-        let out = Command::new("psql")
+    /// Runs `sql` in `db` with psql (unaligned, tuples only, stopping at the first error).
+    fn psql(&self, db: &str, sql: &str) -> std::io::Result<std::process::Output> {
+        Command::new("psql")
             .args([
                 "-h",
                 &self.host,
@@ -74,7 +74,11 @@ impl Pg {
             ])
             .env("PGPASSWORD", &self.password)
             .output()
-            .expect("running psql");
+    }
+
+    /// Runs `sql` in `db`; its output. Panics with psql's error.
+    fn sql(&self, db: &str, sql: &str) -> String {
+        let out = self.psql(db, sql).expect("running psql");
         assert!(
             out.status.success(),
             "psql failed on {sql:?}: {}",
@@ -95,27 +99,12 @@ impl Pg {
         }
     }
 
-    /// Runs `sql` in `db`; whether it succeeded (for clean-up, which must not panic).
-    fn try_sql(&self, db: &str, sql: &str) -> bool {
-        Command::new("psql")
-            .args([
-                "-h",
-                &self.host,
-                "-p",
-                &self.port,
-                "-U",
-                &self.user,
-                "-d",
-                db,
-                "-v",
-                "ON_ERROR_STOP=1",
-                "-At",
-                "-c",
-                sql,
-            ])
-            .env("PGPASSWORD", &self.password)
-            .output()
-            .is_ok_and(|o| o.status.success())
+    /// Runs `sql` in `db`; its output when it succeeded (for clean-up, which must not panic).
+    fn try_sql(&self, db: &str, sql: &str) -> Option<String> {
+        self.psql(db, sql)
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
     }
 }
 
@@ -137,32 +126,15 @@ impl Drop for TestDb {
         // A stopped worker's walsender lets go of the slot within moments.
         let deadline = std::time::Instant::now() + Duration::from_secs(15);
         while std::time::Instant::now() < deadline {
-            self.pg.try_sql("postgres", &drop_slot);
-            let out = Command::new("psql")
-                .args([
-                    "-h",
-                    &self.pg.host,
-                    "-p",
-                    &self.pg.port,
-                    "-U",
-                    &self.pg.user,
-                    "-d",
-                    "postgres",
-                    "-At",
-                    "-c",
-                    &left,
-                ])
-                .env("PGPASSWORD", &self.pg.password)
-                .output();
-            if out.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0") {
+            // A failed drop (the slot still active) is tried again; the count says when done.
+            let _dropped = self.pg.try_sql("postgres", &drop_slot);
+            if self.pg.try_sql("postgres", &left).as_deref() == Some("0") {
                 break;
             }
             std::thread::sleep(Duration::from_millis(200));
         }
-        if !self.pg.try_sql(
-            "postgres",
-            &format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name),
-        ) {
+        let drop_db = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
+        if self.pg.try_sql("postgres", &drop_db).is_none() {
             eprintln!("could not drop test database {}", self.name);
         }
     }
