@@ -4,7 +4,8 @@
 //! neither loses nor repeats records); `errors.tolerance=all` sending an unreadable record to
 //! the dead letter queue with Connect's headers and its original bytes; `errors.tolerance=none`
 //! failing the task with the stage in the trace; retries of a retriable failure; and
-//! validation answers naming `transforms.<alias>.<key>`.
+//! validation answers naming `transforms.<alias>.<key>`; a sink chain that filters on each
+//! consumed record's Kafka headers.
 //!
 //! The chains mostly use Tributary's test transformation and predicate
 //! (`io.tributary.connect.testing.TestTransformation` / `TestPredicate`), which drop, fail or
@@ -170,6 +171,72 @@ fn a_sink_whose_transformation_renames_the_topic_commits_what_it_consumed() {
     // The task keeps committing for the consumed partition (no commit error in the log).
     let log = w.log_text();
     assert!(!log.contains("Commit of offsets failed"), "{log}");
+}
+
+/// A sink task reads each consumed record's Kafka headers, whether a record has none, one or
+/// several (the worker skips librdkafka's header parse for records without any; a mistake there
+/// would drop headers): a chain that keeps only records with a `keep` header (Connect's
+/// `Filter` under `HasHeaderKey`, negated) writes exactly those, in order.
+#[test]
+fn a_sink_chain_sees_the_kafka_headers_of_every_consumed_record() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let d = dir.path();
+    let topic = unique("headers-in");
+    create_topic(&bootstrap, &topic, 1);
+    let out = d.join("out.txt");
+    let name = unique("header-sink");
+    let connector = json!({
+        "name": name,
+        "connector.class": "FileStreamSink",
+        "file": out.display().to_string(),
+        "topics": topic,
+        "transforms": "unkept",
+        "transforms.unkept.type": "Filter",
+        "transforms.unkept.predicate": "kept",
+        "transforms.unkept.negate": "true",
+        "predicates": "kept",
+        "predicates.kept.type": "HasHeaderKey",
+        "predicates.kept.name": "keep",
+    });
+    std::fs::write(d.join("sink.json"), connector.to_string()).unwrap();
+    let records: Vec<Produced<'_>> = vec![
+        (None, "none 0", &[]),
+        (None, "kept 1", &[("keep", "1")]),
+        (None, "other 2", &[("other", "x")]),
+        (None, "kept 3", &[("other", "x"), ("keep", "")]),
+        (None, "none 4", &[]),
+        (None, "none 5", &[]),
+        (
+            Some("k"),
+            "kept 6",
+            &[("a", "1"), ("b", "2"), ("keep", "3")],
+        ),
+        (None, "none 7", &[]),
+    ];
+    produce(&bootstrap, &topic, &records);
+    // The last record, kept, tells that the whole topic was read.
+    produce(
+        &bootstrap,
+        &topic,
+        &[(None, "kept last", &[("keep", "end")])],
+    );
+    let w = StandaloneWorker::start(d, &bootstrap, "", &["sink.json"]);
+    w.wait_state(&name, 1, "RUNNING");
+    let lines = wait_for(
+        "the last kept record in the file",
+        Duration::from_secs(60),
+        || {
+            let l = file_lines(&out);
+            l.last().is_some_and(|x| x == "kept last").then_some(l)
+        },
+    );
+    assert_eq!(
+        lines,
+        ["kept 1", "kept 3", "kept 6", "kept last"],
+        "{}",
+        w.log_text()
+    );
 }
 
 #[test]

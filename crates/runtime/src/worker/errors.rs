@@ -417,8 +417,7 @@ impl RawRecord {
             timestamp_type,
             key: msg.key().map(<[u8]>::to_vec),
             value: msg.payload().map(<[u8]>::to_vec),
-            headers: msg
-                .headers()
+            headers: super::consumed_headers::headers(msg)
                 .map(|h| {
                     h.iter()
                         .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))

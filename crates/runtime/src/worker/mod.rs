@@ -7,6 +7,7 @@
 pub mod chain;
 pub mod connector;
 pub mod connector_offsets;
+pub mod consumed_headers;
 pub mod converters;
 pub mod errors;
 pub mod metrics;

@@ -40,6 +40,7 @@ use tributary_api::sink::{PartitionOffsets, SinkTask, SinkTaskContext, SinkTaskR
 use tributary_api::{ConnectError, ConnectResult, Props};
 
 use super::chain::TransformationChain;
+use super::consumed_headers;
 use super::converters::TaskConverters;
 use super::errors::{
     DeadLetterQueue, ErrorReporters, Original, Outcome, ProcessingContext, RawRecord,
@@ -782,7 +783,7 @@ impl Stages<'_> {
             || Pending::Consumed(TopicPartition::new(topic, msg.partition()), msg.offset());
         // The record's headers as bytes, for a converter that reads them (a hosted Java one).
         let raw_headers: RecordHeaders = if c.key.uses_headers() || c.value.uses_headers() {
-            msg.headers()
+            consumed_headers::headers(msg)
                 .map(|h| {
                     h.iter()
                         .map(|x| (x.key.to_string(), x.value.map(<[u8]>::to_vec)))
@@ -828,7 +829,7 @@ impl Stages<'_> {
             self.operator
                 .execute(&mut ctx, Stage::HeaderConverter, c.header_class, || {
                     let mut headers = Headers::new();
-                    if let Some(h) = msg.headers() {
+                    if let Some(h) = consumed_headers::headers(msg) {
                         for header in h.iter() {
                             let sv = c
                                 .header
