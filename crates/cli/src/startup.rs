@@ -382,6 +382,11 @@ async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, St
         }
     }
     let jvm = Arc::new(tributary_jvm::Jvm::new(settings));
+    // /admin/loggers reaches the hosted plugins' loggers (kept until the JVM starts).
+    let levels = Arc::clone(&jvm);
+    tributary_runtime::logging::on_java_level(move |logger, level| {
+        levels.set_logger_level(logger, level)
+    });
     let java = tributary_jvm::plugin_set(&jvm, &scanned);
     let java_transforms = tributary_jvm::transform::plugin_set(&jvm, &scanned_transforms);
     for merged in tributary_jvm::transform::merge(&mut set, java_transforms, &prefer_java) {

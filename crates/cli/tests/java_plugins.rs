@@ -608,7 +608,39 @@ fn a_java_source_task_gets_commit_record_and_fails_with_its_trace_from_poll() {
             (body["offsets"][0]["offset"]["next"] == 20).then_some(())
         },
     );
-    assert_eq!(w.send("POST", "/connectors/probe-ok/restart", None).0, 204);
+    // Java logger levels through /admin/loggers (Connect's Loggers): the task's DEBUG line was
+    // not logged at the root level INFO; with the plugin's package at DEBUG, the restarted
+    // task's is, in the worker's log with its context.
+    assert!(!log.contains("probe task debug line"), "{log}");
+    let (status, changed) = w.send(
+        "PUT",
+        "/admin/loggers/io.tributary.probe",
+        Some(r#"{"level": "DEBUG"}"#),
+    );
+    assert_eq!((status, changed), (200, json!(["io.tributary.probe"])));
+    assert_eq!(
+        w.get("/admin/loggers/io.tributary.probe").1["level"],
+        "DEBUG"
+    );
+    assert_eq!(
+        w.send(
+            "POST",
+            "/connectors/probe-ok/restart?includeTasks=true",
+            None
+        )
+        .0,
+        202
+    );
+    let debug = wait_for("the task's DEBUG line", Duration::from_secs(60), || {
+        w.log_text()
+            .lines()
+            .find(|l| l.contains("probe task debug line at record 20"))
+            .map(str::to_string)
+    });
+    assert!(
+        debug.contains(" DEBUG ") && debug.contains("task{connector=probe-ok task=0}"),
+        "{debug}"
+    );
     wait_for(
         "the restarted connector's reading",
         Duration::from_secs(60),

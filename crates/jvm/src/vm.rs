@@ -3,10 +3,11 @@
 //! call into it from any thread (attached for good on first use) and turn Java exceptions into
 //! [`ConnectError::Java`] with their stack traces.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use jni::objects::{GlobalRef, JObject, JString, JThrowable, JValue};
 use jni::{InitArgsBuilder, JNIEnv, JNIVersion, JavaVM};
@@ -93,6 +94,9 @@ pub struct Jvm {
     settings: JvmSettings,
     started: OnceLock<Result<Started, String>>,
     starting: Mutex<()>,
+    /// Java logger levels set through `/admin/loggers` (logger name, `root` included → log4j2
+    /// level name), applied when the JVM starts and, once it runs, as they are set.
+    logger_levels: Mutex<BTreeMap<String, String>>,
 }
 
 struct Started {
@@ -118,7 +122,50 @@ impl Jvm {
             settings,
             started: OnceLock::new(),
             starting: Mutex::new(()),
+            logger_levels: Mutex::new(BTreeMap::new()),
         }
+    }
+
+    /// Sets the level of a logger of the hosted plugins (`root` for the root logger; `level`
+    /// one of Connect's names, TRACE to OFF), as Connect's `Loggers.setLevel` does for each
+    /// logger `/admin/loggers` changes. Never starts the JVM: the level is kept and applied when
+    /// it starts; a running JVM gets it on a thread of its own (the caller may be async code),
+    /// which applies every kept level, so levels set in quick succession end as last set.
+    pub fn set_logger_level(self: &Arc<Self>, logger: &str, level: &str) {
+        self.logger_levels
+            .lock()
+            .unwrap()
+            .insert(logger.to_string(), level.to_string());
+        if !matches!(self.started.get(), Some(Ok(_))) {
+            return;
+        }
+        let jvm = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name("jvm-log-levels".into())
+            .spawn(move || {
+                if let Err(e) = jvm.call(|env, bridge| jvm.apply_logger_levels(env, bridge)) {
+                    tracing::warn!("cannot set the Java plugins' log levels: {e}");
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("cannot set the Java plugins' log levels: {e}");
+        }
+    }
+
+    /// Applies every kept logger level to the JVM's log4j2 (`Bridge.setLoggerLevel`).
+    fn apply_logger_levels(&self, env: &mut JNIEnv, bridge: &GlobalRef) -> jni::errors::Result<()> {
+        let levels = self.logger_levels.lock().unwrap().clone();
+        for (logger, level) in levels {
+            let logger = env.new_string(logger)?;
+            let level = env.new_string(level)?;
+            env.call_static_method(
+                bridge,
+                "setLoggerLevel",
+                "(Ljava/lang/String;Ljava/lang/String;)V",
+                &[JValue::Object(&logger), JValue::Object(&level)],
+            )?;
+        }
+        Ok(())
     }
 
     /// The settings it starts with.
@@ -202,6 +249,12 @@ impl Jvm {
             )
         })?;
         tracing::info!(plugin_path = %self.settings.plugin_path, "JVM started, plugin.path scanned");
+        // Levels set through /admin/loggers before the JVM ran.
+        env.with_local_frame(32, |env| self.apply_logger_levels(env, &bridge))
+            .map_err(|e| {
+                let e = java_error(&mut env, &bridge, e);
+                format!("setting the Java plugins' log levels: {e}")
+            })?;
         Ok(Started { vm, bridge })
     }
 

@@ -3,8 +3,11 @@
 //! process's `tracing` filter through a hook the binary installs.
 //!
 //! Namespaces are Connect's logger names. Those naming Tributary's own modules
-//! (`tributary_runtime.worker`, or with `::`) reach the filter as `tracing` targets; Java
-//! package names (`org.apache.kafka.connect…`) are recorded and reported but select nothing.
+//! (`tributary_runtime.worker`, or with `::`) reach the filter as `tracing` targets; the others
+//! (Java package and class names, `io.debezium…`) and root also go to the listener
+//! [`on_java_level`] installs: the worker's JVM sets them on the hosted plugins' log4j2 loggers,
+//! whose events reach this process's log as `tracing` events of target `java` (the filter lets
+//! them through down to the most verbose of those levels, so log4j2 decides per logger).
 
 use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};
@@ -20,10 +23,12 @@ pub struct LoggerLevel {
 }
 
 type Hook = Box<dyn Fn(&str) + Send + Sync>;
+type JavaHook = Box<dyn Fn(&str, &str) + Send + Sync>;
 
 struct Registry {
     levels: BTreeMap<String, LoggerLevel>,
     hook: Option<Hook>,
+    java: Option<JavaHook>,
 }
 
 fn registry() -> &'static Mutex<Registry> {
@@ -37,7 +42,11 @@ fn registry() -> &'static Mutex<Registry> {
                 last_modified: None,
             },
         );
-        Mutex::new(Registry { levels, hook: None })
+        Mutex::new(Registry {
+            levels,
+            hook: None,
+            java: None,
+        })
     })
 }
 
@@ -53,6 +62,27 @@ pub fn install(root_level: &str, hook: impl Fn(&str) + Send + Sync + 'static) {
         },
     );
     r.hook = Some(Box::new(hook));
+}
+
+/// Whether a logger name is one of Tributary's own modules (a `tracing` target), not a Java
+/// logger.
+fn is_tributary(name: &str) -> bool {
+    name.starts_with("tributary")
+}
+
+/// Installs the listener that sets Java loggers' levels (`(logger, LEVEL)`, `root` included,
+/// Connect's level names), and hands it every such level set so far, root first. Called once
+/// the worker knows it can host Java plugins; the listener must not block (it runs under this
+/// registry's lock, from REST handlers too).
+pub fn on_java_level(hook: impl Fn(&str, &str) + Send + Sync + 'static) {
+    let mut r = registry().lock().unwrap();
+    hook(ROOT, &r.levels[ROOT].level);
+    for (name, l) in &r.levels {
+        if name != ROOT && !is_tributary(name) {
+            hook(name, &l.level);
+        }
+    }
+    r.java = Some(Box::new(hook));
 }
 
 /// Normalises a level name; `None` for an unknown one. Java's FATAL maps to ERROR.
@@ -80,10 +110,33 @@ fn tracing_level(level: &str) -> &'static str {
     }
 }
 
+/// How much a level lets through: OFF 0 up to TRACE 5.
+fn verbosity(level: &str) -> u8 {
+    match level {
+        "TRACE" => 5,
+        "DEBUG" => 4,
+        "INFO" => 3,
+        "WARN" => 2,
+        "ERROR" | "FATAL" => 1,
+        _ => 0,
+    }
+}
+
 fn directives(levels: &BTreeMap<String, LoggerLevel>) -> String {
     let mut out = vec![tracing_level(&levels[ROOT].level).to_string()];
+    // Java plugins' events (target `java`) pass down to the most verbose Java logger level;
+    // log4j2, which has the levels per logger, has already filtered them.
+    let java = levels
+        .iter()
+        .filter(|(name, _)| !is_tributary(name))
+        .map(|(_, l)| l.level.as_str())
+        .max_by_key(|l| verbosity(l))
+        .unwrap_or("INFO");
+    if verbosity(java) > verbosity(&levels[ROOT].level) {
+        out.push(format!("java={}", tracing_level(java)));
+    }
     for (name, l) in levels {
-        if name == ROOT || !name.starts_with("tributary") {
+        if name == ROOT || !is_tributary(name) {
             continue;
         }
         out.push(format!(
@@ -111,7 +164,7 @@ pub fn level(name: &str) -> Option<LoggerLevel> {
     if let Some(l) = r.levels.get(name) {
         return Some(l.clone());
     }
-    if !name.starts_with("tributary") {
+    if !is_tributary(name) {
         return None;
     }
     let mut ns = name;
@@ -158,6 +211,11 @@ pub fn set_level(namespace: &str, level: &str, now_ms: i64) -> Vec<String> {
     if let Some(h) = &r.hook {
         h(&d);
     }
+    if let Some(java) = &r.java {
+        for name in changed.iter().filter(|n| !is_tributary(n)) {
+            java(name, level);
+        }
+    }
     changed.sort();
     changed
 }
@@ -165,6 +223,37 @@ pub fn set_level(namespace: &str, level: &str, now_ms: i64) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn java_logger_levels_reach_the_java_listener_and_let_java_events_through() {
+        set_level("org.example.before", "ERROR", 1);
+        let seen = std::sync::Arc::new(Mutex::new(Vec::<(String, String)>::new()));
+        let sink = seen.clone();
+        on_java_level(move |logger, level| {
+            sink.lock()
+                .unwrap()
+                .push((logger.to_string(), level.to_string()))
+        });
+        // Root and the levels set before the listener came, then each change as it is made;
+        // Tributary's own modules are not Java loggers.
+        set_level("io.debezium", "DEBUG", 2);
+        set_level("tributary_runtime.herder", "DEBUG", 3);
+        let seen = seen.lock().unwrap().clone();
+        let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(seen[0].0, ROOT);
+        assert!(
+            seen.contains(&pair("org.example.before", "ERROR")),
+            "{seen:?}"
+        );
+        assert!(seen.contains(&pair("io.debezium", "DEBUG")), "{seen:?}");
+        assert!(
+            !seen.iter().any(|(l, _)| l.starts_with("tributary")),
+            "{seen:?}"
+        );
+        // Java events pass the filter down to DEBUG, the most verbose Java level.
+        let d = directives(&all());
+        assert!(d.contains("java=debug"), "{d}");
+    }
 
     #[test]
     fn levels_apply_to_descendants_and_build_directives() {

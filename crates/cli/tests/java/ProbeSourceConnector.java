@@ -100,6 +100,7 @@ public class ProbeSourceConnector extends SourceConnector {
             Map<String, Object> offset = context.offsetStorageReader().offset(PARTITION);
             next = offset == null ? 0 : (Long) offset.get("next");
             LoggerFactory.getLogger(ProbeSourceTask.class).info("probe task starting at record {}", next);
+            LoggerFactory.getLogger(ProbeSourceTask.class).debug("probe task debug line at record {}", next);
         }
 
         @Override

@@ -46,6 +46,11 @@ public final class Bridge {
         }
     }
 
+    /** Sets a logger's level in the JVM (see TributaryAppender.setLevel). */
+    public static void setLoggerLevel(String logger, String level) {
+        TributaryAppender.setLevel(logger, level);
+    }
+
     static synchronized Plugins plugins() {
         // A thread attached over JNI starts without a context class loader; plugins (and
         // their logging) expect one, as on any Java thread.

@@ -6,6 +6,7 @@ import org.apache.logging.log4j.core.LogEvent;
 import org.apache.logging.log4j.core.LoggerContext;
 import org.apache.logging.log4j.core.appender.AbstractAppender;
 import org.apache.logging.log4j.core.config.Configuration;
+import org.apache.logging.log4j.core.config.Configurator;
 import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.apache.logging.log4j.core.config.Property;
 
@@ -35,6 +36,24 @@ final class TributaryAppender extends AbstractAppender {
         root.addAppender(appender, null, null);
         root.setLevel(Level.toLevel(level, Level.INFO));
         ctx.updateLoggers();
+    }
+
+    /**
+     * Sets one logger's level ({@code root} for the root logger), as Connect's
+     * {@code Loggers.setLevel} does for each logger it changes: {@code /admin/loggers} on a
+     * Tributary worker reaches the hosted plugins' loggers through here. {@code level} is one of
+     * log4j2's names (TRACE, DEBUG, INFO, WARN, ERROR, FATAL, OFF).
+     */
+    static void setLevel(String logger, String level) {
+        Level l = Level.toLevel(level, null);
+        if (l == null) {
+            throw new IllegalArgumentException("invalid log level '" + level + "'");
+        }
+        if ("root".equals(logger)) {
+            Configurator.setRootLevel(l);
+        } else {
+            Configurator.setLevel(logger, l);
+        }
     }
 
     @Override
