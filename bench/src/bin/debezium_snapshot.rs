@@ -9,7 +9,9 @@
 //! runs each runtime (Java first in odd rounds, Tributary first in even ones) on a fresh
 //! distributed worker with `JsonConverter` (schemas on, Connect's default) and a fresh
 //! replication slot and topic prefix: records/s from `POST /connectors` until the table's topic
-//! holds every row, and the worker's peak RSS (`VmRSS` sampled every 100 ms). Java runs as
+//! holds every row, the time from the POST to the first record in the topic (for Tributary it
+//! includes starting its JVM, which a Java worker did before it was ready) and the records/s
+//! from then on, and the worker's peak RSS (`VmRSS` sampled every 100 ms). Java runs as
 //! `connect-distributed.sh` runs it (heap `-Xms256M -Xmx2G` unless `--java-heap`); Tributary's
 //! JVM gets the same heap options (`tributary.jvm.options`). Prints the medians, each round and
 //! the ratios. A measurement, not a test.
@@ -113,9 +115,12 @@ impl Pg {
     }
 }
 
-/// One snapshot: records/s and the worker's peak RSS (KiB).
+/// One snapshot: records/s from the POST, seconds to the first record, records/s from the
+/// first record on, and the worker's peak RSS (KiB).
 struct Snapshot {
     records_per_sec: f64,
+    first_record_secs: f64,
+    records_per_sec_after_first: f64,
     peak_rss_kib: u64,
 }
 
@@ -187,8 +192,12 @@ fn snapshot(
             return Err(format!("create answered {code}: {body}"));
         }
         let deadline = Instant::now() + Duration::from_secs(1800);
+        let mut first: Option<(Instant, i64)> = None;
         loop {
             let end = ctx.admin.try_end_offset(&topic).unwrap_or(0);
+            if end > 0 && first.is_none() {
+                first = Some((Instant::now(), end));
+            }
             if end >= args.rows as i64 {
                 break;
             }
@@ -203,8 +212,13 @@ fn snapshot(
             std::thread::sleep(Duration::from_millis(50));
         }
         let took = began.elapsed();
+        let (first_at, first_count) = first.unwrap_or((Instant::now(), 0));
+        let after_first = first_at.elapsed().as_secs_f64();
         Ok(Snapshot {
             records_per_sec: args.rows as f64 / took.as_secs_f64(),
+            first_record_secs: first_at.duration_since(began).as_secs_f64(),
+            records_per_sec_after_first: (args.rows as i64 - first_count) as f64
+                / after_first.max(0.001),
             peak_rss_kib: sampler.finish(),
         })
     })();
@@ -308,7 +322,14 @@ fn run(args: &Args) -> Result<(), String> {
     let run = stamp();
     let rounds = args.rounds.max(1);
     let mut results: BTreeMap<Runtime, Vec<Snapshot>> = BTreeMap::new();
-    let mut per_round = Table::new(&["round", "runtime", "records/s", "peak RSS MiB"]);
+    let mut per_round = Table::new(&[
+        "round",
+        "runtime",
+        "records/s",
+        "POST → first record s",
+        "records/s after first",
+        "peak RSS MiB",
+    ]);
     for round in 1..=rounds {
         let order = if round % 2 == 1 {
             [Runtime::Java, Runtime::Tributary]
@@ -319,9 +340,12 @@ fn run(args: &Args) -> Result<(), String> {
             let name = format!("{run}-{round}-{}", runtime.label());
             let s = snapshot(args, runtime, &ctx, &name)?;
             say(format!(
-                "round {round}: {}: {:.0} records/s, peak RSS {} MiB",
+                "round {round}: {}: {:.0} records/s ({:.1} s to the first record, {:.0} \
+                 records/s after it), peak RSS {} MiB",
                 runtime.title(),
                 s.records_per_sec,
+                s.first_record_secs,
+                s.records_per_sec_after_first,
                 s.peak_rss_kib / 1024
             ));
             per_round.row(
@@ -329,6 +353,8 @@ fn run(args: &Args) -> Result<(), String> {
                 vec![
                     runtime.title().to_string(),
                     format!("{:.0}", s.records_per_sec),
+                    format!("{:.1}", s.first_record_secs),
+                    format!("{:.0}", s.records_per_sec_after_first),
                     format!("{}", s.peak_rss_kib / 1024),
                 ],
             );
@@ -340,14 +366,17 @@ fn run(args: &Args) -> Result<(), String> {
     pg.sql("postgres", &format!("DROP DATABASE IF EXISTS {DATABASE}"))
         .ok();
 
-    let rate = |r: Runtime| {
+    let med = |r: Runtime, f: fn(&Snapshot) -> f64| {
         median(
             results
                 .get(&r)
-                .map(|v| v.iter().map(|s| s.records_per_sec).collect())
+                .map(|v| v.iter().map(f).collect())
                 .unwrap_or_default(),
         )
     };
+    let rate = |r: Runtime| med(r, |s| s.records_per_sec);
+    let first = |r: Runtime| med(r, |s| s.first_record_secs);
+    let after = |r: Runtime| med(r, |s| s.records_per_sec_after_first);
     let rss = |r: Runtime| {
         median(
             results
@@ -359,6 +388,8 @@ fn run(args: &Args) -> Result<(), String> {
     let mut table = Table::new(&[
         "Debezium PostgreSQL snapshot (median)",
         "records/s",
+        "POST → first record s",
+        "records/s after first",
         "peak RSS MiB",
     ]);
     for runtime in [Runtime::Tributary, Runtime::Java] {
@@ -370,6 +401,8 @@ fn run(args: &Args) -> Result<(), String> {
             &label,
             vec![
                 format!("{:.0}", rate(runtime)),
+                format!("{:.1}", first(runtime)),
+                format!("{:.0}", after(runtime)),
                 format!("{:.0}", rss(runtime)),
             ],
         );
@@ -378,6 +411,8 @@ fn run(args: &Args) -> Result<(), String> {
         "Tributary / Java",
         vec![
             format!("{:.2}x", rate(Runtime::Tributary) / rate(Runtime::Java)),
+            format!("{:.2}x", first(Runtime::Tributary) / first(Runtime::Java)),
+            format!("{:.2}x", after(Runtime::Tributary) / after(Runtime::Java)),
             format!("{:.2}x", rss(Runtime::Tributary) / rss(Runtime::Java)),
         ],
     );

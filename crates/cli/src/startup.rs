@@ -361,6 +361,7 @@ async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, St
             .raw("plugin.discovery")
             .map(|d| d.trim().to_ascii_lowercase())
             .unwrap_or_else(|| "hybrid_warn".to_string()),
+        service_load_equivalent: false,
     };
     let scanned = {
         let settings = settings.clone();
@@ -371,7 +372,15 @@ async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, St
     .map_err(|e| {
         format!("{source}: key 'plugin.path' (scanned with tributary.jvm.options): {e}")
     })?;
-    let (scanned, scanned_transforms) = scanned;
+    let tributary_jvm::Scan {
+        connectors: scanned,
+        transforms: scanned_transforms,
+        service_load_equivalent,
+    } = scanned;
+    let settings = tributary_jvm::JvmSettings {
+        service_load_equivalent,
+        ..settings
+    };
     for class in &prefer_java {
         if !scanned.iter().any(|d| &d.class == class)
             && !scanned_transforms.iter().any(|d| &d.class == class)

@@ -132,14 +132,19 @@ fn java_filestream_round_trip_equals_the_native_one() {
             std::fs::read(&output).unwrap(),
             topic_records,
             listed,
-            jvm,
+            (jvm, jvm_discovery(&w)),
             dir,
         )
     };
 
-    let (java_out, java_topic, java_listed, java_jvm, _d1) =
+    let (java_out, java_topic, java_listed, (java_jvm, java_discovery), _d1) =
         run("java", jvm_lines(&classpath, &plugin_path, &[SOURCE, SINK]));
-    let (native_out, native_topic, native_listed, native_jvm, _d2) = run("native", String::new());
+    let (native_out, native_topic, native_listed, (native_jvm, _), _d2) =
+        run("native", String::new());
+    // Apache's jars carry their ServiceLoader manifests, so the startup scan (hybrid_warn,
+    // the default) found service_load equivalent and the in-process JVM skipped the
+    // reflective scan.
+    assert_eq!(java_discovery.as_deref(), Some("service_load"));
 
     assert_eq!(
         java_out, data,
@@ -450,6 +455,21 @@ fn a_bad_jvm_option_stops_startup() {
 /// A plugin directory holding the probe connectors (`tests/java/ProbeSourceConnector.java`,
 /// `tests/java/ProbeSinkConnector.java`) and converter (`tests/java/ProbeConverter.java`), compiled against Connect's API jars and packed as
 /// one jar, as a plugin author ships one.
+/// The `plugin.discovery` mode the worker's in-process JVM scanned with (its "JVM started"
+/// log line), or `None` when no JVM started.
+fn jvm_discovery(w: &StandaloneWorker) -> Option<String> {
+    let log = w.log_text();
+    let line = log.lines().find(|l| l.contains("JVM started"))?;
+    let at = line.find("discovery=")? + "discovery=".len();
+    Some(
+        line[at..]
+            .trim_start_matches('"')
+            .split(['"', ' '])
+            .next()?
+            .to_string(),
+    )
+}
+
 fn probe_plugin_dir(dir: &Path, classpath: &str) -> std::path::PathBuf {
     let java = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java");
     java_plugin_dir(
@@ -542,6 +562,9 @@ fn a_java_source_task_gets_commit_record_and_fails_with_its_trace_from_poll() {
         &["ok.properties", "fail.properties"],
     );
     w.wait_state("probe-ok", 1, "RUNNING");
+    // The probe jar has no ServiceLoader manifests: only the reflective scan finds its
+    // plugins, so the in-process JVM keeps the configured (default) mode.
+    assert_eq!(jvm_discovery(&w).as_deref(), Some("hybrid_warn"));
     let records = wait_for("20 records", Duration::from_secs(60), || {
         let r = read_topic_records(&bootstrap, &ok_topic);
         (r.len() >= 20).then_some(r)

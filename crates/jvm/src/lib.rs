@@ -32,7 +32,7 @@ use std::sync::Arc;
 use tributary_api::connector::ConnectorType;
 use tributary_api::plugin::{ConnectorPlugin, PluginSet, TaskFactory};
 
-pub use scan::{scan, scan_all, JavaConnectorDesc};
+pub use scan::{scan, scan_all, JavaConnectorDesc, Scan};
 pub use transform::JavaTransformDesc;
 pub use vm::{jvm_started, Jvm, JvmSettings};
 

@@ -28,12 +28,28 @@ pub fn scan(settings: &JvmSettings) -> Result<Vec<JavaConnectorDesc>, String> {
     scan_output(settings).map(|out| parse_scan(&out))
 }
 
-/// [`scan`], with the transformations and predicates found too (one scan).
-pub fn scan_all(
-    settings: &JvmSettings,
-) -> Result<(Vec<JavaConnectorDesc>, Vec<JavaTransformDesc>), String> {
+/// What one scan of `plugin.path` found ([`scan_all`]).
+#[derive(Debug, Clone, Default)]
+pub struct Scan {
+    /// The connectors.
+    pub connectors: Vec<JavaConnectorDesc>,
+    /// The transformations, predicates, converters and header converters.
+    pub transforms: Vec<JavaTransformDesc>,
+    /// Whether a `service_load` scan (ServiceLoader manifests only) found exactly the same
+    /// plugins as the configured `plugin.discovery` did: every plugin has its manifest, so
+    /// the in-process JVM can skip the reflective scan ([`JvmSettings::service_load_equivalent`]).
+    pub service_load_equivalent: bool,
+}
+
+/// [`scan`], with the transformations and predicates found too (one scan), and whether
+/// `service_load` finds the same plugins.
+pub fn scan_all(settings: &JvmSettings) -> Result<Scan, String> {
     let out = scan_output(settings)?;
-    Ok((parse_scan(&out), crate::transform::parse_scan(&out)))
+    Ok(Scan {
+        connectors: parse_scan(&out),
+        transforms: crate::transform::parse_scan(&out),
+        service_load_equivalent: out.lines().any(|l| l == "service_load_equivalent"),
+    })
 }
 
 /// The scanner's standard output.

@@ -29,9 +29,24 @@ pub struct JvmSettings {
     /// `plugin.discovery` (KIP-898): `only_scan`, `hybrid_warn`, `hybrid_fail` or
     /// `service_load`, lowercase.
     pub discovery: String,
+    /// Whether the startup scan found that `service_load` discovers exactly the plugins
+    /// `discovery` does ([`crate::Scan::service_load_equivalent`]); the in-process JVM then
+    /// scans with `service_load`, about 1 s instead of several for a reflective scan of every
+    /// jar (Debezium's two plugins: 1.0 s against 6.1 s from JVM start to scanned).
+    pub service_load_equivalent: bool,
 }
 
 impl JvmSettings {
+    /// The `plugin.discovery` mode the in-process JVM scans with: `service_load` when
+    /// [`JvmSettings::service_load_equivalent`], otherwise [`JvmSettings::discovery`].
+    pub fn in_process_discovery(&self) -> &str {
+        if self.service_load_equivalent {
+            "service_load"
+        } else {
+            &self.discovery
+        }
+    }
+
     /// The class path with `dir/*` entries expanded to the jars of `dir` (JNI's
     /// `-Djava.class.path` does not expand them as the `java` launcher does).
     pub fn expanded_classpath(&self) -> String {
@@ -221,7 +236,7 @@ impl Jvm {
             .new_string(&self.settings.plugin_path)
             .map_err(|e| e.to_string())?;
         let discovery = env
-            .new_string(&self.settings.discovery)
+            .new_string(self.settings.in_process_discovery())
             .map_err(|e| e.to_string())?;
         // The plugins log at the level Tributary's own log is at.
         let level = env
@@ -248,7 +263,11 @@ impl Jvm {
                 e.stack_trace().unwrap_or(&e.to_string())
             )
         })?;
-        tracing::info!(plugin_path = %self.settings.plugin_path, "JVM started, plugin.path scanned");
+        tracing::info!(
+            plugin_path = %self.settings.plugin_path,
+            discovery = self.settings.in_process_discovery(),
+            "JVM started, plugin.path scanned"
+        );
         // Levels set through /admin/loggers before the JVM ran.
         env.with_local_frame(32, |env| self.apply_logger_levels(env, &bridge))
             .map_err(|e| {

@@ -107,7 +107,11 @@ pub struct Field {
 ///
 /// Build one with [`SchemaBuilder`]; the `*_schema()` constructors give Connect's predefined
 /// schemas (`Schema.STRING_SCHEMA`, `Schema.OPTIONAL_INT32_SCHEMA`, …).
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Equality is field by field (`ConnectSchema.equals`), except that an instance always equals
+/// itself without the walk: records of a connector share schema instances, and comparing
+/// them (struct values, records kept for `commitRecord`) walked whole schemas per record.
+#[derive(Debug, Clone)]
 pub struct Schema {
     /// The physical type.
     pub schema_type: SchemaType,
@@ -129,6 +133,37 @@ pub struct Schema {
     pub key_schema: Option<SchemaRef>,
     /// Value schema of a map, element schema of an array.
     pub value_schema: Option<SchemaRef>,
+}
+
+impl PartialEq for Schema {
+    fn eq(&self, other: &Schema) -> bool {
+        if std::ptr::eq(self, other) {
+            return true;
+        }
+        // Destructured so that a new field cannot be left out of the comparison.
+        let Schema {
+            schema_type,
+            optional,
+            default_value,
+            name,
+            version,
+            doc,
+            parameters,
+            fields,
+            key_schema,
+            value_schema,
+        } = self;
+        *schema_type == other.schema_type
+            && *optional == other.optional
+            && *name == other.name
+            && *version == other.version
+            && *doc == other.doc
+            && *parameters == other.parameters
+            && *fields == other.fields
+            && *key_schema == other.key_schema
+            && *value_schema == other.value_schema
+            && *default_value == other.default_value
+    }
 }
 
 macro_rules! predefined {
@@ -191,15 +226,15 @@ impl Schema {
     /// Connect's messages; they say where the bad value sits (`value`, `field: "f"`,
     /// `element of array …`, `key of map …`, `value of map …`).
     pub fn validate_value(&self, value: &Value) -> ConnectResult<()> {
-        self.validate_in("value", value)
+        self.validate_in(Location::Value, value)
     }
 
     /// Like [`Schema::validate_value`] for the value of struct field `field`.
     pub(crate) fn validate_field(&self, field: &str, value: &Value) -> ConnectResult<()> {
-        self.validate_in(&format!("field: \"{field}\""), value)
+        self.validate_in(Location::Field(field), value)
     }
 
-    fn validate_in(&self, location: &str, value: &Value) -> ConnectResult<()> {
+    fn validate_in(&self, location: Location<'_>, value: &Value) -> ConnectResult<()> {
         if value.is_null() {
             if self.optional {
                 return Ok(());
@@ -241,23 +276,23 @@ impl Schema {
         }
         match value {
             Value::Array(items) => {
-                let at = format!("element of array {location}");
-                let elem = self.value_schema.as_ref().ok_or_else(|| no_schema(&at))?;
+                let at = Location::Element(&location);
+                let elem = self.value_schema.as_ref().ok_or_else(|| no_schema(at))?;
                 for item in items {
-                    elem.validate_in(&at, item)?;
+                    elem.validate_in(at, item)?;
                 }
             }
             Value::Map(entries) => {
-                let key_at = format!("key of map {location}");
-                let value_at = format!("value of map {location}");
-                let ks = self.key_schema.as_ref().ok_or_else(|| no_schema(&key_at))?;
+                let key_at = Location::MapKey(&location);
+                let value_at = Location::MapValue(&location);
+                let ks = self.key_schema.as_ref().ok_or_else(|| no_schema(key_at))?;
                 let vs = self
                     .value_schema
                     .as_ref()
-                    .ok_or_else(|| no_schema(&value_at))?;
+                    .ok_or_else(|| no_schema(value_at))?;
                 for (k, v) in entries {
-                    ks.validate_in(&key_at, k)?;
-                    vs.validate_in(&value_at, v)?;
+                    ks.validate_in(key_at, k)?;
+                    vs.validate_in(value_at, v)?;
                 }
             }
             Value::Struct(s) => {
@@ -272,8 +307,32 @@ impl Schema {
     }
 }
 
+/// Where a validated value sits, as Connect's validation messages name it (`value`,
+/// `field: "f"`, `element of array …`, `key of map …`, `value of map …`); written out only
+/// when a message needs it.
+#[derive(Clone, Copy)]
+enum Location<'a> {
+    Value,
+    Field(&'a str),
+    Element(&'a Location<'a>),
+    MapKey(&'a Location<'a>),
+    MapValue(&'a Location<'a>),
+}
+
+impl fmt::Display for Location<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Value => f.write_str("value"),
+            Location::Field(name) => write!(f, "field: \"{name}\""),
+            Location::Element(at) => write!(f, "element of array {at}"),
+            Location::MapKey(at) => write!(f, "key of map {at}"),
+            Location::MapValue(at) => write!(f, "value of map {at}"),
+        }
+    }
+}
+
 /// Connect's error for an array or map schema missing its element, key or value schema.
-fn no_schema(location: &str) -> ConnectError {
+fn no_schema(location: Location<'_>) -> ConnectError {
     ConnectError::data(format!("No schema defined for {location}"))
 }
 

@@ -84,10 +84,12 @@ pub enum DecimalFormat {
 /// Kafka Connect's `JsonConverter` (`org.apache.kafka.connect.json.JsonConverter`), also usable
 /// as a header converter.
 ///
-/// Settings: `schemas.enable` (default `true`), `schemas.cache.size` (default 1000; accepted
-/// and validated; the converter keeps the JSON of the last schema it wrote, by identity,
-/// which serves a task whose records share one schema), `decimal.format` (`BASE64` default
-/// or `NUMERIC`, case-insensitive) and `replace.null.with.default` (default `true`).
+/// Settings: `schemas.enable` (default `true`), `schemas.cache.size` (default 1000; the
+/// converter keeps the JSON of the last schema it wrote, by identity, which serves a task
+/// whose records share one schema, and the schemas it read from the last
+/// `min(schemas.cache.size, 16)` distinct schema texts, see [`SchemaTextCache`]; 0 turns the
+/// reading cache off), `decimal.format` (`BASE64` default or `NUMERIC`, case-insensitive) and
+/// `replace.null.with.default` (default `true`).
 #[derive(Debug, Clone)]
 pub struct JsonConverter {
     schemas_enabled: bool,
@@ -95,6 +97,7 @@ pub struct JsonConverter {
     decimal_format: DecimalFormat,
     replace_null_with_default: bool,
     schema_json: SchemaJsonCache,
+    schema_text: SchemaTextCache,
 }
 
 impl Default for JsonConverter {
@@ -105,6 +108,7 @@ impl Default for JsonConverter {
             decimal_format: DecimalFormat::Base64,
             replace_null_with_default: true,
             schema_json: SchemaJsonCache::default(),
+            schema_text: SchemaTextCache::default(),
         }
     }
 }
@@ -120,6 +124,49 @@ struct SchemaJsonCache(std::sync::Mutex<Option<(SchemaRef, Arc<[u8]>)>>);
 impl Clone for SchemaJsonCache {
     fn clone(&self) -> Self {
         SchemaJsonCache::default()
+    }
+}
+
+/// The schemas `deserialize` built last, keyed by the exact JSON text of the envelope's
+/// `schema` field (Connect's `toConnectSchemaCache`, keyed there by the parsed JSON), most
+/// recent first. A record whose schema text equals one of them reuses that schema instance:
+/// its schema is neither parsed nor built again, and the instance a serializer sees next is
+/// the same one, so [`SchemaJsonCache`] hits too. Records of one connector (Debezium's change
+/// events crossing from a Java task, a sink reading JSON with schemas) mostly carry a few
+/// schemas of a few KB each, which otherwise dominated a record's conversion. A clone starts
+/// empty.
+#[derive(Default)]
+struct SchemaTextCache(std::sync::Mutex<Vec<(Box<[u8]>, SchemaRef)>>);
+
+/// The most distinct schema texts a [`SchemaTextCache`] keeps (a linear search).
+const SCHEMA_TEXT_CACHE_MAX: usize = 16;
+
+impl SchemaTextCache {
+    /// The schema read from `text` before, if kept (moved to the front).
+    fn get(&self, text: &[u8]) -> Option<SchemaRef> {
+        let mut entries = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let at = entries.iter().position(|(t, _)| &t[..] == text)?;
+        entries[..=at].rotate_right(1);
+        Some(entries[0].1.clone())
+    }
+
+    /// Keeps `schema` as the one read from `text`, dropping the least recent beyond `limit`.
+    fn put(&self, text: &[u8], schema: &SchemaRef, limit: usize) {
+        let mut entries = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        entries.insert(0, (text.into(), schema.clone()));
+        entries.truncate(limit);
+    }
+}
+
+impl Clone for SchemaTextCache {
+    fn clone(&self) -> Self {
+        SchemaTextCache::default()
+    }
+}
+
+impl std::fmt::Debug for SchemaTextCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SchemaTextCache")
     }
 }
 
@@ -308,6 +355,11 @@ impl JsonConverter {
         let Some(bytes) = bytes else {
             return Ok(SchemaAndValue::null());
         };
+        if self.schemas_enabled {
+            if let Some(read) = self.deserialize_envelope_cached(bytes) {
+                return Ok(read);
+            }
+        }
         let node = parse_json(bytes).map_err(|_| {
             ConnectError::data(
                 "Converting byte[] to Kafka Connect data failed due to serialization error: ",
@@ -336,6 +388,59 @@ impl JsonConverter {
         };
         let value = self.to_connect(schema.as_ref(), payload)?;
         Ok(SchemaAndValue { schema, value })
+    }
+
+    /// [`Self::deserialize`] of an envelope laid out as `{"schema":…,"payload":…}` (white
+    /// space allowed, the two fields in that order, as every JsonConverter writes them), with
+    /// the schema from [`SchemaTextCache`] when its text was read before. `None` when the bytes
+    /// are laid out otherwise, the cache is off, or anything fails: the general path then
+    /// reads them, and gives the error, as if this one had not been tried.
+    fn deserialize_envelope_cached(&self, bytes: &[u8]) -> Option<SchemaAndValue> {
+        let limit = usize::try_from(self.schemas_cache_size)
+            .unwrap_or(0)
+            .min(SCHEMA_TEXT_CACHE_MAX);
+        if limit == 0 {
+            return None;
+        }
+        let mut p = Parser { b: bytes, i: 0 };
+        p.skip_ws();
+        p.expect(b"{")?;
+        p.skip_ws();
+        p.expect(b"\"schema\"")?;
+        p.skip_ws();
+        p.expect(b":")?;
+        p.skip_ws();
+        let start = p.i;
+        let end = skip_json_value(bytes, start)?;
+        let text = &bytes[start..end];
+        let schema = if text == b"null" {
+            None
+        } else if let Some(schema) = self.schema_text.get(text) {
+            Some(schema)
+        } else {
+            // Parsed in place, at the depth the general path parses it.
+            let mut q = Parser { b: bytes, i: start };
+            let node = q.value(1).ok()?;
+            if q.i != end || matches!(node, Node::Null) {
+                return None;
+            }
+            let schema = self.schema_from_json(&node).ok()?;
+            self.schema_text.put(text, &schema, limit);
+            Some(schema)
+        };
+        p.i = end;
+        p.skip_ws();
+        p.expect(b",")?;
+        p.skip_ws();
+        p.expect(b"\"payload\"")?;
+        p.skip_ws();
+        p.expect(b":")?;
+        p.skip_ws();
+        let payload = p.value(1).ok()?;
+        p.skip_ws();
+        p.expect(b"}")?;
+        let value = self.to_connect(schema.as_ref(), Some(&payload)).ok()?;
+        Some(SchemaAndValue { schema, value })
     }
 
     // ---------------------------------------------------------------- Connect -> JSON
@@ -1309,12 +1414,67 @@ fn parse_json(bytes: &[u8]) -> Result<Option<Node>, String> {
     p.value(0).map(Some)
 }
 
+/// Where the JSON value starting at `start` ends (exclusive), found by matching brackets
+/// outside strings, without parsing or checking it; `None` when the bytes end first. Only for
+/// text that is then parsed, or compared with text that was.
+fn skip_json_value(b: &[u8], start: usize) -> Option<usize> {
+    let mut i = start;
+    let mut depth = 0usize;
+    loop {
+        match *b.get(i)? {
+            b'"' => {
+                i += 1;
+                loop {
+                    match *b.get(i)? {
+                        b'\\' => i += 2,
+                        b'"' => break,
+                        _ => i += 1,
+                    }
+                }
+                i += 1;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                i += 1;
+            }
+            _ if depth == 0 => {
+                // A scalar: up to the next delimiter.
+                i += 1;
+                while b.get(i).is_some_and(|c| {
+                    !matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                }) {
+                    i += 1;
+                }
+                return Some(i);
+            }
+            _ => i += 1,
+        }
+        if depth == 0 {
+            return Some(i);
+        }
+    }
+}
+
 struct Parser<'a> {
     b: &'a [u8],
     i: usize,
 }
 
 impl Parser<'_> {
+    /// Steps over `token` when the bytes at the cursor are exactly it.
+    fn expect(&mut self, token: &[u8]) -> Option<()> {
+        if self.b[self.i.min(self.b.len())..].starts_with(token) {
+            self.i += token.len();
+            Some(())
+        } else {
+            None
+        }
+    }
+
     fn skip_ws(&mut self) {
         while self.i < self.b.len() && matches!(self.b[self.i], b' ' | b'\t' | b'\n' | b'\r') {
             self.i += 1;
@@ -1580,6 +1740,119 @@ mod tests {
             c.serialize(None, &Value::from("x")).unwrap().unwrap(),
             br#"{"schema":null,"payload":"x"}"#
         );
+    }
+
+    /// Envelopes of Debezium's shape: a struct key and an optional struct value.
+    fn change_event(id: i32, name: &str) -> (Vec<u8>, Vec<u8>) {
+        let key = format!(
+            r#"{{"schema":{{"type":"struct","fields":[{{"type":"int32","optional":false,"field":"id"}}],"optional":false,"name":"db.public.t.Key"}},"payload":{{"id":{id}}}}}"#
+        );
+        let value = format!(
+            r#"{{"schema":{{"type":"struct","fields":[{{"type":"int32","optional":false,"field":"id"}},{{"type":"string","optional":true,"field":"name"}},{{"type":"int64","optional":true,"name":"io.debezium.time.MicroTimestamp","version":1,"field":"ts"}}],"optional":true,"name":"db.public.t.Value"}},"payload":{{"id":{id},"name":"{name}","ts":1700000000000000}}}}"#
+        );
+        (key.into_bytes(), value.into_bytes())
+    }
+
+    #[test]
+    fn envelopes_with_a_schema_read_before_share_its_instance_and_read_as_without_the_cache() {
+        let cached = JsonConverter::new();
+        let uncached = JsonConverter {
+            schemas_cache_size: 0,
+            ..JsonConverter::new()
+        };
+        let mut keys = Vec::new();
+        let mut values = Vec::new();
+        for id in 0..3 {
+            let (key, value) = change_event(id, &format!("n\\u00e9{id}"));
+            let k = cached.deserialize(Some(&key)).unwrap();
+            let v = cached.deserialize(Some(&value)).unwrap();
+            assert_eq!(k, uncached.deserialize(Some(&key)).unwrap());
+            assert_eq!(v, uncached.deserialize(Some(&value)).unwrap());
+            keys.push(k.schema.unwrap());
+            values.push(v.schema.unwrap());
+        }
+        // Key and value schemas alternate; each text keeps one instance.
+        assert!(keys.iter().all(|s| Arc::ptr_eq(s, &keys[0])));
+        assert!(values.iter().all(|s| Arc::ptr_eq(s, &values[0])));
+        assert!(!Arc::ptr_eq(&keys[0], &values[0]));
+        // Without the cache every record builds its own.
+        let (key, _) = change_event(9, "x");
+        let a = uncached.deserialize(Some(&key)).unwrap().schema.unwrap();
+        let b = uncached.deserialize(Some(&key)).unwrap().schema.unwrap();
+        assert!(!Arc::ptr_eq(&a, &b));
+    }
+
+    #[test]
+    fn envelopes_laid_out_otherwise_or_broken_read_as_without_the_cache() {
+        let cached = JsonConverter::new();
+        let uncached = JsonConverter {
+            schemas_cache_size: 0,
+            ..JsonConverter::new()
+        };
+        let schema = r#"{"type":"struct","fields":[{"type":"string","optional":true,"field":"s"}],"optional":false}"#;
+        let inputs = [
+            format!(r#" {{ "schema" : {schema} , "payload" : {{"s":"a}}]\"b"}} }} "#),
+            format!(r#"{{"payload":{{"s":"x"}},"schema":{schema}}}"#),
+            format!(r#"{{"sch\u0065ma":{schema},"payload":{{"s":"x"}}}}"#),
+            format!(r#"{{"schema":{schema},"payload":{{"s":"x"}}}} trailing"#),
+            format!(r#"{{"schema":{schema},"payload":{{"s":"x"}},"extra":1}}"#),
+            format!(r#"{{"schema":{schema},"payload":{{"s":1}}}}"#),
+            format!(r#"{{"schema":{schema},"payload":{{"s":"x"}}"#),
+            format!(r#"{{"schema":{schema}]],"payload":{{"s":"x"}}}}"#),
+            r#"{"schema":{"type":"nope"},"payload":1}"#.to_string(),
+            r#"{"schema":{"type":"int32"}},"payload":1}"#.to_string(),
+            r#"{"schema":null,"payload":{"a":[1,2]}}"#.to_string(),
+            r#"{"schema":"int32","payload":1}"#.to_string(),
+            r#"{"schema":{"type":"int32","optional":false},"payload":7}"#.to_string(),
+        ];
+        // Twice, so that the second pass meets the schemas the first one cached.
+        for _ in 0..2 {
+            for input in &inputs {
+                let got = cached.deserialize(Some(input.as_bytes()));
+                let want = uncached.deserialize(Some(input.as_bytes()));
+                match (got, want) {
+                    (Ok(g), Ok(w)) => assert_eq!(g, w, "{input}"),
+                    (Err(g), Err(w)) => assert_eq!(g.to_string(), w.to_string(), "{input}"),
+                    (g, w) => panic!("{input}: {g:?} against {w:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_schema_text_cache_keeps_the_most_recent_texts() {
+        let c = JsonConverter::new();
+        let envelope = |n: usize| {
+            format!(
+                r#"{{"schema":{{"type":"int32","optional":false,"name":"s{n}"}},"payload":{n}}}"#
+            )
+        };
+        let first = c.deserialize(Some(envelope(0).as_bytes())).unwrap().schema;
+        for n in 1..SCHEMA_TEXT_CACHE_MAX {
+            c.deserialize(Some(envelope(n).as_bytes())).unwrap();
+        }
+        // Still kept (the cache is full, schema 0 the least recent) ...
+        let again = c.deserialize(Some(envelope(0).as_bytes())).unwrap().schema;
+        assert!(Arc::ptr_eq(
+            first.as_ref().unwrap(),
+            again.as_ref().unwrap()
+        ));
+        // ... and moved to the front: one more text drops schema 1, not schema 0.
+        c.deserialize(Some(envelope(SCHEMA_TEXT_CACHE_MAX).as_bytes()))
+            .unwrap();
+        let kept = c.deserialize(Some(envelope(0).as_bytes())).unwrap().schema;
+        assert!(Arc::ptr_eq(first.as_ref().unwrap(), kept.as_ref().unwrap()));
+        assert_eq!(c.schema_text.0.lock().unwrap().len(), SCHEMA_TEXT_CACHE_MAX);
+        assert!(c
+            .schema_text
+            .get(
+                envelope(1)[10..]
+                    .split(",\"payload")
+                    .next()
+                    .unwrap()
+                    .as_bytes()
+            )
+            .is_none());
     }
 
     #[test]

@@ -13,6 +13,10 @@ import org.apache.kafka.connect.runtime.isolation.Plugins;
  * found outside the class path: {@code connector<TAB>source|sink<TAB>class<TAB>version<TAB>location},
  * then one per transformation, predicate, converter and header converter:
  * {@code transformation|predicate|converter|header_converter<TAB>class<TAB>version<TAB>location}.
+ * Last, when DISCOVERY is not service_load, the path is scanned again with service_load
+ * (ServiceLoader manifests only, no reflective scan of every jar) and, when that finds exactly
+ * the same plugins, one line {@code service_load_equivalent} tells the worker that its
+ * in-process JVM may use service_load: the same plugins, found in a fraction of the time.
  * Usage: PluginScanner PLUGIN_PATH DISCOVERY
  */
 public final class PluginScanner {
@@ -23,7 +27,25 @@ public final class PluginScanner {
         Map<String, String> props = new HashMap<>();
         props.put("plugin.path", args[0]);
         props.put("plugin.discovery", args[1]);
-        Plugins plugins = new Plugins(props);
+        String found = describe(new Plugins(props));
+        System.out.print(found);
+        if (!"service_load".equals(args[1])) {
+            props.put("plugin.discovery", "service_load");
+            String manifests;
+            try {
+                manifests = describe(new Plugins(props));
+            } catch (RuntimeException e) {
+                manifests = null;
+            }
+            if (found.equals(manifests)) {
+                System.out.print("service_load_equivalent\n");
+            }
+        }
+        System.out.flush();
+    }
+
+    /** The lines of the class comment for what {@code plugins} found outside the class path. */
+    private static String describe(Plugins plugins) {
         StringBuilder out = new StringBuilder();
         for (PluginDesc<?> d : plugins.sourceConnectors()) {
             line(out, "source", d);
@@ -43,8 +65,7 @@ public final class PluginScanner {
         for (PluginDesc<?> d : plugins.headerConverters()) {
             other(out, "header_converter", d);
         }
-        System.out.print(out);
-        System.out.flush();
+        return out.toString();
     }
 
     private static void other(StringBuilder out, String kind, PluginDesc<?> d) {
