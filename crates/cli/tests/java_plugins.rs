@@ -654,12 +654,11 @@ fn a_java_source_task_gets_commit_record_and_fails_with_its_trace_from_poll() {
         .0,
         202
     );
-    let debug = wait_for("the task's DEBUG line", Duration::from_secs(60), || {
-        w.log_text()
-            .lines()
-            .find(|l| l.contains("probe task debug line at record 20"))
-            .map(str::to_string)
-    });
+    let debug = w.wait_log_line(
+        "the task's DEBUG line",
+        "probe task debug line at record 20",
+        Duration::from_secs(60),
+    );
     assert!(
         debug.contains(" DEBUG ") && debug.contains("task{connector=probe-ok task=0}"),
         "{debug}"

@@ -39,12 +39,11 @@ fn text_logs_to_a_file_have_no_escape_codes_and_name_the_task() {
     let conn = flaky_source(dir.path(), "textlog");
     let w = StandaloneWorker::start(dir.path(), &bootstrap, "", &[&conn]);
     w.wait_state("textlog", 1, "RUNNING");
-    let line = wait_for("the task's start line", Duration::from_secs(60), || {
-        w.log_text()
-            .lines()
-            .find(|l| l.contains("Started FlakySourceTask"))
-            .map(str::to_string)
-    });
+    let line = w.wait_log_line(
+        "the task's start line",
+        "Started FlakySourceTask",
+        Duration::from_secs(60),
+    );
     // The task thread's span: `task{connector=textlog task=0}: Started FlakySourceTask …`.
     assert!(
         line.contains("task{connector=textlog task=0}:"),
@@ -121,12 +120,11 @@ fn a_misspelled_worker_key_is_warned_about_with_the_closest_key() {
     let Some(bootstrap) = kafka() else { return };
     let dir = test_dir();
     let w = StandaloneWorker::start(dir.path(), &bootstrap, "offset.flush.intervl.ms=1000", &[]);
-    let line = wait_for("the warning", Duration::from_secs(30), || {
-        w.log_text()
-            .lines()
-            .find(|l| l.contains("offset.flush.intervl.ms"))
-            .map(str::to_string)
-    });
+    let line = w.wait_log_line(
+        "the warning",
+        "offset.flush.intervl.ms",
+        Duration::from_secs(30),
+    );
     assert!(line.contains("WARN"), "{line}");
     assert!(
         line.contains("did you mean 'offset.flush.interval.ms'?"),

@@ -110,16 +110,11 @@ fn tracing_level(level: &str) -> &'static str {
     }
 }
 
-/// How much a level lets through: OFF 0 up to TRACE 5.
-fn verbosity(level: &str) -> u8 {
-    match level {
-        "TRACE" => 5,
-        "DEBUG" => 4,
-        "INFO" => 3,
-        "WARN" => 2,
-        "ERROR" | "FATAL" => 1,
-        _ => 0,
-    }
+/// How much a level lets through, as `tracing` orders it (OFF least, TRACE most).
+fn verbosity(level: &str) -> tracing::level_filters::LevelFilter {
+    tracing_level(level)
+        .parse()
+        .unwrap_or(tracing::level_filters::LevelFilter::OFF)
 }
 
 fn directives(levels: &BTreeMap<String, LoggerLevel>) -> String {

@@ -218,6 +218,17 @@ impl StandaloneWorker {
         w
     }
 
+    /// The first line of the worker's log containing `needle`, waited for up to `timeout`
+    /// (`what` names it if it never comes).
+    pub fn wait_log_line(&self, what: &str, needle: &str, timeout: Duration) -> String {
+        wait_for(what, timeout, || {
+            self.log_text()
+                .lines()
+                .find(|l| l.contains(needle))
+                .map(str::to_string)
+        })
+    }
+
     pub fn log_text(&self) -> String {
         let mut s = String::new();
         if let Ok(mut f) = std::fs::File::open(&self.log) {

@@ -403,13 +403,7 @@ impl JsonConverter {
             return None;
         }
         let mut p = Parser { b: bytes, i: 0 };
-        p.skip_ws();
-        p.expect(b"{")?;
-        p.skip_ws();
-        p.expect(b"\"schema\"")?;
-        p.skip_ws();
-        p.expect(b":")?;
-        p.skip_ws();
+        p.tokens(&[b"{", b"\"schema\"", b":"])?;
         let start = p.i;
         let end = skip_json_value(bytes, start)?;
         let text = &bytes[start..end];
@@ -421,7 +415,7 @@ impl JsonConverter {
             // Parsed in place, at the depth the general path parses it.
             let mut q = Parser { b: bytes, i: start };
             let node = q.value(1).ok()?;
-            if q.i != end || matches!(node, Node::Null) {
+            if q.i != end {
                 return None;
             }
             let schema = self.schema_from_json(&node).ok()?;
@@ -429,16 +423,9 @@ impl JsonConverter {
             Some(schema)
         };
         p.i = end;
-        p.skip_ws();
-        p.expect(b",")?;
-        p.skip_ws();
-        p.expect(b"\"payload\"")?;
-        p.skip_ws();
-        p.expect(b":")?;
-        p.skip_ws();
+        p.tokens(&[b",", b"\"payload\"", b":"])?;
         let payload = p.value(1).ok()?;
-        p.skip_ws();
-        p.expect(b"}")?;
+        p.tokens(&[b"}"])?;
         let value = self.to_connect(schema.as_ref(), Some(&payload)).ok()?;
         Some(SchemaAndValue { schema, value })
     }
@@ -1465,14 +1452,18 @@ struct Parser<'a> {
 }
 
 impl Parser<'_> {
-    /// Steps over `token` when the bytes at the cursor are exactly it.
-    fn expect(&mut self, token: &[u8]) -> Option<()> {
-        if self.b[self.i.min(self.b.len())..].starts_with(token) {
+    /// Steps over each of `tokens` in turn, white space allowed before and after each;
+    /// `None` when the bytes at the cursor are not the next token.
+    fn tokens(&mut self, tokens: &[&[u8]]) -> Option<()> {
+        for token in tokens {
+            self.skip_ws();
+            if !self.b[self.i.min(self.b.len())..].starts_with(token) {
+                return None;
+            }
             self.i += token.len();
-            Some(())
-        } else {
-            None
         }
+        self.skip_ws();
+        Some(())
     }
 
     fn skip_ws(&mut self) {
