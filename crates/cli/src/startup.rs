@@ -319,6 +319,7 @@ impl ShutdownSignal {
 /// `tributary.plugins.prefer.java` naming no Java plugin found on `plugin.path`.
 async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, String> {
     let mut set = tributary_plugins::builtin();
+    set.extend(tributary_registry::plugins());
     let list = |key: &str| -> Vec<String> {
         config
             .raw(key)

@@ -160,6 +160,24 @@ impl Struct {
         Ok(Struct { schema, values })
     }
 
+    /// A struct of the given schema holding `values`, one per field in field order, as a
+    /// decoder that read them by the schema produces them: the values are not checked against
+    /// their fields' schemas (use [`Struct::validate`] for that). Errors if the schema is not a
+    /// struct schema or the number of values differs from the number of fields.
+    pub fn from_values(schema: SchemaRef, values: Vec<Value>) -> ConnectResult<Struct> {
+        if schema.schema_type != SchemaType::Struct {
+            return Err(ConnectError::data(format!("Not a struct schema: {schema}")));
+        }
+        if values.len() != schema.fields.len() {
+            return Err(ConnectError::data(format!(
+                "Struct of {} fields given {} values",
+                schema.fields.len(),
+                values.len()
+            )));
+        }
+        Ok(Struct { schema, values })
+    }
+
     /// The struct's schema.
     pub fn schema(&self) -> &SchemaRef {
         &self.schema

@@ -936,6 +936,55 @@ pub fn debezium_plugins() -> Option<(String, String)> {
     }
 }
 
+/// The schema registry of `scripts/registry` (Apicurio Registry), which `scripts/test` starts,
+/// exporting the variables of `scripts/registry env`.
+pub struct SchemaRegistry {
+    /// The Confluent-compatible API (`SCHEMA_REGISTRY_URL`, `…/apis/ccompat/v7`).
+    pub ccompat: String,
+    /// Apicurio's own v2 REST API (`APICURIO_REGISTRY_URL`, `…/apis/registry/v2`), what
+    /// Apicurio's 2.x serdes and converters call `apicurio.registry.url`.
+    pub apicurio_v2: String,
+}
+
+/// The registry, or `None` (after [`missing`]: a failure under CI) when `SCHEMA_REGISTRY_URL`
+/// is unset. `APICURIO_REGISTRY_URL` defaults to the v2 API of the same server.
+pub fn schema_registry() -> Option<SchemaRegistry> {
+    match std::env::var("SCHEMA_REGISTRY_URL") {
+        Ok(u) if !u.is_empty() => {
+            let ccompat = u.trim_end_matches('/').to_string();
+            let apicurio_v2 = std::env::var("APICURIO_REGISTRY_URL")
+                .ok()
+                .filter(|v| !v.is_empty())
+                .unwrap_or_else(|| ccompat.replace("/apis/ccompat/v7", "/apis/registry/v2"));
+            Some(SchemaRegistry {
+                ccompat,
+                apicurio_v2,
+            })
+        }
+        _ => missing(
+            "SCHEMA_REGISTRY_URL is not set (scripts/test starts scripts/registry and sets it)",
+        ),
+    }
+}
+
+/// A plugin.path directory holding Apicurio's Kafka Connect converters
+/// (`io.apicurio:apicurio-registry-utils-converter`, fetched through Maven by
+/// `scripts/registry converter-plugin` when missing); `None` (after [`missing`]) when that fails.
+pub fn apicurio_converter_plugin() -> Option<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = Command::new(root.join("scripts/registry"))
+        .arg("converter-plugin")
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .ok();
+    match out {
+        Some(o) if o.status.success() => {
+            Some(String::from_utf8(o.stdout).unwrap().trim().to_string())
+        }
+        _ => missing("`scripts/registry converter-plugin` failed (no mvn, or no network?)"),
+    }
+}
+
 /// A plugin directory (returned; `<dir>/<name>-plugins`) holding one plugin, `<name>/<name>.jar`:
 /// the Java `sources` compiled with `javac` against `classpath` (Connect's API jars) and packed
 /// with `jar`, as a plugin author ships one. Panics when javac or jar fails.

@@ -1,0 +1,1677 @@
+//! Connect schemas ↔ Avro schemas, as Confluent's `AvroData` maps them
+//! (`fromConnectSchema` / `toConnectSchema`).
+//!
+//! # Connect → Avro
+//!
+//! | Connect | Avro |
+//! |---|---|
+//! | INT8, INT16 | `{"type":"int","connect.type":"int8"}` (`"int16"`) |
+//! | INT32, INT64, FLOAT32, FLOAT64, BOOLEAN, STRING, BYTES | `int`, `long`, `float`, `double`, `boolean`, `string`, `bytes` |
+//! | ARRAY | `{"type":"array","items":…}` |
+//! | MAP with (required) STRING keys | `{"type":"map","values":…}` |
+//! | other MAP | an array of records `io.confluent.connect.avro.MapEntry` with fields `key`, `value` |
+//! | STRUCT | a record named by the schema's name, else `io.confluent.connect.avro.ConnectDefault` (then `ConnectDefault2`, …) |
+//! | optional | `["null", T]`, or `[T, "null"]` when the schema has a default |
+//! | Decimal | `bytes` with `scale`, `precision` (`connect.decimal.precision`, default 64) and `"logicalType":"decimal"` |
+//! | Date, Time, Timestamp | `int` / `int` / `long` with `date` / `time-millis` / `timestamp-millis` |
+//!
+//! With `connect.meta.data=true` (the default) a schema also carries `connect.doc`,
+//! `connect.version`, `connect.parameters`, `connect.default` and `connect.name`; a record field
+//! gets a `default` (its schema's default, or `null` when optional). Parameters whose key starts
+//! with `avro` become properties. The JSON is written as Avro's Java `Schema.toString()` writes
+//! it (key order, a named type written in full once and by name after, a namespace only where it
+//! differs from the enclosing one), so a schema registers as the same text a Java worker's
+//! converter registers.
+//!
+//! # Avro → Connect
+//!
+//! The inverse, for any Avro schema (not only those written by Connect): records become
+//! structs named by their full name (unless `io.confluent.connect.avro.ConnectDefault*`), enums
+//! strings with `io.confluent.connect.avro.Enum` parameters, `fixed` bytes with
+//! `connect.fixed.size`, a union of null and one type an optional schema, any other union a
+//! struct `io.confluent.connect.avro.Union` with a field per branch. `connect.*` properties
+//! restore names, versions, docs, parameters and defaults.
+
+use std::collections::HashMap;
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value as Json};
+use tributary_api::data::{
+    Date, Decimal, Schema, SchemaBuilder, SchemaRef, SchemaType, Struct, Time, Timestamp, Value,
+};
+use tributary_api::{ConnectError, ConnectResult};
+
+/// `AvroData.NAMESPACE`.
+pub const NAMESPACE: &str = "io.confluent.connect.avro";
+/// `AvroData.DEFAULT_SCHEMA_FULL_NAME`: the name of an unnamed struct's record.
+pub const DEFAULT_SCHEMA_FULL_NAME: &str = "io.confluent.connect.avro.ConnectDefault";
+/// `AvroData.AVRO_TYPE_UNION`: the Connect name of a struct standing for an Avro union.
+pub const AVRO_TYPE_UNION: &str = "io.confluent.connect.avro.Union";
+/// `AvroData.AVRO_TYPE_ENUM`: the parameter naming an Avro enum a string came from.
+pub const AVRO_TYPE_ENUM: &str = "io.confluent.connect.avro.Enum";
+const MAP_ENTRY_TYPE_NAME: &str = "MapEntry";
+const CONNECT_NAME_PROP: &str = "connect.name";
+const CONNECT_DOC_PROP: &str = "connect.doc";
+const CONNECT_RECORD_DOC_PROP: &str = "connect.record.doc";
+const CONNECT_VERSION_PROP: &str = "connect.version";
+const CONNECT_DEFAULT_VALUE_PROP: &str = "connect.default";
+const CONNECT_PARAMETERS_PROP: &str = "connect.parameters";
+const CONNECT_INTERNAL_TYPE_NAME: &str = "connect.internal.type";
+const CONNECT_TYPE_PROP: &str = "connect.type";
+const AVRO_RECORD_DOC_PROP: &str = "io.confluent.connect.avro.record.doc";
+const AVRO_ENUM_DOC_PREFIX_PROP: &str = "io.confluent.connect.avro.enum.doc.";
+const AVRO_FIELD_DOC_PREFIX_PROP: &str = "io.confluent.connect.avro.field.doc.";
+const AVRO_FIELD_DEFAULT_FLAG_PROP: &str = "io.confluent.connect.avro.field.default";
+const AVRO_ENUM_DEFAULT_PREFIX_PROP: &str = "io.confluent.connect.avro.enum.default.";
+const CONNECT_AVRO_FIXED_SIZE_PROP: &str = "connect.fixed.size";
+const CONNECT_AVRO_DECIMAL_PRECISION_PROP: &str = "connect.decimal.precision";
+const CONNECT_AVRO_DECIMAL_PRECISION_DEFAULT: i64 = 64;
+
+/// The `AvroDataConfig` settings that shape the mapping (Confluent's defaults in
+/// [`AvroDataConfig::default`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AvroDataConfig {
+    /// `connect.meta.data` (default true): write and read the `connect.*` properties.
+    pub connect_meta_data: bool,
+    /// `enhanced.avro.schema.support` (default false): keep enums and full union branch names.
+    pub enhanced_schema_support: bool,
+    /// `scrub.invalid.names` (default false): replace characters Avro names cannot hold.
+    pub scrub_invalid_names: bool,
+    /// `allow.optional.map.keys` (default false): an optional STRING key still maps to an
+    /// Avro map.
+    pub allow_optional_map_keys: bool,
+    /// `flatten.singleton.unions` (default true): a union of one type reads as that type.
+    pub flatten_singleton_unions: bool,
+    /// `discard.type.doc.default` (default false): docs and defaults of types are not kept
+    /// as parameters.
+    pub discard_type_doc_default: bool,
+    /// `schemas.cache.config` (default 1000): how many schemas each direction keeps.
+    pub schemas_cache_size: usize,
+}
+
+impl Default for AvroDataConfig {
+    fn default() -> Self {
+        AvroDataConfig {
+            connect_meta_data: true,
+            enhanced_schema_support: false,
+            scrub_invalid_names: false,
+            allow_optional_map_keys: false,
+            flatten_singleton_unions: true,
+            discard_type_doc_default: false,
+            schemas_cache_size: 1000,
+        }
+    }
+}
+
+// ------------------------------------------------------------------ Connect → Avro
+
+/// An Avro schema as `AvroData` builds it, before it is written as JSON.
+#[derive(Debug, Clone)]
+enum Node {
+    Primitive {
+        ty: &'static str,
+        props: Map<String, Json>,
+    },
+    Array {
+        items: Box<Node>,
+        props: Map<String, Json>,
+    },
+    Map {
+        values: Box<Node>,
+        props: Map<String, Json>,
+    },
+    Union(Vec<Node>),
+    Named(Box<Named>),
+}
+
+#[derive(Debug, Clone)]
+struct Named {
+    namespace: Option<String>,
+    name: String,
+    doc: Option<String>,
+    kind: NamedKind,
+    props: Map<String, Json>,
+}
+
+#[derive(Debug, Clone)]
+enum NamedKind {
+    Record(Vec<AvroField>),
+    Fixed(usize),
+    Enum {
+        symbols: Vec<String>,
+        default: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct AvroField {
+    name: String,
+    schema: Node,
+    doc: Option<String>,
+    default: Option<Json>,
+    props: Map<String, Json>,
+}
+
+impl Node {
+    fn props_mut(&mut self) -> Option<&mut Map<String, Json>> {
+        match self {
+            Node::Primitive { props, .. } | Node::Array { props, .. } | Node::Map { props, .. } => {
+                Some(props)
+            }
+            Node::Named(n) => Some(&mut n.props),
+            Node::Union(_) => None,
+        }
+    }
+    fn is_named(&self) -> bool {
+        match self {
+            Node::Named(_) => true,
+            Node::Union(branches) => branches.iter().any(|b| matches!(b, Node::Named(_))),
+            _ => false,
+        }
+    }
+}
+
+fn primitive(ty: &'static str) -> Node {
+    Node::Primitive {
+        ty,
+        props: Map::new(),
+    }
+}
+
+/// One conversion's state (`AvroData.FromConnectContext`): schemas already converted (so an
+/// equal schema is the same Avro type and an unnamed struct keeps its `ConnectDefaultN`), and
+/// the counter of unnamed types.
+struct FromConnect<'a> {
+    config: &'a AvroDataConfig,
+    converted: Vec<(Schema, Node)>,
+    name_index: usize,
+}
+
+/// Converts a Connect schema to the JSON text of its Avro schema, as `AvroData.fromConnectSchema`
+/// followed by Avro's `Schema.toString()`.
+///
+/// Errors ([`ConnectError::Data`]): a Decimal without a `scale` parameter, an invalid
+/// `connect.fixed.size`, a default value of the wrong type.
+pub fn from_connect_schema(config: &AvroDataConfig, schema: &Schema) -> ConnectResult<String> {
+    let mut ctx = FromConnect {
+        config,
+        converted: Vec::new(),
+        name_index: 0,
+    };
+    let node = ctx.convert(schema, false)?;
+    let mut names = HashMap::new();
+    Ok(write_json(&node, &mut names, None).to_string())
+}
+
+fn is_union_schema(schema: &Schema) -> bool {
+    schema.name.as_deref() == Some(AVRO_TYPE_UNION)
+}
+
+fn param<'s>(schema: &'s Schema, key: &str) -> Option<&'s str> {
+    schema.parameters.as_ref()?.get(key).map(String::as_str)
+}
+
+fn is_fixed_schema(schema: &Schema) -> bool {
+    schema.schema_type == SchemaType::Bytes && param(schema, CONNECT_AVRO_FIXED_SIZE_PROP).is_some()
+}
+
+fn non_optional(schema: &Schema) -> Schema {
+    Schema {
+        optional: false,
+        default_value: None,
+        ..schema.clone()
+    }
+}
+
+impl FromConnect<'_> {
+    fn name_or_default(&mut self, name: Option<&str>) -> (Option<String>, String) {
+        match name {
+            Some(n) => split_name(n, self.config.scrub_invalid_names),
+            None => {
+                self.name_index += 1;
+                let suffix = if self.name_index > 1 {
+                    self.name_index.to_string()
+                } else {
+                    String::new()
+                };
+                (
+                    Some(NAMESPACE.to_string()),
+                    format!("ConnectDefault{suffix}"),
+                )
+            }
+        }
+    }
+
+    fn convert(&mut self, schema: &Schema, ignore_optional: bool) -> ConnectResult<Node> {
+        if !is_union_schema(schema) && !schema.optional {
+            if let Some((_, node)) = self.converted.iter().find(|(s, _)| s == schema) {
+                return Ok(node.clone());
+            }
+        }
+        let mut connect_type = None;
+        let base = match schema.schema_type {
+            SchemaType::Int8 => {
+                connect_type = Some("int8");
+                primitive("int")
+            }
+            SchemaType::Int16 => {
+                connect_type = Some("int16");
+                primitive("int")
+            }
+            SchemaType::Int32 => primitive("int"),
+            SchemaType::Int64 => primitive("long"),
+            SchemaType::Float32 => primitive("float"),
+            SchemaType::Float64 => primitive("double"),
+            SchemaType::Boolean => primitive("boolean"),
+            SchemaType::String => self.string_node(schema),
+            SchemaType::Bytes => self.bytes_node(schema)?,
+            SchemaType::Array => {
+                let value = value_schema(schema)?;
+                Node::Array {
+                    items: Box::new(self.convert(value, false)?),
+                    props: Map::new(),
+                }
+            }
+            SchemaType::Map => self.map_node(schema)?,
+            SchemaType::Struct => {
+                if is_union_schema(schema) {
+                    let mut branches = Vec::new();
+                    if schema.optional {
+                        branches.push(primitive("null"));
+                    }
+                    for f in &schema.fields {
+                        branches.push(self.convert(&non_optional(&f.schema), true)?);
+                    }
+                    Node::Union(branches)
+                } else if schema.optional {
+                    let inner = self.convert(&non_optional(schema), false)?;
+                    Node::Union(vec![primitive("null"), inner])
+                } else {
+                    self.record_node(schema)?
+                }
+            }
+        };
+        let mut node = base;
+        if !matches!(node, Node::Union(_)) {
+            self.add_metadata(schema, &mut node, connect_type)?;
+            if !ignore_optional {
+                node = make_optional(schema, node);
+            }
+        }
+        if !schema.optional {
+            self.converted.push((schema.clone(), node.clone()));
+        }
+        Ok(node)
+    }
+
+    fn string_node(&mut self, schema: &Schema) -> Node {
+        let Some(enum_name) = self
+            .config
+            .enhanced_schema_support
+            .then(|| param(schema, AVRO_TYPE_ENUM))
+            .flatten()
+        else {
+            return primitive("string");
+        };
+        let prefix = format!("{AVRO_TYPE_ENUM}.");
+        let symbols = schema
+            .parameters
+            .iter()
+            .flatten()
+            .filter_map(|(k, _)| k.strip_prefix(&prefix).map(str::to_string))
+            .collect();
+        let (_, name) = self.name_or_default(schema.name.as_deref());
+        let (doc, default) = if self.config.discard_type_doc_default {
+            (param(schema, "connect.enum.doc").map(str::to_string), None)
+        } else {
+            (
+                param(schema, &format!("{AVRO_ENUM_DOC_PREFIX_PROP}{name}")).map(str::to_string),
+                param(schema, &format!("{AVRO_ENUM_DEFAULT_PREFIX_PROP}{name}"))
+                    .map(str::to_string),
+            )
+        };
+        let (namespace, name) = split_name(enum_name, false);
+        Node::Named(Box::new(Named {
+            namespace,
+            name,
+            doc,
+            kind: NamedKind::Enum { symbols, default },
+            props: Map::new(),
+        }))
+    }
+
+    fn bytes_node(&mut self, schema: &Schema) -> ConnectResult<Node> {
+        let mut node = if is_fixed_schema(schema) {
+            let size: usize = param(schema, CONNECT_AVRO_FIXED_SIZE_PROP)
+                .unwrap_or_default()
+                .parse()
+                .map_err(|_| {
+                    ConnectError::data(format!(
+                        "Invalid {CONNECT_AVRO_FIXED_SIZE_PROP} parameter of schema {schema}"
+                    ))
+                })?;
+            let (namespace, name) = self.name_or_default(schema.name.as_deref());
+            Node::Named(Box::new(Named {
+                namespace,
+                name,
+                doc: None,
+                kind: NamedKind::Fixed(size),
+                props: Map::new(),
+            }))
+        } else {
+            primitive("bytes")
+        };
+        if is_decimal(schema) {
+            let scale = decimal_scale(schema)?;
+            let precision = match param(schema, CONNECT_AVRO_DECIMAL_PRECISION_PROP) {
+                Some(p) => p.parse::<i64>().map_err(|_| {
+                    ConnectError::data(format!(
+                        "Invalid {CONNECT_AVRO_DECIMAL_PRECISION_PROP} parameter: {p}"
+                    ))
+                })?,
+                None => CONNECT_AVRO_DECIMAL_PRECISION_DEFAULT,
+            };
+            let props = node.props_mut().expect("bytes and fixed carry properties");
+            props.insert("scale".into(), Json::from(scale));
+            props.insert("precision".into(), Json::from(precision));
+        }
+        Ok(node)
+    }
+
+    fn map_node(&mut self, schema: &Schema) -> ConnectResult<Node> {
+        let key = schema
+            .key_schema
+            .as_ref()
+            .ok_or_else(|| ConnectError::data("Map schema without a key schema"))?;
+        let value = value_schema(schema)?;
+        if key.schema_type == SchemaType::String
+            && (!key.optional || self.config.allow_optional_map_keys)
+        {
+            return Ok(Node::Map {
+                values: Box::new(self.convert(value, false)?),
+                props: Map::new(),
+            });
+        }
+        let (namespace, name, props) = match &schema.name {
+            None => (
+                Some(NAMESPACE.to_string()),
+                MAP_ENTRY_TYPE_NAME.to_string(),
+                Map::new(),
+            ),
+            Some(n) => {
+                let (ns, name) = self.name_or_default(Some(n));
+                let mut props = Map::new();
+                props.insert(
+                    CONNECT_INTERNAL_TYPE_NAME.into(),
+                    Json::from(MAP_ENTRY_TYPE_NAME),
+                );
+                (ns, name, props)
+            }
+        };
+        let fields = vec![
+            self.record_field("key", key, None)?,
+            self.record_field("value", value, None)?,
+        ];
+        Ok(Node::Array {
+            items: Box::new(Node::Named(Box::new(Named {
+                namespace,
+                name,
+                doc: None,
+                kind: NamedKind::Record(fields),
+                props,
+            }))),
+            props: Map::new(),
+        })
+    }
+
+    fn record_node(&mut self, schema: &Schema) -> ConnectResult<Node> {
+        let (namespace, name) = self.name_or_default(schema.name.as_deref());
+        let doc_key = if self.config.discard_type_doc_default {
+            CONNECT_RECORD_DOC_PROP
+        } else {
+            AVRO_RECORD_DOC_PROP
+        };
+        let doc = param(schema, doc_key).map(str::to_string);
+        let mut fields = Vec::with_capacity(schema.fields.len());
+        for f in &schema.fields {
+            let field_name = scrub_name(&f.name, self.config.scrub_invalid_names);
+            let field_doc = if self.config.discard_type_doc_default {
+                None
+            } else {
+                param(schema, &format!("{AVRO_FIELD_DOC_PREFIX_PROP}{}", f.name))
+                    .map(str::to_string)
+            };
+            fields.push(self.record_field(&field_name, &f.schema, field_doc)?);
+        }
+        Ok(Node::Named(Box::new(Named {
+            namespace,
+            name,
+            doc,
+            kind: NamedKind::Record(fields),
+            props: Map::new(),
+        })))
+    }
+
+    fn record_field(
+        &mut self,
+        name: &str,
+        schema: &Schema,
+        doc: Option<String>,
+    ) -> ConnectResult<AvroField> {
+        let default = match &schema.default_value {
+            Some(d) => Some(default_value_from_connect(self.config, schema, d)?),
+            None if schema.optional => Some(Json::Null),
+            None => None,
+        };
+        let seen_before = schema.name.as_ref().is_some_and(|n| {
+            let full = scrub_full_name(n, self.config.scrub_invalid_names);
+            self.converted.iter().any(|(s, _)| {
+                s.name
+                    .as_deref()
+                    .map(|x| scrub_full_name(x, self.config.scrub_invalid_names))
+                    == Some(full.clone())
+            })
+        });
+        let node = self.convert(schema, false)?;
+        let mut props = Map::new();
+        if self.config.connect_meta_data && seen_before && node.is_named() {
+            if let Some(params) = schema.parameters.as_ref().filter(|p| !p.is_empty()) {
+                let json = self.parameters_json(params);
+                if !json.is_empty() {
+                    props.insert(CONNECT_PARAMETERS_PROP.into(), Json::Object(json));
+                }
+            }
+        }
+        let doc = if self.config.discard_type_doc_default {
+            schema.doc.clone()
+        } else {
+            doc
+        };
+        Ok(AvroField {
+            name: name.to_string(),
+            schema: node,
+            doc,
+            default,
+            props,
+        })
+    }
+
+    fn parameters_json(&self, params: &IndexMap<String, String>) -> Map<String, Json> {
+        params
+            .iter()
+            .filter(|(k, _)| {
+                self.config.discard_type_doc_default || k.as_str() != AVRO_FIELD_DEFAULT_FLAG_PROP
+            })
+            .map(|(k, v)| (k.clone(), Json::from(v.as_str())))
+            .collect()
+    }
+
+    fn add_metadata(
+        &self,
+        schema: &Schema,
+        node: &mut Node,
+        connect_type: Option<&str>,
+    ) -> ConnectResult<()> {
+        let params_json = schema
+            .parameters
+            .as_ref()
+            .map(|p| self.parameters_json(p))
+            .unwrap_or_default();
+        let connect_default = match &schema.default_value {
+            Some(d)
+                if self.config.discard_type_doc_default
+                    || param(schema, AVRO_FIELD_DEFAULT_FLAG_PROP).is_none() =>
+            {
+                Some(default_value_from_connect(self.config, schema, d)?)
+            }
+            _ => None,
+        };
+        let props = node.props_mut().expect("not a union");
+        if self.config.connect_meta_data {
+            if let Some(doc) = &schema.doc {
+                props.insert(CONNECT_DOC_PROP.into(), Json::from(doc.as_str()));
+            }
+            if let Some(v) = schema.version {
+                props.insert(CONNECT_VERSION_PROP.into(), Json::from(v));
+            }
+            if !params_json.is_empty() {
+                props.insert(CONNECT_PARAMETERS_PROP.into(), Json::Object(params_json));
+            }
+            if let Some(d) = connect_default {
+                props.insert(CONNECT_DEFAULT_VALUE_PROP.into(), d);
+            }
+            if let Some(name) = &schema.name {
+                props.insert(CONNECT_NAME_PROP.into(), Json::from(name.as_str()));
+            }
+            if let Some(t) = connect_type {
+                props.insert(CONNECT_TYPE_PROP.into(), Json::from(t));
+            }
+        }
+        let logical = match schema.name.as_deref() {
+            Some(Decimal::LOGICAL_NAME) => Some("decimal"),
+            Some(Time::LOGICAL_NAME) => Some("time-millis"),
+            Some(Timestamp::LOGICAL_NAME) => Some("timestamp-millis"),
+            Some(Date::LOGICAL_NAME) => Some("date"),
+            _ => None,
+        };
+        if let Some(l) = logical {
+            props.entry("logicalType").or_insert_with(|| Json::from(l));
+        }
+        for (k, v) in schema.parameters.iter().flatten() {
+            if k.starts_with("avro") {
+                props.insert(k.clone(), Json::from(v.as_str()));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn value_schema(schema: &Schema) -> ConnectResult<&SchemaRef> {
+    schema.value_schema.as_ref().ok_or_else(|| {
+        ConnectError::data(format!(
+            "{} schema without a value schema",
+            schema.schema_type.name()
+        ))
+    })
+}
+
+fn make_optional(schema: &Schema, node: Node) -> Node {
+    if !schema.optional {
+        node
+    } else if schema.default_value.is_some() {
+        Node::Union(vec![node, primitive("null")])
+    } else {
+        Node::Union(vec![primitive("null"), node])
+    }
+}
+
+fn is_decimal(schema: &Schema) -> bool {
+    schema
+        .name
+        .as_deref()
+        .is_some_and(|n| n.eq_ignore_ascii_case(Decimal::LOGICAL_NAME))
+}
+
+fn decimal_scale(schema: &Schema) -> ConnectResult<i64> {
+    param(schema, Decimal::SCALE_FIELD)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| ConnectError::data("Invalid Decimal schema: scale parameter not found."))
+}
+
+/// `AvroData.defaultValueFromConnect`: a Connect default as the JSON of an Avro default (bytes
+/// as ISO-8859-1 text, logical types as their encodings, maps with non-string keys as arrays of
+/// `[key, value]`).
+fn default_value_from_connect(
+    config: &AvroDataConfig,
+    schema: &Schema,
+    value: &Value,
+) -> ConnectResult<Json> {
+    let bad = || {
+        ConnectError::data(format!(
+            "Invalid type used for default value of {} field: {}",
+            schema.schema_type.name(),
+            value.kind_name()
+        ))
+    };
+    Ok(match (schema.schema_type, value) {
+        (_, Value::Null) => Json::Null,
+        (SchemaType::Int8, Value::Int8(v)) => Json::from(*v),
+        (SchemaType::Int16, Value::Int16(v)) => Json::from(*v),
+        (SchemaType::Int32, Value::Int32(v) | Value::Date(v) | Value::Time(v)) => Json::from(*v),
+        (SchemaType::Int64, Value::Int64(v) | Value::Timestamp(v)) => Json::from(*v),
+        (SchemaType::Float32, Value::Float32(v)) => float_json(f64::from_str_lossy(&v.to_string())),
+        (SchemaType::Float64, Value::Float64(v)) => float_json(*v),
+        (SchemaType::Boolean, Value::Boolean(v)) => Json::from(*v),
+        (SchemaType::String, Value::String(v)) => Json::from(v.as_str()),
+        (SchemaType::Bytes, Value::Bytes(b)) => Json::from(latin1(b)),
+        (SchemaType::Bytes, Value::Decimal(d)) => {
+            Json::from(latin1(&Decimal::from_logical(schema, d)?))
+        }
+        (SchemaType::Array, Value::Array(items)) => {
+            let elem = value_schema(schema)?;
+            Json::Array(
+                items
+                    .iter()
+                    .map(|v| default_value_from_connect(config, elem, v))
+                    .collect::<ConnectResult<_>>()?,
+            )
+        }
+        (SchemaType::Map, Value::Map(entries)) => {
+            let key = schema.key_schema.as_ref().ok_or_else(bad)?;
+            let val = value_schema(schema)?;
+            if key.schema_type == SchemaType::String
+                && (!key.optional || config.allow_optional_map_keys)
+            {
+                let mut obj = Map::new();
+                for (k, v) in entries {
+                    let k = k.as_str().ok_or_else(bad)?;
+                    obj.insert(k.to_string(), default_value_from_connect(config, val, v)?);
+                }
+                Json::Object(obj)
+            } else {
+                Json::Array(
+                    entries
+                        .iter()
+                        .map(|(k, v)| {
+                            Ok(Json::Array(vec![
+                                default_value_from_connect(config, key, k)?,
+                                default_value_from_connect(config, val, v)?,
+                            ]))
+                        })
+                        .collect::<ConnectResult<_>>()?,
+                )
+            }
+        }
+        (SchemaType::Struct, Value::Struct(s)) => {
+            let mut obj = Map::new();
+            for f in &schema.fields {
+                let v = s.get(&f.name).unwrap_or(&Value::Null);
+                let json = default_value_from_connect(config, &f.schema, v)?;
+                if is_union_schema(schema) {
+                    return Ok(json);
+                }
+                obj.insert(scrub_name(&f.name, config.scrub_invalid_names), json);
+            }
+            Json::Object(obj)
+        }
+        _ => return Err(bad()),
+    })
+}
+
+trait FromStrLossy {
+    fn from_str_lossy(s: &str) -> f64;
+}
+impl FromStrLossy for f64 {
+    /// A float32 printed shortest and read back as a double: Jackson writes a float node as
+    /// `Float.toString` does (`0.1`, not `0.10000000149011612`).
+    fn from_str_lossy(s: &str) -> f64 {
+        s.parse().unwrap_or(f64::NAN)
+    }
+}
+
+fn float_json(v: f64) -> Json {
+    serde_json::Number::from_f64(v)
+        .map(Json::Number)
+        .unwrap_or(Json::Null)
+}
+
+fn latin1(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| char::from(b)).collect()
+}
+
+/// `AvroData.splitName`: namespace and name of a full name, each part scrubbed when asked.
+fn split_name(full: &str, scrub: bool) -> (Option<String>, String) {
+    if full.is_empty() {
+        return (None, String::new());
+    }
+    let mut parts: Vec<String> = full.split('.').map(|p| scrub_name(p, scrub)).collect();
+    let name = parts.pop().unwrap_or_default();
+    if parts.is_empty() {
+        (None, name)
+    } else {
+        (Some(parts.join(".")), name)
+    }
+}
+
+fn scrub_full_name(name: &str, scrub: bool) -> String {
+    if !scrub {
+        return name.to_string();
+    }
+    match split_name(name, true) {
+        (None, n) => n,
+        (Some(ns), n) => format!("{ns}.{n}"),
+    }
+}
+
+/// `AvroData.doScrubName` when `scrub`: a name Avro accepts, made as Java makes it
+/// (`URLEncoder.encode` in UTF-8, then every character but `[A-Za-z0-9_]` replaced by `_`, and
+/// an `x` before a leading digit).
+pub fn scrub_name(name: &str, scrub: bool) -> String {
+    let ok = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if !scrub
+        || name.is_empty()
+        || (name.chars().all(ok) && !name.starts_with(|c: char| c.is_ascii_digit()))
+    {
+        return name.to_string();
+    }
+    let mut encoded = String::with_capacity(name.len() * 3);
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '*' | '_') {
+            encoded.push(c);
+        } else if c == ' ' {
+            encoded.push('+');
+        } else {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                encoded.push_str(&format!("%{b:02X}"));
+            }
+        }
+    }
+    if encoded.starts_with(|c: char| c.is_ascii_digit()) {
+        encoded.insert(0, 'x');
+    }
+    encoded
+        .chars()
+        .map(|c| if ok(c) { c } else { '_' })
+        .collect()
+}
+
+/// Writes a node as Avro's Java `Schema.toJson` does: `names` holds the named types written so
+/// far (by full name), `space` the enclosing namespace.
+fn write_json(node: &Node, names: &mut HashMap<String, ()>, space: Option<&str>) -> Json {
+    match node {
+        Node::Primitive { ty, props } => {
+            if props.is_empty() {
+                Json::from(*ty)
+            } else {
+                let mut obj = Map::new();
+                obj.insert("type".into(), Json::from(*ty));
+                obj.extend(props.clone());
+                Json::Object(obj)
+            }
+        }
+        Node::Array { items, props } => {
+            let mut obj = Map::new();
+            obj.insert("type".into(), Json::from("array"));
+            obj.insert("items".into(), write_json(items, names, space));
+            obj.extend(props.clone());
+            Json::Object(obj)
+        }
+        Node::Map { values, props } => {
+            let mut obj = Map::new();
+            obj.insert("type".into(), Json::from("map"));
+            obj.insert("values".into(), write_json(values, names, space));
+            obj.extend(props.clone());
+            Json::Object(obj)
+        }
+        Node::Union(branches) => Json::Array(
+            branches
+                .iter()
+                .map(|b| write_json(b, names, space))
+                .collect(),
+        ),
+        Node::Named(named) => {
+            let full = match &named.namespace {
+                Some(ns) if !ns.is_empty() => format!("{ns}.{}", named.name),
+                _ => named.name.clone(),
+            };
+            if names.contains_key(&full) {
+                let same_space = named.namespace.as_deref().filter(|s| !s.is_empty()) == space
+                    || named.namespace.is_none();
+                return Json::from(if same_space { named.name.clone() } else { full });
+            }
+            names.insert(full, ());
+            let mut obj = Map::new();
+            let ty = match named.kind {
+                NamedKind::Record(_) => "record",
+                NamedKind::Fixed(_) => "fixed",
+                NamedKind::Enum { .. } => "enum",
+            };
+            obj.insert("type".into(), Json::from(ty));
+            obj.insert("name".into(), Json::from(named.name.as_str()));
+            match named.namespace.as_deref() {
+                Some(ns) => {
+                    if Some(ns) != space {
+                        obj.insert("namespace".into(), Json::from(ns));
+                    }
+                }
+                None => {
+                    if space.is_some() {
+                        obj.insert("namespace".into(), Json::from(""));
+                    }
+                }
+            }
+            if let Some(doc) = &named.doc {
+                obj.insert("doc".into(), Json::from(doc.as_str()));
+            }
+            let inner_space = named.namespace.as_deref();
+            match &named.kind {
+                NamedKind::Record(fields) => {
+                    let fields = fields
+                        .iter()
+                        .map(|f| {
+                            let mut fo = Map::new();
+                            fo.insert("name".into(), Json::from(f.name.as_str()));
+                            fo.insert("type".into(), write_json(&f.schema, names, inner_space));
+                            if let Some(doc) = &f.doc {
+                                fo.insert("doc".into(), Json::from(doc.as_str()));
+                            }
+                            if let Some(d) = &f.default {
+                                if default_fits(&f.schema, d) {
+                                    fo.insert("default".into(), d.clone());
+                                } else {
+                                    tracing::warn!(
+                                        field = %f.name,
+                                        "Ignoring invalid default for field {}",
+                                        f.name
+                                    );
+                                }
+                            }
+                            fo.extend(f.props.clone());
+                            Json::Object(fo)
+                        })
+                        .collect();
+                    obj.insert("fields".into(), Json::Array(fields));
+                }
+                NamedKind::Fixed(size) => {
+                    obj.insert("size".into(), Json::from(*size));
+                }
+                NamedKind::Enum { symbols, default } => {
+                    obj.insert(
+                        "symbols".into(),
+                        Json::Array(symbols.iter().map(|s| Json::from(s.as_str())).collect()),
+                    );
+                    if let Some(d) = default {
+                        obj.insert("default".into(), Json::from(d.as_str()));
+                    }
+                }
+            }
+            obj.extend(named.props.clone());
+            Json::Object(obj)
+        }
+    }
+}
+
+/// Whether a field default is valid for the field's schema (Avro's default validation; for a
+/// union, the first branch decides). Java's `Schema.Field` drops an invalid default with a
+/// warning.
+fn default_fits(node: &Node, default: &Json) -> bool {
+    match node {
+        Node::Union(branches) => branches.first().is_some_and(|b| default_fits(b, default)),
+        Node::Primitive { ty, .. } => match *ty {
+            "null" => default.is_null(),
+            "boolean" => default.is_boolean(),
+            "int" | "long" => default.is_i64() || default.is_u64(),
+            "float" | "double" => default.is_number(),
+            "string" | "bytes" => default.is_string(),
+            _ => false,
+        },
+        Node::Array { items, .. } => default
+            .as_array()
+            .is_some_and(|a| a.iter().all(|v| default_fits(items, v))),
+        Node::Map { values, .. } => default
+            .as_object()
+            .is_some_and(|o| o.values().all(|v| default_fits(values, v))),
+        Node::Named(n) => match &n.kind {
+            NamedKind::Record(fields) => default.as_object().is_some_and(|o| {
+                fields.iter().all(|f| match o.get(&f.name) {
+                    Some(v) => default_fits(&f.schema, v),
+                    None => f.default.is_some(),
+                })
+            }),
+            NamedKind::Fixed(size) => default.as_str().is_some_and(|s| s.chars().count() == *size),
+            NamedKind::Enum { symbols, .. } => default
+                .as_str()
+                .is_some_and(|s| symbols.iter().any(|x| x == s)),
+        },
+    }
+}
+
+// ------------------------------------------------------------------ Avro → Connect
+
+/// A parsed Avro schema with named types resolved: what [`to_connect_schema`] and the value
+/// conversions walk. `Ref`s point into [`AvroSchema::named`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum AvroType {
+    /// `null`, `boolean`, `int`, `long`, `float`, `double`, `bytes`, `string` with their
+    /// properties.
+    Primitive {
+        /// The primitive type's name.
+        ty: String,
+        /// Every other key of the schema object (`logicalType`, `connect.*`, …).
+        props: Map<String, Json>,
+    },
+    /// `{"type":"array","items":…}`.
+    Array {
+        /// The element type.
+        items: Box<AvroType>,
+        /// Other keys.
+        props: Map<String, Json>,
+    },
+    /// `{"type":"map","values":…}`.
+    Map {
+        /// The value type.
+        values: Box<AvroType>,
+        /// Other keys.
+        props: Map<String, Json>,
+    },
+    /// A union's branches.
+    Union(Vec<AvroType>),
+    /// A named type (record, enum, fixed) by its index in [`AvroSchema::named`].
+    Ref(usize),
+}
+
+/// A named Avro type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AvroNamed {
+    /// The full name (`namespace.name`).
+    pub full_name: String,
+    /// The doc, if any.
+    pub doc: Option<String>,
+    /// What kind of named type.
+    pub kind: AvroNamedKind,
+    /// Other keys.
+    pub props: Map<String, Json>,
+}
+
+/// The body of a named type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AvroNamedKind {
+    /// A record's fields: name, type, doc, default, other keys.
+    Record(Vec<AvroRecordField>),
+    /// An enum's symbols and default symbol.
+    Enum {
+        /// The symbols, in order (a value is written as its index).
+        symbols: Vec<String>,
+        /// The default symbol.
+        default: Option<String>,
+    },
+    /// A fixed type's size in bytes.
+    Fixed(usize),
+}
+
+/// A record field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AvroRecordField {
+    /// The field's name.
+    pub name: String,
+    /// Its type.
+    pub ty: AvroType,
+    /// Its doc.
+    pub doc: Option<String>,
+    /// Its default (JSON), if any.
+    pub default: Option<Json>,
+    /// Other keys.
+    pub props: Map<String, Json>,
+}
+
+/// A whole parsed Avro schema: the top type and every named type it defines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AvroSchema {
+    /// The schema itself.
+    pub root: AvroType,
+    /// Named types, referenced by index.
+    pub named: Vec<AvroNamed>,
+}
+
+impl AvroSchema {
+    /// Parses Avro schema JSON text. `references` are the texts of schemas it may refer to by
+    /// name (a registry's schema references), parsed first. Errors are
+    /// [`ConnectError::Data`] naming what is wrong.
+    pub fn parse(text: &str, references: &[String]) -> ConnectResult<AvroSchema> {
+        let mut parser = Parser {
+            named: Vec::new(),
+            by_name: HashMap::new(),
+        };
+        for r in references {
+            let json: Json = serde_json::from_str(r)
+                .map_err(|e| ConnectError::data(format!("Invalid referenced Avro schema: {e}")))?;
+            parser.parse(&json, None)?;
+        }
+        let json: Json = serde_json::from_str(text)
+            .map_err(|e| ConnectError::data(format!("Invalid Avro schema: {e}")))?;
+        let root = parser.parse(&json, None)?;
+        Ok(AvroSchema {
+            root,
+            named: parser.named,
+        })
+    }
+
+    /// The named type a `Ref` points to.
+    pub fn named(&self, index: usize) -> &AvroNamed {
+        &self.named[index]
+    }
+}
+
+struct Parser {
+    named: Vec<AvroNamed>,
+    by_name: HashMap<String, usize>,
+}
+
+const PRIMITIVES: [&str; 8] = [
+    "null", "boolean", "int", "long", "float", "double", "bytes", "string",
+];
+
+fn full_name(name: &str, namespace: Option<&str>) -> String {
+    if name.contains('.') {
+        name.to_string()
+    } else {
+        match namespace {
+            Some(ns) if !ns.is_empty() => format!("{ns}.{name}"),
+            _ => name.to_string(),
+        }
+    }
+}
+
+impl Parser {
+    fn lookup(&self, name: &str, space: Option<&str>) -> ConnectResult<AvroType> {
+        let full = full_name(name, space);
+        self.by_name
+            .get(&full)
+            .or_else(|| self.by_name.get(name))
+            .map(|&i| AvroType::Ref(i))
+            .ok_or_else(|| ConnectError::data(format!("Undefined Avro name: {name}")))
+    }
+
+    fn parse(&mut self, json: &Json, space: Option<&str>) -> ConnectResult<AvroType> {
+        match json {
+            Json::String(s) if PRIMITIVES.contains(&s.as_str()) => Ok(AvroType::Primitive {
+                ty: s.clone(),
+                props: Map::new(),
+            }),
+            Json::String(s) => self.lookup(s, space),
+            Json::Array(branches) => Ok(AvroType::Union(
+                branches
+                    .iter()
+                    .map(|b| self.parse(b, space))
+                    .collect::<ConnectResult<_>>()?,
+            )),
+            Json::Object(obj) => self.parse_object(obj, space),
+            other => Err(ConnectError::data(format!(
+                "Invalid Avro schema: {other} is not a schema"
+            ))),
+        }
+    }
+
+    fn parse_object(
+        &mut self,
+        obj: &Map<String, Json>,
+        space: Option<&str>,
+    ) -> ConnectResult<AvroType> {
+        let ty = obj
+            .get("type")
+            .ok_or_else(|| ConnectError::data("Invalid Avro schema: no type"))?;
+        let ty = match ty {
+            Json::String(t) => t.as_str(),
+            // {"type": {...}} or {"type": [...]}: the type itself.
+            other => return self.parse(other, space),
+        };
+        let props = |skip: &[&str]| -> Map<String, Json> {
+            obj.iter()
+                .filter(|(k, _)| k.as_str() != "type" && !skip.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        };
+        match ty {
+            "array" => {
+                let items = obj.get("items").ok_or_else(|| {
+                    ConnectError::data("Invalid Avro schema: array without items")
+                })?;
+                Ok(AvroType::Array {
+                    items: Box::new(self.parse(items, space)?),
+                    props: props(&["items"]),
+                })
+            }
+            "map" => {
+                let values = obj
+                    .get("values")
+                    .ok_or_else(|| ConnectError::data("Invalid Avro schema: map without values"))?;
+                Ok(AvroType::Map {
+                    values: Box::new(self.parse(values, space)?),
+                    props: props(&["values"]),
+                })
+            }
+            "record" | "error" | "enum" | "fixed" => {
+                let name = obj.get("name").and_then(Json::as_str).ok_or_else(|| {
+                    ConnectError::data(format!("Invalid Avro schema: {ty} without a name"))
+                })?;
+                let ns = obj.get("namespace").and_then(Json::as_str).or(space);
+                let full = full_name(name, ns);
+                let own_space = full.rsplit_once('.').map(|(ns, _)| ns.to_string());
+                let index = self.named.len();
+                self.by_name.insert(full.clone(), index);
+                let doc = obj.get("doc").and_then(Json::as_str).map(str::to_string);
+                self.named.push(AvroNamed {
+                    full_name: full,
+                    doc,
+                    kind: AvroNamedKind::Fixed(0),
+                    props: props(&[
+                        "name",
+                        "namespace",
+                        "doc",
+                        "fields",
+                        "symbols",
+                        "size",
+                        "default",
+                        "aliases",
+                    ]),
+                });
+                let kind = match ty {
+                    "enum" => AvroNamedKind::Enum {
+                        symbols: obj
+                            .get("symbols")
+                            .and_then(Json::as_array)
+                            .ok_or_else(|| {
+                                ConnectError::data("Invalid Avro schema: enum without symbols")
+                            })?
+                            .iter()
+                            .filter_map(|s| s.as_str().map(str::to_string))
+                            .collect(),
+                        default: obj
+                            .get("default")
+                            .and_then(Json::as_str)
+                            .map(str::to_string),
+                    },
+                    "fixed" => {
+                        AvroNamedKind::Fixed(obj.get("size").and_then(Json::as_u64).ok_or_else(
+                            || ConnectError::data("Invalid Avro schema: fixed without size"),
+                        )? as usize)
+                    }
+                    _ => {
+                        let mut fields = Vec::new();
+                        for f in obj.get("fields").and_then(Json::as_array).ok_or_else(|| {
+                            ConnectError::data("Invalid Avro schema: record without fields")
+                        })? {
+                            let fo = f.as_object().ok_or_else(|| {
+                                ConnectError::data("Invalid Avro schema: a field is not an object")
+                            })?;
+                            let name = fo.get("name").and_then(Json::as_str).ok_or_else(|| {
+                                ConnectError::data("Invalid Avro schema: a field without a name")
+                            })?;
+                            let fty = fo.get("type").ok_or_else(|| {
+                                ConnectError::data(format!(
+                                    "Invalid Avro schema: field {name} without a type"
+                                ))
+                            })?;
+                            fields.push(AvroRecordField {
+                                name: name.to_string(),
+                                ty: self.parse(fty, own_space.as_deref())?,
+                                doc: fo.get("doc").and_then(Json::as_str).map(str::to_string),
+                                default: fo.get("default").cloned(),
+                                props: fo
+                                    .iter()
+                                    .filter(|(k, _)| {
+                                        !matches!(
+                                            k.as_str(),
+                                            "name"
+                                                | "type"
+                                                | "doc"
+                                                | "default"
+                                                | "order"
+                                                | "aliases"
+                                        )
+                                    })
+                                    .map(|(k, v)| (k.clone(), v.clone()))
+                                    .collect(),
+                            });
+                        }
+                        AvroNamedKind::Record(fields)
+                    }
+                };
+                self.named[index].kind = kind;
+                Ok(AvroType::Ref(index))
+            }
+            t if PRIMITIVES.contains(&t) => Ok(AvroType::Primitive {
+                ty: t.to_string(),
+                props: props(&[]),
+            }),
+            other => self.lookup(other, space),
+        }
+    }
+}
+
+/// Converts an Avro schema to a Connect schema (`AvroData.toConnectSchema`); `version` is the
+/// registry's version of the schema, used for the top schema when it carries no
+/// `connect.version`.
+///
+/// Errors ([`ConnectError::Data`]): a standalone `null` schema, an `int` with an unknown
+/// `connect.type`, a union whose branches map to the same field name, a recursive record.
+pub fn to_connect_schema(
+    config: &AvroDataConfig,
+    schema: &AvroSchema,
+    version: Option<i32>,
+) -> ConnectResult<SchemaRef> {
+    let mut ctx = ToConnect {
+        config,
+        schema,
+        in_progress: Vec::new(),
+    };
+    ctx.convert(&schema.root, false, None, version)
+}
+
+struct ToConnect<'a> {
+    config: &'a AvroDataConfig,
+    schema: &'a AvroSchema,
+    in_progress: Vec<usize>,
+}
+
+fn props_of<'a>(schema: &'a AvroSchema, ty: &'a AvroType) -> Option<&'a Map<String, Json>> {
+    match ty {
+        AvroType::Primitive { props, .. }
+        | AvroType::Array { props, .. }
+        | AvroType::Map { props, .. } => Some(props),
+        AvroType::Ref(i) => Some(&schema.named(*i).props),
+        AvroType::Union(_) => None,
+    }
+}
+
+impl ToConnect<'_> {
+    fn convert(
+        &mut self,
+        ty: &AvroType,
+        force_optional: bool,
+        field_default: Option<&Json>,
+        version: Option<i32>,
+    ) -> ConnectResult<SchemaRef> {
+        let empty = Map::new();
+        let props = props_of(self.schema, ty).unwrap_or(&empty);
+        let prop_str = |k: &str| props.get(k).and_then(Json::as_str);
+        let connect_type = prop_str(CONNECT_TYPE_PROP);
+        let logical = prop_str("logicalType");
+        let meta = self.config.connect_meta_data;
+        let mut builder = match ty {
+            AvroType::Primitive { ty, .. } => match ty.as_str() {
+                "boolean" => SchemaBuilder::boolean(),
+                "bytes" => decimal_or_bytes(props, logical)?,
+                "double" => SchemaBuilder::float64(),
+                "float" => SchemaBuilder::float32(),
+                "int" => match (connect_type, logical) {
+                    (None, None) => SchemaBuilder::int32(),
+                    (_, Some(l)) if l.eq_ignore_ascii_case("date") => Date::builder(),
+                    (_, Some(l)) if l.eq_ignore_ascii_case("time-millis") => Time::builder(),
+                    (_, Some(_)) => SchemaBuilder::int32(),
+                    (Some("int8"), None) => SchemaBuilder::int8(),
+                    (Some("int16"), None) => SchemaBuilder::int16(),
+                    (Some(t), None) => {
+                        return Err(ConnectError::data(format!(
+                            "Connect type annotation for Avro int field is invalid: {t}"
+                        )))
+                    }
+                },
+                "long" => match logical {
+                    Some(l) if l.eq_ignore_ascii_case("timestamp-millis") => Timestamp::builder(),
+                    _ => SchemaBuilder::int64(),
+                },
+                "string" => SchemaBuilder::string(),
+                "null" => {
+                    return Err(ConnectError::data(
+                        "Standalone null schemas are not supported by this converter",
+                    ))
+                }
+                other => {
+                    return Err(ConnectError::data(format!(
+                        "Couldn't translate unsupported schema type {other}."
+                    )))
+                }
+            },
+            AvroType::Array { items, .. } => {
+                if let Some((key, value)) = self.map_entry(items)? {
+                    SchemaBuilder::map(key, value)
+                } else {
+                    SchemaBuilder::array(self.convert(items, false, None, None)?)
+                }
+            }
+            AvroType::Map { values, .. } => SchemaBuilder::map(
+                Schema::string_schema(),
+                self.convert(values, false, None, None)?,
+            ),
+            AvroType::Ref(i) => {
+                let named = self.schema.named(*i);
+                match &named.kind {
+                    AvroNamedKind::Record(fields) => {
+                        if self.in_progress.contains(i) {
+                            return Err(ConnectError::data(format!(
+                                "Recursive Avro record {} cannot be converted to a Connect schema",
+                                named.full_name
+                            )));
+                        }
+                        self.in_progress.push(*i);
+                        let mut b = SchemaBuilder::struct_();
+                        if !self.config.discard_type_doc_default && meta {
+                            if let Some(doc) = &named.doc {
+                                b = b.parameter(AVRO_RECORD_DOC_PROP, doc.clone());
+                            }
+                        }
+                        for f in fields {
+                            if !self.config.discard_type_doc_default && meta {
+                                if let Some(doc) = &f.doc {
+                                    b = b.parameter(
+                                        format!("{AVRO_FIELD_DOC_PREFIX_PROP}{}", f.name),
+                                        doc.clone(),
+                                    );
+                                }
+                            }
+                            let fs = self.convert(&f.ty, false, f.default.as_ref(), None)?;
+                            b = b.field(f.name.clone(), fs)?;
+                        }
+                        self.in_progress.pop();
+                        b
+                    }
+                    AvroNamedKind::Enum { symbols, default } => {
+                        let short = named.full_name.rsplit('.').next().unwrap_or_default();
+                        let mut b = SchemaBuilder::string();
+                        if meta {
+                            if let Some(doc) = &named.doc {
+                                let key = if self.config.discard_type_doc_default {
+                                    "connect.enum.doc".to_string()
+                                } else {
+                                    format!("{AVRO_ENUM_DOC_PREFIX_PROP}{short}")
+                                };
+                                b = b.parameter(key, doc.clone());
+                            }
+                            if let (false, Some(d)) =
+                                (self.config.discard_type_doc_default, default)
+                            {
+                                b = b.parameter(
+                                    format!("{AVRO_ENUM_DEFAULT_PREFIX_PROP}{short}"),
+                                    d.clone(),
+                                );
+                            }
+                        }
+                        b = b.parameter(AVRO_TYPE_ENUM, named.full_name.clone());
+                        for s in symbols {
+                            b = b.parameter(format!("{AVRO_TYPE_ENUM}.{s}"), s.clone());
+                        }
+                        b
+                    }
+                    AvroNamedKind::Fixed(size) => decimal_or_bytes(props, logical)?
+                        .parameter(CONNECT_AVRO_FIXED_SIZE_PROP, size.to_string()),
+                }
+            }
+            AvroType::Union(branches) => {
+                if branches.len() == 1 && self.config.flatten_singleton_unions {
+                    return self.convert(&branches[0], false, None, None);
+                }
+                if branches.len() == 2 {
+                    let is_null = |b: &AvroType| matches!(b, AvroType::Primitive { ty, props } if ty == "null" && props.is_empty());
+                    if let Some(other) = match (is_null(&branches[0]), is_null(&branches[1])) {
+                        (true, false) => Some(&branches[1]),
+                        (false, true) => Some(&branches[0]),
+                        _ => None,
+                    } {
+                        return self.convert(other, true, None, None);
+                    }
+                }
+                let mut b = SchemaBuilder::struct_().name(AVRO_TYPE_UNION);
+                let mut names = Vec::new();
+                for (index, member) in branches.iter().enumerate() {
+                    if matches!(member, AvroType::Primitive { ty, .. } if ty == "null") {
+                        b = b.optional();
+                        continue;
+                    }
+                    let name = self.union_member_field_name(member, index);
+                    if names.contains(&name) {
+                        return Err(ConnectError::data(
+                            "Multiple union schemas map to the Connect union field name",
+                        ));
+                    }
+                    names.push(name.clone());
+                    b = b.field(name, self.convert(member, true, None, None)?)?;
+                }
+                b
+            }
+        };
+        // `discard.type.doc.default` takes a named type's own doc too; otherwise only
+        // `connect.doc` (with `connect.meta.data`) makes the Connect doc.
+        let doc = match ty {
+            _ if meta && prop_str(CONNECT_DOC_PROP).is_some() => prop_str(CONNECT_DOC_PROP),
+            AvroType::Ref(i) if self.config.discard_type_doc_default => {
+                self.schema.named(*i).doc.as_deref()
+            }
+            _ if self.config.discard_type_doc_default => prop_str(CONNECT_DOC_PROP),
+            _ => None,
+        };
+        if let Some(doc) = doc {
+            builder = builder.doc(doc);
+        }
+        let connect_version =
+            match props.get(CONNECT_VERSION_PROP) {
+                Some(v) => Some(v.as_i64().and_then(|v| i32::try_from(v).ok()).ok_or_else(
+                    || ConnectError::data(format!("Invalid Connect version found: {v}")),
+                )?),
+                None => version,
+            };
+        if let Some(v) = connect_version.filter(|v| *v >= 0) {
+            builder = builder.version(v);
+        }
+        if meta {
+            if let Some(params) = props.get(CONNECT_PARAMETERS_PROP) {
+                let obj = params.as_object().ok_or_else(|| {
+                    ConnectError::data(format!(
+                        "Expected JSON object for schema parameters but found: {params}"
+                    ))
+                })?;
+                for (k, v) in obj {
+                    let v = v.as_str().ok_or_else(|| {
+                        ConnectError::data(format!(
+                            "Expected schema parameter values to be strings but found: {v}"
+                        ))
+                    })?;
+                    builder = builder.parameter(k.clone(), v);
+                }
+            }
+        }
+        for (k, v) in props {
+            if k.starts_with("avro") {
+                let text = match v {
+                    Json::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                builder = builder.parameter(k.clone(), text);
+            }
+        }
+        let connect_default = props.get(CONNECT_DEFAULT_VALUE_PROP);
+        let default = match field_default {
+            None => connect_default,
+            Some(d) => {
+                if !self.config.discard_type_doc_default && meta && connect_default.is_none() {
+                    builder = builder.parameter(AVRO_FIELD_DEFAULT_FLAG_PROP, "true");
+                }
+                Some(d)
+            }
+        };
+        let name = match props.get(CONNECT_NAME_PROP) {
+            Some(Json::String(n)) => Some(n.clone()),
+            Some(other) => return Err(ConnectError::data(format!("Invalid schema name: {other}"))),
+            None => match ty {
+                AvroType::Ref(i) => {
+                    let named = self.schema.named(*i);
+                    match named.kind {
+                        AvroNamedKind::Fixed(_) if is_decimal_builder(&builder) => None,
+                        _ => Some(named.full_name.clone()),
+                    }
+                }
+                _ => None,
+            },
+        };
+        if let Some(name) = name.filter(|n| !n.starts_with(DEFAULT_SCHEMA_FULL_NAME)) {
+            builder = builder.name(name);
+        }
+        if force_optional {
+            builder = builder.optional();
+        }
+        if let Some(d) = default {
+            let partial = builder.clone().build();
+            match default_value_from_avro(&partial, d) {
+                Ok(v) => match builder.clone().default_value(v) {
+                    Ok(b) => builder = b,
+                    Err(e) => tracing::warn!("Ignoring invalid default for schema: {e}"),
+                },
+                Err(e) => tracing::warn!("Ignoring invalid default for schema: {e}"),
+            }
+        }
+        Ok(builder.build())
+    }
+
+    fn map_entry(&mut self, items: &AvroType) -> ConnectResult<Option<(SchemaRef, SchemaRef)>> {
+        let AvroType::Ref(i) = items else {
+            return Ok(None);
+        };
+        let named = self.schema.named(*i);
+        let AvroNamedKind::Record(fields) = &named.kind else {
+            return Ok(None);
+        };
+        let is_entry = named.full_name == format!("{NAMESPACE}.{MAP_ENTRY_TYPE_NAME}")
+            || named
+                .props
+                .get(CONNECT_INTERNAL_TYPE_NAME)
+                .and_then(Json::as_str)
+                == Some(MAP_ENTRY_TYPE_NAME);
+        if !is_entry {
+            return Ok(None);
+        }
+        let key = fields.iter().find(|f| f.name == "key");
+        let value = fields.iter().find(|f| f.name == "value");
+        match (fields.len(), key, value) {
+            (2, Some(k), Some(v)) => Ok(Some((
+                self.convert(&k.ty, false, None, None)?,
+                self.convert(&v.ty, false, None, None)?,
+            ))),
+            _ => Err(ConnectError::data(
+                "Found map encoded as array of key-value pairs, but array elements do not match the expected format.",
+            )),
+        }
+    }
+
+    fn union_member_field_name(&self, member: &AvroType, _index: usize) -> String {
+        match member {
+            AvroType::Ref(i) => {
+                let full = &self.schema.named(*i).full_name;
+                if self.config.enhanced_schema_support {
+                    full.clone()
+                } else {
+                    full.rsplit('.').next().unwrap_or_default().to_string()
+                }
+            }
+            AvroType::Primitive { ty, .. } => ty.clone(),
+            AvroType::Array { .. } => "array".into(),
+            AvroType::Map { .. } => "map".into(),
+            AvroType::Union(_) => "union".into(),
+        }
+    }
+}
+
+fn is_decimal_builder(b: &SchemaBuilder) -> bool {
+    b.clone().build().name.as_deref() == Some(Decimal::LOGICAL_NAME)
+}
+
+fn decimal_or_bytes(
+    props: &Map<String, Json>,
+    logical: Option<&str>,
+) -> ConnectResult<SchemaBuilder> {
+    if !logical.is_some_and(|l| l.eq_ignore_ascii_case("decimal")) {
+        return Ok(SchemaBuilder::bytes());
+    }
+    let scale = props.get("scale").and_then(Json::as_i64).unwrap_or(0);
+    let mut b = Decimal::builder(scale as i32);
+    if let Some(p) = props.get("precision") {
+        let p = p.as_i64().ok_or_else(|| {
+            ConnectError::data(
+                "precision property must be a JSON Integer. https://avro.apache.org/docs/1.9.1/spec.html#Decimal",
+            )
+        })?;
+        if p != CONNECT_AVRO_DECIMAL_PRECISION_DEFAULT {
+            b = b.parameter(CONNECT_AVRO_DECIMAL_PRECISION_PROP, p.to_string());
+        }
+    }
+    Ok(b)
+}
+
+/// `AvroData.defaultValueFromAvro` for a default given as JSON: the Connect value of `json`
+/// under `schema`.
+pub fn default_value_from_avro(schema: &Schema, json: &Json) -> ConnectResult<Value> {
+    let bad = || {
+        ConnectError::data(format!(
+            "Invalid default value {json} for a {} schema",
+            schema.schema_type.name()
+        ))
+    };
+    if json.is_null() {
+        return Ok(Value::Null);
+    }
+    let name = schema.name.as_deref();
+    Ok(match schema.schema_type {
+        SchemaType::Boolean => Value::Boolean(json.as_bool().ok_or_else(bad)?),
+        SchemaType::Int8 => Value::Int8(json.as_i64().ok_or_else(bad)? as i8),
+        SchemaType::Int16 => Value::Int16(json.as_i64().ok_or_else(bad)? as i16),
+        SchemaType::Int32 => {
+            let v = json.as_i64().ok_or_else(bad)? as i32;
+            match name {
+                Some(Date::LOGICAL_NAME) => Value::Date(v),
+                Some(Time::LOGICAL_NAME) => Value::Time(v),
+                _ => Value::Int32(v),
+            }
+        }
+        SchemaType::Int64 => {
+            let v = json.as_i64().ok_or_else(bad)?;
+            match name {
+                Some(Timestamp::LOGICAL_NAME) => Value::Timestamp(v),
+                _ => Value::Int64(v),
+            }
+        }
+        SchemaType::Float32 => Value::Float32(json.as_f64().ok_or_else(bad)? as f32),
+        SchemaType::Float64 => Value::Float64(json.as_f64().ok_or_else(bad)?),
+        SchemaType::String => Value::String(json.as_str().ok_or_else(bad)?.to_string()),
+        SchemaType::Bytes => {
+            let bytes: Vec<u8> = json
+                .as_str()
+                .ok_or_else(bad)?
+                .chars()
+                .map(|c| u8::try_from(u32::from(c)).map_err(|_| bad()))
+                .collect::<ConnectResult<_>>()?;
+            if name == Some(Decimal::LOGICAL_NAME) {
+                Value::Decimal(Decimal::to_logical(schema, &bytes)?)
+            } else {
+                Value::Bytes(bytes)
+            }
+        }
+        SchemaType::Array => {
+            let elem = value_schema(schema)?;
+            Value::Array(
+                json.as_array()
+                    .ok_or_else(bad)?
+                    .iter()
+                    .map(|v| default_value_from_avro(elem, v))
+                    .collect::<ConnectResult<_>>()?,
+            )
+        }
+        SchemaType::Map => {
+            let key = schema.key_schema.as_ref().ok_or_else(bad)?;
+            let val = value_schema(schema)?;
+            match json {
+                Json::Object(o) => Value::Map(
+                    o.iter()
+                        .map(|(k, v)| {
+                            Ok((Value::String(k.clone()), default_value_from_avro(val, v)?))
+                        })
+                        .collect::<ConnectResult<_>>()?,
+                ),
+                Json::Array(entries) => Value::Map(
+                    entries
+                        .iter()
+                        .map(|e| match e.as_array().map(Vec::as_slice) {
+                            Some([k, v]) => Ok((
+                                default_value_from_avro(key, k)?,
+                                default_value_from_avro(val, v)?,
+                            )),
+                            _ => match e.as_object() {
+                                Some(o) => Ok((
+                                    default_value_from_avro(
+                                        key,
+                                        o.get("key").unwrap_or(&Json::Null),
+                                    )?,
+                                    default_value_from_avro(
+                                        val,
+                                        o.get("value").unwrap_or(&Json::Null),
+                                    )?,
+                                )),
+                                None => Err(bad()),
+                            },
+                        })
+                        .collect::<ConnectResult<_>>()?,
+                ),
+                _ => return Err(bad()),
+            }
+        }
+        SchemaType::Struct => {
+            let obj = json.as_object().ok_or_else(bad)?;
+            let mut s = Struct::new(std::sync::Arc::new(schema.clone()))?;
+            for f in &schema.fields {
+                if let Some(v) = obj.get(&f.name) {
+                    s = s.put(&f.name, default_value_from_avro(&f.schema, v)?)?;
+                }
+            }
+            Value::Struct(s)
+        }
+    })
+}
