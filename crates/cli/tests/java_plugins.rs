@@ -1208,3 +1208,84 @@ fn a_java_connectors_exactly_once_support_answers_validation() {
         "{errors:?}"
     );
 }
+
+/// Connect data a Java plugin hands back in classes other than the ones Connect's schemas name
+/// (a `CharSequence` for a string, a `ByteBuffer` for bytes, as Avro's `Utf8` and buffers from
+/// a schema-registry converter; see also `hosted_registry_converter.rs`) reaches Tributary as
+/// a Java worker would pass it on: the bridge normalises it by schema type (by class without a
+/// schema) before it crosses. A Java transformation (`ProbeLooseValues`, compiled by the test)
+/// on a native FileStreamSource gives a schemaless key map with a `StringBuilder` key and a
+/// sliced `ByteBuffer` value, a struct value whose BYTES field is a slice, whose array and map
+/// got a `StringBuilder` and a read-only direct `ByteBuffer` after the struct was built, and a
+/// Decimal (a logical type, left alone), and a schemaless `StringBuilder` header; the records
+/// the native JsonConverter writes hold the strings and exactly the slices' bytes.
+#[test]
+fn java_plugin_values_in_other_classes_are_normalised_by_schema_type() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, _)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let java = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java");
+    let plugins = java_plugin_dir(
+        dir.path(),
+        "loose",
+        &classpath,
+        &[java.join("ProbeLooseValues.java")],
+    );
+    let lines = ["alpha", "béta \"quoted\""];
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let topic = unique("java-loose-values");
+    create_topic(&bootstrap, &topic, 1);
+    let json = "org.apache.kafka.connect.json.JsonConverter";
+    std::fs::write(
+        dir.path().join("src.properties"),
+        format!(
+            "name=loose-src\nconnector.class=FileStreamSource\ntasks.max=1\ntopic={topic}\nfile={}\ntransforms=loose\ntransforms.loose.type=io.tributary.probe.ProbeLooseValues\nkey.converter={json}\nvalue.converter={json}\n",
+            input.display()
+        ),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &jvm_lines(&classpath, &plugins.display().to_string(), &[]),
+        &["src.properties"],
+    );
+    let records = wait_for("the transformed records", Duration::from_secs(60), || {
+        let (_, status) = w.get("/connectors/loose-src/status");
+        if status["tasks"][0]["state"] == "FAILED" {
+            panic!("the task FAILED: {}", status["tasks"][0]["trace"]);
+        }
+        let recs = read_records(&bootstrap, &topic);
+        (recs.len() >= lines.len()).then_some(recs)
+    });
+    let b64 = |s: &str| {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(s)
+    };
+    let envelope = |b: &Option<Vec<u8>>| -> serde_json::Value {
+        serde_json::from_slice(b.as_deref().unwrap()).unwrap()
+    };
+    for (r, line) in records.iter().zip(lines) {
+        assert_eq!(
+            envelope(&r.key),
+            json!({"schema": null, "payload": {"line": b64(line)}})
+        );
+        let value = envelope(&r.value);
+        assert_eq!(
+            value["payload"],
+            json!({
+                "text": line,
+                "raw": b64(line),
+                "parts": [line, "second"],
+                "tags": {"k": b64("v"), "k2": b64("w")},
+                "amount": "fQ==",
+            }),
+            "{value}"
+        );
+        assert_eq!(value["schema"]["name"], "probe.Loose");
+        assert_eq!(r.header("loose"), Some(format!("h-{line}")));
+    }
+}

@@ -428,6 +428,23 @@ fn bad_data_is_a_data_error_not_a_panic() {
 }
 
 #[test]
+fn invalid_names_are_refused_with_avros_message_unless_scrubbed() {
+    let schema = SchemaBuilder::struct_()
+        .name("my-server.public.t.Value")
+        .field("a", Schema::int32_schema())
+        .unwrap()
+        .build();
+    let err = from_connect_schema(&AvroDataConfig::default(), &schema).unwrap_err();
+    assert_eq!(err.to_string(), "Illegal character in: my-server");
+    let field = SchemaBuilder::struct_()
+        .field("1st", Schema::int32_schema())
+        .unwrap()
+        .build();
+    let err = from_connect_schema(&AvroDataConfig::default(), &field).unwrap_err();
+    assert_eq!(err.to_string(), "Illegal initial character: 1st");
+}
+
+#[test]
 fn invalid_names_are_scrubbed_when_asked() {
     let schema = SchemaBuilder::struct_()
         .name("my-server.public.2t")

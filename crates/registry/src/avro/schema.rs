@@ -224,9 +224,16 @@ fn non_optional(schema: &Schema) -> Schema {
 }
 
 impl FromConnect<'_> {
-    fn name_or_default(&mut self, name: Option<&str>) -> (Option<String>, String) {
-        match name {
-            Some(n) => split_name(n, self.config.scrub_invalid_names),
+    fn name_or_default(&mut self, name: Option<&str>) -> ConnectResult<(Option<String>, String)> {
+        Ok(match name {
+            Some(n) => {
+                let (ns, name) = split_name(n, self.config.scrub_invalid_names);
+                for part in ns.iter().flat_map(|ns| ns.split('.')) {
+                    validate_name(part)?;
+                }
+                validate_name(&name)?;
+                (ns, name)
+            }
             None => {
                 self.name_index += 1;
                 let suffix = if self.name_index > 1 {
@@ -239,7 +246,7 @@ impl FromConnect<'_> {
                     format!("ConnectDefault{suffix}"),
                 )
             }
-        }
+        })
     }
 
     fn convert(&mut self, schema: &Schema, ignore_optional: bool) -> ConnectResult<Node> {
@@ -263,7 +270,7 @@ impl FromConnect<'_> {
             SchemaType::Float32 => primitive("float"),
             SchemaType::Float64 => primitive("double"),
             SchemaType::Boolean => primitive("boolean"),
-            SchemaType::String => self.string_node(schema),
+            SchemaType::String => self.string_node(schema)?,
             SchemaType::Bytes => self.bytes_node(schema)?,
             SchemaType::Array => {
                 let value = value_schema(schema)?;
@@ -304,14 +311,14 @@ impl FromConnect<'_> {
         Ok(node)
     }
 
-    fn string_node(&mut self, schema: &Schema) -> Node {
+    fn string_node(&mut self, schema: &Schema) -> ConnectResult<Node> {
         let Some(enum_name) = self
             .config
             .enhanced_schema_support
             .then(|| param(schema, AVRO_TYPE_ENUM))
             .flatten()
         else {
-            return primitive("string");
+            return Ok(primitive("string"));
         };
         let prefix = format!("{AVRO_TYPE_ENUM}.");
         let symbols = schema
@@ -320,7 +327,7 @@ impl FromConnect<'_> {
             .flatten()
             .filter_map(|(k, _)| k.strip_prefix(&prefix).map(str::to_string))
             .collect();
-        let (_, name) = self.name_or_default(schema.name.as_deref());
+        let (_, name) = self.name_or_default(schema.name.as_deref())?;
         let (doc, default) = if self.config.discard_type_doc_default {
             (param(schema, "connect.enum.doc").map(str::to_string), None)
         } else {
@@ -331,13 +338,13 @@ impl FromConnect<'_> {
             )
         };
         let (namespace, name) = split_name(enum_name, false);
-        Node::Named(Box::new(Named {
+        Ok(Node::Named(Box::new(Named {
             namespace,
             name,
             doc,
             kind: NamedKind::Enum { symbols, default },
             props: Map::new(),
-        }))
+        })))
     }
 
     fn bytes_node(&mut self, schema: &Schema) -> ConnectResult<Node> {
@@ -350,7 +357,7 @@ impl FromConnect<'_> {
                         "Invalid {CONNECT_AVRO_FIXED_SIZE_PROP} parameter of schema {schema}"
                     ))
                 })?;
-            let (namespace, name) = self.name_or_default(schema.name.as_deref());
+            let (namespace, name) = self.name_or_default(schema.name.as_deref())?;
             Node::Named(Box::new(Named {
                 namespace,
                 name,
@@ -399,7 +406,7 @@ impl FromConnect<'_> {
                 Map::new(),
             ),
             Some(n) => {
-                let (ns, name) = self.name_or_default(Some(n));
+                let (ns, name) = self.name_or_default(Some(n))?;
                 let mut props = Map::new();
                 props.insert(
                     CONNECT_INTERNAL_TYPE_NAME.into(),
@@ -425,7 +432,7 @@ impl FromConnect<'_> {
     }
 
     fn record_node(&mut self, schema: &Schema) -> ConnectResult<Node> {
-        let (namespace, name) = self.name_or_default(schema.name.as_deref());
+        let (namespace, name) = self.name_or_default(schema.name.as_deref())?;
         let doc_key = if self.config.discard_type_doc_default {
             CONNECT_RECORD_DOC_PROP
         } else {
@@ -435,6 +442,7 @@ impl FromConnect<'_> {
         let mut fields = Vec::with_capacity(schema.fields.len());
         for f in &schema.fields {
             let field_name = scrub_name(&f.name, self.config.scrub_invalid_names);
+            validate_name(&field_name)?;
             let field_doc = if self.config.discard_type_doc_default {
                 None
             } else {
@@ -697,6 +705,26 @@ fn float_json(v: f64) -> Json {
 
 fn latin1(bytes: &[u8]) -> String {
     bytes.iter().map(|&b| char::from(b)).collect()
+}
+
+/// Avro's name rule, as Avro's Java `Schema.Name` checks it when a schema is built: a letter or
+/// `_`, then letters, digits or `_`. Errors are [`ConnectError::Data`] with Avro's messages
+/// (`Illegal character in: my-topic`); `scrub.invalid.names=true` makes such names valid.
+fn validate_name(name: &str) -> ConnectResult<()> {
+    let mut chars = name.chars();
+    match chars.next() {
+        None => return Err(ConnectError::data("Empty name")),
+        Some(c) if !(c.is_alphabetic() || c == '_') => {
+            return Err(ConnectError::data(format!(
+                "Illegal initial character: {name}"
+            )))
+        }
+        Some(_) => {}
+    }
+    if chars.any(|c| !(c.is_alphanumeric() || c == '_')) {
+        return Err(ConnectError::data(format!("Illegal character in: {name}")));
+    }
+    Ok(())
 }
 
 /// `AvroData.splitName`: namespace and name of a full name, each part scrubbed when asked.

@@ -106,7 +106,7 @@ public final class HostedConverter {
         } finally {
             Bridge.restore(saved);
         }
-        return envelope.fromConnectData(topic, out.schema(), out.value());
+        return Codec.encode(envelope, topic, out.schema(), out.value());
     }
 
     private static RecordHeaders readHeaders(byte[] headers) {
@@ -139,7 +139,7 @@ public final class HostedConverter {
         } finally {
             Bridge.restore(saved);
         }
-        return envelope.fromConnectData(topic, out.schema(), out.value());
+        return Codec.encode(envelope, topic, out.schema(), out.value());
     }
 
     public void close() throws Exception {

@@ -149,8 +149,8 @@ public final class HostedSinkTask {
         }
         TimestampType type = r.timestampType();
         w.u8(type == TimestampType.CREATE_TIME ? 1 : type == TimestampType.LOG_APPEND_TIME ? 2 : 0);
-        w.bytes(envelope.fromConnectData(r.topic(), r.keySchema(), r.key()));
-        w.bytes(envelope.fromConnectData(r.topic(), r.valueSchema(), r.value()));
+        w.bytes(Codec.encode(envelope, r.topic(), r.keySchema(), r.key()));
+        w.bytes(Codec.encode(envelope, r.topic(), r.valueSchema(), r.value()));
         int n = 0;
         for (Header ignored : r.headers()) {
             n++;
@@ -158,7 +158,7 @@ public final class HostedSinkTask {
         w.i32(n);
         for (Header h : r.headers()) {
             w.str(h.key());
-            w.bytes(envelope.fromConnectData(r.topic(), h.schema(), h.value()));
+            w.bytes(Codec.encode(envelope, r.topic(), h.schema(), h.value()));
         }
         w.str(r.originalTopic());
         w.i32(r.originalKafkaPartition() == null ? 0 : r.originalKafkaPartition());

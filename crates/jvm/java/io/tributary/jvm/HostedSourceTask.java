@@ -116,16 +116,16 @@ public final class HostedSourceTask {
                 inFlight.put(seq, r);
             }
             w.i64(seq);
-            w.bytes(r.sourcePartition() == null ? null : plain.fromConnectData("", null, r.sourcePartition()));
-            w.bytes(r.sourceOffset() == null ? null : plain.fromConnectData("", null, r.sourceOffset()));
+            w.bytes(r.sourcePartition() == null ? null : Codec.encode(plain, "", null, r.sourcePartition()));
+            w.bytes(r.sourceOffset() == null ? null : Codec.encode(plain, "", null, r.sourceOffset()));
             w.str(r.topic());
             if (r.kafkaPartition() == null) {
                 w.u8(0).i32(0);
             } else {
                 w.u8(1).i32(r.kafkaPartition());
             }
-            w.bytes(envelope.fromConnectData(r.topic(), r.keySchema(), r.key()));
-            w.bytes(envelope.fromConnectData(r.topic(), r.valueSchema(), r.value()));
+            w.bytes(Codec.encode(envelope, r.topic(), r.keySchema(), r.key()));
+            w.bytes(Codec.encode(envelope, r.topic(), r.valueSchema(), r.value()));
             if (r.timestamp() == null) {
                 w.u8(0).i64(0);
             } else {
@@ -138,7 +138,7 @@ public final class HostedSourceTask {
             w.i32(n);
             for (Header h : r.headers()) {
                 w.str(h.key());
-                w.bytes(envelope.fromConnectData(r.topic(), h.schema(), h.value()));
+                w.bytes(Codec.encode(envelope, r.topic(), h.schema(), h.value()));
             }
         }
         return w.toBytes();
@@ -201,7 +201,7 @@ public final class HostedSourceTask {
             List<Map<String, T>> list = new ArrayList<>(partitions);
             Codec.Writer w = new Codec.Writer().i32(list.size());
             for (Map<String, T> p : list) {
-                w.bytes(plain.fromConnectData("", null, p));
+                w.bytes(Codec.encode(plain, "", null, p));
             }
             Codec.Reader r = new Codec.Reader(Natives.offsets(handle, w.toBytes()));
             int n = r.i32();

@@ -190,8 +190,8 @@ public final class HostedTransformation {
         } else {
             w.u8(1).i32(r.kafkaPartition());
         }
-        w.bytes(envelope.fromConnectData(r.topic(), r.keySchema(), r.key()));
-        w.bytes(envelope.fromConnectData(r.topic(), r.valueSchema(), r.value()));
+        w.bytes(Codec.encode(envelope, r.topic(), r.keySchema(), r.key()));
+        w.bytes(Codec.encode(envelope, r.topic(), r.valueSchema(), r.value()));
         if (r.timestamp() == null) {
             w.u8(0).i64(0);
         } else {
@@ -204,7 +204,7 @@ public final class HostedTransformation {
         w.i32(n);
         for (Header h : r.headers()) {
             w.str(h.key());
-            w.bytes(envelope.fromConnectData(r.topic(), h.schema(), h.value()));
+            w.bytes(Codec.encode(envelope, r.topic(), h.schema(), h.value()));
         }
         return w.toBytes();
     }
