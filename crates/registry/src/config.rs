@@ -14,7 +14,6 @@ use std::time::Duration;
 use tributary_api::config::{ConfigDef, ConfigType, Importance};
 use tributary_api::{ConnectError, ConnectResult, Props};
 
-use crate::avro::schema::AvroDataConfig;
 use crate::subject::SubjectNameStrategy;
 
 /// How requests authenticate (`basic.auth.credentials.source`, `bearer.auth.credentials.source`).
@@ -73,15 +72,13 @@ pub struct SerdeConfig {
     pub normalize: bool,
     /// `key.subject.name.strategy` / `value.subject.name.strategy`.
     pub subject_strategy: SubjectNameStrategy,
-    /// The `AvroDataConfig` keys.
-    pub avro: AvroDataConfig,
 }
 
-fn get<'a>(props: &'a Props, key: &str) -> Option<&'a str> {
+pub(crate) fn get<'a>(props: &'a Props, key: &str) -> Option<&'a str> {
     props.get(key).map(|v| v.trim())
 }
 
-fn bool_key(props: &Props, key: &str, default: bool) -> ConnectResult<bool> {
+pub(crate) fn bool_key(props: &Props, key: &str, default: bool) -> ConnectResult<bool> {
     match get(props, key) {
         None | Some("") => Ok(default),
         Some(v) if v.eq_ignore_ascii_case("true") => Ok(true),
@@ -92,7 +89,7 @@ fn bool_key(props: &Props, key: &str, default: bool) -> ConnectResult<bool> {
     }
 }
 
-fn int_key(props: &Props, key: &str, default: i64) -> ConnectResult<i64> {
+pub(crate) fn int_key(props: &Props, key: &str, default: i64) -> ConnectResult<i64> {
     match get(props, key) {
         None | Some("") => Ok(default),
         Some(v) => v.parse().map_err(|_| {
@@ -294,7 +291,6 @@ impl SerdeConfig {
         };
         let ttl = int_key(props, "latest.cache.ttl.sec", -1)?;
         let use_schema_id = int_key(props, "use.schema.id", -1)?;
-        let cache = int_key(props, "schemas.cache.config", 1000)?;
         Ok(SerdeConfig {
             auto_register: bool_key(props, "auto.register.schemas", true)?,
             use_latest_version: bool_key(props, "use.latest.version", false)?,
@@ -304,26 +300,140 @@ impl SerdeConfig {
             id_compatibility_strict: bool_key(props, "id.compatibility.strict", true)?,
             normalize: bool_key(props, "normalize.schemas", false)?,
             subject_strategy,
-            avro: AvroDataConfig {
-                connect_meta_data: bool_key(props, "connect.meta.data", true)?,
-                enhanced_schema_support: bool_key(props, "enhanced.avro.schema.support", false)?,
-                scrub_invalid_names: bool_key(props, "scrub.invalid.names", false)?,
-                allow_optional_map_keys: bool_key(props, "allow.optional.map.keys", false)?,
-                flatten_singleton_unions: bool_key(props, "flatten.singleton.unions", true)?,
-                discard_type_doc_default: bool_key(props, "discard.type.doc.default", false)?,
-                schemas_cache_size: cache.max(1) as usize,
-            },
         })
     }
 }
 
-/// The keys the converters report for validation and `GET /connector-plugins/…/config`
-/// (Confluent's documented ones that Tributary implements).
-pub fn config_def() -> ConfigDef {
-    let s = |def: ConfigDef, name: &str, ty: ConfigType, default: Option<&str>, doc: &str| {
-        def.define(name, ty, Some(default), None, Importance::Medium, doc)
-    };
-    let mut def = ConfigDef::new().define(
+/// A documented key: name, type, default, description.
+pub type KeyDoc = (&'static str, ConfigType, &'static str, &'static str);
+
+/// The keys every schema-registry converter reports for validation and
+/// `GET /connector-plugins/…/config` (Confluent's documented ones that Tributary implements),
+/// plus the format's own `format_keys`.
+pub fn config_def(format_keys: &[KeyDoc]) -> ConfigDef {
+    const COMMON: &[KeyDoc] = &[
+        (
+            "basic.auth.credentials.source",
+            ConfigType::String,
+            "URL",
+            "URL or USER_INFO.",
+        ),
+        (
+            "basic.auth.user.info",
+            ConfigType::Password,
+            "",
+            "user:password for USER_INFO.",
+        ),
+        (
+            "bearer.auth.credentials.source",
+            ConfigType::String,
+            "STATIC_TOKEN",
+            "STATIC_TOKEN.",
+        ),
+        (
+            "bearer.auth.token",
+            ConfigType::Password,
+            "",
+            "The bearer token.",
+        ),
+        (
+            "auto.register.schemas",
+            ConfigType::Boolean,
+            "true",
+            "Register new schemas.",
+        ),
+        (
+            "use.latest.version",
+            ConfigType::Boolean,
+            "false",
+            "Write with the subject's latest schema.",
+        ),
+        (
+            "latest.compatibility.strict",
+            ConfigType::Boolean,
+            "true",
+            "Check that the latest schema reads the record's.",
+        ),
+        (
+            "latest.cache.ttl.sec",
+            ConfigType::Long,
+            "-1",
+            "Seconds a latest version is kept (-1: for ever).",
+        ),
+        (
+            "use.schema.id",
+            ConfigType::Int,
+            "-1",
+            "Schema id to write with (-1: none).",
+        ),
+        (
+            "id.compatibility.strict",
+            ConfigType::Boolean,
+            "true",
+            "Check that the id's schema reads the record's.",
+        ),
+        (
+            "normalize.schemas",
+            ConfigType::Boolean,
+            "false",
+            "Normalize schemas when registering.",
+        ),
+        (
+            "key.subject.name.strategy",
+            ConfigType::Class,
+            "io.confluent.kafka.serializers.subject.TopicNameStrategy",
+            "Subject of key schemas.",
+        ),
+        (
+            "value.subject.name.strategy",
+            ConfigType::Class,
+            "io.confluent.kafka.serializers.subject.TopicNameStrategy",
+            "Subject of value schemas.",
+        ),
+        (
+            "max.schemas.per.subject",
+            ConfigType::Int,
+            "1000",
+            "Schemas cached per subject.",
+        ),
+        (
+            "schemas.cache.config",
+            ConfigType::Int,
+            "1000",
+            "Connect schemas cached.",
+        ),
+        (
+            "http.connect.timeout.ms",
+            ConfigType::Int,
+            "60000",
+            "Connection timeout (ms).",
+        ),
+        (
+            "http.read.timeout.ms",
+            ConfigType::Int,
+            "60000",
+            "Read timeout (ms).",
+        ),
+        (
+            "max.retries",
+            ConfigType::Int,
+            "3",
+            "Retries of a failed request.",
+        ),
+        (
+            "retries.wait.ms",
+            ConfigType::Int,
+            "1000",
+            "First wait before a retry (ms).",
+        ),
+        (
+            "retries.max.wait.ms",
+            ConfigType::Int,
+            "20000",
+            "Longest wait before a retry (ms).",
+        ),
+    ];
+    let def = ConfigDef::new().define(
         "schema.registry.url",
         ConfigType::List,
         None,
@@ -331,186 +441,17 @@ pub fn config_def() -> ConfigDef {
         Importance::High,
         "Comma-separated list of URLs for the schema registry, tried in order.",
     );
-    def = s(
-        def,
-        "basic.auth.credentials.source",
-        ConfigType::String,
-        Some("URL"),
-        "URL or USER_INFO.",
-    );
-    def = s(
-        def,
-        "basic.auth.user.info",
-        ConfigType::Password,
-        Some(""),
-        "user:password for USER_INFO.",
-    );
-    def = s(
-        def,
-        "bearer.auth.credentials.source",
-        ConfigType::String,
-        Some("STATIC_TOKEN"),
-        "STATIC_TOKEN.",
-    );
-    def = s(
-        def,
-        "bearer.auth.token",
-        ConfigType::Password,
-        Some(""),
-        "The bearer token.",
-    );
-    def = s(
-        def,
-        "auto.register.schemas",
-        ConfigType::Boolean,
-        Some("true"),
-        "Register new schemas.",
-    );
-    def = s(
-        def,
-        "use.latest.version",
-        ConfigType::Boolean,
-        Some("false"),
-        "Write with the subject's latest schema.",
-    );
-    def = s(
-        def,
-        "latest.compatibility.strict",
-        ConfigType::Boolean,
-        Some("true"),
-        "Check the latest schema can read the record's.",
-    );
-    def = s(
-        def,
-        "latest.cache.ttl.sec",
-        ConfigType::Long,
-        Some("-1"),
-        "Seconds a latest version is kept (-1: for ever).",
-    );
-    def = s(
-        def,
-        "use.schema.id",
-        ConfigType::Int,
-        Some("-1"),
-        "Schema id to write with.",
-    );
-    def = s(
-        def,
-        "id.compatibility.strict",
-        ConfigType::Boolean,
-        Some("true"),
-        "Check the id's schema can read the record's.",
-    );
-    def = s(
-        def,
-        "normalize.schemas",
-        ConfigType::Boolean,
-        Some("false"),
-        "Normalize schemas when registering.",
-    );
-    def = s(
-        def,
-        "key.subject.name.strategy",
-        ConfigType::Class,
-        Some("io.confluent.kafka.serializers.subject.TopicNameStrategy"),
-        "Subject of key schemas.",
-    );
-    def = s(
-        def,
-        "value.subject.name.strategy",
-        ConfigType::Class,
-        Some("io.confluent.kafka.serializers.subject.TopicNameStrategy"),
-        "Subject of value schemas.",
-    );
-    def = s(
-        def,
-        "max.schemas.per.subject",
-        ConfigType::Int,
-        Some("1000"),
-        "Schemas cached per subject.",
-    );
-    def = s(
-        def,
-        "schemas.cache.config",
-        ConfigType::Int,
-        Some("1000"),
-        "Connect schemas cached.",
-    );
-    def = s(
-        def,
-        "connect.meta.data",
-        ConfigType::Boolean,
-        Some("true"),
-        "Keep Connect's metadata in Avro schemas.",
-    );
-    def = s(
-        def,
-        "enhanced.avro.schema.support",
-        ConfigType::Boolean,
-        Some("false"),
-        "Keep enums and full union names.",
-    );
-    def = s(
-        def,
-        "scrub.invalid.names",
-        ConfigType::Boolean,
-        Some("false"),
-        "Replace characters Avro names cannot hold.",
-    );
-    def = s(
-        def,
-        "allow.optional.map.keys",
-        ConfigType::Boolean,
-        Some("false"),
-        "Optional string map keys still make Avro maps.",
-    );
-    def = s(
-        def,
-        "flatten.singleton.unions",
-        ConfigType::Boolean,
-        Some("true"),
-        "A union of one type reads as the type.",
-    );
-    def = s(
-        def,
-        "discard.type.doc.default",
-        ConfigType::Boolean,
-        Some("false"),
-        "Do not keep type docs and defaults as parameters.",
-    );
-    def = s(
-        def,
-        "http.connect.timeout.ms",
-        ConfigType::Int,
-        Some("60000"),
-        "Connection timeout (ms).",
-    );
-    def = s(
-        def,
-        "http.read.timeout.ms",
-        ConfigType::Int,
-        Some("60000"),
-        "Read timeout (ms).",
-    );
-    def = s(
-        def,
-        "max.retries",
-        ConfigType::Int,
-        Some("3"),
-        "Retries of a failed request.",
-    );
-    def = s(
-        def,
-        "retries.wait.ms",
-        ConfigType::Int,
-        Some("1000"),
-        "First wait before a retry (ms).",
-    );
-    s(
-        def,
-        "retries.max.wait.ms",
-        ConfigType::Int,
-        Some("20000"),
-        "Longest wait before a retry (ms).",
-    )
+    COMMON
+        .iter()
+        .chain(format_keys)
+        .fold(def, |def, (name, ty, default, doc)| {
+            def.define(
+                name,
+                *ty,
+                Some(Some(default)),
+                None,
+                Importance::Medium,
+                doc,
+            )
+        })
 }

@@ -2,7 +2,7 @@
 //! byte, schema id, data), with schemas kept in a registry speaking Confluent's REST API
 //! (Confluent Schema Registry, or Apicurio Registry's `/apis/ccompat/v7`).
 //!
-//! - [`avro::converter::AvroConverter`], under Confluent's class name
+//! - [`avro::AvroConverter`], under Confluent's class name
 //!   `io.confluent.connect.avro.AvroConverter`, as key and value converter.
 //! - [`client::RegistryClient`]: the registry client (failover over URLs, basic and bearer
 //!   authentication, TLS, retries, caches).
@@ -14,6 +14,7 @@
 pub mod avro;
 pub mod client;
 pub mod config;
+pub mod converter;
 pub mod subject;
 pub mod wire;
 
@@ -34,7 +35,7 @@ pub fn plugins() -> PluginSet {
         converters: vec![ConverterPlugin {
             class: AVRO_CONVERTER_CLASS,
             version: VERSION,
-            new: Arc::new(|| Box::new(avro::converter::AvroConverter::new()) as Box<dyn Converter>),
+            new: Arc::new(|| Box::new(avro::AvroConverter::new()) as Box<dyn Converter>),
         }],
         ..PluginSet::default()
     }
