@@ -10,7 +10,7 @@
 //! # Writing (`fromConnectData`)
 //!
 //! The record's Connect schema becomes a schema of the format
-//! ([`Format::from_connect_schema`]), registered under the subject the strategy names
+//! ([`Format::schema_text`]), registered under the subject the strategy names
 //! (`auto.register.schemas=true`, the default) or looked up there (`false`: a schema not in the
 //! subject is an error). With `use.latest.version=true` the subject's latest schema is written
 //! instead (checked, with `latest.compatibility.strict`, to read what the record's own schema
@@ -62,7 +62,7 @@ pub trait Format: Send + Sync + Sized + 'static {
     /// Reads the format's settings (e.g. `AvroDataConfig`'s). Errors name the key.
     fn configure(props: &Props) -> ConnectResult<Self>;
     /// The schema text of a Connect schema.
-    fn from_connect_schema(&self, schema: &Schema) -> ConnectResult<String>;
+    fn schema_text(&self, schema: &Schema) -> ConnectResult<String>;
     /// Parses a schema text with the texts of the schemas it references.
     fn parse(&self, text: &str, references: &[String]) -> ConnectResult<Self::Parsed>;
     /// The name the subject strategies use (`ParsedSchema.name()`).
@@ -98,6 +98,9 @@ pub trait Format: Send + Sync + Sized + 'static {
     fn deserialize_failed(topic: &str) -> String;
     /// The converter's keys (the common ones and the format's).
     fn config_def() -> ConfigDef;
+    /// Whether a null of a required schema without a default is an error (Avro) rather than
+    /// a Kafka null (JSON Schema).
+    const NULL_NEEDS_OPTIONAL: bool = true;
 }
 
 /// A schema-registry converter of format `F`; see the module docs.
@@ -122,7 +125,7 @@ struct Configured<F: Format> {
     /// depend on the topic).
     readers: Mutex<HashMap<i32, ReadersOfId<F>>>,
     /// Latest versions (`use.latest.version`) by subject, with when they were fetched.
-    latest: Mutex<HashMap<String, (Instant, Arc<Target<F>>)>>,
+    latest: Mutex<HashMap<String, LatestOf<F>>>,
 }
 
 /// What writing one Connect schema needs: its schema (text and parsed), the name the subject
@@ -140,6 +143,9 @@ struct Target<F: Format> {
     id: i32,
     parsed: Option<F::Parsed>,
 }
+
+/// A subject's latest version, with when it was fetched.
+type LatestOf<F> = (Instant, Arc<Target<F>>);
 
 /// The schemas read for one id, by topic.
 type ReadersOfId<F> = Vec<(String, Arc<ReadSchema<F>>)>;
@@ -202,7 +208,7 @@ impl<F: Format> Configured<F> {
                 return Ok(writers[0].1.clone());
             }
         }
-        let text = self.format.from_connect_schema(schema)?;
+        let text = self.format.schema_text(schema)?;
         let parsed = self.format.parse(&text, &[])?;
         let write = Arc::new(WriteSchema {
             record_name: F::record_name(&parsed),
@@ -412,7 +418,7 @@ impl<F: Format> Converter for RegistryConverter<F> {
             )));
         };
         if value.is_null() {
-            if !schema.optional && schema.default_value.is_none() {
+            if F::NULL_NEEDS_OPTIONAL && !schema.optional && schema.default_value.is_none() {
                 return Err(ConnectError::data(format!(
                     "{}Found null value for non-optional schema",
                     F::serialize_failed(topic)

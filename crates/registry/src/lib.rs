@@ -3,7 +3,9 @@
 //! (Confluent Schema Registry, or Apicurio Registry's `/apis/ccompat/v7`).
 //!
 //! - [`avro::AvroConverter`], under Confluent's class name
-//!   `io.confluent.connect.avro.AvroConverter`, as key and value converter.
+//!   `io.confluent.connect.avro.AvroConverter`, as key and value converter;
+//! - [`json_schema::JsonSchemaConverter`], `io.confluent.connect.json.JsonSchemaConverter`;
+//! - both are a [`converter::RegistryConverter`] over their [`converter::Format`].
 //! - [`client::RegistryClient`]: the registry client (failover over URLs, basic and bearer
 //!   authentication, TLS, retries, caches).
 //!
@@ -15,6 +17,7 @@ pub mod avro;
 pub mod client;
 pub mod config;
 pub mod converter;
+pub mod json_schema;
 pub mod subject;
 pub mod wire;
 
@@ -28,15 +31,26 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Confluent's Avro converter class.
 pub const AVRO_CONVERTER_CLASS: &str = "io.confluent.connect.avro.AvroConverter";
+/// Confluent's JSON Schema converter class.
+pub const JSON_SCHEMA_CONVERTER_CLASS: &str = "io.confluent.connect.json.JsonSchemaConverter";
 
 /// The converter plugins of this crate.
 pub fn plugins() -> PluginSet {
     PluginSet {
-        converters: vec![ConverterPlugin {
-            class: AVRO_CONVERTER_CLASS,
-            version: VERSION,
-            new: Arc::new(|| Box::new(avro::AvroConverter::new()) as Box<dyn Converter>),
-        }],
+        converters: vec![
+            ConverterPlugin {
+                class: AVRO_CONVERTER_CLASS,
+                version: VERSION,
+                new: Arc::new(|| Box::new(avro::AvroConverter::new()) as Box<dyn Converter>),
+            },
+            ConverterPlugin {
+                class: JSON_SCHEMA_CONVERTER_CLASS,
+                version: VERSION,
+                new: Arc::new(|| {
+                    Box::new(json_schema::JsonSchemaConverter::new()) as Box<dyn Converter>
+                }),
+            },
+        ],
         ..PluginSet::default()
     }
 }

@@ -57,6 +57,13 @@ fn on_path(tool: &str) -> bool {
 /// (after [`missing`]) without java/javac or the jars.
 #[allow(dead_code)]
 pub fn java_vector_program(source: &str) -> Option<(String, tempfile::TempDir)> {
+    java_vector_program_with(source, "")
+}
+
+/// [`java_vector_program`] with `extra` (a classpath, e.g. `dir/*`; empty for none) after
+/// Connect's jars, to compile and run against other jars too.
+#[allow(dead_code)]
+pub fn java_vector_program_with(source: &str, extra: &str) -> Option<(String, tempfile::TempDir)> {
     if !on_path("java") || !on_path("javac") {
         return missing("java/javac not found (Java 17+ is needed for the conformance vectors)");
     }
@@ -69,7 +76,10 @@ pub fn java_vector_program(source: &str) -> Option<(String, tempfile::TempDir)> 
     if !out.status.success() {
         return missing("`scripts/connect-java classpath` failed (no Maven or no network?)");
     }
-    let jars = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    let mut jars = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    if !extra.is_empty() {
+        jars = format!("{jars}:{extra}");
+    }
     let dir = tempfile::tempdir().unwrap();
     let status = std::process::Command::new("javac")
         .args(["-nowarn", "-encoding", "UTF-8", "-cp", &jars, "-d"])

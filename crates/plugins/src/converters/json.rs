@@ -1333,56 +1333,9 @@ fn write_number_text(out: &mut Vec<u8>, text: String) {
     }
 }
 
-/// A JSON string with Jackson's escaping.
+/// A JSON string with Jackson's escaping (`tributary_api::data::java_fmt::write_json_string`).
 fn write_string(out: &mut Vec<u8>, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    let escape_unit = |out: &mut Vec<u8>, u: u16| {
-        out.extend_from_slice(b"\\u");
-        for shift in [12, 8, 4, 0] {
-            out.push(HEX[((u >> shift) & 0xf) as usize]);
-        }
-    };
-    let bytes = s.as_bytes();
-    out.reserve(bytes.len() + 2);
-    out.push(b'"');
-    // Runs of bytes that need no escape are copied whole; a byte that starts an escape is an
-    // ASCII control character, `"`, `\`, or the first byte of a character outside the Basic
-    // Multilingual Plane (0xF0 and up), which is written as two escaped UTF-16 units.
-    let mut run = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b >= 0x20 && b != b'"' && b != b'\\' && b < 0xF0 {
-            i += 1;
-            continue;
-        }
-        out.extend_from_slice(&bytes[run..i]);
-        match b {
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            0x08 => out.extend_from_slice(b"\\b"),
-            0x0c => out.extend_from_slice(b"\\f"),
-            b if b < 0x20 => escape_unit(out, u16::from(b)),
-            _ => {
-                // A 4-byte UTF-8 sequence starts here (`s` is valid UTF-8).
-                let c = s[i..].chars().next().expect("a character starts here");
-                let mut units = [0u16; 2];
-                for u in c.encode_utf16(&mut units) {
-                    escape_unit(out, *u);
-                }
-                i += c.len_utf8();
-                run = i;
-                continue;
-            }
-        }
-        i += 1;
-        run = i;
-    }
-    out.extend_from_slice(&bytes[run..]);
-    out.push(b'"');
+    tributary_api::data::java_fmt::write_json_string(out, s);
 }
 
 // -------------------------------------------------------------------- parsing

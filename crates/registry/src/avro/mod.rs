@@ -82,7 +82,7 @@ impl Format for AvroFormat {
         })
     }
 
-    fn from_connect_schema(&self, schema: &Schema) -> ConnectResult<String> {
+    fn schema_text(&self, schema: &Schema) -> ConnectResult<String> {
         schema::from_connect_schema(&self.config, schema)
     }
 

@@ -1511,6 +1511,8 @@ impl ToConnect<'_> {
         if let Some(d) = default {
             let partial = builder.clone().build();
             match default_value_from_avro(&partial, d) {
+                // A null default is no default (Java's `builder.defaultValue(null)`).
+                Ok(Value::Null) => {}
                 Ok(v) => match builder.clone().default_value(v) {
                     Ok(b) => builder = b,
                     Err(e) => tracing::warn!("Ignoring invalid default for schema: {e}"),

@@ -1,8 +1,10 @@
-//! Tributary's native `io.confluent.connect.avro.AvroConverter` against a real schema registry
-//! (Apicurio Registry's Confluent-compatible API, started by `scripts/registry`) and a real
-//! broker: pipelines through Avro topics, the registry's view of what was written, the bytes
-//! read by confluent-kafka-python's `AvroDeserializer`, and the failures Connect reports (no
-//! magic byte, unknown schema id, an incompatible schema, a registry that is down).
+//! Tributary's native schema-registry converters (`io.confluent.connect.avro.AvroConverter`,
+//! `io.confluent.connect.json.JsonSchemaConverter`) against a real schema registry (Apicurio
+//! Registry's Confluent-compatible API, started by `scripts/registry`) and a real broker:
+//! pipelines through Avro and JSON Schema topics, the registry's view of what was written, the
+//! bytes read by confluent-kafka-python's `AvroDeserializer` and `JSONDeserializer`, and the
+//! failures Connect reports (no magic byte, unknown schema id, an incompatible schema, a
+//! registry that is down).
 
 mod common;
 
@@ -12,6 +14,7 @@ use common::*;
 use serde_json::{json, Value as Json};
 
 const AVRO: &str = "io.confluent.connect.avro.AvroConverter";
+const JSON_SCHEMA: &str = "io.confluent.connect.json.JsonSchemaConverter";
 
 fn registry_get(registry: &SchemaRegistry, path: &str) -> (u16, Json) {
     let r = reqwest::blocking::get(format!("{}{path}", registry.ccompat)).unwrap();
@@ -35,8 +38,13 @@ fn registry_send(registry: &SchemaRegistry, method: &str, path: &str, body: &Jso
 
 /// Worker lines making the Avro converter the worker's value converter.
 fn avro_worker_lines(registry: &SchemaRegistry) -> String {
+    converter_lines(AVRO, registry)
+}
+
+/// Worker lines making `class` the worker's value converter.
+fn converter_lines(class: &str, registry: &SchemaRegistry) -> String {
     format!(
-        "value.converter={AVRO}\nvalue.converter.schema.registry.url={}\n",
+        "value.converter={class}\nvalue.converter.schema.registry.url={}\n",
         registry.ccompat
     )
 }
@@ -64,55 +72,7 @@ fn a_file_round_trips_through_an_avro_topic() {
     let Some(registry) = schema_registry() else {
         return;
     };
-    let dir = test_dir();
-    let topic = unique("avro-lines");
-    let input = dir.path().join("in.txt");
-    let output = dir.path().join("out.txt");
-    let text = lines(500, "avro");
-    std::fs::write(&input, &text).unwrap();
-    std::fs::write(
-        dir.path().join("src.properties"),
-        format!(
-            "name=src\nconnector.class=FileStreamSource\ntasks.max=1\nfile={}\ntopic={topic}\n",
-            input.display()
-        ),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("sink.properties"),
-        format!(
-            "name=sink\nconnector.class=FileStreamSink\ntasks.max=1\nfile={}\ntopics={topic}\n",
-            output.display()
-        ),
-    )
-    .unwrap();
-    let worker = StandaloneWorker::start(
-        dir.path(),
-        &bootstrap,
-        &avro_worker_lines(&registry),
-        &["src.properties", "sink.properties"],
-    );
-    wait_for(
-        "the sink's file to equal the input",
-        Duration::from_secs(60),
-        || (std::fs::read_to_string(&output).unwrap_or_default() == text).then_some(()),
-    );
-    let records = read_topic(&bootstrap, &topic);
-    assert_eq!(records.len(), 500);
-    let (code, latest) = registry_get(
-        &registry,
-        &format!("/subjects/{topic}-value/versions/latest"),
-    );
-    assert_eq!(code, 200, "{latest}");
-    assert_eq!(
-        latest["version"], 1,
-        "one registration for the whole stream: {latest}"
-    );
-    assert_eq!(latest["schema"], "\"string\"");
-    let id = latest["id"].as_i64().unwrap() as i32;
-    for r in &records {
-        assert_eq!(schema_id(r), id);
-    }
+    let (id, records, text) = file_round_trip(&bootstrap, &registry, AVRO, "\"string\"", "", "");
     // The datum: the line as an Avro string (zig-zag length, UTF-8).
     let first = text.lines().next().unwrap();
     let mut expected = vec![0];
@@ -120,7 +80,100 @@ fn a_file_round_trips_through_an_avro_topic() {
     expected.push((first.len() * 2) as u8);
     expected.extend_from_slice(first.as_bytes());
     assert_eq!(records[0], expected);
+}
+
+/// The same with `io.confluent.connect.json.JsonSchemaConverter`, each line hoisted into a
+/// struct `{"line": …}` (Apicurio refuses a JSON Schema that is not an object unless it names
+/// its `$schema`, which Confluent's converter does not write): the subject's schema is the
+/// object Confluent's JsonSchemaData makes, and each record is `{"line":"…"}` after the header.
+#[test]
+fn a_file_round_trips_through_a_json_schema_topic() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(registry) = schema_registry() else {
+        return;
+    };
+    let (id, records, text) = file_round_trip(
+        &bootstrap,
+        &registry,
+        JSON_SCHEMA,
+        r#"{"type":"object","properties":{"line":{"type":"string","connect.index":0}}}"#,
+        "transforms=hoist\ntransforms.hoist.type=org.apache.kafka.connect.transforms.HoistField$Value\ntransforms.hoist.field=line\n",
+        "transforms=extract\ntransforms.extract.type=org.apache.kafka.connect.transforms.ExtractField$Value\ntransforms.extract.field=line\n",
+    );
+    let first = text.lines().next().unwrap();
+    let mut expected = vec![0];
+    expected.extend_from_slice(&id.to_be_bytes());
+    expected.extend_from_slice(
+        format!("{{\"line\":{}}}", serde_json::to_string(first).unwrap()).as_bytes(),
+    );
+    assert_eq!(records[0], expected);
+}
+
+/// A file through FileStreamSource → topic → FileStreamSink with `class` as the worker's value
+/// converter (and the connector lines `source_extra`, `sink_extra`): the output equals the
+/// input, the subject `<topic>-value` has one version whose schema is `schema_text` (parsed),
+/// and every record carries its id. Returns the id, the records and the input.
+fn file_round_trip(
+    bootstrap: &str,
+    registry: &SchemaRegistry,
+    class: &str,
+    schema_text: &str,
+    source_extra: &str,
+    sink_extra: &str,
+) -> (i32, Vec<Vec<u8>>, String) {
+    let dir = test_dir();
+    let topic = unique("registry-lines");
+    let input = dir.path().join("in.txt");
+    let output = dir.path().join("out.txt");
+    let text = lines(500, "registry");
+    std::fs::write(&input, &text).unwrap();
+    std::fs::write(
+        dir.path().join("src.properties"),
+        format!(
+            "name=src\nconnector.class=FileStreamSource\ntasks.max=1\nfile={}\ntopic={topic}\n{source_extra}",
+            input.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("sink.properties"),
+        format!(
+            "name=sink\nconnector.class=FileStreamSink\ntasks.max=1\nfile={}\ntopics={topic}\n{sink_extra}",
+            output.display()
+        ),
+    )
+    .unwrap();
+    let worker = StandaloneWorker::start(
+        dir.path(),
+        bootstrap,
+        &converter_lines(class, registry),
+        &["src.properties", "sink.properties"],
+    );
+    wait_for(
+        "the sink's file to equal the input",
+        Duration::from_secs(60),
+        || (std::fs::read_to_string(&output).unwrap_or_default() == text).then_some(()),
+    );
+    let records = read_topic(bootstrap, &topic);
+    assert_eq!(records.len(), 500);
+    let (code, latest) = registry_get(
+        registry,
+        &format!("/subjects/{topic}-value/versions/latest"),
+    );
+    assert_eq!(code, 200, "{latest}");
+    assert_eq!(
+        latest["version"], 1,
+        "one registration for the whole stream: {latest}"
+    );
+    let registered: Json = serde_json::from_str(latest["schema"].as_str().unwrap()).unwrap();
+    let expected: Json = serde_json::from_str(schema_text).unwrap();
+    assert_eq!(registered, expected);
+    let id = latest["id"].as_i64().unwrap() as i32;
+    for r in &records {
+        assert_eq!(schema_id(r), id);
+    }
     drop(worker);
+    (id, records, text)
 }
 
 /// Struct records (VerifiableSource with `complete.record.data=true`) are registered as the
@@ -129,6 +182,41 @@ fn a_file_round_trips_through_an_avro_topic() {
 /// record back.
 #[test]
 fn confluent_kafka_python_reads_what_tributary_writes() {
+    struct_records_read_by_python(AVRO, "avro", |schema| {
+        assert_eq!(schema["type"], "record");
+        schema["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["name"].as_str().unwrap().to_string())
+            .collect()
+    });
+}
+
+/// The same with the JSON Schema converter and confluent-kafka-python's `JSONDeserializer`,
+/// which also validates each record against the schema Tributary registered.
+#[test]
+fn confluent_kafka_python_reads_and_validates_tributarys_json_schema_records() {
+    struct_records_read_by_python(JSON_SCHEMA, "json", |schema| {
+        assert_eq!(schema["type"], "object");
+        let props = schema["properties"].as_object().unwrap();
+        let mut names: Vec<(i64, String)> = props
+            .iter()
+            .map(|(k, v)| (v["connect.index"].as_i64().unwrap(), k.clone()))
+            .collect();
+        names.sort();
+        names.into_iter().map(|(_, k)| k).collect()
+    });
+}
+
+/// VerifiableSource struct records through `class`; the registered schema's field names (as
+/// `field_names` reads them) are VerifiableSource's, and Python's deserializer `kind` decodes
+/// the first 200 records to the values sent.
+fn struct_records_read_by_python(
+    class: &str,
+    kind: &str,
+    field_names: impl Fn(&Json) -> Vec<String>,
+) {
     let Some(bootstrap) = kafka() else { return };
     let Some(registry) = schema_registry() else {
         return;
@@ -137,7 +225,7 @@ fn confluent_kafka_python_reads_what_tributary_writes() {
         return;
     };
     let dir = test_dir();
-    let topic = unique("avro-structs");
+    let topic = unique("registry-structs");
     std::fs::write(
         dir.path().join("v.properties"),
         format!(
@@ -149,7 +237,7 @@ fn confluent_kafka_python_reads_what_tributary_writes() {
     let worker = StandaloneWorker::start(
         dir.path(),
         &bootstrap,
-        &avro_worker_lines(&registry),
+        &converter_lines(class, &registry),
         &["v.properties"],
     );
     wait_for("200 records", Duration::from_secs(60), || {
@@ -163,20 +251,14 @@ fn confluent_kafka_python_reads_what_tributary_writes() {
     );
     assert_eq!(code, 200, "{latest}");
     let schema: Json = serde_json::from_str(latest["schema"].as_str().unwrap()).unwrap();
-    assert_eq!(schema["type"], "record");
     assert_eq!(
-        schema["fields"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["name"].as_str().unwrap())
-            .collect::<Vec<_>>(),
+        field_names(&schema),
         ["name", "task", "topic", "time_ms", "seqno"]
     );
     let hex: String = records.iter().map(|r| format!("{}\n", to_hex(r))).collect();
     let input = dir.path().join("records.hex");
     std::fs::write(&input, hex).unwrap();
-    let decoded = run_python_decoder(&python, &registry, &topic, &input);
+    let decoded = run_python_decoder(&python, &registry, kind, &topic, &input);
     assert_eq!(decoded.len(), 200);
     for (i, d) in decoded.iter().enumerate() {
         assert_eq!(d["seqno"], i as i64, "{d}");
@@ -198,7 +280,7 @@ fn python_with_confluent_kafka() -> Option<String> {
     let ok = std::process::Command::new("python3")
         .args([
             "-c",
-            "import confluent_kafka.schema_registry.avro, fastavro",
+            "import confluent_kafka.schema_registry.avro, confluent_kafka.schema_registry.json_schema, fastavro",
         ])
         .status()
         .is_ok_and(|s| s.success());
@@ -210,10 +292,12 @@ fn python_with_confluent_kafka() -> Option<String> {
 }
 
 /// Decodes each hex line of `input` (a record value of `topic`) with confluent-kafka-python's
-/// `AvroDeserializer` against the registry; one JSON object per record.
+/// `AvroDeserializer` (`kind` `avro`) or `JSONDeserializer` (`json`) against the registry; one
+/// JSON object per record.
 fn run_python_decoder(
     python: &str,
     registry: &SchemaRegistry,
+    kind: &str,
     topic: &str,
     input: &std::path::Path,
 ) -> Vec<Json> {
@@ -221,10 +305,14 @@ fn run_python_decoder(
 import json, sys
 from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroDeserializer
+from confluent_kafka.schema_registry.json_schema import JSONDeserializer
 from confluent_kafka.serialization import SerializationContext, MessageField
-url, topic, path = sys.argv[1:4]
+url, kind, topic, path = sys.argv[1:5]
 client = SchemaRegistryClient({"url": url})
-deserializer = AvroDeserializer(client)
+if kind == "avro":
+    deserializer = AvroDeserializer(client)
+else:
+    deserializer = JSONDeserializer(None, schema_registry_client=client)
 ctx = SerializationContext(topic, MessageField.VALUE)
 for line in open(path):
     value = deserializer(bytes.fromhex(line.strip()), ctx)
@@ -234,6 +322,7 @@ for line in open(path):
         .arg("-c")
         .arg(script)
         .arg(&registry.ccompat)
+        .arg(kind)
         .arg(topic)
         .arg(input)
         .output()
