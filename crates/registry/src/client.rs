@@ -391,3 +391,135 @@ fn encode(subject: &str) -> String {
         .collect::<String>()
         .replace('+', "%20")
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+
+    use super::*;
+    use crate::config::RegistryConfig;
+
+    /// Serves one request on a local socket, answering `answer`; returns the request's text.
+    fn serve_once(answer: &'static str) -> (String, std::thread::JoinHandle<String>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let handle = std::thread::spawn(move || {
+            let (mut socket, _) = listener.accept().unwrap();
+            let mut buf = vec![0u8; 8192];
+            let n = socket.read(&mut buf).unwrap();
+            let body = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+                answer.len()
+            );
+            socket.write_all(body.as_bytes()).unwrap();
+            String::from_utf8_lossy(&buf[..n]).into_owned()
+        });
+        (url, handle)
+    }
+
+    fn client(props: &[(&str, &str)]) -> RegistryClient {
+        let props = props
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        RegistryClient::new(&RegistryConfig::from_props(&props).unwrap())
+    }
+
+    #[test]
+    fn credentials_and_headers_are_sent_as_confluents_client_sends_them() {
+        let (url, server) = serve_once(r#"{"schema":"\"string\""}"#);
+        let c = client(&[
+            ("schema.registry.url", &url),
+            ("basic.auth.credentials.source", "USER_INFO"),
+            ("basic.auth.user.info", "fred:s3cret"),
+            ("request.header.X-Tenant", "blue"),
+        ]);
+        let s = c.schema_by_id(7).unwrap();
+        assert_eq!(s.schema, "\"string\"");
+        assert_eq!(s.schema_type, "AVRO");
+        let request = server.join().unwrap().to_ascii_lowercase();
+        assert!(request.starts_with("get /schemas/ids/7 "), "{request}");
+        // base64("fred:s3cret")
+        assert!(
+            request.contains("authorization: basic znjlzdpzm2nyzxq="),
+            "{request}"
+        );
+        assert!(request.contains("x-tenant: blue"), "{request}");
+
+        // User info in the URL (the default source), taken out of the URL.
+        let (url, server) = serve_once(r#"{"schema":"\"int\""}"#);
+        let with_user = url.replace("http://", "http://ann:pw@");
+        client(&[("schema.registry.url", &with_user)])
+            .schema_by_id(1)
+            .unwrap();
+        let request = server.join().unwrap().to_ascii_lowercase();
+        assert!(
+            request.contains("authorization: basic yw5uonb3"),
+            "{request}"
+        );
+
+        let (url, server) = serve_once(r#"{"schema":"\"int\""}"#);
+        client(&[
+            ("schema.registry.url", &url),
+            ("bearer.auth.credentials.source", "STATIC_TOKEN"),
+            ("bearer.auth.token", "tok-1"),
+        ])
+        .schema_by_id(1)
+        .unwrap();
+        let request = server.join().unwrap().to_ascii_lowercase();
+        assert!(request.contains("authorization: bearer tok-1"), "{request}");
+    }
+
+    #[test]
+    fn a_url_that_does_not_answer_is_skipped_for_the_next() {
+        let dead = TcpListener::bind("127.0.0.1:0").unwrap();
+        let dead_url = format!("http://{}", dead.local_addr().unwrap());
+        drop(dead);
+        let (url, server) = serve_once(r#"{"schema":"\"long\""}"#);
+        let c = client(&[
+            ("schema.registry.url", &format!("{dead_url},{url}")),
+            ("max.retries", "0"),
+        ]);
+        assert_eq!(c.schema_by_id(3).unwrap().schema, "\"long\"");
+        server.join().unwrap();
+        // Nothing answers any more: unavailable, after the retries.
+        let c = client(&[
+            ("schema.registry.url", &dead_url),
+            ("max.retries", "1"),
+            ("retries.wait.ms", "1"),
+        ]);
+        assert!(matches!(
+            c.schema_by_id(3),
+            Err(RegistryError::Unavailable(_))
+        ));
+    }
+
+    #[test]
+    fn tls_settings_are_read_and_a_bad_one_names_its_key() {
+        let props = [
+            ("schema.registry.url", "https://127.0.0.1:1"),
+            (
+                "schema.registry.ssl.truststore.location",
+                "/nonexistent/trust.jks",
+            ),
+            ("schema.registry.ssl.truststore.password", "x"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let err = RegistryConfig::from_props(&props)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.contains("schema.registry.ssl.truststore.location"),
+            "{err}"
+        );
+        let props = [("schema.registry.url", "https://127.0.0.1:1")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert!(RegistryConfig::from_props(&props).unwrap().tls.is_some());
+    }
+}
