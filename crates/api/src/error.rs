@@ -19,6 +19,12 @@ pub enum ConnectError {
     /// A configuration value is missing or invalid (`ConfigException`): names the key.
     #[error("{0}")]
     Config(String),
+    /// A service a plugin depends on does not answer (e.g. a schema registry, Confluent's
+    /// `NetworkException`): retried like [`ConnectError::Retriable`] within
+    /// `errors.retry.timeout`, but never tolerated by `errors.tolerance=all`: the task fails
+    /// rather than skip a record only because the service was down.
+    #[error("{0}")]
+    Unavailable(String),
     /// An exception thrown by a hosted Java plugin (crate `tributary-jvm`): its class, its
     /// message and its stack trace as `Throwable.printStackTrace` writes it, which is what
     /// Connect shows in a FAILED status.
@@ -51,6 +57,7 @@ impl ConnectError {
             ConnectError::Data(_) => "org.apache.kafka.connect.errors.DataException",
             ConnectError::Retriable(_) => "org.apache.kafka.connect.errors.RetriableException",
             ConnectError::Config(_) => "org.apache.kafka.common.config.ConfigException",
+            ConnectError::Unavailable(_) => "org.apache.kafka.common.errors.NetworkException",
             ConnectError::Java { .. } => "org.apache.kafka.connect.errors.ConnectException",
         }
     }

@@ -562,9 +562,10 @@ fn without_auto_registration_the_schema_must_be_registered_first() {
     drop(worker);
 }
 
-/// A registry that does not answer loses nothing: the source task fails (a retriable error
-/// after the client's retries), nothing is written or committed; pointed at the registry again
-/// (a config update), every line arrives exactly once.
+/// A registry that does not answer loses nothing, even with `errors.tolerance=all`: the source
+/// task fails (after the client's retries; Connect would skip the records), nothing is written
+/// or committed; pointed at the registry again (a config update), every line arrives exactly
+/// once.
 #[test]
 fn a_registry_outage_fails_the_task_and_loses_no_record() {
     let Some(bootstrap) = kafka() else { return };
@@ -588,6 +589,7 @@ fn a_registry_outage_fails_the_task_and_loses_no_record() {
             "value.converter.schema.registry.url": url,
             "value.converter.max.retries": "1",
             "value.converter.retries.wait.ms": "10",
+            "errors.tolerance": "all",
         })
     };
     let worker = StandaloneWorker::start(dir.path(), &bootstrap, "", &[]);

@@ -30,9 +30,10 @@
 //! schema of another format, a schema the registry refuses (409, incompatible) or a subject
 //! without the schema: [`ConnectError::Data`] (Java's `DataException`), which
 //! `errors.tolerance` and the dead letter queue handle. A registry that does not answer (after
-//! the client's retries): [`ConnectError::Retriable`] (Java's `NetworkException`), retried by
-//! the runtime within `errors.retry.timeout`; with the default of 0 the task fails, and nothing
-//! is skipped or committed past the record. Not supported: schemaless data (Confluent's Avro
+//! the client's retries): [`ConnectError::Unavailable`] (Java's `NetworkException`), retried by
+//! the runtime within `errors.retry.timeout` and then failing the task even with
+//! `errors.tolerance=all` (Connect would skip the record): nothing is skipped or committed past
+//! the record. Not supported: schemaless data (Confluent's Avro
 //! converter writes it with its `Anything` schema), refused with a [`ConnectError::Data`].
 
 use std::collections::HashMap;
@@ -170,7 +171,7 @@ impl<F: Format> RegistryConverter<F> {
 
 fn serialize_error<F: Format>(topic: &str, e: RegistryError) -> ConnectError {
     match e {
-        RegistryError::Unavailable(m) => ConnectError::Retriable(format!(
+        RegistryError::Unavailable(m) => ConnectError::Unavailable(format!(
             "Network connection error while serializing {} data for topic {topic}: {m}",
             F::DATA_NAME
         )),
@@ -184,7 +185,7 @@ fn deserialize_error<F: Format>(
     retriable: bool,
 ) -> ConnectError {
     if retriable {
-        ConnectError::Retriable(format!(
+        ConnectError::Unavailable(format!(
             "Network connection error while deserializing data for topic {topic}: {e}"
         ))
     } else {

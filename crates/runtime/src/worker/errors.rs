@@ -8,7 +8,9 @@
 //! `errors.retry.delay.max.ms`, then a random delay below it) for up to `errors.retry.timeout`
 //! ms (-1: for ever, 0: never); a failure that remains is reported (error log, dead letter
 //! queue) and then, with `errors.tolerance=none`, fails the task with `Tolerance exceeded in
-//! error handler`, or, with `all`, skips the record. `poll`, `put` and the producer's send are
+//! error handler`, or, with `all`, skips the record. A [`ConnectError::Unavailable`] (a
+//! service the stage depends on did not answer) is retried the same way but never skipped: it
+//! fails the task whatever `errors.tolerance` says. `poll`, `put` and the producer's send are
 //! not run through the operator, as in Connect; a failed send is tolerated with `all` (reported
 //! under [`Stage::KafkaProduce`]), and a sink task can report records itself through
 //! [`tributary_api::sink::ErrantRecordReporter`] (stage [`Stage::TaskPut`]).
@@ -272,6 +274,20 @@ impl RetryWithToleranceOperator {
         self.tolerance == ToleranceType::All || self.total_failures() == 0
     }
 
+    /// The error that fails a task when a service a stage depends on did not answer
+    /// ([`ConnectError::Unavailable`]), whatever `errors.tolerance` says: the record is not
+    /// skipped, and the task's next run processes it again.
+    pub fn unavailable(ctx: &ProcessingContext) -> ConnectError {
+        let mut msg = format!(
+            "Unavailable, not tolerated (the record is not skipped)\n\tat {}",
+            ctx.describe().replacen("Executing", "executing", 1)
+        );
+        if let Some(cause) = &ctx.error {
+            msg.push_str(&format!("\nCaused by: {}: {cause}", cause.java_class()));
+        }
+        ConnectError::Connect(msg)
+    }
+
     /// The error that fails a task whose failure is not tolerated: Connect's `Tolerance
     /// exceeded in error handler`, with the stage, class and cause in the trace.
     pub fn tolerance_exceeded(ctx: &ProcessingContext) -> ConnectError {
@@ -316,7 +332,7 @@ impl RetryWithToleranceOperator {
             ctx.attempt = attempt;
             match op() {
                 Ok(v) => return Ok(Outcome::Done(v)),
-                Err(e @ ConnectError::Retriable(_)) => {
+                Err(e @ (ConnectError::Retriable(_) | ConnectError::Unavailable(_))) => {
                     self.metrics.failure();
                     let Some(deadline) = deadline else {
                         break e;
@@ -347,6 +363,10 @@ impl RetryWithToleranceOperator {
         self.total_failures.fetch_add(1, Ordering::Relaxed);
         self.count_error();
         ctx.error = Some(error);
+        if matches!(ctx.error, Some(ConnectError::Unavailable(_))) {
+            // A service that did not answer is no fault of the record: never skip it.
+            return Err(Self::unavailable(ctx));
+        }
         if !stage.tolerated() && !matches!(ctx.error, Some(ConnectError::Retriable(_))) {
             return Err(ConnectError::Connect(format!(
                 "Unhandled exception in error handler\n\tat {}",
@@ -1015,6 +1035,42 @@ mod tests {
         assert_eq!(ctx.attempt, 4);
         assert!(!ctx.failed());
         assert_eq!(op.total_failures(), 0);
+    }
+
+    #[test]
+    fn an_unavailable_service_is_retried_and_then_fails_the_task_even_with_tolerance_all() {
+        let clock = Arc::new(FakeClock::default());
+        let op = operator(1_000, 60_000, ToleranceType::All, clock.clone());
+        let mut ctx = ProcessingContext::default();
+        let err = op
+            .execute(
+                &mut ctx,
+                Stage::ValueConverter,
+                "x.Registry",
+                || -> ConnectResult<()> { Err(ConnectError::Unavailable("down".into())) },
+            )
+            .unwrap_err();
+        // Retried as a retriable error is, then not skipped.
+        assert_eq!(*clock.waits.lock().unwrap(), vec![300, 600, 100]);
+        let msg = err.to_string();
+        assert!(msg.starts_with("Unavailable, not tolerated (the record is not skipped)\n\tat executing stage 'VALUE_CONVERTER' with class 'x.Registry'\nCaused by: org.apache.kafka.common.errors.NetworkException: down"), "{msg}");
+        // A retriable error under the same settings is skipped (Connect's rule).
+        let op = operator(
+            0,
+            60_000,
+            ToleranceType::All,
+            Arc::new(FakeClock::default()),
+        );
+        let mut ctx = ProcessingContext::default();
+        let out = op
+            .execute(
+                &mut ctx,
+                Stage::ValueConverter,
+                "x.C",
+                || -> ConnectResult<()> { Err(ConnectError::Retriable("busy".into())) },
+            )
+            .unwrap();
+        assert_eq!(out, Outcome::Skipped);
     }
 
     #[test]
