@@ -5,7 +5,8 @@
 //! - [`avro::AvroConverter`], under Confluent's class name
 //!   `io.confluent.connect.avro.AvroConverter`, as key and value converter;
 //! - [`json_schema::JsonSchemaConverter`], `io.confluent.connect.json.JsonSchemaConverter`;
-//! - both are a [`converter::RegistryConverter`] over their [`converter::Format`].
+//! - [`protobuf::ProtobufConverter`], `io.confluent.connect.protobuf.ProtobufConverter`;
+//! - all three are a [`converter::RegistryConverter`] over their [`converter::Format`].
 //! - [`client::RegistryClient`]: the registry client (failover over URLs, basic and bearer
 //!   authentication, TLS, retries, caches).
 //!
@@ -18,6 +19,7 @@ pub mod client;
 pub mod config;
 pub mod converter;
 pub mod json_schema;
+pub mod protobuf;
 pub mod subject;
 pub mod wire;
 
@@ -34,6 +36,9 @@ pub const AVRO_CONVERTER_CLASS: &str = "io.confluent.connect.avro.AvroConverter"
 /// Confluent's JSON Schema converter class.
 pub const JSON_SCHEMA_CONVERTER_CLASS: &str = "io.confluent.connect.json.JsonSchemaConverter";
 
+/// Confluent's Protobuf converter class.
+pub const PROTOBUF_CONVERTER_CLASS: &str = "io.confluent.connect.protobuf.ProtobufConverter";
+
 /// The converter plugins of this crate.
 pub fn plugins() -> PluginSet {
     PluginSet {
@@ -48,6 +53,13 @@ pub fn plugins() -> PluginSet {
                 version: VERSION,
                 new: Arc::new(|| {
                     Box::new(json_schema::JsonSchemaConverter::new()) as Box<dyn Converter>
+                }),
+            },
+            ConverterPlugin {
+                class: PROTOBUF_CONVERTER_CLASS,
+                version: VERSION,
+                new: Arc::new(|| {
+                    Box::new(protobuf::ProtobufConverter::new()) as Box<dyn Converter>
                 }),
             },
         ],
