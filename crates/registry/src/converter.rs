@@ -54,6 +54,9 @@ use crate::wire;
 pub trait Format: Send + Sync + Sized + 'static {
     /// A parsed schema, ready to write and read data with.
     type Parsed: Send + Sync + 'static;
+    /// What part of a schema a record's data is, read from the data (Protobuf's message
+    /// indexes); `()` for formats whose data is always the whole schema's.
+    type Selector: Clone + PartialEq + Send + Sync + 'static;
     /// The registry's `schemaType`: `AVRO`, `JSON`, `PROTOBUF`.
     const SCHEMA_TYPE: &'static str;
     /// The converter's Java class, for messages.
@@ -70,10 +73,17 @@ pub trait Format: Send + Sync + Sized + 'static {
     fn record_name(parsed: &Self::Parsed) -> String;
     /// Whether `reader` reads what `writer` writes (the `*.compatibility.strict` checks).
     fn can_read(writer: &Self::Parsed, reader: &Self::Parsed) -> bool;
-    /// The Connect schema of a parsed schema; `version` is the registry's.
+    /// Reads the selector at the start of a record's data (after the schema id): the selector
+    /// and the rest of the data.
+    fn select(data: &[u8]) -> ConnectResult<(Self::Selector, &[u8])>;
+    /// The name the subject strategies use for the part of `parsed` that `selector` names.
+    fn selected_name(parsed: &Self::Parsed, selector: &Self::Selector) -> ConnectResult<String>;
+    /// The Connect schema of the part of a parsed schema that `selector` names; `version` is
+    /// the registry's.
     fn to_connect_schema(
         &self,
         parsed: &Self::Parsed,
+        selector: &Self::Selector,
         version: Option<i32>,
     ) -> ConnectResult<SchemaRef>;
     /// Appends `value` of Connect schema `schema` as data of `parsed` to `out`.
@@ -84,10 +94,12 @@ pub trait Format: Send + Sync + Sized + 'static {
         value: &Value,
         out: &mut Vec<u8>,
     ) -> ConnectResult<()>;
-    /// Reads data of `parsed` as a value of its Connect schema `schema`.
+    /// Reads data (after the selector) of the part of `parsed` that `selector` names, as a
+    /// value of its Connect schema `schema`.
     fn decode(
         &self,
         parsed: &Self::Parsed,
+        selector: &Self::Selector,
         schema: &SchemaRef,
         data: &[u8],
     ) -> ConnectResult<Value>;
@@ -148,8 +160,8 @@ struct Target<F: Format> {
 /// A subject's latest version, with when it was fetched.
 type LatestOf<F> = (Instant, Arc<Target<F>>);
 
-/// The schemas read for one id, by topic.
-type ReadersOfId<F> = Vec<(String, Arc<ReadSchema<F>>)>;
+/// The schemas read for one id, by topic and selector.
+type ReadersOfId<F> = Vec<(String, <F as Format>::Selector, Arc<ReadSchema<F>>)>;
 
 struct ReadSchema<F: Format> {
     parsed: F::Parsed,
@@ -314,9 +326,14 @@ impl<F: Format> Configured<F> {
         Ok(target)
     }
 
-    fn read_schema(&self, topic: &str, id: i32) -> ConnectResult<Arc<ReadSchema<F>>> {
+    fn read_schema(
+        &self,
+        topic: &str,
+        id: i32,
+        selector: &F::Selector,
+    ) -> ConnectResult<Arc<ReadSchema<F>>> {
         if let Some(list) = self.readers.lock().unwrap().get(&id) {
-            if let Some((_, r)) = list.iter().find(|(t, _)| t == topic) {
+            if let Some((_, _, r)) = list.iter().find(|(t, s, _)| t == topic && s == selector) {
                 return Ok(r.clone());
             }
         }
@@ -347,10 +364,12 @@ impl<F: Format> Configured<F> {
             .format
             .parse(&registered.schema, &registered.references)
             .map_err(|e| deserialize_error::<F>(topic, e, false))?;
-        let subject =
-            self.serde
-                .subject_strategy
-                .subject(topic, self.is_key, &F::record_name(&parsed));
+        let name = F::selected_name(&parsed, selector)
+            .map_err(|e| deserialize_error::<F>(topic, e, false))?;
+        let subject = self
+            .serde
+            .subject_strategy
+            .subject(topic, self.is_key, &name);
         let version = self
             .client
             .version_of(&subject, id, &registered)
@@ -367,7 +386,7 @@ impl<F: Format> Configured<F> {
             })?;
         let connect = self
             .format
-            .to_connect_schema(&parsed, Some(version))
+            .to_connect_schema(&parsed, selector, Some(version))
             .map_err(|e| deserialize_error::<F>(topic, e, false))?;
         let read = Arc::new(ReadSchema { parsed, connect });
         let mut readers = self.readers.lock().unwrap();
@@ -377,7 +396,7 @@ impl<F: Format> Configured<F> {
         readers
             .entry(id)
             .or_default()
-            .push((topic.to_string(), read.clone()));
+            .push((topic.to_string(), selector.clone(), read.clone()));
         Ok(read)
     }
 }
@@ -444,10 +463,12 @@ impl<F: Format> Converter for RegistryConverter<F> {
             return Ok(SchemaAndValue::null());
         };
         let (id, data) = wire::split(bytes).map_err(|e| deserialize_error::<F>(topic, e, false))?;
-        let read = state.read_schema(topic, id)?;
+        let (selector, data) =
+            F::select(data).map_err(|e| deserialize_error::<F>(topic, e, false))?;
+        let read = state.read_schema(topic, id, &selector)?;
         let value = state
             .format
-            .decode(&read.parsed, &read.connect, data)
+            .decode(&read.parsed, &selector, &read.connect, data)
             .map_err(|e| deserialize_error::<F>(topic, e, false))?;
         Ok(SchemaAndValue {
             schema: Some(read.connect.clone()),

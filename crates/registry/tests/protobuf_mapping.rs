@@ -17,6 +17,17 @@ fn format() -> ProtobufFormat {
     ProtobufFormat::configure(&Props::new()).unwrap()
 }
 
+/// Reads a record's data after the schema id: its message indexes, then the message.
+fn decode_all(
+    f: &ProtobufFormat,
+    parsed: &ProtobufSchema,
+    schema: &SchemaRef,
+    bytes: &[u8],
+) -> tributary_api::ConnectResult<Value> {
+    let (indexes, body) = ProtobufFormat::select(bytes)?;
+    f.decode(parsed, &indexes, schema, body)
+}
+
 fn order_schema() -> SchemaRef {
     SchemaBuilder::struct_()
         .name("com.example.Order")
@@ -182,7 +193,7 @@ fn unnamed_struct_tags_and_primitives() {
     let text = from_connect_schema(&schema).unwrap();
     assert!(text.starts_with("syntax = \"proto3\";\n\nmessage ConnectDefault1 {\n  string b = 7;\n  int32 c = 1 [(confluent.field_meta) = {\n"), "{text}");
     let parsed = ProtobufSchema::parse(&text).unwrap();
-    let back = format().to_connect_schema(&parsed, None).unwrap();
+    let back = format().to_connect_schema(&parsed, &vec![0], None).unwrap();
     assert_eq!(back.name.as_deref(), Some("ConnectDefault1"));
     assert_eq!(
         back.field("c").unwrap().schema.schema_type,
@@ -203,8 +214,8 @@ fn round_trip(schema: &SchemaRef, value: &Value) -> (Vec<u8>, SchemaRef, Value) 
     let parsed = f.parse(&text, &[]).unwrap();
     let mut out = Vec::new();
     f.encode(&parsed, schema, value, &mut out).unwrap();
-    let connect = f.to_connect_schema(&parsed, Some(3)).unwrap();
-    let back = f.decode(&parsed, &connect, &out).unwrap();
+    let connect = f.to_connect_schema(&parsed, &vec![0], Some(3)).unwrap();
+    let back = decode_all(&f, &parsed, &connect, &out).unwrap();
     (out, connect, back)
 }
 
@@ -325,7 +336,7 @@ message Event {
     let f = format();
     let parsed = f.parse(text, &[]).unwrap();
     assert_eq!(ProtobufFormat::record_name(&parsed), "acme.Event");
-    let schema = f.to_connect_schema(&parsed, None).unwrap();
+    let schema = f.to_connect_schema(&parsed, &vec![0], None).unwrap();
     let names: Vec<&str> = schema.fields.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(
         names,
@@ -377,7 +388,7 @@ message Event {
     m.set_field_by_name("size", PValue::U32(4_000_000_000));
     let mut bytes = vec![0];
     prost_reflect::prost::Message::encode(&m, &mut bytes).unwrap();
-    let value = f.decode(&parsed, &schema, &bytes).unwrap();
+    let value = decode_all(&f, &parsed, &schema, &bytes).unwrap();
     let Value::Struct(s) = &value else { panic!() };
     let Some(Value::Struct(u)) = s.get("payload_0") else {
         panic!("{value:?}")
@@ -421,7 +432,7 @@ fn message_indexes_follow_confluent() {
 fn bad_input_is_an_error_not_a_panic() {
     let f = format();
     let parsed = f.parse(ORDER_TEXT, &[]).unwrap();
-    let schema = f.to_connect_schema(&parsed, None).unwrap();
+    let schema = f.to_connect_schema(&parsed, &vec![0], None).unwrap();
     for bytes in [
         &[][..],
         &[0, 0xff, 0xff][..],
@@ -429,7 +440,10 @@ fn bad_input_is_an_error_not_a_panic() {
         &[2, 8][..],
         &[0, 0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f][..],
     ] {
-        assert!(f.decode(&parsed, &schema, bytes).is_err(), "{bytes:?}");
+        assert!(
+            decode_all(&f, &parsed, &schema, bytes).is_err(),
+            "{bytes:?}"
+        );
     }
     assert!(f.parse("syntax = \"proto3\"; message {", &[]).is_err());
     let err = f
@@ -465,4 +479,51 @@ fn unimplemented_settings_are_refused_naming_the_key() {
     props.insert("wrapper.for.raw.primitives".into(), "true".into());
     props.insert("flatten.unions".into(), "false".into());
     assert!(ProtobufFormat::configure(&props).is_ok());
+}
+
+/// A file of several messages, as Confluent's serializer registers it for a generated class:
+/// each record's message indexes name its message, which is read with its own Connect schema
+/// and looked up under its own name.
+#[test]
+fn message_indexes_select_the_message_of_a_file_with_several() {
+    let text = "syntax = \"proto3\";\npackage shop;\n\nmessage Customer {\n  string name = 1;\n}\nmessage Order {\n  int64 id = 1;\n  message Line {\n    string sku = 1;\n  }\n  repeated Line lines = 2;\n}\n";
+    let f = format();
+    let parsed = f.parse(text, &[]).unwrap();
+    let order = parsed.selected(&[1]).unwrap();
+    assert_eq!(
+        ProtobufFormat::selected_name(&parsed, &vec![1]).unwrap(),
+        "shop.Order"
+    );
+    assert_eq!(
+        ProtobufFormat::selected_name(&parsed, &vec![1, 0]).unwrap(),
+        "shop.Order.Line"
+    );
+    let mut message = DynamicMessage::new(order.clone());
+    message.set_field_by_name("id", PValue::I64(42));
+    let mut line = DynamicMessage::new(parsed.selected(&[1, 0]).unwrap());
+    line.set_field_by_name("sku", PValue::String("A-1".into()));
+    message.set_field_by_name("lines", PValue::List(vec![PValue::Message(line)]));
+    let mut bytes = Vec::new();
+    write_indexes(&[1], &mut bytes);
+    prost_reflect::prost::Message::encode(&message, &mut bytes).unwrap();
+    let (indexes, _) = ProtobufFormat::select(&bytes).unwrap();
+    assert_eq!(indexes, vec![1]);
+    let connect = f.to_connect_schema(&parsed, &indexes, None).unwrap();
+    assert_eq!(connect.name.as_deref(), Some("Order"));
+    let Value::Struct(v) = decode_all(&f, &parsed, &connect, &bytes).unwrap() else {
+        panic!("not a struct");
+    };
+    assert_eq!(v.get("id"), Some(&Value::Int64(42)));
+    let Some(Value::Array(lines)) = v.get("lines") else {
+        panic!("no lines");
+    };
+    let Value::Struct(l) = &lines[0] else {
+        panic!("line not a struct")
+    };
+    assert_eq!(l.get("sku"), Some(&Value::String("A-1".into())));
+    // Indexes that name no message are an error.
+    let mut bad = Vec::new();
+    write_indexes(&[5], &mut bad);
+    let (indexes, _) = ProtobufFormat::select(&bad).unwrap();
+    assert!(f.to_connect_schema(&parsed, &indexes, None).is_err());
 }

@@ -64,6 +64,7 @@ pub const AVRO_DATA_KEYS: &[KeyDoc] = &[
 
 impl Format for AvroFormat {
     type Parsed = AvroSchema;
+    type Selector = ();
     const SCHEMA_TYPE: &'static str = "AVRO";
     const CLASS: &'static str = crate::AVRO_CONVERTER_CLASS;
     const DATA_NAME: &'static str = "Avro";
@@ -105,9 +106,18 @@ impl Format for AvroFormat {
         compat::can_read(writer, reader)
     }
 
+    fn select(data: &[u8]) -> ConnectResult<((), &[u8])> {
+        Ok(((), data))
+    }
+
+    fn selected_name(avro: &AvroSchema, _: &()) -> ConnectResult<String> {
+        Ok(Self::record_name(avro))
+    }
+
     fn to_connect_schema(
         &self,
         avro: &AvroSchema,
+        _: &(),
         version: Option<i32>,
     ) -> ConnectResult<SchemaRef> {
         schema::to_connect_schema(&self.config, avro, version)
@@ -123,7 +133,13 @@ impl Format for AvroFormat {
         data::encode(avro, schema, value, out)
     }
 
-    fn decode(&self, avro: &AvroSchema, schema: &SchemaRef, bytes: &[u8]) -> ConnectResult<Value> {
+    fn decode(
+        &self,
+        avro: &AvroSchema,
+        _: &(),
+        schema: &SchemaRef,
+        bytes: &[u8],
+    ) -> ConnectResult<Value> {
         data::decode(avro, schema, bytes)
     }
 

@@ -67,6 +67,7 @@ const NOT_IMPLEMENTED: &[(&str, &str)] = &[
 
 impl Format for JsonSchemaFormat {
     type Parsed = Json;
+    type Selector = ();
     const SCHEMA_TYPE: &'static str = "JSON";
     const CLASS: &'static str = crate::JSON_SCHEMA_CONVERTER_CLASS;
     const DATA_NAME: &'static str = "Json";
@@ -161,7 +162,20 @@ impl Format for JsonSchemaFormat {
         }
     }
 
-    fn to_connect_schema(&self, parsed: &Json, version: Option<i32>) -> ConnectResult<SchemaRef> {
+    fn select(data: &[u8]) -> ConnectResult<((), &[u8])> {
+        Ok(((), data))
+    }
+
+    fn selected_name(parsed: &Json, _: &()) -> ConnectResult<String> {
+        Ok(Self::record_name(parsed))
+    }
+
+    fn to_connect_schema(
+        &self,
+        parsed: &Json,
+        _: &(),
+        version: Option<i32>,
+    ) -> ConnectResult<SchemaRef> {
         schema::to_connect_schema(&self.config, parsed, version)
     }
 
@@ -178,7 +192,13 @@ impl Format for JsonSchemaFormat {
         Ok(())
     }
 
-    fn decode(&self, _parsed: &Json, schema: &SchemaRef, bytes: &[u8]) -> ConnectResult<Value> {
+    fn decode(
+        &self,
+        _parsed: &Json,
+        _: &(),
+        schema: &SchemaRef,
+        bytes: &[u8],
+    ) -> ConnectResult<Value> {
         let json: Json = serde_json::from_slice(bytes)
             .map_err(|e| ConnectError::data(format!("Invalid JSON: {e}")))?;
         data::read_value(&self.config, Some(schema), Some(&json))

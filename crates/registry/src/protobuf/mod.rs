@@ -345,6 +345,13 @@ impl ProtobufSchema {
         })
     }
 
+    /// The message at `indexes` (Confluent's message indexes) of the schema's file. Errors
+    /// ([`ConnectError::Data`]): indexes that name no message.
+    pub fn selected(&self, indexes: &[i32]) -> ConnectResult<MessageDescriptor> {
+        self.message_at(indexes)
+            .ok_or_else(|| ConnectError::data(format!("Invalid message indexes: {indexes:?}")))
+    }
+
     /// The message at `indexes` of the schema's file.
     pub fn message_at(&self, indexes: &[i32]) -> Option<MessageDescriptor> {
         let file = self.pool.get_file_by_name(&self.file)?;
@@ -371,6 +378,8 @@ fn missing_import(e: &protox::Error) -> Option<String> {
 
 impl Format for ProtobufFormat {
     type Parsed = ProtobufSchema;
+    /// The message indexes of the record's message in the schema's file.
+    type Selector = Vec<i32>;
     const SCHEMA_TYPE: &'static str = "PROTOBUF";
     const CLASS: &'static str = crate::PROTOBUF_CONVERTER_CLASS;
     const DATA_NAME: &'static str = "Protobuf";
@@ -427,12 +436,22 @@ impl Format for ProtobufFormat {
             })
     }
 
+    fn select(data: &[u8]) -> ConnectResult<(Vec<i32>, &[u8])> {
+        read_indexes(data)
+    }
+
+    /// The full name of the message the indexes name.
+    fn selected_name(parsed: &ProtobufSchema, indexes: &Vec<i32>) -> ConnectResult<String> {
+        Ok(parsed.selected(indexes)?.full_name().to_string())
+    }
+
     fn to_connect_schema(
         &self,
         parsed: &ProtobufSchema,
+        indexes: &Vec<i32>,
         version: Option<i32>,
     ) -> ConnectResult<SchemaRef> {
-        schema::to_connect_schema(&parsed.root, version)
+        schema::to_connect_schema(&parsed.selected(indexes)?, version)
     }
 
     fn encode(
@@ -452,21 +471,11 @@ impl Format for ProtobufFormat {
     fn decode(
         &self,
         parsed: &ProtobufSchema,
+        indexes: &Vec<i32>,
         schema: &SchemaRef,
-        bytes: &[u8],
+        body: &[u8],
     ) -> ConnectResult<Value> {
-        let (indexes, body) = read_indexes(bytes)?;
-        let message = parsed
-            .message_at(&indexes)
-            .ok_or_else(|| ConnectError::data(format!("Invalid message indexes: {indexes:?}")))?;
-        if message.full_name() != parsed.root.full_name() {
-            return Err(ConnectError::data(format!(
-                "Message indexes {indexes:?} name message {}; Tributary's ProtobufConverter \
-                 reads only a schema's first message ({})",
-                message.full_name(),
-                parsed.root.full_name()
-            )));
-        }
+        let message = parsed.selected(indexes)?;
         let decoded = DynamicMessage::decode(message, body)
             .map_err(|e| ConnectError::data(format!("Invalid Protobuf data: {e}")))?;
         if schema.schema_type != SchemaType::Struct && !schema.schema_type.is_primitive() {
