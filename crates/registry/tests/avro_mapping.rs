@@ -570,3 +570,140 @@ fn an_optional_schema_with_a_default_puts_its_type_first() {
         AValue::Union(0, Box::new(AValue::Int(7)))
     );
 }
+
+/// The keys of an Avro map datum of `int` values, in the order they are written.
+fn map_keys_written(keys: &[String]) -> Vec<String> {
+    let schema = SchemaBuilder::map(Schema::string_schema(), Schema::int32_schema()).build();
+    let value = Value::Map(
+        keys.iter()
+            .enumerate()
+            .map(|(i, k)| (Value::String(k.clone()), Value::Int32(i as i32)))
+            .collect(),
+    );
+    let (text, bytes) = encode_bytes(&schema, &value);
+    match read_with_apache(&text, &bytes) {
+        AValue::Map(_) => {}
+        other => panic!("not a map: {other:?}"),
+    }
+    // One block: count, then (length, key, int) per entry.
+    fn long(input: &mut &[u8]) -> i64 {
+        let (mut n, mut shift) = (0u64, 0);
+        loop {
+            let b = input[0];
+            *input = &input[1..];
+            n |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return ((n >> 1) as i64) ^ -((n & 1) as i64);
+            }
+            shift += 7;
+        }
+    }
+    let mut input = &bytes[..];
+    let count = long(&mut input);
+    let mut out = Vec::new();
+    for _ in 0..count {
+        let len = long(&mut input) as usize;
+        out.push(String::from_utf8(input[..len].to_vec()).unwrap());
+        input = &input[len..];
+        long(&mut input);
+    }
+    out
+}
+
+#[test]
+fn string_keyed_maps_are_written_in_the_order_javas_hash_map_iterates_them() {
+    // Confluent's AvroData copies a map into a java.util.HashMap before Avro writes it; the
+    // expected orders are what `new HashMap<>()` filled in this order iterates (Java 17).
+    let keys = ["x", "y", "alpha", "beta", "gamma"].map(String::from);
+    assert_eq!(
+        map_keys_written(&keys),
+        ["alpha", "x", "y", "beta", "gamma"]
+    );
+    // 30 keys, 10 of which share a bin: the table grows to 64 bins and that bin becomes a
+    // red-black tree, whose list starts with the tree's root.
+    let keys: Vec<String> = (0..30u8)
+        .map(|i| format!("key-{}{i}", char::from(b'z' - i % 26)))
+        .collect();
+    let java = "key-z26 key-y27 key-x28 key-w29 key-q9 key-s7 key-u5 key-w3 key-y1 key-f20 \
+                key-e21 key-d22 key-c23 key-b24 key-a25 key-r8 key-t6 key-v4 key-m13 key-p10 \
+                key-o11 key-n12 key-l14 key-k15 key-j16 key-i17 key-h18 key-g19 key-x2 key-z0";
+    assert_eq!(
+        map_keys_written(&keys),
+        java.split_whitespace().collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn texts_are_javas_for_float_defaults_control_characters_and_union_branch_defaults() {
+    // The texts Java's AvroData and Avro's Schema.toString() write for the same schemas
+    // (crates/cli/tests/avro_vectors.rs checks these and more live against Java).
+    let double = SchemaBuilder::float64()
+        .default_value(Value::Float64(1e10))
+        .unwrap()
+        .build();
+    assert_eq!(
+        avro_text(&double),
+        r#"{"type":"double","connect.default":1.0E10}"#
+    );
+    let string = SchemaBuilder::string()
+        .optional()
+        .doc("tab\there \u{1b}")
+        .default_value(Value::String("\u{1f}\u{b}\u{2028}😀".into()))
+        .unwrap()
+        .build();
+    assert_eq!(
+        avro_text(&string),
+        "[{\"type\":\"string\",\"connect.doc\":\"tab\\there \\u001B\",\"connect.default\":\"\\u001F\\u000B\u{2028}😀\"},\"null\"]"
+    );
+    // AvroData.nonOptional keeps a union branch's default.
+    let union = SchemaBuilder::struct_()
+        .name("io.confluent.connect.avro.Union")
+        .field(
+            "int",
+            SchemaBuilder::int32()
+                .optional()
+                .default_value(Value::Int32(5))
+                .unwrap()
+                .build(),
+        )
+        .unwrap()
+        .field("string", Schema::optional_string_schema())
+        .unwrap()
+        .build();
+    assert_eq!(
+        avro_text(&union),
+        r#"[{"type":"int","connect.default":5},"string"]"#
+    );
+}
+
+#[test]
+fn a_named_type_seen_before_carries_its_parameters_on_the_field_and_they_are_read_back() {
+    // Confluent's addAvroRecordField / applyFieldLevelParams.
+    let tagged = |color: &str| {
+        SchemaBuilder::struct_()
+            .name("com.example.Tagged")
+            .parameter("color", color)
+            .field("v", Schema::int32_schema())
+            .unwrap()
+            .build()
+    };
+    let schema = SchemaBuilder::struct_()
+        .name("com.example.TaggedTwice")
+        .field("a", tagged("red"))
+        .unwrap()
+        .field("b", tagged("blue"))
+        .unwrap()
+        .build();
+    let text = avro_text(&schema);
+    assert_eq!(
+        text,
+        r#"{"type":"record","name":"TaggedTwice","namespace":"com.example","fields":[{"name":"a","type":{"type":"record","name":"Tagged","fields":[{"name":"v","type":"int"}],"connect.parameters":{"color":"red"},"connect.name":"com.example.Tagged"}},{"name":"b","type":"Tagged","connect.parameters":{"color":"blue"}}],"connect.name":"com.example.TaggedTwice"}"#
+    );
+    let avro = AvroSchema::parse(&text, &[]).unwrap();
+    let back = to_connect_schema(&AvroDataConfig::default(), &avro, None).unwrap();
+    let color = |i: usize| back.fields[i].schema.parameters.as_ref().unwrap()["color"].clone();
+    assert_eq!(
+        (color(0), color(1)),
+        ("red".to_string(), "blue".to_string())
+    );
+}

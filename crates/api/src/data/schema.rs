@@ -448,12 +448,14 @@ impl SchemaBuilder {
             .insert(key.into(), value.into());
         self
     }
-    /// Sets the default value; it must conform to the schema built so far.
+    /// Sets the default value; it must conform to the schema built so far. A null (valid for
+    /// an optional schema) clears the default, as Java's `defaultValue(null)` does.
     pub fn default_value(mut self, value: Value) -> ConnectResult<Self> {
         self.schema
             .validate_value(&value)
             .map_err(|e| ConnectError::data(format!("Invalid default value: {e}")))?;
-        self.schema.default_value = Some(value);
+        // Java's `defaultValue(null)` (valid for an optional schema only): no default.
+        self.schema.default_value = (!value.is_null()).then_some(value);
         Ok(self)
     }
     /// Adds a struct field. Errors on a non-struct schema or a duplicate field name.

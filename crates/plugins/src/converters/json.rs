@@ -508,7 +508,10 @@ impl JsonConverter {
                 return Ok(Node::Null);
             };
             if let (Some(default), true) = (&schema.default_value, self.replace_null_with_default) {
-                return self.to_json(Some(schema), default);
+                // A null default (a schema built field by field) is no default: no recursion.
+                if !default.is_null() {
+                    return self.to_json(Some(schema), default);
+                }
             }
             if schema.optional {
                 return Ok(Node::Null);
@@ -1630,6 +1633,27 @@ mod tests {
 
     fn text(bytes: &[u8]) -> Node {
         parse_json(bytes).unwrap().unwrap()
+    }
+
+    #[test]
+    fn a_null_default_is_no_default() {
+        // A schema whose default is null (set field by field, not through the builder, which
+        // clears it) is written as one without a default, not by recursing into the default.
+        let mut schema = Schema::new(SchemaType::String);
+        schema.optional = true;
+        schema.default_value = Some(Value::Null);
+        let schema = Arc::new(schema);
+        let c = JsonConverter::new_schemaless();
+        assert_eq!(
+            c.serialize(Some(&schema), &Value::Null).unwrap().as_deref(),
+            Some(&b"null"[..])
+        );
+        let built = tributary_api::data::SchemaBuilder::string()
+            .optional()
+            .default_value(Value::Null)
+            .unwrap()
+            .build();
+        assert_eq!(built.default_value, None);
     }
 
     #[test]

@@ -32,10 +32,11 @@
 //! struct `io.confluent.connect.avro.Union` with a field per branch. `connect.*` properties
 //! restore names, versions, docs, parameters and defaults.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value as Json};
+use tributary_api::data::java_fmt::double_to_string;
 use tributary_api::data::{
     Date, Decimal, Schema, SchemaBuilder, SchemaRef, SchemaType, Struct, Time, Timestamp, Value,
 };
@@ -179,12 +180,14 @@ fn primitive(ty: &'static str) -> Node {
 }
 
 /// One conversion's state (`AvroData.FromConnectContext`): schemas already converted (so an
-/// equal schema is the same Avro type and an unnamed struct keeps its `ConnectDefaultN`), and
-/// the counter of unnamed types.
+/// equal schema is the same Avro type and an unnamed struct keeps its `ConnectDefaultN`), the
+/// counter of unnamed types, and the (scrubbed) names of the schemas of the record fields
+/// converted so far (`seenNamedTypes`).
 struct FromConnect<'a> {
     config: &'a AvroDataConfig,
     converted: Vec<(Schema, Node)>,
     name_index: usize,
+    seen_named_types: HashSet<String>,
 }
 
 /// Converts a Connect schema to the JSON text of its Avro schema, as `AvroData.fromConnectSchema`
@@ -197,10 +200,13 @@ pub fn from_connect_schema(config: &AvroDataConfig, schema: &Schema) -> ConnectR
         config,
         converted: Vec::new(),
         name_index: 0,
+        seen_named_types: HashSet::new(),
     };
     let node = ctx.convert(schema, false)?;
     let mut names = HashMap::new();
-    Ok(write_json(&node, &mut names, None).to_string())
+    let mut text = String::new();
+    write_java_json(&mut text, &write_json(&node, &mut names, None));
+    Ok(text)
 }
 
 fn is_union_schema(schema: &Schema) -> bool {
@@ -215,10 +221,10 @@ fn is_fixed_schema(schema: &Schema) -> bool {
     schema.schema_type == SchemaType::Bytes && param(schema, CONNECT_AVRO_FIXED_SIZE_PROP).is_some()
 }
 
+/// `AvroData.nonOptional`: the schema made required, its default kept.
 fn non_optional(schema: &Schema) -> Schema {
     Schema {
         optional: false,
-        default_value: None,
         ..schema.clone()
     }
 }
@@ -471,14 +477,12 @@ impl FromConnect<'_> {
             None if schema.optional => Some(Json::Null),
             None => None,
         };
+        // Only the schemas of record fields count (`addAvroRecordField`): a named type first
+        // met as an array's items, a map's values or a union's branch is not "seen".
         let seen_before = schema.name.as_ref().is_some_and(|n| {
-            let full = scrub_full_name(n, self.config.scrub_invalid_names);
-            self.converted.iter().any(|(s, _)| {
-                s.name
-                    .as_deref()
-                    .map(|x| scrub_full_name(x, self.config.scrub_invalid_names))
-                    == Some(full.clone())
-            })
+            !self
+                .seen_named_types
+                .insert(scrub_full_name(n, self.config.scrub_invalid_names))
         });
         let node = self.convert(schema, false)?;
         let mut props = Map::new();
@@ -782,6 +786,71 @@ pub fn scrub_name(name: &str, scrub: bool) -> String {
         .chars()
         .map(|c| if ok(c) { c } else { '_' })
         .collect()
+}
+
+/// Appends `json` as the text Avro's Java `Schema.toString()` writes (Jackson writing to a
+/// `Writer`): no whitespace, members in order, strings with Jackson's escapes (`\"`, `\\`,
+/// `\b \f \n \r \t`, other control characters as `\u00XX` in uppercase hex, every other
+/// character as itself), integers as they are and other numbers as `Double.toString` prints
+/// them (`1.0E10`, `1.0E-7`, `0.1`).
+fn write_java_json(out: &mut String, json: &Json) {
+    match json {
+        Json::Null => out.push_str("null"),
+        Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Json::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => out.push_str(&i.to_string()),
+            (_, Some(u), _) => out.push_str(&u.to_string()),
+            (_, _, Some(f)) => out.push_str(&double_to_string(f)),
+            _ => out.push_str(&n.to_string()),
+        },
+        Json::String(s) => write_java_json_string(out, s),
+        Json::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_java_json(out, item);
+            }
+            out.push(']');
+        }
+        Json::Object(members) => {
+            out.push('{');
+            for (i, (k, v)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_java_json_string(out, k);
+                out.push(':');
+                write_java_json(out, v);
+            }
+            out.push('}');
+        }
+    }
+}
+
+fn write_java_json_string(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if u32::from(c) < 0x20 => {
+                let b = u32::from(c) as usize;
+                out.push_str("\\u00");
+                out.push(char::from(HEX[b >> 4]));
+                out.push(char::from(HEX[b & 0xf]));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
 }
 
 /// Writes a node as Avro's Java `Schema.toJson` does: `names` holds the named types written so
@@ -1359,7 +1428,14 @@ impl ToConnect<'_> {
                                     );
                                 }
                             }
-                            let fs = self.convert(&f.ty, false, f.default.as_ref(), None)?;
+                            let mut fs = self.convert(&f.ty, false, f.default.as_ref(), None)?;
+                            if meta {
+                                if let Some(Json::Object(params)) =
+                                    f.props.get(CONNECT_PARAMETERS_PROP)
+                                {
+                                    fs = apply_field_level_params(fs, params);
+                                }
+                            }
                             b = b.field(f.name.clone(), fs)?;
                         }
                         self.in_progress.pop();
@@ -1571,6 +1647,28 @@ impl ToConnect<'_> {
     }
 }
 
+/// `AvroData.applyFieldLevelParams`: a record field's own `connect.parameters` (which
+/// [`from_connect_schema`] writes where the field's named type is only referenced by name)
+/// added to the field's schema, unless the schema has every one of them already.
+fn apply_field_level_params(schema: SchemaRef, params: &Map<String, Json>) -> SchemaRef {
+    let text = |v: &Json| match v {
+        Json::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    if params
+        .iter()
+        .all(|(k, v)| param(&schema, k) == Some(text(v).as_str()))
+    {
+        return schema;
+    }
+    let mut s = (*schema).clone();
+    let merged = s.parameters.get_or_insert_with(IndexMap::new);
+    for (k, v) in params {
+        merged.insert(k.clone(), text(v));
+    }
+    SchemaRef::new(s)
+}
+
 fn is_decimal_builder(b: &SchemaBuilder) -> bool {
     b.clone().build().name.as_deref() == Some(Decimal::LOGICAL_NAME)
 }
@@ -1656,40 +1754,22 @@ pub fn default_value_from_avro(schema: &Schema, json: &Json) -> ConnectResult<Va
             )
         }
         SchemaType::Map => {
+            // Only an Avro map (a required STRING key) has a default Java can read: for a map
+            // written as an array of key/value records, `defaultValueFromAvro` tries each
+            // `[key, value]` pair (or `{"key":…,"value":…}` record) as a record of the map's
+            // value schema and fails, so the default is dropped.
             let key = schema.key_schema.as_ref().ok_or_else(bad)?;
             let val = value_schema(schema)?;
             match json {
-                Json::Object(o) => Value::Map(
-                    o.iter()
-                        .map(|(k, v)| {
-                            Ok((Value::String(k.clone()), default_value_from_avro(val, v)?))
-                        })
-                        .collect::<ConnectResult<_>>()?,
-                ),
-                Json::Array(entries) => Value::Map(
-                    entries
-                        .iter()
-                        .map(|e| match e.as_array().map(Vec::as_slice) {
-                            Some([k, v]) => Ok((
-                                default_value_from_avro(key, k)?,
-                                default_value_from_avro(val, v)?,
-                            )),
-                            _ => match e.as_object() {
-                                Some(o) => Ok((
-                                    default_value_from_avro(
-                                        key,
-                                        o.get("key").unwrap_or(&Json::Null),
-                                    )?,
-                                    default_value_from_avro(
-                                        val,
-                                        o.get("value").unwrap_or(&Json::Null),
-                                    )?,
-                                )),
-                                None => Err(bad()),
-                            },
-                        })
-                        .collect::<ConnectResult<_>>()?,
-                ),
+                Json::Object(o) if key.schema_type == SchemaType::String && !key.optional => {
+                    Value::Map(
+                        o.iter()
+                            .map(|(k, v)| {
+                                Ok((Value::String(k.clone()), default_value_from_avro(val, v)?))
+                            })
+                            .collect::<ConnectResult<_>>()?,
+                    )
+                }
                 _ => return Err(bad()),
             }
         }
