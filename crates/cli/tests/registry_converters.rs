@@ -633,6 +633,127 @@ fn without_auto_registration_the_schema_must_be_registered_first() {
     drop(worker);
 }
 
+/// `use.latest.version=true` (with `auto.register.schemas=false`) writes with the subject's
+/// latest schema and its id, once `latest.compatibility.strict` found that it reads the
+/// record's schema; a latest schema that cannot read it fails the task naming the subject.
+#[test]
+fn use_latest_version_writes_with_the_latest_schema_when_it_reads_the_records() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(registry) = schema_registry() else {
+        return;
+    };
+    let dir = test_dir();
+    let worker = StandaloneWorker::start(dir.path(), &bootstrap, "", &[]);
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "one\ntwo\n").unwrap();
+    let run = |name: &str, latest: &str| -> (String, i64) {
+        let topic = unique("registry-latest");
+        let (code, body) = registry_send(
+            &registry,
+            "POST",
+            &format!("/subjects/{topic}-value/versions"),
+            &json!({ "schema": latest }),
+        );
+        assert_eq!(code, 200, "{body}");
+        let id = body["id"].as_i64().unwrap();
+        let (code, body) = worker.send(
+            "POST",
+            "/connectors",
+            Some(
+                &json!({"name": name, "config": {
+                    "connector.class": "FileStreamSource", "tasks.max": "1",
+                    "file": input.display().to_string(), "topic": topic,
+                    "value.converter": AVRO,
+                    "value.converter.schema.registry.url": registry.ccompat,
+                    "value.converter.auto.register.schemas": "false",
+                    "value.converter.use.latest.version": "true"}})
+                .to_string(),
+            ),
+        );
+        assert_eq!(code, 201, "{body}");
+        (topic, id)
+    };
+    // The latest schema is a union that reads a string: records are written with its id and
+    // its branch index (1), not with a schema of their own.
+    let (topic, id) = run("ok", r#"["null","string"]"#);
+    wait_topic_end(&bootstrap, &topic, 2);
+    for r in read_topic(&bootstrap, &topic) {
+        assert_eq!(i64::from(schema_id(&r)), id);
+        assert_eq!(r[5], 2, "union branch 1 (zig-zag)");
+    }
+    // A latest schema that cannot read a string.
+    let (topic, _) = run("bad", r#""int""#);
+    let status = wait_for("the source task to fail", Duration::from_secs(60), || {
+        let (_, s) = worker.get("/connectors/bad/status");
+        (s["tasks"][0]["state"] == "FAILED").then_some(s)
+    });
+    let trace = status["tasks"][0]["trace"].as_str().unwrap_or_default();
+    assert!(
+        trace.contains(&format!("Latest schema of subject {topic}-value")),
+        "{trace}"
+    );
+    assert_eq!(topic_end(&bootstrap, &topic), 0);
+    drop(worker);
+}
+
+/// `value.subject.name.strategy=…RecordNameStrategy` registers a struct's schema under the
+/// record's full name, and `TopicRecordNameStrategy` under `<topic>-<full name>`.
+#[test]
+fn subject_name_strategies_name_the_subjects() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(registry) = schema_registry() else {
+        return;
+    };
+    let dir = test_dir();
+    let worker = StandaloneWorker::start(dir.path(), &bootstrap, "", &[]);
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "x\n").unwrap();
+    let record = unique("strategy").replace('-', "_");
+    for (name, strategy) in [
+        (
+            "record",
+            "io.confluent.kafka.serializers.subject.RecordNameStrategy",
+        ),
+        (
+            "topic-record",
+            "io.confluent.kafka.serializers.subject.TopicRecordNameStrategy",
+        ),
+    ] {
+        let topic = unique("registry-strategy");
+        let (code, body) = worker.send(
+            "POST",
+            "/connectors",
+            Some(
+                &json!({"name": name, "config": {
+                    "connector.class": "FileStreamSource", "tasks.max": "1",
+                    "file": input.display().to_string(), "topic": topic,
+                    "transforms": "hoist,name",
+                    "transforms.hoist.type": "org.apache.kafka.connect.transforms.HoistField$Value",
+                    "transforms.hoist.field": "line",
+                    "transforms.name.type": "org.apache.kafka.connect.transforms.SetSchemaMetadata$Value",
+                    "transforms.name.schema.name": format!("t.{record}.Line"),
+                    "value.converter": AVRO,
+                    "value.converter.schema.registry.url": registry.ccompat,
+                    "value.converter.value.subject.name.strategy": strategy}})
+                .to_string(),
+            ),
+        );
+        assert_eq!(code, 201, "{body}");
+        wait_topic_end(&bootstrap, &topic, 1);
+        let subject = if name == "record" {
+            format!("t.{record}.Line")
+        } else {
+            format!("{topic}-t.{record}.Line")
+        };
+        let (code, latest) =
+            registry_get(&registry, &format!("/subjects/{subject}/versions/latest"));
+        assert_eq!(code, 200, "{subject}: {latest}");
+        let id = latest["id"].as_i64().unwrap();
+        assert_eq!(i64::from(schema_id(&read_topic(&bootstrap, &topic)[0])), id);
+    }
+    drop(worker);
+}
+
 /// A registry that does not answer loses nothing, even with `errors.tolerance=all`: the source
 /// task fails (after the client's retries; Connect would skip the records), nothing is written
 /// or committed; pointed at the registry again (a config update), every line arrives exactly
