@@ -122,6 +122,10 @@ pub enum Validator {
     NonEmptyString,
     /// Any check: returns the error message.
     Custom(CustomValidator),
+    /// Any check whose error is the whole message, with no `Invalid value … for
+    /// configuration …: ` before it (a Java validator that throws
+    /// `new ConfigException(message)`, as Cast's `spec` does).
+    CustomMessage(CustomValidator),
 }
 
 impl std::fmt::Debug for Validator {
@@ -132,6 +136,7 @@ impl std::fmt::Debug for Validator {
             Validator::OneOfIgnoreCase(v) => write!(f, "OneOfIgnoreCase({v:?})"),
             Validator::NonEmptyString => f.write_str("NonEmptyString"),
             Validator::Custom(_) => f.write_str("Custom"),
+            Validator::CustomMessage(_) => f.write_str("CustomMessage"),
         }
     }
 }
@@ -193,7 +198,7 @@ impl Validator {
                 Parsed::String(s) if s.is_empty() => Err("String must be non-empty".into()),
                 _ => Ok(()),
             },
-            Validator::Custom(f) => f(v),
+            Validator::Custom(f) | Validator::CustomMessage(f) => f(v),
         }
     }
 }
@@ -400,11 +405,14 @@ impl ConfigDef {
                         if let Some(v) = &key.validator {
                             if parsed != Parsed::Null {
                                 if let Err(e) = v.check(&parsed) {
-                                    cv.errors.push(format!(
-                                        "Invalid value {} for configuration {}: {e}",
-                                        raw.unwrap_or("null"),
-                                        key.name
-                                    ));
+                                    cv.errors.push(match v {
+                                        Validator::CustomMessage(_) => e,
+                                        _ => format!(
+                                            "Invalid value {} for configuration {}: {e}",
+                                            raw.unwrap_or("null"),
+                                            key.name
+                                        ),
+                                    });
                                 }
                             }
                         }

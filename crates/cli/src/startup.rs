@@ -36,9 +36,24 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
     let source = worker_path.display().to_string();
     let raw = load_properties(worker_path).map_err(|e| e.to_string())?;
     let config = WorkerConfig::parse(mode, raw, &source).map_err(|e| e.to_string())?;
-    for (key, closest) in config.misspelled_keys() {
+    // Connect 4.1.1's `AbstractConfig.logUnused` wording (INFO there, from the clients the
+    // worker passes its settings to); a warning here, naming the file.
+    // A key close to a known one gets its own warning naming that key, and only that one.
+    let misspelled = config.misspelled_keys();
+    for (key, closest) in &misspelled {
         tracing::warn!(
             "{source}: '{key}' is not a worker setting Tributary knows; did you mean '{closest}'?"
+        );
+    }
+    let unused: Vec<String> = config
+        .unused_keys()
+        .into_iter()
+        .filter(|k| !misspelled.iter().any(|(m, _)| m == k))
+        .collect();
+    if !unused.is_empty() {
+        tracing::warn!(
+            "{source}: These configurations '[{}]' were supplied but are not used yet.",
+            unused.join(", ")
         );
     }
     let plugins = Arc::new(load_plugins(&config, &source).await?);

@@ -763,6 +763,55 @@ fn script() -> Vec<Step> {
                 "transforms.abstract.type": "org.apache.kafka.connect.transforms.InsertField",
             })),
         ),
+        // Connector-level converters (KAFKA-13328/13329): their own keys are validated
+        // against their `ConfigDef` and listed, prefixed, in their own groups; errors go on
+        // the converter's key. A header converter's settings are only checked against its
+        // `ConfigDef` (StringConverter's encoding has no validator), so a bad encoding is
+        // accepted. A class that is not a converter is refused on the class key.
+        step(
+            "validate-converters",
+            "PUT",
+            "/connector-plugins/FileStreamSource/config/validate",
+            Some(json!({
+                "connector.class": "FileStreamSource", "name": "v", "topic": "t",
+                "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+                "key.converter.decimal.format": "FOO",
+                "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+                "value.converter.schemas.enable": "maybe",
+                "header.converter": "org.apache.kafka.connect.storage.StringConverter",
+                "header.converter.converter.encoding": "NOPE-8",
+            })),
+        ),
+        step(
+            "validate-converter-not-a-converter",
+            "PUT",
+            "/connector-plugins/FileStreamSource/config/validate",
+            Some(json!({
+                "connector.class": "FileStreamSource", "name": "v", "topic": "t",
+                "value.converter": "java.lang.String",
+                "value.converter.schemas.enable": "maybe",
+            })),
+        ),
+        step(
+            "post-converter-bad-values",
+            "POST",
+            "/connectors",
+            Some(json!({"name": "{P}-conv", "config": src(json!({
+                "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+                "value.converter.schemas.enable": "maybe",
+            }))})),
+        ),
+        step(
+            "post-header-converter-encoding",
+            "POST",
+            "/connectors",
+            Some(json!({"name": "{P}-hconv", "config": src(json!({
+                "header.converter": "org.apache.kafka.connect.storage.StringConverter",
+                "header.converter.converter.encoding": "NOPE-8",
+            }))})),
+        ),
+        step("delete-header-converter-encoding", "DELETE", "/connectors/{P}-hconv", None)
+            .wait(Wait::Gone("{P}-hconv")),
         step(
             "post-transforms-bad-values",
             "POST",

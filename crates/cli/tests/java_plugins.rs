@@ -1289,3 +1289,57 @@ fn java_plugin_values_in_other_classes_are_normalised_by_schema_type() {
         assert_eq!(r.header("loose"), Some(format!("h-{line}")));
     }
 }
+
+/// `tasks.max` enforcement (KAFKA-15575, KIP-1004) for a Java connector of the plugin path:
+/// one that returns 3 task configs with `tasks.max=1` fails with Connect's
+/// `TooManyTasksException` message and starts no task; with `tasks.max.enforce=false` its 3
+/// tasks run.
+#[test]
+fn a_java_connector_generating_too_many_tasks_fails_unless_not_enforced() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, _)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let plugin_path = probe_plugin_dir(dir.path(), &classpath);
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &jvm_lines(&classpath, &plugin_path.display().to_string(), &[]),
+        &[],
+    );
+    let config = |enforce: &str| {
+        let mut c = json!({
+            "connector.class": "io.tributary.probe.ProbeSourceConnector",
+            "tasks.max": "1",
+            "tasks.generated": "3",
+            "topic": unique("probe-greedy"),
+            "records": "0",
+            "ack.file": dir.path().join(format!("acks-{enforce}.txt")).display().to_string(),
+        });
+        if !enforce.is_empty() {
+            c["tasks.max.enforce"] = json!(enforce);
+        }
+        c
+    };
+    for (name, enforce) in [("greedy", ""), ("tolerated", "false")] {
+        let (code, body) = w.send(
+            "POST",
+            "/connectors",
+            Some(&json!({"name": name, "config": config(enforce)}).to_string()),
+        );
+        assert_eq!(code, 201, "{body}");
+    }
+    let failed = wait_for("greedy to fail", Duration::from_secs(90), || {
+        let (_, s) = w.get("/connectors/greedy/status");
+        (s["connector"]["state"] == "FAILED").then_some(s)
+    });
+    let trace = failed["connector"]["trace"].as_str().unwrap_or_default();
+    assert!(
+        trace.starts_with("org.apache.kafka.connect.runtime.TooManyTasksException: The connector greedy has generated 3 tasks, which is greater than 1, the maximum number of tasks it is configured to create."),
+        "{failed}"
+    );
+    assert_eq!(failed["tasks"], json!([]), "{failed}");
+    let status = w.wait_state("tolerated", 3, "RUNNING");
+    assert_eq!(status["tasks"].as_array().unwrap().len(), 3, "{status}");
+}

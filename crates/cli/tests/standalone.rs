@@ -583,6 +583,60 @@ fn a_failing_task_fails_alone() {
 }
 
 /// Bad worker or connector files stop startup with a message naming the file and key.
+/// Issue #30, case 5: an unknown key in Tributary's own namespace (a typo such as
+/// `tributary.rest.authorization.file`) stops either kind of worker at startup, naming the file
+/// and the key; another unknown key is logged with Connect's `logUnused` wording, once, and the
+/// worker runs.
+#[test]
+fn unknown_tributary_keys_are_refused_and_other_unknown_keys_logged() {
+    let dir = test_dir();
+    let d = dir.path();
+    let run = |mode: &str, file: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tributary"))
+            .args([mode, file])
+            .current_dir(d)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    std::fs::write(
+        d.join("s.properties"),
+        "bootstrap.servers=127.0.0.1:1\nkey.converter=org.apache.kafka.connect.storage.StringConverter\nvalue.converter=org.apache.kafka.connect.storage.StringConverter\noffset.storage.file.filename=/tmp/x\ntributary.rest.authorization.file=/tmp/acl\n",
+    )
+    .unwrap();
+    let (code, err) = run("standalone", "s.properties");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("s.properties: Unknown configuration 'tributary.rest.authorization.file'"),
+        "{err}"
+    );
+    std::fs::write(
+        d.join("d.properties"),
+        "bootstrap.servers=127.0.0.1:1\nkey.converter=org.apache.kafka.connect.storage.StringConverter\nvalue.converter=org.apache.kafka.connect.storage.StringConverter\ngroup.id=g\nconfig.storage.topic=c\noffset.storage.topic=o\nstatus.storage.topic=s\ntributary.jvm.option=-Xmx64m\n",
+    )
+    .unwrap();
+    let (code, err) = run("distributed", "d.properties");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("d.properties: Unknown configuration 'tributary.jvm.option'"),
+        "{err}"
+    );
+
+    let Some(bootstrap) = kafka() else { return };
+    let w = StandaloneWorker::start(
+        d,
+        &bootstrap,
+        "no.such.setting=1\ntributary.task.stall.threshold.ms=60000\nproducer.linger.ms=5",
+        &[],
+    );
+    let log = w.log_text();
+    let line = "These configurations '[no.such.setting]' were supplied but are not used yet.";
+    assert_eq!(log.matches(line).count(), 1, "{log}");
+}
+
 #[test]
 fn bad_configuration_exits_with_a_message_naming_file_and_key() {
     let dir = test_dir();

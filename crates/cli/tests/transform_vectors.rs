@@ -439,6 +439,26 @@ fn cases() -> Vec<Case> {
         json!({"spec": "id:uuid"}),
         &c[..1],
     ));
+    // Issue #30, case 4: a type that does not exist, and a whole-value cast mixed with field
+    // casts (either order).
+    v.extend(both(
+        "cast-int33",
+        "Cast",
+        json!({"spec": "int33"}),
+        &c[..1],
+    ));
+    v.extend(both(
+        "cast-whole-then-field",
+        "Cast",
+        json!({"spec": "int32,id:int64"}),
+        &c[..1],
+    ));
+    v.extend(both(
+        "cast-field-then-whole",
+        "Cast",
+        json!({"spec": "id:int64,int32"}),
+        &c[..1],
+    ));
     v.extend(both(
         "cast-bad-string",
         "Cast",

@@ -388,6 +388,71 @@ fn tolerated_failures_go_to_the_dead_letter_queue_with_connects_headers() {
     );
 }
 
+/// Issue #30, case 6: a JSON number whose exponent alone asks for a giant integer does not
+/// stall a sink. As in Java (Connect 4.1.1, Jackson 2.19, JDK 17), `1e700000000` reads at once
+/// as 0 under an int64 schema and as itself under a Decimal schema; an exponent beyond an int
+/// is refused while parsing and, under `errors.tolerance=all`, skipped; the good record after
+/// them arrives.
+#[test]
+fn giant_exponents_do_not_stall_a_sink() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let d = dir.path();
+    let topic = unique("giant-in");
+    create_topic(&bootstrap, &topic, 1);
+    let decimal = r#"{"type":"bytes","name":"org.apache.kafka.connect.data.Decimal","parameters":{"scale":"2"}}"#;
+    let int64 = r#"{"schema":{"type":"int64"},"payload":1e700000000}"#.to_string();
+    let giant_decimal = format!(r#"{{"schema":{decimal},"payload":1e700000000}}"#);
+    let refused = r#"{"schema":{"type":"int32"},"payload":1e700000000000000}"#;
+    let good = r#"{"schema":{"type":"string"},"payload":"good"}"#;
+    produce(
+        &bootstrap,
+        &topic,
+        &[
+            (None, int64.as_str(), &[]),
+            (None, giant_decimal.as_str(), &[]),
+            (None, refused, &[]),
+            (None, good, &[]),
+        ],
+    );
+    let w = StandaloneWorker::start(d, &bootstrap, "", &[]);
+    let out = d.join("out.txt");
+    let name = unique("giant-sink");
+    let (code, body) = create(
+        &w,
+        &name,
+        json!({
+            "connector.class": "FileStreamSink",
+            "file": out.display().to_string(),
+            "topics": topic,
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "value.converter.decimal.format": "NUMERIC",
+            "errors.tolerance": "all",
+        }),
+    );
+    assert_eq!(code, 201, "{body}");
+    let lines = wait_for(
+        "the records after the giant numbers in the file",
+        Duration::from_secs(60),
+        || {
+            let l = file_lines(&out);
+            (l.len() >= 3).then_some(l)
+        },
+    );
+    assert_eq!(lines, ["0", "1E+700000000", "good"]);
+    let skipped = wait_for("the skipped count", Duration::from_secs(30), || {
+        let (_, c) = w.get("/tributary/task-counters");
+        c[format!("{name}-0")]["skipped"]
+            .as_u64()
+            .filter(|n| *n >= 1)
+    });
+    assert_eq!(skipped, 1);
+    assert_eq!(
+        w.wait_state(&name, 1, "RUNNING")["tasks"][0]["state"],
+        "RUNNING"
+    );
+}
+
 #[test]
 fn without_tolerance_a_failure_fails_the_task_naming_the_stage_and_class() {
     let Some(bootstrap) = kafka() else { return };

@@ -124,7 +124,8 @@ fn parse_spec(items: &[String]) -> ConnectResult<CastSpec> {
 
 /// The settings of `Cast` (Connect's `CONFIG_DEF`, same keys, types and defaults).
 pub fn config_def() -> ConfigDef {
-    let spec_check = Validator::Custom(Arc::new(|v: &Parsed| match v {
+    // Connect's validator throws the spec's own ConfigException: its message, unprefixed.
+    let spec_check = Validator::CustomMessage(Arc::new(|v: &Parsed| match v {
         Parsed::List(items) => parse_spec(items).map(|_| ()).map_err(|e| e.to_string()),
         _ => Ok(()),
     }));
@@ -515,6 +516,51 @@ mod tests {
         let mut c: Cast<ValuePart> = whole(t);
         let out = apply(&mut c, source_value(schema, value))?;
         Ok((out.value_schema, out.value))
+    }
+
+    /// Issue #30, case 4: validating `spec` gives Connect's messages as its validator throws
+    /// them (Connect 4.1.1's `Cast.Value().config().validate(...)`), with no
+    /// `Invalid value … for configuration spec: ` before them; configure fails with the same.
+    #[test]
+    fn spec_validation_gives_connects_messages_unprefixed() {
+        let cases = [
+            (
+                "int33",
+                "Invalid value java.lang.IllegalArgumentException: No enum constant org.apache.kafka.connect.data.Schema.Type.INT33 for configuration Invalid type found in casting spec: int33",
+            ),
+            (
+                "int32,a:int64",
+                "Cast transformations that specify a type to cast the entire value to may only specify a single cast in their spec",
+            ),
+            (
+                "a:int64,int32",
+                "Cast transformations that specify a type to cast the entire value to may only specify a single cast in their spec",
+            ),
+            (
+                "map",
+                "Cast transformation does not support casting to MAP; supported types are [INT8, INT16, INT32, INT64, FLOAT32, FLOAT64, BOOLEAN, STRING]",
+            ),
+            (
+                "a:b:c",
+                "Invalid value [a:b:c] for configuration renames: Invalid rename mapping: a:b:c",
+            ),
+            ("", "Must specify at least one field to cast."),
+        ];
+        for (spec, message) in cases {
+            let mut props = Props::new();
+            props.insert("spec".into(), spec.into());
+            let errors: Vec<String> = config_def()
+                .validate(&props)
+                .into_iter()
+                .flat_map(|cv| cv.errors)
+                .collect();
+            assert_eq!(errors, [message], "{spec}");
+            assert_eq!(
+                config_error::<Cast<ValuePart>>(&[("spec", spec)]),
+                message,
+                "{spec}"
+            );
+        }
     }
 
     #[test]

@@ -280,8 +280,8 @@ impl Settings {
         Self::parse_inner(def, props, None)
     }
 
-    /// Like [`Settings::parse`], but instead of the definition's [`Validator::Custom`]
-    /// validators, calls `check(key, value)` for each key right after that key is parsed, so a
+    /// Like [`Settings::parse`], but instead of the definition's [`Validator::Custom`] and
+    /// [`Validator::CustomMessage`] validators, calls `check(key, value)` for each key right after that key is parsed, so a
     /// transformation can fail with Connect's exact message (some of Connect's validators throw
     /// a `ConfigException` with no key/value prefix).
     pub fn parse_with(
@@ -300,7 +300,12 @@ impl Settings {
         let mut values = HashMap::new();
         for key in &def.keys {
             let mut single = key.clone();
-            if check.is_some() && matches!(single.validator, Some(Validator::Custom(_))) {
+            if check.is_some()
+                && matches!(
+                    single.validator,
+                    Some(Validator::Custom(_) | Validator::CustomMessage(_))
+                )
+            {
                 single.validator = None;
             }
             let single_def = ConfigDef {

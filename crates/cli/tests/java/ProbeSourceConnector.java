@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * reaches {@code fail.at} (when set). With {@code connector.offsets.file}, the connector's start
  * appends the offset its context's OffsetStorageReader gives for the tasks' partition
  * ({@code next=<n>}, or {@code next=none}). A task logs "probe task starting at record n"
- * (SLF4J, INFO) when it starts.
+ * (SLF4J, INFO) when it starts. With {@code tasks.generated}, the connector returns that many
+ * task configs whatever {@code maxTasks} is (a connector that ignores tasks.max, KIP-1004).
  */
 public class ProbeSourceConnector extends SourceConnector {
     private Map<String, String> props;
@@ -60,7 +61,8 @@ public class ProbeSourceConnector extends SourceConnector {
 
     @Override
     public List<Map<String, String>> taskConfigs(int maxTasks) {
-        return List.of(props);
+        String generated = props.get("tasks.generated");
+        return java.util.Collections.nCopies(generated == null ? 1 : Integer.parseInt(generated), props);
     }
 
     @Override

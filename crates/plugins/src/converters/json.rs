@@ -39,8 +39,9 @@
 //!
 //! Differences from Java, all on inputs Java rejects or cannot represent: the JDK 17 printing
 //! quirks of a few floats (see [`super::java_fmt`]); a Decimal read as a JSON number with fewer
-//! fractional digits than the schema's scale is rescaled to that scale (Java keeps the number's
-//! own scale, which Connect's Decimal encoding then rejects); Rust values that the data model
+//! fractional digits than the schema's scale is rescaled to that scale when that appends at most
+//! 1000 zeros (Java keeps the number's own scale, which Connect's Decimal encoding then
+//! rejects); Rust values that the data model
 //! accepts for logical schemas (raw `Bytes` for Decimal, `Int32` for Date/Time, `Int64` for
 //! Timestamp) are written as their encodings where Java would fail on a class cast.
 
@@ -258,7 +259,7 @@ impl JsonConverter {
                 "decimal.format",
                 ConfigType::String,
                 "BASE64",
-                Some(Validator::OneOfIgnoreCase(vec!["BASE64".into(), "NUMERIC".into()])),
+                Some(Validator::OneOfIgnoreCase(vec!["NUMERIC".into(), "BASE64".into()])),
                 Importance::Low,
                 "How Decimal values are written: 'BASE64' (the default) as base64 of the unscaled bytes, 'NUMERIC' as a JSON number. Case-insensitive.",
                 "Serialization",
@@ -966,8 +967,13 @@ fn logical_to_connect(name: &str, schema: &Schema, node: &Node) -> ConnectResult
                     .as_ref()
                     .and_then(|p| p.get(Decimal::SCALE_FIELD))
                     .and_then(|s| s.parse::<i32>().ok());
+                // Rescaling appends zeros; more than a JSON number may have digits (a
+                // `1e700000000`) would be a giant computation, so such a number keeps its own
+                // scale, as every number does in Java.
                 if let Some(scale) = scale {
-                    if scale > d.scale {
+                    if scale > d.scale
+                        && i64::from(scale) - i64::from(d.scale) <= MAX_NUMBER_LENGTH as i64
+                    {
                         d = Decimal::new(
                             d.unscaled * BigInt::from(10u8).pow((scale - d.scale) as u32),
                             scale,
@@ -1174,15 +1180,7 @@ impl Node {
             Node::Int(v) => *v as i64,
             Node::Long(v) => *v,
             Node::BigInt(v) => low_i64(v),
-            Node::Decimal(d) => {
-                // BigDecimal.longValue(): drop the fraction, keep the low 64 bits.
-                let int_part = if d.scale <= 0 {
-                    &d.unscaled * BigInt::from(10u8).pow((-d.scale) as u32)
-                } else {
-                    &d.unscaled / BigInt::from(10u8).pow(d.scale as u32)
-                };
-                low_i64(&int_part)
-            }
+            Node::Decimal(d) => decimal_low_i64(d),
             Node::Float(v) => *v as i64,
             Node::Double(v) => *v as i64,
             _ => 0,
@@ -1258,6 +1256,26 @@ impl Node {
             }
         }
     }
+}
+
+/// `BigDecimal.longValue()`: the fraction dropped, the low 64 bits kept, without computing a
+/// power of ten the result cannot depend on (so `1e700000000` costs no more than `1e7`). As
+/// the JDK: a value below one in magnitude is 0, and so is one whose scale is -64 or less
+/// (10^64 is a multiple of 2^64, so its low 64 bits are all zero).
+fn decimal_low_i64(d: &Decimal) -> i64 {
+    if d.scale <= -64 {
+        return 0;
+    }
+    if d.scale <= 0 {
+        return low_i64(&(&d.unscaled * BigInt::from(10u8).pow((-d.scale) as u32)));
+    }
+    // |unscaled| < 2^bits < 10^scale when bits * 0.302 <= scale (0.302 > log10 2): only a
+    // fraction.
+    if d.unscaled.bits() * 302 <= d.scale as u64 * 1000 {
+        return 0;
+    }
+    // Here scale < bits * 0.302: 10^scale is about the size of the unscaled value itself.
+    low_i64(&(&d.unscaled / BigInt::from(10u8).pow(d.scale as u32)))
 }
 
 /// The low 64 bits of a big integer, as Java's `BigInteger.longValue()`.
@@ -1345,6 +1363,9 @@ fn write_string(out: &mut Vec<u8>, s: &str) {
 
 /// How deeply arrays and objects may nest (Jackson's default stream constraint).
 const MAX_DEPTH: usize = 1000;
+
+/// How many digits a number may have (Jackson's default `maxNumberLength`).
+const MAX_NUMBER_LENGTH: usize = 1000;
 
 /// Parses the first JSON value of `bytes` and ignores whatever follows it (Jackson's
 /// `readTree`). `Ok(None)` for input holding only whitespace (Jackson's missing node).
@@ -1526,26 +1547,39 @@ impl Parser<'_> {
             }
             p.i - s
         };
-        if digits(self) == 0 {
+        let int_len = digits(self);
+        if int_len == 0 {
             return self.err("expected digit");
         }
         let mut is_float = false;
+        let mut frac_len = 0;
         if self.peek() == Some(b'.') {
             self.i += 1;
             is_float = true;
-            if digits(self) == 0 {
+            frac_len = digits(self);
+            if frac_len == 0 {
                 return self.err("expected fraction digit");
             }
         }
+        let mut exp_len = 0;
         if matches!(self.peek(), Some(b'e' | b'E')) {
             self.i += 1;
             is_float = true;
             if matches!(self.peek(), Some(b'+' | b'-')) {
                 self.i += 1;
             }
-            if digits(self) == 0 {
+            exp_len = digits(self);
+            if exp_len == 0 {
                 return self.err("expected exponent digit");
             }
+        }
+        // Jackson's StreamReadConstraints: at most 1000 digits (integer, fraction and exponent
+        // digits together), refused before any arithmetic on the number.
+        let length = int_len + frac_len + exp_len;
+        if length > MAX_NUMBER_LENGTH {
+            return Err(format!(
+                "Number value length ({length}) exceeds the maximum allowed ({MAX_NUMBER_LENGTH}, from `StreamReadConstraints.getMaxNumberLength()`)"
+            ));
         }
         let text = std::str::from_utf8(&self.b[start..self.i]).expect("ASCII");
         if is_float {
@@ -1678,6 +1712,113 @@ mod tests {
         assert_eq!(
             text(b"12345678901234567890").long_value(),
             -6101065172474983726
+        );
+    }
+
+    /// `BigDecimal.longValue()` by its definition: the integer part computed in full.
+    fn naive_long_value(d: &Decimal) -> i64 {
+        let int_part = if d.scale <= 0 {
+            &d.unscaled * BigInt::from(10u8).pow((-d.scale) as u32)
+        } else {
+            &d.unscaled / BigInt::from(10u8).pow(d.scale as u32)
+        };
+        low_i64(&int_part)
+    }
+
+    #[test]
+    fn decimal_narrowing_skips_only_powers_of_ten_that_cannot_matter() {
+        let unscaled = [
+            BigInt::from(0),
+            BigInt::from(1),
+            BigInt::from(-7),
+            BigInt::from(123_456_789),
+            BigInt::from(-987_654_321_987_654_321i64),
+            "340282366920938463463374607431768211457".parse().unwrap(),
+        ];
+        for u in &unscaled {
+            for scale in -80..=80 {
+                let d = Decimal::new(u.clone(), scale);
+                assert_eq!(decimal_low_i64(&d), naive_long_value(&d), "{d:?}");
+            }
+        }
+    }
+
+    /// Numbers whose exponent alone asks for a giant integer (issue #30, case 6). Java
+    /// (Jackson 2.19 as Connect 4.1.1 configures it, JDK 17) reads `1e700000000` at once: 0
+    /// under an integer schema (`BigDecimal.longValue()`), itself under a Decimal schema; it
+    /// refuses an exponent beyond an int and a number of more than 1000 digits while parsing.
+    /// The conversions run on a thread given a generous deadline, so the test fails rather
+    /// than hangs when a giant number is computed.
+    #[test]
+    fn giant_exponents_are_read_without_computing_giant_numbers() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let c = JsonConverter::new();
+            let read = |schema: &str, payload: &str| {
+                c.deserialize(Some(
+                    format!(r#"{{"schema":{schema},"payload":{payload}}}"#).as_bytes(),
+                ))
+                .map(|sv| sv.value)
+            };
+            let decimal = r#"{"type":"bytes","name":"org.apache.kafka.connect.data.Decimal","parameters":{"scale":"2"}}"#;
+            let mut out = Vec::new();
+            for payload in [
+                "1e700000000",
+                "-1e700000000",
+                "1.5e700000000",
+                "1e-700000000",
+            ] {
+                out.push(read(r#"{"type":"int64"}"#, payload));
+                out.push(read(r#"{"type":"int32"}"#, payload));
+                out.push(read(r#"{"type":"int8"}"#, payload));
+            }
+            out.push(read(decimal, "1e700000000"));
+            out.push(read(decimal, "1e2"));
+            out.push(read(r#"{"type":"int64"}"#, "1e700000000000000"));
+            out.push(read(r#"{"type":"int64"}"#, &"1".repeat(1001)));
+            out.push(read(
+                r#"{"type":"int64"}"#,
+                &format!("{}e11", "1".repeat(999)),
+            ));
+            out.push(read(
+                r#"{"type":"int64"}"#,
+                &format!("{}e1", "1".repeat(999)),
+            ));
+            // The receiver is gone only when the test has already failed.
+            tx.send(out).ok();
+        });
+        let out = rx
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("the conversions finish");
+        let mut out = out.into_iter();
+        for _ in 0..4 {
+            assert_eq!(out.next().unwrap().unwrap(), Value::Int64(0));
+            assert_eq!(out.next().unwrap().unwrap(), Value::Int32(0));
+            assert_eq!(out.next().unwrap().unwrap(), Value::Int8(0));
+        }
+        // Too far from the schema's scale to rescale: the number's own scale, as in Java.
+        assert_eq!(
+            out.next().unwrap().unwrap(),
+            Value::Decimal(Decimal::new(1, -700_000_000))
+        );
+        assert_eq!(
+            out.next().unwrap().unwrap(),
+            Value::Decimal(Decimal::new(10_000, 2))
+        );
+        for _ in 0..3 {
+            match out.next().unwrap() {
+                Err(ConnectError::Data(message)) => assert_eq!(
+                    message,
+                    "Converting byte[] to Kafka Connect data failed due to serialization error: "
+                ),
+                other => panic!("{other:?}"),
+            }
+        }
+        // 999 digits and one of exponent: within Jackson's 1000.
+        assert!(matches!(out.next().unwrap().unwrap(), Value::Int64(_)));
+        assert_eq!(
+            parse_json("1".repeat(1001).as_bytes()).unwrap_err(),
+            "Number value length (1001) exceeds the maximum allowed (1000, from `StreamReadConstraints.getMaxNumberLength()`)"
         );
     }
 

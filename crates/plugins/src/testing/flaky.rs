@@ -31,6 +31,11 @@
 //!   for the batch (`commit_transaction` / `abort_transaction`), a batch never going past a
 //!   boundary.
 //!
+//! - `tasks.generated`: how many task configs the connector returns, whatever `tasks.max` asks
+//!   (default: exactly `tasks.max`). More than `tasks.max` stands for a connector that ignores
+//!   its `maxTasks` argument, which Connect refuses unless `tasks.max.enforce=false`
+//!   (KIP-1004).
+//!
 //! The connector assigns task numbers by adding `id` = 0, 1, … to copies of its config.
 
 use std::path::PathBuf;
@@ -67,6 +72,9 @@ pub const LIFECYCLE_FILE_CONFIG: &str = "lifecycle.file";
 /// Config key `define.transactions` (STRING, default empty; `fibonacci`): the task defines its
 /// own transactions (see the module docs).
 pub const DEFINE_TRANSACTIONS_CONFIG: &str = "define.transactions";
+/// Config key `tasks.generated` (INT, default none, at least 0): how many task configs the
+/// connector generates, ignoring `tasks.max` (none: `tasks.max` of them).
+pub const TASKS_GENERATED_CONFIG: &str = "tasks.generated";
 /// Task config key `id`: the task number, set by the connector.
 pub const TASK_ID_CONFIG: &str = "id";
 /// Key of the source partition map, `{"task": <n>}`.
@@ -174,6 +182,17 @@ pub fn flaky_config_def() -> ConfigDef {
             Importance::Low,
             "How long a call listed in block.in blocks, in milliseconds.",
         )
+        .define(
+            TASKS_GENERATED_CONFIG,
+            ConfigType::Int,
+            Some(None),
+            Some(Validator::Range {
+                min: Some(0.0),
+                max: None,
+            }),
+            Importance::Low,
+            "How many task configs the connector generates whatever tasks.max says (default: tasks.max); more than tasks.max stands for a connector that ignores its maxTasks.",
+        )
 }
 
 /// The parsed configuration.
@@ -186,6 +205,7 @@ struct FlakyConfig {
     block: Duration,
     lifecycle_file: Option<PathBuf>,
     fibonacci_transactions: bool,
+    tasks_generated: Option<usize>,
 }
 
 impl FlakyConfig {
@@ -264,7 +284,12 @@ impl FlakyConfig {
             parsed.remove(DEFINE_TRANSACTIONS_CONFIG),
             Some(Parsed::String(s)) if s == "fibonacci"
         );
+        let tasks_generated = match parsed.remove(TASKS_GENERATED_CONFIG) {
+            Some(Parsed::Int(n)) => Some(n.max(0) as usize),
+            _ => None,
+        };
         Ok(FlakyConfig {
+            tasks_generated,
             fibonacci_transactions,
             topic,
             records_per_second,
@@ -278,10 +303,11 @@ impl FlakyConfig {
 }
 
 /// A source whose tasks fail on demand: a testing aid of Tributary's (not in Kafka); see the
-/// module docs. Creates exactly `tasks.max` tasks.
+/// module docs. Creates exactly `tasks.max` tasks (or `tasks.generated`).
 #[derive(Debug, Default)]
 pub struct FlakySourceConnector {
     config: Props,
+    tasks_generated: Option<usize>,
 }
 
 impl FlakySourceConnector {
@@ -306,11 +332,13 @@ impl Connector for FlakySourceConnector {
         let config = FlakyConfig::parse(props)?;
         config.maybe_block("connector.start");
         self.config = props.clone();
+        self.tasks_generated = config.tasks_generated;
         Ok(())
     }
-    /// Exactly `max_tasks` configs: the connector's config plus `id`.
+    /// Exactly `max_tasks` configs (`tasks.generated` when set): the connector's config plus
+    /// `id`.
     fn task_configs(&mut self, max_tasks: usize) -> ConnectResult<Vec<Props>> {
-        Ok((0..max_tasks)
+        Ok((0..self.tasks_generated.unwrap_or(max_tasks))
             .map(|i| {
                 let mut props = self.config.clone();
                 props.insert(TASK_ID_CONFIG.to_string(), i.to_string());
@@ -637,6 +665,13 @@ mod tests {
         assert_eq!(ids, vec!["0", "1", "2"]);
         assert!(configs.iter().all(|p| p["fail.tasks"] == "1, 2"));
         assert_eq!(c.task_class(), FLAKY_SOURCE_TASK_CLASS);
+        // `tasks.generated` ignores `tasks.max` (a connector Connect refuses, KIP-1004).
+        c.start(&props(&[("topic", "t"), ("tasks.generated", "3")]))
+            .unwrap();
+        assert_eq!(c.task_configs(1).unwrap().len(), 3);
+        assert!(c
+            .start(&props(&[("topic", "t"), ("tasks.generated", "-1")]))
+            .is_err());
     }
 
     #[test]

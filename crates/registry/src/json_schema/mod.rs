@@ -91,7 +91,7 @@ impl Format for JsonSchemaFormat {
             other => {
                 return Err(ConnectError::config(format!(
                     "Invalid value {other} for configuration decimal.format: String must be one \
-                     of (case insensitive): BASE64, NUMERIC"
+                     of (case insensitive): NUMERIC, BASE64"
                 )))
             }
         };

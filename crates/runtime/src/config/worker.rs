@@ -371,12 +371,23 @@ impl WorkerConfig {
             WorkerMode::Standalone => standalone_config_def(),
             WorkerMode::Distributed => distributed_config_def(),
         };
-        let errors: Vec<String> = def
+        let mut errors: Vec<String> = def
             .validate(&raw)
             .into_iter()
             .flat_map(|cv| cv.errors)
             .map(|e| format!("{source}: {e}"))
             .collect();
+        // Tributary's own namespace has no keys passed on to anything: one the worker does not
+        // define is a mistake, refused rather than ignored.
+        errors.extend(
+            unknown_tributary_keys(&def, raw.keys().map(String::as_str))
+                .into_iter()
+                .map(|key| {
+                    format!(
+                        "{source}: Unknown configuration '{key}': not a Tributary worker setting"
+                    )
+                }),
+        );
         if !errors.is_empty() {
             return Err(ConfigError(errors.join("\n")));
         }
@@ -404,6 +415,27 @@ impl WorkerConfig {
         };
         let known: Vec<&str> = def.keys.iter().map(|k| k.name.as_str()).collect();
         misspelled_keys(self.raw.keys().map(String::as_str), &known)
+    }
+
+    /// Keys of the worker file that nothing reads, sorted: keys the worker's definition does not
+    /// have, outside the families that are passed on or read elsewhere (see
+    /// [`PASSED_ON_PREFIXES`]). Startup logs them as Connect's `AbstractConfig.logUnused` does.
+    /// (Unknown `tributary.*` keys never get here: [`WorkerConfig::parse`] refuses them.)
+    pub fn unused_keys(&self) -> Vec<String> {
+        let def = match self.mode {
+            WorkerMode::Standalone => standalone_config_def(),
+            WorkerMode::Distributed => distributed_config_def(),
+        };
+        let mut out: Vec<String> = self
+            .raw
+            .keys()
+            .filter(|k| {
+                def.key(k).is_none() && !PASSED_ON_PREFIXES.iter().any(|p| k.starts_with(p))
+            })
+            .cloned()
+            .collect();
+        out.sort();
+        out
     }
 
     /// The config providers this worker declares (empty when none), which resolve connector and
@@ -857,6 +889,58 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    /// Issue #30, case 5: an unknown key in Tributary's namespace is refused, naming the file
+    /// and the key, in both modes; every `tributary.*` worker key the code reads is accepted;
+    /// other unknown keys are only listed, for the startup's log.
+    #[test]
+    fn unknown_tributary_keys_are_refused_and_other_unknown_keys_listed() {
+        let standalone = [
+            ("key.converter", "a"),
+            ("value.converter", "b"),
+            ("offset.storage.file.filename", "/tmp/x"),
+        ];
+        let distributed = [
+            ("key.converter", "a"),
+            ("value.converter", "b"),
+            ("group.id", "g"),
+            ("config.storage.topic", "c"),
+            ("offset.storage.topic", "o"),
+            ("status.storage.topic", "s"),
+        ];
+        let ours = [
+            ("tributary.task.stall.threshold.ms", "1000"),
+            ("tributary.jvm.classpath", "/x.jar"),
+            ("tributary.jvm.options", "-Xmx64m"),
+            ("tributary.plugins.prefer.java", "a.B"),
+        ];
+        for (mode, base) in [
+            (WorkerMode::Standalone, &standalone[..]),
+            (WorkerMode::Distributed, &distributed[..]),
+        ] {
+            let mut pairs = base.to_vec();
+            pairs.extend(ours);
+            pairs.extend([
+                ("no.such.setting", "1"),
+                ("producer.linger.ms", "5"),
+                ("ssl.truststore.type", "PEM"),
+            ]);
+            let cfg = WorkerConfig::parse(mode, map(&pairs), "w.properties").unwrap();
+            assert_eq!(cfg.unused_keys(), ["no.such.setting"], "{mode:?}");
+
+            pairs.push(("tributary.rest.authorization.file", "/x"));
+            pairs.push(("tributary.jvm.option", "-Xmx64m"));
+            let err = WorkerConfig::parse(mode, map(&pairs), "w.properties")
+                .unwrap_err()
+                .0;
+            assert_eq!(
+                err,
+                "w.properties: Unknown configuration 'tributary.jvm.option': not a Tributary worker setting\n\
+                 w.properties: Unknown configuration 'tributary.rest.authorization.file': not a Tributary worker setting",
+                "{mode:?}"
+            );
+        }
     }
 
     #[test]
@@ -1357,6 +1441,22 @@ const PASSED_ON_PREFIXES: &[&str] = &[
     "internal.",
     "metric.reporters",
 ];
+
+/// Tributary's own namespace (`tributary.*`): every worker key in it is in the definition.
+const TRIBUTARY_PREFIX: &str = "tributary.";
+
+/// The keys of `keys` in Tributary's namespace that `def` does not define, sorted. Pure.
+fn unknown_tributary_keys<'a>(
+    def: &ConfigDef,
+    keys: impl IntoIterator<Item = &'a str>,
+) -> Vec<&'a str> {
+    let mut out: Vec<&str> = keys
+        .into_iter()
+        .filter(|k| k.starts_with(TRIBUTARY_PREFIX) && def.key(k).is_none())
+        .collect();
+    out.sort();
+    out
+}
 
 /// `(key, closest known key)` for every key of `keys` that is not in `known`, does not start
 /// with a [`PASSED_ON_PREFIXES`] entry, and is close to a known key (Jaro-Winkler similarity of

@@ -1757,6 +1757,7 @@ impl HerderLoop {
                     cfg,
                     snap2.task_configs[id].clone(),
                     snap2.target_state(&id.connector),
+                    snap2.task_count(&id.connector),
                 ) {
                     tracing::debug!(task = %id, "task not started: {e}");
                 }
@@ -1939,7 +1940,13 @@ impl HerderLoop {
             }
             for id in &tasks {
                 if let Some(tc) = snap.task_config(id) {
-                    if let Err(e) = s.worker.start_task(id, &cfg, tc.clone(), target) {
+                    if let Err(e) = s.worker.start_task(
+                        id,
+                        &cfg,
+                        tc.clone(),
+                        target,
+                        snap.task_count(&id.connector),
+                    ) {
                         tracing::debug!(task = %id, "task not started: {e}");
                     }
                 }
@@ -2046,10 +2053,11 @@ impl HerderLoop {
             return Err(self.route(owner));
         }
         let target = snap.target_state(&id.connector);
+        let count = snap.task_count(&id.connector);
         let tid = id.clone();
         self.blocking(move |s| {
             s.worker.stop_and_await_tasks(std::slice::from_ref(&tid));
-            s.worker.start_task(&tid, &cfg, tc, target)
+            s.worker.start_task(&tid, &cfg, tc, target, count)
         })
         .await
         .map_err(|_| HerderError::Internal(format!("Failed to start task: {id}")))

@@ -199,7 +199,10 @@ impl StandaloneHerder {
     fn start_tasks(&self, name: &str, config: &Props, task_configs: &[Props], target: TargetState) {
         for (i, tc) in task_configs.iter().enumerate() {
             let id = ConnectorTaskId::new(name, i as u32);
-            if let Err(e) = self.worker.start_task(&id, config, tc.clone(), target) {
+            if let Err(e) =
+                self.worker
+                    .start_task(&id, config, tc.clone(), target, task_configs.len())
+            {
                 tracing::error!(task = %id, error = %e, "task failed to start");
             }
         }
@@ -534,7 +537,7 @@ impl Herder for StandaloneHerder {
         let name = &id.connector;
         let unknown = || HerderError::NotFound(format!("Unknown connector: {name}"));
         self.with_connector(name, unknown, || {
-            let (config, tc, target) = {
+            let (config, tc, target, count) = {
                 let connectors = self.connectors.lock().unwrap();
                 let c = connectors.get(name).ok_or_else(unknown)?;
                 let tc = c
@@ -542,11 +545,11 @@ impl Herder for StandaloneHerder {
                     .get(id.task as usize)
                     .cloned()
                     .ok_or_else(|| HerderError::NotFound(format!("Unknown task: {id}")))?;
-                (c.config.clone(), tc, c.target)
+                (c.config.clone(), tc, c.target, c.task_configs.len())
             };
             self.worker.stop_and_await_tasks(std::slice::from_ref(id));
             self.worker
-                .start_task(id, &config, tc, target)
+                .start_task(id, &config, tc, target, count)
                 .map_err(|_| HerderError::Internal(format!("Failed to start task: {id}")))
         })
     }
@@ -607,7 +610,10 @@ impl Herder for StandaloneHerder {
             }
             for id in &task_ids {
                 if let Some(tc) = task_configs.get(id.task as usize) {
-                    if let Err(e) = self.worker.start_task(id, &config, tc.clone(), target) {
+                    if let Err(e) =
+                        self.worker
+                            .start_task(id, &config, tc.clone(), target, task_configs.len())
+                    {
                         tracing::error!(task = %id, error = %e, "task failed to start");
                     }
                 }

@@ -14,7 +14,7 @@ use crate::config::connector::{config_def_for, validate_sink_topics};
 use crate::config::providers::{has_variables, ConfigProviders};
 use crate::config::transforms;
 use crate::config::unsupported::{unsupported_settings, WorkerSupport};
-use crate::plugins::{is_listed, Plugins};
+use crate::plugins::{is_listed, ClassLookup, PluginKind, Plugins};
 
 /// Java's `Map.toString()` of a config, for error messages: `{k=v, k2=v2}` (sorted here).
 pub fn java_map_string(config: &Props) -> String {
@@ -79,35 +79,9 @@ pub fn validate(
     if plugin.connector_type == ConnectorType::Sink {
         validate_sink_topics(config, &mut framework_values);
     }
-    // Connector-level converters: the class must exist and accept its settings
-    // (`value.converter.schemas.enable`, …), so a bad one fails the request, not the task.
-    for key in ["key.converter", "value.converter", "header.converter"] {
-        let Some(class) = config.get(key).map(|c| c.trim()).filter(|c| !c.is_empty()) else {
-            continue;
-        };
-        let settings = crate::config::worker::prefixed(config, &format!("{key}."));
-        let problem = if key == "header.converter" {
-            match plugins.new_header_converter(class) {
-                Ok(mut c) => c.configure(&settings).err().map(|e| e.to_string()),
-                Err(e) => Some(e.to_string()),
-            }
-        } else {
-            match plugins.new_converter(class) {
-                Ok(mut c) => c
-                    .configure(&settings, key == "key.converter")
-                    .err()
-                    .map(|e| e.to_string()),
-                Err(e) => Some(e.to_string()),
-            }
-        };
-        if let Some(problem) = problem {
-            if let Some(v) = framework_values.iter_mut().find(|v| v.name == key) {
-                v.errors.push(format!(
-                    "Invalid value {class} for configuration {key}: {problem}"
-                ));
-            }
-        }
-    }
+    // Connector-level converters (Connect's `validateConverterConfig`): each one's own keys,
+    // prefixed, reported after everything else.
+    let converters = validate_converters(plugins, config, &mut framework_values);
     // Tributary's automatic restart settings (only reported when the config sets one).
     framework_values.extend(crate::config::auto_restart::problems(config));
     // Settings Tributary does not implement: refused rather than run without them.
@@ -156,53 +130,237 @@ pub fn validate(
     let mut groups: Vec<String> = Vec::new();
     let mut configs = Vec::new();
     let mut error_count = 0;
-    let mut push = |def: &ConfigDef, values: Vec<ConfigValue>, groups: &mut Vec<String>| {
-        for v in values {
-            let key = def.key(&v.name);
-            if let Some(g) = key.and_then(|k| k.group.clone()) {
-                if !groups.contains(&g) {
-                    groups.push(g);
+    // `per_value`: count values with errors rather than error messages (as Connect counts a
+    // converter's).
+    let mut push =
+        |def: &ConfigDef, values: Vec<ConfigValue>, groups: &mut Vec<String>, per_value: bool| {
+            for v in values {
+                let key = def.key(&v.name);
+                if let Some(g) = key.and_then(|k| k.group.clone()) {
+                    if !groups.contains(&g) {
+                        groups.push(g);
+                    }
                 }
+                error_count += if per_value {
+                    usize::from(!v.errors.is_empty())
+                } else {
+                    v.errors.len()
+                };
+                configs.push(ConfigInfo {
+                    definition: key.map(|k| ConfigKeyInfo {
+                        name: k.name.clone(),
+                        config_type: k.config_type.name().into(),
+                        required: k.required(),
+                        default_value: k.default_string(),
+                        importance: k.importance.name().into(),
+                        documentation: k.documentation.clone(),
+                        group: k.group.clone(),
+                        width: k.width.name().into(),
+                        display_name: k.display_name.clone(),
+                        dependents: k.dependents.clone(),
+                        order: k.order_in_group,
+                    }),
+                    value: Some(ConfigValueInfo {
+                        name: v.name.clone(),
+                        value: v.value.clone(),
+                        recommended_values: v.recommended_values.clone(),
+                        errors: v.errors.clone(),
+                        visible: v.visible,
+                    }),
+                });
             }
-            error_count += v.errors.len();
-            configs.push(ConfigInfo {
-                definition: key.map(|k| ConfigKeyInfo {
-                    name: k.name.clone(),
-                    config_type: k.config_type.name().into(),
-                    required: k.required(),
-                    default_value: k.default_string(),
-                    importance: k.importance.name().into(),
-                    documentation: k.documentation.clone(),
-                    group: k.group.clone(),
-                    width: k.width.name().into(),
-                    display_name: k.display_name.clone(),
-                    dependents: k.dependents.clone(),
-                    order: k.order_in_group,
-                }),
-                value: Some(ConfigValueInfo {
-                    name: v.name.clone(),
-                    value: v.value.clone(),
-                    recommended_values: v.recommended_values.clone(),
-                    errors: v.errors.clone(),
-                    visible: v.visible,
-                }),
-            });
-        }
-    };
+        };
     // A key the connector defines itself wins over the framework's definition.
     let framework_values: Vec<ConfigValue> = framework_values
         .into_iter()
         .filter(|v| connector_def.key(&v.name).is_none() || null_keys.contains(&v.name))
         .collect();
-    push(&framework, framework_values, &mut groups);
-    push(&enrichment.def, enrichment.values, &mut groups);
-    push(&connector_def, connector_values, &mut groups);
+    push(&framework, framework_values, &mut groups, false);
+    push(&enrichment.def, enrichment.values, &mut groups, false);
+    push(&connector_def, connector_values, &mut groups, false);
+    for (def, values) in converters {
+        push(&def, values, &mut groups, true);
+    }
     Ok(ConfigInfos {
         name: class.clone(),
         error_count,
         groups,
         configs,
     })
+}
+
+/// Connect's `validateConverterConfig` for the connector-level `header.converter`,
+/// `key.converter` and `value.converter` (in that order): when the config names a converter
+/// class and its framework value has no error yet, the class must be a converter (else the
+/// error goes on the class key, in Connect's words), and the settings under its prefix, with
+/// `converter.type` defaulting to its role, are validated against the converter's
+/// [`ConfigDef`] (`Converter::config`; a header converter's is that of the converter of the
+/// same class). The converter is not configured, so a value its `ConfigDef` accepts passes
+/// (StringConverter's encoding, say). Returns, per converter, its keys and values named with
+/// the prefix (`value.converter.schemas.enable`), in Connect's order (its `ConfigDef.validate`
+/// answers in `HashMap` order). A converter whose `ConfigDef` is empty (Java converters hosted
+/// through the JVM bridge do not expose theirs) is configured instead, its error going on the
+/// class key.
+fn validate_converters(
+    plugins: &Plugins,
+    config: &Props,
+    framework_values: &mut [ConfigValue],
+) -> Vec<(ConfigDef, Vec<ConfigValue>)> {
+    let mut out = Vec::new();
+    for (key, role) in [
+        ("header.converter", "header"),
+        ("key.converter", "key"),
+        ("value.converter", "value"),
+    ] {
+        let Some(raw) = config.get(key).map(|c| c.trim()).filter(|c| !c.is_empty()) else {
+            continue;
+        };
+        let Some(class_value) = framework_values
+            .iter_mut()
+            .find(|v| v.name == key && v.errors.is_empty())
+        else {
+            continue;
+        };
+        let kind = if role == "header" {
+            PluginKind::HeaderConverter
+        } else {
+            PluginKind::Converter
+        };
+        let class = match plugins.classify(raw, kind) {
+            ClassLookup::Plugin(class) => class,
+            ClassLookup::OtherKind(class) => {
+                class_value.errors.push(not_implementing(class, kind));
+                continue;
+            }
+            // The JDK's classes exist on any Connect worker; none is a converter.
+            ClassLookup::Unknown if raw.starts_with("java.") || raw.starts_with("javax.") => {
+                class_value.errors.push(not_implementing(raw, kind));
+                continue;
+            }
+            ClassLookup::Unknown => {
+                class_value.errors.push(format!(
+                    "Invalid value {raw} for configuration {key}: Class {raw} could not be found."
+                ));
+                continue;
+            }
+            ClassLookup::Abstract(nested) => {
+                class_value.errors.push(format!(
+                    "This class is abstract and cannot be created. Did you mean {}?",
+                    nested.join(", ")
+                ));
+                continue;
+            }
+        };
+        let prefix = format!("{key}.");
+        let mut settings = crate::config::worker::prefixed(config, &prefix);
+        // Converters that are also header converters share one `ConfigDef` (Java's
+        // `config()` is one method).
+        let def = plugins
+            .new_converter(class)
+            .map(|c| c.config())
+            .unwrap_or_default();
+        if def.keys.is_empty() {
+            let problem = if role == "header" {
+                match plugins.new_header_converter(class) {
+                    Ok(mut c) => c.configure(&settings).err().map(|e| e.to_string()),
+                    Err(e) => Some(e.to_string()),
+                }
+            } else {
+                match plugins.new_converter(class) {
+                    Ok(mut c) => c
+                        .configure(&settings, role == "key")
+                        .err()
+                        .map(|e| e.to_string()),
+                    Err(e) => Some(e.to_string()),
+                }
+            };
+            if let Some(problem) = problem {
+                class_value.errors.push(format!(
+                    "Invalid value {raw} for configuration {key}: {problem}"
+                ));
+            }
+            continue;
+        }
+        settings
+            .entry("converter.type".to_string())
+            .or_insert_with(|| role.to_string());
+        let mut values = def.validate(&settings);
+        // Settings the definition accepts may still be ones the converter refuses when
+        // configured (Tributary's converters refuse values they do not implement): configure
+        // it, and put its error on the key it names (else on the class key).
+        if values.iter().all(|v| v.errors.is_empty()) {
+            let problem = if role == "header" {
+                plugins
+                    .new_header_converter(class)
+                    .ok()
+                    .and_then(|mut c| c.configure(&settings).err())
+            } else {
+                plugins
+                    .new_converter(class)
+                    .ok()
+                    .and_then(|mut c| c.configure(&settings, role == "key").err())
+            };
+            if let Some(problem) = problem.map(|e| e.to_string()) {
+                let named = values.iter_mut().find(|v| {
+                    problem.contains(&format!("configuration {}:", v.name))
+                        || problem.contains(&format!("\"{}\"", v.name))
+                });
+                match named {
+                    Some(v) => v.errors.push(problem),
+                    None => class_value.errors.push(format!(
+                        "Invalid value {raw} for configuration {key}: {problem}"
+                    )),
+                }
+            }
+        }
+        let names: Vec<&str> = values.iter().map(|v| v.name.as_str()).collect();
+        let order = java_hash_map_order(&names);
+        let mut values: Vec<Option<ConfigValue>> = values.into_iter().map(Some).collect();
+        let values: Vec<ConfigValue> = order
+            .into_iter()
+            .filter_map(|i| values[i].take())
+            .map(|v| ConfigValue {
+                name: format!("{prefix}{}", v.name),
+                // Connect rebuilds each value, visible.
+                visible: true,
+                ..v
+            })
+            .collect();
+        let mut prefixed_def = def;
+        for k in &mut prefixed_def.keys {
+            k.name = format!("{prefix}{}", k.name);
+        }
+        out.push((prefixed_def, values));
+    }
+    out
+}
+
+/// Connect's message for a class that is not of the plugin `kind` wanted.
+fn not_implementing(class: &str, kind: PluginKind) -> String {
+    format!(
+        "Class class {class} does not implement the {} interface",
+        kind.interface_name()
+    )
+}
+
+/// The order in which a `java.util.HashMap` with default settings, filled with `keys` in
+/// order, iterates them: by bucket (the spread `String.hashCode` masked to the table size,
+/// which doubles past three quarters full), then in insertion order. Returns indices into
+/// `keys`.
+fn java_hash_map_order(keys: &[&str]) -> Vec<usize> {
+    let mut capacity = 16usize;
+    while keys.len() > capacity / 4 * 3 {
+        capacity *= 2;
+    }
+    let bucket = |key: &str| {
+        let h = key.encode_utf16().fold(0i32, |h, unit| {
+            h.wrapping_mul(31).wrapping_add(i32::from(unit))
+        }) as u32;
+        ((h ^ (h >> 16)) as usize) & (capacity - 1)
+    };
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by_key(|&i| bucket(keys[i]));
+    order
 }
 
 /// Validates `config` as stored (config provider references unresolved) the way Connect does:
@@ -338,5 +496,153 @@ fn validate_exactly_once(
                 v.errors.push("The connector does not support connector-defined transaction boundaries with the given configuration. Please reconfigure it to use a different transaction boundary definition.".into());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn validate_source(extra: &[(&str, &str)]) -> ConfigInfos {
+        let plugins = Plugins::new(tributary_plugins::builtin());
+        let mut config: Props = [
+            ("connector.class", "FileStreamSource"),
+            ("name", "v"),
+            ("topic", "t"),
+        ]
+        .iter()
+        .chain(extra)
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        config.retain(|_, v| !v.is_empty());
+        validate(&plugins, &WorkerSupport::default(), &config, &[]).unwrap()
+    }
+
+    fn value<'a>(infos: &'a ConfigInfos, name: &str) -> &'a ConfigValueInfo {
+        infos
+            .configs
+            .iter()
+            .filter_map(|c| c.value.as_ref())
+            .find(|v| v.name == name)
+            .unwrap_or_else(|| panic!("{name} not listed"))
+    }
+
+    #[test]
+    fn java_hash_map_order_is_javas() {
+        // As Connect 4.1.1 lists JsonConverter's keys in a validate response.
+        let keys = [
+            "converter.type",
+            "schemas.enable",
+            "schemas.cache.size",
+            "decimal.format",
+            "replace.null.with.default",
+        ];
+        let order: Vec<&str> = java_hash_map_order(&keys)
+            .into_iter()
+            .map(|i| keys[i])
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "decimal.format",
+                "converter.type",
+                "schemas.cache.size",
+                "replace.null.with.default",
+                "schemas.enable"
+            ]
+        );
+    }
+
+    /// KAFKA-13328/13329: a converter's own keys are validated and listed, prefixed, in its
+    /// groups; errors go on those keys, not on the converter class.
+    #[test]
+    fn converter_settings_are_validated_on_their_own_keys() {
+        let infos = validate_source(&[
+            (
+                "key.converter",
+                "org.apache.kafka.connect.json.JsonConverter",
+            ),
+            ("key.converter.decimal.format", "FOO"),
+            (
+                "value.converter",
+                "org.apache.kafka.connect.json.JsonConverter",
+            ),
+            ("value.converter.schemas.enable", "maybe"),
+            (
+                "header.converter",
+                "org.apache.kafka.connect.storage.StringConverter",
+            ),
+            ("header.converter.converter.encoding", "NOPE-8"),
+        ]);
+        assert_eq!(infos.error_count, 2);
+        for key in ["key.converter", "value.converter", "header.converter"] {
+            assert_eq!(value(&infos, key).errors, Vec::<String>::new(), "{key}");
+        }
+        assert_eq!(
+            value(&infos, "value.converter.schemas.enable").errors,
+            ["Invalid value maybe for configuration schemas.enable: Expected value to be either true or false"]
+        );
+        assert_eq!(
+            value(&infos, "key.converter.decimal.format").errors.len(),
+            1
+        );
+        assert_eq!(
+            value(&infos, "value.converter.converter.type")
+                .value
+                .as_deref(),
+            Some("value")
+        );
+        assert_eq!(
+            value(&infos, "header.converter.converter.encoding").errors,
+            Vec::<String>::new()
+        );
+        for key in [
+            "value.converter.decimal.format",
+            "value.converter.schemas.cache.size",
+            "value.converter.replace.null.with.default",
+            "key.converter.schemas.enable",
+        ] {
+            value(&infos, key);
+        }
+        let def = infos
+            .configs
+            .iter()
+            .filter_map(|c| c.definition.as_ref())
+            .find(|d| d.name == "value.converter.decimal.format")
+            .unwrap();
+        assert_eq!(def.group.as_deref(), Some("Serialization"));
+        // Connect's groups: the converters' after the framework's, in HashMap order.
+        assert_eq!(
+            infos.groups[infos.groups.len() - 2..],
+            ["Serialization".to_string(), "Schemas".to_string()]
+        );
+    }
+
+    #[test]
+    fn a_class_that_is_not_a_converter_is_refused_in_connects_words() {
+        let infos = validate_source(&[
+            ("value.converter", "java.lang.String"),
+            ("value.converter.schemas.enable", "maybe"),
+            ("key.converter", "FileStreamSink"),
+            ("header.converter", "com.example.Nope"),
+        ]);
+        assert_eq!(
+            value(&infos, "value.converter").errors,
+            ["Class class java.lang.String does not implement the Converter interface"]
+        );
+        assert_eq!(
+            value(&infos, "key.converter").errors,
+            ["Class class org.apache.kafka.connect.file.FileStreamSinkConnector does not implement the Converter interface"]
+        );
+        assert_eq!(
+            value(&infos, "header.converter").errors,
+            ["Invalid value com.example.Nope for configuration header.converter: Class com.example.Nope could not be found."]
+        );
+        assert!(infos
+            .configs
+            .iter()
+            .filter_map(|c| c.value.as_ref())
+            .all(|v| !v.name.starts_with("value.converter.")));
+        assert_eq!(infos.error_count, 3);
     }
 }

@@ -79,6 +79,11 @@ impl ClusterConfigState {
             .filter(|id| self.task_configs.contains_key(id))
             .collect()
     }
+    /// How many tasks the connector's last task-config commit had (0 before any; Connect's
+    /// `ClusterConfigState.taskCount`).
+    pub fn task_count(&self, connector: &str) -> usize {
+        self.task_counts.get(connector).copied().unwrap_or(0) as usize
+    }
     /// The committed config of a task.
     pub fn task_config(&self, id: &ConnectorTaskId) -> Option<&Props> {
         self.task_configs.get(id)

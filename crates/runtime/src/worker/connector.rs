@@ -59,6 +59,9 @@ struct Shared {
     slot: Mutex<Slot>,
     /// Whether `start` succeeded and `stop` was not called since.
     started: AtomicBool,
+    /// Whether the worker failed the instance ([`WorkerConnector::fail`]) since it was last
+    /// started: it is then not running, though its plugin was not stopped.
+    failed: AtomicBool,
 }
 
 impl Shared {
@@ -153,6 +156,7 @@ fn run(
         // (so that whoever sees the outcome finds the instance where it goes next).
         let outcome: Option<(Completion, ConnectResult<()>)> = match cmd {
             Command::Start(props, done) => {
+                shared.failed.store(false, Ordering::Release);
                 let r = catch_panic(&label, || connector.start(&props));
                 shared.started.store(r.is_ok(), Ordering::Release);
                 Some((done, r))
@@ -224,6 +228,7 @@ impl WorkerConnector {
                     initialized: false,
                 }),
                 started: AtomicBool::new(false),
+                failed: AtomicBool::new(false),
             }),
             live: Arc::new(AtomicBool::new(true)),
         }
@@ -285,6 +290,25 @@ impl WorkerConnector {
     /// Whether the instance is started (its `start` succeeded and it was not stopped since).
     pub fn is_started(&self) -> bool {
         self.shared.started.load(Ordering::Acquire)
+    }
+
+    /// Whether the instance runs: started and not failed by the worker since (Connect's
+    /// `WorkerConnector.isRunning`).
+    pub fn is_running(&self) -> bool {
+        self.is_started() && !self.is_failed()
+    }
+
+    /// Whether the worker failed the instance ([`Self::fail`]) since it was last started.
+    pub fn is_failed(&self) -> bool {
+        self.shared.failed.load(Ordering::Acquire)
+    }
+
+    /// Marks the instance failed (Connect's `WorkerConnector.fail`, e.g. when it generated more
+    /// task configs than `tasks.max`): it no longer counts as running, so no task
+    /// reconfiguration is attempted for it, until it is started again. The plugin itself is
+    /// left as it is (stopped when the instance is stopped or shut down).
+    pub fn fail(&self) {
+        self.shared.failed.store(true, Ordering::Release);
     }
 
     /// Whether this instance is still in service (no `shutdown` yet). Completions check it

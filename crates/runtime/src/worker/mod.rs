@@ -146,6 +146,48 @@ impl ConnectorContext for WorkerConnectorContext {
     }
 }
 
+/// Connect's `TooManyTasksException`: a connector generated (or has stored) more task configs
+/// than its `tasks.max` while `tasks.max.enforce` is true (KIP-1004).
+pub struct TooManyTasks(pub ConnectError);
+
+impl TooManyTasks {
+    /// The status trace, naming Connect's exception class.
+    pub fn trace(&self, context: &str) -> String {
+        format!(
+            "org.apache.kafka.connect.runtime.TooManyTasksException: {}\n\tat {context}\n",
+            self.0
+        )
+    }
+}
+
+/// Connect's `Worker.checkTasksMax`: `num_tasks` task configs for connector `name` whose
+/// `tasks.max` is `max`. More than `max` is an error while `tasks.max.enforce` (deprecated,
+/// default true) holds, a warning otherwise.
+pub fn check_tasks_max(
+    name: &str,
+    num_tasks: usize,
+    max: usize,
+    connector_config: &Props,
+) -> Result<(), TooManyTasks> {
+    if num_tasks <= max {
+        return Ok(());
+    }
+    let enforce = connector_config
+        .get("tasks.max.enforce")
+        .map(|v| !v.trim().eq_ignore_ascii_case("false"))
+        .unwrap_or(true);
+    if enforce {
+        return Err(TooManyTasks(ConnectError::connect(format!(
+            "The connector {name} has generated {num_tasks} tasks, which is greater than {max}, the maximum number of tasks it is configured to create. This behaviour should be considered a bug and is disallowed. If necessary, it can be permitted by reconfiguring the connector with 'tasks.max.enforce' set to false; however, this option will be removed in a future release of Kafka Connect."
+        ))));
+    }
+    tracing::warn!(
+        connector = name,
+        "connector {name} generated {num_tasks} task configs, more than its tasks.max of {max}; running them since tasks.max.enforce is false (deprecated: a future Kafka Connect will always refuse this; the connector's taskConfigs should respect maxTasks)"
+    );
+    Ok(())
+}
+
 /// The offset store of a source connector with `connector_config` ([`Worker::offset_store_for`]):
 /// `worker`, or, on a distributed worker (`topics`) when the connector names its own
 /// `offsets.storage.topic`, a [`ConnectorOffsetBackingStore`] over that topic and `worker`
@@ -750,7 +792,7 @@ impl Worker {
             .lock()
             .unwrap()
             .get(name)
-            .map(|c| c.instance.is_started())
+            .map(|c| c.instance.is_running())
             .unwrap_or(false)
     }
 
@@ -774,23 +816,29 @@ impl Worker {
                 rc.raw_config.clone(),
             )
         };
-        if !instance.is_started() {
+        if !instance.is_running() {
             return Err(ConnectError::connect(format!(
                 "Connector {name} is not started"
             )));
         }
         let max = tasks_max(&config);
-        let mut configs = instance.task_configs(max)?;
-        let enforce = config
-            .get("tasks.max.enforce")
-            .map(|v| !v.eq_ignore_ascii_case("false"))
-            .unwrap_or(true);
-        if configs.len() > max && enforce {
-            return Err(ConnectError::connect(format!(
-                "The connector {name} has generated {} tasks, which is greater than {max}, the maximum number of tasks it is configured to create. This behaviour should be considered a bug and is disallowed. If necessary, it can be permitted by reconfiguring the connector with 'tasks.max.enforce' set to false; however, this option will be removed in a future release of Kafka Connect.",
-                configs.len()
-            )));
+        let configs = instance.task_configs(max)?;
+        if let Err(e) = check_tasks_max(name, configs.len(), max, &config) {
+            // As Connect's `Worker.connectorTaskConfigs`: the connector fails (and so is no
+            // longer running: nobody retries), and the error goes back to the herder.
+            tracing::error!(connector = name, error = %e.0, "connector has failed");
+            instance.fail();
+            self.put_connector_status_version(
+                name,
+                State::Failed,
+                Some(e.trace(&format!("connector {name}"))),
+                config
+                    .get("connector.class")
+                    .and_then(|c| self.plugin_version(c)),
+            );
+            return Err(e.0);
         }
+        let mut configs = configs;
         let class = config.get("connector.class").cloned().unwrap_or_default();
         let plugin = self
             .plugins
@@ -833,6 +881,14 @@ impl Worker {
                 return Ok(());
             };
             if rc.target == target {
+                return Ok(());
+            }
+            if rc.instance.is_failed() && target != TargetState::Stopped {
+                // As Connect's `WorkerConnector`: a failed connector only goes to STOPPED.
+                tracing::warn!(
+                    connector = name,
+                    "cannot transition connector to {target:?} since it has failed"
+                );
                 return Ok(());
             }
             rc.target = target;
@@ -905,13 +961,16 @@ impl Worker {
     /// config provider references are resolved here ([`Self::resolve_config`], as Connect's
     /// `ClusterConfigState.taskConfig` / `connectorConfig` do), and the task gets the resolved
     /// values. Problems creating it (a provider that fails, unknown task class, converters,
-    /// clients) mark the task FAILED and are returned.
+    /// clients) mark the task FAILED and are returned. `task_count` is how many task configs
+    /// the connector has stored: more than its `tasks.max` fails the task, unless
+    /// `tasks.max.enforce` is false ([`check_tasks_max`], as Connect's `Worker.startTask`).
     pub fn start_task(
         &self,
         id: &ConnectorTaskId,
         connector_config: &Props,
         task_config: Props,
         target: TargetState,
+        task_count: usize,
     ) -> ConnectResult<()> {
         let counters = self
             .counters
@@ -940,6 +999,17 @@ impl Worker {
         let connector_config = &self
             .resolve_config(&format!("task {id}"), connector_config)
             .map_err(fail)?;
+        if let Err(e) = check_tasks_max(
+            &id.connector,
+            task_count,
+            tasks_max(connector_config),
+            connector_config,
+        ) {
+            tracing::error!(task = %id, error = %e.0, "task failed to start");
+            self.metrics.task_started(false);
+            reporter.report(State::Failed, Some(e.trace(&format!("task {id}"))));
+            return Err(e.0);
+        }
         let task_config = self
             .resolve_config(&format!("task {id}"), &task_config)
             .map_err(fail)?;
