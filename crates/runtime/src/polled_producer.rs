@@ -232,6 +232,11 @@ impl<C: ProducerContext + 'static> PolledProducer<C> {
         self.inner.producer.send(record)
     }
 
+    /// The producer's context (the one its delivery callback runs on).
+    pub fn context(&self) -> &Arc<C> {
+        self.inner.producer.context()
+    }
+
     /// The underlying librdkafka client (to hand it an OAUTHBEARER token, for instance).
     pub fn client(&self) -> &rdkafka::client::Client<C> {
         self.inner.producer.client()

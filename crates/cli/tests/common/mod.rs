@@ -629,6 +629,36 @@ pub fn create_topic(bootstrap: &str, topic: &str, partitions: i32) {
     }
 }
 
+/// Creates `topic` with `partitions` partitions (replication factor 1) and the topic configs
+/// `configs` (e.g. `max.message.bytes`).
+pub fn create_topic_with_configs(
+    bootstrap: &str,
+    topic: &str,
+    partitions: i32,
+    configs: &[(&str, &str)],
+) {
+    use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+    use rdkafka::client::DefaultClientContext;
+    let admin: AdminClient<DefaultClientContext> = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut new = NewTopic::new(topic, partitions, TopicReplication::Fixed(1));
+    for (k, v) in configs {
+        new = new.set(k, v);
+    }
+    let res = rt
+        .block_on(admin.create_topics(&[new], &AdminOptions::new()))
+        .unwrap();
+    for r in res {
+        r.unwrap();
+    }
+}
+
 /// Produces `values` (no key) to `topic`, partition `partition` when given, and waits until
 /// the broker acknowledged them all.
 pub fn produce_values(bootstrap: &str, topic: &str, partition: Option<i32>, values: &[String]) {

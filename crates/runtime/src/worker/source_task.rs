@@ -9,6 +9,13 @@
 //! with a later record of the same source partition), and the task's `commit_record` gets it
 //! without metadata. A send Kafka refuses fails the task, or with `errors.tolerance=all` is
 //! reported (stage `KAFKA_PRODUCE`) and counted as done.
+//!
+//! A record is refused only for its own failure. librdkafka refuses a record larger than
+//! `message.max.bytes` (Connect's `max.request.size`) when it is sent: that record alone fails.
+//! A broker refusing a whole batch as too large (the topic's `max.message.bytes`) fails every
+//! record of the batch, where Java's producer splits the batch and sends its records again
+//! (KAFKA-16087): here the records of a refused batch are sent again one at a time, in order,
+//! once everything in flight was reported, and only one that is refused on its own fails.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -52,6 +59,11 @@ const QUEUE_FULL_BATCH: usize = 1000;
 
 /// The delivery opaque of the offset records an exactly-once task writes in its transactions.
 const OFFSET_RECORD: usize = usize::MAX;
+/// Set in the delivery opaque (with the record's sequence number) of a record sent again on
+/// its own after the broker refused the batch it was in: a refusal is then its own.
+const SENT_ALONE: usize = 1 << (usize::BITS - 2);
+/// How long each wait for outstanding reports lasts before checking whether the task stops.
+const RESEND_WAIT: Duration = Duration::from_millis(500);
 
 /// How an exactly-once source task delimits its transactions (`transaction.boundary`, KIP-618).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,6 +167,18 @@ struct SendFailures {
     originals: Option<Arc<Mutex<HashMap<u64, SourceRecord>>>>,
 }
 
+/// A record of a batch the broker refused as too large, kept (as the delivery report holds it)
+/// to be sent again on its own.
+struct Refused {
+    seq: u64,
+    topic: String,
+    partition: i32,
+    key: Option<Vec<u8>>,
+    payload: Option<Vec<u8>>,
+    headers: Option<OwnedHeaders>,
+    timestamp: Option<i64>,
+}
+
 /// The producer context: records acknowledgements and the first delivery failure.
 pub struct SourceProducerContext {
     /// Acknowledged records, kept only for tasks that want [`SourceTask::commit_record`]
@@ -166,6 +190,11 @@ pub struct SourceProducerContext {
     tolerated: Option<SendFailures>,
     /// Where librdkafka's statistics of the producer go.
     counters: Arc<TaskCounters>,
+    /// Records of batches the broker refused as too large, to be sent again one at a time;
+    /// `None` for a transactional producer (a refused batch aborts the transaction).
+    refused: Option<Mutex<Vec<Refused>>>,
+    /// Whether `refused` holds records (read for every record sent, without the lock).
+    refused_waiting: std::sync::atomic::AtomicBool,
 }
 
 impl ClientContext for SourceProducerContext {
@@ -198,14 +227,11 @@ impl ProducerContext for SourceProducerContext {
             }
             return;
         }
-        let seq = seq as u64;
-        let original = self
-            .tolerated
-            .as_ref()
-            .and_then(|t| t.originals.as_ref())
-            .and_then(|o| o.lock().unwrap().remove(&seq));
+        let alone = seq & SENT_ALONE != 0;
+        let seq = (seq & !SENT_ALONE) as u64;
         match result {
             Ok(msg) => {
+                self.forget_original(seq);
                 if let Some(meta) = &self.record_acks {
                     use rdkafka::Message;
                     meta.lock()
@@ -216,36 +242,98 @@ impl ProducerContext for SourceProducerContext {
             }
             Err((e, msg)) => {
                 use rdkafka::Message;
-                if let Some(t) = &self.tolerated {
-                    // Connect's `producerSendFailed` with tolerance ALL: reported, then the
-                    // record counts as done.
-                    tracing::trace!(task = %t.task, "Ignoring failed record send to {}: {e}", msg.topic());
-                    let mut ctx = ProcessingContext::default();
-                    let outcome = t.operator.execute_failed(
-                        &mut ctx,
-                        Stage::KafkaProduce,
-                        WORKER_SOURCE_TASK_CLASS,
-                        ConnectError::connect(format!("{e}")),
-                    );
-                    t.reporters
-                        .report(&ctx, original.as_ref().map(Original::Source));
-                    if outcome.is_ok() {
-                        if let Some(meta) = &self.record_acks {
-                            meta.lock().unwrap().push((seq, None));
-                        }
-                        self.acks.push(seq);
+                if let (Some(refused), false) = (&self.refused, alone) {
+                    if is_too_large(e) {
+                        // The broker refused the batch this record was in (a record too large
+                        // on its own is refused by `send`): it is sent again on its own.
+                        tracing::debug!(
+                            "record {seq} sent again alone: its batch was refused: {e}"
+                        );
+                        let mut refused = refused.lock().unwrap();
+                        self.refused_waiting.store(true, Ordering::Release);
+                        refused.push(Refused {
+                            seq,
+                            topic: msg.topic().to_string(),
+                            partition: msg.partition(),
+                            key: msg.key().map(<[u8]>::to_vec),
+                            payload: msg.payload().map(<[u8]>::to_vec),
+                            headers: msg.headers().map(|h| h.detach()),
+                            timestamp: msg.timestamp().to_millis(),
+                        });
                         return;
                     }
                 }
-                let mut f = self.failure.lock().unwrap();
-                if f.is_none() {
-                    *f = Some(format!(
-                        "Unrecoverable exception from producer send callback: {e} (topic {})",
-                        msg.topic()
-                    ));
-                }
+                self.send_failed(seq, e, msg.topic());
             }
         }
+    }
+}
+
+/// Whether a send failed because the record, or the batch it was in, is too large.
+fn is_too_large(e: &KafkaError) -> bool {
+    matches!(
+        e,
+        KafkaError::MessageProduction(RDKafkaErrorCode::MessageSizeTooLarge)
+    )
+}
+
+impl SourceProducerContext {
+    /// The polled form of a record whose fate is known, no longer needed for the error log.
+    fn forget_original(&self, seq: u64) -> Option<SourceRecord> {
+        self.tolerated
+            .as_ref()
+            .and_then(|t| t.originals.as_ref())
+            .and_then(|o| o.lock().unwrap().remove(&seq))
+    }
+
+    /// A record Kafka refused (when sent, or in its delivery report): Connect's
+    /// `producerSendFailed`. With `errors.tolerance=all` it is reported and counts as done;
+    /// otherwise the task fails.
+    fn send_failed(&self, seq: u64, e: &KafkaError, topic: &str) {
+        let original = self.forget_original(seq);
+        if let Some(t) = &self.tolerated {
+            tracing::trace!(task = %t.task, "Ignoring failed record send to {topic}: {e}");
+            let mut ctx = ProcessingContext::default();
+            let outcome = t.operator.execute_failed(
+                &mut ctx,
+                Stage::KafkaProduce,
+                WORKER_SOURCE_TASK_CLASS,
+                ConnectError::connect(format!("{e}")),
+            );
+            t.reporters
+                .report(&ctx, original.as_ref().map(Original::Source));
+            if outcome.is_ok() {
+                if let Some(meta) = &self.record_acks {
+                    meta.lock().unwrap().push((seq, None));
+                }
+                self.acks.push(seq);
+                return;
+            }
+        }
+        let mut f = self.failure.lock().unwrap();
+        if f.is_none() {
+            *f = Some(format!(
+                "Unrecoverable exception from producer send callback: {e} (topic {topic})"
+            ));
+        }
+    }
+
+    /// Takes the records of refused batches reported so far, in the order they were sent.
+    fn take_refused(&self) -> Vec<Refused> {
+        let Some(refused) = &self.refused else {
+            return Vec::new();
+        };
+        let mut refused = refused.lock().unwrap();
+        self.refused_waiting.store(false, Ordering::Release);
+        let mut taken = std::mem::take(&mut *refused);
+        drop(refused);
+        taken.sort_by_key(|r| r.seq);
+        taken
+    }
+
+    /// Whether records of refused batches wait to be sent again.
+    fn has_refused(&self) -> bool {
+        self.refused_waiting.load(Ordering::Acquire)
     }
 }
 
@@ -381,6 +469,8 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
             operator: operator.clone(),
             originals: originals.clone(),
         }),
+        refused: exactly_once.is_none().then(|| Mutex::new(Vec::new())),
+        refused_waiting: Default::default(),
     };
     // Delivery reports are served by the producer's own thread, which sleeps while nothing is
     // in flight.
@@ -479,6 +569,7 @@ fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
             } else {
                 lp.poll_and_send()?;
             }
+            lp.resend_refused()?;
             // Apply acknowledgements as they come, so committing has little left to do.
             lp.submitted.process_acks();
             lp.counters
@@ -1044,6 +1135,10 @@ impl Loop {
             }
             t.offsets.set(&source_partition, &source_offset);
         }
+        // Records of a refused batch go again before any record after them.
+        if !self.resend_refused()? {
+            return Ok(false);
+        }
         let seq = self.submitted.submit(source_partition, source_offset);
         if let Some(originals) = &self.originals {
             if let Some(rec) = &original {
@@ -1094,11 +1189,78 @@ impl Loop {
                     let wanted = (self.submitted.pending() / 4).clamp(1, QUEUE_FULL_BATCH);
                     self.acks.wait(wanted, QUEUE_FULL_WAIT);
                 }
+                Err((e, _)) if is_too_large(&e) && self.transactions.is_none() => {
+                    // Larger than `message.max.bytes`: this record's own failure, handled as
+                    // Java's producer reports it (through the send's callback).
+                    self.producer.context().send_failed(seq, &e, &topic);
+                    self.check_failure()?;
+                    return Ok(true);
+                }
                 Err((e, _)) => {
                     self.forget(seq);
                     return Err(ConnectError::connect(format!(
                         "Failed to send record to topic {topic}: {e}"
                     )));
+                }
+            }
+        }
+    }
+
+    /// Sends again, one at a time and in the order they were first sent, the records of batches
+    /// the broker refused as too large (Java's producer splits such a batch): once everything
+    /// in flight was reported, each goes alone and its report is waited for before the next. A
+    /// record refused on its own is its own failure (tolerated, or the task fails). Returns
+    /// false when the task is stopping (what was not sent again stays uncommitted).
+    fn resend_refused(&mut self) -> ConnectResult<bool> {
+        while self.producer.context().has_refused() {
+            // The rest of a refused batch, and the batches sent after it, report first.
+            if !self.wait_outstanding()? {
+                return Ok(false);
+            }
+            for r in self.producer.context().take_refused() {
+                let mut rec: BaseRecord<'_, [u8], [u8], usize> =
+                    BaseRecord::with_opaque_to(&r.topic, r.seq as usize | SENT_ALONE)
+                        .partition(r.partition);
+                if let Some(k) = r.key.as_deref() {
+                    rec = rec.key(k);
+                }
+                if let Some(v) = r.payload.as_deref() {
+                    rec = rec.payload(v);
+                }
+                if let Some(ts) = r.timestamp {
+                    rec = rec.timestamp(ts);
+                }
+                if let Some(h) = r.headers {
+                    rec = rec.headers(h);
+                }
+                if let Err((e, _)) = self.producer.send(rec) {
+                    self.producer.context().send_failed(r.seq, &e, &r.topic);
+                }
+                if !self.wait_outstanding()? {
+                    return Ok(false);
+                }
+                self.check_failure()?;
+            }
+        }
+        Ok(true)
+    }
+
+    /// Waits until every record handed to the producer was reported; false when the task is
+    /// asked to stop first.
+    fn wait_outstanding(&self) -> ConnectResult<bool> {
+        loop {
+            match self.producer.flush(RESEND_WAIT) {
+                Ok(()) => return Ok(true),
+                Err(KafkaError::Flush(RDKafkaErrorCode::OperationTimedOut)) => {
+                    if self.control.is_stopping() {
+                        return Ok(false);
+                    }
+                    self.check_failure()?;
+                }
+                Err(e) => {
+                    return Err(ConnectError::connect(format!(
+                        "Failed to send the records of a batch the broker refused: {e}"
+                    )))
                 }
             }
         }
