@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tributary_api::config::{ConfigDef, ConfigType, Importance};
+use tributary_api::config::{ConfigDef, ConfigType, Importance, Parsed, Validator};
 use tributary_api::{ConnectError, ConnectResult, Props};
 
 use crate::subject::SubjectNameStrategy;
@@ -307,10 +307,80 @@ impl SerdeConfig {
 /// A documented key: name, type, default, description.
 pub type KeyDoc = (&'static str, ConfigType, &'static str, &'static str);
 
+/// A key of Confluent's converters Tributary does not implement, with the one value it
+/// accepts (its default; empty: only unset).
+pub type Refused = (&'static str, &'static str);
+
+/// A validator accepting only `allowed` values (case-insensitive; blank is unset), so that
+/// validation refuses, on the key itself, a value Tributary does not implement (Connect
+/// validates converter settings against the converter's `ConfigDef`, without configuring it).
+pub fn only(allowed: &[&str]) -> Validator {
+    let allowed: Vec<String> = allowed.iter().map(|a| a.to_string()).collect();
+    Validator::Custom(Arc::new(move |v: &Parsed| {
+        let text = v.to_config_string().unwrap_or_default();
+        let text = text.trim();
+        if text.is_empty() || allowed.iter().any(|a| a.eq_ignore_ascii_case(text)) {
+            return Ok(());
+        }
+        let supported: Vec<&str> = allowed
+            .iter()
+            .map(String::as_str)
+            .filter(|a| !a.is_empty())
+            .collect();
+        Err(if supported.is_empty() {
+            "not implemented by Tributary's schema-registry converters (only unset is supported)"
+                .to_string()
+        } else {
+            format!(
+                "not implemented by Tributary's schema-registry converters (supported: {})",
+                supported.join(", ")
+            )
+        })
+    }))
+}
+
 /// The keys every schema-registry converter reports for validation and
 /// `GET /connector-plugins/…/config` (Confluent's documented ones that Tributary implements),
-/// plus the format's own `format_keys`.
-pub fn config_def(format_keys: &[KeyDoc]) -> ConfigDef {
+/// plus the format's own `format_keys`; the keys Tributary does not implement (common ones
+/// and the format's `format_refused`) are defined with a validator accepting only their
+/// default, so validation refuses another value on the key.
+pub fn config_def(format_keys: &[KeyDoc], format_refused: &[Refused]) -> ConfigDef {
+    let mut def = implemented_keys(format_keys);
+    for (key, default) in NOT_IMPLEMENTED.iter().chain(format_refused) {
+        if let Some(k) = def.keys.iter_mut().find(|k| k.name == *key) {
+            k.validator = Some(only(&[default]));
+            continue;
+        }
+        def = def.define(
+            key,
+            ConfigType::String,
+            Some(Some(default)),
+            Some(only(&[default])),
+            Importance::Low,
+            "Not implemented by Tributary: only the default is accepted.",
+        );
+    }
+    for k in &mut def.keys {
+        match k.name.as_str() {
+            "basic.auth.credentials.source" => k.validator = Some(only(&["URL", "USER_INFO"])),
+            "bearer.auth.credentials.source" => k.validator = Some(only(&["STATIC_TOKEN"])),
+            "key.subject.name.strategy" | "value.subject.name.strategy" => {
+                k.validator = Some(only(&[
+                    "io.confluent.kafka.serializers.subject.TopicNameStrategy",
+                    "io.confluent.kafka.serializers.subject.RecordNameStrategy",
+                    "io.confluent.kafka.serializers.subject.TopicRecordNameStrategy",
+                    "TopicNameStrategy",
+                    "RecordNameStrategy",
+                    "TopicRecordNameStrategy",
+                ]))
+            }
+            _ => {}
+        }
+    }
+    def
+}
+
+fn implemented_keys(format_keys: &[KeyDoc]) -> ConfigDef {
     const COMMON: &[KeyDoc] = &[
         (
             "basic.auth.credentials.source",
@@ -454,4 +524,54 @@ pub fn config_def(format_keys: &[KeyDoc]) -> ConfigDef {
                 doc,
             )
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(def: &ConfigDef, key: &str, value: &str) -> Vec<String> {
+        let props: Props = [
+            (
+                "schema.registry.url".to_string(),
+                "http://r:8081".to_string(),
+            ),
+            (key.to_string(), value.to_string()),
+        ]
+        .into_iter()
+        .collect();
+        def.validate(&props)
+            .into_iter()
+            .find(|v| v.name == key)
+            .map(|v| v.errors)
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn validation_refuses_unimplemented_values_on_their_keys() {
+        let def = config_def(&[], &[("json.fail.invalid.schema", "false")]);
+        for (key, bad, good) in [
+            ("basic.auth.credentials.source", "SASL_INHERIT", "USER_INFO"),
+            (
+                "bearer.auth.credentials.source",
+                "OAUTHBEARER",
+                "STATIC_TOKEN",
+            ),
+            ("use.latest.with.metadata", "app=x", ""),
+            (
+                "value.subject.name.strategy",
+                "com.example.Mine",
+                "io.confluent.kafka.serializers.subject.RecordNameStrategy",
+            ),
+            ("json.fail.invalid.schema", "true", "false"),
+        ] {
+            let e = errors(&def, key, bad);
+            assert_eq!(e.len(), 1, "{key}: {e:?}");
+            assert!(
+                e[0].contains(key) && e[0].contains("not implemented"),
+                "{e:?}"
+            );
+            assert!(errors(&def, key, good).is_empty(), "{key}={good}");
+        }
+    }
 }

@@ -156,6 +156,6 @@ impl Format for AvroFormat {
     }
 
     fn config_def() -> ConfigDef {
-        crate::config::config_def(AVRO_DATA_KEYS)
+        crate::config::config_def(AVRO_DATA_KEYS, &[])
     }
 }

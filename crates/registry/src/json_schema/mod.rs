@@ -217,6 +217,6 @@ impl Format for JsonSchemaFormat {
     }
 
     fn config_def() -> ConfigDef {
-        crate::config::config_def(JSON_SCHEMA_DATA_KEYS)
+        crate::config::config_def(JSON_SCHEMA_DATA_KEYS, NOT_IMPLEMENTED)
     }
 }

@@ -133,6 +133,17 @@ const DATA_KEYS: &[(&str, &str, &str)] = &[
     ("derive.type", "false", "Not applicable to Connect."),
 ];
 
+/// [`DATA_KEYS`] as the keys validation refuses other values of.
+const PROTOBUF_REFUSED: [(&str, &str); DATA_KEYS.len()] = {
+    let mut out = [("", ""); DATA_KEYS.len()];
+    let mut i = 0;
+    while i < DATA_KEYS.len() {
+        out[i] = (DATA_KEYS[i].0, DATA_KEYS[i].1);
+        i += 1;
+    }
+    out
+};
+
 /// `ProtobufDataConfig`'s keys as documented config keys.
 pub const PROTOBUF_DATA_KEYS: &[KeyDoc] = &[
     (
@@ -497,6 +508,6 @@ impl Format for ProtobufFormat {
     }
 
     fn config_def() -> ConfigDef {
-        crate::config::config_def(PROTOBUF_DATA_KEYS)
+        crate::config::config_def(PROTOBUF_DATA_KEYS, &PROTOBUF_REFUSED)
     }
 }

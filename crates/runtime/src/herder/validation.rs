@@ -284,35 +284,7 @@ fn validate_converters(
         settings
             .entry("converter.type".to_string())
             .or_insert_with(|| role.to_string());
-        let mut values = def.validate(&settings);
-        // Settings the definition accepts may still be ones the converter refuses when
-        // configured (Tributary's converters refuse values they do not implement): configure
-        // it, and put its error on the key it names (else on the class key).
-        if values.iter().all(|v| v.errors.is_empty()) {
-            let problem = if role == "header" {
-                plugins
-                    .new_header_converter(class)
-                    .ok()
-                    .and_then(|mut c| c.configure(&settings).err())
-            } else {
-                plugins
-                    .new_converter(class)
-                    .ok()
-                    .and_then(|mut c| c.configure(&settings, role == "key").err())
-            };
-            if let Some(problem) = problem.map(|e| e.to_string()) {
-                let named = values.iter_mut().find(|v| {
-                    problem.contains(&format!("configuration {}:", v.name))
-                        || problem.contains(&format!("\"{}\"", v.name))
-                });
-                match named {
-                    Some(v) => v.errors.push(problem),
-                    None => class_value.errors.push(format!(
-                        "Invalid value {raw} for configuration {key}: {problem}"
-                    )),
-                }
-            }
-        }
+        let values = def.validate(&settings);
         let names: Vec<&str> = values.iter().map(|v| v.name.as_str()).collect();
         let order = java_hash_map_order(&names);
         let mut values: Vec<Option<ConfigValue>> = values.into_iter().map(Some).collect();
