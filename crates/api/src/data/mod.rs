@@ -4,6 +4,7 @@
 
 pub mod date_format;
 pub mod java_fmt;
+pub mod java_hash_map;
 mod logical;
 mod schema;
 mod value;

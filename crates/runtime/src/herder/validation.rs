@@ -307,32 +307,21 @@ fn validate_converters(
     out
 }
 
+/// The order in which Java's `HashMap` iterates the distinct `keys` (how Connect lists a
+/// converter's settings): indices into `keys`.
+fn java_hash_map_order(keys: &[&str]) -> Vec<usize> {
+    tributary_api::data::java_hash_map::order(keys)
+        .into_iter()
+        .map(|(key, _)| key)
+        .collect()
+}
+
 /// Connect's message for a class that is not of the plugin `kind` wanted.
 fn not_implementing(class: &str, kind: PluginKind) -> String {
     format!(
         "Class class {class} does not implement the {} interface",
         kind.interface_name()
     )
-}
-
-/// The order in which a `java.util.HashMap` with default settings, filled with `keys` in
-/// order, iterates them: by bucket (the spread `String.hashCode` masked to the table size,
-/// which doubles past three quarters full), then in insertion order. Returns indices into
-/// `keys`.
-fn java_hash_map_order(keys: &[&str]) -> Vec<usize> {
-    let mut capacity = 16usize;
-    while keys.len() > capacity / 4 * 3 {
-        capacity *= 2;
-    }
-    let bucket = |key: &str| {
-        let h = key.encode_utf16().fold(0i32, |h, unit| {
-            h.wrapping_mul(31).wrapping_add(i32::from(unit))
-        }) as u32;
-        ((h ^ (h >> 16)) as usize) & (capacity - 1)
-    };
-    let mut order: Vec<usize> = (0..keys.len()).collect();
-    order.sort_by_key(|&i| bucket(keys[i]));
-    order
 }
 
 /// Validates `config` as stored (config provider references unresolved) the way Connect does:
