@@ -4,7 +4,9 @@
 
 pub mod compat;
 pub mod data;
+pub mod parsed;
 pub mod schema;
+pub mod to_connect;
 
 use tributary_api::config::{ConfigDef, ConfigType};
 use tributary_api::data::{Schema, SchemaRef, Value};

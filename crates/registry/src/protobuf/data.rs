@@ -186,8 +186,9 @@ impl DefaultOfKind for FieldDescriptor {
     }
 }
 
-fn map_schemas(schema: &Schema) -> ConnectResult<(&Schema, &Schema)> {
-    match (schema.key_schema.as_deref(), schema.value_schema.as_deref()) {
+/// The key and value schemas of a map schema. Errors: a map schema without them.
+fn map_schemas(schema: &Schema) -> ConnectResult<(&SchemaRef, &SchemaRef)> {
+    match (schema.key_schema.as_ref(), schema.value_schema.as_ref()) {
         (Some(k), Some(v)) => Ok((k, v)),
         _ => Err(ConnectError::data("Map schema without key or value schema")),
     }
@@ -540,16 +541,7 @@ fn to_connect(schema: &SchemaRef, field: &FieldDescriptor, value: &PValue) -> Co
             Value::Array(out)
         }
         (SchemaType::Map, PValue::List(entries)) => {
-            let (ks, vs) = (
-                schema
-                    .key_schema
-                    .as_ref()
-                    .ok_or_else(|| ConnectError::data("no key schema"))?,
-                schema
-                    .value_schema
-                    .as_ref()
-                    .ok_or_else(|| ConnectError::data("no value schema"))?,
-            );
+            let (ks, vs) = map_schemas(schema)?;
             let mut out = Vec::with_capacity(entries.len());
             for e in entries {
                 let PValue::Message(m) = e else {
@@ -566,16 +558,7 @@ fn to_connect(schema: &SchemaRef, field: &FieldDescriptor, value: &PValue) -> Co
             Value::Map(out)
         }
         (SchemaType::Map, PValue::Map(map)) => {
-            let (ks, vs) = (
-                schema
-                    .key_schema
-                    .as_ref()
-                    .ok_or_else(|| ConnectError::data("no key schema"))?,
-                schema
-                    .value_schema
-                    .as_ref()
-                    .ok_or_else(|| ConnectError::data("no value schema"))?,
-            );
+            let (ks, vs) = map_schemas(schema)?;
             let Kind::Message(entry) = field.kind() else {
                 return Err(mismatch(schema, value));
             };
