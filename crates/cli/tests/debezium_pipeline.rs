@@ -670,14 +670,6 @@ fn killed_worker_resumes_from_its_stored_offset() {
     );
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// What legitimately differs between two runs of the connector on two databases: the names
 /// (`prefix`, `db`, slot) become placeholders, and the times, LSNs and transaction ids of the
 /// `source` block and the envelope become `"<t>"`.
@@ -757,7 +749,7 @@ fn same_change_events_as_java_connect() {
     // Java Connect: a distributed worker with the same plugin.path and converters.
     let jdir = dir.path().join("java");
     std::fs::create_dir_all(&jdir).unwrap();
-    let port = free_port();
+    let port = common::faults::free_port();
     let props = distributed_properties(
         &bootstrap,
         &unique("dbz-java"),

@@ -1326,14 +1326,6 @@ fn allowlist() -> BTreeMap<String, Vec<(String, String)>> {
     out
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// Fetches the Connect jars (a no-op when cached); `None` (with the reason printed) when Java or
 /// the jars are unavailable.
 fn java_available() -> Option<()> {
@@ -1433,7 +1425,7 @@ fn status_records(side: &Side) -> Vec<(i32, i64, String, Value)> {
 }
 
 fn start_java(dir: &Path, bootstrap: &str, token: &str) -> Side {
-    let port = free_port();
+    let port = common::faults::free_port();
     let group = unique("diff-java");
     let props = distributed_properties(
         bootstrap,

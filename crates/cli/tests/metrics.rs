@@ -40,11 +40,7 @@ impl Prometheus {
                 "Prometheus is not installed and scripts/prometheus could not install it",
             );
         }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = common::faults::free_port();
         let log = std::fs::File::create(dir.join("prometheus.log")).unwrap();
         let child = Command::new(&script)
             .arg("run")

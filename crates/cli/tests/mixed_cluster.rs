@@ -48,15 +48,6 @@ fn gate() -> Option<String> {
     Some(bootstrap)
 }
 
-/// A port nobody listens on right now (Java's REST listener needs a concrete one).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// One HTTP request; `(0, Null)` when the server cannot be reached.
 fn http(method: &str, url: &str, body: Option<&str>) -> (u16, Value) {
     let client = reqwest::blocking::Client::builder()
@@ -120,7 +111,7 @@ impl JavaWorker {
     ) -> JavaWorker {
         let wdir = dir.join(name);
         std::fs::create_dir_all(&wdir).unwrap();
-        let port = free_port();
+        let port = common::faults::free_port();
         let props = distributed_properties(bootstrap, group, &format!("{WORKER_EXTRA}{extra}")).replace(
             "listeners=http://127.0.0.1:0",
             &format!("listeners=http://127.0.0.1:{port}\nrest.advertised.host.name=127.0.0.1\nrest.advertised.port={port}"),

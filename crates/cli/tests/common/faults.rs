@@ -12,13 +12,47 @@ fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// A free port on 127.0.0.1 (the kernel's choice; free when this returns).
+/// Ports handed out by [`free_port`] come from below the kernel's ephemeral range (Linux's
+/// default starts at 32768): a port found free there cannot be taken, between the check and the
+/// process that binds it, by some client's outgoing connection, as a port the kernel picked for
+/// a `bind(0)` can.
+const FREE_PORTS: std::ops::Range<u16> = 20000..32000;
+
+/// The next candidate port: a per-process cursor starting at a point derived from the process
+/// id and the clock, so threads of one test binary never get the same port and two binaries
+/// rarely start at the same place.
+fn next_candidate() -> u16 {
+    static CURSOR: std::sync::OnceLock<AtomicU64> = std::sync::OnceLock::new();
+    let cursor = CURSOR.get_or_init(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos() as u64)
+            .unwrap_or(0);
+        AtomicU64::new(nanos ^ (std::process::id() as u64).wrapping_mul(7919))
+    });
+    let span = (FREE_PORTS.end - FREE_PORTS.start) as u64;
+    // Steps of 2 keep `p + 1` (a broker's controller) out of the next candidate.
+    FREE_PORTS.start + (cursor.fetch_add(2, Ordering::Relaxed) % span) as u16
+}
+
+/// A free port on 127.0.0.1 for a process the test starts (a broker, a Java worker, a
+/// registry): free when this returns, and outside the range outgoing connections draw from.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    free_ports(1)
+}
+
+/// A port `p` such that `p .. p + count` are all free on 127.0.0.1 (see [`free_port`]).
+pub fn free_ports(count: u16) -> u16 {
+    for _ in 0..5000 {
+        let p = next_candidate();
+        let held: Option<Vec<TcpListener>> = (0..count)
+            .map(|i| TcpListener::bind(("127.0.0.1", p + i)).ok())
+            .collect();
+        if held.is_some() {
+            return p;
+        }
+    }
+    panic!("no {count} consecutive free ports in {FREE_PORTS:?}");
 }
 
 /// A broker of this test's own, started and stopped through `scripts/kafka` (data and log in
@@ -48,12 +82,7 @@ impl OwnBroker {
 
     /// A port whose successor (the controller's) is free too.
     pub fn pick_port() -> u16 {
-        loop {
-            let p = free_port();
-            if p < 65000 && TcpListener::bind(("127.0.0.1", p + 1)).is_ok() {
-                return p;
-            }
-        }
+        free_ports(2)
     }
 
     /// Starts a broker on a free port; `extra` lines go into its server.properties.

@@ -914,15 +914,7 @@ pub struct SecondBroker {
 impl SecondBroker {
     pub fn start(dir: &Path) -> Option<SecondBroker> {
         // A free port whose successor (the controller's) is free too.
-        let port = (0..50)
-            .find_map(|_| {
-                let l = std::net::TcpListener::bind("127.0.0.1:0").ok()?;
-                let p = l.local_addr().ok()?.port();
-                let next = std::net::TcpListener::bind(("127.0.0.1", p.checked_add(1)?)).ok()?;
-                drop((l, next));
-                Some(p)
-            })
-            .expect("no free pair of ports");
+        let port = faults::free_ports(2);
         let home = dir.join("second-broker");
         let b = SecondBroker { port, home };
         let ok = b.script("start").is_some_and(|s| s.success());
