@@ -133,6 +133,29 @@ impl Cache {
                             }
                         }
                     }
+                    // Nor does any status a zombie writes: a worker that woke after its
+                    // session expired (paused, cut off) may report its old instance FAILED
+                    // (an exactly-once task's producer fenced by the new owner) in the
+                    // generation it last knew, its status cache too stale for the safe-write
+                    // check to stop it. Another worker RUNNING the task in a newer generation
+                    // is what stands. (Connect's KafkaStatusBackingStore applies every record
+                    // it reads; this is a Tributary fix.)
+                    if let Some(cur) = tasks.get(&n) {
+                        if cur.state == State::Running
+                            && cur.worker_id != s.worker_id
+                            && cur.generation > s.generation
+                        {
+                            tracing::debug!(
+                                key,
+                                partition,
+                                offset,
+                                state = s.state.as_str(),
+                                generation = s.generation,
+                                "ignoring a task status of an older generation than the RUNNING one"
+                            );
+                            return None;
+                        }
+                    }
                     tasks.insert(n, s.clone());
                 }
                 None => {
@@ -481,6 +504,41 @@ mod tests {
         );
         assert!(ignored.is_none());
         assert_eq!(c.tasks["my-conn"][&0].state, State::Running);
+    }
+
+    #[test]
+    fn a_zombies_failure_of_an_older_generation_never_hides_the_new_owners_running_task() {
+        let mut c = Cache::default();
+        c.apply(
+            "status-task-my-conn-0",
+            Some(&status_value(&st(State::Running, "b:1", 19))),
+            (0, 0),
+        );
+        let ignored = c.apply(
+            "status-task-my-conn-0",
+            Some(&status_value(&st(State::Failed, "a:1", 18))),
+            (0, 1),
+        );
+        assert!(ignored.is_none());
+        assert_eq!(c.tasks["my-conn"][&0].state, State::Running);
+        // The owner's own failure stands, and so does another worker's in a newer generation.
+        c.apply(
+            "status-task-my-conn-0",
+            Some(&status_value(&st(State::Failed, "b:1", 19))),
+            (0, 2),
+        );
+        assert_eq!(c.tasks["my-conn"][&0].state, State::Failed);
+        c.apply(
+            "status-task-my-conn-0",
+            Some(&status_value(&st(State::Running, "b:1", 19))),
+            (0, 3),
+        );
+        c.apply(
+            "status-task-my-conn-0",
+            Some(&status_value(&st(State::Failed, "a:1", 20))),
+            (0, 4),
+        );
+        assert_eq!(c.tasks["my-conn"][&0].state, State::Failed);
     }
 
     #[test]
