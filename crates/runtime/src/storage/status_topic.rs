@@ -14,6 +14,29 @@ use super::status::{State, Status, StatusBackingStore};
 use super::topic_admin::ManagedTopic;
 use crate::ConnectorTaskId;
 
+/// Whether status `new` of a connector or task, read from the topic, is older than the RUNNING
+/// status `current` it would replace, and so must not hide it:
+/// - a late UNASSIGNED (written by a worker that stopped its instance, delivered after a
+///   broker outage, or read late) of the same or an older generation, unless the RUNNING
+///   worker itself stopped the instance in that generation (a clean shutdown);
+/// - any status another worker wrote in an older generation: a zombie (a worker that woke
+///   after its session expired, its status cache too stale for the safe-write check) reporting
+///   its old instance FAILED, for instance an exactly-once task whose producer was fenced.
+///
+/// Connect's `KafkaStatusBackingStore` applies every record it reads, so there these records
+/// show a running instance UNASSIGNED or FAILED until its owner writes again; this is a
+/// Tributary fix, found by the nemesis test.
+fn stale(current: Option<&Status>, new: &Status) -> bool {
+    let Some(cur) = current.filter(|c| c.state == State::Running) else {
+        return false;
+    };
+    let own_stop = cur.worker_id == new.worker_id && new.generation >= cur.generation;
+    let late_unassigned =
+        new.state == State::Unassigned && cur.generation >= new.generation && !own_stop;
+    let zombie = cur.worker_id != new.worker_id && cur.generation > new.generation;
+    late_unassigned || zombie
+}
+
 #[derive(Default)]
 struct Cache {
     connectors: HashMap<String, Status>,
@@ -95,6 +118,17 @@ impl Cache {
         if let Some(c) = key.strip_prefix("status-connector-") {
             match &status {
                 Some(s) => {
+                    if stale(self.connectors.get(c), s) {
+                        tracing::debug!(
+                            key,
+                            partition,
+                            offset,
+                            state = s.state.as_str(),
+                            generation = s.generation,
+                            "ignoring a connector status older than its RUNNING one"
+                        );
+                        return None;
+                    }
                     self.connectors.insert(c.to_string(), s.clone());
                 }
                 None => {
@@ -118,43 +152,16 @@ impl Cache {
             let tasks = self.tasks.entry(c).or_default();
             match &status {
                 Some(s) => {
-                    // A late UNASSIGNED from an older generation never hides a RUNNING task;
-                    // the worker running it may stop it within the same generation (a clean
-                    // shutdown), and then the UNASSIGNED stands.
-                    if s.state == State::Unassigned {
-                        if let Some(cur) = tasks.get(&n) {
-                            let own_stop =
-                                cur.worker_id == s.worker_id && s.generation >= cur.generation;
-                            if cur.state == State::Running
-                                && cur.generation >= s.generation
-                                && !own_stop
-                            {
-                                return None;
-                            }
-                        }
-                    }
-                    // Nor does any status a zombie writes: a worker that woke after its
-                    // session expired (paused, cut off) may report its old instance FAILED
-                    // (an exactly-once task's producer fenced by the new owner) in the
-                    // generation it last knew, its status cache too stale for the safe-write
-                    // check to stop it. Another worker RUNNING the task in a newer generation
-                    // is what stands. (Connect's KafkaStatusBackingStore applies every record
-                    // it reads; this is a Tributary fix.)
-                    if let Some(cur) = tasks.get(&n) {
-                        if cur.state == State::Running
-                            && cur.worker_id != s.worker_id
-                            && cur.generation > s.generation
-                        {
-                            tracing::debug!(
-                                key,
-                                partition,
-                                offset,
-                                state = s.state.as_str(),
-                                generation = s.generation,
-                                "ignoring a task status of an older generation than the RUNNING one"
-                            );
-                            return None;
-                        }
+                    if stale(tasks.get(&n), s) {
+                        tracing::debug!(
+                            key,
+                            partition,
+                            offset,
+                            state = s.state.as_str(),
+                            generation = s.generation,
+                            "ignoring a task status older than its RUNNING one"
+                        );
+                        return None;
                     }
                     tasks.insert(n, s.clone());
                 }
@@ -539,6 +546,32 @@ mod tests {
             (0, 4),
         );
         assert_eq!(c.tasks["my-conn"][&0].state, State::Failed);
+    }
+
+    #[test]
+    fn a_late_unassigned_of_the_previous_owner_never_hides_a_running_connector() {
+        let mut c = Cache::default();
+        c.apply(
+            "status-connector-my-conn",
+            Some(&status_value(&st(State::Running, "b:1", 19))),
+            (0, 0),
+        );
+        // Written before the RUNNING (its producer held it through a broker outage), appended
+        // after it.
+        let ignored = c.apply(
+            "status-connector-my-conn",
+            Some(&status_value(&st(State::Unassigned, "a:1", 18))),
+            (0, 1),
+        );
+        assert!(ignored.is_none());
+        assert_eq!(c.connectors["my-conn"].state, State::Running);
+        // The owner stopping it stands.
+        c.apply(
+            "status-connector-my-conn",
+            Some(&status_value(&st(State::Unassigned, "b:1", 19))),
+            (0, 2),
+        );
+        assert_eq!(c.connectors["my-conn"].state, State::Unassigned);
     }
 
     #[test]
