@@ -1,13 +1,25 @@
-//! The two values besides configurations that Connect's config topic carries and the herders
-//! act on: KIP-745 restart requests ([`RestartRequest`], `restart-connector-…` records) and the
-//! KIP-507 session key ([`SessionKey`], the `session-key` record).
+//! The values besides configurations that Connect's config topic carries and the herders and
+//! the worker act on: a connector's [`TargetState`] (`target-state-…` records), KIP-745 restart
+//! requests ([`RestartRequest`], `restart-connector-…` records) and the KIP-507 session key
+//! ([`SessionKey`], the `session-key` record).
 //!
-//! They sit here, below both [`crate::storage`] and [`crate::herder`], because both use them:
-//! the config topic store decodes and writes them, the herders create and act on them (the
-//! standalone herder takes restart requests straight from the REST API). Keeping them out of
-//! `herder` lets `storage` not depend on the herder, which itself depends on `storage`. Connect
-//! likewise keeps `RestartRequest` and `SessionKey` in `org.apache.kafka.connect.runtime`,
-//! outside its herders and its `storage` package.
+//! They sit here, below [`crate::storage`], [`crate::herder`] and [`crate::worker`], because
+//! all of them use them: the config topic store decodes and writes them, the herders create
+//! and act on them (the standalone herder takes restart requests straight from the REST API),
+//! the worker runs connectors and tasks in a target state. Keeping them out of `herder` and
+//! `worker` lets `storage` depend on neither. Connect likewise keeps `TargetState`,
+//! `RestartRequest` and `SessionKey` in `org.apache.kafka.connect.runtime`, outside its herders
+//! and its `storage` package.
+
+/// The state the herder wants a connector and its tasks in (Connect's `TargetState`): written
+/// to the config topic as `{"state": "STARTED"|"PAUSED"}` plus, for `Stopped` (KIP-875),
+/// `"state.v2": "STOPPED"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetState {
+    Started,
+    Paused,
+    Stopped,
+}
 
 /// `POST /connectors/{c}/restart?includeTasks=&onlyFailed=`.
 #[derive(Debug, Clone, PartialEq, Eq)]

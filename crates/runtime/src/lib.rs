@@ -22,6 +22,7 @@ mod allocator;
 pub mod config;
 pub mod config_records;
 pub mod herder;
+pub mod herder_error;
 pub mod kafka_client;
 pub mod logging;
 pub mod peer;

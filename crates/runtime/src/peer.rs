@@ -1,6 +1,6 @@
 //! The HTTP client one worker uses to reach another worker's REST API (request forwarding,
-//! task configs sent to the leader, Connect's `RestClient`). Shared by `rest` and `herder`, so
-//! neither depends on the other for it.
+//! task configs sent to the leader, Connect's `RestClient`) and the URLs of that API. Shared
+//! by `rest` and `herder`, so neither depends on the other for them.
 
 /// The HTTP client for requests to other workers (forwarding, task configs to the leader): it
 /// trusts the REST trust store (`listeners.https.ssl.*` or `ssl.*`) and presents the REST key
@@ -25,4 +25,34 @@ pub fn peer_http_client(
                 format!("cannot build the HTTPS client: {e}"),
             )
         })
+}
+
+/// Characters a connector name keeps unescaped in a `Location` path segment: RFC 3986's
+/// unreserved characters and sub-delimiters, `:` and `@` (as JAX-RS `UriBuilder.path` does).
+const PATH_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=')
+    .remove(b':')
+    .remove(b'@');
+
+/// `<advertised url>/connectors/<name>` with the name percent-encoded as one path segment
+/// (UTF-8), so that following the URL finds the connector.
+pub fn connector_url(base: &str, name: &str) -> String {
+    format!(
+        "{base}/connectors/{}",
+        percent_encoding::utf8_percent_encode(name, PATH_SEGMENT)
+    )
 }

@@ -7,11 +7,11 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use rustls_pki_types::CertificateDer;
-
 use crate::jaas;
 use crate::oauth;
-use crate::stores::{self, Identity, StoreType};
+use crate::stores;
+pub use crate::tls::TlsClient;
+use crate::tls::{identity_material, trust_material};
 use crate::SecurityError;
 
 /// `security.protocol` (default `PLAINTEXT`).
@@ -58,19 +58,6 @@ impl SecurityProtocol {
             Self::SaslSsl => "SASL_SSL",
         }
     }
-}
-
-/// The TLS side of a client: whom it trusts, the identity it presents (mutual TLS), and whether
-/// the broker's certificate must name the host (`ssl.endpoint.identification.algorithm=https`,
-/// Java's default).
-#[derive(Debug, Clone)]
-pub struct TlsClient {
-    /// Trusted CA certificates; `None` trusts the system's CAs (Java's default truststore).
-    pub trust: Option<Vec<CertificateDer<'static>>>,
-    /// The key and chain presented when the broker asks for one.
-    pub identity: Option<Identity>,
-    /// Check the broker's host name (or IP address) against its certificate.
-    pub verify_hostname: bool,
 }
 
 /// A SCRAM variant (RFC 5802 / RFC 7677; Kafka's `ScramMechanism`).
@@ -498,92 +485,6 @@ fn tls_client(
         identity,
         verify_hostname,
     })
-}
-
-/// The trusted certificates from `ssl.truststore.certificates` (inline PEM) or
-/// `ssl.truststore.location` with its type and password; `None` when neither is set.
-pub(crate) fn trust_material(
-    get: &dyn Fn(&str) -> Option<String>,
-    named: &dyn Fn(&str) -> String,
-) -> Result<Option<Vec<CertificateDer<'static>>>, SecurityError> {
-    let store_type = match get("ssl.truststore.type") {
-        Some(t) => StoreType::parse(&named("ssl.truststore.type"), &t)?,
-        None => StoreType::Jks,
-    };
-    if let Some(pem) = get("ssl.truststore.certificates") {
-        let certs =
-            stores::pem_certificates(&named("ssl.truststore.certificates"), pem.as_bytes())?;
-        if certs.is_empty() {
-            return Err(SecurityError::new(
-                &named("ssl.truststore.certificates"),
-                "holds no certificate",
-            ));
-        }
-        return Ok(Some(certs));
-    }
-    match get("ssl.truststore.location") {
-        Some(path) => stores::load_truststore(
-            &named("ssl.truststore.location"),
-            &path,
-            store_type,
-            get("ssl.truststore.password").as_deref(),
-        )
-        .map(Some),
-        None => Ok(None),
-    }
-}
-
-/// The key and chain from `ssl.keystore.key` + `ssl.keystore.certificate.chain` (inline PEM)
-/// or `ssl.keystore.location` with its type and passwords; `None` when neither is set.
-pub(crate) fn identity_material(
-    get: &dyn Fn(&str) -> Option<String>,
-    named: &dyn Fn(&str) -> String,
-) -> Result<Option<Identity>, SecurityError> {
-    let store_type = match get("ssl.keystore.type") {
-        Some(t) => StoreType::parse(&named("ssl.keystore.type"), &t)?,
-        None => StoreType::Jks,
-    };
-    match (
-        get("ssl.keystore.key"),
-        get("ssl.keystore.certificate.chain"),
-    ) {
-        (Some(key), Some(chain)) => {
-            let chain = stores::pem_certificates(
-                &named("ssl.keystore.certificate.chain"),
-                chain.as_bytes(),
-            )?;
-            let key = stores::pem_private_key(
-                &named("ssl.keystore.key"),
-                key.as_bytes(),
-                get("ssl.key.password").as_deref(),
-            )?;
-            return Ok(Some(Identity { chain, key }));
-        }
-        (Some(_), None) => {
-            return Err(SecurityError::new(
-                &named("ssl.keystore.certificate.chain"),
-                "must be set together with ssl.keystore.key",
-            ))
-        }
-        (None, Some(_)) => {
-            return Err(SecurityError::new(
-                &named("ssl.keystore.key"),
-                "must be set together with ssl.keystore.certificate.chain",
-            ))
-        }
-        (None, None) => {}
-    }
-    match get("ssl.keystore.location") {
-        Some(path) => stores::load_keystore(
-            &named("ssl.keystore.location"),
-            &path,
-            store_type,
-            get("ssl.keystore.password").as_deref(),
-            get("ssl.key.password").as_deref(),
-        )
-        .map(Some),
-        None => Ok(None),
-    }
 }
 
 fn sasl_credentials(

@@ -1048,9 +1048,9 @@ fn endpoint_tls(
             ))
         }
     };
-    let tls = crate::kafka::TlsClient {
-        trust: crate::kafka::trust_material(&get, &named)?,
-        identity: crate::kafka::identity_material(&get, &named)?,
+    let tls = crate::tls::TlsClient {
+        trust: crate::tls::trust_material(&get, &named)?,
+        identity: crate::tls::identity_material(&get, &named)?,
         verify_hostname,
     };
     crate::tls::client_config(&tls)

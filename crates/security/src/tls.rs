@@ -1,6 +1,8 @@
 //! rustls configurations from Java's TLS settings: a client one for Tributary's own Kafka
 //! connections (the group client), and a server one for the REST listener
-//! (`listeners=https://…`, `ssl.client.auth`).
+//! (`listeners=https://…`, `ssl.client.auth`); and the TLS material those settings name
+//! ([`TlsClient`], [`trust_material`], [`identity_material`]), read for every client that
+//! speaks TLS (Kafka's, the REST peers', an OAuth token endpoint's, a schema registry's).
 
 use std::sync::Arc;
 
@@ -11,9 +13,107 @@ use rustls::server::WebPkiClientVerifier;
 use rustls::{CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme};
 use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
 
-use crate::kafka::TlsClient;
-use crate::stores::Identity;
+use crate::stores::{self, Identity, StoreType};
 use crate::SecurityError;
+
+/// The TLS side of a client: whom it trusts, the identity it presents (mutual TLS), and whether
+/// the broker's certificate must name the host (`ssl.endpoint.identification.algorithm=https`,
+/// Java's default).
+#[derive(Debug, Clone)]
+pub struct TlsClient {
+    /// Trusted CA certificates; `None` trusts the system's CAs (Java's default truststore).
+    pub trust: Option<Vec<CertificateDer<'static>>>,
+    /// The key and chain presented when the broker asks for one.
+    pub identity: Option<Identity>,
+    /// Check the broker's host name (or IP address) against its certificate.
+    pub verify_hostname: bool,
+}
+
+/// The trusted certificates from `ssl.truststore.certificates` (inline PEM) or
+/// `ssl.truststore.location` with its type and password; `None` when neither is set.
+pub(crate) fn trust_material(
+    get: &dyn Fn(&str) -> Option<String>,
+    named: &dyn Fn(&str) -> String,
+) -> Result<Option<Vec<CertificateDer<'static>>>, SecurityError> {
+    let store_type = match get("ssl.truststore.type") {
+        Some(t) => StoreType::parse(&named("ssl.truststore.type"), &t)?,
+        None => StoreType::Jks,
+    };
+    if let Some(pem) = get("ssl.truststore.certificates") {
+        let certs =
+            stores::pem_certificates(&named("ssl.truststore.certificates"), pem.as_bytes())?;
+        if certs.is_empty() {
+            return Err(SecurityError::new(
+                &named("ssl.truststore.certificates"),
+                "holds no certificate",
+            ));
+        }
+        return Ok(Some(certs));
+    }
+    match get("ssl.truststore.location") {
+        Some(path) => stores::load_truststore(
+            &named("ssl.truststore.location"),
+            &path,
+            store_type,
+            get("ssl.truststore.password").as_deref(),
+        )
+        .map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The key and chain from `ssl.keystore.key` + `ssl.keystore.certificate.chain` (inline PEM)
+/// or `ssl.keystore.location` with its type and passwords; `None` when neither is set.
+pub(crate) fn identity_material(
+    get: &dyn Fn(&str) -> Option<String>,
+    named: &dyn Fn(&str) -> String,
+) -> Result<Option<Identity>, SecurityError> {
+    let store_type = match get("ssl.keystore.type") {
+        Some(t) => StoreType::parse(&named("ssl.keystore.type"), &t)?,
+        None => StoreType::Jks,
+    };
+    match (
+        get("ssl.keystore.key"),
+        get("ssl.keystore.certificate.chain"),
+    ) {
+        (Some(key), Some(chain)) => {
+            let chain = stores::pem_certificates(
+                &named("ssl.keystore.certificate.chain"),
+                chain.as_bytes(),
+            )?;
+            let key = stores::pem_private_key(
+                &named("ssl.keystore.key"),
+                key.as_bytes(),
+                get("ssl.key.password").as_deref(),
+            )?;
+            return Ok(Some(Identity { chain, key }));
+        }
+        (Some(_), None) => {
+            return Err(SecurityError::new(
+                &named("ssl.keystore.certificate.chain"),
+                "must be set together with ssl.keystore.key",
+            ))
+        }
+        (None, Some(_)) => {
+            return Err(SecurityError::new(
+                &named("ssl.keystore.key"),
+                "must be set together with ssl.keystore.certificate.chain",
+            ))
+        }
+        (None, None) => {}
+    }
+    match get("ssl.keystore.location") {
+        Some(path) => stores::load_keystore(
+            &named("ssl.keystore.location"),
+            &path,
+            store_type,
+            get("ssl.keystore.password").as_deref(),
+            get("ssl.key.password").as_deref(),
+        )
+        .map(Some),
+        None => Ok(None),
+    }
+}
 
 /// The crypto provider every configuration uses (ring).
 pub fn provider() -> Arc<CryptoProvider> {
@@ -251,7 +351,7 @@ pub fn rest_server_config(
 ) -> Result<Arc<rustls::ServerConfig>, SecurityError> {
     let get = non_empty(ssl);
     let named = |k: &str| format!("{prefix}{k}");
-    let identity = crate::kafka::identity_material(&get, &named)?.ok_or_else(|| {
+    let identity = identity_material(&get, &named)?.ok_or_else(|| {
         SecurityError::new(
             &named("ssl.keystore.location"),
             "an https listener needs a key store (ssl.keystore.location, or ssl.keystore.key with ssl.keystore.certificate.chain)",
@@ -261,7 +361,7 @@ pub fn rest_server_config(
         Some(v) => ClientAuth::parse(&named("ssl.client.auth"), &v)?,
         None => ClientAuth::None,
     };
-    let trust = crate::kafka::trust_material(&get, &named)?;
+    let trust = trust_material(&get, &named)?;
     server_config(&identity, client_auth, trust.as_deref(), prefix)
 }
 
@@ -276,8 +376,8 @@ pub fn rest_client_config(
     let get = non_empty(ssl);
     let named = |k: &str| format!("{prefix}{k}");
     let tls = TlsClient {
-        trust: crate::kafka::trust_material(&get, &named)?,
-        identity: crate::kafka::identity_material(&get, &named)?,
+        trust: trust_material(&get, &named)?,
+        identity: identity_material(&get, &named)?,
         verify_hostname: ssl
             .get("ssl.endpoint.identification.algorithm")
             .map(|v| !v.trim().is_empty())

@@ -1,13 +1,15 @@
 //! Configuration: Java properties files ([`properties`]), the worker's settings ([`worker`]),
 //! connectors' framework settings ([`connector`]), Kafka client settings ([`clients`]), config
 //! providers resolving `${provider:path:key}` references ([`providers`]), the `transforms` and
-//! `predicates` settings ([`transforms`]), error handling ([`errors`]), topic creation by source connectors ([`topic_creation`]) and the settings Tributary
-//! does not implement yet ([`unsupported`]).
+//! `predicates` settings ([`transforms`]), error handling ([`errors`]), topic creation by source connectors ([`topic_creation`]), the connector client override
+//! policy ([`override_policy`]) and the settings Tributary does not implement yet
+//! ([`unsupported`]).
 
 pub mod auto_restart;
 pub mod clients;
 pub mod connector;
 pub mod errors;
+pub mod override_policy;
 pub mod properties;
 pub mod providers;
 pub mod topic_creation;

@@ -282,3 +282,10 @@ mod tests {
         );
     }
 }
+
+/// Every entry of `map` under `prefix`, with the prefix removed.
+pub fn prefixed(map: &HashMap<String, String>, prefix: &str) -> HashMap<String, String> {
+    map.iter()
+        .filter_map(|(k, v)| k.strip_prefix(prefix).map(|s| (s.to_string(), v.clone())))
+        .collect()
+}

@@ -30,7 +30,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
-use super::worker::prefixed;
+use super::properties::prefixed;
 
 /// `config.providers`: the comma-separated names of the providers the worker declares.
 pub const CONFIG_PROVIDERS_CONFIG: &str = "config.providers";

@@ -14,57 +14,7 @@ use tributary_api::Props;
 
 use super::worker::WorkerConfig;
 
-/// A connector client override policy (`connector.client.config.override.policy`, KIP-458):
-/// which `producer.override.*`, `consumer.override.*` and `admin.override.*` keys a connector
-/// may set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OverridePolicy {
-    /// `None`: no override.
-    None,
-    /// `Principal`: only `sasl.jaas.config`, `sasl.mechanism` and `security.protocol`.
-    Principal,
-    /// `All` (Connect's default since 3.0): any override.
-    All,
-}
-
-impl OverridePolicy {
-    /// Parses the policy by alias (`None`, `Principal`, `All`, with or without the
-    /// `ConnectorClientConfigOverridePolicy` suffix) or Connect's class name; `Err` names the
-    /// policies there are.
-    pub fn parse(value: &str) -> Result<OverridePolicy, String> {
-        let simple = value.trim().rsplit('.').next().unwrap_or("");
-        let alias = simple
-            .strip_suffix("ConnectorClientConfigOverridePolicy")
-            .unwrap_or(simple);
-        match alias {
-            "None" => Ok(OverridePolicy::None),
-            "Principal" => Ok(OverridePolicy::Principal),
-            "All" => Ok(OverridePolicy::All),
-            _ => Err(format!(
-                "Invalid value {value} for configuration connector.client.config.override.policy: Tributary implements the None, Principal and All policies"
-            )),
-        }
-    }
-
-    /// The policy's name as Connect's messages give it.
-    pub fn name(self) -> &'static str {
-        match self {
-            OverridePolicy::None => "None",
-            OverridePolicy::Principal => "Principal",
-            OverridePolicy::All => "All",
-        }
-    }
-
-    fn allows(self, key: &str) -> bool {
-        match self {
-            OverridePolicy::None => false,
-            OverridePolicy::Principal => {
-                ["sasl.jaas.config", "sasl.mechanism", "security.protocol"].contains(&key)
-            }
-            OverridePolicy::All => true,
-        }
-    }
-}
+use super::override_policy::OverridePolicy;
 
 /// What the worker offers the connectors it runs, for the checks below (and its converters,
 /// which validation reports as the defaults of the connector-level converter keys).

@@ -9,8 +9,9 @@ use std::time::Duration;
 use tributary_api::config::{ConfigDef, ConfigType, Importance, Parsed, Validator};
 use tributary_group::{ConnectProtocol, ConnectorTaskId};
 
+use super::override_policy::OverridePolicy;
+pub use super::properties::prefixed;
 use super::providers::ConfigProviders;
-use super::unsupported::OverridePolicy;
 use super::ConfigError;
 
 /// Which kind of worker a configuration is for.
@@ -833,13 +834,6 @@ impl Values<'_> {
             u64::try_from(ms).unwrap_or(0).max(min_ms),
         ))
     }
-}
-
-/// Every entry of `map` under `prefix`, with the prefix removed.
-pub fn prefixed(map: &HashMap<String, String>, prefix: &str) -> HashMap<String, String> {
-    map.iter()
-        .filter_map(|(k, v)| k.strip_prefix(prefix).map(|s| (s.to_string(), v.clone())))
-        .collect()
 }
 
 /// One REST listener (`listeners` entry).

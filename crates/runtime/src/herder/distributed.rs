@@ -31,7 +31,10 @@ use tributary_group::{Assignment, ConnectProtocol};
 use super::auto_restart;
 use super::coordinator::{delta, stopped, CoordinatorError, RoundOutcome, WorkerCoordinator};
 use super::fencing;
-use super::info::{ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskRef, TaskState};
+use super::info::{
+    ConnectorInfo, ConnectorStateInfo, GroupView, StaticClaims, TaskInfo, TaskRef, TaskState,
+    WorkerInfo,
+};
 use super::rebalances::{Jobs, LeaderView, RebalanceRecord};
 use super::restart::build_restart_plan;
 use super::session::{self, RequestSignature};
@@ -965,29 +968,34 @@ impl Herder for DistributedHerder {
         self.shared.rebalance_log.lock().unwrap().records()
     }
 
-    fn worker_info(&self) -> serde_json::Value {
+    fn worker_info(&self) -> WorkerInfo {
         let m = *self.shared.membership.borrow();
         let v = self.shared.view.read().unwrap();
-        serde_json::json!({
-            "rebalancing": m.rebalancing,
-            "stopping": m.stopping,
-            "worker_id": self.worker_id(),
-            "mode": "distributed",
-            "leader": v.is_leader,
-            "leader_url": v.leader_url,
-            "generation": v.generation,
-            "protocol": v.protocol,
-            "connectors": v.connectors,
-            "tasks": v.tasks.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
-            "rebalances": v.rebalances,
-            "last_rebalance_ms": v.last_rebalance_ms,
-            "rebalancing_ms_total": v.rebalancing_ms_total,
-            "rebalance_max_ms": v.rebalance_max_ms,
-            "last_rebalance_completed_ms": v.last_rebalance_completed_ms,
-            "jobs_stopped_last_rebalance": v.jobs_stopped_last_rebalance,
-            "static_claims": v.static_claims.as_ref().map(|(c, t)| serde_json::json!({"connectors": c, "tasks": t})),
-            "static_in_effect": v.static_in_effect,
-        })
+        WorkerInfo {
+            worker_id: self.worker_id(),
+            mode: "distributed".into(),
+            group: Some(GroupView {
+                rebalancing: m.rebalancing,
+                stopping: m.stopping,
+                leader: v.is_leader,
+                leader_url: v.leader_url.clone(),
+                generation: v.generation,
+                protocol: v.protocol.clone(),
+                connectors: v.connectors.iter().cloned().collect(),
+                tasks: v.tasks.iter().map(|t| t.to_string()).collect(),
+                rebalances: v.rebalances,
+                last_rebalance_ms: v.last_rebalance_ms,
+                rebalancing_ms_total: v.rebalancing_ms_total,
+                rebalance_max_ms: v.rebalance_max_ms,
+                last_rebalance_completed_ms: v.last_rebalance_completed_ms,
+                jobs_stopped_last_rebalance: v.jobs_stopped_last_rebalance,
+                static_claims: v.static_claims.as_ref().map(|(c, t)| StaticClaims {
+                    connectors: c.clone(),
+                    tasks: t.clone(),
+                }),
+                static_in_effect: v.static_in_effect,
+            }),
+        }
     }
 }
 
@@ -2357,7 +2365,7 @@ impl crate::worker::ExactlyOnceCoordinator for ExactlyOnceTasks {
         };
         let url = format!(
             "{}/fence",
-            crate::rest::connectors::connector_url(leader.trim_end_matches('/'), &id.connector)
+            crate::peer::connector_url(leader.trim_end_matches('/'), &id.connector)
         );
         let mut req = self.http.put(&url);
         if let Some(key) = s.config.snapshot().session_key.as_ref() {

@@ -11,11 +11,7 @@ use rdkafka::producer::{BaseProducer, Producer};
 use rdkafka::ClientConfig;
 use tributary_api::{ConnectError, ConnectResult};
 
-/// A source task's `transactional.id` under exactly-once support: `<group.id>-<connector>-<task>`
-/// (Connect's `Worker.taskTransactionalId`).
-pub fn task_transactional_id(group_id: &str, connector: &str, task: u32) -> String {
-    format!("{group_id}-{connector}-{task}")
-}
+pub use crate::worker::task_transactional_id;
 
 /// What the leader does for a fencing request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -143,3 +143,73 @@ pub struct ConfigInfos {
     pub groups: Vec<String>,
     pub configs: Vec<ConfigInfo>,
 }
+
+/// `GET /tributary/worker` (a Tributary addition), also read by `/metrics` and the live view:
+/// `{"worker_id","mode"}` (`mode` is `standalone` or `distributed`) and, for a distributed
+/// worker, its view of the group ([`GroupView`]'s fields, flattened into the same object).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct WorkerInfo {
+    /// `host:port`, as the worker advertises it.
+    pub worker_id: String,
+    /// `standalone` or `distributed`.
+    pub mode: String,
+    /// The group view of a distributed worker; `None` for a standalone one.
+    #[serde(flatten)]
+    pub group: Option<GroupView>,
+}
+
+impl WorkerInfo {
+    /// A standalone worker's answer.
+    pub fn standalone(worker_id: String) -> WorkerInfo {
+        WorkerInfo {
+            worker_id,
+            mode: "standalone".into(),
+            group: None,
+        }
+    }
+}
+
+/// A distributed worker's view of its group, as `GET /tributary/worker` reports it. Times are
+/// milliseconds; `*_completed_ms` is a wall-clock time (epoch ms, 0 before the first).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct GroupView {
+    /// A rebalance is in progress or due (also before the first join).
+    pub rebalancing: bool,
+    /// The worker is stopping.
+    pub stopping: bool,
+    /// This worker leads the group.
+    pub leader: bool,
+    /// The leader's advertised URL, when known.
+    pub leader_url: Option<String>,
+    /// The generation of the last completed rebalance (0 before the first).
+    pub generation: i32,
+    /// The protocol the group runs (`eager`, `compatible`, `sessioned`, `static`), when joined.
+    pub protocol: Option<String>,
+    /// The connectors assigned to this worker.
+    pub connectors: Vec<String>,
+    /// The tasks assigned to this worker (`<connector>-<n>`).
+    pub tasks: Vec<String>,
+    /// Rebalances this worker completed.
+    pub rebalances: u64,
+    /// Duration of the last rebalance, ms.
+    pub last_rebalance_ms: u64,
+    /// Time spent in rebalances, ms.
+    pub rebalancing_ms_total: u64,
+    /// The longest rebalance, ms.
+    pub rebalance_max_ms: u64,
+    /// When the last rebalance completed, epoch ms (0 before the first).
+    pub last_rebalance_completed_ms: i64,
+    /// Connectors and tasks this worker stopped in its last rebalance.
+    pub jobs_stopped_last_rebalance: u64,
+    /// The worker's static claims (`connect.protocol=static`), `null` when it has none.
+    pub static_claims: Option<StaticClaims>,
+    /// Whether the static claims are honoured (every member speaks the static protocol).
+    pub static_in_effect: bool,
+}
+
+/// `static.connectors` and `static.tasks` as configured (each `null` when unset).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct StaticClaims {
+    pub connectors: Option<Vec<String>>,
+    pub tasks: Option<Vec<String>>,
+}

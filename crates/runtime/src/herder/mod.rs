@@ -21,84 +21,13 @@ use std::collections::HashMap;
 
 use tributary_api::Props;
 
+pub use crate::herder_error::{HerderError, HerderResult, REBALANCE_EXPECTED};
+
 use crate::config_records::RestartRequest;
 use crate::plugins::Plugins;
 use crate::worker::{TargetState, TaskCountersSnapshot};
 use crate::ConnectorTaskId;
-use info::{ConfigInfos, ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskState};
-
-/// A herder failure with the HTTP status Connect's REST layer gives it.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum HerderError {
-    /// 404 (`NotFoundException`).
-    #[error("{0}")]
-    NotFound(String),
-    /// 409 (`AlreadyExistsException`, rebalance in progress).
-    #[error("{0}")]
-    Conflict(String),
-    /// 400 (`BadRequestException`).
-    #[error("{0}")]
-    BadRequest(String),
-    /// 500 (`ConnectException`).
-    #[error("{0}")]
-    Internal(String),
-    /// 403 (an internal request with a wrong signature).
-    #[error("{0}")]
-    Forbidden(String),
-    /// 503 (this worker cannot verify internal requests yet).
-    #[error("{0}")]
-    Unavailable(String),
-    /// The request must run on the leader (`NotLeaderException`); the REST layer forwards it
-    /// there, or answers 409 when the leader is unknown.
-    #[error("Cannot complete request because of a conflicting operation (e.g. worker rebalance)")]
-    NotLeader(Option<String>),
-    /// The request must run on the worker owning the instance (`NotAssignedException`).
-    #[error("Cannot complete request because of a conflicting operation (e.g. worker rebalance)")]
-    NotAssigned(Option<String>),
-}
-
-impl HerderError {
-    /// The HTTP status code.
-    pub fn status(&self) -> u16 {
-        match self {
-            HerderError::NotFound(_) => 404,
-            HerderError::Conflict(_) => 409,
-            HerderError::BadRequest(_) => 400,
-            HerderError::Internal(_) => 500,
-            HerderError::Forbidden(_) => 403,
-            HerderError::Unavailable(_) => 503,
-            HerderError::NotLeader(_) | HerderError::NotAssigned(_) => 409,
-        }
-    }
-
-    /// Where the request should be forwarded, for [`HerderError::NotLeader`] and
-    /// [`HerderError::NotAssigned`].
-    pub fn forward_target(&self) -> Option<&str> {
-        match self {
-            HerderError::NotLeader(u) | HerderError::NotAssigned(u) => u.as_deref(),
-            _ => None,
-        }
-    }
-}
-
-impl HerderError {
-    /// Whether a request that failed with this error may succeed once the group's rebalance
-    /// ends: it had to run on the leader or on an instance's owner
-    /// ([`HerderError::NotLeader`], [`HerderError::NotAssigned`]), or the worker expected a
-    /// rebalance ([`REBALANCE_EXPECTED`]). The REST layer waits for the rebalance and retries
-    /// such requests (see [`Membership`]).
-    pub fn waits_for_rebalance(&self) -> bool {
-        match self {
-            HerderError::NotLeader(_) | HerderError::NotAssigned(_) => true,
-            HerderError::Conflict(m) => m == REBALANCE_EXPECTED,
-            _ => false,
-        }
-    }
-}
-
-/// The 409 message of a request refused because this worker expects a rebalance (Connect's
-/// `RebalanceNeededException`).
-pub const REBALANCE_EXPECTED: &str = "Cannot complete request because a rebalance is expected";
+use info::{ConfigInfos, ConnectorInfo, ConnectorStateInfo, TaskInfo, TaskState, WorkerInfo};
 
 /// Where a distributed worker's group membership stands, for requests that can only run once
 /// it is settled (see [`Herder::membership`]).
@@ -122,9 +51,6 @@ impl Membership {
         }
     }
 }
-
-/// Result of herder calls.
-pub type HerderResult<T> = Result<T, HerderError>;
 
 /// Whether `put_connector_config` created the connector or replaced its config.
 #[derive(Debug, Clone, PartialEq)]
@@ -293,8 +219,8 @@ pub trait Herder: Send + Sync {
         Vec::new()
     }
     /// This worker's view of the group, for `GET /tributary/worker` (a Tributary addition).
-    fn worker_info(&self) -> serde_json::Value {
-        serde_json::json!({ "worker_id": self.worker_id(), "mode": "standalone" })
+    fn worker_info(&self) -> WorkerInfo {
+        WorkerInfo::standalone(self.worker_id())
     }
     /// The state of this worker's group membership, watched by requests that wait for a
     /// rebalance to end before they run (distributed herders only; `None` otherwise).

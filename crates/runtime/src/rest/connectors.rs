@@ -120,36 +120,6 @@ async fn refuse_null_values(
     .await
 }
 
-/// Characters a connector name keeps unescaped in a `Location` path segment: RFC 3986's
-/// unreserved characters and sub-delimiters, `:` and `@` (as JAX-RS `UriBuilder.path` does).
-const PATH_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~')
-    .remove(b'!')
-    .remove(b'$')
-    .remove(b'&')
-    .remove(b'\'')
-    .remove(b'(')
-    .remove(b')')
-    .remove(b'*')
-    .remove(b'+')
-    .remove(b',')
-    .remove(b';')
-    .remove(b'=')
-    .remove(b':')
-    .remove(b'@');
-
-/// `<advertised url>/connectors/<name>` with the name percent-encoded as one path segment
-/// (UTF-8), so that following the URL finds the connector.
-pub fn connector_url(base: &str, name: &str) -> String {
-    format!(
-        "{base}/connectors/{}",
-        percent_encoding::utf8_percent_encode(name, PATH_SEGMENT)
-    )
-}
-
 fn non_null(m: HashMap<String, Option<String>>) -> HashMap<String, String> {
     m.into_iter()
         .filter_map(|(k, v)| v.map(|v| (k, v)))
@@ -268,7 +238,7 @@ fn check_name(name: &str, config: &mut HashMap<String, String>) -> Result<(), Re
 }
 
 fn created(s: &RestState, name: &str, body: impl serde::Serialize) -> Response {
-    let location = connector_url(&s.advertised_url, name);
+    let location = crate::peer::connector_url(&s.advertised_url, name);
     (
         StatusCode::CREATED,
         [(header::LOCATION, location)],
@@ -612,7 +582,7 @@ pub async fn fence_zombies(
 
 /// `GET /tributary/worker` (Tributary addition): this worker's id, mode, and in distributed
 /// mode its group view: leader, generation, protocol, assignment, rebalance count and time.
-pub async fn worker_info(State(s): State<RestState>) -> Json<Json_> {
+pub async fn worker_info(State(s): State<RestState>) -> Json<crate::herder::info::WorkerInfo> {
     Json(s.herder.worker_info())
 }
 

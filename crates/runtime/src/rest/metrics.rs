@@ -110,60 +110,56 @@ pub async fn metrics(State(s): State<RestState>) -> Result<Response, RestError> 
     })
     .await?;
     let mut registry = Registry::default();
-    let num = |k: &str| info[k].as_i64().unwrap_or(0);
+    // A standalone worker reports no group: its group gauges are 0.
+    let group = info.group.clone().unwrap_or_default();
+    let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
     gauge(
         &mut registry,
         "tributary_worker_generation",
         "Group generation of the last completed rebalance",
-        num("generation"),
+        i64::from(group.generation),
     );
     gauge(
         &mut registry,
         "tributary_worker_leader",
         "1 when this worker leads the group",
-        i64::from(info["leader"] == true),
+        i64::from(group.leader),
     );
     gauge(
         &mut registry,
         "tributary_worker_rebalances",
         "Rebalances this worker completed",
-        num("rebalances"),
+        count(group.rebalances),
     );
     gauge(
         &mut registry,
         "tributary_worker_rebalance_time_ms",
         "Time spent in rebalances, ms",
-        num("rebalancing_ms_total"),
+        count(group.rebalancing_ms_total),
     );
     gauge(
         &mut registry,
         "tributary_worker_jobs_stopped_last_rebalance",
         "Connectors and tasks this worker stopped in its last rebalance",
-        num("jobs_stopped_last_rebalance"),
+        count(group.jobs_stopped_last_rebalance),
     );
     gauge(
         &mut registry,
         "tributary_worker_static_claims_in_effect",
         "1 when this worker's static claims are honoured",
-        i64::from(info["static_in_effect"] == true),
+        i64::from(group.static_in_effect),
     );
     gauge(
         &mut registry,
         "tributary_worker_connectors",
         "Connector instances running on this worker",
-        info["connectors"]
-            .as_array()
-            .map(|a| a.len() as i64)
-            .unwrap_or(0),
+        group.connectors.len() as i64,
     );
     gauge(
         &mut registry,
         "tributary_worker_tasks",
         "Tasks running on this worker",
-        info["tasks"]
-            .as_array()
-            .map(|a| a.len() as i64)
-            .unwrap_or(0),
+        group.tasks.len() as i64,
     );
     let families: [CounterFamily; 5] = [
         (
@@ -269,15 +265,15 @@ fn share(part: u64, other: u64) -> f64 {
 fn connect_families(
     worker: &Arc<Worker>,
     statuses: &dyn crate::storage::status::StatusBackingStore,
-    info: &serde_json::Value,
+    info: &crate::herder::info::WorkerInfo,
     all_connectors: &[String],
 ) -> Families {
     let mut f = Families::default();
     let tasks = worker.running_task_metrics();
     let connectors = worker.running_connectors();
     worker_group(&mut f, worker, &tasks, &connectors, statuses);
-    if info["mode"] == "distributed" {
-        rebalance_group(&mut f, info);
+    if let Some(group) = &info.group {
+        rebalance_group(&mut f, group);
     }
     for (name, class, kind, version) in &connectors {
         let c = name.as_str();
@@ -474,9 +470,8 @@ fn worker_group(
 }
 
 /// `connect-worker-rebalance-metrics` (distributed workers).
-fn rebalance_group(f: &mut Families, info: &serde_json::Value) {
-    let num = |k: &str| info[k].as_f64().unwrap_or(0.0);
-    let completed = num("rebalances");
+fn rebalance_group(f: &mut Families, group: &crate::herder::info::GroupView) {
+    let completed = group.rebalances as f64;
     f.set(
         "kafka_connect_worker_rebalance_completed_rebalances_total",
         "Rebalances this worker completed",
@@ -487,16 +482,16 @@ fn rebalance_group(f: &mut Families, info: &serde_json::Value) {
         "kafka_connect_worker_rebalance_rebalancing",
         "1 while this worker is rebalancing",
         &[],
-        f64::from(u8::from(info["rebalancing"] == true)),
+        f64::from(u8::from(group.rebalancing)),
     );
     f.set(
         "kafka_connect_worker_rebalance_epoch",
         "The group generation this worker is in",
         &[],
-        num("generation"),
+        f64::from(group.generation),
     );
     let avg = if completed > 0.0 {
-        num("rebalancing_ms_total") / completed
+        group.rebalancing_ms_total as f64 / completed
     } else {
         f64::NAN
     };
@@ -511,12 +506,12 @@ fn rebalance_group(f: &mut Families, info: &serde_json::Value) {
         "Longest rebalance of this worker, ms",
         &[],
         if completed > 0.0 {
-            num("rebalance_max_ms")
+            group.rebalance_max_ms as f64
         } else {
             f64::NAN
         },
     );
-    let last = info["last_rebalance_completed_ms"].as_i64().unwrap_or(0);
+    let last = group.last_rebalance_completed_ms;
     f.set(
         "kafka_connect_worker_rebalance_time_since_last_rebalance_ms",
         "Time since this worker completed its last rebalance, ms (-1 before the first)",

@@ -47,9 +47,10 @@ pub async fn rebalances(
     match q.scope.as_deref() {
         None => {}
         Some("leader") => {
-            if let (Some(false), Some(url)) =
-                (info["leader"].as_bool(), info["leader_url"].as_str())
-            {
+            if let (Some(false), Some(url)) = (
+                info.group.as_ref().map(|g| g.leader),
+                info.group.as_ref().and_then(|g| g.leader_url.as_deref()),
+            ) {
                 let mut e = RestError::new(409, "this worker is not the leader");
                 e.forward_to = Some(url.trim_end_matches('/').to_string());
                 return Err(e);
@@ -64,7 +65,7 @@ pub async fn rebalances(
     }
     Ok(Json(serde_json::json!({
         "worker_id": s.herder.worker_id(),
-        "leader_url": info["leader_url"],
+        "leader_url": info.group.as_ref().and_then(|g| g.leader_url.clone()),
         "rebalances": s.herder.rebalances(),
     })))
 }

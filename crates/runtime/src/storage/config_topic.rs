@@ -14,8 +14,8 @@ use tributary_api::{ConnectError, ConnectResult, Props};
 
 use super::kafka_log::{KafkaBasedLog, LogRecord, LogWriter, Recovery};
 use super::topic_admin::ManagedTopic;
+use crate::config_records::TargetState;
 use crate::config_records::{RestartRequest, SessionKey};
-use crate::worker::TargetState;
 use crate::ConnectorTaskId;
 
 /// A snapshot of the config topic (Connect's `ClusterConfigState`).

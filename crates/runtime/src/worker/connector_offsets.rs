@@ -16,7 +16,7 @@ use tributary_group::client::group_offsets::{self, offset_codes};
 use tributary_group::client::{ConnectionSecurity, GroupConfig, GroupError};
 
 use super::Worker;
-use crate::herder::{HerderError, HerderResult};
+use crate::herder_error::{HerderError, HerderResult};
 use crate::storage::offset::{connector_offsets, offset_key, offset_value};
 
 /// `kafka_topic`, `kafka_partition` and `kafka_offset`: the keys of a sink connector's

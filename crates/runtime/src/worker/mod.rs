@@ -48,6 +48,12 @@ use connector::WorkerConnector;
 pub use task::TargetState;
 use task::{error_trace, TaskControl, TaskStatusReporter};
 
+/// A source task's `transactional.id` under exactly-once support: `<group.id>-<connector>-<task>`
+/// (Connect's `Worker.taskTransactionalId`).
+pub fn task_transactional_id(group_id: &str, connector: &str, task: u32) -> String {
+    format!("{group_id}-{connector}-{task}")
+}
+
 /// Per-task counters, exposed for tests and benchmarks: how often the task instance was
 /// started and stopped on this worker, records moved, offset commits, and records skipped
 /// because of a failure that `errors.tolerance=all` tolerated.
@@ -399,11 +405,7 @@ impl Worker {
                 )))
             }
         };
-        let transactional_id = crate::herder::fencing::task_transactional_id(
-            &distributed.group_id,
-            &id.connector,
-            id.task,
-        );
+        let transactional_id = task_transactional_id(&distributed.group_id, &id.connector, id.task);
         if let Some(set) = producer
             .get("transactional.id")
             .filter(|v| *v != transactional_id)

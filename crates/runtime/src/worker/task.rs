@@ -12,13 +12,7 @@ use tributary_api::ConnectError;
 use crate::storage::status::{State, Status, StatusBackingStore};
 use crate::ConnectorTaskId;
 
-/// The state the herder wants a connector and its tasks in (Connect's `TargetState`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TargetState {
-    Started,
-    Paused,
-    Stopped,
-}
+pub use crate::config_records::TargetState;
 
 /// Shared between a task thread and the worker: the stop request and the target state.
 pub struct TaskControl {
