@@ -6,8 +6,8 @@
 //! connector or of the connector instances). Once delays and follow-up rounds are done the
 //! layout must be complete, balanced in totals and per connector, and stable.
 //!
-//! Scenario names follow the scenario table of the group-protocol fact sheet §5.8
-//! (IncrementalCooperativeAssignorTest / WorkerCoordinatorIncrementalTest).
+//! Scenario names follow Connect's `IncrementalCooperativeAssignorTest` and
+//! `WorkerCoordinatorIncrementalTest`.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,4 +1,4 @@
-//! The sheet §1.6 error handling against a scripted in-process coordinator (no broker needed):
+//! The group error handling (as Kafka's `AbstractCoordinator` does it) against a scripted in-process coordinator (no broker needed):
 //! MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS, UNKNOWN_MEMBER_ID, COORDINATOR_LOAD_IN_PROGRESS
 //! and NOT_COORDINATOR on JoinGroup; ILLEGAL_GENERATION / REBALANCE_IN_PROGRESS on SyncGroup;
 //! REBALANCE_IN_PROGRESS / UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION on Heartbeat; LeaveGroup.

@@ -18,8 +18,10 @@
 //! is librdkafka's flush, which sleeps until the poll thread handled every delivery report,
 //! instead of polling in 100 ms windows.
 //!
-//! These are the only `unsafe` calls of the crate (librdkafka's C API where rust-rdkafka has no
-//! wrapper): the queue hook (`QueueHook`) and the flush.
+//! The queue hook (`QueueHook`) and the flush call librdkafka's C API where rust-rdkafka has no
+//! wrapper, so they are `unsafe`; the crate's other `unsafe` calls are the allocator's option
+//! (`allocator.rs`), the OAUTHBEARER token setter (`kafka_client.rs`) and the header probe of a
+//! consumed message (`worker/consumed_headers.rs`).
 
 #![allow(unsafe_code)]
 

@@ -1,5 +1,5 @@
 //! The incremental cooperative assignor (KIP-415; Java `IncrementalCooperativeAssignor`,
-//! protocols `compatible`, `sessioned` and `static`; sheet §5), as a pure state machine.
+//! protocols `compatible`, `sessioned` and `static`), as a pure state machine.
 //!
 //! The leader keeps a [`CooperativeAssignorState`] in memory across rebalances and calls
 //! [`assign_cooperative`] (or [`perform_cooperative_assignment`], which adds the config-offset
@@ -86,7 +86,7 @@ struct PreviousJobs {
 }
 
 /// Leader-side memory of the incremental cooperative assignor (Java
-/// `IncrementalCooperativeAssignor` fields; sheet §5.1).
+/// `IncrementalCooperativeAssignor` fields).
 ///
 /// Create one when a worker becomes leader (or keep one per worker and call
 /// [`reset`](Self::reset) when leadership is lost); feed every leader round through
@@ -287,7 +287,7 @@ impl Default for CooperativeAssignorState {
     }
 }
 
-/// Inputs of one leader round (sheet §5.2).
+/// Inputs of one leader round (what `IncrementalCooperativeAssignor.performTaskAssignment` is given).
 #[derive(Debug, Clone, Copy)]
 pub struct CooperativeRound<'a> {
     /// The leader's member id (goes into every assignment).
@@ -468,7 +468,7 @@ impl Plan {
     }
 }
 
-/// One incremental cooperative round (sheet §5.3) for an already config-checked snapshot.
+/// One incremental cooperative round (`IncrementalCooperativeAssignor.performTaskAssignment`) for an already config-checked snapshot.
 ///
 /// Returns one [`Assignment`] per distinct member id (error 0, `round.leader_id` /
 /// `leader_url`, `round.config_offset`): the connectors and tasks to **start**, the

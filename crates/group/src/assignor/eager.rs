@@ -1,4 +1,4 @@
-//! The eager assignor (Java `EagerAssignor`, protocol `default`, sheet §4).
+//! The eager assignor (Java `EagerAssignor`, protocol `default`).
 //!
 //! After the config-offset check, connectors (sorted) are dealt round-robin over the sorted
 //! member ids with a single circular iterator, and then, continuing the same iterator, each

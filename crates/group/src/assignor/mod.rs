@@ -1,11 +1,11 @@
 //! Leader-side assignment computations, as pure functions over decoded member metadata.
 //!
 //! - [`check_config_offset`]: the config-offset check shared by Java's `EagerAssignor` and
-//!   `IncrementalCooperativeAssignor` (sheet §3.2), which yields CONFIG_MISMATCH assignments
+//!   `IncrementalCooperativeAssignor`, which yields CONFIG_MISMATCH assignments
 //!   when the leader is behind.
-//! - [`eager`]: the eager (`default` protocol) round-robin assignor (sheet §4).
+//! - [`eager`]: the eager (`default` protocol) round-robin assignor.
 //! - [`cooperative`]: the incremental cooperative (KIP-415, `compatible` / `sessioned`)
-//!   assignor as a pure state machine over the leader's memory (sheet §5).
+//!   assignor as a pure state machine over the leader's memory.
 //! - [`static_assignor`]: Tributary's `static` (V3) assignor: static claims honoured, unclaimed
 //!   jobs placed on wildcard workers with the cooperative rules.
 
@@ -79,7 +79,7 @@ impl ConfigSnapshot {
     }
 }
 
-/// Outcome of the config-offset check (sheet §3.2).
+/// Outcome of the config-offset check (both of Connect's assignors make it first).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConfigCheck {
     /// Assign from `snapshot`; every assignment carries `config_offset`.
@@ -140,7 +140,7 @@ pub fn check_config_offset<'a>(
     }
 }
 
-/// CONFIG_MISMATCH assignments for every member id (sheet §2.5): error 1, the leader's id and
+/// CONFIG_MISMATCH assignments for every member id (Connect's `ConnectProtocol.Assignment.CONFIG_MISMATCH`): error 1, the leader's id and
 /// URL, `max_offset`, empty lists, delay 0.
 pub fn config_mismatch_assignments<'a>(
     member_ids: impl IntoIterator<Item = &'a str>,

@@ -287,7 +287,7 @@ impl GroupMember {
     }
 
     /// Sends JoinGroup with `protocols` (`(name, metadata)`, most preferred first) until it
-    /// succeeds, handling the sheet §1.6 cases: MEMBER_ID_REQUIRED (store the returned id and
+    /// succeeds, handling the cases `AbstractCoordinator` handles: MEMBER_ID_REQUIRED (store the returned id and
     /// rejoin at once), UNKNOWN_MEMBER_ID (reset id and generation, rejoin at once),
     /// REBALANCE_IN_PROGRESS (rejoin at once), COORDINATOR_LOAD_IN_PROGRESS (sleep the retry
     /// backoff), coordinator errors and disconnects (rediscover with exponential backoff).
@@ -713,7 +713,7 @@ impl Drop for GroupMember {
 
 /// The heartbeat task (Java `AbstractCoordinator.HeartbeatThread`): every heartbeat interval,
 /// while `CompletingRebalance` or `Stable`, send Heartbeat on its own connection and react per
-/// sheet §1.6.
+/// `AbstractCoordinator`.
 ///
 /// Session loss is judged from the moment the last successful heartbeat was *sent*: the
 /// coordinator cannot have expired the session before that moment plus the session timeout,

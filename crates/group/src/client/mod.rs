@@ -5,7 +5,7 @@
 //! `WorkerGroupMember` on top) that a Connect worker relies on: FindCoordinator (key_type 0),
 //! JoinGroup with protocol type `connect`, SyncGroup (the leader sends one assignment per
 //! member), Heartbeat on its own timer in a background task, LeaveGroup on shutdown, and the
-//! error handling of the fact sheet §1.6. It does not interpret the Connect payloads; see
+//! error handling of Kafka's `AbstractCoordinator`, which Connect's `WorkerCoordinator` inherits. It does not interpret the Connect payloads; see
 //! [`crate::protocol`] and [`crate::assignor`].
 //!
 //! Typical use:

@@ -176,7 +176,7 @@ pub struct StaticClaims {
 
 impl Assignment {
     /// The assignment the leader sends to every member when it could not read the config topic
-    /// up to `max_offset` (sheet §2.5): error [`CONFIG_MISMATCH`], empty lists, delay 0.
+    /// up to `max_offset` (as `WorkerCoordinator` answers a leader behind on the config topic): error [`CONFIG_MISMATCH`], empty lists, delay 0.
     pub fn config_mismatch(
         leader: impl Into<String>,
         leader_url: impl Into<String>,

@@ -1,4 +1,4 @@
-//! Worked examples of the fact sheet §2.6 (decode, compare, re-encode byte for byte), the V3
+//! Worked examples of the member metadata and assignment encodings (`ConnectProtocol`, `IncrementalCooperativeConnectProtocol`) (decode, compare, re-encode byte for byte), the V3
 //! layout, tolerance rules and property-based round trips.
 
 use super::*;
