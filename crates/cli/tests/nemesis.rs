@@ -566,7 +566,7 @@ fn a_fault_schedule_loses_nothing_duplicates_only_at_least_once_and_recovers() {
 
     // Throughout: every worker's assignment, as it reports it.
     let stop = Arc::new(AtomicBool::new(false));
-    let assignments: Arc<Mutex<BTreeSet<(String, String, i64, Vec<String>)>>> = Arc::default();
+    let assignments: Arc<Mutex<BTreeSet<Assignment>>> = Arc::default();
     let observer = {
         let targets: Vec<(String, String)> = nodes
             .iter()
@@ -590,10 +590,12 @@ fn a_fault_schedule_loses_nothing_duplicates_only_at_least_once_and_recovers() {
                         .collect();
                     let id = i["worker_id"].as_str().unwrap_or_default().to_string();
                     let generation = i["generation"].as_i64().unwrap_or(-1);
-                    assignments
-                        .lock()
-                        .unwrap()
-                        .insert((cluster.clone(), id, generation, tasks));
+                    assignments.lock().unwrap().insert(Assignment {
+                        cluster: cluster.clone(),
+                        worker_id: id,
+                        generation,
+                        tasks,
+                    });
                 }
                 std::thread::sleep(Duration::from_millis(250));
             }
@@ -846,17 +848,7 @@ fn a_fault_schedule_loses_nothing_duplicates_only_at_least_once_and_recovers() {
         .iter()
         .flat_map(|c| task_statuses(&bootstrap, &c.group))
         .collect();
-    let observed: Vec<Assignment> = assignments
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|(cluster, worker_id, generation, tasks)| Assignment {
-            cluster: cluster.clone(),
-            worker_id: worker_id.clone(),
-            generation: *generation,
-            tasks: tasks.clone(),
-        })
-        .collect();
+    let observed: Vec<Assignment> = assignments.lock().unwrap().iter().cloned().collect();
     let violations = check_single_owner(&statuses, &observed);
     summary.push(format!(
         "nemesis: single owner: {} task status records and {} reported assignments checked, {} violations",

@@ -155,7 +155,7 @@ pub struct TaskStatus {
 }
 
 /// One answer of a worker's `GET /tributary/worker`: the tasks it was assigned in a generation.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Assignment {
     pub cluster: String,
     pub worker_id: String,

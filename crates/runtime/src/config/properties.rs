@@ -199,6 +199,13 @@ pub fn json_string_map(json: &str) -> Result<HashMap<String, String>, String> {
     Ok(out)
 }
 
+/// Every entry of `map` under `prefix`, with the prefix removed.
+pub fn prefixed(map: &HashMap<String, String>, prefix: &str) -> HashMap<String, String> {
+    map.iter()
+        .filter_map(|(k, v)| k.strip_prefix(prefix).map(|s| (s.to_string(), v.clone())))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,11 +288,4 @@ mod tests {
             "{err}"
         );
     }
-}
-
-/// Every entry of `map` under `prefix`, with the prefix removed.
-pub fn prefixed(map: &HashMap<String, String>, prefix: &str) -> HashMap<String, String> {
-    map.iter()
-        .filter_map(|(k, v)| k.strip_prefix(prefix).map(|s| (s.to_string(), v.clone())))
-        .collect()
 }
