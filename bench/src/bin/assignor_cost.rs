@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use tributary_group::assignor::{
-    assign_cooperative, ConfigSnapshot, CooperativeAssignorState, CooperativeRound,
+    assign_cooperative, ConfigSnapshot, CooperativeAssignorState, Round,
 };
 use tributary_group::{Assignment, WorkerMetadata};
 
@@ -59,7 +59,7 @@ impl Bench {
         let members = group.metadata();
         let leader = members[0].0.clone();
         let url = members[0].1.url.clone();
-        let round = CooperativeRound {
+        let round = Round {
             leader_id: &leader,
             leader_url: &url,
             members: &members,

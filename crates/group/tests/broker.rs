@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
-use tributary_group::assignor::{perform_eager_assignment, ConfigSnapshot};
+use tributary_group::assignor::{perform_assignment, ConfigSnapshot, EagerAssignor, RoundInput};
 use tributary_group::client::{
     GroupConfig, GroupError, GroupMember, JoinResult, MemberState, RejoinReason,
 };
@@ -171,7 +171,15 @@ fn leader_assign(jr: &JoinResult) -> Result<Vec<(String, Vec<u8>)>, GroupError> 
             )
         })
         .collect();
-    let out = perform_eager_assignment(&jr.member_id, &members, snapshot(), || unreachable!());
+    let input = RoundInput {
+        leader_id: &jr.member_id,
+        members: &members,
+        leader_snapshot: snapshot(),
+        last_completed_generation: -1,
+        generation: jr.generation,
+        now_ms: 0,
+    };
+    let out = perform_assignment(&mut EagerAssignor, input, || unreachable!());
     assert_eq!(out.len(), jr.members.len(), "one assignment per member");
     Ok(out
         .into_iter()

@@ -13,13 +13,31 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use tributary_group::assignor::{
-    assign_cooperative, cooperative_assignments, perform_cooperative_assignment, ConfigSnapshot,
-    CooperativeAssignorState, CooperativeRound, DepartedJob, Job,
+    assignments_on_wire, perform_assignment, ConfigSnapshot, ConnectAssignor,
+    CooperativeAssignorState, DepartedJob, Job, Round, RoundInput,
 };
 use tributary_group::protocol::CONFIG_MISMATCH;
 use tributary_group::{Assignment, ConnectProtocol, ConnectorTaskId, WorkerMetadata};
 
 const DEFAULT_DELAY: i32 = 300_000;
+
+/// A round's inputs at leader clock 0.
+fn input<'a>(
+    leader_id: &'a str,
+    members: &'a [(String, WorkerMetadata)],
+    leader_snapshot: ConfigSnapshot,
+    last_completed_generation: i32,
+    generation: i32,
+) -> RoundInput<'a> {
+    RoundInput {
+        leader_id,
+        members,
+        leader_snapshot,
+        last_completed_generation,
+        generation,
+        now_ms: 0,
+    }
+}
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Worker {
@@ -178,9 +196,10 @@ impl Sim {
         let leader = self.leader.clone().unwrap();
         let url = format!("http://{leader}:8083/");
         let snapshot = self.snapshot();
-        assign_cooperative(
+        // Through the assignor interface, as the herder's coordinator calls it.
+        ConnectAssignor::assign(
             &mut self.state,
-            &CooperativeRound {
+            &Round {
                 leader_id: &leader,
                 leader_url: &url,
                 members: &members,
@@ -1010,15 +1029,10 @@ fn config_mismatch_when_leader_is_behind() {
         offset: 5,
         connectors: BTreeMap::from([("c".to_string(), 2)]),
     };
-    let out = perform_cooperative_assignment(
+    let out = perform_assignment(
         &mut state,
-        "a",
-        &members,
-        stale.clone(),
+        input("a", &members, stale.clone(), 1, 2),
         || stale.clone(),
-        1,
-        2,
-        0,
     );
     assert_eq!(out.len(), 2);
     for a in out.values() {
@@ -1032,7 +1046,7 @@ fn config_mismatch_when_leader_is_behind() {
         offset: 10,
         connectors: stale.connectors.clone(),
     };
-    let out = perform_cooperative_assignment(&mut state, "a", &members, stale, || fresh, -1, 2, 0);
+    let out = perform_assignment(&mut state, input("a", &members, stale, -1, 2), || fresh);
     assert!(out.values().all(|a| a.error == 0 && a.config_offset == 10));
     assert_eq!(out.values().map(|a| a.tasks.len()).sum::<usize>(), 2);
 }
@@ -1058,16 +1072,12 @@ fn wire_level_assignments_encode_with_the_selected_version() {
         (ConnectProtocol::Compatible, 1),
         (ConnectProtocol::Sessioned, 2),
     ] {
-        let out = cooperative_assignments(
+        let out = assignments_on_wire(
             &mut CooperativeAssignorState::new(DEFAULT_DELAY),
             protocol,
-            "m1",
             &raw,
-            snap.clone(),
+            input("m1", &[], snap.clone(), -1, 1),
             || unreachable!(),
-            -1,
-            1,
-            0,
         )
         .unwrap();
         assert_eq!(out.len(), 2);
@@ -1080,16 +1090,12 @@ fn wire_level_assignments_encode_with_the_selected_version() {
         }
         assert_eq!(tasks, 3);
     }
-    assert!(cooperative_assignments(
+    assert!(assignments_on_wire(
         &mut state,
         ConnectProtocol::Sessioned,
-        "m1",
         &[("x".into(), vec![0])],
-        snap,
+        input("m1", &[], snap, -1, 1),
         || unreachable!(),
-        -1,
-        1,
-        0
     )
     .is_err());
 }

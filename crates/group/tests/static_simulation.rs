@@ -16,13 +16,30 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use tributary_group::assignor::{
-    assign_static, perform_static_assignment, static_assignments, static_claims_in_effect,
-    ConfigSnapshot, CooperativeRound, Job, StaticAssignorState, UnassignedReason,
+    assignments_on_wire, perform_assignment, static_claims_in_effect, ConfigSnapshot,
+    ConnectAssignor, Job, Round, RoundInput, StaticAssignorState, UnassignedReason,
 };
 use tributary_group::protocol::CONFIG_MISMATCH;
 use tributary_group::{Assignment, ConnectProtocol, ConnectorTaskId, WorkerMetadata};
 
 const DELAY: i32 = 300_000;
+
+/// A round's inputs for a first leader (no completed generation) joining generation 1 at leader
+/// clock 0.
+fn input<'a>(
+    leader_id: &'a str,
+    members: &'a [(String, WorkerMetadata)],
+    leader_snapshot: ConfigSnapshot,
+) -> RoundInput<'a> {
+    RoundInput {
+        leader_id,
+        members,
+        leader_snapshot,
+        last_completed_generation: -1,
+        generation: 1,
+        now_ms: 0,
+    }
+}
 
 /// A worker's static claims (`None`, `None` = wildcard).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -275,9 +292,10 @@ impl Sim {
         let leader = self.leader.clone().unwrap();
         let leader_url = url(&self.members[&leader].name);
         let snapshot = self.snapshot();
-        let out = assign_static(
+        // Through the assignor interface, as the herder's coordinator calls it.
+        let out = ConnectAssignor::assign(
             &mut self.state,
-            &CooperativeRound {
+            &Round {
                 leader_id: &leader,
                 leader_url: &leader_url,
                 members: &members,
@@ -976,15 +994,12 @@ fn wire_level_assignments_are_v3() {
         connectors: BTreeMap::from([("a".to_string(), 2)]),
     };
     let mut state = StaticAssignorState::default();
-    let out = static_assignments(
+    let out = assignments_on_wire(
         &mut state,
-        "m1",
+        ConnectProtocol::Static,
         &members,
-        snap.clone(),
+        input("m1", &[], snap.clone()),
         || panic!("not behind"),
-        -1,
-        1,
-        0,
     )
     .unwrap();
     let decoded: BTreeMap<String, Assignment> = out
@@ -1007,28 +1022,34 @@ fn wire_level_assignments_are_v3() {
         .iter()
         .map(|(id, b)| (id.clone(), WorkerMetadata::decode(b).unwrap()))
         .collect();
-    let out = perform_static_assignment(
-        &mut behind,
-        "m1",
-        &decoded_members,
+    let stale = ConfigSnapshot {
+        offset: 3,
+        ..snap.clone()
+    };
+    let out = perform_assignment(&mut behind, input("m1", &decoded_members, stale), || {
         ConfigSnapshot {
-            offset: 3,
-            ..snap.clone()
-        },
-        || ConfigSnapshot {
             offset: 4,
             ..snap.clone()
-        },
-        -1,
-        1,
-        0,
-    );
+        }
+    });
     assert!(out.values().all(|a| a.error == CONFIG_MISMATCH));
     assert_eq!(behind.previous_generation(), -1);
 
     // Undecodable metadata is an error.
     let bad = vec![("m1".to_string(), vec![0u8, 3, 0])];
-    assert!(static_assignments(&mut state, "m1", &bad, snap, || unreachable!(), 1, 2, 0).is_err());
+    let bad_input = RoundInput {
+        last_completed_generation: 1,
+        generation: 2,
+        ..input("m1", &[], snap)
+    };
+    assert!(assignments_on_wire(
+        &mut state,
+        ConnectProtocol::Static,
+        &bad,
+        bad_input,
+        || unreachable!()
+    )
+    .is_err());
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 //! protocols `compatible`, `sessioned` and `static`), as a pure state machine.
 //!
 //! The leader keeps a [`CooperativeAssignorState`] in memory across rebalances and calls
-//! [`assign_cooperative`] (or [`perform_cooperative_assignment`], which adds the config-offset
-//! check of §3.2) once per generation. Each member gets a **delta**: the jobs to start, the jobs to
+//! [`assign_cooperative`] (through [`super::ConnectAssignor`]; [`super::perform_assignment`] adds
+//! the config-offset check) once per generation. Each member gets a **delta**: the jobs to start, the jobs to
 //! stop (revoked) and the scheduled-rebalance `delay` (same for everyone).
 //!
 //! The round follows Java step by step: stale-memory check on a generation mismatch, failed
@@ -43,10 +43,8 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use super::{checked_round, java_string_cmp, ConfigSnapshot, Job};
-use crate::protocol::{
-    Assignment, ConnectProtocol, ConnectorTaskId, ProtocolError, WorkerMetadata, NO_ERROR,
-};
+use super::{java_string_cmp, ConfigSnapshot, Job, Round};
+use crate::protocol::{Assignment, ConnectorTaskId, WorkerMetadata, NO_ERROR};
 
 /// Default of `scheduled.rebalance.max.delay.ms` (Java `DistributedConfig`): 300 000 ms.
 pub const DEFAULT_SCHEDULED_REBALANCE_MAX_DELAY_MS: i32 = 300_000;
@@ -287,30 +285,6 @@ impl Default for CooperativeAssignorState {
     }
 }
 
-/// Inputs of one leader round (what `IncrementalCooperativeAssignor.performTaskAssignment` is given).
-#[derive(Debug, Clone, Copy)]
-pub struct CooperativeRound<'a> {
-    /// The leader's member id (goes into every assignment).
-    pub leader_id: &'a str,
-    /// The leader's advertised REST URL (from its own metadata).
-    pub leader_url: &'a str,
-    /// `(member id, decoded metadata)` of every member from the JoinGroup response; each
-    /// member's `allocation` is what it currently runs (`None` = nothing).
-    pub members: &'a [(String, WorkerMetadata)],
-    /// The config snapshot chosen by the config-offset check (§3.2).
-    pub snapshot: &'a ConfigSnapshot,
-    /// Config offset to put into every assignment (from the config-offset check).
-    pub config_offset: i64,
-    /// Generation of the leader's own last **successful** join (Java
-    /// `WorkerCoordinator.lastCompletedGenerationId`); if it differs from the generation of
-    /// the last round this state computed, the state's memory is treated as stale.
-    pub last_completed_generation: i32,
-    /// Generation just joined (Java `WorkerCoordinator.generationId`).
-    pub generation: i32,
-    /// Leader wall clock in ms (only differences matter).
-    pub now_ms: i64,
-}
-
 /// A subset of the configured jobs for one round: the static assignor hands the cooperative
 /// rules only the unclaimed jobs and the wildcard members. Jobs outside the subset are treated
 /// like unconfigured ones (revoked from any member that runs them, never assigned).
@@ -477,7 +451,7 @@ impl Plan {
 /// With no members the result is empty and `state` is untouched.
 pub fn assign_cooperative(
     state: &mut CooperativeAssignorState,
-    round: &CooperativeRound<'_>,
+    round: &Round<'_>,
 ) -> BTreeMap<String, Assignment> {
     assign_cooperative_subset(state, round, None)
 }
@@ -486,7 +460,7 @@ pub fn assign_cooperative(
 /// `None`): members running jobs outside the subset have them revoked, as for unconfigured jobs.
 pub(crate) fn assign_cooperative_subset(
     state: &mut CooperativeAssignorState,
-    round: &CooperativeRound<'_>,
+    round: &Round<'_>,
     subset: Option<&JobSubset>,
 ) -> BTreeMap<String, Assignment> {
     // Members in Java string order; a repeated id keeps its first metadata.
@@ -1443,68 +1417,6 @@ impl Extras {
         }
         true
     }
-}
-
-/// The complete cooperative leader step (Java `IncrementalCooperativeAssignor.performAssignment`):
-/// the config-offset check (§3.2; CONFIG_MISMATCH for everyone if the leader is behind, state
-/// untouched) followed by [`assign_cooperative`].
-///
-/// `members` are `(member id, decoded metadata)` from the JoinGroup response; the leader's URL
-/// comes from its own entry (empty if absent). `fresh_snapshot` is called at most once, only
-/// when the leader is behind. Generations and `now_ms` (leader clock, ms) are as in
-/// [`CooperativeRound`].
-#[allow(clippy::too_many_arguments)]
-pub fn perform_cooperative_assignment(
-    state: &mut CooperativeAssignorState,
-    leader_id: &str,
-    members: &[(String, WorkerMetadata)],
-    leader_snapshot: ConfigSnapshot,
-    fresh_snapshot: impl FnOnce() -> ConfigSnapshot,
-    last_completed_generation: i32,
-    generation: i32,
-    now_ms: i64,
-) -> BTreeMap<String, Assignment> {
-    checked_round(
-        leader_id,
-        members,
-        leader_snapshot,
-        fresh_snapshot,
-        last_completed_generation,
-        generation,
-        now_ms,
-        |round| assign_cooperative(state, round),
-    )
-}
-
-/// [`perform_cooperative_assignment`] on raw JoinGroup member metadata, returning the SyncGroup
-/// assignment list `(member id, assignment bytes)` encoded for the selected `protocol`
-/// (`Compatible` = V1, `Sessioned` = V2, `Static` = V3).
-///
-/// Errors if any member's metadata cannot be decoded or an assignment cannot be encoded.
-#[allow(clippy::too_many_arguments)]
-pub fn cooperative_assignments(
-    state: &mut CooperativeAssignorState,
-    protocol: ConnectProtocol,
-    leader_id: &str,
-    members: &[(String, Vec<u8>)],
-    leader_snapshot: ConfigSnapshot,
-    fresh_snapshot: impl FnOnce() -> ConfigSnapshot,
-    last_completed_generation: i32,
-    generation: i32,
-    now_ms: i64,
-) -> Result<Vec<(String, Vec<u8>)>, ProtocolError> {
-    super::assign_on_wire(members, protocol, |decoded| {
-        perform_cooperative_assignment(
-            state,
-            leader_id,
-            decoded,
-            leader_snapshot,
-            fresh_snapshot,
-            last_completed_generation,
-            generation,
-            now_ms,
-        )
-    })
 }
 
 #[cfg(test)]

@@ -7,10 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{
-    check_config_offset, config_mismatch_assignments, java_string_cmp, ConfigCheck, ConfigSnapshot,
-};
-use crate::protocol::{Assignment, ConnectProtocol, ProtocolError, WorkerMetadata, NO_ERROR};
+use super::{java_string_cmp, ConfigSnapshot};
+use crate::protocol::{Assignment, NO_ERROR};
 
 /// Round-robin assignment of `snapshot`'s jobs over `member_ids` (no config check).
 ///
@@ -63,60 +61,58 @@ pub fn assign_eager<'a>(
     out
 }
 
-/// The complete eager leader step (Java `EagerAssignor.performAssignment`): config-offset check
-/// (§3.2) then round-robin (§4), or CONFIG_MISMATCH for everyone.
-///
-/// `members` are `(member id, decoded metadata)` from the JoinGroup response; the leader's URL
-/// comes from its own entry (empty if absent). `fresh_snapshot` is called at most once, only
-/// when the leader is behind. Returns decoded assignments keyed by member id; use
-/// [`eager_assignments`] for wire bytes.
-pub fn perform_eager_assignment(
-    leader_id: &str,
-    members: &[(String, WorkerMetadata)],
-    leader_snapshot: ConfigSnapshot,
-    fresh_snapshot: impl FnOnce() -> ConfigSnapshot,
-) -> BTreeMap<String, Assignment> {
-    let leader_url = members
-        .iter()
-        .find(|(id, _)| id == leader_id)
-        .map(|(_, m)| m.url.as_str())
-        .unwrap_or_default();
-    let ids = members.iter().map(|(id, _)| id.as_str());
-    match check_config_offset(
-        members.iter().map(|(_, m)| m),
-        leader_snapshot,
-        fresh_snapshot,
-    ) {
-        ConfigCheck::Mismatch { max_offset } => {
-            config_mismatch_assignments(ids, leader_id, leader_url, max_offset)
-        }
-        ConfigCheck::Ok {
-            snapshot,
-            config_offset,
-        } => assign_eager(ids, leader_id, leader_url, config_offset, &snapshot),
-    }
-}
-
-/// [`perform_eager_assignment`] on raw JoinGroup member metadata, returning the SyncGroup
-/// assignment list `(member id, V0 assignment bytes)` with one entry per member.
-///
-/// Errors if any member's metadata cannot be decoded (Java would fail the assignment too) or an
-/// assignment cannot be encoded.
-pub fn eager_assignments(
-    leader_id: &str,
-    members: &[(String, Vec<u8>)],
-    leader_snapshot: ConfigSnapshot,
-    fresh_snapshot: impl FnOnce() -> ConfigSnapshot,
-) -> Result<Vec<(String, Vec<u8>)>, ProtocolError> {
-    super::assign_on_wire(members, ConnectProtocol::Eager, |decoded| {
-        perform_eager_assignment(leader_id, decoded, leader_snapshot, fresh_snapshot)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{ConnectorTaskId, CONFIG_MISMATCH};
+    use crate::assignor::{assignments_on_wire, perform_assignment, EagerAssignor, RoundInput};
+    use crate::protocol::{
+        ConnectProtocol, ConnectorTaskId, ProtocolError, WorkerMetadata, CONFIG_MISMATCH,
+    };
+
+    fn input<'a>(
+        leader_id: &'a str,
+        members: &'a [(String, WorkerMetadata)],
+        leader_snapshot: ConfigSnapshot,
+    ) -> RoundInput<'a> {
+        RoundInput {
+            leader_id,
+            members,
+            leader_snapshot,
+            last_completed_generation: -1,
+            generation: 1,
+            now_ms: 0,
+        }
+    }
+
+    /// One eager round through [`perform_assignment`].
+    fn perform_eager_assignment(
+        leader_id: &str,
+        members: &[(String, WorkerMetadata)],
+        leader_snapshot: ConfigSnapshot,
+        fresh: impl FnOnce() -> ConfigSnapshot,
+    ) -> BTreeMap<String, Assignment> {
+        perform_assignment(
+            &mut EagerAssignor,
+            input(leader_id, members, leader_snapshot),
+            fresh,
+        )
+    }
+
+    /// One eager round on raw metadata through [`assignments_on_wire`].
+    fn eager_assignments(
+        leader_id: &str,
+        members: &[(String, Vec<u8>)],
+        leader_snapshot: ConfigSnapshot,
+        fresh: impl FnOnce() -> ConfigSnapshot,
+    ) -> Result<Vec<(String, Vec<u8>)>, ProtocolError> {
+        assignments_on_wire(
+            &mut EagerAssignor,
+            ConnectProtocol::Eager,
+            members,
+            input(leader_id, &[], leader_snapshot),
+            fresh,
+        )
+    }
 
     const LEADER_URL: &str = "http://leader:8083/";
 

@@ -1,5 +1,9 @@
 //! Leader-side assignment computations, as pure functions over decoded member metadata.
 //!
+//! - [`ConnectAssignor`] (Connect's interface of the same name): one implementation per
+//!   protocol, [`EagerAssignor`], [`CooperativeAssignorState`] and [`StaticAssignorState`];
+//!   [`perform_assignment`] runs one on a round's inputs ([`RoundInput`]) after the
+//!   config-offset check, [`assignments_on_wire`] on raw JoinGroup metadata.
 //! - [`check_config_offset`]: the config-offset check shared by Java's `EagerAssignor` and
 //!   `IncrementalCooperativeAssignor`, which yields CONFIG_MISMATCH assignments
 //!   when the leader is behind.
@@ -14,15 +18,13 @@ pub mod eager;
 pub mod static_assignor;
 
 pub use cooperative::{
-    assign_cooperative, cooperative_assignments, perform_cooperative_assignment,
-    CooperativeAssignorState, CooperativeRound, DepartedJob, MemberJobs,
+    assign_cooperative, CooperativeAssignorState, DepartedJob, MemberJobs,
     DEFAULT_SCHEDULED_REBALANCE_MAX_DELAY_MS,
 };
-pub use eager::{assign_eager, eager_assignments, perform_eager_assignment};
-// `checked_round` is defined below.
+pub use eager::assign_eager;
 pub use static_assignor::{
-    assign_static, perform_static_assignment, static_assignments, static_claims_in_effect,
-    StaticAssignorState, StaticMemberReport, UnassignedReason,
+    assign_static, static_claims_in_effect, StaticAssignorState, StaticMemberReport,
+    UnassignedReason,
 };
 
 use std::cmp::Ordering;
@@ -165,22 +167,127 @@ pub fn java_string_cmp(a: &str, b: &str) -> Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
-/// One leader round of an incremental protocol: the config-offset check (CONFIG_MISMATCH for
-/// every member, `assign` not called, when the leader is behind), then `assign` on the checked
-/// snapshot. The leader's URL comes from its own metadata entry (empty if absent). `fresh_snapshot`
-/// is called at most once, only when the leader is behind; `assign` is e.g.
-/// [`assign_cooperative`] or [`assign_static`] over the leader's state.
-#[allow(clippy::too_many_arguments)]
-pub fn checked_round(
-    leader_id: &str,
-    members: &[(String, WorkerMetadata)],
-    leader_snapshot: ConfigSnapshot,
+/// Inputs of one leader round after the config-offset check: what an assignor is given (what Connect's `performTaskAssignment` is given).
+#[derive(Debug, Clone, Copy)]
+pub struct Round<'a> {
+    /// The leader's member id (goes into every assignment).
+    pub leader_id: &'a str,
+    /// The leader's advertised REST URL (from its own metadata).
+    pub leader_url: &'a str,
+    /// `(member id, decoded metadata)` of every member from the JoinGroup response; each
+    /// member's `allocation` is what it currently runs (`None` = nothing).
+    pub members: &'a [(String, WorkerMetadata)],
+    /// The config snapshot chosen by the config-offset check.
+    pub snapshot: &'a ConfigSnapshot,
+    /// Config offset to put into every assignment (from the config-offset check).
+    pub config_offset: i64,
+    /// Generation of the leader's own last **successful** join (Java
+    /// `WorkerCoordinator.lastCompletedGenerationId`); if it differs from the generation of
+    /// the last round this state computed, the state's memory is treated as stale.
+    pub last_completed_generation: i32,
+    /// Generation just joined (Java `WorkerCoordinator.generationId`).
+    pub generation: i32,
+    /// Leader wall clock in ms (only differences matter).
+    pub now_ms: i64,
+}
+
+/// A leader's assignor for one Connect protocol (Connect's `ConnectAssignor`, whose
+/// `performAssignment` is [`perform_assignment`] here): given a round on a config-checked
+/// snapshot, every member's assignment. The state an assignor keeps between rounds (the
+/// cooperative assignor's memory of lost jobs, the static one's claims) lives in the
+/// implementing value.
+pub trait ConnectAssignor {
+    /// Every member's assignment for `round` (the config-offset check passed).
+    fn assign(&mut self, round: &Round<'_>) -> BTreeMap<String, Assignment>;
+    /// The jobs the last round held back waiting for an owner: lost jobs under
+    /// `scheduled.rebalance.max.delay.ms` (cooperative), claimed jobs whose claimant is absent
+    /// (static). None for the eager assignor.
+    fn held_back(&self) -> Vec<Job>;
+}
+
+/// The eager assignor (Connect's `EagerAssignor`, protocol `default`): round-robin over the
+/// members in Java string order, connectors first, then every connector's tasks; it keeps no
+/// state between rounds.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EagerAssignor;
+
+impl ConnectAssignor for EagerAssignor {
+    fn assign(&mut self, round: &Round<'_>) -> BTreeMap<String, Assignment> {
+        assign_eager(
+            round.members.iter().map(|(id, _)| id.as_str()),
+            round.leader_id,
+            round.leader_url,
+            round.config_offset,
+            round.snapshot,
+        )
+    }
+    fn held_back(&self) -> Vec<Job> {
+        Vec::new()
+    }
+}
+
+impl ConnectAssignor for CooperativeAssignorState {
+    fn assign(&mut self, round: &Round<'_>) -> BTreeMap<String, Assignment> {
+        assign_cooperative(self, round)
+    }
+    fn held_back(&self) -> Vec<Job> {
+        self.lost_jobs().to_vec()
+    }
+}
+
+impl ConnectAssignor for StaticAssignorState {
+    fn assign(&mut self, round: &Round<'_>) -> BTreeMap<String, Assignment> {
+        assign_static(self, round)
+    }
+    fn held_back(&self) -> Vec<Job> {
+        self.unassigned()
+            .iter()
+            .filter(|(_, r)| {
+                matches!(
+                    r,
+                    UnassignedReason::NoPresentClaimant | UnassignedReason::AwaitingOwner
+                )
+            })
+            .map(|(j, _)| j.clone())
+            .collect()
+    }
+}
+
+/// What the leader knows when a round starts, before the config-offset check.
+#[derive(Debug, Clone)]
+pub struct RoundInput<'a> {
+    /// The leader's member id.
+    pub leader_id: &'a str,
+    /// `(member id, decoded metadata)` of every member from the JoinGroup response.
+    pub members: &'a [(String, WorkerMetadata)],
+    /// The leader's config snapshot.
+    pub leader_snapshot: ConfigSnapshot,
+    /// Generation of the leader's own last successful join (see [`Round`]).
+    pub last_completed_generation: i32,
+    /// Generation just joined.
+    pub generation: i32,
+    /// Leader wall clock, epoch ms (only differences matter).
+    pub now_ms: i64,
+}
+
+/// One leader round (Connect's `performAssignment`): the config-offset check (CONFIG_MISMATCH
+/// for every member, `assignor` not asked and its state untouched, when the leader is behind),
+/// then `assignor` on the checked snapshot. The leader's URL comes from its own metadata entry
+/// (empty if absent). `fresh_snapshot` is called at most once, only when the leader is behind
+/// the members.
+pub fn perform_assignment(
+    assignor: &mut dyn ConnectAssignor,
+    input: RoundInput<'_>,
     fresh_snapshot: impl FnOnce() -> ConfigSnapshot,
-    last_completed_generation: i32,
-    generation: i32,
-    now_ms: i64,
-    assign: impl FnOnce(&cooperative::CooperativeRound<'_>) -> BTreeMap<String, Assignment>,
 ) -> BTreeMap<String, Assignment> {
+    let RoundInput {
+        leader_id,
+        members,
+        leader_snapshot,
+        last_completed_generation,
+        generation,
+        now_ms,
+    } = input;
     let leader_url = members
         .iter()
         .find(|(id, _)| id == leader_id)
@@ -200,7 +307,7 @@ pub fn checked_round(
         ConfigCheck::Ok {
             snapshot,
             config_offset,
-        } => assign(&cooperative::CooperativeRound {
+        } => assignor.assign(&Round {
             leader_id,
             leader_url,
             members,
@@ -211,6 +318,32 @@ pub fn checked_round(
             now_ms,
         }),
     }
+}
+
+/// [`perform_assignment`] on raw JoinGroup member metadata (`(member id, metadata bytes)`),
+/// returning the SyncGroup assignments `(member id, assignment bytes)` encoded for `protocol`
+/// (`Eager` = V0, `Compatible` = V1, `Sessioned` = V2, `Static` = V3). `input.members` is
+/// ignored: the decoded `members` take its place.
+///
+/// Errors if a member's metadata cannot be decoded (Java fails the assignment too) or an
+/// assignment cannot be encoded in `protocol`'s version.
+pub fn assignments_on_wire(
+    assignor: &mut dyn ConnectAssignor,
+    protocol: ConnectProtocol,
+    members: &[(String, Vec<u8>)],
+    input: RoundInput<'_>,
+    fresh_snapshot: impl FnOnce() -> ConfigSnapshot,
+) -> Result<Vec<(String, Vec<u8>)>, ProtocolError> {
+    assign_on_wire(members, protocol, |decoded| {
+        perform_assignment(
+            assignor,
+            RoundInput {
+                members: decoded,
+                ..input
+            },
+            fresh_snapshot,
+        )
+    })
 }
 
 /// Decodes JoinGroup member metadata: `(member id, metadata bytes)` to `(member id,

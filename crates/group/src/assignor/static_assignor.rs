@@ -31,13 +31,12 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::cooperative::{
-    assign_cooperative_subset, CooperativeAssignorState, CooperativeRound, JobSubset, MemberJobs,
+    assign_cooperative_subset, CooperativeAssignorState, JobSubset, MemberJobs,
     DEFAULT_SCHEDULED_REBALANCE_MAX_DELAY_MS,
 };
-use super::{checked_round, java_string_cmp, ConfigSnapshot, Job};
+use super::{java_string_cmp, Job, Round};
 use crate::protocol::{
-    Assignment, ConnectProtocol, ConnectorTaskId, ProtocolError, StaticClaims, WorkerMetadata,
-    NO_ERROR,
+    Assignment, ConnectProtocol, ConnectorTaskId, StaticClaims, WorkerMetadata, NO_ERROR,
 };
 
 /// Why a configured job is not assigned to anyone after a static round.
@@ -275,7 +274,7 @@ fn split_jobs<'a>(jobs: impl IntoIterator<Item = &'a Job>) -> (Vec<String>, Vec<
 /// member reports). With no members the result is empty and `state` is untouched.
 pub fn assign_static(
     state: &mut StaticAssignorState,
-    round: &CooperativeRound<'_>,
+    round: &Round<'_>,
 ) -> BTreeMap<String, Assignment> {
     // Members in Java string order; a repeated id keeps its first metadata.
     let mut members: Vec<(&str, &WorkerMetadata)> = Vec::with_capacity(round.members.len());
@@ -527,7 +526,7 @@ pub fn assign_static(
     } else {
         out = assign_cooperative_subset(
             &mut state.wildcard,
-            &CooperativeRound {
+            &Round {
                 members: &wild,
                 ..*round
             },
@@ -630,59 +629,4 @@ pub fn assign_static(
         a.static_claims = known.clone();
     }
     out
-}
-
-/// The complete static leader step: the config-offset check (CONFIG_MISMATCH for everyone if
-/// the leader is behind, state untouched) followed by [`assign_static`]. Arguments as for
-/// [`super::perform_cooperative_assignment`].
-#[allow(clippy::too_many_arguments)]
-pub fn perform_static_assignment(
-    state: &mut StaticAssignorState,
-    leader_id: &str,
-    members: &[(String, WorkerMetadata)],
-    leader_snapshot: ConfigSnapshot,
-    fresh_snapshot: impl FnOnce() -> ConfigSnapshot,
-    last_completed_generation: i32,
-    generation: i32,
-    now_ms: i64,
-) -> BTreeMap<String, Assignment> {
-    checked_round(
-        leader_id,
-        members,
-        leader_snapshot,
-        fresh_snapshot,
-        last_completed_generation,
-        generation,
-        now_ms,
-        |round| assign_static(state, round),
-    )
-}
-
-/// [`perform_static_assignment`] on raw JoinGroup member metadata (the `static` entries, V3),
-/// returning the SyncGroup assignment list `(member id, V3 assignment bytes)`.
-///
-/// Errors if any member's metadata cannot be decoded or an assignment cannot be encoded.
-#[allow(clippy::too_many_arguments)]
-pub fn static_assignments(
-    state: &mut StaticAssignorState,
-    leader_id: &str,
-    members: &[(String, Vec<u8>)],
-    leader_snapshot: ConfigSnapshot,
-    fresh_snapshot: impl FnOnce() -> ConfigSnapshot,
-    last_completed_generation: i32,
-    generation: i32,
-    now_ms: i64,
-) -> Result<Vec<(String, Vec<u8>)>, ProtocolError> {
-    super::assign_on_wire(members, ConnectProtocol::Static, |decoded| {
-        perform_static_assignment(
-            state,
-            leader_id,
-            decoded,
-            leader_snapshot,
-            fresh_snapshot,
-            last_completed_generation,
-            generation,
-            now_ms,
-        )
-    })
 }

@@ -12,9 +12,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use tributary_group::assignor::{
-    assign_cooperative, assign_static, checked_round, decode_members, encode_assignments,
-    perform_eager_assignment, static_claims_in_effect, ConfigSnapshot, CooperativeAssignorState,
-    DepartedJob, Job, StaticAssignorState, UnassignedReason,
+    decode_members, encode_assignments, perform_assignment, static_claims_in_effect,
+    ConfigSnapshot, ConnectAssignor, CooperativeAssignorState, DepartedJob, EagerAssignor, Job,
+    RoundInput, StaticAssignorState,
 };
 use tributary_group::client::{GroupError, GroupMember, JoinResult, RejoinReason};
 use tributary_group::{
@@ -302,72 +302,45 @@ impl WorkerCoordinator {
         fresh: impl FnOnce() -> ConfigSnapshot,
         released: impl FnOnce(&[DepartedJob]) -> Vec<Job>,
     ) -> (BTreeMap<String, Assignment>, Vec<Job>) {
-        let now = now_ms();
-        match negotiated {
-            ConnectProtocol::Eager => (
-                perform_eager_assignment(&join.member_id, members, leader_snapshot, fresh),
-                Vec::new(),
-            ),
-            ConnectProtocol::Static | ConnectProtocol::Compatible | ConnectProtocol::Sessioned => {
-                let is_static = negotiated == ConnectProtocol::Static;
-                if is_static && self.static_state.previous_generation() < 0 {
+        let assignor: &mut dyn ConnectAssignor = match negotiated {
+            ConnectProtocol::Eager => &mut EagerAssignor,
+            ConnectProtocol::Static => {
+                if self.static_state.previous_generation() < 0 {
                     // A new leader: the claims the group knew before it.
                     self.static_state.remember_claims(&self.known_claims);
                 }
-                if !is_static {
-                    // Tributary's clean-departure rule: jobs their departed owner reported
-                    // stopped are placed at once instead of waiting for the scheduled delay.
-                    let departed = self
-                        .cooperative
-                        .departed_jobs(members, self.last_completed_generation);
-                    if !departed.is_empty() {
-                        let jobs = released(&departed);
-                        if !jobs.is_empty() {
-                            tracing::info!(
-                                jobs = jobs.len(),
-                                of = departed.len(),
-                                "jobs of departed workers were stopped by them; re-assigning them at once"
-                            );
-                        }
-                        self.cooperative.release(jobs);
-                    }
-                }
-                let (cooperative, static_state) = (&mut self.cooperative, &mut self.static_state);
-                let out = checked_round(
-                    &join.member_id,
-                    members,
-                    leader_snapshot,
-                    fresh,
-                    self.last_completed_generation,
-                    join.generation,
-                    now,
-                    |round| {
-                        if is_static {
-                            assign_static(static_state, round)
-                        } else {
-                            assign_cooperative(cooperative, round)
-                        }
-                    },
-                );
-                let lost = if is_static {
-                    self.static_state
-                        .unassigned()
-                        .iter()
-                        .filter(|(_, r)| {
-                            matches!(
-                                r,
-                                UnassignedReason::NoPresentClaimant
-                                    | UnassignedReason::AwaitingOwner
-                            )
-                        })
-                        .map(|(j, _)| j.clone())
-                        .collect()
-                } else {
-                    self.cooperative.lost_jobs().to_vec()
-                };
-                (out, lost)
+                &mut self.static_state
             }
-        }
+            ConnectProtocol::Compatible | ConnectProtocol::Sessioned => {
+                // Tributary's clean-departure rule: jobs their departed owner reported
+                // stopped are placed at once instead of waiting for the scheduled delay.
+                let departed = self
+                    .cooperative
+                    .departed_jobs(members, self.last_completed_generation);
+                if !departed.is_empty() {
+                    let jobs = released(&departed);
+                    if !jobs.is_empty() {
+                        tracing::info!(
+                            jobs = jobs.len(),
+                            of = departed.len(),
+                            "jobs of departed workers were stopped by them; re-assigning them at once"
+                        );
+                    }
+                    self.cooperative.release(jobs);
+                }
+                &mut self.cooperative
+            }
+        };
+        let input = RoundInput {
+            leader_id: &join.member_id,
+            members,
+            leader_snapshot,
+            last_completed_generation: self.last_completed_generation,
+            generation: join.generation,
+            now_ms: now_ms(),
+        };
+        let out = perform_assignment(assignor, input, fresh);
+        (out, assignor.held_back())
     }
 }
 
