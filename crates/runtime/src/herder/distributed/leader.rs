@@ -1,0 +1,221 @@
+//! The leader's writes on behalf of other workers: task configs and the zombie fencing of
+//! exactly-once source connectors (KIP-618), and the worker's side of exactly-once tasks.
+
+use super::*;
+
+/// The leader's write of a connector's task configs (`DistributedHerder.writeTaskConfigs`):
+/// refused while the connector is STOPPED unless the set is empty.
+pub(super) fn leader_write_task_configs(
+    s: &Shared,
+    name: &str,
+    configs: &[Props],
+) -> HerderResult<()> {
+    let _guard = s.write_lock.lock().unwrap();
+    let snap = s.config.snapshot();
+    if !snap.contains(name) {
+        return Err(HerderError::NotFound(format!("Unknown connector: {name}")));
+    }
+    if snap.target_state(name) == TargetState::Stopped && !configs.is_empty() {
+        return Err(HerderError::BadRequest(format!(
+            "Cannot publish a non-empty set of task configurations for connector {name} while it is in the STOPPED state"
+        )));
+    }
+    s.config
+        .put_task_configs(name, configs)
+        .map_err(|e| HerderError::Internal(e.to_string()))
+}
+
+/// The leader's round of zombie fencing for a source connector (Connect's
+/// `doFenceZombieSourceTasks`, KIP-618): when task configs were committed after the
+/// connector's last task count record, the producers of the tasks that record counts are
+/// fenced (see [`fencing::plan`]) and a new record with the current task count is written.
+/// Errors: 409 via [`HerderError::NotLeader`] off the leader (forwarded), 404 for an unknown
+/// connector, 400 for a sink, 500 when the config topic cannot be read or the producers
+/// cannot be fenced, 409 when new task configs were committed during the round.
+pub(super) fn leader_fence_zombies(s: &Shared, name: &str) -> HerderResult<()> {
+    {
+        let v = s.view.read().unwrap();
+        if !v.is_leader {
+            return Err(HerderError::NotLeader(v.leader_url.clone()));
+        }
+    }
+    let snap = s.config.snapshot();
+    let Some(config) = snap.connector_configs.get(name) else {
+        return Err(HerderError::NotFound(format!("Connector {name} not found")));
+    };
+    let source = config
+        .get("connector.class")
+        .and_then(|c| s.worker.plugins.connector_type(c))
+        == Some(tributary_api::connector::ConnectorType::Source);
+    if !source {
+        return Err(HerderError::BadRequest(format!(
+            "Connector {name} is not a source connector"
+        )));
+    }
+    let _round = s.fencing_lock.lock().unwrap();
+    s.config.refresh(s.sync_timeout).map_err(|_| {
+        HerderError::Internal(
+            "Failed to read to end of config topic before performing zombie fencing".into(),
+        )
+    })?;
+    let snap = s.config.snapshot();
+    let task_count = snap.task_counts.get(name).copied().unwrap_or(0);
+    let generation = snap.task_config_generation(name);
+    let write_record = |count: u32| {
+        let _guard = s.write_lock.lock().unwrap();
+        s.config.put_task_count_record(name, count).map_err(|e| {
+            HerderError::Internal(format!(
+                "Failed to write the task count record of connector {name}: {e}"
+            ))
+        })
+    };
+    match fencing::plan(
+        snap.pending_fencing.contains(name),
+        snap.task_count_records.get(name).copied(),
+        task_count,
+    ) {
+        fencing::FencingPlan::Nothing => {
+            tracing::debug!(
+                connector = name,
+                "no zombie fencing needed: the latest task generation is fenced already"
+            );
+            Ok(())
+        }
+        fencing::FencingPlan::WriteRecord(count) => write_record(count),
+        fencing::FencingPlan::FenceThenWrite { fence, record } => {
+            let group = s
+                .worker
+                .config
+                .settings()
+                .distributed()
+                .map(|d| d.group_id.clone())
+                .unwrap_or_default();
+            let ids: Vec<String> = (0..fence)
+                .map(|t| fencing::task_transactional_id(&group, name, t))
+                .collect();
+            let resolved = s
+                .worker
+                .resolve_config(&format!("connector {name}"), config)
+                .map_err(|e| HerderError::Internal(e.to_string()))?;
+            let client = crate::config::clients::connector_admin_config(
+                &s.worker.config,
+                crate::config::worker::prefixed(&resolved, "admin.override."),
+            )
+            .map_err(|e| HerderError::Internal(e.to_string()))?;
+            tracing::info!(
+                connector = name,
+                producers = fence,
+                "fencing the producers of the previous task generation"
+            );
+            fencing::fence_producers(&client, &ids, FENCING_TIMEOUT).map_err(|e| {
+                HerderError::Internal(format!("Failed to perform zombie fencing: {e}"))
+            })?;
+            s.config.refresh(s.sync_timeout).map_err(|_| {
+                HerderError::Internal("Failed to read to end of config topic".into())
+            })?;
+            if s.config.snapshot().task_config_generation(name) != generation {
+                return Err(HerderError::Conflict(
+                    "Fencing failed because new task configurations were generated for the connector".into(),
+                ));
+            }
+            write_record(record)
+        }
+    }
+}
+
+/// How long fencing a producer may take (Connect's REST request timeout, 90 s).
+pub(super) const FENCING_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// The distributed herder's side of exactly-once source tasks, called from task threads.
+pub(super) struct ExactlyOnceTasks {
+    /// Weak: the worker (held by `Shared`) holds this.
+    pub(super) shared: std::sync::Weak<Shared>,
+    pub(super) runtime: tokio::runtime::Handle,
+    pub(super) http: reqwest::Client,
+}
+
+impl ExactlyOnceTasks {
+    fn shared(&self) -> tributary_api::ConnectResult<Arc<Shared>> {
+        self.shared
+            .upgrade()
+            .ok_or_else(|| ConnectError::connect("the worker is stopping"))
+    }
+}
+
+impl crate::worker::ExactlyOnceCoordinator for ExactlyOnceTasks {
+    fn fence_before_start(&self, id: &ConnectorTaskId) -> tributary_api::ConnectResult<()> {
+        let s = self.shared()?;
+        let leader_url = match leader_fence_zombies(&s, &id.connector) {
+            Ok(()) => return Ok(()),
+            Err(HerderError::NotLeader(url)) => url,
+            Err(e) => {
+                return Err(ConnectError::connect(format!(
+                    "Failed to perform round of zombie fencing: {e}"
+                )))
+            }
+        };
+        let Some(leader) = leader_url else {
+            return Err(ConnectError::connect(
+                "Failed to perform round of zombie fencing: the leader of the cluster is not known",
+            ));
+        };
+        let url = format!(
+            "{}/fence",
+            crate::peer::connector_url(leader.trim_end_matches('/'), &id.connector)
+        );
+        let mut req = self.http.put(&url);
+        if let Some(key) = s.config.snapshot().session_key.as_ref() {
+            req = req
+                .header(session::SIGNATURE_HEADER, session::sign(&key.key, b""))
+                .header(session::ALGORITHM_HEADER, session::HMAC_SHA256);
+        }
+        tracing::debug!(task = %id, url, "forwarding the zombie fencing request to the leader");
+        let answer = self.runtime.block_on(async move {
+            let resp = tokio::time::timeout(FENCING_TIMEOUT, req.send())
+                .await
+                .map_err(|_| "no answer in time".to_string())?
+                .map_err(|e| e.to_string())?;
+            let status = resp.status();
+            if status.is_success() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{status} {}",
+                    resp.text().await.unwrap_or_default()
+                ))
+            }
+        });
+        answer.map_err(|e| {
+            ConnectError::connect(format!(
+                "Failed to perform round of zombie fencing: forwarding to the leader at {leader}: {e}"
+            ))
+        })
+    }
+
+    fn task_generation(&self, connector: &str) -> Option<u32> {
+        self.shared
+            .upgrade()
+            .and_then(|s| s.config.snapshot().task_config_generation(connector))
+    }
+
+    fn verify_generation(
+        &self,
+        id: &ConnectorTaskId,
+        generation: Option<u32>,
+    ) -> tributary_api::ConnectResult<()> {
+        let s = self.shared()?;
+        s.config.refresh(s.sync_timeout)?;
+        let latest = s.config.snapshot().task_config_generation(&id.connector);
+        if latest != generation {
+            return Err(ConnectError::connect(format!(
+                "Task {id} belongs to an older generation of its connector's task configurations (generation {generation:?}, latest {latest:?}); it will not run"
+            )));
+        }
+        if !s.view.read().unwrap().tasks.contains(id) {
+            return Err(ConnectError::connect(format!(
+                "Task {id} is no longer assigned to this worker; it will not run"
+            )));
+        }
+        Ok(())
+    }
+}
