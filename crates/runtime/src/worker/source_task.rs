@@ -988,7 +988,6 @@ impl Loop {
             timestamp,
             headers,
         } = record;
-        let retries = self.operator.retries();
         // A key or value converter that reads or writes the record's headers (a hosted Java
         // converter) gets them as bytes, converted first; they are sent as it leaves them.
         let header_aware =
@@ -1040,31 +1039,17 @@ impl Loop {
             }
             Next::Stop => return Ok(false),
         };
-        let mut key_slot = Some(key);
-        let key_outcome = self.operator.execute(
+        let key_outcome = convert_data(
+            &self.operator,
             &mut ctx,
-            Stage::KeyConverter,
-            self.converters.key_class,
-            || {
-                let k = if retries {
-                    key_slot.clone()
-                } else {
-                    key_slot.take()
-                };
-                if self.converters.key.uses_headers() {
-                    return self.converters.key.from_connect_data_with_headers(
-                        &topic,
-                        &mut raw_headers,
-                        key_schema.as_ref(),
-                        &k.unwrap_or(tributary_api::data::Value::Null),
-                    );
-                }
-                self.converters.key.from_connect_data_owned(
-                    &topic,
-                    key_schema.as_ref(),
-                    k.unwrap_or(tributary_api::data::Value::Null),
-                )
-            },
+            (
+                Stage::KeyConverter,
+                self.converters.key.as_ref(),
+                self.converters.key_class,
+            ),
+            &topic,
+            &mut raw_headers,
+            (key_schema.as_ref(), key),
         );
         let key_bytes = match self.settle(&ctx, key_outcome, original.as_ref())? {
             Next::Value(k) => k,
@@ -1074,31 +1059,17 @@ impl Loop {
             }
             Next::Stop => return Ok(false),
         };
-        let mut value_slot = Some(value);
-        let value_outcome = self.operator.execute(
+        let value_outcome = convert_data(
+            &self.operator,
             &mut ctx,
-            Stage::ValueConverter,
-            self.converters.value_class,
-            || {
-                let v = if retries {
-                    value_slot.clone()
-                } else {
-                    value_slot.take()
-                };
-                if self.converters.value.uses_headers() {
-                    return self.converters.value.from_connect_data_with_headers(
-                        &topic,
-                        &mut raw_headers,
-                        value_schema.as_ref(),
-                        &v.unwrap_or(tributary_api::data::Value::Null),
-                    );
-                }
-                self.converters.value.from_connect_data_owned(
-                    &topic,
-                    value_schema.as_ref(),
-                    v.unwrap_or(tributary_api::data::Value::Null),
-                )
-            },
+            (
+                Stage::ValueConverter,
+                self.converters.value.as_ref(),
+                self.converters.value_class,
+            ),
+            &topic,
+            &mut raw_headers,
+            (value_schema.as_ref(), value),
         );
         let value_bytes = match self.settle(&ctx, value_outcome, original.as_ref())? {
             Next::Value(v) => v,
@@ -1316,4 +1287,36 @@ impl Loop {
         self.counters.record_offset_commit();
         self.task.commit()
     }
+}
+
+/// One converter stage of a source record (Connect's `convertKey` / `convertValue`, run by the
+/// retry and tolerance operator): the record's key or value (`null` when absent) and its schema
+/// to bytes, by the stage's converter, given the record's headers as converted so far when the
+/// converter uses them. With retries on, every attempt converts a copy; otherwise the value is
+/// moved into the one attempt.
+fn convert_data(
+    operator: &RetryWithToleranceOperator,
+    ctx: &mut ProcessingContext,
+    (stage, converter, class): (
+        Stage,
+        &dyn tributary_api::converter::Converter,
+        &'static str,
+    ),
+    topic: &str,
+    headers: &mut RecordHeaders,
+    (schema, data): (
+        Option<&tributary_api::data::SchemaRef>,
+        tributary_api::data::Value,
+    ),
+) -> ConnectResult<Outcome<Option<Vec<u8>>>> {
+    let retries = operator.retries();
+    let mut slot = Some(data);
+    operator.execute(ctx, stage, class, || {
+        let data = if retries { slot.clone() } else { slot.take() }
+            .unwrap_or(tributary_api::data::Value::Null);
+        if converter.uses_headers() {
+            return converter.from_connect_data_with_headers(topic, headers, schema, &data);
+        }
+        converter.from_connect_data_owned(topic, schema, data)
+    })
 }
