@@ -21,6 +21,10 @@ pub enum HerderError {
     /// 500 (`ConnectException`).
     #[error("{0}")]
     Internal(String),
+    /// 500: the worker's own machinery failed (a config-topic write, an offsets read or
+    /// write), with the error that caused it as the source; the message is that error's.
+    #[error("{0}")]
+    Failed(#[from] tributary_api::ConnectError),
     /// 403 (an internal request with a wrong signature).
     #[error("{0}")]
     Forbidden(String),
@@ -43,7 +47,7 @@ impl HerderError {
             HerderError::NotFound(_) => 404,
             HerderError::Conflict(_) => 409,
             HerderError::BadRequest(_) => 400,
-            HerderError::Internal(_) => 500,
+            HerderError::Internal(_) | HerderError::Failed(_) => 500,
             HerderError::Forbidden(_) => 403,
             HerderError::Unavailable(_) => 503,
             HerderError::NotLeader(_) | HerderError::NotAssigned(_) => 409,
@@ -81,3 +85,19 @@ pub const REBALANCE_EXPECTED: &str = "Cannot complete request because a rebalanc
 
 /// Result of herder calls.
 pub type HerderResult<T> = Result<T, HerderError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_of_the_workers_machinery_keeps_its_cause_and_its_message() {
+        let cause = tributary_api::ConnectError::connect("the config topic refused the write");
+        let e = HerderError::from(cause.clone());
+        assert_eq!(e.status(), 500);
+        assert_eq!(e.to_string(), cause.to_string());
+        let source = std::error::Error::source(&e).expect("the cause is the source");
+        assert_eq!(source.to_string(), cause.to_string());
+        assert!(!e.waits_for_rebalance());
+    }
+}

@@ -17,6 +17,45 @@ pub mod transforms;
 pub mod unsupported;
 pub mod worker;
 
+/// A worker setting that cannot be read, naming its key, with Connect's `ConfigException`
+/// messages. [`worker::WorkerConfig::parse`] reports it in a [`ConfigError`] after the file's
+/// name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingError {
+    /// A required key without a default is unset.
+    #[error("Missing required configuration \"{0}\" which has no default value.")]
+    Missing(String),
+    /// A value the key does not accept: `reason` says why (Connect's validator message).
+    #[error("Invalid value {value} for configuration {key}: {reason}")]
+    Invalid {
+        key: String,
+        value: String,
+        reason: String,
+    },
+    /// A key read as another type than its definition gives it (a mistake in the definition
+    /// table, not in the user's file).
+    #[error("Configuration {key} is not of type {wanted}")]
+    Mistyped { key: String, wanted: &'static str },
+    /// A key the definition table does not have for this kind of worker (a mistake in the
+    /// table).
+    #[error("Configuration {0} is not defined for this kind of worker")]
+    Undefined(String),
+    /// A rule across keys, e.g. `listeners` must not be empty.
+    #[error("{0}")]
+    Rule(String),
+}
+
+impl SettingError {
+    /// [`SettingError::Invalid`] for `key`'s `value`.
+    pub fn invalid(key: &str, value: impl std::fmt::Display, reason: impl Into<String>) -> Self {
+        SettingError::Invalid {
+            key: key.to_string(),
+            value: value.to_string(),
+            reason: reason.into(),
+        }
+    }
+}
+
 /// A configuration problem found at startup. The message names the file (when there is one)
 /// and the key, e.g. `worker.properties: Missing required configuration "group.id" …`.
 #[derive(Debug, thiserror::Error)]

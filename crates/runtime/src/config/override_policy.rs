@@ -21,7 +21,7 @@ impl OverridePolicy {
     /// Parses the policy by alias (`None`, `Principal`, `All`, with or without the
     /// `ConnectorClientConfigOverridePolicy` suffix) or Connect's class name; `Err` names the
     /// policies there are.
-    pub fn parse(value: &str) -> Result<OverridePolicy, String> {
+    pub fn parse(value: &str) -> Result<OverridePolicy, super::SettingError> {
         let simple = value.trim().rsplit('.').next().unwrap_or("");
         let alias = simple
             .strip_suffix("ConnectorClientConfigOverridePolicy")
@@ -30,8 +30,10 @@ impl OverridePolicy {
             "None" => Ok(OverridePolicy::None),
             "Principal" => Ok(OverridePolicy::Principal),
             "All" => Ok(OverridePolicy::All),
-            _ => Err(format!(
-                "Invalid value {value} for configuration connector.client.config.override.policy: Tributary implements the None, Principal and All policies"
+            _ => Err(super::SettingError::invalid(
+                "connector.client.config.override.policy",
+                value,
+                "Tributary implements the None, Principal and All policies",
             )),
         }
     }

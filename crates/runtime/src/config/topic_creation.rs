@@ -17,6 +17,8 @@ use std::collections::BTreeMap;
 use regex::Regex;
 use tributary_api::Props;
 
+use super::SettingError;
+
 /// Key prefix of every topic creation setting.
 pub const TOPIC_CREATION_PREFIX: &str = "topic.creation.";
 /// `topic.creation.groups`.
@@ -63,7 +65,7 @@ impl TopicCreation {
     pub fn from_config(
         config: &Props,
         worker_enabled: bool,
-    ) -> Result<Option<TopicCreation>, String> {
+    ) -> Result<Option<TopicCreation>, SettingError> {
         if !worker_enabled || !config.keys().any(|k| k.starts_with(TOPIC_CREATION_PREFIX)) {
             return Ok(None);
         }
@@ -137,19 +139,19 @@ fn list(value: Option<&String>) -> Vec<String> {
     }
 }
 
-fn invalid(key: &str, value: &str, message: &str) -> String {
-    format!("Invalid value {value} for configuration {key}: {message}")
+fn invalid(key: &str, value: &str, message: &str) -> SettingError {
+    SettingError::invalid(key, value, message)
 }
 
-fn missing(key: &str) -> String {
-    format!("Missing required configuration \"{key}\" which has no default value.")
+fn missing(key: &str) -> SettingError {
+    SettingError::Missing(key.to_string())
 }
 
 fn replication_factor(
     key: &str,
     value: Option<&String>,
     default: Option<i16>,
-) -> Result<i16, String> {
+) -> Result<i16, SettingError> {
     let v = match value {
         Some(v) => v
             .trim()
@@ -167,7 +169,11 @@ fn replication_factor(
     Ok(v)
 }
 
-fn partitions(key: &str, value: Option<&String>, default: Option<i32>) -> Result<i32, String> {
+fn partitions(
+    key: &str,
+    value: Option<&String>,
+    default: Option<i32>,
+) -> Result<i32, SettingError> {
     let v = match value {
         Some(v) => v
             .trim()
@@ -187,7 +193,7 @@ fn partitions(key: &str, value: Option<&String>, default: Option<i32>) -> Result
 
 /// A group's include or exclude list as one whole-name pattern (Connect joins the list with
 /// `|`; an empty list matches no topic name).
-fn regex_list(key: &str, config: &Props) -> Result<Regex, String> {
+fn regex_list(key: &str, config: &Props) -> Result<Regex, SettingError> {
     let items = list(config.get(key));
     for item in &items {
         if let Err(e) = Regex::new(item) {
@@ -275,8 +281,11 @@ mod tests {
 
     #[test]
     fn bad_settings_get_connects_messages() {
-        let err =
-            |pairs: &[(&str, &str)]| TopicCreation::from_config(&props(pairs), true).unwrap_err();
+        let err = |pairs: &[(&str, &str)]| {
+            TopicCreation::from_config(&props(pairs), true)
+                .unwrap_err()
+                .to_string()
+        };
         assert_eq!(
             err(&[("topic.creation.default.partitions", "3")]),
             "Missing required configuration \"topic.creation.default.replication.factor\" which has no default value."

@@ -13,6 +13,7 @@ use super::override_policy::OverridePolicy;
 pub use super::properties::prefixed;
 use super::providers::ConfigProviders;
 use super::ConfigError;
+use super::SettingError;
 
 /// Which kind of worker a configuration is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -625,11 +626,11 @@ impl WorkerSettings {
     fn from_parsed(
         mode: WorkerMode,
         parsed: &HashMap<String, Parsed>,
-    ) -> Result<WorkerSettings, String> {
+    ) -> Result<WorkerSettings, SettingError> {
         let v = Values(parsed);
         let listeners = v.list("listeners")?;
         if listeners.is_empty() {
-            return Err("Invalid value for configuration listeners: the list of listeners must not be empty".into());
+            return Err(SettingError::Rule("Invalid value for configuration listeners: the list of listeners must not be empty".into()));
         }
         let listeners = listeners
             .iter()
@@ -640,8 +641,13 @@ impl WorkerSettings {
             .map(|l| {
                 l.iter()
                     .map(|l| {
-                        Listener::parse(l).map_err(|e| {
-                            e.replace("configuration listeners", "configuration admin.listeners")
+                        Listener::parse(l).map_err(|e| match e {
+                            SettingError::Invalid { value, reason, .. } => SettingError::Invalid {
+                                key: "admin.listeners".into(),
+                                value,
+                                reason,
+                            },
+                            other => other,
                         })
                     })
                     .collect::<Result<Vec<_>, _>>()
@@ -662,7 +668,11 @@ impl WorkerSettings {
         let rest_advertised_port = match v.opt_long("rest.advertised.port")? {
             None => None,
             Some(p) => Some(u16::try_from(p).map_err(|_| {
-                format!("Invalid value {p} for configuration rest.advertised.port: Value must be no less than 0 and no greater than 65535")
+                SettingError::invalid(
+                    "rest.advertised.port",
+                    p,
+                    "Value must be no less than 0 and no greater than 65535",
+                )
             })?),
         };
         Ok(WorkerSettings {
@@ -693,7 +703,7 @@ impl WorkerSettings {
 
 impl DistributedSettings {
     /// Reads the distributed keys.
-    fn from_values(v: &Values) -> Result<DistributedSettings, String> {
+    fn from_values(v: &Values) -> Result<DistributedSettings, SettingError> {
         let static_connectors = v.opt_list("static.connectors")?;
         let static_tasks = match v.opt_list("static.tasks")? {
             None => None,
@@ -701,7 +711,11 @@ impl DistributedSettings {
                 list.iter()
                     .map(|t| {
                         t.parse::<ConnectorTaskId>().map_err(|_| {
-                            format!("Invalid value {t} for configuration static.tasks: a task id is <connector>-<task number>, e.g. my-connector-0")
+                            SettingError::invalid(
+                                "static.tasks",
+                                t,
+                                "a task id is <connector>-<task number>, e.g. my-connector-0",
+                            )
                         })
                     })
                     .collect::<Result<Vec<_>, _>>()?,
@@ -709,13 +723,17 @@ impl DistributedSettings {
         };
         // The definition's validator already limits the value to Connect's three.
         let eos = v.string("exactly.once.source.support")?;
-        let exactly_once_source_support = ExactlyOnceSourceSupport::parse(&eos).ok_or_else(|| {
-            format!("Invalid value {eos} for configuration exactly.once.source.support: String must be one of (case insensitive): DISABLED, ENABLED, PREPARING")
-        })?;
+        let exactly_once_source_support =
+            ExactlyOnceSourceSupport::parse(&eos).ok_or_else(|| {
+                SettingError::invalid(
+                    "exactly.once.source.support",
+                    &eos,
+                    "String must be one of (case insensitive): DISABLED, ENABLED, PREPARING",
+                )
+            })?;
         let protocol = v.string("connect.protocol")?;
-        let connect_protocol = ConnectProtocol::from_config(&protocol).map_err(|e| {
-            format!("Invalid value {protocol} for configuration connect.protocol: {e}")
-        })?;
+        let connect_protocol = ConnectProtocol::from_config(&protocol)
+            .map_err(|e| SettingError::invalid("connect.protocol", &protocol, e.to_string()))?;
         Ok(DistributedSettings {
             exactly_once_source_support,
             group_id: v.string("group.id")?,
@@ -748,17 +766,20 @@ impl DistributedSettings {
 struct Values<'a>(&'a HashMap<String, Parsed>);
 
 impl Values<'_> {
-    fn get(&self, key: &str) -> Result<&Parsed, String> {
+    fn get(&self, key: &str) -> Result<&Parsed, SettingError> {
         self.0
             .get(key)
-            .ok_or_else(|| format!("Configuration {key} is not defined for this kind of worker"))
+            .ok_or_else(|| SettingError::Undefined(key.to_string()))
     }
 
-    fn mistyped(key: &str, wanted: &str) -> String {
-        format!("Configuration {key} is not of type {wanted}")
+    fn mistyped(key: &str, wanted: &'static str) -> SettingError {
+        SettingError::Mistyped {
+            key: key.to_string(),
+            wanted,
+        }
     }
 
-    fn opt_string(&self, key: &str) -> Result<Option<String>, String> {
+    fn opt_string(&self, key: &str) -> Result<Option<String>, SettingError> {
         match self.get(key)? {
             Parsed::String(s) => Ok(Some(s.clone())),
             Parsed::Null => Ok(None),
@@ -767,13 +788,12 @@ impl Values<'_> {
     }
 
     /// A string that has no null default.
-    fn string(&self, key: &str) -> Result<String, String> {
-        self.opt_string(key)?.ok_or_else(|| {
-            format!("Missing required configuration \"{key}\" which has no default value.")
-        })
+    fn string(&self, key: &str) -> Result<String, SettingError> {
+        self.opt_string(key)?
+            .ok_or_else(|| SettingError::Missing(key.to_string()))
     }
 
-    fn opt_long(&self, key: &str) -> Result<Option<i64>, String> {
+    fn opt_long(&self, key: &str) -> Result<Option<i64>, SettingError> {
         match self.get(key)? {
             Parsed::Int(x) => Ok(Some(i64::from(*x))),
             Parsed::Short(x) => Ok(Some(i64::from(*x))),
@@ -783,28 +803,27 @@ impl Values<'_> {
         }
     }
 
-    fn long(&self, key: &str) -> Result<i64, String> {
-        self.opt_long(key)?.ok_or_else(|| {
-            format!("Missing required configuration \"{key}\" which has no default value.")
-        })
+    fn long(&self, key: &str) -> Result<i64, SettingError> {
+        self.opt_long(key)?
+            .ok_or_else(|| SettingError::Missing(key.to_string()))
     }
 
-    fn int(&self, key: &str) -> Result<i32, String> {
+    fn int(&self, key: &str) -> Result<i32, SettingError> {
         i32::try_from(self.long(key)?).map_err(|_| Self::mistyped(key, "INT"))
     }
 
-    fn short(&self, key: &str) -> Result<i16, String> {
+    fn short(&self, key: &str) -> Result<i16, SettingError> {
         i16::try_from(self.long(key)?).map_err(|_| Self::mistyped(key, "SHORT"))
     }
 
-    fn boolean(&self, key: &str) -> Result<bool, String> {
+    fn boolean(&self, key: &str) -> Result<bool, SettingError> {
         match self.get(key)? {
             Parsed::Boolean(b) => Ok(*b),
             _ => Err(Self::mistyped(key, "BOOLEAN")),
         }
     }
 
-    fn opt_list(&self, key: &str) -> Result<Option<Vec<String>>, String> {
+    fn opt_list(&self, key: &str) -> Result<Option<Vec<String>>, SettingError> {
         match self.get(key)? {
             Parsed::List(l) => Ok(Some(l.clone())),
             Parsed::Null => Ok(None),
@@ -813,22 +832,21 @@ impl Values<'_> {
     }
 
     /// A list that has no null default.
-    fn list(&self, key: &str) -> Result<Vec<String>, String> {
-        self.opt_list(key)?.ok_or_else(|| {
-            format!("Missing required configuration \"{key}\" which has no default value.")
-        })
+    fn list(&self, key: &str) -> Result<Vec<String>, SettingError> {
+        self.opt_list(key)?
+            .ok_or_else(|| SettingError::Missing(key.to_string()))
     }
 
     /// A duration in ms that must not be negative.
-    fn millis(&self, key: &str) -> Result<Duration, String> {
+    fn millis(&self, key: &str) -> Result<Duration, SettingError> {
         let ms = self.long(key)?;
-        u64::try_from(ms).map(Duration::from_millis).map_err(|_| {
-            format!("Invalid value {ms} for configuration {key}: Value must be at least 0")
-        })
+        u64::try_from(ms)
+            .map(Duration::from_millis)
+            .map_err(|_| SettingError::invalid(key, ms, "Value must be at least 0"))
     }
 
     /// A duration in ms where values below `min_ms` count as `min_ms`.
-    fn millis_at_least(&self, key: &str, min_ms: u64) -> Result<Duration, String> {
+    fn millis_at_least(&self, key: &str, min_ms: u64) -> Result<Duration, SettingError> {
         let ms = self.long(key)?;
         Ok(Duration::from_millis(
             u64::try_from(ms).unwrap_or(0).max(min_ms),
@@ -846,8 +864,8 @@ pub struct Listener {
 
 impl Listener {
     /// Parses `protocol://host:port` (`http://:8083`, `http://127.0.0.1:0`, `http://[::1]:8083`).
-    pub fn parse(s: &str) -> Result<Listener, String> {
-        let bad = |why: &str| format!("Invalid value {s} for configuration listeners: {why}");
+    pub fn parse(s: &str) -> Result<Listener, SettingError> {
+        let bad = |why: &str| SettingError::invalid("listeners", s, why);
         let s = s.trim();
         if s.is_empty() {
             return Err(bad("blank listener"));

@@ -424,7 +424,7 @@ impl Herder for StandaloneHerder {
                 }
                 self.worker
                     .set_connector_target_state(name, TargetState::Paused)
-                    .map_err(|e| HerderError::Internal(e.to_string()))
+                    .map_err(HerderError::from)
             },
         )
     }
@@ -441,7 +441,7 @@ impl Herder for StandaloneHerder {
                 // are created again then).
                 self.worker
                     .set_connector_target_state(name, TargetState::Started)
-                    .map_err(|e| HerderError::Internal(e.to_string()))
+                    .map_err(HerderError::from)
             },
         )
     }
@@ -466,7 +466,7 @@ impl Herder for StandaloneHerder {
                 }
                 self.worker
                     .set_connector_target_state(name, TargetState::Stopped)
-                    .map_err(|e| HerderError::Internal(e.to_string()))
+                    .map_err(HerderError::from)
             },
         )
     }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tributary_api::connector::{ConnectorType, OffsetAlteration};
 use tributary_api::record::{SourceMap, TopicPartition};
-use tributary_api::{ConnectError, Props};
+use tributary_api::Props;
 use tributary_group::client::group_offsets::{self, offset_codes};
 use tributary_group::client::{ConnectionSecurity, GroupConfig, GroupError};
 
@@ -134,13 +134,13 @@ pub fn connector_offsets_of(
 ) -> HerderResult<ConnectorOffsets> {
     let config = worker
         .resolve_config(&format!("connector {name}"), config)
-        .map_err(|e| HerderError::Internal(e.to_string()))?;
+        .map_err(HerderError::from)?;
     let (_, kind) = connector_kind(worker, &config)?;
     let offsets = match kind {
         ConnectorType::Source => connector_offsets(
             worker
                 .offset_store_for(&config)
-                .map_err(|e| HerderError::Internal(e.to_string()))?
+                .map_err(HerderError::from)?
                 .as_ref(),
             name,
         )
@@ -287,19 +287,19 @@ pub fn modify_connector_offsets(
 ) -> HerderResult<Message> {
     let config = worker
         .resolve_config(&format!("connector {name}"), stored_config)
-        .map_err(|e| HerderError::Internal(e.to_string()))?;
+        .map_err(HerderError::from)?;
     let (class, kind) = connector_kind(worker, &config)?;
     let mut connector = worker
         .plugins
         .new_connector(&class)
         .map_err(|e| HerderError::Internal(e.to_string()))?;
     let reset = offsets.is_none();
-    let hook_error = |e: ConnectError| HerderError::Internal(e.to_string());
+    let hook_error = HerderError::from;
     match kind {
         ConnectorType::Source => {
             let store = worker
                 .offset_store_for(&config)
-                .map_err(|e| HerderError::Internal(e.to_string()))?;
+                .map_err(HerderError::from)?;
             let wanted: Vec<(SourceMap, Option<SourceMap>)> = match offsets {
                 None => connector_offsets(store.as_ref(), name)
                     .map_err(|e| {

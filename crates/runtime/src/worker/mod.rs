@@ -607,7 +607,11 @@ impl Worker {
                         .err()
                         .map(|e| e.to_string())
                 })
-                .or_else(|| self.topic_creation(&config, kind).err())
+                .or_else(|| {
+                    self.topic_creation(&config, kind)
+                        .err()
+                        .map(|e| e.to_string())
+                })
         });
         let instance = match (refused, self.plugins.new_connector(&class)) {
             (None, Ok(c)) => c,
@@ -768,7 +772,8 @@ impl Worker {
         &self,
         config: &Props,
         kind: ConnectorType,
-    ) -> Result<Option<crate::config::topic_creation::TopicCreation>, String> {
+    ) -> Result<Option<crate::config::topic_creation::TopicCreation>, crate::config::SettingError>
+    {
         if kind != ConnectorType::Source {
             return Ok(None);
         }
@@ -1035,7 +1040,7 @@ impl Worker {
         }
         let topic_creation = self
             .topic_creation(connector_config, kind)
-            .map_err(|m| fail(ConnectError::config(m)))?;
+            .map_err(|e| fail(ConnectError::config(e.to_string())))?;
         let errors = ErrorHandlingConfig::from_props(connector_config, kind).map_err(fail)?;
         let converters = converters::task_converters(&self.plugins, &self.config, connector_config)
             .map_err(fail)?;

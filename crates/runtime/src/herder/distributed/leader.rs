@@ -22,7 +22,7 @@ pub(super) fn leader_write_task_configs(
     }
     s.config
         .put_task_configs(name, configs)
-        .map_err(|e| HerderError::Internal(e.to_string()))
+        .map_err(HerderError::from)
 }
 
 /// The leader's round of zombie fencing for a source connector (Connect's
@@ -96,7 +96,7 @@ pub(super) fn leader_fence_zombies(s: &Shared, name: &str) -> HerderResult<()> {
             let resolved = s
                 .worker
                 .resolve_config(&format!("connector {name}"), config)
-                .map_err(|e| HerderError::Internal(e.to_string()))?;
+                .map_err(HerderError::from)?;
             let client = crate::config::clients::connector_admin_config(
                 &s.worker.config,
                 crate::config::worker::prefixed(&resolved, "admin.override."),

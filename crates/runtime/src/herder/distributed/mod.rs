@@ -347,7 +347,7 @@ impl DistributedHerder {
         &self,
         f: impl FnOnce(&KafkaConfigBackingStore) -> tributary_api::ConnectResult<()>,
     ) -> HerderResult<()> {
-        f(&self.shared.config).map_err(|e| HerderError::Internal(e.to_string()))
+        f(&self.shared.config).map_err(HerderError::from)
     }
 }
 
