@@ -30,12 +30,9 @@ fn input<'a>(
     generation: i32,
 ) -> RoundInput<'a> {
     RoundInput {
-        leader_id,
-        members,
-        leader_snapshot,
         last_completed_generation,
         generation,
-        now_ms: 0,
+        ..RoundInput::first(leader_id, members, leader_snapshot)
     }
 }
 

@@ -24,23 +24,6 @@ use tributary_group::{Assignment, ConnectProtocol, ConnectorTaskId, WorkerMetada
 
 const DELAY: i32 = 300_000;
 
-/// A round's inputs for a first leader (no completed generation) joining generation 1 at leader
-/// clock 0.
-fn input<'a>(
-    leader_id: &'a str,
-    members: &'a [(String, WorkerMetadata)],
-    leader_snapshot: ConfigSnapshot,
-) -> RoundInput<'a> {
-    RoundInput {
-        leader_id,
-        members,
-        leader_snapshot,
-        last_completed_generation: -1,
-        generation: 1,
-        now_ms: 0,
-    }
-}
-
 /// A worker's static claims (`None`, `None` = wildcard).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Spec {
@@ -998,7 +981,7 @@ fn wire_level_assignments_are_v3() {
         &mut state,
         ConnectProtocol::Static,
         &members,
-        input("m1", &[], snap.clone()),
+        RoundInput::first("m1", &[], snap.clone()),
         || panic!("not behind"),
     )
     .unwrap();
@@ -1026,12 +1009,14 @@ fn wire_level_assignments_are_v3() {
         offset: 3,
         ..snap.clone()
     };
-    let out = perform_assignment(&mut behind, input("m1", &decoded_members, stale), || {
-        ConfigSnapshot {
+    let out = perform_assignment(
+        &mut behind,
+        RoundInput::first("m1", &decoded_members, stale),
+        || ConfigSnapshot {
             offset: 4,
             ..snap.clone()
-        }
-    });
+        },
+    );
     assert!(out.values().all(|a| a.error == CONFIG_MISMATCH));
     assert_eq!(behind.previous_generation(), -1);
 
@@ -1040,7 +1025,7 @@ fn wire_level_assignments_are_v3() {
     let bad_input = RoundInput {
         last_completed_generation: 1,
         generation: 2,
-        ..input("m1", &[], snap)
+        ..RoundInput::first("m1", &[], snap)
     };
     assert!(assignments_on_wire(
         &mut state,

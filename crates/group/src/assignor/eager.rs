@@ -69,21 +69,6 @@ mod tests {
         ConnectProtocol, ConnectorTaskId, ProtocolError, WorkerMetadata, CONFIG_MISMATCH,
     };
 
-    fn input<'a>(
-        leader_id: &'a str,
-        members: &'a [(String, WorkerMetadata)],
-        leader_snapshot: ConfigSnapshot,
-    ) -> RoundInput<'a> {
-        RoundInput {
-            leader_id,
-            members,
-            leader_snapshot,
-            last_completed_generation: -1,
-            generation: 1,
-            now_ms: 0,
-        }
-    }
-
     /// One eager round through [`perform_assignment`].
     fn perform_eager_assignment(
         leader_id: &str,
@@ -93,7 +78,7 @@ mod tests {
     ) -> BTreeMap<String, Assignment> {
         perform_assignment(
             &mut EagerAssignor,
-            input(leader_id, members, leader_snapshot),
+            RoundInput::first(leader_id, members, leader_snapshot),
             fresh,
         )
     }
@@ -109,7 +94,7 @@ mod tests {
             &mut EagerAssignor,
             ConnectProtocol::Eager,
             members,
-            input(leader_id, &[], leader_snapshot),
+            RoundInput::first(leader_id, &[], leader_snapshot),
             fresh,
         )
     }

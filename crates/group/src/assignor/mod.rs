@@ -270,6 +270,25 @@ pub struct RoundInput<'a> {
     pub now_ms: i64,
 }
 
+impl<'a> RoundInput<'a> {
+    /// The inputs of a new leader's first round: no completed generation (-1), generation 1,
+    /// clock 0 (what a simulation's first round or a one-off assignment needs).
+    pub fn first(
+        leader_id: &'a str,
+        members: &'a [(String, WorkerMetadata)],
+        leader_snapshot: ConfigSnapshot,
+    ) -> RoundInput<'a> {
+        RoundInput {
+            leader_id,
+            members,
+            leader_snapshot,
+            last_completed_generation: -1,
+            generation: 1,
+            now_ms: 0,
+        }
+    }
+}
+
 /// One leader round (Connect's `performAssignment`): the config-offset check (CONFIG_MISMATCH
 /// for every member, `assignor` not asked and its state untouched, when the leader is behind),
 /// then `assignor` on the checked snapshot. The leader's URL comes from its own metadata entry
