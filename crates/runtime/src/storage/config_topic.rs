@@ -810,6 +810,53 @@ impl KafkaConfigBackingStore {
     }
 }
 
+impl super::config_store::ConfigBackingStore for KafkaConfigBackingStore {
+    fn snapshot(&self) -> Arc<ClusterConfigState> {
+        KafkaConfigBackingStore::snapshot(self)
+    }
+    fn refresh(&self, timeout: Duration) -> ConnectResult<()> {
+        KafkaConfigBackingStore::refresh(self, timeout)
+    }
+    fn claim_write_privileges(&self) -> ConnectResult<()> {
+        KafkaConfigBackingStore::claim_write_privileges(self)
+    }
+    fn relinquish_write_privileges(&self) {
+        KafkaConfigBackingStore::relinquish_write_privileges(self)
+    }
+    fn put_connector_config(
+        &self,
+        name: &str,
+        config: &Props,
+        target: Option<TargetState>,
+    ) -> ConnectResult<()> {
+        KafkaConfigBackingStore::put_connector_config(self, name, config, target)
+    }
+    fn remove_connector_config(&self, name: &str) -> ConnectResult<()> {
+        KafkaConfigBackingStore::remove_connector_config(self, name)
+    }
+    fn put_task_configs(&self, name: &str, configs: &[Props]) -> ConnectResult<()> {
+        KafkaConfigBackingStore::put_task_configs(self, name, configs)
+    }
+    fn put_target_state(&self, name: &str, target: TargetState) -> ConnectResult<()> {
+        KafkaConfigBackingStore::put_target_state(self, name, target)
+    }
+    fn put_restart_request(&self, request: &RestartRequest) -> ConnectResult<()> {
+        KafkaConfigBackingStore::put_restart_request(self, request)
+    }
+    fn put_session_key(&self, key: &SessionKey) -> ConnectResult<()> {
+        KafkaConfigBackingStore::put_session_key(self, key)
+    }
+    fn put_task_count_record(&self, name: &str, tasks: u32) -> ConnectResult<()> {
+        KafkaConfigBackingStore::put_task_count_record(self, name, tasks)
+    }
+    fn put_logger_level(&self, namespace: &str, level: &str) -> ConnectResult<()> {
+        KafkaConfigBackingStore::put_logger_level(self, namespace, level)
+    }
+    fn stop(&self) {
+        KafkaConfigBackingStore::stop(self)
+    }
+}
+
 /// The part of the state a config record with `key` can change, copied: comparing it before
 /// and after the record tells whether the record changed anything, at the cost of one
 /// connector rather than of the whole state.

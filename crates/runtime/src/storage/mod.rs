@@ -2,6 +2,7 @@
 //! and connector/task statuses live. Standalone workers keep offsets in a file
 //! ([`offset_file`]) and statuses in memory ([`status`]).
 
+pub mod config_store;
 pub mod config_topic;
 pub mod connector_offset_store;
 pub mod kafka_log;

@@ -84,22 +84,73 @@ pub trait StatusBackingStore: Send + Sync {
     fn delete_topics(&self, connector: &str);
 }
 
+/// What a distributed herder needs of a status store beyond [`StatusBackingStore`]: the
+/// status topic shared by the cluster (Connect's `KafkaStatusBackingStore` calls of the same
+/// names). Implemented by the status topic store and, for tests of the herder without Kafka, by
+/// [`MemoryStatusBackingStore`], where every write is read at once.
+pub trait ClusterStatusStore: StatusBackingStore {
+    /// Waits for queued writes (up to Connect's 10 s).
+    fn flush(&self);
+    /// Waits at most `timeout` for queued writes.
+    fn flush_within(&self, timeout: std::time::Duration);
+    /// Reads every status written before this call; errors after `timeout`.
+    fn refresh(&self, timeout: std::time::Duration) -> tributary_api::ConnectResult<()>;
+    /// Registers the listener called with every status read from now on (this worker's own
+    /// too); it must not block. Replaces an earlier one.
+    fn on_status(&self, f: StatusListener);
+    /// Every connector with a status.
+    fn connectors(&self) -> Vec<String>;
+    /// Stops following the topic.
+    fn stop(&self);
+}
+
+/// A listener of [`ClusterStatusStore::on_status`].
+pub type StatusListener = Box<dyn Fn(&Status) + Send + Sync>;
+
 /// Statuses in memory (`MemoryStatusBackingStore`).
 #[derive(Default)]
 pub struct MemoryStatusBackingStore {
+    listener: RwLock<Option<StatusListener>>,
     connectors: RwLock<HashMap<String, Status>>,
     tasks: RwLock<HashMap<String, BTreeMap<u32, Status>>>,
     topics: RwLock<HashMap<String, std::collections::BTreeSet<String>>>,
 }
 
+impl MemoryStatusBackingStore {
+    /// Hands `status` to the listener of [`ClusterStatusStore::on_status`], if any.
+    fn notify(&self, status: &Status) {
+        if let Some(f) = self.listener.read().unwrap().as_ref() {
+            f(status);
+        }
+    }
+}
+
+/// Every write is read at once: nothing to flush or to catch up with.
+impl ClusterStatusStore for MemoryStatusBackingStore {
+    fn flush(&self) {}
+    fn flush_within(&self, _timeout: std::time::Duration) {}
+    fn refresh(&self, _timeout: std::time::Duration) -> tributary_api::ConnectResult<()> {
+        Ok(())
+    }
+    fn on_status(&self, f: StatusListener) {
+        *self.listener.write().unwrap() = Some(f);
+    }
+    fn connectors(&self) -> Vec<String> {
+        self.connectors.read().unwrap().keys().cloned().collect()
+    }
+    fn stop(&self) {}
+}
+
 impl StatusBackingStore for MemoryStatusBackingStore {
     fn put_connector(&self, connector: &str, status: Status) {
+        self.notify(&status);
         self.connectors
             .write()
             .unwrap()
             .insert(connector.to_string(), status);
     }
     fn put_task(&self, id: &ConnectorTaskId, status: Status) {
+        self.notify(&status);
         self.tasks
             .write()
             .unwrap()
@@ -153,5 +204,48 @@ impl StatusBackingStore for MemoryStatusBackingStore {
     }
     fn delete_topics(&self, connector: &str) {
         self.topics.write().unwrap().remove(connector);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    #[test]
+    fn the_memory_store_hands_every_write_to_its_listener_and_lists_its_connectors() {
+        let store = MemoryStatusBackingStore::default();
+        let seen: Arc<Mutex<Vec<(State, String)>>> = Arc::default();
+        let sink = seen.clone();
+        ClusterStatusStore::on_status(
+            &store,
+            Box::new(move |s: &Status| {
+                sink.lock().unwrap().push((s.state, s.worker_id.clone()));
+            }),
+        );
+        let status = |state, worker: &str| Status {
+            state,
+            trace: None,
+            worker_id: worker.into(),
+            generation: 1,
+            version: None,
+        };
+        store.put_connector("c", status(State::Running, "a:1"));
+        store.put_task(
+            &ConnectorTaskId::new("c", 0),
+            status(State::Unassigned, "b:1"),
+        );
+        assert_eq!(
+            *seen.lock().unwrap(),
+            vec![
+                (State::Running, "a:1".to_string()),
+                (State::Unassigned, "b:1".to_string())
+            ]
+        );
+        assert_eq!(
+            ClusterStatusStore::connectors(&store),
+            vec!["c".to_string()]
+        );
+        assert!(ClusterStatusStore::refresh(&store, std::time::Duration::ZERO).is_ok());
     }
 }

@@ -10,7 +10,7 @@ use serde_json::{json, Value as Json};
 use tributary_api::ConnectResult;
 
 use super::kafka_log::{KafkaBasedLog, LogRecord, LogWriter, Recovery};
-use super::status::{State, Status, StatusBackingStore};
+use super::status::{State, Status, StatusBackingStore, StatusListener};
 use super::topic_admin::ManagedTopic;
 use crate::ConnectorTaskId;
 
@@ -64,10 +64,6 @@ pub fn parse_status(bytes: &[u8]) -> Option<Status> {
         version: v.get("version").and_then(Json::as_str).map(str::to_string),
     })
 }
-
-/// Called with every connector or task status read from the topic after it was registered
-/// ([`KafkaStatusBackingStore::on_status`]).
-type StatusListener = Box<dyn Fn(&Status) + Send + Sync>;
 
 impl Cache {
     /// Applies one record; `at` is its (partition, offset), named by every warning about a
@@ -314,6 +310,27 @@ impl KafkaStatusBackingStore {
             .keys()
             .cloned()
             .collect()
+    }
+}
+
+impl super::status::ClusterStatusStore for KafkaStatusBackingStore {
+    fn flush(&self) {
+        KafkaStatusBackingStore::flush(self)
+    }
+    fn flush_within(&self, timeout: std::time::Duration) {
+        KafkaStatusBackingStore::flush_within(self, timeout)
+    }
+    fn refresh(&self, timeout: std::time::Duration) -> ConnectResult<()> {
+        KafkaStatusBackingStore::refresh(self, timeout)
+    }
+    fn on_status(&self, f: super::status::StatusListener) {
+        *self.listener.write().unwrap() = Some(f);
+    }
+    fn connectors(&self) -> Vec<String> {
+        KafkaStatusBackingStore::connectors(self)
+    }
+    fn stop(&self) {
+        KafkaStatusBackingStore::stop(self)
     }
 }
 

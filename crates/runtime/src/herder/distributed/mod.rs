@@ -51,10 +51,11 @@ use crate::config::worker::ExactlyOnceSourceSupport;
 use crate::config::worker::WorkerConfig;
 use crate::config_records::RestartRequest;
 use crate::plugins::Plugins;
+use crate::storage::config_store::ConfigBackingStore;
 use crate::storage::config_topic::{ClusterConfigState, ConfigEvent, KafkaConfigBackingStore};
 use crate::storage::connector_offset_store::ConnectorOffsetTopics;
 use crate::storage::offset_topic::KafkaOffsetBackingStore;
-use crate::storage::status::{State, Status, StatusBackingStore};
+use crate::storage::status::{ClusterStatusStore, State, Status, StatusBackingStore};
 use crate::storage::status_topic::KafkaStatusBackingStore;
 use crate::storage::topic_admin::{ensure_topics, InternalTopic, ManagedTopic};
 use crate::worker::{TargetState, TaskCountersSnapshot, Worker};
@@ -103,8 +104,10 @@ impl View {
 
 struct Shared {
     worker: Arc<Worker>,
-    config: Arc<KafkaConfigBackingStore>,
-    statuses: Arc<KafkaStatusBackingStore>,
+    /// The config topic (the Kafka store; an in-memory one in tests).
+    config: Arc<dyn ConfigBackingStore>,
+    /// The status topic (the Kafka store; an in-memory one in tests).
+    statuses: Arc<dyn ClusterStatusStore>,
     offsets: Arc<KafkaOffsetBackingStore>,
     cluster_id: Option<String>,
     /// Advertised REST URL with a trailing slash, as Java puts it in member metadata.
@@ -345,9 +348,9 @@ impl DistributedHerder {
 
     fn write(
         &self,
-        f: impl FnOnce(&KafkaConfigBackingStore) -> tributary_api::ConnectResult<()>,
+        f: impl FnOnce(&dyn ConfigBackingStore) -> tributary_api::ConnectResult<()>,
     ) -> HerderResult<()> {
-        f(&self.shared.config).map_err(HerderError::from)
+        f(self.shared.config.as_ref()).map_err(HerderError::from)
     }
 }
 

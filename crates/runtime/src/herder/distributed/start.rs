@@ -246,11 +246,11 @@ impl DistributedHerder {
         // once rather than up to `heartbeat.interval.ms` later.
         let heartbeats = coordinator.heartbeat_handle();
         let me = shared.worker.worker_id.clone();
-        shared.statuses.on_status(move |status| {
+        shared.statuses.on_status(Box::new(move |status: &Status| {
             if status.state == State::Unassigned && status.worker_id != me {
                 heartbeats.expedite(EXPEDITE_AFTER_STOP);
             }
-        });
+        }));
         let (stop_tx, stop_rx) = watch::channel(false);
         let lp = HerderLoop {
             shared: shared.clone(),
