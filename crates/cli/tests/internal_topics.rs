@@ -323,3 +323,60 @@ fn existing_internal_topics_that_break_connects_rules_stop_startup_naming_the_se
         assert_eq!(partitions, if topic.ends_with("configs") { 1 } else { 5 });
     }
 }
+
+/// `internal.topics.automatic.creation.enable=false` (Connect 4.2): a worker whose internal
+/// topics are missing does not create them and stops at startup with Connect's message naming
+/// the topic, its setting and the key; once an operator created them (compacted, the config
+/// topic with one partition), the same worker starts and runs a connector, and creates
+/// nothing itself.
+#[test]
+fn a_worker_that_may_not_create_its_internal_topics_stops_when_they_are_missing() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let group = unique("no-auto-create");
+    let props = distributed_properties(
+        &bootstrap,
+        &group,
+        "internal.topics.automatic.creation.enable=false",
+    );
+    let (ok, out) = run_to_exit(&dir.path().join("a"), &props);
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains(&format!("Topic '{group}-configs' specified via the 'config.storage.topic' property is missing. The config 'internal.topics.automatic.creation.enable' is set to 'false', so automatic creation of internal topics is disabled. Either enable automatic creation or create the topics manually.")),
+        "{out}"
+    );
+    for suffix in ["configs", "offsets", "status"] {
+        assert!(
+            describe(&bootstrap, &format!("{group}-{suffix}")).is_none(),
+            "{group}-{suffix} was created"
+        );
+    }
+
+    // Created by hand: the worker starts on them.
+    let compact = [("cleanup.policy", "compact")];
+    create_topic_with_configs(&bootstrap, &format!("{group}-configs"), 1, &compact);
+    create_topic_with_configs(&bootstrap, &format!("{group}-offsets"), 2, &compact);
+    create_topic_with_configs(&bootstrap, &format!("{group}-status"), 1, &compact);
+    let w = DistributedWorker::start(
+        dir.path(),
+        "b",
+        &bootstrap,
+        &group,
+        "internal.topics.automatic.creation.enable=false",
+    );
+    w.wait_joined();
+    let body = json!({"name": "seq", "config": {
+        "connector.class": "VerifiableSource", "tasks.max": "1",
+        "topic": format!("{group}-data"), "throughput": "10",
+    }});
+    assert_eq!(
+        w.send("POST", "/connectors", Some(&body.to_string())).0,
+        201
+    );
+    w.wait_state("seq", 1, "RUNNING");
+    // The offsets topic kept the partitions it was created with.
+    assert_eq!(
+        describe(&bootstrap, &format!("{group}-offsets")).map(|(p, _)| p),
+        Some(2)
+    );
+}

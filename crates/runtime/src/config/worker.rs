@@ -208,6 +208,14 @@ pub fn distributed_config_def() -> ConfigDef {
             "Backoff before rejoining after failing to catch up, ms.",
         )
         .define(
+            "internal.topics.automatic.creation.enable",
+            Boolean,
+            Some(Some("true")),
+            None,
+            Medium,
+            "Whether the worker creates its internal topics (offsets, config, status, and connector-specific offsets topics) when they are missing; when false a missing one stops the worker (Connect 4.2).",
+        )
+        .define(
             "scheduled.rebalance.max.delay.ms",
             Int,
             Some(Some("300000")),
@@ -582,6 +590,9 @@ pub struct DistributedSettings {
     pub worker_unsync_backoff: Duration,
     /// `scheduled.rebalance.max.delay.ms` (INT, ms; default 300000 ms); must not be negative.
     pub scheduled_rebalance_max_delay: Duration,
+    /// `internal.topics.automatic.creation.enable` (BOOLEAN; default true; Connect 4.2): whether
+    /// the worker creates missing internal topics, connector-specific offsets topics included.
+    pub internal_topics_automatic_creation: bool,
     /// `connect.protocol` (STRING; default `sessioned`).
     pub connect_protocol: ConnectProtocol,
     /// `inter.worker.key.ttl.ms` (INT, ms; default 3600000 ms); must not be negative.
@@ -751,6 +762,8 @@ impl DistributedSettings {
             worker_sync_timeout: v.millis("worker.sync.timeout.ms")?,
             worker_unsync_backoff: v.millis("worker.unsync.backoff.ms")?,
             scheduled_rebalance_max_delay: v.millis("scheduled.rebalance.max.delay.ms")?,
+            internal_topics_automatic_creation: v
+                .boolean("internal.topics.automatic.creation.enable")?,
             connect_protocol,
             inter_worker_key_ttl: v.millis("inter.worker.key.ttl.ms")?,
             inter_worker_verification_algorithms: v.list("inter.worker.verification.algorithms")?,

@@ -512,7 +512,15 @@ impl Follower {
             return;
         };
         let spec = &recovery.topic.topic;
-        if !self.lost.swap(true, Ordering::AcqRel) {
+        if !spec.auto_create && !self.lost.swap(true, Ordering::AcqRel) {
+            tracing::error!(
+                topic = spec.name,
+                setting = spec.setting,
+                "internal topic '{}' ({}) {what} while this worker was running; internal.topics.automatic.creation.enable=false, so the worker does not create it: waiting for it to be created, then reading it from the start and publishing what this worker holds",
+                spec.name,
+                spec.setting,
+            );
+        } else if !self.lost.swap(true, Ordering::AcqRel) {
             tracing::error!(
             topic = spec.name,
             setting = spec.setting,

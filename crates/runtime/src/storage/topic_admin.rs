@@ -26,7 +26,16 @@ pub struct InternalTopic {
     pub single_partition: bool,
     /// Which worker key sets this topic, for error messages (e.g. `config.storage.topic`).
     pub setting: &'static str,
+    /// Whether the worker may create the topic when it is missing
+    /// (`internal.topics.automatic.creation.enable`, Connect 4.2; default true). When false, a
+    /// missing topic is an error naming the topic, its setting and that key.
+    pub auto_create: bool,
 }
+
+/// The worker key that lets the worker create its internal topics (Connect 4.2's
+/// `DistributedConfig.INTERNAL_TOPICS_AUTOMATIC_CREATION_ENABLE_CONFIG`).
+pub const INTERNAL_TOPICS_AUTOMATIC_CREATION_ENABLE: &str =
+    "internal.topics.automatic.creation.enable";
 
 /// An internal topic together with the admin client configuration that creates it: what a
 /// store needs to create its topic again when it is deleted while the worker runs.
@@ -76,8 +85,33 @@ fn create_and_check(
     set_initial_token(admin.inner(), admin_config)
         .map_err(|e| ConnectError::connect(format!("Admin client: {e}")))?;
     let opts = AdminOptions::new().operation_timeout(Some(std::time::Duration::from_secs(30)));
+    // Topics the worker may not create must exist already (Connect's
+    // `KafkaTopicBasedBackingStore` with `internal.topics.automatic.creation.enable=false`).
+    // Looked up in the metadata of all topics, which never creates one (a metadata request
+    // naming a topic could, on a broker with `auto.create.topics.enable`).
+    let must_exist: Vec<&InternalTopic> = topics.iter().filter(|t| !t.auto_create).collect();
+    if !must_exist.is_empty() {
+        let md = admin
+            .inner()
+            .fetch_metadata(None, std::time::Duration::from_secs(30))
+            .map_err(|e| {
+                ConnectError::connect(format!(
+                    "Failed to list the topics to find {}: {e}",
+                    must_exist[0].name
+                ))
+            })?;
+        for topic in must_exist {
+            if !md.topics().iter().any(|t| t.name() == topic.name) {
+                return Err(ConnectError::connect(format!(
+                    "Topic '{}' specified via the '{}' property is missing. The config '{INTERNAL_TOPICS_AUTOMATIC_CREATION_ENABLE}' is set to 'false', so automatic creation of internal topics is disabled. Either enable automatic creation or create the topics manually.",
+                    topic.name, topic.setting
+                )));
+            }
+        }
+    }
     let new_topics: Vec<NewTopic<'_>> = topics
         .iter()
+        .filter(|topic| topic.auto_create)
         .map(|topic| {
             let replication = TopicReplication::Fixed(topic.replication_factor);
             let mut new_topic = NewTopic::new(&topic.name, topic.partitions, replication)
@@ -93,8 +127,12 @@ fn create_and_check(
         .map(|t| t.name.as_str())
         .collect::<Vec<_>>()
         .join(", ");
-    let results = futures::executor::block_on(admin.create_topics(&new_topics, &opts))
-        .map_err(|e| ConnectError::connect(format!("Failed to create topic {names}: {e}")))?;
+    let results = if new_topics.is_empty() {
+        Vec::new()
+    } else {
+        futures::executor::block_on(admin.create_topics(&new_topics, &opts))
+            .map_err(|e| ConnectError::connect(format!("Failed to create topic {names}: {e}")))?
+    };
     let setting_of = |name: &str| {
         topics
             .iter()

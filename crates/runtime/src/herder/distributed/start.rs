@@ -93,6 +93,7 @@ impl DistributedHerder {
                         configs: topic_configs(&config, prefix),
                         single_partition: *single,
                         setting,
+                        auto_create: d.internal_topics_automatic_creation,
                     },
                 },
             )
