@@ -40,7 +40,7 @@ pub enum KeyMapping {
 }
 
 /// Every Java producer, consumer and admin client key (`ProducerConfig`, `ConsumerConfig`,
-/// `AdminClientConfig`, `CommonClientConfigs` of Kafka 4.1) and what becomes of it. Security
+/// `AdminClientConfig`, `CommonClientConfigs` of Kafka 4.1, and those added up to 4.4) and what becomes of it. Security
 /// keys (`security.protocol`, `ssl.*`, `sasl.*`) are not listed: [`KafkaSecurity`] reads them.
 pub const JAVA_CLIENT_KEYS: &[(&str, KeyMapping)] = {
     use KeyMapping::*;
@@ -52,6 +52,7 @@ pub const JAVA_CLIENT_KEYS: &[(&str, KeyMapping)] = {
         ("auto.offset.reset", Converted("auto.offset.reset")),
         ("batch.size", Same),
         ("bootstrap.controllers", Dropped("librdkafka clients connect to brokers only")),
+        ("bootstrap.resolve.timeout.ms", Dropped("librdkafka resolves the bootstrap servers on each connection attempt; it has no separate resolution timeout")),
         ("bootstrap.servers", Same),
         // Bytes to KiB.
         ("buffer.memory", Converted("queue.buffering.max.kbytes")),
@@ -98,6 +99,7 @@ pub const JAVA_CLIENT_KEYS: &[(&str, KeyMapping)] = {
         // metadata.max.age.ms is a cache lifetime, set to three times the period).
         ("metadata.max.age.ms", Converted("topic.metadata.refresh.interval.ms")),
         ("metadata.max.idle.ms", Dropped("librdkafka has no idle-topic metadata expiry")),
+        ("metadata.cluster.check.enable", Dropped("librdkafka does not send the cluster and node check of Kafka 4.4's clients")),
         ("metadata.recovery.rebootstrap.trigger.ms", Same),
         ("metadata.recovery.strategy", Same),
         ("metric.reporters", Dropped("Java metric reporters cannot run in librdkafka")),

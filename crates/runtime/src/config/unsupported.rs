@@ -37,7 +37,7 @@ impl WorkerSupport {
         let settings = config.settings();
         WorkerSupport {
             connector_offsets_topics: config.mode == super::worker::WorkerMode::Distributed,
-            override_policy: settings.connector_client_config_override_policy,
+            override_policy: settings.connector_client_config_override_policy.clone(),
             converters: [
                 &settings.key_converter,
                 &settings.value_converter,
@@ -322,6 +322,21 @@ mod tests {
         );
         let n = unsupported_settings(&c, ConnectorType::Source, &with(OverridePolicy::None));
         assert_eq!(n.len(), 2);
+        // KIP-1188: only the listed keys.
+        let allow = OverridePolicy::Allowlist(vec!["linger.ms".into(), "fetch.min.bytes".into()]);
+        let a = unsupported_settings(&c, ConnectorType::Source, &with(allow));
+        assert_eq!(keys(&a), vec![("producer.override.sasl.mechanism", true)]);
+        assert_eq!(
+            a[0].message,
+            "The 'Allowlist' policy does not allow 'sasl.mechanism' to be overridden in the connector configuration."
+        );
+        let empty = unsupported_settings(
+            &c,
+            ConnectorType::Source,
+            &with(OverridePolicy::Allowlist(Vec::new())),
+        );
+        // A source connector's consumer overrides are not its clients' (as with None).
+        assert_eq!(empty.len(), 2);
         // A sink's producer overrides count only with a dead letter queue, which uses them.
         let sink = |extra: &[(&str, &str)]| {
             let mut c = c.clone();
@@ -346,10 +361,11 @@ mod tests {
         );
         assert_eq!(
             OverridePolicy::parse(
-                "org.apache.kafka.connect.connector.policy.NoneConnectorClientConfigOverridePolicy"
+                "org.apache.kafka.connect.connector.policy.NoneConnectorClientConfigOverridePolicy",
+                &[]
             ),
             Ok(OverridePolicy::None)
         );
-        assert!(OverridePolicy::parse("Custom").is_err());
+        assert!(OverridePolicy::parse("Custom", &[]).is_err());
     }
 }

@@ -64,6 +64,7 @@ pub fn worker_config_def() -> ConfigDef {
         .define("topic.tracking.enable", Boolean, Some(Some("true")), None, Low, "Whether active topics are tracked (KIP-558).")
         .define("topic.tracking.allow.reset", Boolean, Some(Some("true")), None, Low, "Whether PUT /connectors/{c}/topics/reset is allowed.")
         .define("connector.client.config.override.policy", String, Some(Some("All")), None, Medium, "Which client overrides connectors may set.")
+        .define("connector.client.config.override.allowlist", List, Some(Some("")), None, Medium, "With the Allowlist policy (KIP-1188), the client configurations connectors may override; empty: none.")
         .define("client.id", String, Some(Some("")), None, Low, "Client id prefix.")
         .define("config.providers", List, Some(Some("")), None, Low, "Names of the config providers resolving ${provider:path:key} references, each with config.providers.<name>.class (Connect's FileConfigProvider, DirectoryConfigProvider or EnvVarConfigProvider) and config.providers.<name>.param.* settings.")
 }
@@ -675,7 +676,8 @@ impl WorkerSettings {
             }
         };
         let policy = v.string("connector.client.config.override.policy")?;
-        let connector_client_config_override_policy = OverridePolicy::parse(&policy)?;
+        let allowlist = v.list("connector.client.config.override.allowlist")?;
+        let connector_client_config_override_policy = OverridePolicy::parse(&policy, &allowlist)?;
         let rest_advertised_port = match v.opt_long("rest.advertised.port")? {
             None => None,
             Some(p) => Some(u16::try_from(p).map_err(|_| {
@@ -1252,6 +1254,21 @@ mod tests {
         assert_eq!(
             s.connector_client_config_override_policy,
             OverridePolicy::None
+        );
+        let allow = settings_with(
+            WorkerMode::Distributed,
+            &[
+                ("connector.client.config.override.policy", "Allowlist"),
+                (
+                    "connector.client.config.override.allowlist",
+                    "linger.ms, sasl.jaas.config",
+                ),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            allow.connector_client_config_override_policy,
+            OverridePolicy::Allowlist(vec!["linger.ms".into(), "sasl.jaas.config".into()])
         );
         let d = s.distributed().unwrap();
         assert_eq!(d.config_storage_replication_factor, 1);
