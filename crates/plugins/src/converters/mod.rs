@@ -5,6 +5,9 @@
 //! - [`json::JsonConverter`], `org.apache.kafka.connect.json.JsonConverter` (also a header
 //!   converter)
 //! - [`header::SimpleHeaderConverter`], `org.apache.kafka.connect.storage.SimpleHeaderConverter`
+//! - [`primitive::NumberConverter`] as `ShortConverter`, `IntegerConverter`, `LongConverter`,
+//!   `FloatConverter` and `DoubleConverter`, and [`primitive::BooleanConverter`] (KIP-959), all
+//!   in `org.apache.kafka.connect.converters` (also header converters)
 //!
 //! Their output is byte-compatible with Kafka Connect's; `conformance/java/JsonConverterVectors.java`
 //! produced the golden vectors the tests compare against.
@@ -13,6 +16,7 @@ pub mod byte_array;
 pub mod header;
 pub mod java_fmt;
 pub mod json;
+pub mod primitive;
 pub mod string;
 
 use tributary_api::config::{ConfigDef, ConfigType, Importance, Validator};
@@ -23,11 +27,11 @@ use tributary_api::Props;
 /// The version the built-in converters report.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The converter plugins: String, ByteArray and Json converters; SimpleHeaderConverter and
-/// JsonConverter (plus StringConverter and ByteArrayConverter, which Java also lets be used
-/// for headers) as header converters.
+/// The converter plugins: String, ByteArray, Json and the primitive converters;
+/// SimpleHeaderConverter and JsonConverter (plus StringConverter, ByteArrayConverter and the
+/// primitive converters, which Java also lets be used for headers) as header converters.
 pub fn plugins() -> PluginSet {
-    PluginSet {
+    let mut set = PluginSet {
         converters: vec![
             ConverterPlugin {
                 class: "org.apache.kafka.connect.storage.StringConverter",
@@ -82,7 +86,44 @@ pub fn plugins() -> PluginSet {
             },
         ],
         ..PluginSet::default()
+    };
+    for kind in [
+        primitive::NumberKind::Short,
+        primitive::NumberKind::Integer,
+        primitive::NumberKind::Long,
+        primitive::NumberKind::Float,
+        primitive::NumberKind::Double,
+    ] {
+        set.converters.push(ConverterPlugin {
+            class: kind.class(),
+            version: VERSION,
+            new: std::sync::Arc::new(move || {
+                Box::new(primitive::NumberConverter::new(kind)) as Box<dyn Converter>
+            }),
+        });
+        set.header_converters.push(HeaderConverterPlugin {
+            class: kind.class(),
+            version: VERSION,
+            new: std::sync::Arc::new(move || {
+                Box::new(primitive::NumberConverter::new(kind)) as Box<dyn HeaderConverter>
+            }),
+        });
     }
+    set.converters.push(ConverterPlugin {
+        class: primitive::BOOLEAN_CONVERTER,
+        version: VERSION,
+        new: std::sync::Arc::new(|| {
+            Box::new(primitive::BooleanConverter::new()) as Box<dyn Converter>
+        }),
+    });
+    set.header_converters.push(HeaderConverterPlugin {
+        class: primitive::BOOLEAN_CONVERTER,
+        version: VERSION,
+        new: std::sync::Arc::new(|| {
+            Box::new(primitive::BooleanConverter::new()) as Box<dyn HeaderConverter>
+        }),
+    });
+    set
 }
 
 /// Connect's `ConverterConfig.newConfigDef()`: the required `converter.type` key (`key`,
