@@ -5,8 +5,10 @@
 //! and a header converter, configured only by `converter.type`.
 //!
 //! The bytes are Kafka's serializers': big-endian two's complement for the integers, the IEEE
-//! 754 bits (raw, NaN payloads kept) for the floats, one byte `1`/`0` for a boolean; a Kafka
-//! null is a Connect null and back.
+//! 754 bits for the floats (a FLOAT32 NaN keeps its payload, as `FloatSerializer` writes the raw
+//! bits; a FLOAT64 NaN is written as the canonical `7ff8000000000000`, as `DoubleSerializer`
+//! writes `Double.doubleToLongBits`), one byte `1`/`0` for a boolean; a Kafka null is a Connect
+//! null and back.
 
 use tributary_api::config::ConfigDef;
 use tributary_api::converter::{Converter, HeaderConverter};
@@ -100,7 +102,15 @@ impl NumberConverter {
             (NumberKind::Integer, Value::Int32(v)) => v.to_be_bytes().to_vec(),
             (NumberKind::Long, Value::Int64(v)) => v.to_be_bytes().to_vec(),
             (NumberKind::Float, Value::Float32(v)) => v.to_bits().to_be_bytes().to_vec(),
-            (NumberKind::Double, Value::Float64(v)) => v.to_bits().to_be_bytes().to_vec(),
+            (NumberKind::Double, Value::Float64(v)) => {
+                // Java's `doubleToLongBits`: every NaN is the canonical one.
+                let bits = if v.is_nan() {
+                    0x7ff8_0000_0000_0000
+                } else {
+                    v.to_bits()
+                };
+                bits.to_be_bytes().to_vec()
+            }
             (kind, other) => {
                 return Err(ConnectError::data(format!(
                     "Failed to serialize to {} (was class {}): ",
@@ -356,7 +366,7 @@ mod tests {
     }
 
     #[test]
-    fn nulls_stay_null_and_nan_keeps_its_bits() {
+    fn nulls_stay_null_and_nans_are_written_as_kafkas_serializers_write_them() {
         for kind in [
             NumberKind::Short,
             NumberKind::Integer,
@@ -384,6 +394,16 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!(bytes, vec![0x7f, 0xc0, 0, 1]);
+        let nan = f64::from_bits(0x7ff8_0000_0000_0002);
+        let bytes = Converter::from_connect_data(
+            &number(NumberKind::Double),
+            "t",
+            None,
+            &Value::Float64(nan),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(bytes, vec![0x7f, 0xf8, 0, 0, 0, 0, 0, 0]);
     }
 
     #[test]
