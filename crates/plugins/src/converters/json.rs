@@ -90,10 +90,15 @@ pub enum DecimalFormat {
 /// whose records share one schema, and the schemas it read from the last
 /// `min(schemas.cache.size, 16)` distinct schema texts, see [`SchemaTextCache`]; 0 turns the
 /// reading cache off), `decimal.format` (`BASE64` default or `NUMERIC`, case-insensitive) and
-/// `replace.null.with.default` (default `true`).
+/// `replace.null.with.default` (default `true`), and `schema.content` (KIP-1054, Connect 4.4;
+/// default none): a schema in Connect's JSON form that, with `schemas.enable=true`, every value
+/// read is converted with, the bytes being the bare payload (no envelope); writing is not
+/// affected.
 #[derive(Debug, Clone)]
 pub struct JsonConverter {
     schemas_enabled: bool,
+    /// The schema of `schema.content`, parsed when configured.
+    fixed_schema: Option<SchemaRef>,
     schemas_cache_size: i32,
     decimal_format: DecimalFormat,
     replace_null_with_default: bool,
@@ -105,6 +110,7 @@ impl Default for JsonConverter {
     fn default() -> Self {
         JsonConverter {
             schemas_enabled: true,
+            fixed_schema: None,
             schemas_cache_size: 1000,
             decimal_format: DecimalFormat::Base64,
             replace_null_with_default: true,
@@ -209,7 +215,8 @@ impl JsonConverter {
     }
 
     /// The configuration keys (`JsonConverterConfig.configDef()`): `converter.type`,
-    /// `schemas.enable`, `schemas.cache.size`, `decimal.format`, `replace.null.with.default`.
+    /// `schemas.enable`, `schemas.cache.size`, `schema.content`, `decimal.format`,
+    /// `replace.null.with.default`.
     pub fn config_def() -> ConfigDef {
         let key = |name: &str,
                    config_type,
@@ -255,6 +262,20 @@ impl JsonConverter {
                 1,
                 "Schema Cache Size",
             ))
+            .define_key(ConfigKey {
+                default: Some(None),
+                ..key(
+                    "schema.content",
+                    ConfigType::String,
+                    "",
+                    None,
+                    Importance::High,
+                    "A schema (in the JSON form the envelopes carry) that every value read is converted with when schemas are enabled: the bytes are then the payload alone, without an envelope. Only reading (sink connectors) uses it (KIP-1054).",
+                    "Schemas",
+                    2,
+                    "Schema Content",
+                )
+            })
             .define_key(key(
                 "decimal.format",
                 ConfigType::String,
@@ -299,6 +320,20 @@ impl JsonConverter {
         if let Some(Parsed::Boolean(b)) = parsed.get("replace.null.with.default") {
             self.replace_null_with_default = *b;
         }
+        self.fixed_schema = match parsed.get("schema.content") {
+            Some(Parsed::String(text)) if !text.is_empty() => {
+                let node = parse_json(text.as_bytes()).map_err(|_| {
+                    ConnectError::data(
+                        "Failed to parse schema in converter config due to serialization error: ",
+                    )
+                })?;
+                match node {
+                    Some(n) => Some(self.schema_from_json(&n)?),
+                    None => None,
+                }
+            }
+            _ => None,
+        };
         Ok(())
     }
 
@@ -356,6 +391,19 @@ impl JsonConverter {
         let Some(bytes) = bytes else {
             return Ok(SchemaAndValue::null());
         };
+        if let (true, Some(schema)) = (self.schemas_enabled, &self.fixed_schema) {
+            // KIP-1054: the bytes are the payload of the configured schema.
+            let node = parse_json(bytes).map_err(|_| {
+                ConnectError::data(
+                    "Converting byte[] to Kafka Connect data failed due to serialization error: ",
+                )
+            })?;
+            let value = self.to_connect(Some(schema), node.as_ref())?;
+            return Ok(SchemaAndValue {
+                schema: Some(schema.clone()),
+                value,
+            });
+        }
         if self.schemas_enabled {
             if let Some(read) = self.deserialize_envelope_cached(bytes) {
                 return Ok(read);
@@ -2013,6 +2061,64 @@ mod tests {
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "\"a\\\"\\\\/\\n\\u0001\u{7f}é\\uD83D\\uDE00\""
+        );
+    }
+
+    /// KIP-1054's `schema.content`: with schemas enabled, the bytes are the bare payload of
+    /// the configured schema; without schemas it is ignored; a schema that is not JSON fails
+    /// configure with Connect's message; writing still writes envelopes.
+    #[test]
+    fn a_configured_schema_reads_bare_payloads() {
+        let schema_text = r#"{"type":"struct","fields":[{"field":"a","type":"int32","optional":false},{"field":"b","type":"string","optional":true}],"optional":false,"name":"r"}"#;
+        let mut c = JsonConverter::new();
+        Converter::configure(
+            &mut c,
+            &Props::from([("schema.content".to_string(), schema_text.to_string())]),
+            false,
+        )
+        .unwrap();
+        let read = c.deserialize(Some(br#"{"a":1,"b":"x"}"#)).unwrap();
+        let schema = read.schema.clone().unwrap();
+        assert_eq!(schema.name.as_deref(), Some("r"));
+        let Value::Struct(st) = &read.value else {
+            panic!("{:?}", read.value)
+        };
+        assert_eq!(st.get("a"), Some(&Value::Int32(1)));
+        assert_eq!(st.get("b"), Some(&Value::String("x".into())));
+        // An envelope is a payload like any other here: a struct without field `a` fails.
+        assert!(c
+            .deserialize(Some(br#"{"schema":null,"payload":{"a":1}}"#))
+            .is_err());
+        assert_eq!(c.deserialize(None).unwrap().value, Value::Null);
+        // Writing is not affected: an envelope.
+        let written = c.serialize(Some(&schema), &read.value).unwrap().unwrap();
+        assert!(written.starts_with(br#"{"schema":"#));
+
+        // Ignored without schemas.
+        let mut plain = JsonConverter::new();
+        Converter::configure(
+            &mut plain,
+            &Props::from([
+                ("schema.content".to_string(), schema_text.to_string()),
+                ("schemas.enable".to_string(), "false".to_string()),
+            ]),
+            false,
+        )
+        .unwrap();
+        let read = plain.deserialize(Some(br#"{"a":1}"#)).unwrap();
+        assert!(read.schema.is_none());
+
+        // Not JSON.
+        let mut bad = JsonConverter::new();
+        let e = Converter::configure(
+            &mut bad,
+            &Props::from([("schema.content".to_string(), "{nope".to_string())]),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Failed to parse schema in converter config due to serialization error: "
         );
     }
 }
