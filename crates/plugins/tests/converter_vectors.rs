@@ -1215,6 +1215,12 @@ fn plugins_are_listed_under_java_class_names() {
             "org.apache.kafka.connect.storage.StringConverter",
             "org.apache.kafka.connect.converters.ByteArrayConverter",
             "org.apache.kafka.connect.json.JsonConverter",
+            "org.apache.kafka.connect.converters.ShortConverter",
+            "org.apache.kafka.connect.converters.IntegerConverter",
+            "org.apache.kafka.connect.converters.LongConverter",
+            "org.apache.kafka.connect.converters.FloatConverter",
+            "org.apache.kafka.connect.converters.DoubleConverter",
+            "org.apache.kafka.connect.converters.BooleanConverter",
         ]
     );
     assert!(set
@@ -1229,6 +1235,7 @@ fn plugins_are_listed_under_java_class_names() {
             "converter.type",
             "schemas.enable",
             "schemas.cache.size",
+            "schema.content",
             "decimal.format",
             "replace.null.with.default"
         ]
