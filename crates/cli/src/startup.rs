@@ -204,7 +204,7 @@ fn kafka_cluster_id(config: &WorkerConfig) -> Result<String, String> {
     let producer: BaseProducer<WorkerClientContext> = admin
         .create_with_context(WorkerClientContext)
         .map_err(|e| format!("cannot create a Kafka client: {e}"))?;
-    set_initial_token(producer.client(), &admin)?;
+    set_initial_token(producer.client(), &admin).map_err(|e| e.to_string())?;
     producer
         .client()
         .fetch_cluster_id(Duration::from_secs(30))

@@ -83,6 +83,23 @@ pub fn oauth_token(oauthbearer_config: Option<&str>) -> Result<OAuthToken, Box<d
     }
 }
 
+/// Why a client's OAUTHBEARER token could not be set ([`set_initial_token`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenError {
+    /// The token source has no token to give: `source` describes it (its setting).
+    #[error("no OAuth access token ({source_name}): {message}")]
+    NoToken {
+        source_name: String,
+        message: String,
+    },
+    /// The token or the principal holds a NUL byte, which librdkafka's C API cannot take.
+    #[error("the {0} holds a NUL byte")]
+    NulByte(&'static str),
+    /// librdkafka refused the token (e.g. it had expired), with its message.
+    #[error("librdkafka refused the OAuth token: {0}")]
+    Refused(String),
+}
+
 /// Sets a new client's first OAUTHBEARER token (and again, for a long-lived client that is
 /// not polled, before it is used), when `config` names a token source; otherwise does nothing.
 /// Blocks while a due token is fetched. Errors: no token to be had (naming the setting), or
@@ -90,7 +107,7 @@ pub fn oauth_token(oauthbearer_config: Option<&str>) -> Result<OAuthToken, Box<d
 pub fn set_initial_token<C: ClientContext>(
     client: &Client<C>,
     config: &ClientConfig,
-) -> Result<(), String> {
+) -> Result<(), TokenError> {
     let Some(id) = config.get(SOURCE_SETTING) else {
         return Ok(());
     };
@@ -99,7 +116,10 @@ pub fn set_initial_token<C: ClientContext>(
     };
     let token = source
         .token_with_share_left(LIBRDKAFKA_SHARE_LEFT)
-        .map_err(|e| format!("no OAuth access token ({}): {e}", source.describe()))?;
+        .map_err(|e| TokenError::NoToken {
+            source_name: source.describe(),
+            message: e.to_string(),
+        })?;
     set_token(client, &token.value, &token.principal, token.expires_at_ms)
 }
 
@@ -110,10 +130,9 @@ fn set_token<C: ClientContext>(
     token: &str,
     principal: &str,
     expires_at_ms: i64,
-) -> Result<(), String> {
-    let token = CString::new(token).map_err(|_| "the token holds a NUL byte".to_string())?;
-    let principal =
-        CString::new(principal).map_err(|_| "the principal holds a NUL byte".to_string())?;
+) -> Result<(), TokenError> {
+    let token = CString::new(token).map_err(|_| TokenError::NulByte("token"))?;
+    let principal = CString::new(principal).map_err(|_| TokenError::NulByte("principal"))?;
     let mut errstr = [0u8; 512];
     // SAFETY: `client` is alive for the call (borrowed), so its handle is valid;
     // librdkafka copies both strings (NUL-terminated, alive for the call), takes no
@@ -135,8 +154,7 @@ fn set_token<C: ClientContext>(
         return Ok(());
     }
     let end = errstr.iter().position(|b| *b == 0).unwrap_or(errstr.len());
-    Err(format!(
-        "librdkafka refused the OAuth token: {}",
-        String::from_utf8_lossy(&errstr[..end])
+    Err(TokenError::Refused(
+        String::from_utf8_lossy(&errstr[..end]).into_owned(),
     ))
 }

@@ -685,7 +685,7 @@ impl KafkaBasedLog {
                     ))
                 })?,
         );
-        let token = |r: Result<(), String>| {
+        let token = |r: Result<(), crate::kafka_client::TokenError>| {
             r.map_err(|e| ConnectError::connect(format!("Kafka client for topic {topic}: {e}")))
         };
         token(set_initial_token(producer.client(), &producer_config))?;
