@@ -142,8 +142,75 @@ impl ExactlyOnceTasks {
     }
 }
 
+/// How long a task keeps asking for its round of zombie fencing before it fails: a round fails
+/// for passing reasons (the leader cannot read the config topic to its end during a broker
+/// restart or a network cut, the leader changes, a forwarded request finds no leader).
+pub(super) const FENCING_RETRY_FOR: Duration = Duration::from_secs(120);
+
+impl ExactlyOnceTasks {
+    /// Asks for a round of zombie fencing until one succeeds, the task is no longer this
+    /// worker's, the worker stops, or [`FENCING_RETRY_FOR`] has passed (then the last error).
+    fn fence_with_retries(&self, id: &ConnectorTaskId) -> tributary_api::ConnectResult<()> {
+        let deadline = std::time::Instant::now() + FENCING_RETRY_FOR;
+        let mut wait = Duration::from_millis(500);
+        loop {
+            let error = match self.fence_once(id) {
+                Ok(()) => return Ok(()),
+                Err(e) => e,
+            };
+            let s = self.shared()?;
+            let still_ours = s.view.read().unwrap().tasks.contains(id);
+            let stopping = s.stopping.load(std::sync::atomic::Ordering::Acquire);
+            if !still_ours || stopping || std::time::Instant::now() + wait > deadline {
+                return Err(error);
+            }
+            tracing::warn!(task = %id, "{error}; asking again in {wait:?}");
+            // On the task's own thread, before its producer starts.
+            #[allow(clippy::disallowed_methods)]
+            std::thread::sleep(wait);
+            wait = (wait * 2).min(Duration::from_secs(5));
+        }
+    }
+}
+
 impl crate::worker::ExactlyOnceCoordinator for ExactlyOnceTasks {
+    /// A round of zombie fencing for the task's connector (KIP-618), asked again while it
+    /// fails for passing reasons (see [`FENCING_RETRY_FOR`]).
     fn fence_before_start(&self, id: &ConnectorTaskId) -> tributary_api::ConnectResult<()> {
+        self.fence_with_retries(id)
+    }
+
+    fn task_generation(&self, connector: &str) -> Option<u32> {
+        self.shared
+            .upgrade()
+            .and_then(|s| s.config.snapshot().task_config_generation(connector))
+    }
+
+    fn verify_generation(
+        &self,
+        id: &ConnectorTaskId,
+        generation: Option<u32>,
+    ) -> tributary_api::ConnectResult<()> {
+        let s = self.shared()?;
+        s.config.refresh(s.sync_timeout)?;
+        let latest = s.config.snapshot().task_config_generation(&id.connector);
+        if latest != generation {
+            return Err(ConnectError::connect(format!(
+                "Task {id} belongs to an older generation of its connector's task configurations (generation {generation:?}, latest {latest:?}); it will not run"
+            )));
+        }
+        if !s.view.read().unwrap().tasks.contains(id) {
+            return Err(ConnectError::connect(format!(
+                "Task {id} is no longer assigned to this worker; it will not run"
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl ExactlyOnceTasks {
+    /// One round of zombie fencing: on the leader itself, or forwarded to it.
+    fn fence_once(&self, id: &ConnectorTaskId) -> tributary_api::ConnectResult<()> {
         let s = self.shared()?;
         let leader_url = match leader_fence_zombies(&s, &id.connector) {
             Ok(()) => return Ok(()),
@@ -190,32 +257,5 @@ impl crate::worker::ExactlyOnceCoordinator for ExactlyOnceTasks {
                 "Failed to perform round of zombie fencing: forwarding to the leader at {leader}: {e}"
             ))
         })
-    }
-
-    fn task_generation(&self, connector: &str) -> Option<u32> {
-        self.shared
-            .upgrade()
-            .and_then(|s| s.config.snapshot().task_config_generation(connector))
-    }
-
-    fn verify_generation(
-        &self,
-        id: &ConnectorTaskId,
-        generation: Option<u32>,
-    ) -> tributary_api::ConnectResult<()> {
-        let s = self.shared()?;
-        s.config.refresh(s.sync_timeout)?;
-        let latest = s.config.snapshot().task_config_generation(&id.connector);
-        if latest != generation {
-            return Err(ConnectError::connect(format!(
-                "Task {id} belongs to an older generation of its connector's task configurations (generation {generation:?}, latest {latest:?}); it will not run"
-            )));
-        }
-        if !s.view.read().unwrap().tasks.contains(id) {
-            return Err(ConnectError::connect(format!(
-                "Task {id} is no longer assigned to this worker; it will not run"
-            )));
-        }
-        Ok(())
     }
 }
