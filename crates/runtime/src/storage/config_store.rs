@@ -61,7 +61,7 @@ pub trait ConfigBackingStore: Send + Sync {
 }
 
 /// One record of the in-memory topic: key, value (`None`: a tombstone).
-type Record = (String, Option<Vec<u8>>);
+type Record = records::Write;
 
 /// The listener a store hands every event it reads (the herder loop's channel).
 type Listener = Box<dyn Fn(ConfigEvent) + Send + Sync>;
@@ -214,38 +214,16 @@ impl ConfigBackingStore for MemoryConfigStore {
         config: &Props,
         target: Option<TargetState>,
     ) -> ConnectResult<()> {
-        let mut writes = Vec::new();
-        if let Some(t) = target {
-            writes.push((
-                format!("target-state-{name}"),
-                Some(records::target_state(t)),
-            ));
-        }
-        writes.push((
-            format!("connector-{name}"),
-            Some(records::properties(config)),
-        ));
-        self.write_privileged(&writes)
+        self.write_privileged(&records::connector_config(name, config, target))
     }
 
     fn remove_connector_config(&self, name: &str) -> ConnectResult<()> {
-        self.write_privileged(&[
-            (format!("connector-{name}"), None),
-            (format!("target-state-{name}"), None),
-        ])
+        self.write_privileged(&records::connector_removal(name))
     }
 
     fn put_task_configs(&self, name: &str, configs: &[Props]) -> ConnectResult<()> {
-        let tasks: Vec<Record> = configs
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (format!("task-{name}-{i}"), Some(records::properties(c))))
-            .collect();
-        self.write_privileged(&tasks)?;
-        self.write_privileged(&[(
-            format!("commit-{name}"),
-            Some(records::commit(configs.len() as u32)),
-        )])
+        self.write_privileged(&records::task_configs(name, configs))?;
+        self.write_privileged(&[records::task_commit(name, configs.len())])
     }
 
     fn put_target_state(&self, name: &str, target: TargetState) -> ConnectResult<()> {

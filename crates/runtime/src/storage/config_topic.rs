@@ -375,6 +375,41 @@ impl ConfigLogState {
 pub mod records {
     use super::*;
 
+    /// A record to write: key and value (`None`: a tombstone).
+    pub type Write = (String, Option<Vec<u8>>);
+
+    /// A connector's creation or update: its target state first (when given), then its config.
+    pub fn connector_config(name: &str, config: &Props, target: Option<TargetState>) -> Vec<Write> {
+        let mut writes = Vec::new();
+        if let Some(t) = target {
+            writes.push((format!("target-state-{name}"), Some(target_state(t))));
+        }
+        writes.push((format!("connector-{name}"), Some(properties(config))));
+        writes
+    }
+
+    /// A connector's removal: tombstones of its config and its target state.
+    pub fn connector_removal(name: &str) -> Vec<Write> {
+        vec![
+            (format!("connector-{name}"), None),
+            (format!("target-state-{name}"), None),
+        ]
+    }
+
+    /// A connector's task configs, `task-<c>-<n>` each (their commit is [`task_commit`]).
+    pub fn task_configs(name: &str, configs: &[Props]) -> Vec<Write> {
+        configs
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (format!("task-{name}-{i}"), Some(properties(c))))
+            .collect()
+    }
+
+    /// The commit of `tasks` task configs, `commit-<c>`.
+    pub fn task_commit(name: &str, tasks: usize) -> Write {
+        (format!("commit-{name}"), Some(commit(tasks as u32)))
+    }
+
     fn sorted(props: &Props) -> serde_json::Map<String, Json> {
         let sorted: BTreeMap<_, _> = props.iter().collect();
         sorted
@@ -714,27 +749,13 @@ impl KafkaConfigBackingStore {
         config: &Props,
         target: Option<TargetState>,
     ) -> ConnectResult<()> {
-        let mut writes = Vec::new();
-        if let Some(t) = target {
-            writes.push((
-                format!("target-state-{name}"),
-                Some(records::target_state(t)),
-            ));
-        }
-        writes.push((
-            format!("connector-{name}"),
-            Some(records::properties(config)),
-        ));
-        self.write_privileged(&writes)?;
+        self.write_privileged(&records::connector_config(name, config, target))?;
         self.refresh(Duration::from_secs(30))
     }
 
     /// Deletes a connector: tombstones its config and target state, then reads to the end.
     pub fn remove_connector_config(&self, name: &str) -> ConnectResult<()> {
-        self.write_privileged(&[
-            (format!("connector-{name}"), None),
-            (format!("target-state-{name}"), None),
-        ])?;
+        self.write_privileged(&records::connector_removal(name))?;
         self.refresh(Duration::from_secs(30))
     }
 
@@ -742,19 +763,11 @@ impl KafkaConfigBackingStore {
     /// around them as Connect does.
     pub fn put_task_configs(&self, name: &str, configs: &[Props]) -> ConnectResult<()> {
         self.refresh(Duration::from_secs(30))?;
-        let tasks: Vec<_> = configs
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (format!("task-{name}-{i}"), Some(records::properties(c))))
-            .collect();
-        self.write_privileged(&tasks)?;
+        self.write_privileged(&records::task_configs(name, configs))?;
         if !configs.is_empty() {
             self.refresh(Duration::from_secs(30))?;
         }
-        self.write_privileged(&[(
-            format!("commit-{name}"),
-            Some(records::commit(configs.len() as u32)),
-        )])?;
+        self.write_privileged(&[records::task_commit(name, configs.len())])?;
         self.refresh(Duration::from_secs(30))
     }
 
