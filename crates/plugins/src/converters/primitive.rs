@@ -17,6 +17,66 @@ use tributary_api::{ConnectError, ConnectResult, Props};
 
 use super::converter_config_def;
 
+/// `Converter` and `HeaderConverter` of a primitive converter with `write(schema, value)` and
+/// `read(bytes)`: the same for keys, values and headers; nothing to configure beyond
+/// `converter.type`.
+macro_rules! converter_impls {
+    ($ty:ty) => {
+        impl Converter for $ty {
+            fn configure(&mut self, _configs: &Props, _is_key: bool) -> ConnectResult<()> {
+                Ok(())
+            }
+
+            fn from_connect_data(
+                &self,
+                _topic: &str,
+                schema: Option<&SchemaRef>,
+                value: &Value,
+            ) -> ConnectResult<Option<Vec<u8>>> {
+                self.write(schema, value)
+            }
+
+            fn to_connect_data(
+                &self,
+                _topic: &str,
+                value: Option<&[u8]>,
+            ) -> ConnectResult<SchemaAndValue> {
+                self.read(value)
+            }
+
+            /// `converter.type` only.
+            fn config(&self) -> ConfigDef {
+                converter_config_def()
+            }
+        }
+
+        impl HeaderConverter for $ty {
+            fn configure(&mut self, _configs: &Props) -> ConnectResult<()> {
+                Ok(())
+            }
+
+            fn from_connect_header(
+                &self,
+                _topic: &str,
+                _header_key: &str,
+                schema: Option<&SchemaRef>,
+                value: &Value,
+            ) -> ConnectResult<Option<Vec<u8>>> {
+                self.write(schema, value)
+            }
+
+            fn to_connect_header(
+                &self,
+                _topic: &str,
+                _header_key: &str,
+                value: Option<&[u8]>,
+            ) -> ConnectResult<SchemaAndValue> {
+                self.read(value)
+            }
+        }
+    };
+}
+
 /// Which number a [`NumberConverter`] writes and reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NumberKind {
@@ -95,7 +155,8 @@ impl NumberConverter {
         NumberConverter { kind }
     }
 
-    fn write(&self, value: &Value) -> ConnectResult<Option<Vec<u8>>> {
+    /// The schema is not looked at, as Connect's `NumberConverter` does not.
+    fn write(&self, _schema: Option<&SchemaRef>, value: &Value) -> ConnectResult<Option<Vec<u8>>> {
         let bytes = match (self.kind, value) {
             (_, Value::Null) => return Ok(None),
             (NumberKind::Short, Value::Int16(v)) => v.to_be_bytes().to_vec(),
@@ -155,55 +216,7 @@ fn fixed<const N: usize>(data: &[u8]) -> [u8; N] {
     out
 }
 
-impl Converter for NumberConverter {
-    /// Nothing to configure beyond `converter.type`.
-    fn configure(&mut self, _configs: &Props, _is_key: bool) -> ConnectResult<()> {
-        Ok(())
-    }
-
-    fn from_connect_data(
-        &self,
-        _topic: &str,
-        _schema: Option<&SchemaRef>,
-        value: &Value,
-    ) -> ConnectResult<Option<Vec<u8>>> {
-        self.write(value)
-    }
-
-    fn to_connect_data(&self, _topic: &str, value: Option<&[u8]>) -> ConnectResult<SchemaAndValue> {
-        self.read(value)
-    }
-
-    /// `converter.type` only.
-    fn config(&self) -> ConfigDef {
-        converter_config_def()
-    }
-}
-
-impl HeaderConverter for NumberConverter {
-    fn configure(&mut self, _configs: &Props) -> ConnectResult<()> {
-        Ok(())
-    }
-
-    fn from_connect_header(
-        &self,
-        _topic: &str,
-        _header_key: &str,
-        _schema: Option<&SchemaRef>,
-        value: &Value,
-    ) -> ConnectResult<Option<Vec<u8>>> {
-        self.write(value)
-    }
-
-    fn to_connect_header(
-        &self,
-        _topic: &str,
-        _header_key: &str,
-        value: Option<&[u8]>,
-    ) -> ConnectResult<SchemaAndValue> {
-        self.read(value)
-    }
-}
+converter_impls!(NumberConverter);
 
 /// Connect's `BooleanConverter` (KIP-959): a BOOLEAN schema (or none) and a boolean (or null)
 /// to one byte, `1` or `0`. Errors ([`ConnectError::Data`]): `Invalid schema type for
@@ -222,7 +235,7 @@ impl BooleanConverter {
         BooleanConverter
     }
 
-    fn write(schema: Option<&SchemaRef>, value: &Value) -> ConnectResult<Option<Vec<u8>>> {
+    fn write(&self, schema: Option<&SchemaRef>, value: &Value) -> ConnectResult<Option<Vec<u8>>> {
         if let Some(s) = schema {
             if s.schema_type != SchemaType::Boolean {
                 return Err(ConnectError::data(format!(
@@ -241,7 +254,7 @@ impl BooleanConverter {
         }
     }
 
-    fn read(data: Option<&[u8]>) -> ConnectResult<SchemaAndValue> {
+    fn read(&self, data: Option<&[u8]>) -> ConnectResult<SchemaAndValue> {
         let schema = Some(Schema::optional_boolean_schema());
         let value = match data {
             None => Value::Null,
@@ -263,55 +276,7 @@ impl BooleanConverter {
     }
 }
 
-impl Converter for BooleanConverter {
-    /// Nothing to configure beyond `converter.type`.
-    fn configure(&mut self, _configs: &Props, _is_key: bool) -> ConnectResult<()> {
-        Ok(())
-    }
-
-    fn from_connect_data(
-        &self,
-        _topic: &str,
-        schema: Option<&SchemaRef>,
-        value: &Value,
-    ) -> ConnectResult<Option<Vec<u8>>> {
-        Self::write(schema, value)
-    }
-
-    fn to_connect_data(&self, _topic: &str, value: Option<&[u8]>) -> ConnectResult<SchemaAndValue> {
-        Self::read(value)
-    }
-
-    /// `converter.type` only.
-    fn config(&self) -> ConfigDef {
-        converter_config_def()
-    }
-}
-
-impl HeaderConverter for BooleanConverter {
-    fn configure(&mut self, _configs: &Props) -> ConnectResult<()> {
-        Ok(())
-    }
-
-    fn from_connect_header(
-        &self,
-        _topic: &str,
-        _header_key: &str,
-        schema: Option<&SchemaRef>,
-        value: &Value,
-    ) -> ConnectResult<Option<Vec<u8>>> {
-        Self::write(schema, value)
-    }
-
-    fn to_connect_header(
-        &self,
-        _topic: &str,
-        _header_key: &str,
-        value: Option<&[u8]>,
-    ) -> ConnectResult<SchemaAndValue> {
-        Self::read(value)
-    }
-}
+converter_impls!(BooleanConverter);
 
 #[cfg(test)]
 mod tests {
