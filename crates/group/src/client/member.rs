@@ -126,6 +126,15 @@ pub struct HeartbeatHandle {
 }
 
 impl HeartbeatHandle {
+    /// A handle whose [`expedite`](Self::expedite) does nothing: for members that learn of a
+    /// rebalance without heartbeats (the in-memory group of [`super::memory`]).
+    pub fn inert() -> Self {
+        HeartbeatHandle {
+            shared: std::sync::Weak::new(),
+            wake: std::sync::Weak::new(),
+        }
+    }
+
     /// Heartbeats at once, then every [`EXPEDITED_HEARTBEAT`] (or the heartbeat interval, if
     /// shorter) for `window` from now; a later call extends the window, never shortens it.
     pub fn expedite(&self, window: Duration) {

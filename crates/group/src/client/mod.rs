@@ -27,11 +27,14 @@
 mod connection;
 pub mod group_offsets;
 mod member;
+mod membership;
+pub mod memory;
 
 pub use connection::{check_connection, topic_identity, ConnectionSecurity, TopicIdentity};
 pub use member::{
     GroupMember, HeartbeatHandle, JoinResult, MemberState, EXPEDITED_HEARTBEAT, PROTOCOL_TYPE,
 };
+pub use membership::GroupMembership;
 
 use std::time::Duration;
 

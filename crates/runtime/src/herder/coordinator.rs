@@ -16,7 +16,7 @@ use tributary_group::assignor::{
     ConfigSnapshot, ConnectAssignor, CooperativeAssignorState, DepartedJob, EagerAssignor, Job,
     RoundInput, StaticAssignorState,
 };
-use tributary_group::client::{GroupError, GroupMember, JoinResult, RejoinReason};
+use tributary_group::client::{GroupError, GroupMembership, JoinResult, RejoinReason};
 use tributary_group::{
     Assignment, ConnectProtocol, ConnectorTaskId, ProtocolError, StaticClaims, WorkerMetadata,
 };
@@ -134,7 +134,8 @@ pub type StaticClaimConfig = (Option<Vec<String>>, Option<Vec<ConnectorTaskId>>)
 
 /// The group membership of one worker and the leader's memory between rounds.
 pub struct WorkerCoordinator {
-    member: GroupMember,
+    /// The group membership: the Kafka group client, or an in-memory group in tests.
+    member: Box<dyn GroupMembership>,
     /// The configured `connect.protocol`.
     protocol: ConnectProtocol,
     /// This worker's advertised REST URL.
@@ -156,7 +157,7 @@ impl WorkerCoordinator {
     /// A coordinator for `member`, offering the protocols of `protocol`, with
     /// `scheduled.rebalance.max.delay.ms` = `max_delay` (whole ms up to `i32::MAX` are used).
     pub fn new(
-        member: GroupMember,
+        member: Box<dyn GroupMembership>,
         protocol: ConnectProtocol,
         url: String,
         static_claims: StaticClaimConfig,

@@ -35,6 +35,8 @@ pub trait OffsetBackingStore: Send + Sync {
     ) -> ConnectResult<()> {
         self.set(entries)
     }
+    /// Stops following the store (the offsets topic's log); a no-op for stores without one.
+    fn stop(&self) {}
 }
 
 /// The offset key bytes for a connector's source partition: `["name",{partition}]`.

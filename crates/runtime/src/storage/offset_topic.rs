@@ -78,14 +78,13 @@ impl KafkaOffsetBackingStore {
         )?;
         Ok(KafkaOffsetBackingStore { log, memory })
     }
-
-    /// Stops following the topic.
-    pub fn stop(&self) {
-        self.log.stop();
-    }
 }
 
 impl OffsetBackingStore for KafkaOffsetBackingStore {
+    /// Stops following the topic.
+    fn stop(&self) {
+        self.log.stop();
+    }
     fn get(&self, keys: &[Vec<u8>]) -> ConnectResult<HashMap<Vec<u8>, Vec<u8>>> {
         self.log.read_to_end(Duration::from_secs(30))?;
         self.memory.get(keys)

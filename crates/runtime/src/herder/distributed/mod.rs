@@ -22,6 +22,10 @@ mod handle;
 mod herder_loop;
 mod leader;
 mod start;
+#[cfg(test)]
+mod tests;
+
+pub use start::HerderParts;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,7 +35,9 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch};
 use tributary_api::{ConnectError, Props};
 use tributary_group::assignor::{ConfigSnapshot, DepartedJob, Job};
-use tributary_group::client::{ConnectionSecurity, GroupConfig, GroupMember, RejoinReason};
+use tributary_group::client::{
+    ConnectionSecurity, GroupConfig, GroupMember, GroupMembership, RejoinReason,
+};
 use tributary_group::{Assignment, ConnectProtocol};
 
 use super::auto_restart;
@@ -54,6 +60,7 @@ use crate::plugins::Plugins;
 use crate::storage::config_store::ConfigBackingStore;
 use crate::storage::config_topic::{ClusterConfigState, ConfigEvent, KafkaConfigBackingStore};
 use crate::storage::connector_offset_store::ConnectorOffsetTopics;
+use crate::storage::offset::OffsetBackingStore;
 use crate::storage::offset_topic::KafkaOffsetBackingStore;
 use crate::storage::status::{ClusterStatusStore, State, Status, StatusBackingStore};
 use crate::storage::status_topic::KafkaStatusBackingStore;
@@ -108,7 +115,8 @@ struct Shared {
     config: Arc<dyn ConfigBackingStore>,
     /// The status topic (the Kafka store; an in-memory one in tests).
     statuses: Arc<dyn ClusterStatusStore>,
-    offsets: Arc<KafkaOffsetBackingStore>,
+    /// The worker's offsets (the offsets topic; in memory in tests).
+    offsets: Arc<dyn OffsetBackingStore>,
     cluster_id: Option<String>,
     /// Advertised REST URL with a trailing slash, as Java puts it in member metadata.
     url: String,

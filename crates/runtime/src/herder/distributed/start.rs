@@ -1,12 +1,37 @@
 //! Starting a distributed worker: the internal topics, the three stores reading them, the
-//! worker, the group client and the herder loop, wired together.
+//! group client ([`DistributedHerder::start`]), then the worker and the herder loop wired to
+//! what they were given ([`DistributedHerder::start_with`], which tests call with in-memory
+//! stores and group).
 
 use super::*;
 
+/// What a distributed herder runs on, as Connect's `DistributedHerder` is given its config and
+/// status backing stores and its group member: the Kafka stores and group client
+/// ([`DistributedHerder::start`]), or in-memory ones
+/// ([`MemoryConfigTopic`](crate::storage::config_store::MemoryConfigTopic),
+/// [`MemoryStatusBackingStore`](crate::storage::status::MemoryStatusBackingStore),
+/// [`MemoryOffsetBackingStore`](crate::storage::offset::MemoryOffsetBackingStore),
+/// [`MemoryGroup`](tributary_group::client::memory::MemoryGroup)) for tests without Kafka.
+pub struct HerderParts {
+    /// The config topic's store, read to its end.
+    pub config: Arc<dyn ConfigBackingStore>,
+    /// The events the config store reads from now on (its listener's channel).
+    pub config_events: mpsc::UnboundedReceiver<ConfigEvent>,
+    /// The status topic's store, read to its end.
+    pub statuses: Arc<dyn ClusterStatusStore>,
+    /// The worker's offsets (the offsets topic), read to its end.
+    pub offsets: Arc<dyn OffsetBackingStore>,
+    /// Connector-specific offsets topics (KIP-618); `None` where there is no Kafka, when a
+    /// connector naming one fails to start.
+    pub connector_offset_topics: Option<Arc<ConnectorOffsetTopics>>,
+    /// The group membership, not joined yet.
+    pub member: Box<dyn GroupMembership>,
+}
+
 impl DistributedHerder {
     /// Starts a distributed worker: creates or checks the internal topics, reads them to their
-    /// end, creates the worker and joins the group. `url` is the advertised REST URL
-    /// (`http://host:port`), `worker_id` its `host:port`.
+    /// end, finds the group coordinator, then [`start_with`](Self::start_with) those. `url` is
+    /// the advertised REST URL (`http://host:port`), `worker_id` its `host:port`.
     pub async fn start(
         config: WorkerConfig,
         plugins: Arc<Plugins>,
@@ -111,7 +136,6 @@ impl DistributedHerder {
         ));
 
         let (events_tx, events_rx) = mpsc::unbounded_channel::<ConfigEvent>();
-        let (requests_tx, requests_rx) = mpsc::unbounded_channel::<LoopRequest>();
         let c = client.clone();
         let status_worker_id = worker_id.clone();
         let transactional_leader =
@@ -172,6 +196,49 @@ impl DistributedHerder {
             Arc::new(config_store??),
         );
 
+        let mut group = GroupConfig::new(group_id, format!("connect-{worker_id}"));
+        group.session_timeout = d.session_timeout;
+        group.heartbeat_interval = d.heartbeat_interval;
+        group.rebalance_timeout = d.rebalance_timeout;
+        group.security = connection_security;
+        group.validate()?;
+        let member = GroupMember::connect(&bootstrap, group).await?;
+        let parts = HerderParts {
+            config: config_store,
+            config_events: events_rx,
+            statuses,
+            offsets,
+            connector_offset_topics: Some(connector_offset_topics),
+            member: Box::new(member),
+        };
+        Self::start_with(config, plugins, url, worker_id, cluster_id, parts).await
+    }
+
+    /// Starts the worker and the herder loop on `parts` (see [`start`](Self::start)), which
+    /// joins the group at once.
+    pub async fn start_with(
+        config: WorkerConfig,
+        plugins: Arc<Plugins>,
+        url: String,
+        worker_id: String,
+        cluster_id: Option<String>,
+        parts: HerderParts,
+    ) -> Result<Arc<DistributedHerder>, StartError> {
+        let d = config
+            .settings()
+            .distributed()
+            .ok_or_else(|| StartError::Config("not a distributed worker configuration".into()))?
+            .clone();
+        let HerderParts {
+            config: config_store,
+            config_events: events_rx,
+            statuses,
+            offsets,
+            connector_offset_topics,
+            member,
+        } = parts;
+        let (requests_tx, requests_rx) = mpsc::unbounded_channel::<LoopRequest>();
+
         let reconfigure = requests_tx.clone();
         // The worker's statuses go through a watch that reports its FAILED ones to the loop
         // (automatic restarts).
@@ -193,7 +260,9 @@ impl DistributedHerder {
                 }
             }),
         ));
-        worker.set_connector_offset_topics(connector_offset_topics);
+        if let Some(topics) = connector_offset_topics {
+            worker.set_connector_offset_topics(topics);
+        }
         let url_slash = format!("{}/", url.trim_end_matches('/'));
         let shared = Arc::new(Shared {
             worker,
@@ -227,13 +296,6 @@ impl DistributedHerder {
             rebalance_log: Mutex::default(),
         });
 
-        let mut group = GroupConfig::new(group_id, format!("connect-{worker_id}"));
-        group.session_timeout = d.session_timeout;
-        group.heartbeat_interval = d.heartbeat_interval;
-        group.rebalance_timeout = d.rebalance_timeout;
-        group.security = connection_security;
-        group.validate()?;
-        let member = GroupMember::connect(&bootstrap, group).await?;
         let max_delay = d.scheduled_rebalance_max_delay;
         let coordinator = WorkerCoordinator::new(
             member,
