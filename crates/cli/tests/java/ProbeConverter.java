@@ -11,7 +11,7 @@ import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.storage.Converter;
 
 /**
- * A Java converter for Tributary's Java plugin tests (crates/cli/tests/java_plugins.rs) that
+ * A Java converter for Tributary's Java plugin tests (crates/cli/tests/hosted/java_plugins.rs) that
  * works only through the record's headers, as a schema-registry converter keeping its schema
  * id in a header does: fromConnectData writes the value's text and adds a header
  * {@code probe.type} naming the schema's type; toConnectData gives the text

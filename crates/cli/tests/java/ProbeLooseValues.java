@@ -18,7 +18,7 @@ import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.transforms.Transformation;
 
 /**
- * A Java transformation for Tributary's Java plugin tests (crates/cli/tests/java_plugins.rs)
+ * A Java transformation for Tributary's Java plugin tests (crates/cli/tests/hosted/java_plugins.rs)
  * whose results hold values in classes other than the ones Connect's schemas name, which a
  * Java worker passes on as they are (as Avro's Utf8 and ByteBuffer from a schema-registry
  * converter): for a record whose value is the text {@code line} it gives

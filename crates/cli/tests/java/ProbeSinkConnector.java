@@ -24,7 +24,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 
 /**
- * A Java sink connector for Tributary's Java plugin tests (crates/cli/tests/java_plugins.rs):
+ * A Java sink connector for Tributary's Java plugin tests (crates/cli/tests/hosted/java_plugins.rs):
  * appends each record's value to {@code file}, one line each (bytes as UTF-8), except values starting with
  * "bad", which it hands to the context's errant record reporter (KIP-610) with a
  * DataException; without a reporter it fails.

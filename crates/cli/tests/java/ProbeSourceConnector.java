@@ -21,7 +21,7 @@ import org.apache.kafka.connect.source.SourceTask;
 import org.slf4j.LoggerFactory;
 
 /**
- * A Java source connector for Tributary's Java plugin tests (crates/cli/tests/java_plugins.rs):
+ * A Java source connector for Tributary's Java plugin tests (crates/cli/tests/hosted/java_plugins.rs):
  * emits {@code records} keyed records with headers, resumes from its stored offset, logs every
  * commitRecord call (value and Kafka offset) to {@code ack.file}, and throws from poll once it
  * reaches {@code fail.at} (when set). With {@code connector.offsets.file}, the connector's start

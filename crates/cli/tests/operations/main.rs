@@ -1,0 +1,13 @@
+//! Operating a worker: metrics with Prometheus, the live view in Chromium, logs, the secured
+//! broker.
+//!
+//! One test binary per theme (faster to build and link than one per file); each module is
+//! one file of tests.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod logs;
+mod metrics;
+mod secured;
+mod ui;

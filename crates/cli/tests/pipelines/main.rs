@@ -1,0 +1,13 @@
+//! Data pipelines: the schema-registry converters, sink delivery, transformation chains,
+//! standalone mode.
+//!
+//! One test binary per theme (faster to build and link than one per file); each module is
+//! one file of tests.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod registry_converters;
+mod sink_delivery;
+mod standalone;
+mod transforms;

@@ -1,0 +1,14 @@
+//! The REST API: input handling, fuzzing against the OpenAPI document, the differential suite
+//! against Java Connect, admin listeners, config providers.
+//!
+//! One test binary per theme (faster to build and link than one per file); each module is
+//! one file of tests.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod admin_listeners;
+mod config_providers;
+mod differential_rest;
+mod rest_fuzz;
+mod rest_input;
