@@ -77,7 +77,7 @@ pub fn prepare(cache: &Path, loghub: Option<&Path>, lines: u64) -> io::Result<In
         Ok(l) => (l, "loghub"),
         Err(e) => {
             eprintln!("bench: {e}; using generated log lines");
-            let text = tributary_plugins::testing::text::synthetic_log(20_000, 42);
+            let text = tributary_testkit::text::synthetic_log(20_000, 42);
             let generated = text
                 .split(|&b| b == b'\n')
                 .filter(|l| !l.is_empty())

@@ -3,7 +3,7 @@
  * Apicurio's Java converter as the reference: `io.apicurio.registry.utils.converter.avro.AvroData`
  * is derived from Confluent's (whose jars are not on Maven Central) and runs here from the jars of
  * `scripts/registry converter-plugin` (with Avro 1.12.0), on top of Apache Kafka Connect's jars
- * (`scripts/connect-java classpath`). The Rust test crates/cli/tests/vectors/avro_vectors.rs compiles this
+ * (`scripts/connect-java classpath`). The Rust test crates/registry/tests/avro_vectors.rs compiles this
  * file with javac into a temporary directory and runs it each time the tests run; nothing here is
  * pasted into the Rust sources.
  *

@@ -1,7 +1,7 @@
 /*
  * Live conformance vectors: Apache Kafka Connect's own encoders and decoders, run from the
  * jars that `scripts/connect-java fetch` downloads. The Rust test
- * crates/cli/tests/vectors/conformance_vectors.rs compiles this file with javac into a temporary
+ * crates/runtime/tests/conformance_vectors.rs compiles this file with javac into a temporary
  * directory and runs it each time the tests run; nothing here is pasted into the Rust sources.
  *
  *   java -cp "$(scripts/connect-java classpath):out" ConnectVectors encode

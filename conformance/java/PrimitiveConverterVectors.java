@@ -1,7 +1,7 @@
 /*
  * Live vectors of Connect's primitive converters (org.apache.kafka.connect.converters:
  * ShortConverter, IntegerConverter, LongConverter, FloatConverter, DoubleConverter and
- * BooleanConverter), run by crates/cli/tests/vectors/conformance_vectors.rs against the Connect jars of
+ * BooleanConverter), run by crates/runtime/tests/conformance_vectors.rs against the Connect jars of
  * scripts/connect-java, which compares Tributary's converters with them.
  *
  * Input, one case per line on stdin: `<name>\t<converter class>\t<op>\t<schema>\t<arg>`.

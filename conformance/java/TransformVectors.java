@@ -1,5 +1,5 @@
 // Runs Kafka Connect's own transformations and predicates (connect-transforms) over the
-// corpus in conformance/transforms/, for crates/cli/tests/vectors/transform_vectors.rs to compare
+// corpus in conformance/transforms/, for crates/plugins/tests/transform_vectors.rs to compare
 // with Tributary's.
 //
 // Input (stdin): one JSON object per line, a case:

@@ -6,7 +6,7 @@
 //! `java` being installed (and the jars being fetchable); otherwise the tests print why and pass,
 //! except under CI, where a missing prerequisite fails them.
 
-mod common;
+use tributary_testkit as common;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

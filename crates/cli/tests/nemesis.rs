@@ -22,7 +22,7 @@
 
 #[path = "nemesis/checker.rs"]
 mod checker;
-mod common;
+use tributary_testkit as common;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;

@@ -1,11 +1,11 @@
 //! Integration tests against a real Kafka broker (Apache Kafka 4.1 in CI / dev).
 //!
-//! Gated on `KAFKA_BOOTSTRAP` (e.g. `127.0.0.1:9092`); every test prints a note and passes when
-//! it is unset. Each test uses a fresh group id.
+//! Gated on `KAFKA_BOOTSTRAP` (e.g. `127.0.0.1:9092`, through `tributary_testkit::kafka`):
+//! without it every test prints a note and passes, except under CI, where it fails. Each test
+//! uses a fresh group id.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -18,31 +18,11 @@ use tributary_group::{Assignment, ConnectProtocol, WorkerMetadata};
 const WAIT: Duration = Duration::from_secs(60);
 
 fn bootstrap() -> Option<String> {
-    match std::env::var("KAFKA_BOOTSTRAP") {
-        Ok(b) if !b.trim().is_empty() => Some(b),
-        _ => {
-            // Under CI (`CI=true`) the broker is a prerequisite: fail rather than skip.
-            let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
-            assert!(!ci, "KAFKA_BOOTSTRAP is not set under CI");
-            eprintln!(
-                "skipped: KAFKA_BOOTSTRAP is not set (scripts/test starts Kafka and sets it)"
-            );
-            None
-        }
-    }
+    tributary_testkit::kafka()
 }
 
 fn unique_group(prefix: &str) -> String {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!(
-        "tributary-test-{prefix}-{}-{nanos}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    )
+    tributary_testkit::unique(&format!("tributary-test-{prefix}"))
 }
 
 fn config(group: &str, client: &str) -> GroupConfig {

@@ -636,7 +636,7 @@ fn string_keyed_maps_are_written_in_the_order_javas_hash_map_iterates_them() {
 #[test]
 fn texts_are_javas_for_float_defaults_control_characters_and_union_branch_defaults() {
     // The texts Java's AvroData and Avro's Schema.toString() write for the same schemas
-    // (crates/cli/tests/vectors/avro_vectors.rs checks these and more live against Java).
+    // (crates/registry/tests/avro_vectors.rs checks these and more live against Java).
     let double = SchemaBuilder::float64()
         .default_value(Value::Float64(1e10))
         .unwrap()

@@ -3,8 +3,7 @@
 //! One test binary per theme (faster to build and link than one per file); each module is
 //! one file of tests.
 
-#[path = "../common/mod.rs"]
-mod common;
+use tributary_testkit as common;
 
 mod broker_faults;
 mod hung_plugins;

@@ -4,8 +4,7 @@
 //! One test binary per theme (faster to build and link than one per file); each module is
 //! one file of tests.
 
-#[path = "../common/mod.rs"]
-mod common;
+use tributary_testkit as common;
 
 mod logs;
 mod metrics;

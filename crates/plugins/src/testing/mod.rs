@@ -29,7 +29,6 @@
 
 pub mod flaky;
 pub mod mock;
-pub mod text;
 pub mod transforms;
 pub mod verifiable;
 

@@ -27,7 +27,7 @@
 //! Without `java`/`javac`, Connect's jars or Apicurio's plugin (and no way to fetch them) the
 //! test prints why and passes (under `CI` it fails).
 
-use crate::common;
+use tributary_testkit as common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

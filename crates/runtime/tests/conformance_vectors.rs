@@ -14,7 +14,7 @@
 //!
 //! Without `java`/`javac` or the jars (and no way to fetch them) the test prints why and passes.
 
-use crate::common;
+use tributary_testkit as common;
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;

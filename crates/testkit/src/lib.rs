@@ -1,11 +1,13 @@
-//! Test harness for integration tests against a real Kafka broker: finds the broker through
-//! `KAFKA_BOOTSTRAP` (tests skip themselves without it), runs `tributary` worker processes,
-//! talks to their REST API and reads topics with librdkafka.
-#![allow(dead_code)]
+//! Test harness for Tributary's integration tests and the crates' tests against real systems:
+//! finds the broker through `KAFKA_BOOTSTRAP` and the other services the project's scripts
+//! start (tests skip themselves without them, or fail under CI), runs `tributary` worker
+//! processes, talks to their REST API, reads and writes topics with librdkafka, and compiles
+//! and runs the Java programs of the conformance vectors.
 
 pub mod corpus;
 pub mod eos;
 pub mod faults;
+pub mod text;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -16,6 +18,28 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Header, Headers, OwnedHeaders};
 use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
 use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
+
+/// The `tributary` binary under test: `TRIBUTARY_BIN` when set, else `tributary` in the
+/// directory above the test executable's (cargo puts integration tests in
+/// `target/<profile>/deps` and the binary they test in `target/<profile>`, building it first).
+/// Panics naming both when neither exists.
+pub fn tributary_binary() -> PathBuf {
+    if let Some(p) = std::env::var_os("TRIBUTARY_BIN") {
+        return PathBuf::from(p);
+    }
+    let exe = std::env::current_exe().expect("the test executable's path");
+    let beside = exe
+        .parent()
+        .and_then(Path::parent)
+        .map(|dir| dir.join("tributary"))
+        .filter(|p| p.is_file());
+    beside.unwrap_or_else(|| {
+        panic!(
+            "no tributary binary next to {} (set TRIBUTARY_BIN, or run the tests with cargo test -p tributary)",
+            exe.display()
+        )
+    })
+}
 
 /// The broker's bootstrap address, or `None` (and a note on stderr) when the test must skip;
 /// under CI a missing broker fails the test instead (see [`missing`]).
@@ -114,13 +138,19 @@ pub fn shared_dir() -> PathBuf {
         .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
 }
 
-/// A name unique to this test run.
+/// A name unique to this test run: `<prefix>-<pid>-<ns>-<n>`, `n` counting the calls.
 pub fn unique(prefix: &str) -> String {
+    static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_nanos();
-    format!("{prefix}-{}-{}", std::process::id(), nanos % 1_000_000_000)
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!(
+        "{prefix}-{}-{}-{n}",
+        std::process::id(),
+        nanos % 1_000_000_000
+    )
 }
 
 /// Polls `cond` every 50 ms until it returns `Some`, or panics with `what` after `timeout`.
@@ -201,7 +231,7 @@ impl StandaloneWorker {
         let log = dir.join(format!("worker-{}.log", unique("run")));
         let logf = std::fs::File::create(&log).unwrap();
         let stdout = std::fs::File::create(dir.join("stdout.log")).unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_tributary"))
+        let child = Command::new(tributary_binary())
             .arg("standalone")
             .arg("worker.properties")
             .args(connector_files)
@@ -448,7 +478,7 @@ impl DistributedWorker {
     fn spawn_in(wdir: &Path, env: &[(&str, &str)]) -> StandaloneWorker {
         let log = wdir.join(format!("worker-{}.log", unique("run")));
         let logf = std::fs::File::create(&log).unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_tributary"))
+        let child = Command::new(tributary_binary())
             .args(["distributed", "worker.properties"])
             .envs(env.iter().copied())
             .current_dir(wdir)

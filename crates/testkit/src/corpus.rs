@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-pub use tributary_plugins::testing::text::synthetic_log;
+pub use crate::text::synthetic_log;
 
 /// Files with the line endings and contents real logs have: `(name, bytes)`. Several end
 /// without a terminator (a file still being written), and one ends with a lone `\r`.

@@ -14,7 +14,7 @@
 //!
 //! Without `java`/`javac` or the jars the test prints why and passes (under `CI` it fails).
 
-use crate::common;
+use tributary_testkit as common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
