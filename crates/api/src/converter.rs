@@ -100,3 +100,27 @@ pub trait HeaderConverter: Send + Sync {
         value: Option<&[u8]>,
     ) -> ConnectResult<SchemaAndValue>;
 }
+
+/// Connect's `ConverterConfig.newConfigDef()`: the required `converter.type` key (`key`,
+/// `value` or `header`), which `configure(configs, isKey)` fills in.
+pub fn converter_config_def() -> ConfigDef {
+    ConfigDef::new().define(
+        "converter.type",
+        crate::config::ConfigType::String,
+        None,
+        Some(crate::config::Validator::OneOf(vec![
+            "key".into(),
+            "value".into(),
+            "header".into(),
+        ])),
+        crate::config::Importance::Low,
+        "The role this converter plays: key, value or header.",
+    )
+}
+
+/// `configs` with `converter.type` set to `ty`, as Java's `configure(configs, isKey)` does.
+pub fn with_converter_type(configs: &Props, ty: &str) -> Props {
+    let mut props = configs.clone();
+    props.insert("converter.type".into(), ty.into());
+    props
+}

@@ -18,7 +18,7 @@ use tributary_api::converter::{Converter, HeaderConverter, RecordHeaders};
 use tributary_api::data::{SchemaAndValue, SchemaRef, Value};
 use tributary_api::plugin::{ConverterPlugin, HeaderConverterPlugin};
 use tributary_api::{ConnectError, ConnectResult, Props};
-use tributary_plugins::converters::json::JsonConverter;
+use tributary_json::JsonConverter;
 
 use crate::codec::{Reader, Writer};
 use crate::connector::bytes_result;

@@ -16,7 +16,7 @@ use tributary_api::record::SourceMap;
 use tributary_api::sink::{ErrantRecordReporter, SinkTaskContext};
 use tributary_api::source::OffsetStorageReader;
 use tributary_api::ConnectError;
-use tributary_plugins::converters::json::JsonConverter;
+use tributary_json::JsonConverter;
 
 use crate::codec::{Reader, Writer};
 

@@ -19,7 +19,7 @@ use tributary_api::record::{
 use tributary_api::sink::{PartitionOffsets, SinkTask, SinkTaskContext};
 use tributary_api::source::{SourceTask, SourceTaskContext, StopSignal};
 use tributary_api::{ConnectError, ConnectResult, Props};
-use tributary_plugins::converters::json::JsonConverter;
+use tributary_json::JsonConverter;
 
 use crate::codec::{self, CodecError, Reader, Writer};
 use crate::connector::bytes_result;

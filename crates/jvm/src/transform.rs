@@ -29,7 +29,7 @@ use tributary_api::transforms::{
     ConnectRecord, Predicate, PredicatePlugin, Transformation, TransformationPlugin,
 };
 use tributary_api::{ConnectError, ConnectResult, Props};
-use tributary_plugins::converters::json::JsonConverter;
+use tributary_json::JsonConverter;
 
 use crate::codec::{CodecError, Reader, Writer};
 use crate::connector::{bytes_result, java_string};

@@ -368,32 +368,13 @@ fn unsafe_sigterm(pid: u32) {
     }
 }
 
-/// Every record value in a topic's partition 0, from the beginning to the current end.
+/// Every record value in a topic's partition 0, from the beginning to the current end (see
+/// [`read_topic_records`]).
 pub fn read_topic(bootstrap: &str, topic: &str) -> Vec<Vec<u8>> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("group.id", unique("reader"))
-        .set("enable.auto.commit", "false")
-        .create()
-        .unwrap();
-    let (_, high) = consumer
-        .fetch_watermarks(topic, 0, Duration::from_secs(10))
-        .unwrap();
-    let mut tpl = TopicPartitionList::new();
-    tpl.add_partition_offset(topic, 0, Offset::Beginning)
-        .unwrap();
-    consumer.assign(&tpl).unwrap();
-    let mut out = Vec::new();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while (out.len() as i64) < high && Instant::now() < deadline {
-        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(500)) {
-            out.push(m.payload().unwrap_or_default().to_vec());
-            if m.offset() + 1 >= high {
-                break;
-            }
-        }
-    }
-    out
+    read_topic_records(bootstrap, topic)
+        .into_iter()
+        .map(|(_, value)| value)
+        .collect()
 }
 
 /// The end offset of a topic's partition 0 (0 when the topic does not exist yet).
@@ -533,35 +514,13 @@ impl std::ops::DerefMut for DistributedWorker {
     }
 }
 
-/// Every record (key, value) in a topic's partition 0, from the beginning to the current end.
+/// Every record (key, value) in a topic's partition 0, from the beginning to the current end
+/// (see [`read_records`]; a null key or value reads as empty).
 pub fn read_topic_records(bootstrap: &str, topic: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("group.id", unique("reader"))
-        .set("enable.auto.commit", "false")
-        .create()
-        .unwrap();
-    let (_, high) = consumer
-        .fetch_watermarks(topic, 0, Duration::from_secs(10))
-        .unwrap();
-    let mut tpl = TopicPartitionList::new();
-    tpl.add_partition_offset(topic, 0, Offset::Beginning)
-        .unwrap();
-    consumer.assign(&tpl).unwrap();
-    let mut out = Vec::new();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while (out.len() as i64) < high && Instant::now() < deadline {
-        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(500)) {
-            out.push((
-                m.key().unwrap_or_default().to_vec(),
-                m.payload().unwrap_or_default().to_vec(),
-            ));
-            if m.offset() + 1 >= high {
-                break;
-            }
-        }
-    }
-    out
+    read_records(bootstrap, topic)
+        .into_iter()
+        .map(|r| (r.key.unwrap_or_default(), r.value.unwrap_or_default()))
+        .collect()
 }
 
 /// Produces one raw record (used to put garbage into a config topic, or an offset into an
@@ -832,7 +791,9 @@ impl Rec {
     }
 }
 
-/// Every record of partition 0 of `topic`, from the beginning to the current end.
+/// Every record of partition 0 of `topic`, from the beginning to the current end (empty when
+/// the topic does not exist; what was read by then after 120 s). The one whole-topic reader of
+/// the harness: the others map its records.
 pub fn read_records(bootstrap: &str, topic: &str) -> Vec<Rec> {
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
@@ -848,7 +809,7 @@ pub fn read_records(bootstrap: &str, topic: &str) -> Vec<Rec> {
         .unwrap();
     consumer.assign(&tpl).unwrap();
     let mut out = Vec::new();
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + Duration::from_secs(120);
     while (out.len() as i64) < high && Instant::now() < deadline {
         if let Some(Ok(m)) = consumer.poll(Duration::from_millis(500)) {
             out.push(Rec {

@@ -15,14 +15,14 @@
 pub mod byte_array;
 pub mod header;
 pub mod java_fmt;
-pub mod json;
+/// Connect's `JsonConverter`, from its own crate (`connect-json`).
+pub use tributary_json as json;
 pub mod primitive;
 pub mod string;
 
-use tributary_api::config::{ConfigDef, ConfigType, Importance, Validator};
+pub use tributary_api::converter::{converter_config_def, with_converter_type};
 use tributary_api::converter::{Converter, HeaderConverter};
 use tributary_api::plugin::{ConverterPlugin, HeaderConverterPlugin, PluginSet};
-use tributary_api::Props;
 
 /// The version the built-in converters report.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -124,28 +124,4 @@ pub fn plugins() -> PluginSet {
         }),
     });
     set
-}
-
-/// Connect's `ConverterConfig.newConfigDef()`: the required `converter.type` key (`key`,
-/// `value` or `header`), which `configure(configs, isKey)` fills in.
-pub fn converter_config_def() -> ConfigDef {
-    ConfigDef::new().define(
-        "converter.type",
-        ConfigType::String,
-        None,
-        Some(Validator::OneOf(vec![
-            "key".into(),
-            "value".into(),
-            "header".into(),
-        ])),
-        Importance::Low,
-        "The role this converter plays: key, value or header.",
-    )
-}
-
-/// `configs` with `converter.type` set to `ty`, as Java's `configure(configs, isKey)` does.
-pub(crate) fn with_converter_type(configs: &Props, ty: &str) -> Props {
-    let mut props = configs.clone();
-    props.insert("converter.type".into(), ty.into());
-    props
 }

@@ -178,14 +178,25 @@ pub fn json_member<'a>(json: &'a str, key: &str) -> Option<&'a str> {
     members.get(key).map(|raw| raw.get())
 }
 
+/// Why a JSON text is not a map of strings ([`json_string_map`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StringMapError {
+    /// Not JSON, or not an object.
+    #[error("expected a JSON object of string values")]
+    NotAnObject,
+    /// A member's value is an object or an array.
+    #[error("value of '{0}' must be a string")]
+    Structured(String),
+}
+
 /// A JSON object of scalars (source text `json`) as a string map, as Jackson coerces one for
 /// Connect's `Map<String,String>`: numbers and booleans become their text as written; null
 /// values are dropped.
-pub fn json_string_map(json: &str) -> Result<HashMap<String, String>, String> {
+pub fn json_string_map(json: &str) -> Result<HashMap<String, String>, StringMapError> {
     let members = json_object_texts(json)
         .ok()
         .flatten()
-        .ok_or("expected a JSON object of string values")?;
+        .ok_or(StringMapError::NotAnObject)?;
     let mut out = HashMap::new();
     for (k, v) in members {
         match v {
@@ -193,7 +204,7 @@ pub fn json_string_map(json: &str) -> Result<HashMap<String, String>, String> {
                 out.insert(k, s);
             }
             JsonText::Null => {}
-            JsonText::Structured(_) => return Err(format!("value of '{k}' must be a string")),
+            JsonText::Structured(_) => return Err(StringMapError::Structured(k)),
         }
     }
     Ok(out)

@@ -193,6 +193,17 @@ pub struct AllowedPaths {
     paths: Option<Vec<PathBuf>>,
 }
 
+/// An entry of `allowed.paths` the providers cannot use (Connect's messages).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AllowedPathError {
+    /// The entry is relative.
+    #[error("Path {} is not absolute", .0.display())]
+    NotAbsolute(PathBuf),
+    /// Nothing exists at the entry.
+    #[error("Path {} does not exist", .0.display())]
+    Missing(PathBuf),
+}
+
 impl AllowedPaths {
     /// Everything allowed (`allowed.paths` unset).
     pub fn any() -> AllowedPaths {
@@ -202,7 +213,7 @@ impl AllowedPaths {
     /// Parses an `allowed.paths` value. Entries are split on `,` as Java's `String.split` does
     /// (no trimming; trailing empty entries dropped). Errors, in Connect's words: `Path p is not
     /// absolute`, `Path p does not exist`.
-    pub fn parse(value: Option<&str>) -> Result<AllowedPaths, String> {
+    pub fn parse(value: Option<&str>) -> Result<AllowedPaths, AllowedPathError> {
         let Some(value) = value.filter(|v| !v.is_empty()) else {
             return Ok(AllowedPaths::any());
         };
@@ -214,10 +225,10 @@ impl AllowedPaths {
         for entry in entries {
             let normalised = normalise(Path::new(entry));
             if !normalised.is_absolute() {
-                return Err(format!("Path {} is not absolute", normalised.display()));
+                return Err(AllowedPathError::NotAbsolute(normalised));
             }
             if !normalised.exists() {
-                return Err(format!("Path {} does not exist", normalised.display()));
+                return Err(AllowedPathError::Missing(normalised));
             }
             paths.push(normalised);
         }
@@ -529,7 +540,7 @@ impl ConfigProviders {
             };
             let allowed_paths = || {
                 AllowedPaths::parse(params.get(ALLOWED_PATHS_PARAM).map(String::as_str))
-                    .map_err(|why| param_error(ALLOWED_PATHS_PARAM, why))
+                    .map_err(|why| param_error(ALLOWED_PATHS_PARAM, why.to_string()))
             };
             let provider = match class.trim() {
                 FILE_CONFIG_PROVIDER => {
@@ -907,15 +918,21 @@ mod tests {
         assert_eq!(AllowedPaths::parse(Some("")).unwrap(), AllowedPaths::any());
         assert_eq!(AllowedPaths::parse(None).unwrap(), AllowedPaths::any());
         assert_eq!(
-            AllowedPaths::parse(Some("rel/dir")).unwrap_err(),
+            AllowedPaths::parse(Some("rel/dir"))
+                .unwrap_err()
+                .to_string(),
             "Path rel/dir is not absolute"
         );
         assert_eq!(
-            AllowedPaths::parse(Some("/no/such/./dir")).unwrap_err(),
+            AllowedPaths::parse(Some("/no/such/./dir"))
+                .unwrap_err()
+                .to_string(),
             "Path /no/such/dir does not exist"
         );
         assert_eq!(
-            AllowedPaths::parse(Some(&format!(" {}", allowed.display()))).unwrap_err(),
+            AllowedPaths::parse(Some(&format!(" {}", allowed.display())))
+                .unwrap_err()
+                .to_string(),
             format!("Path  {} is not absolute", allowed.display())
         );
         assert_eq!(

@@ -44,32 +44,72 @@ pub fn jaas_path_from_opts(opts: &str) -> Option<String> {
         .map(|p| p.trim_matches('"').to_string())
 }
 
+/// Why the JAAS file of the basic-auth extension cannot be used (each names the file).
+#[derive(Debug, thiserror::Error)]
+pub enum JaasError {
+    /// The JAAS file cannot be read.
+    #[error("cannot read the JAAS file {path}: {source}")]
+    Unreadable {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The JAAS file is not in JAAS syntax.
+    #[error("{path}: {message}")]
+    Malformed { path: String, message: String },
+    /// No `KafkaConnect` login context.
+    #[error("{path}: no {CONTEXT} login context")]
+    NoContext { path: String },
+    /// A login module other than `PropertyFileLoginModule` (Java code).
+    #[error(
+        "{path}: login module {class} is Java code Tributary cannot run (it has {LOGIN_MODULE})"
+    )]
+    LoginModule { path: String, class: String },
+    /// `PropertyFileLoginModule` without its `file` option.
+    #[error("{path}: {LOGIN_MODULE} needs the option file")]
+    NoFileOption { path: String },
+    /// The credentials file cannot be read or parsed.
+    #[error("credentials file {file}: {message}")]
+    Credentials { file: String, message: String },
+}
+
 impl BasicAuth {
     /// Reads the JAAS file and the credentials file it names. Errors say which file and what
-    /// is wrong: a missing `KafkaConnect` context, a login module other than
+    /// is wrong ([`JaasError`]): a missing `KafkaConnect` context, a login module other than
     /// `PropertyFileLoginModule`, a missing `file` option, an unreadable file.
-    pub fn from_jaas_file(path: &Path) -> Result<BasicAuth, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the JAAS file {}: {e}", path.display()))?;
-        let contexts = tributary_security::jaas::parse_file(&text)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn from_jaas_file(path: &Path) -> Result<BasicAuth, JaasError> {
+        let at = || path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| JaasError::Unreadable {
+            path: at(),
+            source: e,
+        })?;
+        let contexts =
+            tributary_security::jaas::parse_file(&text).map_err(|e| JaasError::Malformed {
+                path: at(),
+                message: e.to_string(),
+            })?;
         let modules = contexts
             .get(CONTEXT)
-            .ok_or_else(|| format!("{}: no {CONTEXT} login context", path.display()))?;
+            .ok_or_else(|| JaasError::NoContext { path: at() })?;
         let mut users = HashMap::new();
         for m in modules {
             if m.simple_name() != LOGIN_MODULE {
-                return Err(format!(
-                    "{}: login module {} is Java code Tributary cannot run (it has {LOGIN_MODULE})",
-                    path.display(),
-                    m.class
-                ));
+                return Err(JaasError::LoginModule {
+                    path: at(),
+                    class: m.class.clone(),
+                });
             }
-            let file = m.options.get("file").ok_or_else(|| {
-                format!("{}: {LOGIN_MODULE} needs the option file", path.display())
-            })?;
-            let props = crate::config::properties::load_properties(Path::new(file))
-                .map_err(|e| format!("credentials file {file}: {e}"))?;
+            let file = m
+                .options
+                .get("file")
+                .ok_or_else(|| JaasError::NoFileOption { path: at() })?;
+            let props =
+                crate::config::properties::load_properties(Path::new(file)).map_err(|e| {
+                    JaasError::Credentials {
+                        file: file.clone(),
+                        message: e.to_string(),
+                    }
+                })?;
             users.extend(props);
         }
         Ok(BasicAuth {
@@ -192,6 +232,7 @@ mod tests {
         std::fs::write(&jaas, "Other { a.B required; };").unwrap();
         assert!(BasicAuth::from_jaas_file(&jaas)
             .unwrap_err()
+            .to_string()
             .contains("no KafkaConnect login context"));
     }
 }

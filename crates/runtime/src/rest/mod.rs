@@ -137,7 +137,7 @@ impl RestSecurity {
             })?;
             basic_auth = Some(
                 auth::BasicAuth::from_jaas_file(std::path::Path::new(&path))
-                    .map_err(|e| ("rest.extension.classes".to_string(), e))?,
+                    .map_err(|e| ("rest.extension.classes".to_string(), e.to_string()))?,
             );
         }
         let admin = config.settings().admin_listeners.as_ref();

@@ -149,8 +149,8 @@ pub async fn validate(
     let v: serde_json::Value = serde_json::from_slice(&body)
         .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))?;
     let text = std::str::from_utf8(&body).map_err(|e| RestError::new(500, e.to_string()))?;
-    let config =
-        crate::config::properties::json_string_map(text).map_err(|e| RestError::new(500, e))?;
+    let config = crate::config::properties::json_string_map(text)
+        .map_err(|e| RestError::new(500, e.to_string()))?;
     let null_keys = super::connectors::null_keys(&v);
     // The connector class in the body must be the plugin of the path (Connect compares the
     // names without a trailing "Connector").

@@ -331,249 +331,349 @@ fn subscription(config: &Props) -> ConnectResult<Vec<String>> {
 }
 
 fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
-    let SinkTaskArgs {
-        mut task,
-        task_config,
-        consumer_config,
-        converters,
-        control,
-        reporter,
-        counters,
-        offset_flush_interval,
-        track_topics,
-        mut chain,
-        errors,
-        dlq_clients,
-        offset_flush_timeout,
-    } = args;
-    let mut topics_seen = track_topics.then(super::task::TopicsSeen::default);
-    // Connect sets the reporters up before the task starts (creating the dead letter queue
-    // topic when missing).
-    let dlq = match &dlq_clients {
-        Some((admin, producer)) => match DeadLetterQueue::create(admin, producer, &errors) {
-            Ok(d) => Some(d),
-            Err(e) => {
-                chain.close();
-                return Err(e);
-            }
-        },
-        None => None,
-    };
-    counters.metrics.set_kind(TaskKind::Sink);
-    let reporters = Arc::new(
-        ErrorReporters::new(reporter.id.clone(), &errors, dlq)
-            .with_metrics(counters.metrics.errors.clone()),
-    );
-    let operator = Arc::new(
-        RetryWithToleranceOperator::new(&errors, Arc::new(TaskRetryClock::new(control.clone())))
-            .with_metrics(counters.metrics.errors.clone()),
-    );
-    let errant = errors.enable_errant_record_reporter().then(|| {
-        Arc::new(WorkerErrantRecordReporter::new(
-            operator.clone(),
-            reporters.clone(),
-            converters.key.clone(),
-            converters.value.clone(),
-            converters.header.clone(),
-        ))
-    });
-    let stages = Stages {
-        converters: &converters,
-        operator: &operator,
-        reporters: &reporters,
-        keep_raw: errant.is_some(),
-        counters: &counters,
-    };
-    let requests = Arc::new(SinkTaskRequests::default());
-    task.initialize(SinkTaskContext {
-        config: task_config.clone(),
-        errant_record_reporter: errant
-            .clone()
-            .map(|e| e as Arc<dyn tributary_api::sink::ErrantRecordReporter>),
-        requests: requests.clone(),
-    });
-    if let Err(e) = task.start(&task_config) {
-        chain.close();
-        return Err(e);
-    }
-    counters.record_start();
-    let shared = Arc::new(Mutex::new(Shared {
-        task,
-        current: HashMap::new(),
-        pending: VecDeque::new(),
-        reporters: reporters.clone(),
-        dlq_flush_timeout: offset_flush_timeout,
-        consumer_paused: control.is_paused(),
-        redelivery: None,
-        requests: requests.clone(),
-        held: HashSet::new(),
-        pauses_stale: false,
-        failure: None,
-    }));
-    let consumer: BaseConsumer<SinkConsumerContext> = consumer_config
-        .create_with_context(SinkConsumerContext {
-            shared: shared.clone(),
-            counters: counters.clone(),
-        })
-        .map_err(|e| {
-            ConnectError::config(format!(
-                "Failed to create consumer for {}: {e}",
-                reporter.id
-            ))
-        })?;
-    crate::kafka_client::set_initial_token(consumer.client(), &consumer_config)
-        .map_err(|e| ConnectError::connect(format!("Consumer for {}: {e}", reporter.id)))?;
-    let topics = subscription(&task_config)?;
-    let refs: Vec<&str> = topics.iter().map(String::as_str).collect();
-    consumer
-        .subscribe(&refs)
-        .map_err(|e| ConnectError::connect(format!("Failed to subscribe to {topics:?}: {e}")))?;
+    let mut lp = SinkLoop::start(args)?;
+    let result = lp.run();
+    lp.shut_down(result)
+}
 
-    let mut paused_reported: Option<bool> = None;
-    let mut last_commit = Instant::now();
-    // What the consumer's paused partitions were last brought in line with.
-    let mut pauses_applied: Option<PauseTarget> = None;
-    let result = (|| -> ConnectResult<()> {
+/// A running sink task: its consumer, the state shared with the consumer's rebalance
+/// callbacks, and what converts, transforms and reports its records.
+struct SinkLoop {
+    consumer: BaseConsumer<SinkConsumerContext>,
+    shared: Arc<Mutex<Shared>>,
+    requests: Arc<SinkTaskRequests>,
+    converters: TaskConverters,
+    chain: TransformationChain<SinkRecord>,
+    operator: Arc<RetryWithToleranceOperator>,
+    reporters: Arc<ErrorReporters>,
+    errant: Option<Arc<WorkerErrantRecordReporter>>,
+    control: Arc<TaskControl>,
+    reporter: TaskStatusReporter,
+    counters: Arc<TaskCounters>,
+    topics_seen: Option<super::task::TopicsSeen>,
+    offset_flush_interval: Duration,
+    /// The target state last reported (RUNNING or PAUSED).
+    paused_reported: Option<bool>,
+    last_commit: Instant,
+    /// What the consumer's paused partitions were last brought in line with.
+    pauses_applied: Option<PauseTarget>,
+}
+
+impl SinkLoop {
+    /// Sets up the error reporters (creating the dead letter queue topic when missing, as
+    /// Connect does before the task starts), initializes and starts the task, then creates the
+    /// consumer and subscribes it (Connect's `WorkerSinkTask.initializeAndStart`). The
+    /// transformation chain is closed when the task cannot start.
+    fn start(args: SinkTaskArgs) -> ConnectResult<SinkLoop> {
+        let SinkTaskArgs {
+            mut task,
+            task_config,
+            consumer_config,
+            converters,
+            control,
+            reporter,
+            counters,
+            offset_flush_interval,
+            track_topics,
+            mut chain,
+            errors,
+            dlq_clients,
+            offset_flush_timeout,
+        } = args;
+        let dlq = match &dlq_clients {
+            Some((admin, producer)) => match DeadLetterQueue::create(admin, producer, &errors) {
+                Ok(d) => Some(d),
+                Err(e) => {
+                    chain.close();
+                    return Err(e);
+                }
+            },
+            None => None,
+        };
+        counters.metrics.set_kind(TaskKind::Sink);
+        let reporters = Arc::new(
+            ErrorReporters::new(reporter.id.clone(), &errors, dlq)
+                .with_metrics(counters.metrics.errors.clone()),
+        );
+        let operator = Arc::new(
+            RetryWithToleranceOperator::new(
+                &errors,
+                Arc::new(TaskRetryClock::new(control.clone())),
+            )
+            .with_metrics(counters.metrics.errors.clone()),
+        );
+        let errant = errors.enable_errant_record_reporter().then(|| {
+            Arc::new(WorkerErrantRecordReporter::new(
+                operator.clone(),
+                reporters.clone(),
+                converters.key.clone(),
+                converters.value.clone(),
+                converters.header.clone(),
+            ))
+        });
+        let requests = Arc::new(SinkTaskRequests::default());
+        task.initialize(SinkTaskContext {
+            config: task_config.clone(),
+            errant_record_reporter: errant
+                .clone()
+                .map(|e| e as Arc<dyn tributary_api::sink::ErrantRecordReporter>),
+            requests: requests.clone(),
+        });
+        if let Err(e) = task.start(&task_config) {
+            chain.close();
+            return Err(e);
+        }
+        counters.record_start();
+        let shared = Arc::new(Mutex::new(Shared {
+            task,
+            current: HashMap::new(),
+            pending: VecDeque::new(),
+            reporters: reporters.clone(),
+            dlq_flush_timeout: offset_flush_timeout,
+            consumer_paused: control.is_paused(),
+            redelivery: None,
+            requests: requests.clone(),
+            held: HashSet::new(),
+            pauses_stale: false,
+            failure: None,
+        }));
+        let consumer: BaseConsumer<SinkConsumerContext> = consumer_config
+            .create_with_context(SinkConsumerContext {
+                shared: shared.clone(),
+                counters: counters.clone(),
+            })
+            .map_err(|e| {
+                ConnectError::config(format!(
+                    "Failed to create consumer for {}: {e}",
+                    reporter.id
+                ))
+            })?;
+        crate::kafka_client::set_initial_token(consumer.client(), &consumer_config)
+            .map_err(|e| ConnectError::connect(format!("Consumer for {}: {e}", reporter.id)))?;
+        let topics = subscription(&task_config)?;
+        let refs: Vec<&str> = topics.iter().map(String::as_str).collect();
+        consumer.subscribe(&refs).map_err(|e| {
+            ConnectError::connect(format!("Failed to subscribe to {topics:?}: {e}"))
+        })?;
+        Ok(SinkLoop {
+            consumer,
+            shared,
+            requests,
+            converters,
+            chain,
+            operator,
+            reporters,
+            errant,
+            control,
+            reporter,
+            counters,
+            topics_seen: track_topics.then(super::task::TopicsSeen::default),
+            offset_flush_interval,
+            paused_reported: None,
+            last_commit: Instant::now(),
+            pauses_applied: None,
+        })
+    }
+
+    /// Consumes, delivers and commits until the task stops or fails (Connect's
+    /// `WorkerSinkTask.execute` and `iteration`).
+    fn run(&mut self) -> ConnectResult<()> {
         loop {
-            if control.is_stopping() {
+            if self.control.is_stopping() {
                 return Ok(());
             }
-            let paused = control.is_paused();
-            if paused_reported != Some(paused) {
-                let mut s = shared.lock().unwrap();
-                s.consumer_paused = paused;
-                s.pauses_stale = true;
-                drop(s);
-                reporter.report(
-                    if paused {
-                        State::Paused
-                    } else {
-                        State::Running
-                    },
-                    None,
-                );
-                paused_reported = Some(paused);
+            let paused = self.control.is_paused();
+            self.report_target_state(paused);
+            self.align_consumer();
+            let polled = self.poll(self.poll_wait(paused))?;
+            self.deliver(polled, paused)?;
+            self.counters.metrics.turn_done();
+            let commit_requested = self.requests.take_commit_request();
+            if commit_requested || self.last_commit.elapsed() >= self.offset_flush_interval {
+                self.commit()?;
+                self.last_commit = Instant::now();
             }
-            {
-                let mut s = shared.lock().unwrap();
-                rewind(&consumer, &mut s);
-                s.refresh_held();
-                let target = PauseTarget::of(&s);
-                if s.pauses_stale || pauses_applied.as_ref() != Some(&target) {
-                    s.pauses_stale = false;
-                    apply_pauses(&consumer, &target, &reporter.id);
-                    pauses_applied = Some(target);
-                }
-            }
-            // Poll at least once per turn (rebalance callbacks run inside `poll`), then until a
-            // batch is ready. Nothing polled is ever dropped: it waits in `pending` for `put`.
-            let mut wait = {
-                let s = shared.lock().unwrap();
-                let mut wait = if paused {
-                    Duration::from_millis(100)
-                } else if let Some(at) = s.redelivery {
-                    at.saturating_duration_since(Instant::now())
-                        .min(Duration::from_millis(500))
-                } else if s.has_deliverable() {
-                    Duration::ZERO
-                } else {
-                    Duration::from_millis(500)
-                };
-                if s.requests.has_rewinds() {
-                    // A seek that found its partition not yet fetching is tried again soon.
-                    wait = wait.min(Duration::from_millis(20));
-                }
-                wait
-            };
-            // Converted records go to `pending` in one step after the polling (one lock).
-            let mut polled: Vec<Pending> = Vec::new();
-            let room = MAX_BATCH.saturating_sub(shared.lock().unwrap().pending.len());
-            loop {
-                match consumer.poll(wait) {
-                    None => break,
-                    Some(Ok(msg)) => {
-                        counters.metrics.read_total.fetch_add(1, Ordering::Relaxed);
-                        if let Some(seen) = &mut topics_seen {
-                            seen.record(msg.topic(), &reporter);
-                        }
-                        match stages.process(&msg, &mut chain)? {
-                            Some(p) => polled.push(p),
-                            None => break,
-                        }
-                        if polled.len() >= room {
-                            break;
-                        }
+        }
+    }
+
+    /// Reports PAUSED or RUNNING when the target state changed, and has the consumer's pauses
+    /// brought in line at the next turn.
+    fn report_target_state(&mut self, paused: bool) {
+        if self.paused_reported == Some(paused) {
+            return;
+        }
+        {
+            let mut s = self.shared.lock().unwrap();
+            s.consumer_paused = paused;
+            s.pauses_stale = true;
+        }
+        let state = if paused {
+            State::Paused
+        } else {
+            State::Running
+        };
+        self.reporter.report(state, None);
+        self.paused_reported = Some(paused);
+    }
+
+    /// Carries out the task's rewinds and pauses before the next poll: seeks, the records
+    /// they make stale dropped, and the consumer's paused partitions matched to the target.
+    fn align_consumer(&mut self) {
+        let mut s = self.shared.lock().unwrap();
+        rewind(&self.consumer, &mut s);
+        s.refresh_held();
+        let target = PauseTarget::of(&s);
+        if s.pauses_stale || self.pauses_applied.as_ref() != Some(&target) {
+            s.pauses_stale = false;
+            apply_pauses(&self.consumer, &target, &self.reporter.id);
+            self.pauses_applied = Some(target);
+        }
+    }
+
+    /// How long the first poll of a turn may wait: short while paused, until a scheduled
+    /// redelivery, not at all when records are ready, shortly when a rewind waits to be tried
+    /// again.
+    fn poll_wait(&self, paused: bool) -> Duration {
+        let s = self.shared.lock().unwrap();
+        let wait = if paused {
+            Duration::from_millis(100)
+        } else if let Some(at) = s.redelivery {
+            at.saturating_duration_since(Instant::now())
+                .min(Duration::from_millis(500))
+        } else if s.has_deliverable() {
+            Duration::ZERO
+        } else {
+            Duration::from_millis(500)
+        };
+        if s.requests.has_rewinds() {
+            // A seek that found its partition not yet fetching is tried again soon.
+            return wait.min(Duration::from_millis(20));
+        }
+        wait
+    }
+
+    /// Polls at least once (rebalance callbacks run inside `poll`), then until a batch is
+    /// ready; each record converted and transformed. Nothing polled is ever dropped: it goes
+    /// to `pending` for `put`.
+    fn poll(&mut self, mut wait: Duration) -> ConnectResult<Vec<Pending>> {
+        let stages = Stages {
+            converters: &self.converters,
+            operator: &self.operator,
+            reporters: &self.reporters,
+            keep_raw: self.errant.is_some(),
+            counters: &self.counters,
+        };
+        let mut polled: Vec<Pending> = Vec::new();
+        let room = MAX_BATCH.saturating_sub(self.shared.lock().unwrap().pending.len());
+        loop {
+            match self.consumer.poll(wait) {
+                None => break,
+                Some(Ok(msg)) => {
+                    self.counters
+                        .metrics
+                        .read_total
+                        .fetch_add(1, Ordering::Relaxed);
+                    if let Some(seen) = &mut self.topics_seen {
+                        seen.record(msg.topic(), &self.reporter);
                     }
-                    Some(Err(e)) => {
-                        tracing::warn!(task = %reporter.id, "consumer error: {e}");
+                    match stages.process(&msg, &mut self.chain)? {
+                        Some(p) => polled.push(p),
+                        None => break,
+                    }
+                    if polled.len() >= room {
                         break;
                     }
                 }
-                wait = Duration::ZERO;
-            }
-            {
-                let mut s = shared.lock().unwrap();
-                if !polled.is_empty() {
-                    s.pending.extend(polled);
-                }
-                if let Some(e) = s.failure.take() {
-                    return Err(e);
-                }
-                let redeliver_now = s.redelivery.is_none_or(|at| Instant::now() >= at);
-                if !paused && redeliver_now {
-                    deliver(&mut s, errant.as_deref(), &counters, &reporter.id, || {
-                        offset_flush_interval.saturating_sub(last_commit.elapsed())
-                    })?;
+                Some(Err(e)) => {
+                    tracing::warn!(task = %self.reporter.id, "consumer error: {e}");
+                    break;
                 }
             }
-            counters.metrics.turn_done();
-            let commit_requested = requests.take_commit_request();
-            if commit_requested || last_commit.elapsed() >= offset_flush_interval {
-                let mut s = shared.lock().unwrap();
-                let metrics = &counters.metrics;
-                metrics.commit_seq_no.fetch_add(1, Ordering::Relaxed);
-                if let Ok(assignment) = consumer.assignment() {
-                    metrics
-                        .partition_count
-                        .store(assignment.count() as i64, Ordering::Relaxed);
-                }
-                let began = Instant::now();
-                let committed = commit(&consumer, &mut s, None);
-                metrics.commit_done(committed.is_ok(), began.elapsed());
-                match committed {
-                    Ok(()) => {
-                        counters.record_offset_commit();
-                        metrics
-                            .commit_completion_total
-                            .fetch_add(1, Ordering::Relaxed);
-                    }
-                    Err(ConnectError::Retriable(m)) => tracing::warn!(task = %reporter.id, "{m}"),
-                    Err(e) => return Err(e),
-                }
-                last_commit = Instant::now();
-            }
+            wait = Duration::ZERO;
         }
-    })();
-    // Shutdown: commit, close every partition, stop the task (Java's closeAllPartitions + stop).
-    let assigned = consumer
-        .assignment()
-        .map(|t| partitions(&t))
-        .unwrap_or_default();
-    let mut s = shared.lock().unwrap();
-    if result.is_ok() {
-        if let Err(e) = commit(&consumer, &mut s, None) {
-            tracing::warn!(task = %reporter.id, "final commit failed: {e}");
+        Ok(polled)
+    }
+
+    /// Queues what was polled (in one step, under one lock), fails on a failure of the
+    /// rebalance callbacks, and hands the next batch to `put` unless the task is paused or a
+    /// redelivery is not due yet.
+    fn deliver(&mut self, polled: Vec<Pending>, paused: bool) -> ConnectResult<()> {
+        let mut s = self.shared.lock().unwrap();
+        if !polled.is_empty() {
+            s.pending.extend(polled);
+        }
+        if let Some(e) = s.failure.take() {
+            return Err(e);
+        }
+        let redeliver_now = s.redelivery.is_none_or(|at| Instant::now() >= at);
+        if !paused && redeliver_now {
+            let (interval, last_commit) = (self.offset_flush_interval, self.last_commit);
+            deliver(
+                &mut s,
+                self.errant.as_deref(),
+                &self.counters,
+                &self.reporter.id,
+                || interval.saturating_sub(last_commit.elapsed()),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Commits what `pre_commit` returns (Connect's `WorkerSinkTask.commitOffsets`), with the
+    /// commit metrics; a retriable failure is logged and tried at the next commit.
+    fn commit(&mut self) -> ConnectResult<()> {
+        let mut s = self.shared.lock().unwrap();
+        let metrics = &self.counters.metrics;
+        metrics.commit_seq_no.fetch_add(1, Ordering::Relaxed);
+        if let Ok(assignment) = self.consumer.assignment() {
+            metrics
+                .partition_count
+                .store(assignment.count() as i64, Ordering::Relaxed);
+        }
+        let began = Instant::now();
+        let committed = commit(&self.consumer, &mut s, None);
+        metrics.commit_done(committed.is_ok(), began.elapsed());
+        match committed {
+            Ok(()) => {
+                self.counters.record_offset_commit();
+                metrics
+                    .commit_completion_total
+                    .fetch_add(1, Ordering::Relaxed);
+                Ok(())
+            }
+            Err(ConnectError::Retriable(m)) => {
+                tracing::warn!(task = %self.reporter.id, "{m}");
+                Ok(())
+            }
+            Err(e) => Err(e),
         }
     }
-    let close = s.task.close(&assigned);
-    let stop = s.task.stop();
-    chain.close();
-    counters.record_stop();
-    drop(s);
-    consumer.unsubscribe();
-    result?;
-    close?;
-    stop
+
+    /// Commits (when the loop ended cleanly), closes every partition and stops the task
+    /// (Connect's `closeAllPartitions` and `stop`); `result` is how the loop ended, returned
+    /// first.
+    fn shut_down(mut self, result: ConnectResult<()>) -> ConnectResult<()> {
+        let assigned = self
+            .consumer
+            .assignment()
+            .map(|t| partitions(&t))
+            .unwrap_or_default();
+        let mut s = self.shared.lock().unwrap();
+        if result.is_ok() {
+            if let Err(e) = commit(&self.consumer, &mut s, None) {
+                tracing::warn!(task = %self.reporter.id, "final commit failed: {e}");
+            }
+        }
+        let close = s.task.close(&assigned);
+        let stop = s.task.stop();
+        self.chain.close();
+        self.counters.record_stop();
+        drop(s);
+        self.consumer.unsubscribe();
+        result?;
+        close?;
+        stop
+    }
 }
 
 /// Which partitions the consumer should have paused.

@@ -18,6 +18,7 @@
 //! once everything in flight was reported, and only one that is refused on its own fails.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -27,7 +28,7 @@ use rdkafka::message::{Header as KafkaHeader, OwnedHeaders};
 use rdkafka::producer::{BaseRecord, DeliveryResult, ProducerContext};
 use rdkafka::{ClientConfig, ClientContext};
 use tributary_api::converter::RecordHeaders;
-use tributary_api::record::{SourceMap, SourceRecord};
+use tributary_api::record::{Headers, SourceMap, SourceRecord};
 use tributary_api::source::{
     SourceTask, SourceTaskContext, TransactionBoundaryRequest, TransactionContext,
 };
@@ -374,6 +375,16 @@ pub fn run(args: SourceTaskArgs) {
     }
 }
 
+/// Unwraps a stage's [`ControlFlow`] in [`Loop::process`], returning its `Break` value.
+macro_rules! proceed {
+    ($flow:expr) => {
+        match $flow {
+            ControlFlow::Continue(v) => v,
+            ControlFlow::Break(go_on) => return Ok(go_on),
+        }
+    };
+}
+
 struct Loop {
     connector: String,
     task: Box<dyn SourceTask>,
@@ -419,233 +430,10 @@ enum Next<V> {
 }
 
 fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
-    let SourceTaskArgs {
-        connector,
-        mut task,
-        task_config,
-        producer_config,
-        converters,
-        offsets,
-        topic_creation,
-        control,
-        reporter,
-        counters,
-        offset_flush_interval,
-        offset_flush_timeout,
-        track_topics,
-        mut chain,
-        errors,
-        exactly_once,
-    } = args;
-    counters.metrics.set_kind(TaskKind::Source);
-    let operator = Arc::new(
-        RetryWithToleranceOperator::new(&errors, Arc::new(TaskRetryClock::new(control.clone())))
-            .with_metrics(counters.metrics.errors.clone()),
-    );
-    let reporters = Arc::new(
-        ErrorReporters::new(reporter.id.clone(), &errors, None)
-            .with_metrics(counters.metrics.errors.clone()),
-    );
-    let keep_originals =
-        task.wants_commit_record() || (errors.log_enable && errors.log_include_messages);
-    let originals = (errors.tolerance == ToleranceType::All
-        && errors.log_enable
-        && errors.log_include_messages)
-        .then(|| Arc::new(Mutex::new(HashMap::new())));
-    let submitted = SubmittedRecords::new();
-    let acks = submitted.inbox();
-    let failure = Arc::new(Mutex::new(None));
-    let record_acks = task
-        .wants_commit_record()
-        .then(|| Arc::new(Mutex::new(Vec::new())));
-    let ctx = SourceProducerContext {
-        counters: counters.clone(),
-        record_acks: record_acks.clone(),
-        acks: acks.clone(),
-        failure: failure.clone(),
-        tolerated: (errors.tolerance == ToleranceType::All).then(|| SendFailures {
-            task: reporter.id.clone(),
-            reporters: reporters.clone(),
-            operator: operator.clone(),
-            originals: originals.clone(),
-        }),
-        refused: exactly_once.is_none().then(|| Mutex::new(Vec::new())),
-        refused_waiting: Default::default(),
-    };
-    // Delivery reports are served by the producer's own thread, which sleeps while nothing is
-    // in flight.
-    let producer =
-        match PolledProducer::create(&producer_config, ctx, &format!("dr-{}", reporter.id)) {
-            Ok(p) => p,
-            Err(e) => {
-                chain.close();
-                return Err(ConnectError::config(format!(
-                    "Failed to create producer for {}: {e}",
-                    reporter.id
-                )));
-            }
-        };
-    if let Err(e) = crate::kafka_client::set_initial_token(producer.client(), &producer_config) {
-        chain.close();
-        return Err(ConnectError::connect(format!(
-            "Producer for {}: {e}",
-            reporter.id
-        )));
-    }
-    let transactions = match exactly_once {
-        None => None,
-        Some(eos) => match start_transactions(&producer, eos) {
-            Ok(t) => Some(t),
-            Err(e) => {
-                chain.close();
-                return Err(e);
-            }
-        },
-    };
-    let context = SourceTaskContext {
-        config: task_config.clone(),
-        offset_reader: Arc::new(ConnectorOffsetReader {
-            connector: connector.clone(),
-            store: offsets.clone(),
-        }),
-        stopping: control.stopping.clone(),
-        transaction_context: transactions.as_ref().and_then(|t| t.context.clone()),
-    };
-    task.initialize(context);
-    if let Err(e) = task.start(&task_config) {
-        chain.close();
-        return Err(e);
-    }
-    counters.record_start();
-    let mut lp = Loop {
-        connector,
-        task,
-        producer,
-        converters,
-        offsets,
-        submitted,
-        acks,
-        failure,
-        control: control.clone(),
-        counters,
-        topics_seen: track_topics.then(super::task::TopicsSeen::default),
-        topic_creator: topic_creation
-            .map(|(rules, admin)| super::topic_creation::TopicCreator::new(rules, admin)),
-        reporter: reporter.clone(),
-        in_flight: record_acks.map(|a| (HashMap::new(), a)),
-        offset_flush_timeout,
-        chain,
-        operator,
-        reporters,
-        keep_originals,
-        originals,
-        transactions,
-    };
-    let mut paused_reported = None;
-    let mut last_commit = Instant::now();
-    let result = (|| -> ConnectResult<()> {
-        loop {
-            if control.is_stopping() {
-                return Ok(());
-            }
-            let paused = control.is_paused();
-            if paused_reported != Some(paused) {
-                reporter.report(
-                    if paused {
-                        State::Paused
-                    } else {
-                        State::Running
-                    },
-                    None,
-                );
-                paused_reported = Some(paused);
-            }
-            if paused {
-                // Connect commits on pause what the task asked for, so no transaction hangs
-                // while it is paused.
-                lp.end_requested_batch_transaction()?;
-                control.wait_while_paused(Duration::from_millis(500));
-                lp.counters.metrics.turn_done();
-            } else {
-                lp.poll_and_send()?;
-            }
-            lp.resend_refused()?;
-            // Apply acknowledgements as they come, so committing has little left to do.
-            lp.submitted.process_acks();
-            lp.counters
-                .metrics
-                .set_active(lp.submitted.pending() as i64);
-            lp.check_failure()?;
-            if let Some(t) = &lp.transactions {
-                if t.due() {
-                    lp.commit_transaction()?;
-                }
-                continue;
-            }
-            if last_commit.elapsed() >= offset_flush_interval {
-                match lp.commit_offsets(None) {
-                    Err(ConnectError::Retriable(m)) => {
-                        tracing::warn!(task = %lp.reporter.id, "offset commit incomplete, retried later: {m}")
-                    }
-                    other => other?,
-                }
-                last_commit = Instant::now();
-            }
-        }
-    })();
-    // Shutdown: the task stops first (it polls no more), as Connect stops a task before its
-    // final offset commit; then in-flight records get a chance to be acknowledged, and what
-    // was is committed.
-    let stop = lp.task.stop();
-    let commit = if lp.transactions.is_some() {
-        // The open transaction is committed if the task stopped cleanly, aborted otherwise
-        // (its records are then never visible to read_committed consumers). A task that
-        // defines its own transactions gets what it asked for; a transaction it did not end
-        // is aborted (Connect leaves it open until the task's next producer aborts it).
-        let connector_defined = lp
-            .transactions
-            .as_ref()
-            .is_some_and(|t| t.context.is_some());
-        if result.is_err() {
-            lp.abort_transaction();
-            Ok(())
-        } else if connector_defined {
-            let ended = lp.end_requested_batch_transaction();
-            lp.abort_transaction();
-            ended
-        } else {
-            lp.commit_transaction()
-        }
-    } else {
-        match lp.commit_offsets(Some(offset_flush_timeout)) {
-            // Not durable in time: the records are in Kafka or will be resent from the last
-            // committed offsets by the next owner; nothing to fail the task for.
-            Err(ConnectError::Retriable(m)) => {
-                tracing::warn!(task = %lp.reporter.id, "final offset commit incomplete: {m}");
-                Ok(())
-            }
-            other => other,
-        }
-    };
-    lp.chain.close();
-    lp.counters.record_stop();
-    // What this task produced is acknowledged or given up by now (the final commit waited for
-    // it); destroying the producer (purge, its polling thread, librdkafka's threads) only takes
-    // time, often a few hundred ms, so it happens off the task thread and the task counts as
-    // stopped at once: its UNASSIGNED status, a revocation's follow-up round or the worker's
-    // exit do not wait for it.
-    let Loop { producer, .. } = lp;
-    let id = reporter.id.to_string();
-    if let Err(e) = std::thread::Builder::new()
-        .name(format!("close-producer-{id}"))
-        .spawn(move || drop(producer))
-    {
-        // The producer went with the failed spawn's closure, closed on this thread.
-        tracing::debug!(task = %id, "closed the producer in place: {e}");
-    }
-    result?;
-    commit?;
-    stop
+    let offset_flush_interval = args.offset_flush_interval;
+    let mut lp = Loop::start(args)?;
+    let result = lp.run(offset_flush_interval);
+    lp.shut_down(result)
 }
 
 /// Connect's `ExactlyOnceWorkerSourceTask.initializeAndStart` up to the task's start: the
@@ -690,6 +478,256 @@ impl Transactions {
 }
 
 impl Loop {
+    /// Creates the task's producer (transactional under exactly-once), initializes and starts
+    /// the task (Connect's `WorkerSourceTask.initializeAndStart`). The transformation chain is
+    /// closed when this fails.
+    fn start(args: SourceTaskArgs) -> ConnectResult<Loop> {
+        let SourceTaskArgs {
+            connector,
+            mut task,
+            task_config,
+            producer_config,
+            converters,
+            offsets,
+            topic_creation,
+            control,
+            reporter,
+            counters,
+            offset_flush_interval: _,
+            offset_flush_timeout,
+            track_topics,
+            mut chain,
+            errors,
+            exactly_once,
+        } = args;
+        counters.metrics.set_kind(TaskKind::Source);
+        let operator = Arc::new(
+            RetryWithToleranceOperator::new(
+                &errors,
+                Arc::new(TaskRetryClock::new(control.clone())),
+            )
+            .with_metrics(counters.metrics.errors.clone()),
+        );
+        let reporters = Arc::new(
+            ErrorReporters::new(reporter.id.clone(), &errors, None)
+                .with_metrics(counters.metrics.errors.clone()),
+        );
+        let keep_originals =
+            task.wants_commit_record() || (errors.log_enable && errors.log_include_messages);
+        let originals = (errors.tolerance == ToleranceType::All
+            && errors.log_enable
+            && errors.log_include_messages)
+            .then(|| Arc::new(Mutex::new(HashMap::new())));
+        let submitted = SubmittedRecords::new();
+        let acks = submitted.inbox();
+        let failure = Arc::new(Mutex::new(None));
+        let record_acks = task
+            .wants_commit_record()
+            .then(|| Arc::new(Mutex::new(Vec::new())));
+        let ctx = SourceProducerContext {
+            counters: counters.clone(),
+            record_acks: record_acks.clone(),
+            acks: acks.clone(),
+            failure: failure.clone(),
+            tolerated: (errors.tolerance == ToleranceType::All).then(|| SendFailures {
+                task: reporter.id.clone(),
+                reporters: reporters.clone(),
+                operator: operator.clone(),
+                originals: originals.clone(),
+            }),
+            refused: exactly_once.is_none().then(|| Mutex::new(Vec::new())),
+            refused_waiting: Default::default(),
+        };
+        // Delivery reports are served by the producer's own thread, which sleeps while nothing is
+        // in flight.
+        let producer =
+            match PolledProducer::create(&producer_config, ctx, &format!("dr-{}", reporter.id)) {
+                Ok(p) => p,
+                Err(e) => {
+                    chain.close();
+                    return Err(ConnectError::config(format!(
+                        "Failed to create producer for {}: {e}",
+                        reporter.id
+                    )));
+                }
+            };
+        if let Err(e) = crate::kafka_client::set_initial_token(producer.client(), &producer_config)
+        {
+            chain.close();
+            return Err(ConnectError::connect(format!(
+                "Producer for {}: {e}",
+                reporter.id
+            )));
+        }
+        let transactions = match exactly_once {
+            None => None,
+            Some(eos) => match start_transactions(&producer, eos) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    chain.close();
+                    return Err(e);
+                }
+            },
+        };
+        let context = SourceTaskContext {
+            config: task_config.clone(),
+            offset_reader: Arc::new(ConnectorOffsetReader {
+                connector: connector.clone(),
+                store: offsets.clone(),
+            }),
+            stopping: control.stopping.clone(),
+            transaction_context: transactions.as_ref().and_then(|t| t.context.clone()),
+        };
+        task.initialize(context);
+        if let Err(e) = task.start(&task_config) {
+            chain.close();
+            return Err(e);
+        }
+        counters.record_start();
+        Ok(Loop {
+            connector,
+            task,
+            producer,
+            converters,
+            offsets,
+            submitted,
+            acks,
+            failure,
+            control: control.clone(),
+            counters,
+            topics_seen: track_topics.then(super::task::TopicsSeen::default),
+            topic_creator: topic_creation
+                .map(|(rules, admin)| super::topic_creation::TopicCreator::new(rules, admin)),
+            reporter: reporter.clone(),
+            in_flight: record_acks.map(|a| (HashMap::new(), a)),
+            offset_flush_timeout,
+            chain,
+            operator,
+            reporters,
+            keep_originals,
+            originals,
+            transactions,
+        })
+    }
+
+    /// Polls, sends and commits until the task stops or fails (Connect's
+    /// `AbstractWorkerSourceTask.execute`): PAUSED and RUNNING reported as the target state
+    /// changes, acknowledgements applied as they come, offsets committed every
+    /// `offset_flush_interval` (or transactions at their boundary).
+    fn run(&mut self, offset_flush_interval: Duration) -> ConnectResult<()> {
+        let mut paused_reported = None;
+        let mut last_commit = Instant::now();
+        loop {
+            if self.control.is_stopping() {
+                return Ok(());
+            }
+            let paused = self.control.is_paused();
+            if paused_reported != Some(paused) {
+                self.reporter.report(
+                    if paused {
+                        State::Paused
+                    } else {
+                        State::Running
+                    },
+                    None,
+                );
+                paused_reported = Some(paused);
+            }
+            if paused {
+                // Connect commits on pause what the task asked for, so no transaction hangs
+                // while it is paused.
+                self.end_requested_batch_transaction()?;
+                self.control.wait_while_paused(Duration::from_millis(500));
+                self.counters.metrics.turn_done();
+            } else {
+                self.poll_and_send()?;
+            }
+            self.resend_refused()?;
+            // Apply acknowledgements as they come, so committing has little left to do.
+            self.submitted.process_acks();
+            self.counters
+                .metrics
+                .set_active(self.submitted.pending() as i64);
+            self.check_failure()?;
+            if let Some(t) = &self.transactions {
+                if t.due() {
+                    self.commit_transaction()?;
+                }
+                continue;
+            }
+            if last_commit.elapsed() >= offset_flush_interval {
+                match self.commit_offsets(None) {
+                    Err(ConnectError::Retriable(m)) => {
+                        tracing::warn!(task = %self.reporter.id, "offset commit incomplete, retried later: {m}")
+                    }
+                    other => other?,
+                }
+                last_commit = Instant::now();
+            }
+        }
+    }
+
+    /// Stops the task, then makes final what it produced (Connect's shutdown of a source task:
+    /// `task.stop()`, then a last offset commit, or the open transaction committed or aborted),
+    /// closes the chain and the producer; `result` is how the loop ended, returned first.
+    fn shut_down(mut self, result: ConnectResult<()>) -> ConnectResult<()> {
+        // Shutdown: the task stops first (it polls no more), as Connect stops a task before its
+        // final offset commit; then in-flight records get a chance to be acknowledged, and what
+        // was is committed.
+        let stop = self.task.stop();
+        let commit = if self.transactions.is_some() {
+            // The open transaction is committed if the task stopped cleanly, aborted otherwise
+            // (its records are then never visible to read_committed consumers). A task that
+            // defines its own transactions gets what it asked for; a transaction it did not end
+            // is aborted (Connect leaves it open until the task's next producer aborts it).
+            let connector_defined = self
+                .transactions
+                .as_ref()
+                .is_some_and(|t| t.context.is_some());
+            if result.is_err() {
+                self.abort_transaction();
+                Ok(())
+            } else if connector_defined {
+                let ended = self.end_requested_batch_transaction();
+                self.abort_transaction();
+                ended
+            } else {
+                self.commit_transaction()
+            }
+        } else {
+            match self.commit_offsets(Some(self.offset_flush_timeout)) {
+                // Not durable in time: the records are in Kafka or will be resent from the last
+                // committed offsets by the next owner; nothing to fail the task for.
+                Err(ConnectError::Retriable(m)) => {
+                    tracing::warn!(task = %self.reporter.id, "final offset commit incomplete: {m}");
+                    Ok(())
+                }
+                other => other,
+            }
+        };
+        self.chain.close();
+        self.counters.record_stop();
+        // What this task produced is acknowledged or given up by now (the final commit waited
+        // for it); destroying the producer (purge, its polling thread, librdkafka's threads)
+        // only takes time, often a few hundred ms, so it happens off the task thread and the
+        // task counts as stopped at once: its UNASSIGNED status, a revocation's follow-up round
+        // or the worker's exit do not wait for it.
+        let Loop {
+            producer, reporter, ..
+        } = self;
+        let id = reporter.id.to_string();
+        if let Err(e) = std::thread::Builder::new()
+            .name(format!("close-producer-{id}"))
+            .spawn(move || drop(producer))
+        {
+            // The producer went with the failed spawn's closure, closed on this thread.
+            tracing::debug!(task = %id, "closed the producer in place: {e}");
+        }
+        result?;
+        commit?;
+        stop
+    }
+
     /// Commits the open transaction of an exactly-once task: the offsets of its records are
     /// written to the offsets topic in it, then it is committed (records and offsets become
     /// visible together). Any failure fails the task, as in Connect; a fenced producer means
@@ -954,26 +992,44 @@ impl Loop {
         }
     }
 
-    /// Transforms, converts and sends one record. Returns false when the task is stopping (the
-    /// rest of the batch is left unsent and uncommitted).
+    /// A stage's outcome as what [`process`](Self::process) does next: go on with the value
+    /// (`Continue`), or end (`Break`) with the record skipped after a tolerated failure
+    /// (`true`: the task's `commit_record` is told, the batch goes on) or left unsent because
+    /// the task is stopping (`false`).
+    fn stage<V>(
+        &mut self,
+        ctx: &ProcessingContext,
+        outcome: ConnectResult<Outcome<V>>,
+        original: &mut Option<SourceRecord>,
+    ) -> ConnectResult<ControlFlow<bool, V>> {
+        Ok(match self.settle(ctx, outcome, original.as_ref())? {
+            Next::Value(v) => ControlFlow::Continue(v),
+            Next::Skip => {
+                self.dropped(original.take(), true);
+                ControlFlow::Break(true)
+            }
+            Next::Stop => ControlFlow::Break(false),
+        })
+    }
+
+    /// Transforms, converts and sends one record (Connect's `WorkerSourceTask.sendRecords` for
+    /// one record: transformation chain, then header, key and value converters, then the
+    /// producer). Returns false when the task is stopping (the rest of the batch is left
+    /// unsent and uncommitted).
     fn process(&mut self, record: SourceRecord) -> ConnectResult<bool> {
         let mut ctx = ProcessingContext::default();
-        let original = self.keep_originals.then(|| record.clone());
+        let mut original = self.keep_originals.then(|| record.clone());
         let record = if self.chain.is_empty() {
             record
         } else {
             let outcome = self.chain.apply(&self.operator, &mut ctx, record);
-            match self.settle(&ctx, outcome, original.as_ref())? {
-                Next::Value(Some(r)) => r,
-                Next::Value(None) => {
+            match self.stage(&ctx, outcome, &mut original)? {
+                ControlFlow::Continue(Some(r)) => r,
+                ControlFlow::Continue(None) => {
                     self.dropped(original, false);
                     return Ok(true);
                 }
-                Next::Skip => {
-                    self.dropped(original, true);
-                    return Ok(true);
-                }
-                Next::Stop => return Ok(false),
+                ControlFlow::Break(go_on) => return Ok(go_on),
             }
         };
         let SourceRecord {
@@ -988,58 +1044,12 @@ impl Loop {
             timestamp,
             headers,
         } = record;
-        // A key or value converter that reads or writes the record's headers (a hosted Java
-        // converter) gets them as bytes, converted first; they are sent as it leaves them.
-        let header_aware =
-            self.converters.key.uses_headers() || self.converters.value.uses_headers();
+        // Headers a key or value converter reads or writes (a hosted Java converter), as bytes.
         let mut raw_headers: RecordHeaders = Vec::new();
         // Connect converts the headers first, then the key, then the value.
-        let header_outcome = self.operator.execute(
-            &mut ctx,
-            Stage::HeaderConverter,
-            self.converters.header_class,
-            || {
-                if headers.is_empty() {
-                    return Ok(None);
-                }
-                if header_aware {
-                    raw_headers.clear();
-                    for header in headers.iter() {
-                        let bytes = self.converters.header.from_connect_header(
-                            &topic,
-                            &header.key,
-                            header.schema.as_ref(),
-                            &header.value,
-                        )?;
-                        raw_headers.push((header.key.clone(), bytes));
-                    }
-                    return Ok(None);
-                }
-                let mut h = OwnedHeaders::new_with_capacity(headers.len());
-                for header in headers.iter() {
-                    let bytes = self.converters.header.from_connect_header(
-                        &topic,
-                        &header.key,
-                        header.schema.as_ref(),
-                        &header.value,
-                    )?;
-                    h = h.insert(KafkaHeader {
-                        key: &header.key,
-                        value: bytes.as_deref(),
-                    });
-                }
-                Ok(Some(h))
-            },
-        );
-        let kafka_headers = match self.settle(&ctx, header_outcome, original.as_ref())? {
-            Next::Value(h) => h,
-            Next::Skip => {
-                self.dropped(original, true);
-                return Ok(true);
-            }
-            Next::Stop => return Ok(false),
-        };
-        let key_outcome = convert_data(
+        let outcome = self.convert_headers(&mut ctx, &topic, &headers, &mut raw_headers);
+        let kafka_headers = proceed!(self.stage(&ctx, outcome, &mut original)?);
+        let outcome = convert_data(
             &self.operator,
             &mut ctx,
             (
@@ -1051,15 +1061,8 @@ impl Loop {
             &mut raw_headers,
             (key_schema.as_ref(), key),
         );
-        let key_bytes = match self.settle(&ctx, key_outcome, original.as_ref())? {
-            Next::Value(k) => k,
-            Next::Skip => {
-                self.dropped(original, true);
-                return Ok(true);
-            }
-            Next::Stop => return Ok(false),
-        };
-        let value_outcome = convert_data(
+        let key_bytes = proceed!(self.stage(&ctx, outcome, &mut original)?);
+        let outcome = convert_data(
             &self.operator,
             &mut ctx,
             (
@@ -1071,54 +1074,20 @@ impl Loop {
             &mut raw_headers,
             (value_schema.as_ref(), value),
         );
-        let value_bytes = match self.settle(&ctx, value_outcome, original.as_ref())? {
-            Next::Value(v) => v,
-            Next::Skip => {
-                self.dropped(original, true);
-                return Ok(true);
-            }
-            Next::Stop => return Ok(false),
-        };
-        let kafka_headers = if header_aware && !raw_headers.is_empty() {
-            let mut h = OwnedHeaders::new_with_capacity(raw_headers.len());
-            for (key, value) in &raw_headers {
-                h = h.insert(KafkaHeader {
-                    key,
-                    value: value.as_deref(),
-                });
-            }
-            Some(h)
-        } else {
+        let value_bytes = proceed!(self.stage(&ctx, outcome, &mut original)?);
+        // Sent as the converters left them.
+        let kafka_headers = if raw_headers.is_empty() {
             kafka_headers
+        } else {
+            Some(owned_headers(&raw_headers))
         };
-        if let Some(creator) = &mut self.topic_creator {
-            creator.ensure(&topic)?;
-        }
-        if let Some(seen) = &mut self.topics_seen {
-            seen.record(&topic, &self.reporter);
-        }
-        if let Some(t) = &mut self.transactions {
-            if !t.open {
-                self.producer.begin_transaction().map_err(|e| {
-                    ConnectError::connect(format!("Failed to begin a transaction: {e}"))
-                })?;
-                t.open = true;
-            }
-            t.offsets.set(&source_partition, &source_offset);
-        }
+        self.prepare_send(&topic, &source_partition, &source_offset)?;
         // Records of a refused batch go again before any record after them.
         if !self.resend_refused()? {
             return Ok(false);
         }
         let seq = self.submitted.submit(source_partition, source_offset);
-        if let Some(originals) = &self.originals {
-            if let Some(rec) = &original {
-                originals.lock().unwrap().insert(seq, rec.clone());
-            }
-        }
-        if let (Some(rec), Some((map, _))) = (original, self.in_flight.as_mut()) {
-            map.insert(seq, rec);
-        }
+        self.keep_original(seq, original);
         let mut rec: BaseRecord<'_, [u8], [u8], usize> =
             BaseRecord::with_opaque_to(&topic, seq as usize);
         if let Some(k) = key_bytes.as_deref() {
@@ -1136,6 +1105,108 @@ impl Loop {
         if let Some(h) = kafka_headers {
             rec = rec.headers(h);
         }
+        self.send(rec, seq, &topic)
+    }
+
+    /// The header converter's stage: the record's headers as Kafka headers, or, when a key or
+    /// value converter uses headers (`raw` then holds them as bytes for it), none yet.
+    fn convert_headers(
+        &self,
+        ctx: &mut ProcessingContext,
+        topic: &str,
+        headers: &Headers,
+        raw: &mut RecordHeaders,
+    ) -> ConnectResult<Outcome<Option<OwnedHeaders>>> {
+        let header_aware =
+            self.converters.key.uses_headers() || self.converters.value.uses_headers();
+        let converter = &self.converters.header;
+        self.operator.execute(
+            ctx,
+            Stage::HeaderConverter,
+            self.converters.header_class,
+            || {
+                if headers.is_empty() {
+                    return Ok(None);
+                }
+                if header_aware {
+                    raw.clear();
+                    for header in headers.iter() {
+                        let bytes = converter.from_connect_header(
+                            topic,
+                            &header.key,
+                            header.schema.as_ref(),
+                            &header.value,
+                        )?;
+                        raw.push((header.key.clone(), bytes));
+                    }
+                    return Ok(None);
+                }
+                let mut h = OwnedHeaders::new_with_capacity(headers.len());
+                for header in headers.iter() {
+                    let bytes = converter.from_connect_header(
+                        topic,
+                        &header.key,
+                        header.schema.as_ref(),
+                        &header.value,
+                    )?;
+                    h = h.insert(KafkaHeader {
+                        key: &header.key,
+                        value: bytes.as_deref(),
+                    });
+                }
+                Ok(Some(h))
+            },
+        )
+    }
+
+    /// What comes before a record is sent: its topic created when the connector asks for it
+    /// (KIP-158) and recorded as active (KIP-558); under exactly-once, the transaction begun
+    /// and the record's offset put in it.
+    fn prepare_send(
+        &mut self,
+        topic: &str,
+        partition: &Arc<SourceMap>,
+        offset: &SourceMap,
+    ) -> ConnectResult<()> {
+        if let Some(creator) = &mut self.topic_creator {
+            creator.ensure(topic)?;
+        }
+        if let Some(seen) = &mut self.topics_seen {
+            seen.record(topic, &self.reporter);
+        }
+        if let Some(t) = &mut self.transactions {
+            if !t.open {
+                self.producer.begin_transaction().map_err(|e| {
+                    ConnectError::connect(format!("Failed to begin a transaction: {e}"))
+                })?;
+                t.open = true;
+            }
+            t.offsets.set(partition, offset);
+        }
+        Ok(())
+    }
+
+    /// Keeps the polled record of submission `seq`, when kept at all: for the error reporters
+    /// of a failed send, and for the task's `commit_record` once it is acknowledged.
+    fn keep_original(&mut self, seq: u64, original: Option<SourceRecord>) {
+        if let Some(originals) = &self.originals {
+            if let Some(rec) = &original {
+                originals.lock().unwrap().insert(seq, rec.clone());
+            }
+        }
+        if let (Some(rec), Some((map, _))) = (original, self.in_flight.as_mut()) {
+            map.insert(seq, rec);
+        }
+    }
+
+    /// Hands submission `seq` to the producer, waiting while its queue is full. Returns false
+    /// when the task started stopping meanwhile (the record is forgotten, not committed).
+    fn send(
+        &mut self,
+        mut rec: BaseRecord<'_, [u8], [u8], usize>,
+        seq: u64,
+        topic: &str,
+    ) -> ConnectResult<bool> {
         loop {
             match self.producer.send(rec) {
                 Ok(()) => {
@@ -1163,7 +1234,7 @@ impl Loop {
                 Err((e, _)) if is_too_large(&e) && self.transactions.is_none() => {
                     // Larger than `message.max.bytes`: this record's own failure, handled as
                     // Java's producer reports it (through the send's callback).
-                    self.producer.context().send_failed(seq, &e, &topic);
+                    self.producer.context().send_failed(seq, &e, topic);
                     self.check_failure()?;
                     return Ok(true);
                 }
@@ -1287,6 +1358,18 @@ impl Loop {
         self.counters.record_offset_commit();
         self.task.commit()
     }
+}
+
+/// Kafka headers of `(key, bytes)` pairs, in order.
+fn owned_headers(headers: &RecordHeaders) -> OwnedHeaders {
+    let mut h = OwnedHeaders::new_with_capacity(headers.len());
+    for (key, value) in headers {
+        h = h.insert(KafkaHeader {
+            key,
+            value: value.as_deref(),
+        });
+    }
+    h
 }
 
 /// One converter stage of a source record (Connect's `convertKey` / `convertValue`, run by the

@@ -81,7 +81,6 @@ impl Cluster {
                 "org.apache.kafka.connect.storage.StringConverter",
             ),
             ("scheduled.rebalance.max.delay.ms", "3000"),
-            ("task.shutdown.graceful.timeout.ms", "2000"),
         ]
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -255,8 +254,14 @@ async fn jobs_are_spread_over_the_workers_and_a_clean_departure_moves_them_at_on
         .await;
     }
 
-    // b stops cleanly: its jobs are reported UNASSIGNED, and the leader hands them out at once
-    // instead of waiting scheduled.rebalance.max.delay.ms for b to come back.
+    // b stops cleanly, in a settled group: its jobs are reported UNASSIGNED in the generation
+    // the leader last saw it in, and the leader hands them out at once instead of waiting
+    // scheduled.rebalance.max.delay.ms for b to come back.
+    wait_until("every worker on the group's generation", || {
+        let g = cluster.group.generation();
+        all.iter().all(|w| w.view().generation == g)
+    })
+    .await;
     let b_jobs = b.running();
     b.herder.stop().await;
     let rest = [&a, &c];

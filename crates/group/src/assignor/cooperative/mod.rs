@@ -46,6 +46,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use super::{java_string_cmp, ConfigSnapshot, Job, Round};
 use crate::protocol::{Assignment, ConnectorTaskId, WorkerMetadata, NO_ERROR};
 
+mod balance;
+
+#[cfg(test)]
+use balance::Extras;
+use balance::{apply_plan, balance_plan, place_greedy};
+
 /// Default of `scheduled.rebalance.max.delay.ms` (Java `DistributedConfig`): 300 000 ms.
 pub const DEFAULT_SCHEDULED_REBALANCE_MAX_DELAY_MS: i32 = 300_000;
 
@@ -427,21 +433,6 @@ struct Delta {
     revoke_unknown_tasks: Vec<ConnectorTaskId>,
 }
 
-/// Load-balancing plan: revocations and placements towards a balanced layout.
-#[derive(Debug, Default)]
-struct Plan {
-    revoke_conns: Vec<(usize, u32)>,
-    revoke_tasks: Vec<(usize, u32)>,
-    place_conns: Vec<(usize, u32)>,
-    place_tasks: Vec<(usize, u32)>,
-}
-
-impl Plan {
-    fn has_revocations(&self) -> bool {
-        !self.revoke_conns.is_empty() || !self.revoke_tasks.is_empty()
-    }
-}
-
 /// One incremental cooperative round (`IncrementalCooperativeAssignor.performTaskAssignment`) for an already config-checked snapshot.
 ///
 /// Returns one [`Assignment`] per distinct member id (error 0, `round.leader_id` /
@@ -458,30 +449,24 @@ pub fn assign_cooperative(
 
 /// [`assign_cooperative`] restricted to `subset` of the snapshot's jobs (all of them with
 /// `None`): members running jobs outside the subset have them revoked, as for unconfigured jobs.
+///
+/// The steps of Connect's `IncrementalCooperativeAssignor.performTaskAssignment`, each a
+/// function below: what the members run ([`active_jobs`]), what the previous round assigned
+/// ([`previous_assignment`]), duplicates revoked ([`revoke_duplicates`]), jobs nobody runs
+/// ([`unheld_jobs`]), lost jobs ([`handle_lost`]), balancing ([`place`]), and the members'
+/// assignments with the leader's memory for the next round ([`finish_round`]).
 pub(crate) fn assign_cooperative_subset(
     state: &mut CooperativeAssignorState,
     round: &Round<'_>,
     subset: Option<&JobSubset>,
 ) -> BTreeMap<String, Assignment> {
-    // Members in Java string order; a repeated id keeps its first metadata.
-    let mut members: Vec<(&str, &WorkerMetadata)> = Vec::with_capacity(round.members.len());
-    {
-        let mut seen = HashSet::new();
-        for (id, m) in round.members {
-            if seen.insert(id.as_str()) {
-                members.push((id.as_str(), m));
-            }
-        }
-    }
+    let members = distinct_members(round);
     if members.is_empty() {
         return BTreeMap::new();
     }
-    members.sort_by(|a, b| java_string_cmp(a.0, b.0));
-    let w_count = members.len();
     let cat = Catalog::new(round.snapshot, subset);
-    let (nc, nt) = (cat.connectors(), cat.tasks());
 
-    // 1. Stale memory check.
+    // The leader's memory is only valid if it led the last completed round.
     let released = std::mem::take(&mut state.released);
     if state.previous_generation != round.last_completed_generation {
         tracing::debug!(
@@ -498,172 +483,31 @@ pub(crate) fn assign_cooperative_subset(
         .map(|d| (d.job, (d.owner_url, d.generation)))
         .collect();
 
-    // 2. Active jobs, per member, as dense ids; unconfigured jobs are remembered by name.
-    let mut loads: Vec<Load> = vec![Load::default(); w_count];
-    let mut deltas: Vec<Delta> = vec![Delta::default(); w_count];
-    let mut conn_held = vec![0u32; nc];
-    let mut task_held = vec![0u32; nt];
-    let mut unknown_conns: HashSet<&str> = HashSet::new();
-    let mut unknown_tasks: HashSet<&ConnectorTaskId> = HashSet::new();
-    for (w, (_, meta)) in members.iter().enumerate() {
-        let Some(alloc) = meta.allocation.as_ref() else {
-            continue;
-        };
-        let load = &mut loads[w];
-        for c in &alloc.connectors {
-            match cat.conn(c) {
-                Some(ci) => load.conns.push(ci),
-                None => {
-                    if !deltas[w].revoke_unknown_conns.contains(c) {
-                        deltas[w].revoke_unknown_conns.push(c.clone());
-                    }
-                    unknown_conns.insert(c.as_str());
-                }
-            }
-        }
-        let mut last: Option<(&str, Option<u32>)> = None;
-        for t in &alloc.tasks {
-            let ci = match last {
-                Some((name, ci)) if name == t.connector => ci,
-                _ => {
-                    let ci = cat.index.get(t.connector.as_str()).copied();
-                    last = Some((t.connector.as_str(), ci));
-                    ci
-                }
-            };
-            let dense = ci.and_then(|ci| cat.task_in(ci, t.task));
-            match dense {
-                Some(d) => load.tasks.push(d),
-                None => {
-                    if !deltas[w].revoke_unknown_tasks.contains(t) {
-                        deltas[w].revoke_unknown_tasks.push(t.clone());
-                    }
-                    unknown_tasks.insert(t);
-                }
-            }
-        }
-        load.conns.sort_unstable();
-        load.conns.dedup();
-        load.tasks.sort_unstable();
-        load.tasks.dedup();
-        for &c in &load.conns {
-            conn_held[c as usize] += 1;
-        }
-        for &t in &load.tasks {
-            task_held[t as usize] += 1;
-        }
-    }
+    let mut active = active_jobs(&cat, &members);
+    let (prev_conn, prev_task) = previous_assignment(state, &cat, &active);
+    revoke_duplicates(&mut active);
+    let Active {
+        mut loads,
+        mut deltas,
+        conn_held,
+        task_held,
+        ..
+    } = active;
+    let unheld = unheld_jobs(
+        &cat,
+        &released,
+        (&prev_conn, &prev_task),
+        (&conn_held, &task_held),
+    );
+    let Unheld {
+        lost_conns,
+        lost_tasks,
+        mut assign_conns,
+        mut assign_tasks,
+    } = unheld;
 
-    // 3. Failed revocation check: a job revoked last round is still running somewhere.
-    let failed_revocation = state.previous_revoked_connectors.iter().any(|c| {
-        cat.conn(c)
-            .map_or(unknown_conns.contains(c.as_str()), |ci| {
-                conn_held[ci as usize] > 0
-            })
-    }) || state.previous_revoked_tasks.iter().any(|t| {
-        cat.task(&t.connector, t.task)
-            .map_or(unknown_tasks.contains(t), |d| task_held[d as usize] > 0)
-    });
-    let mut prev_conn = vec![false; nc];
-    let mut prev_task = vec![false; nt];
-    if failed_revocation {
-        tracing::debug!("a previous revocation did not take effect; previous assignment := active");
-        for c in 0..nc {
-            prev_conn[c] = conn_held[c] > 0;
-        }
-        for t in 0..nt {
-            prev_task[t] = task_held[t] > 0;
-        }
-    } else {
-        for (ci, name) in cat.names.iter().enumerate() {
-            if let Some(p) = state.previous.get(*name) {
-                prev_conn[ci] = p.connector && cat.instance[ci];
-                for &t in &p.tasks {
-                    if let Some(d) = cat.task(name, t) {
-                        prev_task[d as usize] = true;
-                    }
-                }
-            }
-        }
-    }
-    state.previous_revoked_connectors.clear();
-    state.previous_revoked_tasks.clear();
-
-    // 4-6. Duplicated jobs are revoked from every holder; unconfigured (deleted) ones were
-    // already queued for revocation above. `loads` becomes `next`.
-    for (w, load) in loads.iter_mut().enumerate() {
-        let d = &mut deltas[w];
-        load.conns.retain(|&c| {
-            let dup = conn_held[c as usize] > 1;
-            if dup {
-                d.revoke_conns.push(c);
-            }
-            !dup
-        });
-        load.tasks.retain(|&t| {
-            let dup = task_held[t as usize] > 1;
-            if dup {
-                d.revoke_tasks.push(t);
-            }
-            !dup
-        });
-    }
-    // Released lost jobs (their departed owner stopped them) are placed like new ones.
-    let conn_released =
-        |c: u32| released.contains(&Job::Connector(cat.names[c as usize].to_string()));
-    let task_released = |t: u32| released.contains(&Job::Task(cat.task_id(t)));
-    let (released_conns, lost_conns): (Vec<u32>, Vec<u32>) = (0..nc as u32)
-        .filter(|&c| prev_conn[c as usize] && conn_held[c as usize] == 0)
-        .partition(|&c| conn_released(c));
-    let (released_tasks, lost_tasks): (Vec<u32>, Vec<u32>) = (0..nt as u32)
-        .filter(|&t| prev_task[t as usize] && task_held[t as usize] == 0)
-        .partition(|&t| task_released(t));
-    if !released_conns.is_empty() || !released_tasks.is_empty() {
-        tracing::debug!(
-            connectors = released_conns.len(),
-            tasks = released_tasks.len(),
-            "jobs of cleanly departed workers are re-assigned at once"
-        );
-    }
-    let mut assign_conns: Vec<u32> = (0..nc as u32)
-        .filter(|&c| {
-            cat.instance[c as usize]
-                && conn_held[c as usize] == 0
-                && (!prev_conn[c as usize] || released_conns.binary_search(&c).is_ok())
-        })
-        .collect();
-    let mut assign_tasks: Vec<u32> = (0..nt as u32)
-        .filter(|&t| {
-            task_held[t as usize] == 0
-                && (!prev_task[t as usize] || released_tasks.binary_search(&t).is_ok())
-        })
-        .collect();
-    // Departed members that leave nothing to wait for: every job they held was released (or
-    // they held none).
-    let lost_set: HashSet<Job> = lost_conns
-        .iter()
-        .map(|&c| Job::Connector(cat.names[c as usize].to_string()))
-        .chain(lost_tasks.iter().map(|&t| Job::Task(cat.task_id(t))))
-        .collect();
-    let clean_departed: HashSet<String> = state
-        .previous_members
-        .iter()
-        .filter(|m| !members.iter().any(|(id, _)| id == m))
-        .filter(|m| {
-            state.owners.get(*m).is_none_or(|jobs| {
-                jobs.connectors
-                    .iter()
-                    .all(|c| !lost_set.contains(&Job::Connector(c.clone())))
-                    && jobs
-                        .tasks
-                        .iter()
-                        .all(|t| !lost_set.contains(&Job::Task(t.clone())))
-            })
-        })
-        .cloned()
-        .collect();
-
-    // 7. Lost-job handling (§5.4).
+    // Lost jobs: kept for their worker (the scheduled delay), or placed now.
+    let clean_departed = clean_departures(state, &members, &cat, (&lost_conns, &lost_tasks));
     let member_ids: Vec<&str> = members.iter().map(|(id, _)| *id).collect();
     let mut preferred: Vec<usize> = Vec::new();
     state.lost_jobs.clear();
@@ -700,65 +544,332 @@ pub(crate) fn assign_cooperative_subset(
         }
     }
 
-    // 8-9. Load-balancing revocations, then placement of new and re-assigned jobs.
-    let all: Vec<usize> = (0..w_count).collect();
-    if state.delay_ms == 0 {
-        let plan = balance_plan(&cat, &loads, &assign_conns, &assign_tasks, &preferred);
-        let revoke_now = if plan.has_revocations() {
-            if state.revoked_in_previous {
-                state.successive_revoking_rounds += 1;
-                state.delay_ms = state.backoff_ms(state.successive_revoking_rounds);
-                if state.delay_ms != 0 {
-                    state.scheduled_rebalance_ms = round.now_ms + state.delay_ms as i64;
-                    tracing::debug!(
-                        delay_ms = state.delay_ms,
-                        "consecutive revoking rebalance: postponing revocations"
-                    );
-                    false
-                } else {
-                    true
+    place(
+        state,
+        &cat,
+        (&mut loads, &mut deltas),
+        (&assign_conns, &assign_tasks),
+        &preferred,
+        round.now_ms,
+    );
+    finish_round(
+        state,
+        round,
+        &cat,
+        &members,
+        (loads, deltas),
+        (&lost_conns, &lost_tasks),
+        &departed,
+    )
+}
+
+/// The round's members in Java string order; a repeated id keeps its first metadata.
+fn distinct_members<'a>(round: &Round<'a>) -> Vec<(&'a str, &'a WorkerMetadata)> {
+    let mut members: Vec<(&str, &WorkerMetadata)> = Vec::with_capacity(round.members.len());
+    let mut seen = HashSet::new();
+    for (id, m) in round.members {
+        if seen.insert(id.as_str()) {
+            members.push((id.as_str(), m));
+        }
+    }
+    members.sort_by(|a, b| java_string_cmp(a.0, b.0));
+    members
+}
+
+/// What the members run, from their metadata (dense ids, per member in `members`' order),
+/// with how many hold each job; jobs that are not configured (deleted, or outside the
+/// subset) are queued for revocation by name.
+struct Active<'a> {
+    loads: Vec<Load>,
+    deltas: Vec<Delta>,
+    conn_held: Vec<u32>,
+    task_held: Vec<u32>,
+    unknown_conns: HashSet<&'a str>,
+    unknown_tasks: HashSet<&'a ConnectorTaskId>,
+}
+
+/// The jobs each member runs (Connect's `memberAssignments`).
+fn active_jobs<'a>(cat: &Catalog<'_>, members: &[(&'a str, &'a WorkerMetadata)]) -> Active<'a> {
+    let w_count = members.len();
+    let mut active = Active {
+        loads: vec![Load::default(); w_count],
+        deltas: vec![Delta::default(); w_count],
+        conn_held: vec![0u32; cat.connectors()],
+        task_held: vec![0u32; cat.tasks()],
+        unknown_conns: HashSet::new(),
+        unknown_tasks: HashSet::new(),
+    };
+    for (w, (_, meta)) in members.iter().enumerate() {
+        let Some(alloc) = meta.allocation.as_ref() else {
+            continue;
+        };
+        let load = &mut active.loads[w];
+        let delta = &mut active.deltas[w];
+        for c in &alloc.connectors {
+            match cat.conn(c) {
+                Some(ci) => load.conns.push(ci),
+                None => {
+                    if !delta.revoke_unknown_conns.contains(c) {
+                        delta.revoke_unknown_conns.push(c.clone());
+                    }
+                    active.unknown_conns.insert(c.as_str());
                 }
+            }
+        }
+        let mut last: Option<(&str, Option<u32>)> = None;
+        for t in &alloc.tasks {
+            let ci = match last {
+                Some((name, ci)) if name == t.connector => ci,
+                _ => {
+                    let ci = cat.index.get(t.connector.as_str()).copied();
+                    last = Some((t.connector.as_str(), ci));
+                    ci
+                }
+            };
+            match ci.and_then(|ci| cat.task_in(ci, t.task)) {
+                Some(d) => load.tasks.push(d),
+                None => {
+                    if !delta.revoke_unknown_tasks.contains(t) {
+                        delta.revoke_unknown_tasks.push(t.clone());
+                    }
+                    active.unknown_tasks.insert(t);
+                }
+            }
+        }
+        load.conns.sort_unstable();
+        load.conns.dedup();
+        load.tasks.sort_unstable();
+        load.tasks.dedup();
+        for &c in &load.conns {
+            active.conn_held[c as usize] += 1;
+        }
+        for &t in &load.tasks {
+            active.task_held[t as usize] += 1;
+        }
+    }
+    active
+}
+
+/// What the previous round assigned, per connector and task (dense ids): the leader's memory,
+/// or, when a job revoked in the previous round still runs somewhere (a failed revocation),
+/// what runs now. Clears the memory of the previous round's revocations.
+fn previous_assignment(
+    state: &mut CooperativeAssignorState,
+    cat: &Catalog<'_>,
+    active: &Active<'_>,
+) -> (Vec<bool>, Vec<bool>) {
+    let (nc, nt) = (cat.connectors(), cat.tasks());
+    let failed_revocation = state.previous_revoked_connectors.iter().any(|c| {
+        cat.conn(c)
+            .map_or(active.unknown_conns.contains(c.as_str()), |ci| {
+                active.conn_held[ci as usize] > 0
+            })
+    }) || state.previous_revoked_tasks.iter().any(|t| {
+        cat.task(&t.connector, t.task)
+            .map_or(active.unknown_tasks.contains(t), |d| {
+                active.task_held[d as usize] > 0
+            })
+    });
+    let mut prev_conn = vec![false; nc];
+    let mut prev_task = vec![false; nt];
+    if failed_revocation {
+        tracing::debug!("a previous revocation did not take effect; previous assignment := active");
+        prev_conn = active.conn_held.iter().map(|&n| n > 0).collect();
+        prev_task = active.task_held.iter().map(|&n| n > 0).collect();
+    } else {
+        for (ci, name) in cat.names.iter().enumerate() {
+            if let Some(p) = state.previous.get(*name) {
+                prev_conn[ci] = p.connector && cat.instance[ci];
+                for &t in &p.tasks {
+                    if let Some(d) = cat.task(name, t) {
+                        prev_task[d as usize] = true;
+                    }
+                }
+            }
+        }
+    }
+    state.previous_revoked_connectors.clear();
+    state.previous_revoked_tasks.clear();
+    (prev_conn, prev_task)
+}
+
+/// A job more than one member runs is revoked from every holder (unconfigured ones were
+/// queued for revocation already); what is left of `loads` is what stays.
+fn revoke_duplicates(active: &mut Active<'_>) {
+    let (conn_held, task_held) = (&active.conn_held, &active.task_held);
+    for (load, d) in active.loads.iter_mut().zip(active.deltas.iter_mut()) {
+        load.conns.retain(|&c| {
+            let dup = conn_held[c as usize] > 1;
+            if dup {
+                d.revoke_conns.push(c);
+            }
+            !dup
+        });
+        load.tasks.retain(|&t| {
+            let dup = task_held[t as usize] > 1;
+            if dup {
+                d.revoke_tasks.push(t);
+            }
+            !dup
+        });
+    }
+}
+
+/// Jobs no member runs: lost ones (assigned in the previous round, their owner gone) and
+/// those to assign now (new ones, and lost ones that their departed owner released).
+struct Unheld {
+    lost_conns: Vec<u32>,
+    lost_tasks: Vec<u32>,
+    assign_conns: Vec<u32>,
+    assign_tasks: Vec<u32>,
+}
+
+/// Sorts the jobs nobody runs into lost and to-assign; `released` jobs (a departed owner
+/// reported them stopped) are placed like new ones.
+fn unheld_jobs(
+    cat: &Catalog<'_>,
+    released: &HashSet<Job>,
+    (prev_conn, prev_task): (&[bool], &[bool]),
+    (conn_held, task_held): (&[u32], &[u32]),
+) -> Unheld {
+    let (nc, nt) = (cat.connectors(), cat.tasks());
+    let conn_released =
+        |c: u32| released.contains(&Job::Connector(cat.names[c as usize].to_string()));
+    let task_released = |t: u32| released.contains(&Job::Task(cat.task_id(t)));
+    let (released_conns, lost_conns): (Vec<u32>, Vec<u32>) = (0..nc as u32)
+        .filter(|&c| prev_conn[c as usize] && conn_held[c as usize] == 0)
+        .partition(|&c| conn_released(c));
+    let (released_tasks, lost_tasks): (Vec<u32>, Vec<u32>) = (0..nt as u32)
+        .filter(|&t| prev_task[t as usize] && task_held[t as usize] == 0)
+        .partition(|&t| task_released(t));
+    if !released_conns.is_empty() || !released_tasks.is_empty() {
+        tracing::debug!(
+            connectors = released_conns.len(),
+            tasks = released_tasks.len(),
+            "jobs of cleanly departed workers are re-assigned at once"
+        );
+    }
+    let assign_conns: Vec<u32> = (0..nc as u32)
+        .filter(|&c| {
+            cat.instance[c as usize]
+                && conn_held[c as usize] == 0
+                && (!prev_conn[c as usize] || released_conns.binary_search(&c).is_ok())
+        })
+        .collect();
+    let assign_tasks: Vec<u32> = (0..nt as u32)
+        .filter(|&t| {
+            task_held[t as usize] == 0
+                && (!prev_task[t as usize] || released_tasks.binary_search(&t).is_ok())
+        })
+        .collect();
+    Unheld {
+        lost_conns,
+        lost_tasks,
+        assign_conns,
+        assign_tasks,
+    }
+}
+
+/// Departed members that leave nothing to wait for: every job they held was released (or
+/// they held none).
+fn clean_departures(
+    state: &CooperativeAssignorState,
+    members: &[(&str, &WorkerMetadata)],
+    cat: &Catalog<'_>,
+    (lost_conns, lost_tasks): (&[u32], &[u32]),
+) -> HashSet<String> {
+    let lost_set: HashSet<Job> = lost_conns
+        .iter()
+        .map(|&c| Job::Connector(cat.names[c as usize].to_string()))
+        .chain(lost_tasks.iter().map(|&t| Job::Task(cat.task_id(t))))
+        .collect();
+    state
+        .previous_members
+        .iter()
+        .filter(|m| !members.iter().any(|(id, _)| id == m))
+        .filter(|m| {
+            state.owners.get(*m).is_none_or(|jobs| {
+                jobs.connectors
+                    .iter()
+                    .all(|c| !lost_set.contains(&Job::Connector(c.clone())))
+                    && jobs
+                        .tasks
+                        .iter()
+                        .all(|t| !lost_set.contains(&Job::Task(t.clone())))
+            })
+        })
+        .cloned()
+        .collect()
+}
+
+/// Load-balancing revocations (unless revoking rounds follow each other too fast, when they
+/// are postponed by the backoff delay), or, while a delay runs, only the placement of the jobs
+/// to assign on the least loaded members.
+fn place(
+    state: &mut CooperativeAssignorState,
+    cat: &Catalog<'_>,
+    (loads, deltas): (&mut [Load], &mut [Delta]),
+    (assign_conns, assign_tasks): (&[u32], &[u32]),
+    preferred: &[usize],
+    now_ms: i64,
+) {
+    let all: Vec<usize> = (0..loads.len()).collect();
+    if state.delay_ms != 0 {
+        state.revoked_in_previous = false;
+        place_greedy(cat, loads, deltas, &all, assign_conns, assign_tasks);
+        return;
+    }
+    let plan = balance_plan(cat, loads, assign_conns, assign_tasks, preferred);
+    let revoke_now = if plan.has_revocations() {
+        if state.revoked_in_previous {
+            state.successive_revoking_rounds += 1;
+            state.delay_ms = state.backoff_ms(state.successive_revoking_rounds);
+            if state.delay_ms != 0 {
+                state.scheduled_rebalance_ms = now_ms + state.delay_ms as i64;
+                tracing::debug!(
+                    delay_ms = state.delay_ms,
+                    "consecutive revoking rebalance: postponing revocations"
+                );
+                false
             } else {
-                state.revoked_in_previous = true;
                 true
             }
         } else {
-            if state.revoked_in_previous {
-                state.revoked_in_previous = false;
-                state.successive_revoking_rounds = 0;
-            }
+            state.revoked_in_previous = true;
             true
-        };
-        if revoke_now {
-            apply_plan(&mut loads, &mut deltas, &plan);
-        } else {
-            place_greedy(
-                &cat,
-                &mut loads,
-                &mut deltas,
-                &all,
-                &assign_conns,
-                &assign_tasks,
-            );
         }
     } else {
-        state.revoked_in_previous = false;
-        place_greedy(
-            &cat,
-            &mut loads,
-            &mut deltas,
-            &all,
-            &assign_conns,
-            &assign_tasks,
-        );
+        if state.revoked_in_previous {
+            state.revoked_in_previous = false;
+            state.successive_revoking_rounds = 0;
+        }
+        true
+    };
+    if revoke_now {
+        apply_plan(loads, deltas, &plan);
+    } else {
+        place_greedy(cat, loads, deltas, &all, assign_conns, assign_tasks);
     }
+}
 
-    // 10. Output deltas and the full post-round assignment.
+/// Each member's [`Assignment`] (what to start, what to stop, the delay), and the leader's
+/// memory for the next round: everything assigned after this round plus this round's lost
+/// jobs, the revocations, the members and owners.
+fn finish_round(
+    state: &mut CooperativeAssignorState,
+    round: &Round<'_>,
+    cat: &Catalog<'_>,
+    members: &[(&str, &WorkerMetadata)],
+    (mut loads, mut deltas): (Vec<Load>, Vec<Delta>),
+    (lost_conns, lost_tasks): (&[u32], &[u32]),
+    departed: &HashMap<Job, (String, i32)>,
+) -> BTreeMap<String, Assignment> {
     let mut out = BTreeMap::new();
     let mut owners = BTreeMap::new();
-    let mut new_prev: HashMap<String, PreviousJobs> = HashMap::with_capacity(nc);
+    let mut new_prev: HashMap<String, PreviousJobs> = HashMap::with_capacity(cat.connectors());
     let mut revoked_conns_all = Vec::new();
     let mut revoked_tasks_all = Vec::new();
+    let conn_name = |c: u32| cat.names[c as usize].to_string();
     for (w, (id, _)) in members.iter().enumerate() {
         let d = &mut deltas[w];
         let load = &mut loads[w];
@@ -768,11 +879,8 @@ pub(crate) fn assign_cooperative_subset(
         d.add_tasks.sort_unstable();
         d.revoke_conns.sort_unstable();
         d.revoke_tasks.sort_unstable();
-        let mut revoked_connectors: Vec<String> = d
-            .revoke_conns
-            .iter()
-            .map(|&c| cat.names[c as usize].to_string())
-            .collect();
+        let mut revoked_connectors: Vec<String> =
+            d.revoke_conns.iter().map(|&c| conn_name(c)).collect();
         revoked_connectors.append(&mut d.revoke_unknown_conns);
         let mut revoked_tasks: Vec<ConnectorTaskId> =
             d.revoke_tasks.iter().map(|&t| cat.task_id(t)).collect();
@@ -786,11 +894,7 @@ pub(crate) fn assign_cooperative_subset(
                 leader: round.leader_id.to_string(),
                 leader_url: round.leader_url.to_string(),
                 config_offset: round.config_offset,
-                connectors: d
-                    .add_conns
-                    .iter()
-                    .map(|&c| cat.names[c as usize].to_string())
-                    .collect(),
+                connectors: d.add_conns.iter().map(|&c| conn_name(c)).collect(),
                 tasks: d.add_tasks.iter().map(|&t| cat.task_id(t)).collect(),
                 revoked_connectors,
                 revoked_tasks,
@@ -801,41 +905,21 @@ pub(crate) fn assign_cooperative_subset(
         owners.insert(
             id.to_string(),
             MemberJobs {
-                connectors: load
-                    .conns
-                    .iter()
-                    .map(|&c| cat.names[c as usize].to_string())
-                    .collect(),
+                connectors: load.conns.iter().map(|&c| conn_name(c)).collect(),
                 tasks: load.tasks.iter().map(|&t| cat.task_id(t)).collect(),
             },
         );
-        for &c in &load.conns {
-            new_prev
-                .entry(cat.names[c as usize].to_string())
-                .or_default()
-                .connector = true;
-        }
-        for &t in &load.tasks {
-            let c = cat.task_conn[t as usize];
-            new_prev
-                .entry(cat.names[c as usize].to_string())
-                .or_default()
-                .tasks
-                .push(cat.task_num[t as usize]);
-        }
     }
-
-    // 11. Memory: everything assigned after this round plus the lost jobs of this round.
-    for &c in &lost_conns {
-        new_prev
-            .entry(cat.names[c as usize].to_string())
-            .or_default()
-            .connector = true;
+    // The memory: everything assigned after this round plus the lost jobs of this round.
+    let kept_conns = loads.iter().flat_map(|l| l.conns.iter()).chain(lost_conns);
+    for &c in kept_conns {
+        new_prev.entry(conn_name(c)).or_default().connector = true;
     }
-    for &t in &lost_tasks {
+    let kept_tasks = loads.iter().flat_map(|l| l.tasks.iter()).chain(lost_tasks);
+    for &t in kept_tasks {
         let c = cat.task_conn[t as usize];
         new_prev
-            .entry(cat.names[c as usize].to_string())
+            .entry(conn_name(c))
             .or_default()
             .tasks
             .push(cat.task_num[t as usize]);
@@ -844,7 +928,7 @@ pub(crate) fn assign_cooperative_subset(
     state.previous_revoked_connectors = revoked_conns_all;
     state.previous_revoked_tasks = revoked_tasks_all;
     state.previous_generation = round.generation;
-    state.previous_members = member_ids.iter().map(|s| s.to_string()).collect();
+    state.previous_members = members.iter().map(|(id, _)| id.to_string()).collect();
     state.owners = owners;
     state.member_urls = members
         .iter()
@@ -867,7 +951,7 @@ enum LostOutcome {
     ToCandidates(Vec<usize>),
 }
 
-/// Sheet §5.4 (Java `handleLostAssignments`).
+/// Lost jobs (Connect's `IncrementalCooperativeAssignor.handleLostAssignments`).
 ///
 /// `clean_departed` are departed members that leave nothing to wait for (Tributary's
 /// clean-departure rule): they count as present when deciding whether anybody left.
@@ -929,493 +1013,6 @@ fn handle_lost(
         };
         state.scheduled_rebalance_ms = now + state.delay_ms as i64;
         LostOutcome::Keep
-    }
-}
-
-fn apply_plan(loads: &mut [Load], deltas: &mut [Delta], plan: &Plan) {
-    let mut rc: Vec<Vec<u32>> = vec![Vec::new(); loads.len()];
-    let mut rt: Vec<Vec<u32>> = vec![Vec::new(); loads.len()];
-    for &(w, c) in &plan.revoke_conns {
-        rc[w].push(c);
-        deltas[w].revoke_conns.push(c);
-    }
-    for &(w, t) in &plan.revoke_tasks {
-        rt[w].push(t);
-        deltas[w].revoke_tasks.push(t);
-    }
-    for (w, load) in loads.iter_mut().enumerate() {
-        if !rc[w].is_empty() {
-            rc[w].sort_unstable();
-            load.conns.retain(|c| rc[w].binary_search(c).is_err());
-        }
-        if !rt[w].is_empty() {
-            rt[w].sort_unstable();
-            load.tasks.retain(|t| rt[w].binary_search(t).is_err());
-        }
-    }
-    for &(w, c) in &plan.place_conns {
-        loads[w].conns.push(c);
-        deltas[w].add_conns.push(c);
-    }
-    for &(w, t) in &plan.place_tasks {
-        loads[w].tasks.push(t);
-        deltas[w].add_tasks.push(t);
-    }
-}
-
-/// Adds `conns` and `tasks` (sorted dense ids, held by nobody) to the `eligible` members
-/// without moving anything: each connector to the member with the fewest connectors, each task
-/// to the member with the fewest tasks of that connector, then the fewest tasks (ties: lower
-/// member index). On empty members this yields a layout balanced per connector and in total.
-fn place_greedy(
-    cat: &Catalog<'_>,
-    loads: &mut [Load],
-    deltas: &mut [Delta],
-    eligible: &[usize],
-    conns: &[u32],
-    tasks: &[u32],
-) {
-    if eligible.is_empty() {
-        return;
-    }
-    for &c in conns {
-        let w = *eligible
-            .iter()
-            .min_by_key(|&&w| (loads[w].conns.len(), w))
-            .expect("non-empty");
-        loads[w].conns.push(c);
-        deltas[w].add_conns.push(c);
-    }
-    if tasks.is_empty() {
-        return;
-    }
-    // Count, per member, the tasks of the connectors that receive tasks.
-    let nw = loads.len();
-    let mut slot = vec![u32::MAX; cat.connectors()];
-    let mut k = 0u32;
-    for &t in tasks {
-        let c = cat.task_conn[t as usize] as usize;
-        if slot[c] == u32::MAX {
-            slot[c] = k;
-            k += 1;
-        }
-    }
-    let mut count = vec![0u32; k as usize * nw];
-    for (w, load) in loads.iter().enumerate() {
-        for &t in &load.tasks {
-            let s = slot[cat.task_conn[t as usize] as usize];
-            if s != u32::MAX {
-                count[s as usize * nw + w] += 1;
-            }
-        }
-    }
-    let mut total: Vec<usize> = loads.iter().map(|l| l.tasks.len()).collect();
-    for &t in tasks {
-        let s = slot[cat.task_conn[t as usize] as usize] as usize;
-        let row = &mut count[s * nw..(s + 1) * nw];
-        let w = *eligible
-            .iter()
-            .min_by_key(|&&w| (row[w], total[w], w))
-            .expect("non-empty");
-        row[w] += 1;
-        total[w] += 1;
-        loads[w].tasks.push(t);
-        deltas[w].add_tasks.push(t);
-    }
-}
-
-/// Computes the revocations and placements that lead to a layout where connector totals, task
-/// totals and every connector's task counts differ by at most one between members, keeping as
-/// many held jobs in place as it can. `assign_*` are the jobs placeable now (held by nobody);
-/// other unheld configured jobs (duplicates being revoked) only reserve room.
-fn balance_plan(
-    cat: &Catalog<'_>,
-    loads: &[Load],
-    assign_conns: &[u32],
-    assign_tasks: &[u32],
-    preferred: &[usize],
-) -> Plan {
-    let nw = loads.len();
-    let mut pref = vec![false; nw];
-    for &w in preferred {
-        pref[w] = true;
-    }
-    let mut plan = Plan::default();
-
-    // Connector instances: one group balanced on totals.
-    {
-        let total = cat.instances;
-        let (fl, ex) = (total / nw, total % nw);
-        let mut order: Vec<usize> = (0..nw).collect();
-        order.sort_by_key(|&w| (Reverse(loads[w].conns.len()), w));
-        let mut quota = vec![fl; nw];
-        for &w in order.iter().take(ex) {
-            quota[w] += 1;
-        }
-        let mut deficit = vec![0usize; nw];
-        for w in 0..nw {
-            let held = loads[w].conns.len();
-            if held > quota[w] {
-                let mut cs = loads[w].conns.clone();
-                cs.sort_unstable();
-                for &c in &cs[quota[w]..] {
-                    plan.revoke_conns.push((w, c));
-                }
-            } else {
-                deficit[w] = quota[w] - held;
-            }
-        }
-        let mut holes: Vec<(usize, usize)> = (0..nw)
-            .filter(|&w| deficit[w] > 0)
-            .map(|w| (w, deficit[w]))
-            .collect();
-        holes.sort_by_key(|&(w, _)| (!pref[w], w));
-        fill_holes(&holes, assign_conns.iter().copied(), &mut plan.place_conns);
-    }
-
-    // Tasks: per connector c, q_c = n_c / W on every member plus one "extra" on r_c = n_c % W
-    // members; each member's number of extras is balanced too, so totals differ by <= 1.
-    let nc = cat.connectors();
-    if cat.tasks() == 0 {
-        return plan;
-    }
-    // holders[c] = (member, its sorted held tasks of c).
-    let mut holders: Vec<Vec<(u32, Vec<u32>)>> = vec![Vec::new(); nc];
-    let mut held_total = vec![0usize; nw];
-    for (w, load) in loads.iter().enumerate() {
-        let mut ts = load.tasks.clone();
-        ts.sort_unstable();
-        held_total[w] = ts.len();
-        let mut i = 0;
-        while i < ts.len() {
-            let c = cat.task_conn[ts[i] as usize];
-            let mut j = i + 1;
-            while j < ts.len() && cat.task_conn[ts[j] as usize] == c {
-                j += 1;
-            }
-            holders[c as usize].push((w as u32, ts[i..j].to_vec()));
-            i = j;
-        }
-    }
-    let q: Vec<usize> = (0..nc)
-        .map(|c| cat.task_count(c as u32) as usize / nw)
-        .collect();
-    let r: Vec<usize> = (0..nc)
-        .map(|c| cat.task_count(c as u32) as usize % nw)
-        .collect();
-    let extras: usize = r.iter().sum();
-    let (f_extra, high_count) = (extras / nw, extras % nw);
-    // Gain edges: members holding more than q_c of c keep one extra job if they get an extra.
-    let mut gain_count = vec![0usize; nw];
-    for c in 0..nc {
-        if r[c] == 0 {
-            continue;
-        }
-        for (w, ts) in &holders[c] {
-            if ts.len() > q[c] {
-                gain_count[*w as usize] += 1;
-            }
-        }
-    }
-    // gains[c] = members holding more than q_c of c (they keep one more job with an extra).
-    let gains: Vec<Vec<u32>> = (0..nc)
-        .map(|c| {
-            if r[c] == 0 {
-                return Vec::new();
-            }
-            holders[c]
-                .iter()
-                .filter(|(_, ts)| ts.len() > q[c])
-                .map(|(w, _)| *w)
-                .collect()
-        })
-        .collect();
-    let mut ex = Extras {
-        x: vec![Vec::new(); nc],
-        users: vec![Vec::new(); nw],
-        used: vec![0; nw],
-        f_extra,
-        high_left: high_count,
-    };
-    let mut conn_order: Vec<usize> = (0..nc).filter(|&c| r[c] > 0).collect();
-    conn_order.sort_by_key(|&c| (Reverse(r[c]), c));
-    // Phase 1: keep extras where they are held: greedy, members with fewer keep-candidates first.
-    for &c in &conn_order {
-        let mut ws = gains[c].clone();
-        ws.sort_by_key(|&w| (gain_count[w as usize], w));
-        for w in ws {
-            if ex.x[c].len() == r[c] {
-                break;
-            }
-            if ex.room(w as usize) {
-                ex.take(c, w as usize);
-            }
-        }
-    }
-    // ... then augmenting paths over keep edges only: a maximum number of kept extras, i.e.
-    // the fewest revocations.
-    let gain = |c: usize, w: usize| gains[c].contains(&(w as u32));
-    ex.augment_all(
-        &conn_order,
-        &r,
-        nw,
-        |c, ex, out| out.extend(gains[c].iter().copied().filter(|w| !ex.x[c].contains(w))),
-        &gain,
-        false,
-    );
-    // Phase 2: complete, largest remaining demand first, to the members with the most room.
-    let mut by_demand = conn_order.clone();
-    by_demand.sort_by_key(|&c| (Reverse(r[c] - ex.x[c].len()), c));
-    let mut mark = vec![usize::MAX; nw];
-    let mut by_room: Vec<u32> = (0..nw as u32).collect();
-    for &c in &by_demand {
-        if ex.x[c].len() == r[c] {
-            continue;
-        }
-        for &w in &ex.x[c] {
-            mark[w as usize] = c;
-        }
-        by_room.sort_by_key(|&w| (ex.used[w as usize], w));
-        for &w in &by_room {
-            if ex.x[c].len() == r[c] {
-                break;
-            }
-            if mark[w as usize] != c && ex.room(w as usize) {
-                ex.take(c, w as usize);
-                mark[w as usize] = c;
-            }
-        }
-    }
-    // Rarely needed: augmenting paths over all edges (a complete layout always exists), first
-    // only through steps that keep as many held extras as they give up, then any.
-    let any_edge = |c: usize, ex: &Extras, out: &mut Vec<u32>| {
-        out.extend((0..nw as u32).filter(|w| !ex.x[c].contains(w)))
-    };
-    ex.augment_all(&conn_order, &r, nw, any_edge, &gain, true);
-    ex.augment_all(&conn_order, &r, nw, any_edge, &gain, false);
-    // Last resort (should not happen): ignore the per-member extras budget.
-    for &c in &conn_order {
-        let mut w = 0;
-        while ex.x[c].len() < r[c] && w < nw {
-            if !ex.x[c].contains(&(w as u32)) {
-                tracing::warn!("cooperative assignor: extras layout incomplete; relaxing totals");
-                ex.x[c].push(w as u32);
-            }
-            w += 1;
-        }
-    }
-    let x = ex.x;
-
-    // Quotas -> revocations and placements.
-    let mut quota = vec![0usize; nw];
-    let mut held = vec![0usize; nw];
-    let mut place_from = 0usize;
-    for c in 0..nc {
-        quota.iter_mut().for_each(|v| *v = q[c]);
-        for &w in &x[c] {
-            quota[w as usize] += 1;
-        }
-        for (w, ts) in &holders[c] {
-            let w = *w as usize;
-            held[w] = ts.len();
-            if ts.len() > quota[w] {
-                for &t in &ts[quota[w]..] {
-                    plan.revoke_tasks.push((w, t));
-                }
-            }
-        }
-        // Placeable tasks of c (assign_tasks is sorted, hence grouped by connector).
-        let start = place_from;
-        while place_from < assign_tasks.len()
-            && cat.task_conn[assign_tasks[place_from] as usize] as usize == c
-        {
-            place_from += 1;
-        }
-        let mut to_place = assign_tasks[start..place_from].iter();
-        if start < place_from {
-            // Holes: biggest first, then members with fewer tasks overall.
-            let mut holes: Vec<(usize, usize)> = (0..nw)
-                .filter(|&w| quota[w] > held[w])
-                .map(|w| (w, quota[w] - held[w]))
-                .collect();
-            holes.sort_by_key(|&(w, n)| (!pref[w], Reverse(n), held_total[w], w));
-            fill_holes(&holes, to_place.by_ref().copied(), &mut plan.place_tasks);
-        }
-        for (w, _) in &holders[c] {
-            held[*w as usize] = 0;
-        }
-    }
-    plan
-}
-
-/// Places `jobs` into `holes` (member, free slots) round-robin, one per hole and pass.
-fn fill_holes(
-    holes: &[(usize, usize)],
-    mut jobs: impl Iterator<Item = u32>,
-    out: &mut Vec<(usize, u32)>,
-) {
-    let mut left: Vec<usize> = holes.iter().map(|h| h.1).collect();
-    loop {
-        let mut any = false;
-        for (i, &(w, _)) in holes.iter().enumerate() {
-            if left[i] == 0 {
-                continue;
-            }
-            let Some(j) = jobs.next() else {
-                return;
-            };
-            out.push((w, j));
-            left[i] -= 1;
-            any = true;
-        }
-        if !any {
-            return;
-        }
-    }
-}
-
-/// Which members get an extra task of which connector (one per member and connector), with
-/// each member's number of extras within `f_extra` (+1 for `high_left` members).
-struct Extras {
-    x: Vec<Vec<u32>>,
-    users: Vec<Vec<u32>>,
-    used: Vec<usize>,
-    f_extra: usize,
-    high_left: usize,
-}
-
-impl Extras {
-    fn room(&self, w: usize) -> bool {
-        self.used[w] < self.f_extra || (self.used[w] == self.f_extra && self.high_left > 0)
-    }
-
-    fn take(&mut self, c: usize, w: usize) {
-        if self.used[w] == self.f_extra {
-            self.high_left -= 1;
-        }
-        self.used[w] += 1;
-        self.x[c].push(w as u32);
-        self.users[w].push(c as u32);
-    }
-
-    /// Augments every connector still short of extras until no path is left. `edges(c, ex,
-    /// out)` lists the members `c` may move to; with `strict`, a connector may only leave a
-    /// member where it is held above its floor (`gain`) if the step into that member also
-    /// landed on such a member, so no path loses a kept job.
-    fn augment_all(
-        &mut self,
-        order: &[usize],
-        r: &[usize],
-        nw: usize,
-        edges: impl Fn(usize, &Extras, &mut Vec<u32>),
-        gain: &impl Fn(usize, usize) -> bool,
-        strict: bool,
-    ) {
-        if order.iter().all(|&c| self.x[c].len() >= r[c]) {
-            return;
-        }
-        let mut dead = vec![false; 2 * nw];
-        loop {
-            let mut progress = false;
-            for &c in order {
-                while self.x[c].len() < r[c] && self.augment(c, nw, &edges, gain, strict, &mut dead)
-                {
-                    progress = true;
-                    dead.iter_mut().for_each(|d| *d = false);
-                }
-            }
-            if !progress {
-                return;
-            }
-        }
-    }
-
-    /// BFS for an augmenting path giving `c0` one more extra: `c0` takes member `w1`, whose
-    /// user `c1` moves to `w2`, ..., until a member with room. States are (member, whether the
-    /// step into it landed on a kept job). States found not to reach any room are marked
-    /// `dead` (valid until the next successful augmentation).
-    fn augment(
-        &mut self,
-        c0: usize,
-        nw: usize,
-        edges: &impl Fn(usize, &Extras, &mut Vec<u32>),
-        gain: &impl Fn(usize, usize) -> bool,
-        strict: bool,
-        dead: &mut [bool],
-    ) -> bool {
-        let mut parent: Vec<Option<(usize, Option<usize>)>> = vec![None; 2 * nw];
-        let mut visited = Vec::new();
-        let mut queue = std::collections::VecDeque::new();
-        let mut buf = Vec::new();
-        let state = |c: usize, w: usize| 2 * w + usize::from(!strict || gain(c, w));
-        let mut end = None;
-        edges(c0, self, &mut buf);
-        for &w in &buf {
-            let s = state(c0, w as usize);
-            if !dead[s] && parent[s].is_none() {
-                parent[s] = Some((c0, None));
-                visited.push(s);
-                if self.room(w as usize) {
-                    end = Some(s);
-                    break;
-                }
-                queue.push_back(s);
-            }
-        }
-        'bfs: while end.is_none() {
-            let Some(s) = queue.pop_front() else {
-                break;
-            };
-            let (w, landed_on_gain) = (s / 2, s % 2 == 1);
-            for i in 0..self.users[w].len() {
-                let c = self.users[w][i] as usize;
-                if strict && !landed_on_gain && gain(c, w) {
-                    continue;
-                }
-                buf.clear();
-                edges(c, self, &mut buf);
-                for &w2 in &buf {
-                    let s2 = state(c, w2 as usize);
-                    if !dead[s2] && parent[s2].is_none() {
-                        parent[s2] = Some((c, Some(s)));
-                        visited.push(s2);
-                        if self.room(w2 as usize) {
-                            end = Some(s2);
-                            break 'bfs;
-                        }
-                        queue.push_back(s2);
-                    }
-                }
-            }
-        }
-        let Some(mut s) = end else {
-            for s in visited {
-                dead[s] = true;
-            }
-            return false;
-        };
-        let w_end = s / 2;
-        if self.used[w_end] == self.f_extra {
-            self.high_left -= 1;
-        }
-        self.used[w_end] += 1;
-        loop {
-            let w = s / 2;
-            let (c, from) = parent[s].expect("on path");
-            self.x[c].push(w as u32);
-            self.users[w].push(c as u32);
-            match from {
-                None => break,
-                Some(ps) => {
-                    // c gives up the previous member, which the previous connector takes.
-                    let prev = ps / 2;
-                    self.x[c].retain(|&v| v as usize != prev);
-                    self.users[prev].retain(|&v| v as usize != c);
-                    s = ps;
-                }
-            }
-        }
-        true
     }
 }
 

@@ -1,0 +1,337 @@
+//! The worker's tasks: starting one on its own thread with its converters, transformation
+//! chain, clients and offsets, listing them, and stopping them within a deadline (Connect's
+//! `Worker.startTask`, `stopAndAwaitTasks`).
+
+use super::*;
+
+impl Worker {
+    /// Starts a task. `connector_config` and `task_config` are the configs as stored: their
+    /// config provider references are resolved here ([`Self::resolve_config`], as Connect's
+    /// `ClusterConfigState.taskConfig` / `connectorConfig` do), and the task gets the resolved
+    /// values. Problems creating it (a provider that fails, unknown task class, converters,
+    /// clients) mark the task FAILED and are returned. `task_count` is how many task configs
+    /// the connector has stored: more than its `tasks.max` fails the task, unless
+    /// `tasks.max.enforce` is false ([`check_tasks_max`], as Connect's `Worker.startTask`).
+    pub fn start_task(
+        &self,
+        id: &ConnectorTaskId,
+        connector_config: &Props,
+        task_config: Props,
+        target: TargetState,
+        task_count: usize,
+    ) -> ConnectResult<()> {
+        let counters = self
+            .counters
+            .lock()
+            .unwrap()
+            .entry(id.clone())
+            .or_default()
+            .clone();
+        let task_version = connector_config
+            .get("connector.class")
+            .and_then(|c| self.plugin_version(c));
+        let reporter = TaskStatusReporter {
+            id: id.clone(),
+            worker_id: self.worker_id.clone(),
+            generation: self.generation.clone(),
+            store: self.statuses.clone(),
+            version: task_version.clone(),
+            counters: Some(counters.clone()),
+        };
+        let fail = |e: ConnectError| {
+            tracing::error!(task = %id, error = %e, "task failed to start");
+            self.metrics.task_started(false);
+            reporter.report(State::Failed, Some(error_trace(&e, &format!("task {id}"))));
+            e
+        };
+        let connector_config = &self
+            .resolve_config(&format!("task {id}"), connector_config)
+            .map_err(fail)?;
+        if let Err(e) = check_tasks_max(
+            &id.connector,
+            task_count,
+            tasks_max(connector_config),
+            connector_config,
+        ) {
+            tracing::error!(task = %id, error = %e.0, "task failed to start");
+            self.metrics.task_started(false);
+            reporter.report(State::Failed, Some(e.trace(&format!("task {id}"))));
+            return Err(e.0);
+        }
+        let task_config = self
+            .resolve_config(&format!("task {id}"), &task_config)
+            .map_err(fail)?;
+        let class = task_config.get("task.class").cloned().unwrap_or_default();
+        let connector_class = connector_config
+            .get("connector.class")
+            .map(String::as_str)
+            .unwrap_or_default();
+        let factory = self
+            .plugins
+            .task_factory_for(connector_class, &class)
+            .map_err(|e| fail(ConnectError::config(e.to_string())))?;
+        // The connector may run on another worker (a Java one in a mixed cluster), so the
+        // task checks its connector's settings too.
+        let kind = match &factory {
+            TaskFactory::Source(_) => ConnectorType::Source,
+            TaskFactory::Sink(_) => ConnectorType::Sink,
+        };
+        if let Some(message) = self.refusal(&id.connector, connector_config, kind) {
+            return Err(fail(ConnectError::config(message)));
+        }
+        let topic_creation = self
+            .topic_creation(connector_config, kind)
+            .map_err(|e| fail(ConnectError::config(e.to_string())))?;
+        let errors = ErrorHandlingConfig::from_props(connector_config, kind).map_err(fail)?;
+        let converters = converters::task_converters(&self.plugins, &self.config, connector_config)
+            .map_err(fail)?;
+        let control = TaskControl::new(target);
+        let flush_interval = self.config.settings().offset_flush_interval;
+        let track_topics = self.config.settings().topic_tracking_enable;
+        let name = format!("task-{id}");
+        // Every line the task's thread logs names its connector and task (Connect's MDC
+        // `connector.context`); an error-level span is enabled whatever the log level.
+        let span = tracing::error_span!("task", connector = %id.connector, task = id.task);
+        let thread = match factory {
+            TaskFactory::Source(new) => {
+                // Each task gets its own transformations and predicates.
+                let chain =
+                    TransformationChain::<SourceRecord>::build(&self.plugins, connector_config)
+                        .map_err(fail)?;
+                let mut producer_config = clients::source_producer_config(
+                    &self.config,
+                    &id.connector,
+                    id.task,
+                    prefixed(connector_config, "producer.override."),
+                )
+                .map_err(|e| fail(ConnectError::config(e.to_string())))?;
+                let offsets = self.offset_store_for(connector_config).map_err(fail)?;
+                let exactly_once = self
+                    .exactly_once_args(id, connector_config, &mut producer_config)
+                    .map_err(fail)?;
+                let args = source_task::SourceTaskArgs {
+                    connector: id.connector.clone(),
+                    task: new(),
+                    task_config,
+                    producer_config,
+                    exactly_once,
+                    converters,
+                    offsets,
+                    topic_creation: match topic_creation {
+                        None => None,
+                        Some(rules) => Some((
+                            rules,
+                            clients::connector_admin_config(
+                                &self.config,
+                                prefixed(connector_config, "admin.override."),
+                            )
+                            .map_err(|e| fail(ConnectError::config(e.to_string())))?,
+                        )),
+                    },
+                    control: control.clone(),
+                    reporter,
+                    counters,
+                    offset_flush_interval: flush_interval,
+                    offset_flush_timeout: self.config.settings().offset_flush_timeout,
+                    track_topics,
+                    chain,
+                    errors,
+                };
+                std::thread::Builder::new()
+                    .name(name)
+                    .spawn(move || span.in_scope(|| source_task::run(args)))
+            }
+            TaskFactory::Sink(new) => {
+                let dlq_clients = if errors.dlq_topic.is_empty() {
+                    None
+                } else {
+                    let admin = clients::connector_admin_config(
+                        &self.config,
+                        prefixed(connector_config, "admin.override."),
+                    )
+                    .map_err(|e| fail(ConnectError::config(e.to_string())))?;
+                    let producer = clients::dlq_producer_config(
+                        &self.config,
+                        &id.connector,
+                        id.task,
+                        prefixed(connector_config, "producer.override."),
+                    )
+                    .map_err(|e| fail(ConnectError::config(e.to_string())))?;
+                    Some((admin, producer))
+                };
+                let chain =
+                    TransformationChain::<SinkRecord>::build(&self.plugins, connector_config)
+                        .map_err(fail)?;
+                let args = sink_task::SinkTaskArgs {
+                    task: new(),
+                    task_config,
+                    consumer_config: clients::sink_consumer_config(
+                        &self.config,
+                        &id.connector,
+                        id.task,
+                        prefixed(connector_config, "consumer.override."),
+                    )
+                    .map_err(|e| fail(ConnectError::config(e.to_string())))?,
+                    converters,
+                    control: control.clone(),
+                    reporter,
+                    counters,
+                    offset_flush_interval: flush_interval,
+                    track_topics,
+                    chain,
+                    errors,
+                    dlq_clients,
+                    offset_flush_timeout: self.config.settings().offset_flush_timeout,
+                };
+                std::thread::Builder::new()
+                    .name(name)
+                    .spawn(move || span.in_scope(|| sink_task::run(args)))
+            }
+        }
+        .map_err(|e| ConnectError::connect(format!("cannot spawn task thread: {e}")))?;
+        let previous = self.tasks.lock().unwrap().insert(
+            id.clone(),
+            RunningTask {
+                control,
+                thread,
+                version: task_version,
+            },
+        );
+        if let Some(prev) = previous {
+            prev.control.stop();
+        }
+        self.metrics.task_started(true);
+        Ok(())
+    }
+
+    /// The counters of every task running on this worker, in id order (the `/metrics`
+    /// scrape's task groups: a task that left this worker is no longer reported, as Connect
+    /// removes a task's metric groups when it stops).
+    pub fn running_task_metrics(&self) -> Vec<(ConnectorTaskId, Arc<TaskCounters>)> {
+        let ids = self.task_ids();
+        let counters = self.counters.lock().unwrap();
+        ids.into_iter()
+            .filter_map(|id| counters.get(&id).map(|c| (id.clone(), c.clone())))
+            .collect()
+    }
+
+    /// The progress of a task running on this worker (`None` for others): see
+    /// [`metrics::TaskMetrics::progress`], stalled past `tributary.task.stall.threshold.ms`.
+    pub fn task_progress(&self, id: &ConnectorTaskId) -> Option<metrics::Progress> {
+        self.task_progress_all(id)
+    }
+
+    /// [`Self::task_progress`] only when the task is stalled: what its status shows, so that
+    /// the status of a task making progress stays Connect's, unchanging body.
+    pub fn task_stall(&self, id: &ConnectorTaskId) -> Option<metrics::Progress> {
+        self.task_progress_all(id).filter(|p| p.stalled)
+    }
+
+    pub(super) fn task_progress_all(&self, id: &ConnectorTaskId) -> Option<metrics::Progress> {
+        if !self.tasks.lock().unwrap().contains_key(id) {
+            return None;
+        }
+        let counters = self.counters.lock().unwrap().get(id).cloned()?;
+        Some(counters.metrics.progress(
+            metrics::now_ms(),
+            self.config.settings().task_stall_threshold,
+        ))
+    }
+
+    /// The connectors running on this worker with their class, type and plugin version
+    /// (`connector-metrics`), in name order.
+    pub fn running_connectors(
+        &self,
+    ) -> Vec<(String, String, Option<ConnectorType>, Option<String>)> {
+        let classes: Vec<(String, String)> = self
+            .connectors
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(n, c)| {
+                (
+                    n.clone(),
+                    c.config.get("connector.class").cloned().unwrap_or_default(),
+                )
+            })
+            .collect();
+        let mut v: Vec<_> = classes
+            .into_iter()
+            .map(|(name, class)| {
+                let kind = self.plugins.connector_type(&class);
+                let version = self.plugin_version(&class);
+                (name, class, kind, version)
+            })
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+
+    /// The tasks running on this worker.
+    pub fn task_ids(&self) -> Vec<ConnectorTaskId> {
+        let mut v: Vec<_> = self.tasks.lock().unwrap().keys().cloned().collect();
+        v.sort();
+        v
+    }
+
+    /// The connectors running on this worker.
+    pub fn connector_names(&self) -> Vec<String> {
+        let mut v: Vec<_> = self.connectors.lock().unwrap().keys().cloned().collect();
+        v.sort();
+        v
+    }
+
+    /// Stops tasks and waits for them (up to `task.shutdown.graceful.timeout.ms` in all);
+    /// writes UNASSIGNED for each that had not FAILED. A task that does not stop in time is
+    /// abandoned (its thread finishes on its own) and reported, as Connect cancels it.
+    pub fn stop_and_await_tasks(&self, ids: &[ConnectorTaskId]) {
+        let deadline = Instant::now() + self.config.settings().task_shutdown_graceful_timeout;
+        self.stop_and_await_tasks_by(ids, deadline);
+    }
+
+    /// [`Self::stop_and_await_tasks`], waiting for the tasks until `deadline` at most.
+    pub fn stop_and_await_tasks_by(&self, ids: &[ConnectorTaskId], deadline: Instant) {
+        let running: Vec<(ConnectorTaskId, RunningTask)> = {
+            let mut tasks = self.tasks.lock().unwrap();
+            ids.iter()
+                .filter_map(|id| tasks.remove(id).map(|t| (id.clone(), t)))
+                .collect()
+        };
+        for (_, t) in &running {
+            t.control.stop();
+        }
+        for (id, t) in running {
+            while !t.thread.is_finished() && Instant::now() < deadline {
+                // On a blocking thread, polling task threads' end.
+                #[allow(clippy::disallowed_methods)]
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if t.thread.is_finished() {
+                // The task's own panics are caught and reported as FAILED (task::catch_panic);
+                // this is one outside that.
+                if t.thread.join().is_err() {
+                    tracing::error!(task = %id, "task thread panicked");
+                }
+            } else {
+                tracing::error!(task = %id, "graceful stop of task failed: still running after the shutdown timeout; abandoning it");
+            }
+            let failed = self
+                .statuses
+                .task(&id)
+                .map(|s| s.state == State::Failed && s.worker_id == self.worker_id)
+                .unwrap_or(false);
+            if !failed {
+                self.statuses.put_task(
+                    &id,
+                    Status {
+                        state: State::Unassigned,
+                        trace: None,
+                        worker_id: self.worker_id.clone(),
+                        generation: self.generation.load(Ordering::Acquire),
+                        version: t.version.clone(),
+                    },
+                );
+            }
+        }
+    }
+}
