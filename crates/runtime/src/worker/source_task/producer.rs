@@ -1,0 +1,189 @@
+//! The source task's producer context: delivery reports applied to the submitted records, send
+//! failures reported or tolerated, batches the broker refused as too large kept to be sent
+//! again one by one (what Java's producer callbacks and batch splitting do).
+
+use super::*;
+
+/// (sequence, (partition, offset)) of acknowledged records, collected by the producer callback;
+/// `None` for a failed send that `errors.tolerance=all` let pass.
+pub(super) type RecordAcks = Arc<Mutex<Vec<(u64, Option<(i32, i64)>)>>>;
+
+/// How a failed send is handled: with `errors.tolerance=all`, reported and treated as done.
+pub(super) struct SendFailures {
+    pub(super) task: tributary_api::ConnectorTaskId,
+    pub(super) reporters: Arc<ErrorReporters>,
+    pub(super) operator: Arc<RetryWithToleranceOperator>,
+    /// The polled form of records in flight, for the error log's record details
+    /// (`errors.log.include.messages`).
+    pub(super) originals: Option<Arc<Mutex<HashMap<u64, SourceRecord>>>>,
+}
+
+/// A record of a batch the broker refused as too large, kept (as the delivery report holds it)
+/// to be sent again on its own.
+pub(super) struct Refused {
+    pub(super) seq: u64,
+    pub(super) topic: String,
+    pub(super) partition: i32,
+    pub(super) key: Option<Vec<u8>>,
+    pub(super) payload: Option<Vec<u8>>,
+    pub(super) headers: Option<OwnedHeaders>,
+    pub(super) timestamp: Option<i64>,
+}
+
+/// The producer context: records acknowledgements and the first delivery failure.
+pub struct SourceProducerContext {
+    /// Acknowledged records, kept only for tasks that want [`SourceTask::commit_record`]
+    /// calls.
+    pub(super) record_acks: Option<RecordAcks>,
+    pub(super) acks: Arc<AckInbox>,
+    pub(super) failure: Arc<Mutex<Option<String>>>,
+    /// Set with `errors.tolerance=all`.
+    pub(super) tolerated: Option<SendFailures>,
+    /// Where librdkafka's statistics of the producer go.
+    pub(super) counters: Arc<TaskCounters>,
+    /// Records of batches the broker refused as too large, to be sent again one at a time;
+    /// `None` for a transactional producer (a refused batch aborts the transaction).
+    pub(super) refused: Option<Mutex<Vec<Refused>>>,
+    /// Whether `refused` holds records (read for every record sent, without the lock).
+    pub(super) refused_waiting: std::sync::atomic::AtomicBool,
+}
+
+impl ClientContext for SourceProducerContext {
+    const ENABLE_REFRESH_OAUTH_TOKEN: bool = true;
+
+    fn generate_oauth_token(
+        &self,
+        oauthbearer_config: Option<&str>,
+    ) -> Result<rdkafka::client::OAuthToken, Box<dyn std::error::Error>> {
+        crate::kafka_client::oauth_token(oauthbearer_config)
+    }
+
+    fn stats(&self, statistics: rdkafka::Statistics) {
+        self.counters.metrics.set_client_statistics(statistics);
+    }
+}
+
+impl ProducerContext for SourceProducerContext {
+    type DeliveryOpaque = usize;
+    fn delivery(&self, result: &DeliveryResult<'_>, seq: usize) {
+        if seq == OFFSET_RECORD {
+            // An offset record of an exactly-once transaction: a failure fails the commit.
+            if let Err((e, _)) = result {
+                let mut f = self.failure.lock().unwrap();
+                if f.is_none() {
+                    *f = Some(format!(
+                        "Failed to write source offsets in the transaction: {e}"
+                    ));
+                }
+            }
+            return;
+        }
+        let alone = seq & SENT_ALONE != 0;
+        let seq = (seq & !SENT_ALONE) as u64;
+        match result {
+            Ok(msg) => {
+                self.forget_original(seq);
+                if let Some(meta) = &self.record_acks {
+                    use rdkafka::Message;
+                    meta.lock()
+                        .unwrap()
+                        .push((seq, Some((msg.partition(), msg.offset()))));
+                }
+                self.acks.push(seq)
+            }
+            Err((e, msg)) => {
+                use rdkafka::Message;
+                if let (Some(refused), false) = (&self.refused, alone) {
+                    if is_too_large(e) {
+                        // The broker refused the batch this record was in (a record too large
+                        // on its own is refused by `send`): it is sent again on its own.
+                        tracing::debug!(
+                            "record {seq} sent again alone: its batch was refused: {e}"
+                        );
+                        let mut refused = refused.lock().unwrap();
+                        self.refused_waiting.store(true, Ordering::Release);
+                        refused.push(Refused {
+                            seq,
+                            topic: msg.topic().to_string(),
+                            partition: msg.partition(),
+                            key: msg.key().map(<[u8]>::to_vec),
+                            payload: msg.payload().map(<[u8]>::to_vec),
+                            headers: msg.headers().map(|h| h.detach()),
+                            timestamp: msg.timestamp().to_millis(),
+                        });
+                        return;
+                    }
+                }
+                self.send_failed(seq, e, msg.topic());
+            }
+        }
+    }
+}
+
+/// Whether a send failed because the record, or the batch it was in, is too large.
+pub(super) fn is_too_large(e: &KafkaError) -> bool {
+    matches!(
+        e,
+        KafkaError::MessageProduction(RDKafkaErrorCode::MessageSizeTooLarge)
+    )
+}
+
+impl SourceProducerContext {
+    /// The polled form of a record whose fate is known, no longer needed for the error log.
+    pub(super) fn forget_original(&self, seq: u64) -> Option<SourceRecord> {
+        self.tolerated
+            .as_ref()
+            .and_then(|t| t.originals.as_ref())
+            .and_then(|o| o.lock().unwrap().remove(&seq))
+    }
+
+    /// A record Kafka refused (when sent, or in its delivery report): Connect's
+    /// `producerSendFailed`. With `errors.tolerance=all` it is reported and counts as done;
+    /// otherwise the task fails.
+    pub(super) fn send_failed(&self, seq: u64, e: &KafkaError, topic: &str) {
+        let original = self.forget_original(seq);
+        if let Some(t) = &self.tolerated {
+            tracing::trace!(task = %t.task, "Ignoring failed record send to {topic}: {e}");
+            let mut ctx = ProcessingContext::default();
+            let outcome = t.operator.execute_failed(
+                &mut ctx,
+                Stage::KafkaProduce,
+                WORKER_SOURCE_TASK_CLASS,
+                ConnectError::connect(format!("{e}")),
+            );
+            t.reporters
+                .report(&ctx, original.as_ref().map(Original::Source));
+            if outcome.is_ok() {
+                if let Some(meta) = &self.record_acks {
+                    meta.lock().unwrap().push((seq, None));
+                }
+                self.acks.push(seq);
+                return;
+            }
+        }
+        let mut f = self.failure.lock().unwrap();
+        if f.is_none() {
+            *f = Some(format!(
+                "Unrecoverable exception from producer send callback: {e} (topic {topic})"
+            ));
+        }
+    }
+
+    /// Takes the records of refused batches reported so far, in the order they were sent.
+    pub(super) fn take_refused(&self) -> Vec<Refused> {
+        let Some(refused) = &self.refused else {
+            return Vec::new();
+        };
+        let mut refused = refused.lock().unwrap();
+        self.refused_waiting.store(false, Ordering::Release);
+        let mut taken = std::mem::take(&mut *refused);
+        drop(refused);
+        taken.sort_by_key(|r| r.seq);
+        taken
+    }
+
+    /// Whether records of refused batches wait to be sent again.
+    pub(super) fn has_refused(&self) -> bool {
+        self.refused_waiting.load(Ordering::Acquire)
+    }
+}
