@@ -4,7 +4,7 @@
 //! time `POST /connectors` → every input line in the counted topic (its end offset, or records
 //! counted by a `read_committed` consumer when transactions put markers in the log).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, Consumer};
@@ -17,6 +17,68 @@ use crate::kafka::Broker;
 use crate::rest::Rest;
 use crate::worker::{self, Worker};
 use crate::Runtime;
+
+/// What a source benchmark prepares once, before its rounds: the release binary, a work
+/// directory (removed with it), how Java Connect starts, the input file and an admin client on
+/// the broker.
+pub struct SourceSetup {
+    /// The release `tributary` binary.
+    pub binary: PathBuf,
+    /// Where worker directories go (removed when the setup is dropped).
+    pub work: tempfile::TempDir,
+    /// How Java Connect is started.
+    pub java: JavaCmd,
+    /// The input file the source reads.
+    pub input: InputFile,
+    /// An admin client on the broker.
+    pub admin: Broker,
+}
+
+impl SourceSetup {
+    /// Prepares a run: `binary` (default: `tributary` beside this executable), Java Connect with
+    /// `java_heap` through `connect_java` (default: `scripts/connect-java`), `lines` lines of
+    /// input (from `loghub`'s files, else generated; cached in `~/.cache/tributary/bench`), an
+    /// admin client on `bootstrap`. Errors name what could not be prepared.
+    pub fn prepare(
+        binary: Option<&Path>,
+        connect_java: Option<&Path>,
+        java_heap: &str,
+        bootstrap: &str,
+        loghub: Option<&Path>,
+        lines: u64,
+    ) -> Result<SourceSetup, String> {
+        let binary = crate::tributary_binary(binary)?;
+        let work = crate::tempdir()?;
+        let java = JavaCmd::for_benchmark(connect_java, java_heap, work.path())?;
+        let cache = PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/tmp".into()))
+            .join(".cache/tributary/bench");
+        let input = crate::input::prepare(&cache, loghub, lines).map_err(|e| e.to_string())?;
+        crate::say(format!(
+            "input {}: {} lines",
+            input.path.display(),
+            input.lines
+        ));
+        let admin = Broker::connect(bootstrap)?;
+        Ok(SourceSetup {
+            binary,
+            work,
+            java,
+            input,
+            admin,
+        })
+    }
+
+    /// What every measurement of the run shares.
+    pub fn bench(&self) -> SourceBench<'_> {
+        SourceBench {
+            binary: &self.binary,
+            java: &self.java,
+            input: &self.input,
+            admin: &self.admin,
+            work: self.work.path(),
+        }
+    }
+}
 
 /// What every measurement of a run shares.
 pub struct SourceBench<'a> {

@@ -17,12 +17,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use tributary_bench::input;
-use tributary_bench::java::JavaCmd;
-use tributary_bench::kafka::Broker;
-use tributary_bench::source_run::{median, SourceBench, SourceCase};
+use tributary_bench::source_run::{median, SourceBench, SourceCase, SourceSetup};
 use tributary_bench::table::Table;
-use tributary_bench::{say, stamp, tempdir, Runtime};
+use tributary_bench::{say, stamp, Runtime};
 
 fn env(name: &str) -> Result<String, String> {
     std::env::var(name).map_err(|_| {
@@ -115,26 +112,16 @@ fn main() -> Result<(), String> {
     let rounds: usize = arg(&args, "--rounds")
         .and_then(|v| v.parse().ok())
         .unwrap_or(3);
-    let binary =
-        tributary_bench::tributary_binary(arg(&args, "--tributary").map(PathBuf::from).as_deref())?;
-    let work = tempdir()?;
-    let java = JavaCmd::for_benchmark(None, JAVA_HEAP, work.path())?;
-    let cache = PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/tmp".into()))
-        .join(".cache/tributary/bench");
-    let input = input::prepare(&cache, None, lines).map_err(|e| e.to_string())?;
-    say(format!(
-        "input {}: {} lines",
-        input.path.display(),
-        input.lines
-    ));
-    let admin = Broker::connect(&env("KAFKA_SECURE_INTERNAL")?)?;
-    let bench = SourceBench {
-        binary: &binary,
-        java: &java,
-        input: &input,
-        admin: &admin,
-        work: work.path(),
-    };
+    let tributary = arg(&args, "--tributary").map(PathBuf::from);
+    let setup = SourceSetup::prepare(
+        tributary.as_deref(),
+        None,
+        JAVA_HEAP,
+        &env("KAFKA_SECURE_INTERNAL")?,
+        None,
+        lines,
+    )?;
+    let bench = setup.bench();
     let mut results: BTreeMap<(Runtime, Transport), Vec<f64>> = BTreeMap::new();
     let run = stamp();
     for round in 1..=rounds {
@@ -171,7 +158,7 @@ fn main() -> Result<(), String> {
             ],
         );
     }
-    println!("Median of {rounds} round(s), {} lines:", input.lines);
+    println!("Median of {rounds} round(s), {} lines:", setup.input.lines);
     print!("{}", table.text());
     println!();
     print!("{}", table.markdown());

@@ -21,11 +21,9 @@ use std::process::ExitCode;
 use clap::Parser;
 use serde_json::{json, Map, Value};
 use tributary_bench::input;
-use tributary_bench::java::JavaCmd;
-use tributary_bench::kafka::Broker;
-use tributary_bench::source_run::{median, SourceBench, SourceCase};
+use tributary_bench::source_run::{median, SourceCase, SourceSetup};
 use tributary_bench::table::Table;
-use tributary_bench::{exit_status, say, stamp, tempdir, Runtime, RuntimeArgs};
+use tributary_bench::{exit_status, say, stamp, Runtime, RuntimeArgs};
 
 /// Command-line options.
 #[derive(Parser, Debug)]
@@ -96,31 +94,17 @@ fn connector_settings(pipeline: Pipeline, group: &str) -> (Map<String, Value>, O
 }
 
 fn run(args: &Args) -> Result<(), String> {
-    let binary = tributary_bench::tributary_binary(args.runtimes.tributary.as_deref())?;
-    let work = tempdir()?;
-    let java = JavaCmd::for_benchmark(
+    let bootstrap = tributary_bench::bootstrap(args.runtimes.bootstrap.as_deref());
+    let loghub = input::loghub_dir(args.loghub.clone());
+    let setup = SourceSetup::prepare(
+        args.runtimes.tributary.as_deref(),
         args.runtimes.connect_java.as_deref(),
         &args.java_heap,
-        work.path(),
+        &bootstrap,
+        loghub.as_deref(),
+        args.lines,
     )?;
-    let bootstrap = tributary_bench::bootstrap(args.runtimes.bootstrap.as_deref());
-    let cache = PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/tmp".into()))
-        .join(".cache/tributary/bench");
-    let loghub = input::loghub_dir(args.loghub.clone());
-    let input = input::prepare(&cache, loghub.as_deref(), args.lines).map_err(|e| e.to_string())?;
-    say(format!(
-        "input {}: {} lines",
-        input.path.display(),
-        input.lines
-    ));
-    let admin = Broker::connect(&bootstrap)?;
-    let bench = SourceBench {
-        binary: &binary,
-        java: &java,
-        input: &input,
-        admin: &admin,
-        work: work.path(),
-    };
+    let bench = setup.bench();
     let run = stamp();
     let rounds = args.rounds.max(1);
     let mut results: BTreeMap<(Runtime, Pipeline), Vec<f64>> = BTreeMap::new();
@@ -186,7 +170,7 @@ fn run(args: &Args) -> Result<(), String> {
             ],
         );
     }
-    println!("Median of {rounds} round(s), {} lines:", input.lines);
+    println!("Median of {rounds} round(s), {} lines:", setup.input.lines);
     print!("{}", table.text());
     println!("\nEach round:");
     print!("{}", per_round.text());
