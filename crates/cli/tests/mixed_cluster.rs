@@ -1,5 +1,6 @@
-//! Mixed clusters: Apache Kafka Connect 4.1.1 (Java) workers and Tributary workers in one group
-//! under the `sessioned` protocol, sharing connectors, statuses, offsets and REST requests.
+//! Mixed clusters: Apache Kafka Connect 4.1.1 and 4.4.0 (Java) workers and Tributary workers in
+//! one group under the `sessioned` protocol, sharing connectors, statuses, offsets and REST
+//! requests, and rolling upgrades from Connect 4.4.0 to Tributary and back.
 //!
 //! Java workers run through `scripts/connect-java` (jars fetched by Maven, 256 MB heap) on
 //! fixed free ports; their logs stay in the test directory. Gated on `KAFKA_BOOTSTRAP` and on
@@ -18,6 +19,11 @@ use serde_json::Value;
 
 const WORKER_EXTRA: &str =
     "connect.protocol=sessioned\nscheduled.rebalance.max.delay.ms=5000\nrebalance.timeout.ms=30000\n";
+
+/// The Connect release older workers of a mixed cluster run (the broker's).
+const REFERENCE_4_1: &str = "4.1.1";
+/// The newest Connect release.
+const REFERENCE_4_4: &str = "4.4.0";
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -44,6 +50,21 @@ fn gate() -> Option<String> {
         .unwrap_or(false);
     if !fetched {
         return missing("`scripts/connect-java fetch` failed (no Maven or no network?)");
+    }
+    Some(bootstrap)
+}
+
+/// [`gate`], and Connect 4.4.0's jars fetched too.
+fn gate_4_4() -> Option<String> {
+    let bootstrap = gate()?;
+    let fetched = Command::new(repo_root().join("scripts/connect-java"))
+        .arg("fetch")
+        .env("CONNECT_VERSION", REFERENCE_4_4)
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !fetched {
+        return missing("`CONNECT_VERSION=4.4.0 scripts/connect-java fetch` failed");
     }
     Some(bootstrap)
 }
@@ -109,6 +130,25 @@ impl JavaWorker {
         extra: &str,
         kafka_opts: &str,
     ) -> JavaWorker {
+        Self::start_version(
+            dir,
+            name,
+            (bootstrap, group),
+            extra,
+            kafka_opts,
+            REFERENCE_4_1,
+        )
+    }
+
+    /// A worker of Apache Kafka Connect `version` (fetched by `scripts/connect-java`).
+    fn start_version(
+        dir: &Path,
+        name: &str,
+        (bootstrap, group): (&str, &str),
+        extra: &str,
+        kafka_opts: &str,
+        version: &str,
+    ) -> JavaWorker {
         let wdir = dir.join(name);
         std::fs::create_dir_all(&wdir).unwrap();
         let port = common::faults::free_port();
@@ -120,6 +160,7 @@ impl JavaWorker {
         let child = Command::new(repo_root().join("scripts/connect-java"))
             .arg(wdir.join("worker.properties"))
             .env("CONNECT_JAVA_HEAP", "256m")
+            .env("CONNECT_VERSION", version)
             .env("KAFKA_OPTS", kafka_opts)
             .current_dir(&wdir)
             .stdout(std::fs::File::create(wdir.join("stdout.log")).unwrap())
@@ -1433,4 +1474,319 @@ fn java_and_tributary_workers_fence_each_others_exactly_once_tasks() {
     let by_task = seqnos_by_task(&read_committed(&bootstrap, &topic));
     assert_eq!(by_task.len(), 2, "{:?}", by_task.keys());
     assert_exactly_once(&by_task);
+}
+
+/// A plugin directory with `bench/java`'s SequenceSourceConnector, compiled against the Java
+/// bridge's Connect API jars: the Java connector every implementation in these tests runs
+/// (Connect's own `connect-file` is not published after 4.1, and 4.1's does not run on 4.4).
+fn sequence_plugin(dir: &Path, classpath: &str) -> PathBuf {
+    let bench_java = repo_root().join("bench/java/dev/tributary/bench");
+    java_plugin_dir(
+        dir,
+        "sequence",
+        classpath,
+        &[
+            bench_java.join("SequenceSourceConnector.java"),
+            bench_java.join("SequenceSourceTask.java"),
+        ],
+    )
+}
+
+/// Every status record of `connector`'s tasks in the status topic of `group`, in log order per
+/// task: `(task, state, worker_id)`.
+fn task_status_history(
+    bootstrap: &str,
+    group: &str,
+    connector: &str,
+) -> Vec<(String, String, String)> {
+    let prefix = format!("status-task-{connector}-");
+    common::eos::read_all(bootstrap, &format!("{group}-status"))
+        .records
+        .into_iter()
+        .filter_map(|(key, value)| {
+            let task = key.strip_prefix(&prefix)?.to_string();
+            let v = value?;
+            Some((
+                task,
+                v["state"].as_str().unwrap_or_default().to_string(),
+                v["worker_id"].as_str().unwrap_or_default().to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// No task RUNNING on two workers at once, as the status topic tells it: a task a worker
+/// reported RUNNING is reported stopped (UNASSIGNED or FAILED) by that worker before another
+/// worker reports it RUNNING.
+fn assert_one_owner_at_a_time(history: &[(String, String, String)]) {
+    let mut running_on: HashMap<&str, &str> = HashMap::new();
+    for (task, state, worker) in history {
+        match state.as_str() {
+            "RUNNING" => {
+                if let Some(other) = running_on.get(task.as_str()) {
+                    assert_eq!(
+                        other, worker,
+                        "task {task} RUNNING on {worker} while RUNNING on {other}: {history:?}"
+                    );
+                }
+                running_on.insert(task, worker);
+            }
+            "UNASSIGNED" | "FAILED" if running_on.get(task.as_str()) == Some(&worker.as_str()) => {
+                running_on.remove(task.as_str());
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Each task's sequence numbers in `topic` run from 0 to their maximum with none missing
+/// (at-least-once: a number may repeat after a task moved); returns the records per task.
+fn assert_no_seqno_lost(bootstrap: &str, topic: &str, tasks: usize) -> Vec<usize> {
+    let by_task = common::eos::seqnos_by_task(&read_topic_records(bootstrap, topic));
+    assert_eq!(by_task.len(), tasks, "{:?}", by_task.keys());
+    by_task
+        .iter()
+        .map(|(task, seqnos)| {
+            let seen: BTreeSet<i64> = seqnos.iter().copied().collect();
+            let max = *seen.last().unwrap();
+            let gaps: Vec<i64> = (0..max).filter(|n| !seen.contains(n)).take(10).collect();
+            assert!(
+                gaps.is_empty(),
+                "task {task}: seqnos missing {gaps:?} (max {max})"
+            );
+            seqnos.len()
+        })
+        .collect()
+}
+
+/// The tasks of `connector` all RUNNING, as `url` reports them, on workers among `live`; the
+/// status body.
+fn wait_running_on(url: &str, connector: &str, tasks: usize, live: &BTreeSet<String>) -> Value {
+    wait_for(
+        &format!("{connector}'s {tasks} tasks RUNNING on {live:?}"),
+        Duration::from_secs(180),
+        || {
+            let (_, v) = http("GET", &format!("{url}/connectors/{connector}/status"), None);
+            let ts = v["tasks"].as_array().cloned().unwrap_or_default();
+            let on_live = ts.len() == tasks
+                && ts.iter().all(|t| {
+                    t["state"] == "RUNNING"
+                        && t["worker_id"].as_str().is_some_and(|w| live.contains(w))
+                })
+                && v["connector"]["worker_id"]
+                    .as_str()
+                    .is_some_and(|w| live.contains(w));
+            on_live.then_some(v)
+        },
+    )
+}
+
+/// Connect 4.1.1, Connect 4.4.0 and Tributary workers in one group: a Java connector's tasks
+/// run on each of them, and each implementation's REST API answers for the whole cluster.
+#[test]
+fn java_4_1_java_4_4_and_tributary_workers_share_one_group() {
+    let Some(bootstrap) = gate_4_4() else { return };
+    let Some((classpath, _)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let d = dir.path();
+    let plugins = sequence_plugin(d, &classpath);
+    let group = unique("mixed-versions");
+    let topic = unique("mixed-versions-seq");
+    create_topic(&bootstrap, &topic, 1);
+    let plugin_path = format!("plugin.path={}\n", plugins.display());
+    let tributary = DistributedWorker::start(
+        d,
+        "tributary-1",
+        &bootstrap,
+        &group,
+        &format!(
+            "{WORKER_EXTRA}{}",
+            jvm_lines(&classpath, &plugins.display().to_string(), &[])
+        ),
+    );
+    tributary.wait_joined();
+    let old = JavaWorker::start_version(
+        d,
+        "java-4.1",
+        (&bootstrap, &group),
+        &plugin_path,
+        "",
+        REFERENCE_4_1,
+    );
+    let new = JavaWorker::start_version(
+        d,
+        "java-4.4",
+        (&bootstrap, &group),
+        &plugin_path,
+        "",
+        REFERENCE_4_4,
+    );
+    // `GET /` names each worker's version.
+    assert_eq!(
+        http("GET", &format!("{}/", old.url()), None).1["version"],
+        "4.1.1"
+    );
+    assert_eq!(
+        http("GET", &format!("{}/", new.url()), None).1["version"],
+        "4.4.0"
+    );
+    let config = serde_json::json!({
+        "connector.class": "dev.tributary.bench.SequenceSourceConnector",
+        "tasks.max": "3", "topic": topic, "throughput": "100",
+    });
+    create(&new.url(), "seq", config);
+    let all: BTreeSet<String> = [tributary.id(), old.id(), new.id()].into();
+    let status = wait_running_on(&tributary.url, "seq", 3, &all);
+    assert_eq!(
+        task_owners(&status),
+        all,
+        "one task on each implementation: {status}"
+    );
+    for url in [tributary.url.clone(), old.url(), new.url()] {
+        assert_eq!(
+            wait_state(&url, "seq", 3, "RUNNING")["tasks"]
+                .as_array()
+                .unwrap()
+                .len(),
+            3
+        );
+    }
+    let from = topic_end(&bootstrap, &topic);
+    wait_for("records from every task", Duration::from_secs(120), || {
+        (topic_end(&bootstrap, &topic) > from + 300).then_some(())
+    });
+    let (code, v) = http_settled("PUT", &format!("{}/connectors/seq/stop", old.url()), None);
+    assert_eq!(code, 204, "{v}");
+    wait_state(&tributary.url, "seq", 0, "STOPPED");
+    let counts = assert_no_seqno_lost(&bootstrap, &topic, 3);
+    assert!(counts.iter().all(|&n| n > 0), "{counts:?}");
+    assert_one_owner_at_a_time(&task_status_history(&bootstrap, &group, "seq"));
+}
+
+/// A rolling upgrade of a 3-worker Connect 4.4.0 cluster to Tributary under load, one worker at
+/// a time (SIGTERM, then a Tributary worker in its place), and the rollback to Connect 4.4.0
+/// the same way: the Java connector's tasks move with every step, no sequence number is lost,
+/// and no task is RUNNING on two workers at once.
+#[test]
+fn rolling_upgrade_from_java_4_4_to_tributary_and_back_loses_no_record() {
+    let Some(bootstrap) = gate_4_4() else { return };
+    let Some((classpath, _)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let d = dir.path();
+    let plugins = sequence_plugin(d, &classpath);
+    let group = unique("upgrade");
+    let topic = unique("upgrade-seq");
+    create_topic(&bootstrap, &topic, 1);
+    let plugin_path = format!("plugin.path={}\n", plugins.display());
+    let java = |name: &str| {
+        JavaWorker::start_version(
+            d,
+            name,
+            (&bootstrap, &group),
+            &plugin_path,
+            "",
+            REFERENCE_4_4,
+        )
+    };
+    let tributary = |name: &str| {
+        let w = DistributedWorker::start(
+            d,
+            name,
+            &bootstrap,
+            &group,
+            &format!(
+                "{WORKER_EXTRA}{}",
+                jvm_lines(&classpath, &plugins.display().to_string(), &[])
+            ),
+        );
+        w.wait_joined();
+        w
+    };
+    let mut javas: Vec<JavaWorker> = ["java-1", "java-2", "java-3"]
+        .iter()
+        .map(|n| java(n))
+        .collect();
+    let config = serde_json::json!({
+        "connector.class": "dev.tributary.bench.SequenceSourceConnector",
+        "tasks.max": "3", "topic": topic, "throughput": "100",
+    });
+    create(&javas[0].url(), "seq", config);
+    let mut live: BTreeSet<String> = javas.iter().map(JavaWorker::id).collect();
+    wait_running_on(&javas[0].url(), "seq", 3, &live);
+    let progressed = |by: i64| {
+        let from = topic_end(&bootstrap, &topic);
+        wait_for("records flowing", Duration::from_secs(120), || {
+            (topic_end(&bootstrap, &topic) > from + by).then_some(())
+        });
+    };
+    progressed(200);
+    // Upgrade: each Java worker in turn leaves and a Tributary worker takes its place.
+    let mut tributaries: Vec<DistributedWorker> = Vec::new();
+    for i in 0..3 {
+        let mut leaving = javas.remove(0);
+        leaving.terminate();
+        live.remove(&leaving.id());
+        let t = tributary(&format!("tributary-{}", i + 1));
+        live.insert(t.id());
+        wait_running_on(&t.url, "seq", 3, &live);
+        tributaries.push(t);
+        progressed(100);
+    }
+    let on_tributary: BTreeSet<String> = tributaries.iter().map(|t| t.id()).collect();
+    let status = wait_running_on(&tributaries[0].url, "seq", 3, &on_tributary);
+    assert_eq!(task_owners(&status), on_tributary, "{status}");
+    // Rollback: each Tributary worker in turn leaves and a Java 4.4.0 worker takes its place.
+    for i in 0..3 {
+        let mut leaving = tributaries.remove(0);
+        leaving.terminate();
+        live.remove(&leaving.id());
+        let j = java(&format!("java-back-{}", i + 1));
+        live.insert(j.id());
+        wait_running_on(&j.url(), "seq", 3, &live);
+        javas.push(j);
+        progressed(100);
+    }
+    let status = wait_running_on(&javas[0].url(), "seq", 3, &live);
+    assert!(task_owners(&status).is_subset(&live), "{status}");
+    let (code, v) = http_settled(
+        "PUT",
+        &format!("{}/connectors/seq/stop", javas[0].url()),
+        None,
+    );
+    assert_eq!(code, 204, "{v}");
+    wait_state(&javas[0].url(), "seq", 0, "STOPPED");
+    assert_no_seqno_lost(&bootstrap, &topic, 3);
+    let history = task_status_history(&bootstrap, &group, "seq");
+    let owners: BTreeSet<&str> = history
+        .iter()
+        .filter(|(_, state, _)| state == "RUNNING")
+        .map(|(_, _, worker)| worker.as_str())
+        .collect();
+    assert!(
+        owners.len() >= 6,
+        "the tasks ran on the Java, Tributary and Java workers in turn: {owners:?}"
+    );
+    assert_one_owner_at_a_time(&history);
+}
+
+/// The check of the tests above fails on a task RUNNING on a second worker before the first
+/// reported it stopped, and passes on a clean handover.
+#[test]
+fn the_one_owner_check_catches_a_task_running_twice() {
+    let h = |rows: &[(&str, &str, &str)]| -> Vec<(String, String, String)> {
+        rows.iter()
+            .map(|(t, s, w)| (t.to_string(), s.to_string(), w.to_string()))
+            .collect()
+    };
+    assert_one_owner_at_a_time(&h(&[
+        ("0", "RUNNING", "a"),
+        ("0", "UNASSIGNED", "a"),
+        ("0", "RUNNING", "b"),
+    ]));
+    let twice = h(&[("0", "RUNNING", "a"), ("0", "RUNNING", "b")]);
+    assert!(std::panic::catch_unwind(|| assert_one_owner_at_a_time(&twice)).is_err());
 }
