@@ -66,9 +66,40 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
             .converter_plugin(class)
             .map_err(|e| format!("{source}: key '{key}': {e}"))?;
     }
-    plugins
+    let header = plugins
         .header_converter_plugin(&settings.header_converter)
         .map_err(|e| format!("{source}: key 'header.converter': {e}"))?;
+    // KIP-891: a worker's converter version requirement the installed converter does not meet
+    // stops the worker, naming the key.
+    let installed = [
+        (
+            "key.converter",
+            plugins
+                .converter_plugin(&settings.key_converter)
+                .ok()
+                .map(|p| (p.class, p.version)),
+        ),
+        (
+            "value.converter",
+            plugins
+                .converter_plugin(&settings.value_converter)
+                .ok()
+                .map(|p| (p.class, p.version)),
+        ),
+        ("header.converter", Some((header.class, header.version))),
+    ];
+    for (key, plugin) in installed {
+        let version_key = format!("{key}.plugin.version");
+        let (Some(setting), Some((class, version))) = (config.raw(&version_key), plugin) else {
+            continue;
+        };
+        if !tributary_runtime::config::plugin_version::version_accepted(setting, version) {
+            return Err(format!(
+                "{source}: key '{version_key}': Plugin {class} has version {version} which does not match the required version range [{}]",
+                setting.trim()
+            ));
+        }
+    }
     // Kafka client security (TLS stores, SASL): refused here, naming the key, rather than
     // when a client is first created.
     clients::check_worker_security(&config)

@@ -637,6 +637,47 @@ fn unknown_tributary_keys_are_refused_and_other_unknown_keys_logged() {
     assert_eq!(log.matches(line).count(), 1, "{log}");
 }
 
+/// KIP-891's worker keys: a converter version requirement the installed converter meets is a
+/// known setting (not logged as unused); one it does not meet stops the worker, naming the file
+/// and key.
+#[test]
+fn worker_converter_version_requirements_are_checked_at_startup() {
+    let dir = test_dir();
+    let d = dir.path();
+    let worker = |extra: &str| {
+        format!(
+            "bootstrap.servers=127.0.0.1:1\nkey.converter=org.apache.kafka.connect.storage.StringConverter\nvalue.converter=org.apache.kafka.connect.json.JsonConverter\noffset.storage.file.filename={}\n{extra}\n",
+            d.join("offsets").display()
+        )
+    };
+    std::fs::write(
+        d.join("bad.properties"),
+        worker("value.converter.plugin.version=[99.0,)"),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tributary"))
+        .args(["standalone", "bad.properties"])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("bad.properties: key 'value.converter.plugin.version': Plugin org.apache.kafka.connect.json.JsonConverter has version")
+            && err.contains("which does not match the required version range [[99.0,)]"),
+        "{err}"
+    );
+    let Some(bootstrap) = kafka() else { return };
+    let w = StandaloneWorker::start(
+        d,
+        &bootstrap,
+        "key.converter.plugin.version=latest\nheader.converter.plugin.version=[0.0.1,)",
+        &[],
+    );
+    let log = w.log_text();
+    assert!(!log.contains("plugin.version"), "{log}");
+}
+
 #[test]
 fn bad_configuration_exits_with_a_message_naming_file_and_key() {
     let dir = test_dir();

@@ -14,9 +14,10 @@
 //! - **worker id / base URL**: `127.0.0.1:<port>` of each worker becomes `<worker>`, and its
 //!   `http://127.0.0.1:<port>` becomes `<base>` (in `worker_id`, `Location`, messages);
 //! - **traces**: any `trace` value becomes `<trace>` (Java and Rust stack traces differ);
-//! - **plugin versions**: a string `version` (plugin lists, KIP-891 connector and task statuses)
-//!   becomes `<version>`: a plugin's build version, the Kafka release for Java's FileStream
-//!   connectors and the crate's for Tributary's (a `null` version stays `null`);
+//! - **plugin versions**: a string `version` (plugin lists, KIP-891 connector and task statuses),
+//!   and the default, value and recommended values of a KIP-891 `*.plugin.version` key, become
+//!   `<version>`: a plugin's build version, the Kafka release for Java's FileStream connectors
+//!   and the crate's for Tributary's (a `null` version stays `null`);
 //! - **root**: `commit` becomes `<commit>` (a git sha vs `tributary-<version>`); `version` and
 //!   `kafka_cluster_id` are compared as they are (same release, same broker);
 //! - **logger timestamps**: a numeric `last_modified` becomes `<ts>`;
@@ -953,19 +954,33 @@ impl Normaliser<'_> {
         match v {
             Value::String(s) => Value::String(self.string(s)),
             Value::Array(a) => Value::Array(a.iter().map(|x| self.value(x)).collect()),
-            Value::Object(m) => Value::Object(
-                m.iter()
-                    .map(|(k, x)| {
-                        let x = match (k.as_str(), x) {
-                            ("trace", Value::String(_)) => json!("<trace>"),
-                            ("last_modified", Value::Number(_)) => json!("<ts>"),
-                            ("version", Value::String(_)) if !self.root => json!("<version>"),
-                            _ => self.value(x),
-                        };
-                        (self.string(k), x)
-                    })
-                    .collect(),
-            ),
+            Value::Object(m) => {
+                // The definition and value of a KIP-891 `*.plugin.version` key carry plugin
+                // versions too.
+                let plugin_version = m
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .is_some_and(|n| n.ends_with(".plugin.version"));
+                Value::Object(
+                    m.iter()
+                        .map(|(k, x)| {
+                            let x = match (k.as_str(), x) {
+                                ("default_value" | "value", Value::String(_)) if plugin_version => {
+                                    json!("<version>")
+                                }
+                                ("recommended_values", Value::Array(a)) if plugin_version => {
+                                    Value::Array(a.iter().map(|_| json!("<version>")).collect())
+                                }
+                                ("trace", Value::String(_)) => json!("<trace>"),
+                                ("last_modified", Value::Number(_)) => json!("<ts>"),
+                                ("version", Value::String(_)) if !self.root => json!("<version>"),
+                                _ => self.value(x),
+                            };
+                            (self.string(k), x)
+                        })
+                        .collect(),
+                )
+            }
             other => other.clone(),
         }
     }

@@ -64,6 +64,16 @@ pub fn connector_config_def() -> ConfigDef {
             "Connector class",
         ))
         .define_key(common(
+            CONNECTOR_VERSION_CONFIG,
+            String,
+            Some(None),
+            None,
+            Importance::Medium,
+            "The version of the connector plugin to run (KIP-891): a version, a range such as [1.0,2.0), or latest; by default the one installed.",
+            2,
+            "Connector version",
+        ))
+        .define_key(common(
             "tasks.max",
             Int,
             Some(Some("1")),
@@ -97,6 +107,16 @@ pub fn connector_config_def() -> ConfigDef {
             "Key converter class",
         ))
         .define_key(common(
+            "key.converter.plugin.version",
+            String,
+            Some(None),
+            None,
+            Importance::Low,
+            "The version of the key converter plugin (KIP-891); by default that of the worker's key converter.",
+            5,
+            "Key converter version",
+        ))
+        .define_key(common(
             "value.converter",
             Class,
             Some(None),
@@ -107,6 +127,16 @@ pub fn connector_config_def() -> ConfigDef {
             "Value converter class",
         ))
         .define_key(common(
+            "value.converter.plugin.version",
+            String,
+            Some(None),
+            None,
+            Importance::Low,
+            "The version of the value converter plugin (KIP-891); by default that of the worker's value converter.",
+            6,
+            "Value converter version",
+        ))
+        .define_key(common(
             "header.converter",
             Class,
             Some(None),
@@ -115,6 +145,16 @@ pub fn connector_config_def() -> ConfigDef {
             "HeaderConverter class; overrides the worker's.",
             7,
             "Header converter class",
+        ))
+        .define_key(common(
+            "header.converter.plugin.version",
+            String,
+            Some(None),
+            None,
+            Importance::Low,
+            "The version of the header converter plugin (KIP-891); by default that of the worker's header converter.",
+            7,
+            "Header converter version",
         ))
         .define_key(common(
             "config.action.reload",
@@ -322,6 +362,9 @@ pub fn source_config_def() -> ConfigDef {
 /// Connect 4.1's group, order in group, width and display name of each framework key (facts of
 /// `ConnectorConfig`, `SinkConnectorConfig`, `SourceConnectorConfig`, as its validate responses
 /// report them), so that validation metadata matches field for field.
+/// `connector.plugin.version` (KIP-891): the version of the connector plugin a connector runs.
+pub const CONNECTOR_VERSION_CONFIG: &str = "connector.plugin.version";
+
 const FRAMEWORK_LAYOUT: &[(&str, Option<&str>, i32, Width, &str)] = &[
     ("name", Some("Common"), 1, Width::Medium, "Connector name"),
     (
@@ -330,6 +373,13 @@ const FRAMEWORK_LAYOUT: &[(&str, Option<&str>, i32, Width, &str)] = &[
         2,
         Width::Long,
         "Connector class",
+    ),
+    (
+        CONNECTOR_VERSION_CONFIG,
+        Some("Common"),
+        3,
+        Width::Medium,
+        "Connector version",
     ),
     ("tasks.max", Some("Common"), 4, Width::Short, "Tasks max"),
     (
@@ -347,6 +397,13 @@ const FRAMEWORK_LAYOUT: &[(&str, Option<&str>, i32, Width, &str)] = &[
         "Key converter class",
     ),
     (
+        "key.converter.plugin.version",
+        Some("Common"),
+        7,
+        Width::Short,
+        "Key converter version",
+    ),
+    (
         "value.converter",
         Some("Common"),
         8,
@@ -354,11 +411,25 @@ const FRAMEWORK_LAYOUT: &[(&str, Option<&str>, i32, Width, &str)] = &[
         "Value converter class",
     ),
     (
+        "value.converter.plugin.version",
+        Some("Common"),
+        9,
+        Width::Short,
+        "Value converter version",
+    ),
+    (
         "header.converter",
         Some("Common"),
         10,
         Width::Short,
         "Header converter class",
+    ),
+    (
+        "header.converter.plugin.version",
+        Some("Common"),
+        11,
+        Width::Short,
+        "Header converter version",
     ),
     (
         "transforms",

@@ -10,6 +10,7 @@ pub mod clients;
 pub mod connector;
 pub mod errors;
 pub mod override_policy;
+pub mod plugin_version;
 pub mod properties;
 pub mod providers;
 pub mod topic_creation;

@@ -206,13 +206,6 @@ fn plugin_version(plugins: &Plugins, kind: AliasKind, class: &str) -> Option<&'s
     }
 }
 
-/// Whether a `plugin.version` setting accepts `version`: unset, `latest`, a version range in
-/// brackets (not checked further), or that exact version.
-fn version_accepted(setting: &str, version: &str) -> bool {
-    let s = setting.trim();
-    s == "latest" || s.starts_with(['[', '(']) || s == version
-}
-
 /// Adds one alias's keys and values (Connect's `EnrichablePlugin.enrich` for one alias).
 fn enrich_alias(
     plugins: &Plugins,
@@ -327,7 +320,7 @@ fn enrich_alias(
     if let Some(v) = resolved.and_then(|c| plugin_version(plugins, kind, c)) {
         version_value.recommended_values = vec![v.to_string()];
         if let Some(setting) = props.get(&version_key) {
-            if !version_accepted(setting, v) {
+            if !super::plugin_version::version_accepted(setting, v) {
                 version_value.errors.push(format!(
                     "Plugin {} has version {v} which does not match the required version range [{}]",
                     resolved.unwrap_or_default(),

@@ -38,6 +38,9 @@ pub fn worker_config_def() -> ConfigDef {
             Low,
             "HeaderConverter class for record headers.",
         )
+        .define("key.converter.plugin.version", String, Some(None), None, Low, "The version of the key converter plugin (KIP-891): a version, a range such as [1.0,2.0), or latest; the worker refuses to start when the installed converter does not match.")
+        .define("value.converter.plugin.version", String, Some(None), None, Low, "The version of the value converter plugin (KIP-891), as key.converter.plugin.version.")
+        .define("header.converter.plugin.version", String, Some(None), None, Low, "The version of the header converter plugin (KIP-891), as key.converter.plugin.version.")
         .define("task.shutdown.graceful.timeout.ms", Long, Some(Some("5000")), None, Low, "Total milliseconds the worker gives its tasks to stop cleanly (not a per-task budget).")
         .define("offset.flush.interval.ms", Long, Some(Some("60000")), None, Low, "Interval between source offset commits, in ms.")
         .define("offset.flush.timeout.ms", Long, Some(Some("5000")), None, Low, "Milliseconds an offset commit may wait for outstanding records to be acknowledged; after that the commit is abandoned and retried later.")

@@ -75,7 +75,16 @@ pub fn validate(
             k.default = Some(Some(class.to_string()));
         }
     }
+    // KIP-891: the plugin versions, by default those of the plugins in effect (the connector,
+    // the worker's converters).
+    let versions = plugin_versions(plugins, support, config, plugin.version);
+    for v in &versions {
+        if let Some(k) = framework.keys.iter_mut().find(|k| k.name == v.key) {
+            k.default = Some(v.default.map(str::to_string));
+        }
+    }
     let mut framework_values = framework.validate(config);
+    check_plugin_versions(config, &versions, &mut framework_values);
     if plugin.connector_type == ConnectorType::Sink {
         validate_sink_topics(config, &mut framework_values);
     }
@@ -187,6 +196,91 @@ pub fn validate(
         groups,
         configs,
     })
+}
+
+/// One KIP-891 version key of a connector config.
+struct VersionKey {
+    key: &'static str,
+    /// The definition's default: the version of the plugin in effect.
+    default: Option<&'static str>,
+    /// The plugin in effect, `(class, version)`, when it is known.
+    in_effect: Option<(&'static str, &'static str)>,
+}
+
+/// The KIP-891 version keys of a connector config. Each defaults to the version of the plugin
+/// in effect: the connector's, and for a converter the connector-level one the config names, else
+/// the worker's of that role (none when the named class is no converter).
+fn plugin_versions(
+    plugins: &Plugins,
+    support: &WorkerSupport,
+    config: &Props,
+    connector_version: &'static str,
+) -> Vec<VersionKey> {
+    let class = config
+        .get("connector.class")
+        .map(|c| plugins.resolve_class_name(c.trim()))
+        .and_then(|c| plugins.plugin_class(c, crate::plugins::PluginKind::Connector));
+    let mut out = vec![VersionKey {
+        key: crate::config::connector::CONNECTOR_VERSION_CONFIG,
+        default: Some(connector_version),
+        in_effect: class.map(|c| (c, connector_version)),
+    }];
+    let converter = |role: &str, name: &str| -> Option<(&'static str, &'static str)> {
+        let name = name.trim();
+        if role == "header" {
+            plugins
+                .header_converter_plugin(name)
+                .ok()
+                .map(|p| (p.class, p.version))
+        } else {
+            plugins
+                .converter_plugin(name)
+                .ok()
+                .map(|p| (p.class, p.version))
+        }
+    };
+    for ((role, key), worker) in [
+        ("key", "key.converter.plugin.version"),
+        ("value", "value.converter.plugin.version"),
+        ("header", "header.converter.plugin.version"),
+    ]
+    .into_iter()
+    .zip(&support.converters)
+    {
+        let worker = worker.as_deref().and_then(|w| converter(role, w));
+        let in_effect = match config.get(&format!("{role}.converter")) {
+            Some(c) if !c.trim().is_empty() => converter(role, c),
+            _ => worker,
+        };
+        out.push(VersionKey {
+            key,
+            default: in_effect.map(|(_, v)| v),
+            in_effect,
+        });
+    }
+    out
+}
+
+/// Recommends each plugin's version and refuses a version setting its plugin does not have
+/// (the message of `transforms.<alias>.plugin.version`'s check).
+fn check_plugin_versions(config: &Props, versions: &[VersionKey], values: &mut [ConfigValue]) {
+    for VersionKey { key, in_effect, .. } in versions {
+        let Some(v) = values.iter_mut().find(|v| v.name == *key) else {
+            continue;
+        };
+        let Some((class, version)) = in_effect else {
+            continue;
+        };
+        v.recommended_values = vec![version.to_string()];
+        if let Some(setting) = config.get(*key) {
+            if !crate::config::plugin_version::version_accepted(setting, version) {
+                v.errors.push(format!(
+                    "Plugin {class} has version {version} which does not match the required version range [{}]",
+                    setting.trim()
+                ));
+            }
+        }
+    }
 }
 
 /// Connect's `validateConverterConfig` for the connector-level `header.converter`,
@@ -514,6 +608,53 @@ mod tests {
         );
     }
 
+    /// KIP-891: the version keys default to the versions of the plugins in effect, recommend
+    /// them, accept them, `latest` or a range, and refuse another version naming the plugin.
+    #[test]
+    fn plugin_version_keys_default_to_the_plugins_in_effect_and_refuse_other_versions() {
+        let version = tributary_plugins::converters::VERSION;
+        let infos = validate_source(&[(
+            "value.converter",
+            "org.apache.kafka.connect.json.JsonConverter",
+        )]);
+        assert_eq!(infos.error_count, 0);
+        for key in [
+            "connector.plugin.version",
+            "key.converter.plugin.version",
+            "value.converter.plugin.version",
+            "header.converter.plugin.version",
+        ] {
+            let v = value(&infos, key);
+            // The worker of `WorkerSupport::default()` names no converters: only the connector
+            // and the connector-level value converter are in effect.
+            let in_effect = matches!(
+                key,
+                "connector.plugin.version" | "value.converter.plugin.version"
+            );
+            assert_eq!(v.value.is_some(), in_effect, "{key}: {v:?}");
+            assert_eq!(v.recommended_values.len(), usize::from(in_effect), "{key}");
+        }
+        assert_eq!(
+            value(&infos, "value.converter.plugin.version")
+                .value
+                .as_deref(),
+            Some(version)
+        );
+        for accepted in [version, "latest", "[0.0.1,99)"] {
+            let infos = validate_source(&[("connector.plugin.version", accepted)]);
+            assert_eq!(infos.error_count, 0, "{accepted}");
+        }
+        let infos = validate_source(&[("connector.plugin.version", "9.9.9")]);
+        assert_eq!(infos.error_count, 1);
+        assert_eq!(
+            value(&infos, "connector.plugin.version").errors,
+            [format!(
+                "Plugin org.apache.kafka.connect.file.FileStreamSourceConnector has version {} which does not match the required version range [9.9.9]",
+                tributary_plugins::file::VERSION
+            )]
+        );
+    }
+
     /// KAFKA-13328/13329: a converter's own keys are validated and listed, prefixed, in its
     /// groups; errors go on those keys, not on the converter class.
     #[test]
@@ -603,7 +744,9 @@ mod tests {
             .configs
             .iter()
             .filter_map(|c| c.value.as_ref())
-            .all(|v| !v.name.starts_with("value.converter.")));
+            // The framework's KIP-891 key is not one of the converter's own.
+            .all(|v| !v.name.starts_with("value.converter.")
+                || v.name == "value.converter.plugin.version"));
         assert_eq!(infos.error_count, 3);
     }
 }

@@ -105,11 +105,20 @@ pub async fn config(
     let plugins = s.herder.plugins();
     if let Ok(p) = plugins.connector_plugin(&plugin) {
         // A hosted (Java) plugin's `config()` calls into its JVM: off the async threads.
-        let (new, connector_type) = (p.new.clone(), p.connector_type);
+        let (new, connector_type, version) = (p.new.clone(), p.connector_type, p.version);
         let own = tokio::task::spawn_blocking(move || new().config())
             .await
             .map_err(|_| RestError::new(500, "the connector's config() panicked"))?;
-        let def = own.merge(&config_def_for(connector_type));
+        let mut framework = config_def_for(connector_type);
+        // KIP-891: the connector's version key defaults to this plugin's version.
+        if let Some(k) = framework
+            .keys
+            .iter_mut()
+            .find(|k| k.name == crate::config::connector::CONNECTOR_VERSION_CONFIG)
+        {
+            k.default = Some(Some(version.to_string()));
+        }
+        let def = own.merge(&framework);
         return Ok(Json(key_infos(&def)).into_response());
     }
     if let Ok(p) = plugins.converter_plugin(&plugin) {
