@@ -7,6 +7,8 @@
 //! becomes `kafka_connect_<group without -metrics>_a_b_c{connector="C",task="T"}`, as a gauge.
 //! The groups and their sources:
 //!
+//! - `app-info` → `kafka_connect_start_time_seconds`, `kafka_connect_version_info` and
+//!   `kafka_connect_commit_id_info` (label `clientId`, the worker id; KIP-1120);
 //! - `connect-worker-metrics` → `kafka_connect_worker_*` (and per connector, with a
 //!   `connector` label, the `connector-*-task-count` attributes): Connect's
 //!   `WorkerMetricsGroup`;
@@ -371,6 +373,28 @@ fn worker_group(
 ) {
     let m = &worker.metrics;
     let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    // Connect's `kafka.connect:type=app-info,client-id=<worker id>` (`AppInfoParser`; KIP-1120
+    // tags its metrics with the client id), under the names Strimzi's exporter rules give it.
+    let client = ("clientId", worker.worker_id.as_str());
+    f.set(
+        "kafka_connect_start_time_seconds",
+        "When the worker started, seconds since the epoch (app-info start-time-ms)",
+        &[client],
+        load(&m.start_time_ms) as f64 / 1000.0,
+    );
+    f.set(
+        "kafka_connect_version_info",
+        "The Kafka Connect version the worker answers as (app-info version)",
+        &[client, ("version", crate::COMPATIBLE_KAFKA_VERSION)],
+        1.0,
+    );
+    let commit = format!("tributary-{}", env!("CARGO_PKG_VERSION"));
+    f.set(
+        "kafka_connect_commit_id_info",
+        "The build the worker runs (app-info commit-id)",
+        &[client, ("commit_id", commit.as_str())],
+        1.0,
+    );
     f.set(
         "kafka_connect_worker_connector_count",
         "Connectors run in this worker",

@@ -358,6 +358,8 @@ impl ErrorMetrics {
 /// The startup counters of `connect-worker-metrics` (Connect's `WorkerMetricsGroup`).
 #[derive(Debug, Default)]
 pub struct WorkerMetrics {
+    /// When the worker started, ms since the epoch (Connect's app-info `start-time-ms`).
+    pub start_time_ms: AtomicU64,
     pub connector_startup_success: AtomicU64,
     pub connector_startup_failure: AtomicU64,
     pub task_startup_success: AtomicU64,
@@ -365,6 +367,17 @@ pub struct WorkerMetrics {
 }
 
 impl WorkerMetrics {
+    /// Metrics of a worker starting now.
+    pub fn started_now() -> WorkerMetrics {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        WorkerMetrics {
+            start_time_ms: AtomicU64::new(now),
+            ..WorkerMetrics::default()
+        }
+    }
+
     /// Counts a connector start that succeeded or failed.
     pub fn connector_started(&self, ok: bool) {
         let c = if ok {

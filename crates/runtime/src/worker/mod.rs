@@ -455,7 +455,7 @@ impl Worker {
             tasks: Mutex::new(HashMap::new()),
             counters: Mutex::new(HashMap::new()),
             connector_counters: Mutex::new(HashMap::new()),
-            metrics: Arc::default(),
+            metrics: Arc::new(metrics::WorkerMetrics::started_now()),
             on_reconfigure,
             exactly_once: std::sync::OnceLock::new(),
             connector_offset_topics: std::sync::OnceLock::new(),
