@@ -121,7 +121,27 @@ impl Cluster {
     }
 }
 
+impl Cluster {
+    /// Two workers with `settings`, once both are members of one generation.
+    async fn two_workers(&self, settings: &[(&str, &str)]) -> (TestWorker, TestWorker) {
+        let a = self.worker(settings).await;
+        let b = self.worker(settings).await;
+        wait_until("two members in one generation", || {
+            self.group.members().len() == 2 && a.view().generation == b.view().generation
+        })
+        .await;
+        (a, b)
+    }
+}
+
 impl TestWorker {
+    /// Stops the instances a crashed worker left running (its zombies), at a test's end.
+    fn stop_zombies(&self) {
+        let worker = &self.herder.shared.worker;
+        worker.stop_and_await_tasks(&worker.task_ids());
+        worker.stop_connectors(&worker.connector_names());
+    }
+
     fn view(&self) -> View {
         self.herder.shared.view.read().unwrap().clone()
     }
@@ -279,12 +299,7 @@ async fn jobs_are_spread_over_the_workers_and_a_clean_departure_moves_them_at_on
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_crashed_workers_jobs_wait_for_the_scheduled_delay_then_move() {
     let cluster = Cluster::new();
-    let a = cluster.worker(&[]).await;
-    let b = cluster.worker(&[]).await;
-    wait_until("two members", || {
-        cluster.group.members().len() == 2 && a.view().generation == b.view().generation
-    })
-    .await;
+    let (a, b) = cluster.two_workers(&[]).await;
     let names: Vec<String> = (0..4).map(|i| format!("mock-{i}")).collect();
     for n in &names {
         create(&[&a, &b], n, mock_source(&[])).await;
@@ -324,26 +339,14 @@ async fn a_crashed_workers_jobs_wait_for_the_scheduled_delay_then_move() {
         })
         .await;
     }
-    b.herder
-        .shared
-        .worker
-        .stop_and_await_tasks(&b.herder.shared.worker.task_ids());
-    b.herder
-        .shared
-        .worker
-        .stop_connectors(&b.herder.shared.worker.connector_names());
+    b.stop_zombies();
     a.herder.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_restart_request_restarts_only_the_failed_task_on_the_worker_that_owns_it() {
     let cluster = Cluster::new();
-    let a = cluster.worker(&[]).await;
-    let b = cluster.worker(&[]).await;
-    wait_until("two members", || {
-        cluster.group.members().len() == 2 && a.view().generation == b.view().generation
-    })
-    .await;
+    let (a, b) = cluster.two_workers(&[]).await;
     // The task fails at its first poll after 300 ms; a healthy connector beside it.
     create(
         &[&a, &b],
@@ -463,14 +466,7 @@ async fn when_the_leader_crashes_another_leads_and_the_old_leaders_writes_are_fe
         "the old leader's write is refused once b claimed the write privileges"
     );
     assert_eq!(b.herder.shared.config.snapshot().task_count("mock-1"), 1);
-    a.herder
-        .shared
-        .worker
-        .stop_and_await_tasks(&a.herder.shared.worker.task_ids());
-    a.herder
-        .shared
-        .worker
-        .stop_connectors(&a.herder.shared.worker.connector_names());
+    a.stop_zombies();
     b.herder.stop().await;
 }
 
@@ -479,12 +475,7 @@ async fn a_joining_worker_takes_jobs_by_revocation_only_and_a_config_update_duri
 ) {
     let cluster = Cluster::new();
     let settings = [("scheduled.rebalance.max.delay.ms", "600000")];
-    let a = cluster.worker(&settings).await;
-    let b = cluster.worker(&settings).await;
-    wait_until("two members", || {
-        cluster.group.members().len() == 2 && a.view().generation == b.view().generation
-    })
-    .await;
+    let (a, b) = cluster.two_workers(&settings).await;
     let names: Vec<String> = (0..6).map(|i| format!("mock-{i}")).collect();
     for n in &names {
         create(&[&a, &b], n, mock_source(&[])).await;
