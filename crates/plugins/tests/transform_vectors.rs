@@ -1,4 +1,5 @@
-//! Tributary's transformations and predicates against Apache Kafka Connect 4.1.1's, live.
+//! Tributary's transformations and predicates against Apache Kafka Connect's (4.4.0;
+//! `CONNECT_VERSION` picks another release), live.
 //!
 //! The corpus (built below: records with every schema and logical type, nested structs, arrays,
 //! maps, schemaless maps, nulls, tombstones and headers, each run through the built-in

@@ -1,4 +1,5 @@
-//! Byte-exact conformance with Apache Kafka Connect 4.1.1, checked live against Java.
+//! Byte-exact conformance with Apache Kafka Connect (4.4.0; `CONNECT_VERSION` picks another
+//! release), checked live against Java.
 //!
 //! `conformance/java/ConnectVectors.java` is compiled with `javac` against the jars that
 //! `scripts/connect-java fetch` downloads (nothing is committed) and run twice:

@@ -75,11 +75,15 @@ fn on_path(tool: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// Compiles `conformance/java/<source>` with `javac` against Apache Kafka Connect's jars
-/// (`scripts/connect-java classpath`, which fetches them through Maven when missing).
-/// Returns the classpath to run it with and the temporary directory holding its classes; `None`
-/// (after [`missing`]) without java/javac or the jars.
-#[allow(dead_code)]
+/// The Connect release the conformance vectors are checked against: the newest (4.4.0);
+/// `CONNECT_VERSION` picks another (`CONNECT_VERSION=4.1.1` for the release older workers of a
+/// mixed cluster run).
+pub const VECTORS_CONNECT_VERSION: &str = "4.4.0";
+
+/// Compiles `conformance/java/<source>` with `javac` against Apache Kafka Connect's jars of
+/// [`VECTORS_CONNECT_VERSION`] (`scripts/connect-java classpath`, which fetches them through
+/// Maven when missing). Returns the classpath to run it with and the temporary directory
+/// holding its classes; `None` (after [`missing`]) without java/javac or the jars.
 pub fn java_vector_program(source: &str) -> Option<(String, tempfile::TempDir)> {
     java_vector_program_with(source, "")
 }
@@ -92,8 +96,13 @@ pub fn java_vector_program_with(source: &str, extra: &str) -> Option<(String, te
         return missing("java/javac not found (Java 17+ is needed for the conformance vectors)");
     }
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let version = std::env::var("CONNECT_VERSION")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| VECTORS_CONNECT_VERSION.to_string());
     let out = std::process::Command::new(root.join("scripts/connect-java"))
         .arg("classpath")
+        .env("CONNECT_VERSION", &version)
         .stderr(std::process::Stdio::inherit())
         .output()
         .ok()?;
