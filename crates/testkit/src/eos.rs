@@ -123,6 +123,40 @@ pub fn stable_end(bootstrap: &str, topic: &str) -> i64 {
 
 /// How many records partition 0 of `topic` holds for a `read_uncommitted` reader (aborted
 /// records included).
+/// The keys of the records of partition 0 of `topic` past its last stable offset: what open
+/// transactions have written so far (read with `read_uncommitted`, up to the high watermark).
+pub fn open_transaction_keys(bootstrap: &str, topic: &str) -> Vec<Vec<u8>> {
+    let lso = stable_end(bootstrap, topic);
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", unique("tail-reader"))
+        .set("enable.auto.commit", "false")
+        .set("isolation.level", "read_uncommitted")
+        .create()
+        .unwrap();
+    let (_, end) = consumer
+        .fetch_watermarks(topic, 0, Duration::from_secs(10))
+        .unwrap();
+    let mut out = Vec::new();
+    if end <= lso {
+        return out;
+    }
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(topic, 0, Offset::Offset(lso))
+        .unwrap();
+    consumer.assign(&tpl).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
+            out.push(m.key().unwrap_or_default().to_vec());
+            if m.offset() + 1 >= end {
+                break;
+            }
+        }
+    }
+    out
+}
+
 pub fn uncommitted_count(bootstrap: &str, topic: &str) -> usize {
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)

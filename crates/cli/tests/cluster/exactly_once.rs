@@ -40,9 +40,7 @@ fn a_killed_workers_tasks_are_taken_over_and_every_record_is_read_exactly_once()
     a.wait_joined();
     let mut b = DistributedWorker::start(dir.path(), "b", &bootstrap, &group, EOS);
     b.wait_joined();
-    // Two tasks under load, each committing a transaction every second: the kill below lands
-    // in an open transaction with records sent, not in the few ms between two (a CI run of
-    // 100 ms transactions once killed the worker between them).
+    // Two tasks under load, each committing a transaction every second.
     let body = json!({"name": "seq", "config": {
         "connector.class": "VerifiableSource", "tasks.max": "2", "topic": topic,
         "throughput": "500", "transaction.boundary": "interval",
@@ -68,8 +66,20 @@ fn a_killed_workers_tasks_are_taken_over_and_every_record_is_read_exactly_once()
     wait_for("committed records", Duration::from_secs(60), || {
         (stable_end(&bootstrap, &topic) > 1000).then_some(())
     });
-    // Kill the worker running a task (each runs one), in the middle of a transaction.
-    assert!(!tasks_of(&b).is_empty(), "b runs no task");
+    // Kill the worker running a task (each runs one), in the middle of a transaction: once its
+    // task's open transaction holds records in the log (a kill right after a commit, which the
+    // wait above tends to meet, would leave nothing to abort).
+    let b_task = tasks_of(&b).first().cloned().expect("b runs no task");
+    let b_key = b_task.rsplit('-').next().unwrap().as_bytes().to_vec();
+    wait_for(
+        "b's open transaction to hold records",
+        Duration::from_secs(30),
+        || {
+            open_transaction_keys(&bootstrap, &topic)
+                .contains(&b_key)
+                .then_some(())
+        },
+    );
     b.kill();
     let before_takeover = seqnos_by_task(&read_committed(&bootstrap, &topic));
     let end_at_kill = stable_end(&bootstrap, &topic);
