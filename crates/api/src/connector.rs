@@ -74,6 +74,13 @@ pub trait ConnectorContext: Send + Sync {
     ) -> ConnectResult<Option<std::sync::Arc<dyn crate::source::OffsetStorageReader>>> {
         Ok(None)
     }
+    /// Where the connector registers its own metrics (Connect's
+    /// `ConnectorContext.pluginMetrics()`, KIP-877): tagged `connector=<name>`, shown on the
+    /// worker's `/metrics` while the connector runs there. The default is a handle nothing
+    /// reads, for contexts outside a worker.
+    fn plugin_metrics(&self) -> crate::metrics::PluginMetrics {
+        crate::metrics::PluginMetrics::default()
+    }
 }
 
 /// A connector: configures itself and splits its work into task configurations.

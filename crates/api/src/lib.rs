@@ -12,6 +12,7 @@
 //! - [`plugin`]: descriptors by which plugin crates list their connectors and converters.
 //! - [`transforms`]: the [`transforms::Transformation`] and [`transforms::Predicate`] traits
 //!   (KIP-66, KIP-585) over [`transforms::ConnectRecord`].
+//! - [`metrics`]: [`metrics::PluginMetrics`], the metrics a plugin registers for itself (KIP-877).
 //! - [`error`]: [`error::ConnectError`], the one error type crossing this boundary.
 
 pub mod config;
@@ -19,6 +20,7 @@ pub mod connector;
 pub mod converter;
 pub mod data;
 pub mod error;
+pub mod metrics;
 pub mod plugin;
 pub mod record;
 pub mod sink;

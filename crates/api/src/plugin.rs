@@ -117,6 +117,9 @@ pub struct PluginSet {
     pub header_converters: Vec<HeaderConverterPlugin>,
     pub transformations: Vec<TransformationPlugin>,
     pub predicates: Vec<PredicatePlugin>,
+    /// Plugin metrics kept outside the worker's registry (the hosted JVM's), read at every
+    /// scrape of `/metrics` (KIP-877).
+    pub metric_collectors: Vec<crate::metrics::MetricCollector>,
 }
 
 impl PluginSet {
@@ -128,5 +131,6 @@ impl PluginSet {
         self.header_converters.extend(other.header_converters);
         self.transformations.extend(other.transformations);
         self.predicates.extend(other.predicates);
+        self.metric_collectors.extend(other.metric_collectors);
     }
 }

@@ -42,6 +42,9 @@ pub struct SinkTaskContext {
     /// Where the task's requests wait for the runtime, shared with the runtime's sink task
     /// loop.
     pub requests: Arc<SinkTaskRequests>,
+    /// Where the task registers its own metrics (Connect's `SinkTaskContext.pluginMetrics()`,
+    /// KIP-877), tagged `connector` and `task`; closed by the runtime when the task stops.
+    pub plugin_metrics: crate::metrics::PluginMetrics,
 }
 
 impl SinkTaskContext {

@@ -31,6 +31,9 @@ pub struct SourceTaskContext {
     /// configured with `transaction.boundary=connector` (Connect's
     /// `SourceTaskContext.transactionContext()`, KIP-618, which is `null` otherwise).
     pub transaction_context: Option<Arc<TransactionContext>>,
+    /// Where the task registers its own metrics (Connect's `SourceTaskContext.pluginMetrics()`,
+    /// KIP-877), tagged `connector` and `task`; closed by the runtime when the task stops.
+    pub plugin_metrics: crate::metrics::PluginMetrics,
 }
 
 impl SourceTaskContext {

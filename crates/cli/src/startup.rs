@@ -438,6 +438,9 @@ async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, St
         }
     }
     let jvm = Arc::new(tributary_jvm::Jvm::new(settings));
+    // The hosted plugins' own metrics (KIP-877) on /metrics.
+    set.metric_collectors
+        .push(tributary_jvm::metric_collector(&jvm));
     // /admin/loggers reaches the hosted plugins' loggers (kept until the JVM starts).
     let levels = Arc::clone(&jvm);
     tributary_runtime::logging::on_java_level(move |logger, level| {

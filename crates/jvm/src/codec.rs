@@ -55,6 +55,14 @@ impl Writer {
         }
         self
     }
+    /// Pairs in order, read by Java's `Codec.Reader.map` into a `LinkedHashMap`.
+    pub fn pairs(&mut self, pairs: &[(String, String)]) -> &mut Self {
+        self.i32(pairs.len() as i32);
+        for (k, v) in pairs {
+            self.str(k).str(v);
+        }
+        self
+    }
     pub fn into_bytes(self) -> Vec<u8> {
         self.0
     }
@@ -153,6 +161,38 @@ pub fn read_offsets(b: &[u8]) -> Result<PartitionOffsets, CodecError> {
         let topic = r.str()?;
         let partition = r.i32()?;
         out.insert(TopicPartition::new(topic, partition), r.i64()?);
+    }
+    Ok(out)
+}
+
+/// The tags of a plugin's metrics (KIP-877) as the bridge's `HostedMetrics` reads them.
+pub fn metric_tags(metrics: &tributary_api::metrics::PluginMetrics) -> Vec<u8> {
+    let mut w = Writer::new();
+    w.pairs(metrics.tags());
+    w.into_bytes()
+}
+
+/// The hosted plugins' metrics as the bridge's `HostedMetrics.snapshot` writes them: count,
+/// then per metric name, description, tags and the bits of its value.
+pub fn read_samples(b: &[u8]) -> Result<Vec<tributary_api::metrics::Sample>, CodecError> {
+    let mut r = Reader::new(b);
+    let n = r.count()?;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let name = r.str()?;
+        let description = r.opt_str()?.unwrap_or_default();
+        let count = r.count()?;
+        let mut tags = Vec::with_capacity(count);
+        for _ in 0..count {
+            tags.push((r.str()?, r.str()?));
+        }
+        let value = f64::from_bits(r.i64()? as u64);
+        out.push(tributary_api::metrics::Sample {
+            name,
+            description,
+            tags,
+            value,
+        });
     }
     Ok(out)
 }

@@ -117,6 +117,7 @@ impl Drop for JavaConnector {
             .unwrap_or_else(|e| e.into_inner())
             .take();
         if let Some(obj) = instance {
+            crate::task::close_metrics(&self.jvm, &obj);
             // Deleted on this thread, attached (a detached thread would attach just for it).
             self.jvm.release(obj);
         }
@@ -179,6 +180,7 @@ impl Connector for JavaConnector {
     }
 
     fn initialize(&mut self, context: Arc<dyn ConnectorContext>) {
+        let tags = crate::codec::metric_tags(&context.plugin_metrics());
         let reader = natives::register_reader(Arc::new(ContextOffsetReader(context.clone())));
         let reader_id = reader.id;
         self.reader = Some(reader);
@@ -187,11 +189,16 @@ impl Connector for JavaConnector {
         self.context = Some(handle);
         let result = self.instance().and_then(|obj| {
             self.jvm.call(|env, _| {
+                let tags = env.byte_array_from_slice(&tags)?;
                 env.call_method(
                     &obj,
                     "initialize",
-                    "(JJ)V",
-                    &[JValue::Long(id), JValue::Long(reader_id)],
+                    "(JJ[B)V",
+                    &[
+                        JValue::Long(id),
+                        JValue::Long(reader_id),
+                        JValue::Object(&tags),
+                    ],
                 )?;
                 Ok(())
             })

@@ -92,6 +92,34 @@ pub fn plugin_set(jvm: &Arc<Jvm>, descs: &[JavaConnectorDesc]) -> Vec<ConnectorP
         .collect()
 }
 
+/// The hosted plugins' own metrics (KIP-877), read from the JVM at each scrape: a collector for
+/// [`PluginSet::metric_collectors`]. Nothing while the JVM has not started (it is never
+/// started for a scrape); a failed read is logged and yields nothing.
+pub fn metric_collector(jvm: &Arc<Jvm>) -> tributary_api::metrics::MetricCollector {
+    let jvm = Arc::clone(jvm);
+    Arc::new(move || {
+        if !jvm.is_started() {
+            return Vec::new();
+        }
+        let bytes = jvm.call(|env, bridge| {
+            let out = env.call_static_method(bridge, "pluginMetrics", "()[B", &[])?;
+            connector::bytes_result(env, out)
+        });
+        match bytes.map(|b| b.map(|b| codec::read_samples(&b))) {
+            Ok(Some(Ok(samples))) => samples,
+            Ok(None) => Vec::new(),
+            Ok(Some(Err(e))) => {
+                tracing::warn!(error = %e, "cannot read the hosted plugins' metrics");
+                Vec::new()
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the hosted plugins' metrics");
+                Vec::new()
+            }
+        }
+    })
+}
+
 /// What [`merge`] did with each Java plugin.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Merged {

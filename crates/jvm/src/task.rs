@@ -90,9 +90,19 @@ impl Hosted {
     }
 }
 
+/// Removes the plugin metrics (KIP-877) of a hosted connector or task instance, before it is
+/// released.
+pub(crate) fn close_metrics(jvm: &Jvm, obj: &GlobalRef) {
+    if let Err(e) = jvm.call(|env, _| env.call_method(obj, "closeMetrics", "()V", &[]).map(|_| ()))
+    {
+        tracing::warn!(error = %e, "cannot remove a hosted plugin's metrics");
+    }
+}
+
 impl Drop for Hosted {
     fn drop(&mut self) {
         if let Some(obj) = self.instance.take() {
+            close_metrics(&self.jvm, &obj);
             self.jvm.release(obj);
         }
     }
@@ -236,13 +246,19 @@ impl SourceTask for JavaSourceTask {
         let reader_id = reader.id;
         self.reader = Some(reader);
         let config = props_bytes(&context.config);
+        let tags = codec::metric_tags(&context.plugin_metrics);
         let wants = self.hosted.jvm.call(|env, _| {
             let arr = env.byte_array_from_slice(&config)?;
+            let tags = env.byte_array_from_slice(&tags)?;
             env.call_method(
                 &obj,
                 "initialize",
-                "(J[B)V",
-                &[JValue::Long(reader_id), JValue::Object(&arr)],
+                "(J[B[B)V",
+                &[
+                    JValue::Long(reader_id),
+                    JValue::Object(&arr),
+                    JValue::Object(&tags),
+                ],
             )?;
             env.call_method(&obj, "wantsCommitRecord", "()Z", &[])?.z()
         })?;
@@ -518,16 +534,23 @@ impl SinkTask for JavaSinkTask {
         let requests = natives::register_sink_context(self.context.clone().unwrap_or_default());
         let requests_id = requests.id;
         self.requests = Some(requests);
+        let tags = self
+            .context
+            .as_ref()
+            .map(|c| codec::metric_tags(&c.plugin_metrics))
+            .unwrap_or_else(|| codec::metric_tags(&Default::default()));
         self.hosted.jvm.call(|env, _| {
             let arr = env.byte_array_from_slice(&config)?;
+            let tags = env.byte_array_from_slice(&tags)?;
             env.call_method(
                 &obj,
                 "initialize",
-                "(JJ[B)V",
+                "(JJ[B[B)V",
                 &[
                     JValue::Long(reporter_id),
                     JValue::Long(requests_id),
                     JValue::Object(&arr),
+                    JValue::Object(&tags),
                 ],
             )?;
             Ok(())

@@ -297,6 +297,11 @@ impl Jvm {
 }
 
 impl Jvm {
+    /// Whether this JVM runs (never starts it).
+    pub fn is_started(&self) -> bool {
+        matches!(self.started.get(), Some(Ok(_)))
+    }
+
     /// Deletes a global reference on this thread, attached to the JVM (which runs, since the
     /// reference exists).
     pub fn release(&self, obj: GlobalRef) {

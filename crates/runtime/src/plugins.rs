@@ -15,6 +15,7 @@
 //! (`StringConverter` is a converter and a header converter) counts once.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 use tributary_api::connector::{Connector, ConnectorType};
 use tributary_api::converter::{Converter, HeaderConverter};
@@ -128,6 +129,9 @@ pub struct Plugins {
     transformation_index: HashMap<&'static str, usize>,
     predicate_index: HashMap<&'static str, usize>,
     task_index: HashMap<String, TaskFactory>,
+    /// The metrics connectors and tasks register for themselves (KIP-877), with the set's
+    /// collectors.
+    plugin_metrics: Arc<tributary_api::metrics::PluginMetricsRegistry>,
 }
 
 /// Java's `Class.getSimpleName()` of a class name: after the last `.` and the last `$`.
@@ -157,6 +161,12 @@ fn class_index<T>(items: &[T], class: impl Fn(&T) -> &'static str) -> HashMap<&'
 }
 
 impl Plugins {
+    /// The worker's plugin metrics (KIP-877): each connector and task gets a handle on it,
+    /// `/metrics` reads it.
+    pub fn plugin_metrics(&self) -> &Arc<tributary_api::metrics::PluginMetricsRegistry> {
+        &self.plugin_metrics
+    }
+
     /// Indexes a set of plugins.
     pub fn new(set: PluginSet) -> Plugins {
         let connector_index = class_index(&set.connectors, |p| p.class);
@@ -210,7 +220,12 @@ impl Plugins {
                 (alias, class)
             })
             .collect();
+        let plugin_metrics = Arc::new(tributary_api::metrics::PluginMetricsRegistry::default());
+        for c in &set.metric_collectors {
+            plugin_metrics.add_collector(c.clone());
+        }
         Plugins {
+            plugin_metrics,
             set,
             aliases,
             connector_index,

@@ -872,6 +872,16 @@ pub fn produce(bootstrap: &str, topic: &str, records: &[Produced<'_>]) {
     p.flush(Duration::from_secs(30)).unwrap();
 }
 
+/// The Connect release the hosted JVM runs on (`scripts/jvm-bridge`: 4.4.0 unless
+/// `CONNECT_VERSION` names another), which is the version Apache's plugins report: their
+/// `version()` is the Kafka clients' version, whatever release the plugin jar comes from.
+pub fn bridge_connect_version() -> String {
+    std::env::var("CONNECT_VERSION")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "4.4.0".to_string())
+}
+
 /// `(tributary.jvm.classpath, plugin.path)` from `scripts/jvm-bridge`, which builds the bridge
 /// and fetches Connect's jars through Maven when missing; `None` (after [`missing`]) without
 /// Java or Maven.
@@ -1043,4 +1053,38 @@ pub fn java_plugin_dir(dir: &Path, name: &str, classpath: &str, sources: &[PathB
         .expect("running jar");
     assert!(status.success(), "jar failed");
     plugins
+}
+
+/// The series of gauge `name` in a Prometheus text page (`GET /metrics`): each one's labels
+/// and value, in page order.
+pub fn metric_series(
+    page: &str,
+    name: &str,
+) -> Vec<(std::collections::BTreeMap<String, String>, f64)> {
+    let label = regex::Regex::new(r#"([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)""#).unwrap();
+    page.lines()
+        .filter_map(|line| {
+            let rest = line.strip_prefix(name)?;
+            let (labels, value) = match rest.strip_prefix('{') {
+                Some(r) => {
+                    let end = r.rfind('}')?;
+                    (&r[..end], r[end + 1..].trim())
+                }
+                None if rest.starts_with(' ') => ("", rest.trim()),
+                None => return None,
+            };
+            let labels = label
+                .captures_iter(labels)
+                .map(|c| (c[1].to_string(), c[2].to_string()))
+                .collect();
+            Some((labels, value.split_whitespace().next()?.parse().ok()?))
+        })
+        .collect()
+}
+
+/// A worker's `GET /metrics` page.
+pub fn metrics_page(url: &str) -> String {
+    reqwest::blocking::get(format!("{url}/metrics"))
+        .and_then(|r| r.text())
+        .unwrap_or_default()
 }

@@ -1,6 +1,7 @@
 //! Java connector plugins from `plugin.path` (issue #15, first milestone), on the real broker:
-//! Apache Kafka's own FileStream connectors (`connect-file` 4.1.1 from Maven Central, fetched
-//! by `scripts/jvm-bridge plugin-path`) forced to run as Java produce what the native ones do;
+//! Apache Kafka's own FileStream connectors (`connect-file` 4.1.1 from Maven Central, the last
+//! one published, fetched by `scripts/jvm-bridge plugin-path`; they run on the bridge's 4.4.0
+//! runtime and report its version, as they would on Connect 4.4) forced to run as Java produce what the native ones do;
 //! the listing shows them; a Java task that throws fails with its Java trace while a native
 //! task on the same worker keeps running; and a worker that uses no Java plugin never loads a
 //! JVM (no `libjvm` in its memory map).
@@ -156,11 +157,11 @@ fn java_filestream_round_trip_equals_the_native_one() {
     // The forced classes are listed as the Java plugins (Connect's version), the native ones
     // as Tributary's.
     assert!(
-        java_listed.contains(&(SOURCE.into(), "source".into(), "4.1.1".into())),
+        java_listed.contains(&(SOURCE.into(), "source".into(), bridge_connect_version())),
         "{java_listed:?}"
     );
     assert!(
-        java_listed.contains(&(SINK.into(), "sink".into(), "4.1.1".into())),
+        java_listed.contains(&(SINK.into(), "sink".into(), bridge_connect_version())),
         "{java_listed:?}"
     );
     let native_version = env!("CARGO_PKG_VERSION").to_string();
@@ -236,7 +237,7 @@ fn a_failing_java_task_shows_its_java_trace_and_a_native_task_keeps_running() {
     // The listing: the native source (not forced) and the Java sink.
     let listed = plugin_versions(&w);
     assert!(
-        listed.contains(&(SINK.into(), "sink".into(), "4.1.1".into())),
+        listed.contains(&(SINK.into(), "sink".into(), bridge_connect_version())),
         "{listed:?}"
     );
     assert!(
@@ -674,14 +675,15 @@ fn a_java_source_task_gets_commit_record_and_fails_with_its_trace_from_poll() {
     );
 }
 
-/// MirrorMaker 2's `MirrorSourceConnector` (`connect-mirror` 4.1.1 from Maven Central, in its
+/// MirrorMaker 2's `MirrorSourceConnector` (`connect-mirror` 4.3.1 from Maven Central, in its
 /// own plugin directory) hosted by a Tributary worker replicates a topic of another cluster
 /// (a second broker started by `scripts/kafka` on other ports) into the worker's cluster as
 /// `<alias>.<topic>`:
 /// every record arrives with its key, value, headers and timestamp, in order, and records
 /// produced while it runs follow. The converters are ByteArrayConverter, as MirrorMaker 2's
 /// own driver sets them (with Connect's default SimpleHeaderConverter, a bytes header is
-/// written as base64 text, by Java's workers and Tributary's alike).
+/// written as base64 text, by Java's workers and Tributary's alike). The task's own metrics
+/// (KIP-877) appear on `/metrics` with Connect's tags and go when the connector is deleted.
 #[test]
 fn mirror_maker_replicates_a_topic_between_two_brokers() {
     let Some(bootstrap) = kafka() else { return };
@@ -726,6 +728,7 @@ fn mirror_maker_replicates_a_topic_between_two_brokers() {
          replication.factor=1\noffset-syncs.topic.replication.factor=1\n\
          sync.topic.acls.enabled=false\n\
          refresh.topics.interval.seconds=1\n\
+         metric.names.formats=new\n\
          key.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
          value.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
          header.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n"
@@ -742,7 +745,7 @@ fn mirror_maker_replicates_a_topic_between_two_brokers() {
         plugin_versions(&w).contains(&(
             "org.apache.kafka.connect.mirror.MirrorSourceConnector".into(),
             "source".into(),
-            "4.1.1".into()
+            bridge_connect_version()
         )),
         "MirrorMaker 2's connectors are listed from their plugin directory"
     );
@@ -775,6 +778,51 @@ fn mirror_maker_replicates_a_topic_between_two_brokers() {
     assert_eq!(
         got, expected,
         "the mirror equals its source, in order: keys, values, headers, timestamps"
+    );
+
+    // MirrorMaker 2's own metrics (4.3's MirrorSourceMetrics, registered through the task
+    // context's pluginMetrics() with `metric.names.formats=new`, KIP-877/KIP-1280) on the worker's /metrics, with Connect's
+    // tags and the plugin's.
+    let want = (first.len() + second.len()) as f64;
+    let (labels, _) = wait_for(
+        "MirrorMaker 2's record-count on /metrics",
+        Duration::from_secs(60),
+        || {
+            metric_series(&metrics_page(&w.url), "kafka_connect_plugins_record_count")
+                .into_iter()
+                .find(|(_, v)| *v == want)
+        },
+    );
+    for (k, v) in [
+        ("connector", "mm2"),
+        ("task", "0"),
+        ("source", alias.as_str()),
+        ("target", "dst"),
+        ("topic", mirrored.as_str()),
+        ("partition", "0"),
+    ] {
+        assert_eq!(labels.get(k).map(String::as_str), Some(v), "{labels:?}");
+    }
+    let page = metrics_page(&w.url);
+    assert!(
+        page.contains("# HELP kafka_connect_plugins_record_count Number of source records replicated to the target cluster."),
+        "the plugin's description is the help"
+    );
+    assert!(
+        !metric_series(&page, "kafka_connect_plugins_byte_count").is_empty(),
+        "{page}"
+    );
+    // Deleting the connector removes its task's metrics with the task.
+    let (code, body) = w.send("DELETE", "/connectors/mm2", None);
+    assert_eq!(code, 204, "{body}");
+    wait_for(
+        "the task's plugin metrics to go",
+        Duration::from_secs(60),
+        || {
+            metric_series(&metrics_page(&w.url), "kafka_connect_plugins_record_count")
+                .is_empty()
+                .then_some(())
+        },
     );
 }
 

@@ -1,5 +1,5 @@
 //! Java transformations and predicates from `plugin.path` (issue #15), on the real broker:
-//! Apache Kafka's own `connect-transforms` 4.1.1 (from Maven Central, in a plugin directory
+//! Apache Kafka's own `connect-transforms` 4.4.0 (from Maven Central, in a plugin directory
 //! made by `scripts/jvm-bridge plugin-path`) forced to run as Java with
 //! `tributary.plugins.prefer.java`, in chains that mix them with a native transformation, with
 //! Java predicates (negated too), on a native source and a native sink connector, give what the
@@ -310,7 +310,7 @@ fn java_transformations_and_predicates_give_what_the_native_ones_give() {
         };
         assert!(
             java.listed
-                .contains(&(class.clone(), kind.to_string(), "4.1.1".to_string())),
+                .contains(&(class.clone(), kind.to_string(), bridge_connect_version())),
             "{class}: {:?}",
             java.listed
         );

@@ -8,5 +8,6 @@ use tributary_testkit as common;
 
 mod logs;
 mod metrics;
+mod plugin_metrics;
 mod secured;
 mod ui;

@@ -768,6 +768,7 @@ mod tests {
             offset_reader: offsets,
             stopping: stopping.clone(),
             transaction_context: None,
+            plugin_metrics: Default::default(),
         });
         t.start(&p).unwrap();
         (t, stopping)

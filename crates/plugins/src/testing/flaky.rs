@@ -36,6 +36,9 @@
 //!   its `maxTasks` argument, which Connect refuses unless `tasks.max.enforce=false`
 //!   (KIP-1004).
 //!
+//! Each task registers one plugin metric (KIP-877), `records-polled` tagged `topic`: the
+//! records its `poll` returned since it started.
+//!
 //! The connector assigns task numbers by adding `id` = 0, 1, … to copies of its config.
 
 use std::path::PathBuf;
@@ -56,6 +59,10 @@ use super::{offset_seqno, parse_int, Clock, SystemClock, FLAKY_SOURCE_TASK_CLASS
 pub const TOPIC_CONFIG: &str = "topic";
 /// Config key `records.per.second` (DOUBLE, default 1, at least 0): each healthy task's rate.
 pub const RECORDS_PER_SECOND_CONFIG: &str = "records.per.second";
+/// The plugin metric (KIP-877) each task registers: records returned by `poll` since it
+/// started, with base tags `connector`, `task` and its own `topic`; `/metrics` shows it as
+/// `kafka_connect_plugins_records_polled`.
+pub const POLLED_METRIC: &str = "records-polled";
 /// Config key `fail.tasks` (LIST of task numbers, default empty): tasks that fail at once.
 pub const FAIL_TASKS_CONFIG: &str = "fail.tasks";
 /// Config key `fail.trigger.dir` (STRING, default none): directory of `fail-<n>` trigger files.
@@ -404,6 +411,9 @@ pub struct FlakySourceTask {
     seqno: i64,
     start_ms: i64,
     emitted: u64,
+    /// Records returned by `poll` since the task started, shown as the task's plugin metric
+    /// `records-polled` (KIP-877, tagged `topic`).
+    polled: Arc<std::sync::atomic::AtomicU64>,
     /// Set with `define.transactions=fibonacci` and a transaction context.
     transactions: Option<FibonacciBoundaries>,
 }
@@ -434,6 +444,7 @@ impl FlakySourceTask {
             seqno: 0,
             start_ms: 0,
             emitted: 0,
+            polled: Arc::default(),
             transactions: None,
         }
     }
@@ -518,6 +529,18 @@ impl SourceTask for FlakySourceTask {
             .map_or(0, |s| s + 1);
         self.start_ms = self.clock.now_ms();
         self.emitted = 0;
+        if let Some(ctx) = &self.context {
+            let metrics = &ctx.plugin_metrics;
+            let name = metrics.metric_name(
+                POLLED_METRIC,
+                "Records the task returned from poll since it started",
+                &[("topic", &self.topic)],
+            )?;
+            let polled = Arc::clone(&self.polled);
+            metrics.add_metric(&name, move || {
+                polled.load(std::sync::atomic::Ordering::Relaxed) as f64
+            })?;
+        }
         let has_transaction_context = self
             .context
             .as_ref()
@@ -582,6 +605,8 @@ impl SourceTask for FlakySourceTask {
             let records: Vec<_> = (0..n).map(|i| self.record(self.seqno + i as i64)).collect();
             self.seqno += n as i64;
             self.emitted += n;
+            self.polled
+                .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
             self.define_transaction(&records);
             return Ok(records);
         }

@@ -141,6 +141,7 @@ pub fn plugins() -> PluginSet {
             TEST_PREDICATE_CLASS,
             VERSION,
         )],
+        metric_collectors: Vec::new(),
     }
 }
 
@@ -314,6 +315,7 @@ pub(crate) mod test_support {
                 offset_reader: offsets,
                 stopping: stopping.clone(),
                 transaction_context: None,
+                plugin_metrics: Default::default(),
             },
             stopping,
         )

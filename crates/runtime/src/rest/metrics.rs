@@ -249,6 +249,38 @@ impl Families {
     }
 }
 
+/// The metrics connectors and tasks registered for themselves (KIP-877, group `plugins`):
+/// `kafka_connect_plugins_<name>`, labelled by every tag (`connector`, `task`, then the
+/// plugin's own), as the JMX exporter's rules name MBean `kafka.connect:type=plugins,…`.
+fn plugin_group(f: &mut Families, samples: &[tributary_api::metrics::Sample]) {
+    for sample in samples {
+        let name = format!("kafka_connect_plugins_{}", prometheus_name(&sample.name));
+        let labels: Vec<(String, &str)> = sample
+            .tags
+            .iter()
+            .map(|(k, v)| (prometheus_name(k), v.as_str()))
+            .collect();
+        let labels: Vec<(&str, &str)> = labels.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        let help = if sample.description.is_empty() {
+            "A metric the plugin registered (KIP-877)"
+        } else {
+            sample.description.as_str()
+        };
+        f.set(&name, help, &labels, sample.value);
+    }
+}
+
+/// A metric or label name as the JMX exporter writes it: lower case, every character outside
+/// `[a-z0-9_]` replaced by `_`.
+fn prometheus_name(name: &str) -> String {
+    name.chars()
+        .map(|c| match c.to_ascii_lowercase() {
+            c @ ('a'..='z' | '0'..='9' | '_') => c,
+            _ => '_',
+        })
+        .collect()
+}
+
 /// Connect's state names as its metrics report them (`running`, `failed`, …).
 fn state_name(state: RunState) -> String {
     state.as_str().to_ascii_lowercase()
@@ -277,6 +309,7 @@ fn connect_families(
     if let Some(group) = &info.group {
         rebalance_group(&mut f, group);
     }
+    plugin_group(&mut f, &worker.plugins.plugin_metrics().samples());
     for (name, class, kind, version) in &connectors {
         let c = name.as_str();
         let help = "Connect connector-metrics string attribute, as a label (value 1)";

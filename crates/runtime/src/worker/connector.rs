@@ -82,6 +82,9 @@ pub struct WorkerConnector {
 pub struct ShutdownWait {
     /// `None` when no thread ran the instance.
     pending: Option<PendingShutdown>,
+    /// The connector's plugin metrics (KIP-877), closed once the wait ends, as Connect
+    /// closes them after the connector's `stop`.
+    metrics: tributary_api::metrics::PluginMetrics,
 }
 
 /// What a shutdown of an instance running on a thread waits for.
@@ -98,6 +101,13 @@ impl ShutdownWait {
     /// Errors: the connector's `stop` failed, or the thread was still busy at the deadline (it
     /// is then abandoned: it finishes on its own and reports nothing).
     pub fn wait(self, deadline: Instant) -> ConnectResult<()> {
+        let metrics = self.metrics.clone();
+        let r = self.wait_stopped(deadline);
+        metrics.close();
+        r
+    }
+
+    fn wait_stopped(self, deadline: Instant) -> ConnectResult<()> {
         let Some((stopped, ended, thread)) = self.pending else {
             return Ok(());
         };
@@ -349,6 +359,7 @@ impl WorkerConnector {
     /// [`ShutdownWait::wait`] (Connect's graceful connector shutdown).
     pub fn begin_shutdown(&self) -> ShutdownWait {
         self.live.store(false, Ordering::Release);
+        let metrics = self.shared.context.plugin_metrics();
         // The commands go with the slot locked, so the thread cannot park meanwhile.
         let mut slot = self.shared.slot();
         match std::mem::replace(&mut *slot, Slot::Gone) {
@@ -359,14 +370,21 @@ impl WorkerConnector {
                 }));
                 if tx.send(stop).is_err() || tx.send(Command::Shutdown).is_err() {
                     // The thread ended on its own: nothing runs the connector.
-                    return ShutdownWait { pending: None };
+                    return ShutdownWait {
+                        pending: None,
+                        metrics,
+                    };
                 }
                 ShutdownWait {
                     pending: Some((stopped, ended, thread)),
+                    metrics,
                 }
             }
             // A parked instance is not started: dropping it is all there is to do.
-            Slot::Parked { .. } | Slot::Gone => ShutdownWait { pending: None },
+            Slot::Parked { .. } | Slot::Gone => ShutdownWait {
+                pending: None,
+                metrics,
+            },
         }
     }
 

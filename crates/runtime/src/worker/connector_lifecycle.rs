@@ -94,6 +94,10 @@ impl Worker {
                     reader: std::sync::OnceLock::new(),
                 },
             ),
+            plugin_metrics: self
+                .plugins
+                .plugin_metrics()
+                .plugin_metrics(&[("connector", name)]),
         });
         let wc = Arc::new(WorkerConnector::new(name, instance, ctx));
         let previous = self.connectors.lock().unwrap().insert(

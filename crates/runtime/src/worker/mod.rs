@@ -127,9 +127,14 @@ struct WorkerConnectorContext {
     version: Option<String>,
     /// A source connector's offsets (`None` for a sink connector).
     offsets: Option<ConnectorOffsets>,
+    /// The connector's own metrics (KIP-877), tagged `connector`.
+    plugin_metrics: tributary_api::metrics::PluginMetrics,
 }
 
 impl ConnectorContext for WorkerConnectorContext {
+    fn plugin_metrics(&self) -> tributary_api::metrics::PluginMetrics {
+        self.plugin_metrics.clone()
+    }
     fn offset_storage_reader(&self) -> ConnectResult<Option<Arc<dyn OffsetStorageReader>>> {
         self.offsets
             .as_ref()

@@ -288,6 +288,8 @@ pub struct SinkTaskArgs {
     pub dlq_clients: Option<(ClientConfig, ClientConfig)>,
     /// `offset.flush.timeout.ms`: how long a commit waits for dead letter queue records.
     pub offset_flush_timeout: Duration,
+    /// The task's own metrics (KIP-877), handed to it in its context.
+    pub plugin_metrics: tributary_api::metrics::PluginMetrics,
 }
 
 /// Runs the task until stopped or failed; writes RUNNING / PAUSED / FAILED statuses.
@@ -379,6 +381,7 @@ impl SinkLoop {
             errors,
             dlq_clients,
             offset_flush_timeout,
+            plugin_metrics,
         } = args;
         let dlq = match &dlq_clients {
             Some((admin, producer)) => match DeadLetterQueue::create(admin, producer, &errors) {
@@ -418,6 +421,7 @@ impl SinkLoop {
                 .clone()
                 .map(|e| e as Arc<dyn tributary_api::sink::ErrantRecordReporter>),
             requests: requests.clone(),
+            plugin_metrics,
         });
         if let Err(e) = task.start(&task_config) {
             chain.close();

@@ -92,6 +92,13 @@ impl Worker {
         // Every line the task's thread logs names its connector and task (Connect's MDC
         // `connector.context`); an error-level span is enabled whatever the log level.
         let span = tracing::error_span!("task", connector = %id.connector, task = id.task);
+        // The task's own metrics (KIP-877), closed when its thread ends.
+        let task_number = id.task.to_string();
+        let plugin_metrics = self
+            .plugins
+            .plugin_metrics()
+            .plugin_metrics(&[("connector", &id.connector), ("task", &task_number)]);
+        let closing = plugin_metrics.clone();
         let thread = match factory {
             TaskFactory::Source(new) => {
                 // Each task gets its own transformations and predicates.
@@ -136,10 +143,12 @@ impl Worker {
                     track_topics,
                     chain,
                     errors,
+                    plugin_metrics,
                 };
-                std::thread::Builder::new()
-                    .name(name)
-                    .spawn(move || span.in_scope(|| source_task::run(args)))
+                std::thread::Builder::new().name(name).spawn(move || {
+                    span.in_scope(|| source_task::run(args));
+                    closing.close();
+                })
             }
             TaskFactory::Sink(new) => {
                 let dlq_clients = if errors.dlq_topic.is_empty() {
@@ -182,10 +191,12 @@ impl Worker {
                     errors,
                     dlq_clients,
                     offset_flush_timeout: self.config.settings().offset_flush_timeout,
+                    plugin_metrics,
                 };
-                std::thread::Builder::new()
-                    .name(name)
-                    .spawn(move || span.in_scope(|| sink_task::run(args)))
+                std::thread::Builder::new().name(name).spawn(move || {
+                    span.in_scope(|| sink_task::run(args));
+                    closing.close();
+                })
             }
         }
         .map_err(|e| ConnectError::connect(format!("cannot spawn task thread: {e}")))?;

@@ -98,6 +98,8 @@ pub struct SourceTaskArgs {
     pub errors: ErrorHandlingConfig,
     /// Set when the task runs exactly once (`exactly.once.source.support=enabled`).
     pub exactly_once: Option<ExactlyOnceArgs>,
+    /// The task's own metrics (KIP-877), handed to it in its context.
+    pub plugin_metrics: tributary_api::metrics::PluginMetrics,
 }
 
 /// Runs the task until stopped or failed; writes RUNNING / PAUSED / FAILED statuses.
@@ -194,6 +196,7 @@ impl Loop {
             mut chain,
             errors,
             exactly_once,
+            plugin_metrics,
         } = args;
         counters.metrics.set_kind(TaskKind::Source);
         let operator = Arc::new(
@@ -272,6 +275,7 @@ impl Loop {
             }),
             stopping: control.stopping.clone(),
             transaction_context: transactions.as_ref().and_then(|t| t.context.clone()),
+            plugin_metrics,
         };
         task.initialize(context);
         if let Err(e) = task.start(&task_config) {

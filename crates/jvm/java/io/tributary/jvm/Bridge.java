@@ -115,6 +115,11 @@ public final class Bridge {
     }
 
     /** The stack trace as Throwable.printStackTrace writes it (what Connect puts in a status). */
+    /** The hosted plugins' metrics (KIP-877), as {@link HostedMetrics#snapshot()} lays them out. */
+    public static byte[] pluginMetrics() {
+        return HostedMetrics.snapshot();
+    }
+
     public static String trace(Throwable t) {
         StringWriter s = new StringWriter();
         t.printStackTrace(new PrintWriter(s));

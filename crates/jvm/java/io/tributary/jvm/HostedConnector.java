@@ -18,9 +18,17 @@ import org.apache.kafka.connect.storage.OffsetStorageReader;
 /** One connector instance hosted for Tributary; maps and results cross as Codec bytes. */
 public final class HostedConnector {
     private final Connector connector;
+    private HostedMetrics metrics;
 
     HostedConnector(Connector connector) {
         this.connector = connector;
+    }
+
+    /** Removes the connector's plugin metrics (Tributary calls it when it releases the instance). */
+    public void closeMetrics() {
+        if (metrics != null) {
+            metrics.close();
+        }
     }
 
     public String version() {
@@ -43,14 +51,16 @@ public final class HostedConnector {
 
     /**
      * Hands the connector a context whose calls reach Tributary's context {@code handle}; a
-     * source connector's offsetStorageReader() reads through Tributary's reader {@code reader}.
+     * source connector's offsetStorageReader() reads through Tributary's reader {@code reader};
+     * its pluginMetrics() is Kafka's PluginMetricsImpl tagged {@code metricTags} (KIP-877).
      */
-    public void initialize(long handle, long reader) {
+    public void initialize(long handle, long reader, byte[] metricTags) {
+        metrics = new HostedMetrics(metricTags);
         ConnectorContext ctx;
         if (connector instanceof SourceConnector) {
-            ctx = new SourceContext(handle, reader);
+            ctx = new SourceContext(handle, reader, metrics);
         } else {
-            ctx = new SinkContext(handle);
+            ctx = new SinkContext(handle, metrics);
         }
         ClassLoader saved = Bridge.swap(connector);
         try {
@@ -182,9 +192,11 @@ public final class HostedConnector {
 
     private static class Context implements ConnectorContext {
         final long handle;
+        final HostedMetrics metrics;
 
-        Context(long handle) {
+        Context(long handle, HostedMetrics metrics) {
             this.handle = handle;
+            this.metrics = metrics;
         }
 
         @Override
@@ -199,22 +211,21 @@ public final class HostedConnector {
 
         @Override
         public PluginMetrics pluginMetrics() {
-            throw new UnsupportedOperationException(
-                "ConnectorContext.pluginMetrics is not yet supported for Java connectors hosted by Tributary");
+            return metrics.get();
         }
     }
 
     private static final class SinkContext extends Context implements SinkConnectorContext {
-        SinkContext(long handle) {
-            super(handle);
+        SinkContext(long handle, HostedMetrics metrics) {
+            super(handle, metrics);
         }
     }
 
     private static final class SourceContext extends Context implements SourceConnectorContext {
         private final OffsetStorageReader reader;
 
-        SourceContext(long handle, long reader) {
-            super(handle);
+        SourceContext(long handle, long reader, HostedMetrics metrics) {
+            super(handle, metrics);
             this.reader = new HostedSourceTask.NativeOffsetReader(reader, Codec.mapConverter());
         }
 

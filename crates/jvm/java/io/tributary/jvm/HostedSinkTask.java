@@ -31,6 +31,7 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
  */
 public final class HostedSinkTask {
     private final SinkTask task;
+    private HostedMetrics metrics;
     private final JsonConverter envelope = Codec.envelopeConverter();
     private final Set<TopicPartition> assignment = new HashSet<>();
 
@@ -53,8 +54,13 @@ public final class HostedSinkTask {
      * {@code requests} the task's context in Tributary, where offset rewinds, pauses,
      * timeouts and commit requests go.
      */
-    public void initialize(long reporter, long requests, byte[] props) {
+    /**
+     * Initializes the task with its config, Tributary's errant record reporter and request
+     * handles, and its plugin metrics' tags ({@code metricTags}, a Codec map).
+     */
+    public void initialize(long reporter, long requests, byte[] props, byte[] metricTags) {
         Map<String, String> config = Codec.readMap(props);
+        metrics = new HostedMetrics(metricTags);
         SinkTaskContext ctx = new Context(config, reporter, requests);
         ClassLoader saved = Bridge.swap(task);
         try {
@@ -197,14 +203,22 @@ public final class HostedSinkTask {
         }
     }
 
+    /** Removes the task's plugin metrics (Tributary calls it when it releases the task). */
+    public void closeMetrics() {
+        if (metrics != null) {
+            metrics.close();
+        }
+    }
+
     /**
      * The task's SinkTaskContext. errantRecordReporter() reports to Tributary's reporter of
      * the task (KIP-610: dead letter queue and error log), or is null when the connector sets
      * neither, as in Connect. offset, timeout, pause, resume and requestCommit go to the
      * task's context in Tributary (Natives.sinkContext), which carries them out between
      * calls into the task as Connect's WorkerSinkTask does; pausing or resuming a partition
-     * not assigned to the task throws IllegalWorkerStateException, as in Connect. Plugin
-     * metrics are not hosted yet: pluginMetrics() throws (never silently ignored).
+     * not assigned to the task throws IllegalWorkerStateException, as in Connect. Its
+     * pluginMetrics() is Kafka's PluginMetricsImpl tagged with the connector and task (KIP-877),
+     * shown on Tributary's /metrics.
      */
     private final class Context implements SinkTaskContext {
         private final Map<String, String> config;
@@ -289,7 +303,7 @@ public final class HostedSinkTask {
 
         @Override
         public PluginMetrics pluginMetrics() {
-            throw unsupported("pluginMetrics");
+            return metrics.get();
         }
     }
 

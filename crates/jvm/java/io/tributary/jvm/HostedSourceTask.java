@@ -29,6 +29,14 @@ public final class HostedSourceTask {
     private final boolean tracksRecords;
     private final Map<Long, SourceRecord> inFlight = new HashMap<>();
     private long nextSeq;
+    private HostedMetrics metrics;
+
+    /** Removes the task's plugin metrics (Tributary calls it when it releases the task). */
+    public void closeMetrics() {
+        if (metrics != null) {
+            metrics.close();
+        }
+    }
 
     HostedSourceTask(SourceTask task) {
         this.task = task;
@@ -58,9 +66,14 @@ public final class HostedSourceTask {
         return tracksRecords;
     }
 
-    /** Initializes the task with its config and an offset reader backed by Tributary's {@code reader}. */
-    public void initialize(long reader, byte[] props) {
+    /**
+     * Initializes the task with its config, an offset reader backed by Tributary's
+     * {@code reader}, and its plugin metrics' tags ({@code metricTags}, a Codec map).
+     */
+    public void initialize(long reader, byte[] props, byte[] metricTags) {
         Map<String, String> config = Codec.readMap(props);
+        HostedMetrics metrics = new HostedMetrics(metricTags);
+        this.metrics = metrics;
         OffsetStorageReader offsets = new NativeOffsetReader(reader, plain);
         SourceTaskContext ctx = new SourceTaskContext() {
             @Override
@@ -75,8 +88,7 @@ public final class HostedSourceTask {
 
             @Override
             public PluginMetrics pluginMetrics() {
-                throw new UnsupportedOperationException(
-                    "SourceTaskContext.pluginMetrics is not yet supported for Java source tasks hosted by Tributary");
+                return metrics.get();
             }
         };
         ClassLoader saved = Bridge.swap(task);
