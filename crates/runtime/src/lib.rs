@@ -32,8 +32,8 @@ pub mod rest;
 pub mod storage;
 pub mod worker;
 
-/// The Apache Kafka version whose Connect REST API and formats Tributary implements; reported as
-/// `version` by `GET /`.
-pub const COMPATIBLE_KAFKA_VERSION: &str = "4.1.1";
+/// The Apache Kafka version whose Connect REST API and formats Tributary implements (the newest
+/// release, 4.4.0; it works in groups with 4.1 workers too); reported as `version` by `GET /`.
+pub const COMPATIBLE_KAFKA_VERSION: &str = "4.4.0";
 
 pub use tributary_api::ConnectorTaskId;

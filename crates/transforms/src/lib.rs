@@ -42,7 +42,7 @@ use crate::util::{KeyPart, ValuePart};
 
 /// Version reported for the built-in transformations and predicates (the Connect release whose
 /// behaviour they follow).
-pub const VERSION: &str = "4.1.1";
+pub const VERSION: &str = "4.4.0";
 
 /// Every built-in transformation and predicate, under Connect's class names.
 pub fn plugins() -> PluginSet {

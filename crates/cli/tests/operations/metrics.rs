@@ -173,7 +173,7 @@ fn prometheus_scrapes_connect_metrics_from_two_workers() {
     prom.wait_value("sum(kafka_connect_worker_task_count)", 3.0);
     // The workers' app-info, one per worker id (KIP-1120's client-id tag).
     prom.wait_value(
-        "count(count by (clientId) (kafka_connect_version_info{version=\"4.1.1\"}))",
+        "count(count by (clientId) (kafka_connect_version_info{version=\"4.4.0\"}))",
         2.0,
     );
     prom.wait_value("count(kafka_connect_start_time_seconds > 1.7e9)", 2.0);

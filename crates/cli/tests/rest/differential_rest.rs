@@ -1,11 +1,17 @@
 //! Differential REST suite: the same scripted sequence of requests against a one-worker Apache
-//! Kafka Connect 4.1.1 cluster (`scripts/connect-java`) and a one-worker Tributary cluster, each
+//! Kafka Connect 4.4.0 cluster (`scripts/connect-java`; `CONNECT_VERSION` picks another release)
+//! and a one-worker Tributary cluster, each
 //! with its own group and internal topics on the same broker. Status codes, JSON bodies and
 //! `Location` headers are compared after normalisation (see [`Normaliser`]); every difference
 //! fails the suite unless `conformance/rest-allowlist.txt` lists its request id with a reason.
 //!
 //! Skips (saying why) without `KAFKA_BOOTSTRAP`, without `java`, or when the Connect jars cannot
 //! be fetched (`scripts/connect-java fetch`).
+//!
+//! Connect 4.4 ships no FileStream connectors (`connect-file` is published up to 4.1.1), which
+//! the sequence drives: the Java worker loads 4.1.1's from its `plugin.path`
+//! (`scripts/jvm-bridge file-plugin-path`, with the compatibility class that jar needs on a
+//! 4.2+ runtime), as a Connect 4.4 user keeping them would.
 //!
 //! Normalisations (each one is something that legitimately differs between two instances):
 //! - **side token**: connector names, topics and file names carry a per-side token (`javaNNN` /
@@ -1439,13 +1445,35 @@ fn status_records(side: &Side) -> Vec<(i32, i64, String, Value)> {
     out
 }
 
+/// The Connect release the suite compares with (`CONNECT_VERSION`, by default the newest).
+fn reference_version() -> String {
+    std::env::var("CONNECT_VERSION")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| VECTORS_CONNECT_VERSION.to_string())
+}
+
 fn start_java(dir: &Path, bootstrap: &str, token: &str) -> Side {
     let port = common::faults::free_port();
     let group = unique("diff-java");
+    let version = reference_version();
+    let out = Command::new(repo_root().join("scripts/jvm-bridge"))
+        .arg("file-plugin-path")
+        .env("CONNECT_VERSION", &version)
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("scripts/jvm-bridge file-plugin-path");
+    assert!(
+        out.status.success(),
+        "scripts/jvm-bridge file-plugin-path failed"
+    );
+    let plugin_path = String::from_utf8(out.stdout).unwrap().trim().to_string();
     let props = distributed_properties(
         bootstrap,
         &group,
-        &format!("rest.advertised.host.name=127.0.0.1\nrest.advertised.port={port}"),
+        &format!(
+            "rest.advertised.host.name=127.0.0.1\nrest.advertised.port={port}\nplugin.path={plugin_path}"
+        ),
     )
     .replace(
         "listeners=http://127.0.0.1:0",
@@ -1457,6 +1485,7 @@ fn start_java(dir: &Path, bootstrap: &str, token: &str) -> Side {
     let log = jdir.join("worker.log");
     let child = Command::new(repo_root().join("scripts/connect-java"))
         .arg(jdir.join("worker.properties"))
+        .env("CONNECT_VERSION", &version)
         .env("CONNECT_JAVA_HEAP", "256m")
         // Tributary's root logger starts at INFO; scripts/connect-java defaults Java's to WARN.
         .env("CONNECT_LOG_LEVEL", "INFO")

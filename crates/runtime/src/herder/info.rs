@@ -101,7 +101,9 @@ pub struct TaskInfo {
     pub config: BTreeMap<String, String>,
 }
 
-/// `ConfigKeyInfo` (validate response).
+/// `ConfigKeyInfo` (validate response), with Connect 4.4's field names and order: the key's
+/// position in its group is `order_in_group` (Connect 4.1 wrote it as `order`, still accepted
+/// when read).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ConfigKeyInfo {
     pub name: String,
@@ -112,10 +114,11 @@ pub struct ConfigKeyInfo {
     pub importance: String,
     pub documentation: String,
     pub group: Option<String>,
+    #[serde(alias = "order")]
+    pub order_in_group: i32,
     pub width: String,
     pub display_name: String,
     pub dependents: Vec<String>,
-    pub order: i32,
 }
 
 /// `ConfigValueInfo` (validate response).

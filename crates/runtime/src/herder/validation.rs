@@ -2,8 +2,6 @@
 //! framework keys of `ConnectorConfig` / `Sink-` / `SourceConnectorConfig` plus the
 //! connector's own, reported as `ConfigInfos` and, for create/update, as a 400 listing errors.
 
-use std::collections::BTreeMap;
-
 use tributary_api::config::{ConfigDef, ConfigValue};
 use tributary_api::connector::ConnectorType;
 use tributary_api::Props;
@@ -16,12 +14,10 @@ use crate::config::transforms;
 use crate::config::unsupported::{unsupported_settings, WorkerSupport};
 use crate::plugins::{is_listed, ClassLookup, PluginKind, Plugins};
 
-/// Java's `Map.toString()` of a config, for error messages: `{k=v, k2=v2}` (sorted here).
-pub fn java_map_string(config: &Props) -> String {
-    let sorted: BTreeMap<_, _> = config.iter().collect();
-    let parts: Vec<String> = sorted.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    format!("{{{}}}", parts.join(", "))
-}
+/// The error without `connector.class`. Connect 4.4 no longer prints the config in it (4.1
+/// did: `Connector config {…} contains no connector type`), so values such as passwords stay
+/// out of the answer.
+pub const NO_CONNECTOR_TYPE: &str = "Connector config contains no connector type";
 
 /// The error Connect reports on a key whose value is JSON `null`
 /// (`AbstractHerder.validateConnectorConfig`).
@@ -29,8 +25,8 @@ pub const NULL_VALUE_ERROR: &str = "Null value can not be supplied as the config
 
 /// Validates a connector config. `null_keys` are keys the request gave as JSON `null` (not in
 /// `config`): each gets one [`NULL_VALUE_ERROR`], on the framework key of that name or on an
-/// entry of its own after the framework keys, as in Connect. Errors: 400 `Connector config {…}
-/// contains no connector type` without `connector.class`; 400 when the class is unknown
+/// entry of its own after the framework keys, as in Connect. Errors: 400
+/// [`NO_CONNECTOR_TYPE`] without `connector.class`; 400 when the class is unknown
 /// (Connect 4.1's message listing the available connectors). Settings `support` cannot honour
 /// (see [`unsupported_settings`]) are errors on their keys. The keys of each transformation and
 /// predicate alias follow the framework's, in groups `Transforms: <alias>` / `Predicates:
@@ -45,12 +41,7 @@ pub fn validate(
     let class = config
         .get("connector.class")
         .filter(|c| !c.trim().is_empty())
-        .ok_or_else(|| {
-            HerderError::BadRequest(format!(
-                "Connector config {} contains no connector type",
-                java_map_string(config)
-            ))
-        })?;
+        .ok_or_else(|| HerderError::BadRequest(NO_CONNECTOR_TYPE.to_string()))?;
     let plugin = plugins
         .connector_plugin(class)
         .map_err(|e| HerderError::BadRequest(e.to_string()))?;
@@ -167,7 +158,7 @@ pub fn validate(
                         width: k.width.name().into(),
                         display_name: k.display_name.clone(),
                         dependents: k.dependents.clone(),
-                        order: k.order_in_group,
+                        order_in_group: k.order_in_group,
                     }),
                     value: Some(ConfigValueInfo {
                         name: v.name.clone(),
@@ -454,10 +445,7 @@ fn resolve_for_validation(providers: &ConfigProviders, config: &Props) -> Herder
         .get("connector.class")
         .is_none_or(|c| c.trim().is_empty())
     {
-        return Err(HerderError::BadRequest(format!(
-            "Connector config {} contains no connector type",
-            java_map_string(config)
-        )));
+        return Err(HerderError::BadRequest(NO_CONNECTOR_TYPE.to_string()));
     }
     Ok(resolved)
 }

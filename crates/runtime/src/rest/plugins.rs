@@ -89,7 +89,7 @@ fn key_infos(def: &ConfigDef) -> Vec<ConfigKeyInfo> {
             width: k.width.name().into(),
             display_name: k.display_name.clone(),
             dependents: k.dependents.clone(),
-            order: k.order_in_group,
+            order_in_group: k.order_in_group,
         })
         .collect()
 }

@@ -215,8 +215,8 @@ pub(super) fn components() -> Value {
             "description": "The definition of one setting.",
             "type": "object",
             "required": ["name", "type", "required", "default_value", "importance",
-                         "documentation", "group", "width", "display_name", "dependents",
-                         "order"],
+                         "documentation", "group", "order_in_group", "width", "display_name",
+                         "dependents"],
             "properties": {
                 "name": string.clone(),
                 "type": { "type": "string", "examples": ["STRING", "INT", "LONG", "DOUBLE",
@@ -226,10 +226,10 @@ pub(super) fn components() -> Value {
                 "importance": { "type": "string", "enum": ["HIGH", "MEDIUM", "LOW"] },
                 "documentation": string.clone(),
                 "group": nullable(string.clone()),
+                "order_in_group": { "type": "integer" },
                 "width": { "type": "string", "enum": ["NONE", "SHORT", "MEDIUM", "LONG"] },
                 "display_name": string.clone(),
                 "dependents": strings.clone(),
-                "order": { "type": "integer" },
             },
         },
         "ConfigValueInfo": {
