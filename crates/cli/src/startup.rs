@@ -95,8 +95,8 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
         };
         if !tributary_runtime::config::plugin_version::version_accepted(setting, version) {
             return Err(format!(
-                "{source}: key '{version_key}': Plugin {class} has version {version} which does not match the required version range [{}]",
-                setting.trim()
+                "{source}: key '{version_key}': Plugin {class} has version {version} which does not match the required version range {}",
+                tributary_runtime::config::plugin_version::range_display(setting)
             ));
         }
     }

@@ -53,15 +53,17 @@ impl JavaConnector {
         if let Some(i) = slot.as_ref() {
             return Ok(i.clone());
         }
-        let class = self.class.clone();
+        let (class, version) = (self.class.clone(), self.version.clone());
         let created = self.jvm.call(|env, bridge| {
             let name = env.new_string(&class)?;
+            // KIP-891: the version this plugin stands for, of several on plugin.path.
+            let version = env.new_string(&version)?;
             let obj = env
                 .call_static_method(
                     bridge,
                     "newConnector",
-                    "(Ljava/lang/String;)Lio/tributary/jvm/HostedConnector;",
-                    &[JValue::Object(&name)],
+                    "(Ljava/lang/String;Ljava/lang/String;)Lio/tributary/jvm/HostedConnector;",
+                    &[JValue::Object(&name), JValue::Object(&version)],
                 )?
                 .l()?;
             env.new_global_ref(obj)

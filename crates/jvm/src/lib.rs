@@ -139,8 +139,14 @@ pub fn merge(
     prefer_java: &[String],
 ) -> Vec<Merged> {
     let mut out = Vec::new();
+    // Only the set's own classes can shadow or be replaced: a second Java plugin of a class
+    // already added is another version of it (KIP-891), added as well.
+    let natives: Vec<&'static str> = set.connectors.iter().map(|c| c.class).collect();
     for plugin in java {
-        let native = set.connectors.iter().position(|c| c.class == plugin.class);
+        let native = natives
+            .iter()
+            .position(|c| *c == plugin.class)
+            .and_then(|_| set.connectors.iter().position(|c| c.class == plugin.class));
         match native {
             None => {
                 out.push(Merged::Added(plugin.class));

@@ -50,16 +50,22 @@ impl Hosted {
         if let Some(i) = &self.instance {
             return Ok(i.clone());
         }
-        let (connector, task) = (self.connector_class.clone(), self.task_class.clone());
+        let (connector, task, version) = (
+            self.connector_class.clone(),
+            self.task_class.clone(),
+            self.version.clone(),
+        );
         let obj = self.jvm.call(|env, bridge| {
             let c = env.new_string(&connector)?;
             let t = env.new_string(&task)?;
+            // Loaded by the class loader of the connector's version (KIP-891).
+            let v = env.new_string(&version)?;
             let obj = env
                 .call_static_method(
                     bridge,
                     factory,
                     sig,
-                    &[JValue::Object(&c), JValue::Object(&t)],
+                    &[JValue::Object(&c), JValue::Object(&t), JValue::Object(&v)],
                 )?
                 .l()?;
             env.new_global_ref(obj)
@@ -127,8 +133,9 @@ pub struct JavaSourceTask {
 }
 
 const NEW_SOURCE: &str =
-    "(Ljava/lang/String;Ljava/lang/String;)Lio/tributary/jvm/HostedSourceTask;";
-const NEW_SINK: &str = "(Ljava/lang/String;Ljava/lang/String;)Lio/tributary/jvm/HostedSinkTask;";
+    "(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)Lio/tributary/jvm/HostedSourceTask;";
+const NEW_SINK: &str =
+    "(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)Lio/tributary/jvm/HostedSinkTask;";
 
 impl JavaSourceTask {
     /// A task of `task_class` for a connector of `connector_class`; created in Java by
@@ -287,20 +294,22 @@ impl SourceTask for JavaSourceTask {
     fn wants_commit_record(&self) -> bool {
         // Asked before `start` (on the task's thread): answered from the task class.
         *self.wants_commit_record.get_or_init(|| {
-            let (connector, task) = (
+            let (connector, task, version) = (
                 self.hosted.connector_class.clone(),
                 self.hosted.task_class.clone(),
+                self.hosted.version.clone(),
             );
             self.hosted
                 .jvm
                 .call(|env, bridge| {
                     let c = env.new_string(&connector)?;
                     let t = env.new_string(&task)?;
+                    let v = env.new_string(&version)?;
                     env.call_static_method(
                         bridge,
                         "overridesCommitRecord",
-                        "(Ljava/lang/String;Ljava/lang/String;)Z",
-                        &[JValue::Object(&c), JValue::Object(&t)],
+                        "(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)Z",
+                        &[JValue::Object(&c), JValue::Object(&t), JValue::Object(&v)],
                     )?
                     .z()
                 })

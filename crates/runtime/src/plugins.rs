@@ -40,6 +40,22 @@ pub enum PluginError {
     /// A task class that no plugin provides.
     #[error("Failed to find task class {0}")]
     UnknownTask(String),
+    /// No installed version of the plugin meets a KIP-891 requirement
+    /// (`connector.plugin.version`), Connect's `VersionedPluginLoadingException`.
+    #[error("Plugin {class} not found that matches the version range {requirement}, available versions: {available}")]
+    NoMatchingVersion {
+        class: String,
+        requirement: String,
+        available: String,
+    },
+    /// The one installed version of the plugin does not meet a KIP-891 requirement (Connect's
+    /// message for a plugin of its class path).
+    #[error("Plugin {class} has version {version} which does not match the required version range {requirement}")]
+    VersionMismatch {
+        class: String,
+        version: String,
+        requirement: String,
+    },
     /// No plugin class of that name or alias at all (Connect's `ClassNotFoundException`, as
     /// `ConfigDef` reports it for a `CLASS` setting).
     #[error("Class {0} could not be found.")]
@@ -129,6 +145,9 @@ pub struct Plugins {
     transformation_index: HashMap<&'static str, usize>,
     predicate_index: HashMap<&'static str, usize>,
     task_index: HashMap<String, TaskFactory>,
+    /// Connector class → the indexes of every installed version, oldest first (KIP-891: a
+    /// class on `plugin.path` in several versions); `connector_index` names the newest.
+    connector_versions: HashMap<&'static str, Vec<usize>>,
     /// The metrics connectors and tasks register for themselves (KIP-877), with the set's
     /// collectors.
     plugin_metrics: Arc<tributary_api::metrics::PluginMetricsRegistry>,
@@ -169,7 +188,22 @@ impl Plugins {
 
     /// Indexes a set of plugins.
     pub fn new(set: PluginSet) -> Plugins {
-        let connector_index = class_index(&set.connectors, |p| p.class);
+        let mut connector_versions: HashMap<&'static str, Vec<usize>> = HashMap::new();
+        for (i, p) in set.connectors.iter().enumerate() {
+            connector_versions.entry(p.class).or_default().push(i);
+        }
+        for indexes in connector_versions.values_mut() {
+            indexes.sort_by(|a, b| {
+                crate::config::plugin_version::compare(
+                    set.connectors[*a].version,
+                    set.connectors[*b].version,
+                )
+            });
+        }
+        let connector_index: HashMap<&'static str, usize> = connector_versions
+            .iter()
+            .map(|(class, v)| (*class, *v.last().expect("one version at least")))
+            .collect();
         let converter_index = class_index(&set.converters, |p| p.class);
         let header_converter_index = class_index(&set.header_converters, |p| p.class);
         let transformation_index = class_index(&set.transformations, |p| p.class);
@@ -225,6 +259,7 @@ impl Plugins {
             plugin_metrics.add_collector(c.clone());
         }
         Plugins {
+            connector_versions,
             plugin_metrics,
             set,
             aliases,
@@ -306,6 +341,49 @@ impl Plugins {
             })
     }
 
+    /// The connector plugin named by a class name or alias in the version a KIP-891
+    /// requirement (`connector.plugin.version`: a version, a Maven range or `latest`) asks for:
+    /// the newest installed version that meets it; without a requirement the newest. Errors:
+    /// an unknown connector, or no installed version meeting the requirement (Connect's
+    /// message, naming the available versions).
+    pub fn connector_plugin_in(
+        &self,
+        name: &str,
+        requirement: Option<&str>,
+    ) -> Result<&ConnectorPlugin, PluginError> {
+        let latest = self.connector_plugin(name)?;
+        let Some(requirement) = requirement.map(str::trim).filter(|r| !r.is_empty()) else {
+            return Ok(latest);
+        };
+        let versions = &self.connector_versions[latest.class];
+        let found = versions
+            .iter()
+            .rev()
+            .map(|i| &self.set.connectors[*i])
+            .find(|p| crate::config::plugin_version::version_accepted(requirement, p.version));
+        match found {
+            Some(p) => Ok(p),
+            None if versions.len() == 1 => Err(PluginError::VersionMismatch {
+                class: latest.class.to_string(),
+                version: latest.version.to_string(),
+                requirement: crate::config::plugin_version::range_display(requirement),
+            }),
+            None => Err(PluginError::NoMatchingVersion {
+                class: latest.class.to_string(),
+                requirement: crate::config::plugin_version::range_display(requirement),
+                available: self.connector_versions(latest.class).join(", "),
+            }),
+        }
+    }
+
+    /// Every installed version of a connector class, oldest first (empty for an unknown class).
+    pub fn connector_versions(&self, class: &str) -> Vec<&'static str> {
+        self.connector_versions
+            .get(class)
+            .map(|v| v.iter().map(|i| self.set.connectors[*i].version).collect())
+            .unwrap_or_default()
+    }
+
     fn available_connectors(&self) -> String {
         let mut names: Vec<_> = self.set.connectors.iter().map(|c| c.class).collect();
         names.sort();
@@ -334,12 +412,15 @@ impl Plugins {
     /// a hosted connector plugin (a Java one of `plugin.path`) creates its own tasks, as
     /// Connect loads a task with its connector's class loader; otherwise the task plugin of
     /// that class.
+    /// `requirement` is the connector's `connector.plugin.version`, which picks the plugin
+    /// version whose tasks run (as [`Plugins::connector_plugin_in`]).
     pub fn task_factory_for(
         &self,
         connector_class: &str,
+        requirement: Option<&str>,
         task_class: &str,
     ) -> Result<TaskFactory, PluginError> {
-        if let Ok(plugin) = self.connector_plugin(connector_class) {
+        if let Ok(plugin) = self.connector_plugin_in(connector_class, requirement) {
             if let Some(tasks) = &plugin.tasks {
                 return Ok(tasks(task_class));
             }
@@ -417,7 +498,12 @@ impl Plugins {
     /// each by class name).
     pub fn connectors(&self) -> Vec<&ConnectorPlugin> {
         let mut v: Vec<_> = self.set.connectors.iter().collect();
-        v.sort_by_key(|p| (p.connector_type == ConnectorType::Source, p.class));
+        // Several versions of a class: oldest first, as Connect's sorted PluginDescs.
+        v.sort_by(|a, b| {
+            (a.connector_type == ConnectorType::Source, a.class)
+                .cmp(&(b.connector_type == ConnectorType::Source, b.class))
+                .then_with(|| crate::config::plugin_version::compare(a.version, b.version))
+        });
         v
     }
 
@@ -507,6 +593,53 @@ mod tests {
         ];
         set.predicates = vec![PredicatePlugin::of::<Nop>("t.p.HasHeaderKey", "1")];
         Plugins::new(set)
+    }
+
+    #[test]
+    fn a_connector_in_several_versions_is_chosen_by_requirement() {
+        let mut set = tributary_plugins::builtin();
+        let file = set
+            .connectors
+            .iter()
+            .find(|c| c.class.ends_with("FileStreamSourceConnector"))
+            .unwrap()
+            .clone();
+        for version in ["2.0.0", "1.0.0", "1.5.0"] {
+            let mut other = file.clone();
+            other.class = "org.example.Multi";
+            other.version = version;
+            set.connectors.push(other);
+        }
+        let p = Plugins::new(set);
+        assert_eq!(
+            p.connector_versions("org.example.Multi"),
+            ["1.0.0", "1.5.0", "2.0.0"]
+        );
+        let version = |req: Option<&str>| p.connector_plugin_in("Multi", req).map(|c| c.version);
+        assert_eq!(version(None).unwrap(), "2.0.0");
+        assert_eq!(version(Some("latest")).unwrap(), "2.0.0");
+        assert_eq!(version(Some("[1.0,2.0)")).unwrap(), "1.5.0");
+        assert_eq!(version(Some("1.0.0")).unwrap(), "1.0.0");
+        assert_eq!(
+            version(Some("3.0")).unwrap_err().to_string(),
+            "Plugin org.example.Multi not found that matches the version range [3.0], available versions: 1.0.0, 1.5.0, 2.0.0"
+        );
+        let listed: Vec<&str> = p
+            .connectors()
+            .into_iter()
+            .filter(|c| c.class == "org.example.Multi")
+            .map(|c| c.version)
+            .collect();
+        assert_eq!(listed, ["1.0.0", "1.5.0", "2.0.0"]);
+        // A connector installed once: Connect's message for the one version it has.
+        let single = match p.connector_plugin_in("FileStreamSource", Some("[99,)")) {
+            Err(e) => e.to_string(),
+            Ok(c) => panic!("{} accepted", c.version),
+        };
+        assert!(
+            single.contains("which does not match the required version range [99,)"),
+            "{single}"
+        );
     }
 
     #[test]

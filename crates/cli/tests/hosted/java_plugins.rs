@@ -1391,3 +1391,159 @@ fn a_java_connector_generating_too_many_tasks_fails_unless_not_enforced() {
     let status = w.wait_state("tolerated", 3, "RUNNING");
     assert_eq!(status["tasks"].as_array().unwrap().len(), 3, "{status}");
 }
+
+/// A source connector whose `version()` and records carry `@VERSION@` (the test writes one
+/// copy per version), one task, a few records a second.
+const VERSIONED_SOURCE: &str = r#"
+package org.example.versioned;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.source.SourceConnector;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTask;
+
+public class VersionedSourceConnector extends SourceConnector {
+    static final String VERSION = "@VERSION@";
+    private Map<String, String> props;
+
+    @Override public String version() { return VERSION; }
+    @Override public void start(Map<String, String> props) { this.props = props; }
+    @Override public Class<? extends Task> taskClass() { return VersionedSourceTask.class; }
+    @Override public List<Map<String, String>> taskConfigs(int max) { return Collections.singletonList(props); }
+    @Override public void stop() { }
+    @Override public ConfigDef config() {
+        return new ConfigDef().define("topic", ConfigDef.Type.STRING, ConfigDef.Importance.HIGH, "Where records go");
+    }
+
+    public static class VersionedSourceTask extends SourceTask {
+        private String topic;
+        private long n;
+        @Override public String version() { return VERSION; }
+        @Override public void start(Map<String, String> props) { topic = props.get("topic"); }
+        @Override public List<SourceRecord> poll() throws InterruptedException {
+            Thread.sleep(100);
+            List<SourceRecord> out = new ArrayList<>();
+            out.add(new SourceRecord(Collections.singletonMap("p", 0), Collections.singletonMap("n", n),
+                topic, Schema.STRING_SCHEMA, "v" + VERSION + "-" + n++));
+            return out;
+        }
+        @Override public void stop() { }
+    }
+}
+"#;
+
+/// KIP-891 with two versions of one Java connector on `plugin.path` (two plugin directories):
+/// both are listed; `connector.plugin.version` picks the version a connector and its tasks run
+/// (a version or a range, the newest without one), shown in their statuses; validation
+/// recommends both and refuses a requirement neither meets with Connect's message; the plugin's
+/// config is answered per `?version=`.
+#[test]
+fn two_versions_of_a_java_connector_run_side_by_side() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, _)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let class = "org.example.versioned.VersionedSourceConnector";
+    let mut roots = Vec::new();
+    for version in ["1.0.0", "2.0.0"] {
+        let src = dir.path().join(format!("src-{version}"));
+        std::fs::create_dir_all(&src).unwrap();
+        let file = src.join("VersionedSourceConnector.java");
+        std::fs::write(&file, VERSIONED_SOURCE.replace("@VERSION@", version)).unwrap();
+        let name = format!("versioned-{}", version.replace('.', "_"));
+        roots.push(
+            java_plugin_dir(dir.path(), &name, &classpath, &[file])
+                .display()
+                .to_string(),
+        );
+    }
+    let group = unique("kip891");
+    let extra = jvm_lines(&classpath, &roots.join(","), &[]);
+    let w = DistributedWorker::start(dir.path(), "w1", &bootstrap, &group, &extra);
+    w.wait_joined();
+
+    let (_, listed) = w.get("/connector-plugins?connectorsOnly=true");
+    let versions: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["class"] == class)
+        .map(|p| p["version"].as_str().unwrap())
+        .collect();
+    assert_eq!(versions, ["1.0.0", "2.0.0"], "{listed}");
+
+    // Validation: both versions recommended; a requirement neither meets is refused.
+    let validate = |requirement: &str| {
+        let body = json!({"connector.class": class, "name": "v", "topic": "t", "connector.plugin.version": requirement});
+        let (code, infos) = w.send(
+            "PUT",
+            &format!("/connector-plugins/{class}/config/validate"),
+            Some(&body.to_string()),
+        );
+        assert_eq!(code, 200, "{infos}");
+        infos["configs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["value"]["name"] == "connector.plugin.version")
+            .unwrap()["value"]
+            .clone()
+    };
+    let ok = validate("[1.0,2.0)");
+    assert_eq!(ok["errors"], json!([]), "{ok}");
+    assert_eq!(ok["recommended_values"], json!(["1.0.0", "2.0.0"]), "{ok}");
+    let bad = validate("3.0.0");
+    assert_eq!(
+        bad["errors"],
+        json!([format!("Plugin {class} not found that matches the version range [3.0.0], available versions: 1.0.0, 2.0.0")]),
+        "{bad}"
+    );
+    let (code, _) = w.get(&format!("/connector-plugins/{class}/config?version=1.0.0"));
+    assert_eq!(code, 200);
+    let (code, body) = w.get(&format!("/connector-plugins/{class}/config?version=9.9"));
+    assert_eq!(code, 400, "{body}");
+
+    // Each connector runs the version it asks for; its task too.
+    let mut topics = Vec::new();
+    for (name, requirement, runs) in [("old", Some("[1.0,2.0)"), "1.0.0"), ("new", None, "2.0.0")] {
+        let topic = unique(name);
+        create_topic(&bootstrap, &topic, 1);
+        let mut config = json!({"connector.class": class, "tasks.max": "1", "topic": topic});
+        if let Some(r) = requirement {
+            config["connector.plugin.version"] = json!(r);
+        }
+        let (code, resp) = w.send(
+            "POST",
+            "/connectors",
+            Some(&json!({"name": name, "config": config}).to_string()),
+        );
+        assert_eq!(code, 201, "{resp}");
+        topics.push((name, topic, runs));
+    }
+    for (name, topic, runs) in &topics {
+        let status = w.wait_state(name, 1, "RUNNING");
+        assert_eq!(status["connector"]["version"], *runs, "{status}");
+        assert_eq!(status["tasks"][0]["version"], *runs, "{status}");
+        let values = wait_for(
+            &format!("{name}'s records"),
+            Duration::from_secs(60),
+            || {
+                let v = values_and_headers(&bootstrap, topic);
+                (v.len() >= 3).then_some(v)
+            },
+        );
+        assert!(
+            values
+                .iter()
+                .all(|(v, _)| v.starts_with(&format!("v{runs}-"))),
+            "{name}: {values:?}"
+        );
+    }
+}

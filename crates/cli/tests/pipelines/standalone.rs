@@ -664,7 +664,7 @@ fn worker_converter_version_requirements_are_checked_at_startup() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
         err.contains("bad.properties: key 'value.converter.plugin.version': Plugin org.apache.kafka.connect.json.JsonConverter has version")
-            && err.contains("which does not match the required version range [[99.0,)]"),
+            && err.contains("which does not match the required version range [99.0,)"),
         "{err}"
     );
     let Some(bootstrap) = kafka() else { return };

@@ -25,6 +25,18 @@ pub fn version_accepted(setting: &str, version: &str) -> bool {
     }
 }
 
+/// A requirement as Connect prints its `VersionRange` in messages: a plain version becomes the
+/// exact range `[v]` (Connect turns a soft requirement into a hard one), a range stays as
+/// written.
+pub fn range_display(setting: &str) -> String {
+    let s = setting.trim();
+    if s.starts_with(['[', '(']) || s == "latest" {
+        s.to_string()
+    } else {
+        format!("[{s}]")
+    }
+}
+
 /// One restriction: bounds (`None`: unbounded) and whether each is inclusive.
 struct Range<'a> {
     lower: Option<(&'a str, bool)>,
@@ -161,7 +173,7 @@ fn qualifier_side(q: &[Item]) -> Ordering {
 }
 
 /// Compares two versions as described in the module documentation.
-fn compare(a: &str, b: &str) -> Ordering {
+pub fn compare(a: &str, b: &str) -> Ordering {
     let (an, aq) = items(a);
     let (bn, bq) = items(b);
     let by_release = (0..an.len().max(bn.len()))

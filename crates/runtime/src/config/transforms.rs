@@ -322,9 +322,9 @@ fn enrich_alias(
         if let Some(setting) = props.get(&version_key) {
             if !super::plugin_version::version_accepted(setting, v) {
                 version_value.errors.push(format!(
-                    "Plugin {} has version {v} which does not match the required version range [{}]",
+                    "Plugin {} has version {v} which does not match the required version range {}",
                     resolved.unwrap_or_default(),
-                    setting.trim()
+                    super::plugin_version::range_display(setting)
                 ));
             }
         }

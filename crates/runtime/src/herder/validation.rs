@@ -42,9 +42,22 @@ pub fn validate(
         .get("connector.class")
         .filter(|c| !c.trim().is_empty())
         .ok_or_else(|| HerderError::BadRequest(NO_CONNECTOR_TYPE.to_string()))?;
-    let plugin = plugins
+    let latest = plugins
         .connector_plugin(class)
         .map_err(|e| HerderError::BadRequest(e.to_string()))?;
+    // KIP-891: the version `connector.plugin.version` asks for (the newest without it); when
+    // no installed version meets it, the rest is validated with the newest and the key says
+    // which versions there are.
+    let installed = plugins.connector_versions(latest.class);
+    let (plugin, version_error) = match plugins.connector_plugin_in(
+        class,
+        config
+            .get(crate::config::connector::CONNECTOR_VERSION_CONFIG)
+            .map(String::as_str),
+    ) {
+        Ok(p) => (p, None),
+        Err(e) => (latest, Some(e.to_string())),
+    };
     let connector = (plugin.new)();
     let mut framework = config_def_for(plugin.connector_type);
     // As in Connect, the connector-level converter keys default to the worker's converters
@@ -68,7 +81,7 @@ pub fn validate(
     }
     // KIP-891: the plugin versions, by default those of the plugins in effect (the connector,
     // the worker's converters).
-    let versions = plugin_versions(plugins, support, config, plugin.version);
+    let versions = plugin_versions(plugins, support, config, latest.version, plugin.version);
     for v in &versions {
         if let Some(k) = framework.keys.iter_mut().find(|k| k.name == v.key) {
             k.default = Some(v.default.map(str::to_string));
@@ -76,6 +89,18 @@ pub fn validate(
     }
     let mut framework_values = framework.validate(config);
     check_plugin_versions(config, &versions, &mut framework_values);
+    if installed.len() > 1 {
+        // Several versions on plugin.path: each is recommended, and a requirement none meets
+        // gets Connect's message naming them (`VersionedPluginLoadingException`).
+        if let Some(v) = framework_values
+            .iter_mut()
+            .find(|v| v.name == crate::config::connector::CONNECTOR_VERSION_CONFIG)
+        {
+            v.recommended_values = installed.iter().map(|s| s.to_string()).collect();
+            v.errors.retain(|e| !e.starts_with("Plugin "));
+            v.errors.extend(version_error);
+        }
+    }
     if plugin.connector_type == ConnectorType::Sink {
         validate_sink_topics(config, &mut framework_values);
     }
@@ -205,6 +230,7 @@ fn plugin_versions(
     plugins: &Plugins,
     support: &WorkerSupport,
     config: &Props,
+    latest_version: &'static str,
     connector_version: &'static str,
 ) -> Vec<VersionKey> {
     let class = config
@@ -213,7 +239,7 @@ fn plugin_versions(
         .and_then(|c| plugins.plugin_class(c, crate::plugins::PluginKind::Connector));
     let mut out = vec![VersionKey {
         key: crate::config::connector::CONNECTOR_VERSION_CONFIG,
-        default: Some(connector_version),
+        default: Some(latest_version),
         in_effect: class.map(|c| (c, connector_version)),
     }];
     let converter = |role: &str, name: &str| -> Option<(&'static str, &'static str)> {
@@ -266,8 +292,8 @@ fn check_plugin_versions(config: &Props, versions: &[VersionKey], values: &mut [
         if let Some(setting) = config.get(*key) {
             if !crate::config::plugin_version::version_accepted(setting, version) {
                 v.errors.push(format!(
-                    "Plugin {class} has version {version} which does not match the required version range [{}]",
-                    setting.trim()
+                    "Plugin {class} has version {version} which does not match the required version range {}",
+                    crate::config::plugin_version::range_display(setting)
                 ));
             }
         }

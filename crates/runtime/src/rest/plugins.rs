@@ -97,13 +97,20 @@ fn key_infos(def: &ConfigDef) -> Vec<ConfigKeyInfo> {
 /// `GET /connector-plugins/{p}/config` (Connect's `connectorPluginConfig`): the plugin's keys,
 /// then the framework's for connectors; a transformation's or predicate's own keys, in the
 /// order it defines them. 404 `Unknown plugin {p}.` for a name that is no plugin; 500
-/// `Instantiation error` for the abstract outer class of `$Key` / `$Value` plugins.
+/// `Instantiation error` for the abstract outer class of `$Key` / `$Value` plugins. A
+/// connector's `?version=` (KIP-891: a version, a Maven range, default `latest`) picks the
+/// installed version whose keys are listed; 400 with Connect's message when none meets it.
 pub async fn config(
     State(s): State<RestState>,
     Path(plugin): Path<String>,
+    axum::extract::Query(query): axum::extract::Query<std::collections::HashMap<String, String>>,
 ) -> Result<Response, RestError> {
     let plugins = s.herder.plugins();
-    if let Ok(p) = plugins.connector_plugin(&plugin) {
+    if plugins.connector_plugin(&plugin).is_ok() {
+        let requirement = query.get("version").map(String::as_str);
+        let p = plugins
+            .connector_plugin_in(&plugin, requirement)
+            .map_err(|e| RestError::new(400, e.to_string()))?;
         // A hosted (Java) plugin's `config()` calls into its JVM: off the async threads.
         let (new, connector_type, version) = (p.new.clone(), p.connector_type, p.version);
         let own = tokio::task::spawn_blocking(move || new().config())

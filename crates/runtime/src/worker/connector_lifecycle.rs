@@ -24,23 +24,19 @@ impl Worker {
         let config = match self.resolve_config(&format!("connector {name}"), &raw_config) {
             Ok(c) => c,
             Err(e) => {
-                let class = raw_config
-                    .get("connector.class")
-                    .cloned()
-                    .unwrap_or_default();
                 tracing::error!(connector = name, error = %e, "connector cannot start");
                 self.metrics.connector_started(false);
                 self.put_connector_status_version(
                     name,
                     State::Failed,
                     Some(error_trace(&e, &format!("connector {name}"))),
-                    self.plugin_version(&class),
+                    self.plugin_version(&raw_config),
                 );
                 return Err(e);
             }
         };
         let class = config.get("connector.class").cloned().unwrap_or_default();
-        let version = self.plugin_version(&class);
+        let version = self.plugin_version(&config);
         // As Connect's `ConnectorConfig` (built when the connector starts), invalid
         // transformation, predicate or error handling settings fail the connector.
         let refused = self.plugins.connector_type(&class).and_then(|kind| {
@@ -57,7 +53,16 @@ impl Worker {
                         .map(|e| e.to_string())
                 })
         });
-        let instance = match (refused, self.plugins.new_connector(&class)) {
+        let created = self
+            .plugins
+            .connector_plugin_in(
+                &class,
+                config
+                    .get(crate::config::connector::CONNECTOR_VERSION_CONFIG)
+                    .map(String::as_str),
+            )
+            .map(|p| (p.new)());
+        let instance = match (refused, created) {
             (None, Ok(c)) => c,
             (refused, created) => {
                 let e = match (refused, created) {
@@ -292,9 +297,7 @@ impl Worker {
                 name,
                 State::Failed,
                 Some(e.trace(&format!("connector {name}"))),
-                config
-                    .get("connector.class")
-                    .and_then(|c| self.plugin_version(c)),
+                self.plugin_version(&config),
             );
             return Err(e.0);
         }
@@ -355,9 +358,7 @@ impl Worker {
             (rc.instance.clone(), rc.config.clone())
         };
         // Asynchronous, as in Connect: the status is written when the plugin call returns.
-        let version = config
-            .get("connector.class")
-            .and_then(|c| self.plugin_version(c));
+        let version = self.plugin_version(&config);
         let (tx, _rx) = mpsc::channel();
         let done = self.transition_done(name, &instance, target, version, tx);
         match target {
@@ -408,10 +409,7 @@ impl Worker {
                 .map(|s| s.state == State::Failed && s.worker_id == self.worker_id)
                 .unwrap_or(false);
             if !failed {
-                let version = rc
-                    .config
-                    .get("connector.class")
-                    .and_then(|c| self.plugin_version(c));
+                let version = self.plugin_version(&rc.config);
                 self.put_connector_status_version(name, State::Unassigned, None, version);
             }
         }

@@ -525,23 +525,30 @@ impl Worker {
         );
     }
 
-    /// The plugin version of a connector class (what statuses carry, KIP-891).
-    fn plugin_version(&self, class: &str) -> Option<String> {
+    /// The version of the connector plugin a config runs (what statuses carry, KIP-891): its
+    /// `connector.class` in the version its `connector.plugin.version` asks for.
+    fn plugin_version(&self, config: &Props) -> Option<String> {
+        let class = config.get("connector.class")?;
         self.plugins
-            .connector_plugin(class)
+            .connector_plugin_in(
+                class,
+                config
+                    .get(crate::config::connector::CONNECTOR_VERSION_CONFIG)
+                    .map(String::as_str),
+            )
             .ok()
             .map(|p| p.version.to_string())
     }
 
     /// The version of the connector instance this worker runs under `name`, if any.
     pub fn connector_version(&self, name: &str) -> Option<String> {
-        let class = self
+        let config = self
             .connectors
             .lock()
             .unwrap()
             .get(name)
-            .and_then(|c| c.config.get("connector.class").cloned())?;
-        self.plugin_version(&class)
+            .map(|c| c.config.clone())?;
+        self.plugin_version(&config)
     }
 
     /// The statuses store.

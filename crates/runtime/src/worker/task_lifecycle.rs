@@ -27,9 +27,7 @@ impl Worker {
             .entry(id.clone())
             .or_default()
             .clone();
-        let task_version = connector_config
-            .get("connector.class")
-            .and_then(|c| self.plugin_version(c));
+        let task_version = self.plugin_version(connector_config);
         let reporter = TaskStatusReporter {
             id: id.clone(),
             worker_id: self.worker_id.clone(),
@@ -68,7 +66,13 @@ impl Worker {
             .unwrap_or_default();
         let factory = self
             .plugins
-            .task_factory_for(connector_class, &class)
+            .task_factory_for(
+                connector_class,
+                connector_config
+                    .get(crate::config::connector::CONNECTOR_VERSION_CONFIG)
+                    .map(String::as_str),
+                &class,
+            )
             .map_err(|e| fail(ConnectError::config(e.to_string())))?;
         // The connector may run on another worker (a Java one in a mixed cluster), so the
         // task checks its connector's settings too.
@@ -254,7 +258,7 @@ impl Worker {
     pub fn running_connectors(
         &self,
     ) -> Vec<(String, String, Option<ConnectorType>, Option<String>)> {
-        let classes: Vec<(String, String)> = self
+        let classes: Vec<(String, String, Props)> = self
             .connectors
             .lock()
             .unwrap()
@@ -263,14 +267,15 @@ impl Worker {
                 (
                     n.clone(),
                     c.config.get("connector.class").cloned().unwrap_or_default(),
+                    c.config.clone(),
                 )
             })
             .collect();
         let mut v: Vec<_> = classes
             .into_iter()
-            .map(|(name, class)| {
+            .map(|(name, class, config)| {
                 let kind = self.plugins.connector_type(&class);
-                let version = self.plugin_version(&class);
+                let version = self.plugin_version(&config);
                 (name, class, kind, version)
             })
             .collect();

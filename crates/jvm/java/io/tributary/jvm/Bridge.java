@@ -9,6 +9,9 @@ import org.apache.kafka.connect.connector.Connector;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.runtime.isolation.Plugins;
+import org.apache.kafka.connect.runtime.isolation.VersionedPluginLoadingException;
+import org.apache.maven.artifact.versioning.InvalidVersionSpecificationException;
+import org.apache.maven.artifact.versioning.VersionRange;
 import org.apache.kafka.connect.sink.SinkTask;
 import org.apache.kafka.connect.source.SourceTask;
 
@@ -64,14 +67,32 @@ public final class Bridge {
         return plugins;
     }
 
-    /** A new instance of a connector class of the plugin path. */
-    public static HostedConnector newConnector(String className) {
-        Connector connector = plugins().newConnector(className);
+    /**
+     * The exact version range of a plugin version the scanner reported (KIP-891: several
+     * versions of one class may be on the plugin path); null, meaning the newest, for a plugin
+     * without a version.
+     */
+    static VersionRange exactly(String version) {
+        if (version == null || version.isEmpty() || "undefined".equals(version)) {
+            return null;
+        }
+        try {
+            return VersionRange.createFromVersionSpec("[" + version + "]");
+        } catch (InvalidVersionSpecificationException e) {
+            return null;
+        }
+    }
+
+    /** A new instance of a connector class of the plugin path, in the given version. */
+    public static HostedConnector newConnector(String className, String version)
+            throws VersionedPluginLoadingException {
+        Connector connector = plugins().newConnector(className, exactly(version));
         return new HostedConnector(connector);
     }
 
-    private static Task newTask(String connectorClass, String taskClass) throws ClassNotFoundException {
-        ClassLoader loader = plugins().connectorClass(connectorClass).getClassLoader();
+    private static Task newTask(String connectorClass, String taskClass, String version)
+            throws ClassNotFoundException, VersionedPluginLoadingException {
+        ClassLoader loader = plugins().connectorClass(connectorClass, exactly(version)).getClassLoader();
         @SuppressWarnings("unchecked")
         Class<? extends Task> cls = (Class<? extends Task>) Class.forName(taskClass, true, loader);
         ClassLoader saved = Thread.currentThread().getContextClassLoader();
@@ -83,20 +104,26 @@ public final class Bridge {
         }
     }
 
-    /** A source task of class {@code taskClass}, loaded by the loader of {@code connectorClass}. */
-    public static HostedSourceTask newSourceTask(String connectorClass, String taskClass)
-            throws ClassNotFoundException {
-        Task task = newTask(connectorClass, taskClass);
+    /**
+     * A source task of class {@code taskClass}, loaded by the loader of {@code connectorClass}
+     * in {@code version}.
+     */
+    public static HostedSourceTask newSourceTask(String connectorClass, String taskClass, String version)
+            throws ClassNotFoundException, VersionedPluginLoadingException {
+        Task task = newTask(connectorClass, taskClass, version);
         if (!(task instanceof SourceTask)) {
             throw new ClassCastException(taskClass + " is not a SourceTask");
         }
         return new HostedSourceTask((SourceTask) task);
     }
 
-    /** A sink task of class {@code taskClass}, loaded by the loader of {@code connectorClass}. */
-    public static HostedSinkTask newSinkTask(String connectorClass, String taskClass)
-            throws ClassNotFoundException {
-        Task task = newTask(connectorClass, taskClass);
+    /**
+     * A sink task of class {@code taskClass}, loaded by the loader of {@code connectorClass} in
+     * {@code version}.
+     */
+    public static HostedSinkTask newSinkTask(String connectorClass, String taskClass, String version)
+            throws ClassNotFoundException, VersionedPluginLoadingException {
+        Task task = newTask(connectorClass, taskClass, version);
         if (!(task instanceof SinkTask)) {
             throw new ClassCastException(taskClass + " is not a SinkTask");
         }
@@ -107,9 +134,9 @@ public final class Bridge {
      * Whether the source task class overrides commitRecord(SourceRecord, RecordMetadata) (the
      * runtime then keeps every record in flight for it), asked before the task is created.
      */
-    public static boolean overridesCommitRecord(String connectorClass, String taskClass)
-            throws ClassNotFoundException {
-        ClassLoader loader = plugins().connectorClass(connectorClass).getClassLoader();
+    public static boolean overridesCommitRecord(String connectorClass, String taskClass, String version)
+            throws ClassNotFoundException, VersionedPluginLoadingException {
+        ClassLoader loader = plugins().connectorClass(connectorClass, exactly(version)).getClassLoader();
         Class<?> cls = Class.forName(taskClass, false, loader);
         return HostedSourceTask.overridesCommitRecord(cls);
     }
