@@ -14,6 +14,10 @@ pub type RecordHeaders = Vec<(String, Option<Vec<u8>>)>;
 /// Configured once with its own settings (the `key.converter.` / `value.converter.` prefix
 /// already stripped) and whether it converts keys. `None` bytes stand for a Kafka null.
 pub trait Converter: Send + Sync {
+    /// Hands the converter its own metrics (KIP-877's `Monitorable.withPluginMetrics`), after
+    /// `configure`, tagged `connector`, `task` and `converter=key|value`; the default ignores
+    /// them.
+    fn with_plugin_metrics(&mut self, _metrics: crate::metrics::PluginMetrics) {}
     /// Applies the converter's settings. Errors name the offending key.
     fn configure(&mut self, configs: &Props, is_key: bool) -> ConnectResult<()>;
     /// Connect data to bytes (`fromConnectData`). Errors are [`crate::ConnectError::Data`].
@@ -80,6 +84,9 @@ pub trait Converter: Send + Sync {
 
 /// Converts header values between Connect data and bytes (`HeaderConverter`).
 pub trait HeaderConverter: Send + Sync {
+    /// Hands the header converter its own metrics (KIP-877), after `configure`, tagged
+    /// `connector`, `task` and `converter=header`; the default ignores them.
+    fn with_plugin_metrics(&mut self, _metrics: crate::metrics::PluginMetrics) {}
     /// Applies the converter's settings.
     fn configure(&mut self, configs: &Props) -> ConnectResult<()>;
     /// Connect data to header bytes.

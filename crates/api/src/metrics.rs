@@ -164,6 +164,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 struct HandleState {
     names: HashSet<Key>,
     closed: bool,
+    /// Handles made by [`PluginMetrics::child`], closed with this one.
+    children: Vec<PluginMetrics>,
 }
 
 struct Handle {
@@ -201,6 +203,28 @@ impl PluginMetrics {
     /// The instance's base tags (`connector`, `task`, …).
     pub fn tags(&self) -> &[(String, String)] {
         &self.inner.tags
+    }
+
+    /// A handle for a plugin an instance uses (a converter, transformation or predicate of a
+    /// task, KIP-877's `Monitorable`): this handle's base tags, then `tags` (Connect's
+    /// `converter=key|value|header`, `transformation=<alias>`, `predicate=<alias>`). Closed
+    /// with this handle.
+    pub fn child(&self, tags: &[(&str, &str)]) -> PluginMetrics {
+        let mut all: Vec<(&str, &str)> = self
+            .inner
+            .tags
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        all.extend_from_slice(tags);
+        let child = self.inner.registry.plugin_metrics(&all);
+        let mut state = lock(&self.inner.state);
+        if state.closed {
+            child.close();
+        } else {
+            state.children.push(child.clone());
+        }
+        child
     }
 
     /// The name of a metric of this instance: the base tags, then `tags`.
@@ -282,6 +306,10 @@ impl PluginMetrics {
     /// instance stops (Connect closes the instance's `PluginMetricsImpl`). Closing twice is a
     /// no-op.
     pub fn close(&self) {
+        let children = std::mem::take(&mut lock(&self.inner.state).children);
+        for child in children {
+            child.close();
+        }
         let mut state = lock(&self.inner.state);
         state.closed = true;
         let mut metrics = lock(&self.inner.registry.metrics);
@@ -372,6 +400,20 @@ mod tests {
         assert_eq!(samples[0].value, 2.0);
         new.remove_metric(&name).unwrap();
         assert!(registry.samples().is_empty());
+    }
+
+    #[test]
+    fn children_add_their_tags_and_close_with_their_parent() {
+        let registry = Arc::new(PluginMetricsRegistry::default());
+        let task = registry.plugin_metrics(&[("connector", "c"), ("task", "0")]);
+        let converter = task.child(&[("converter", "key")]);
+        let name = converter.metric_name("bytes", "", &[]).unwrap();
+        let keys: Vec<&str> = name.tags.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["connector", "task", "converter"]);
+        converter.add_metric(&name, || 1.0).unwrap();
+        task.close();
+        assert!(registry.samples().is_empty());
+        assert!(converter.add_metric(&name, || 1.0).is_err());
     }
 
     #[test]

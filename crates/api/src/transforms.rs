@@ -253,6 +253,10 @@ pub trait Transformation<R: ConnectRecord>: Send {
     fn config(&self) -> ConfigDef;
     /// Releases what the transformation holds.
     fn close(&mut self) {}
+    /// Hands the plugin its own metrics (KIP-877's `Monitorable.withPluginMetrics`), after
+    /// `configure`, tagged `connector`, `task` and `transformation=<alias>` (a predicate:
+    /// `predicate=<alias>`); the default ignores them.
+    fn with_plugin_metrics(&mut self, _metrics: crate::metrics::PluginMetrics) {}
 }
 
 /// A condition on records deciding whether a transformation applies (Connect's
@@ -273,6 +277,10 @@ pub trait Predicate<R: ConnectRecord>: Send {
     fn config(&self) -> ConfigDef;
     /// Releases what the predicate holds.
     fn close(&mut self) {}
+    /// Hands the plugin its own metrics (KIP-877's `Monitorable.withPluginMetrics`), after
+    /// `configure`, tagged `connector`, `task` and `transformation=<alias>` (a predicate:
+    /// `predicate=<alias>`); the default ignores them.
+    fn with_plugin_metrics(&mut self, _metrics: crate::metrics::PluginMetrics) {}
 }
 
 /// Creates a transformation for one record kind.

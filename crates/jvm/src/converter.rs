@@ -139,6 +139,22 @@ impl Instance {
         })
     }
 
+    /// KIP-877: hands the Java plugin its metrics if it is `Monitorable`.
+    fn with_plugin_metrics(&self, metrics: &tributary_api::metrics::PluginMetrics) {
+        let Some(obj) = self.obj.as_ref() else {
+            return;
+        };
+        let tags = crate::codec::metric_tags(metrics);
+        let done = self.jvm.call(|env, _| {
+            let tags = env.byte_array_from_slice(&tags)?;
+            env.call_method(obj, "withPluginMetrics", "([B)V", &[JValue::Object(&tags)])
+                .map(|_| ())
+        });
+        if let Err(e) = done {
+            tracing::warn!(class = self.class, error = %e, "withPluginMetrics() failed");
+        }
+    }
+
     fn close(&mut self) {
         if let Some(obj) = self.obj.take() {
             let closed = self
@@ -187,6 +203,10 @@ fn codec_err(e: crate::codec::CodecError) -> ConnectError {
 impl Converter for JavaConverter {
     fn configure(&mut self, configs: &Props, is_key: bool) -> ConnectResult<()> {
         self.instance.configure("newConverter", configs, is_key)
+    }
+
+    fn with_plugin_metrics(&mut self, metrics: tributary_api::metrics::PluginMetrics) {
+        self.instance.with_plugin_metrics(&metrics);
     }
 
     fn from_connect_data(
@@ -271,6 +291,10 @@ impl HeaderConverter for JavaHeaderConverter {
     fn configure(&mut self, configs: &Props) -> ConnectResult<()> {
         self.instance
             .configure("newHeaderConverter", configs, false)
+    }
+
+    fn with_plugin_metrics(&mut self, metrics: tributary_api::metrics::PluginMetrics) {
+        self.instance.with_plugin_metrics(&metrics);
     }
 
     fn from_connect_header(

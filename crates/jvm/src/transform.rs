@@ -253,6 +253,22 @@ impl Instance {
         ))
     }
 
+    /// KIP-877: hands the Java plugin its metrics if it is `Monitorable`.
+    fn with_plugin_metrics(&self, metrics: &tributary_api::metrics::PluginMetrics) {
+        let Some(obj) = self.obj.as_ref() else {
+            return;
+        };
+        let tags = crate::codec::metric_tags(metrics);
+        let done = self.jvm.call(|env, _| {
+            let tags = env.byte_array_from_slice(&tags)?;
+            env.call_method(obj, "withPluginMetrics", "([B)V", &[JValue::Object(&tags)])
+                .map(|_| ())
+        });
+        if let Err(e) = done {
+            tracing::warn!(class = self.class, error = %e, "withPluginMetrics() failed");
+        }
+    }
+
     fn close(&mut self) {
         let Some(obj) = self.obj.take() else {
             return;
@@ -405,6 +421,10 @@ impl<R: HostedRecord> Transformation<R> for JavaTransformation<R> {
         self.instance.configure(props)
     }
 
+    fn with_plugin_metrics(&mut self, metrics: tributary_api::metrics::PluginMetrics) {
+        self.instance.with_plugin_metrics(&metrics);
+    }
+
     fn apply(&mut self, record: R) -> ConnectResult<Option<R>> {
         let batch = self.instance.encode(&record)?;
         let obj = self.instance.obj()?;
@@ -447,6 +467,10 @@ impl<R> JavaPredicate<R> {
 impl<R: HostedRecord> Predicate<R> for JavaPredicate<R> {
     fn configure(&mut self, props: &Props) -> ConnectResult<()> {
         self.instance.configure(props)
+    }
+
+    fn with_plugin_metrics(&mut self, metrics: tributary_api::metrics::PluginMetrics) {
+        self.instance.with_plugin_metrics(&metrics);
     }
 
     fn test(&mut self, record: &R) -> bool {

@@ -1401,8 +1401,15 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.LinkedHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.metrics.Measurable;
+import org.apache.kafka.common.metrics.Monitorable;
+import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.connect.connector.ConnectRecord;
 import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.transforms.Transformation;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.source.SourceConnector;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -1435,6 +1442,19 @@ public class VersionedSourceConnector extends SourceConnector {
         }
         @Override public void stop() { }
     }
+
+    /** A Monitorable transformation (KIP-877) counting the records it sees. */
+    public static class Counting<R extends ConnectRecord<R>> implements Transformation<R>, Monitorable {
+        private final AtomicLong count = new AtomicLong();
+        @Override public void withPluginMetrics(PluginMetrics metrics) {
+            metrics.addMetric(metrics.metricName("records-counted", "Records counted", new LinkedHashMap<>()),
+                (Measurable) (config, now) -> count.get());
+        }
+        @Override public R apply(R record) { count.incrementAndGet(); return record; }
+        @Override public ConfigDef config() { return new ConfigDef(); }
+        @Override public void configure(Map<String, ?> configs) { }
+        @Override public void close() { }
+    }
 }
 "#;
 
@@ -1442,7 +1462,8 @@ public class VersionedSourceConnector extends SourceConnector {
 /// both are listed; `connector.plugin.version` picks the version a connector and its tasks run
 /// (a version or a range, the newest without one), shown in their statuses; validation
 /// recommends both and refuses a requirement neither meets with Connect's message; the plugin's
-/// config is answered per `?version=`.
+/// config is answered per `?version=`. A Java transformation that is `Monitorable` (KIP-877) is
+/// handed Kafka's `PluginMetrics`, its metric shown on `/metrics` with Connect's tags.
 #[test]
 fn two_versions_of_a_java_connector_run_side_by_side() {
     let Some(bootstrap) = kafka() else { return };
@@ -1518,6 +1539,10 @@ fn two_versions_of_a_java_connector_run_side_by_side() {
         let mut config = json!({"connector.class": class, "tasks.max": "1", "topic": topic});
         if let Some(r) = requirement {
             config["connector.plugin.version"] = json!(r);
+        } else {
+            config["transforms"] = json!("count");
+            config["transforms.count.type"] =
+                json!("org.example.versioned.VersionedSourceConnector$Counting");
         }
         let (code, resp) = w.send(
             "POST",

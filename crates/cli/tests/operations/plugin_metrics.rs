@@ -2,7 +2,9 @@
 //! FlakySource registers `records-polled` through its context's `PluginMetrics`; the worker's
 //! `/metrics` shows one series per task with Connect's tags (`connector`, `task`) and the
 //! plugin's (`topic`), counting what the task's `poll` returned; a restarted task's series
-//! starts again from its new instance, and the series go when the connector is deleted.
+//! starts again from its new instance, and the series go when the connector is deleted. The
+//! connector's transformation (the testing `TestTransformation`, `Monitorable`) is handed its
+//! own metrics, tagged `transformation=<alias>` besides the task's tags.
 //! (A hosted Java plugin's metrics are checked with MirrorMaker 2 in the `hosted` tests.)
 
 use crate::common;
@@ -41,6 +43,8 @@ fn a_native_tasks_own_metrics_follow_the_task() {
         "topic": topic,
         "tasks.max": "2",
         "records.per.second": "50",
+        "transforms": "suffix",
+        "transforms.suffix.type": "io.tributary.connect.testing.TestTransformation",
     });
     let (code, body) = w.send(
         "POST",
@@ -95,8 +99,9 @@ fn a_native_tasks_own_metrics_follow_the_task() {
     let (code, body) = w.send("DELETE", "/connectors/pm", None);
     assert_eq!(code, 204, "{body}");
     wait_for("the series to go", Duration::from_secs(60), || {
-        metric_series(&metrics_page(&w.url), SERIES)
-            .is_empty()
-            .then_some(())
+        let page = metrics_page(&w.url);
+        (metric_series(&page, SERIES).is_empty()
+            && metric_series(&page, "kafka_connect_plugins_records_applied").is_empty())
+        .then_some(())
     });
 }

@@ -15,6 +15,9 @@
 //! | `retriable.failures` | int, default 1 | … this many times, then passes |
 //! | `fail.configure` | boolean | `configure` fails with a `ConfigException` |
 //!
+//! It is `Monitorable` (KIP-877): given its metrics, it registers `records-applied`, the
+//! records `apply` was called with.
+//!
 //! [`TestPredicate`] (`io.tributary.connect.testing.TestPredicate`) matches records whose value
 //! contains `value.contains` (required).
 
@@ -53,7 +56,12 @@ pub struct TestTransformation {
     retriable_failures: u32,
     /// Retriable failures given so far, per value.
     failures_given: HashMap<String, u32>,
+    /// Records `apply` was called with: the plugin metric `records-applied` (KIP-877).
+    applied: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
+
+/// The plugin metric (KIP-877) [`TestTransformation`] registers when given its metrics.
+pub const APPLIED_METRIC: &str = "records-applied";
 
 impl<R: ConnectRecord> Transformation<R> for TestTransformation {
     fn configure(&mut self, props: &Props) -> ConnectResult<()> {
@@ -78,7 +86,27 @@ impl<R: ConnectRecord> Transformation<R> for TestTransformation {
         Ok(())
     }
 
+    fn with_plugin_metrics(&mut self, metrics: tributary_api::metrics::PluginMetrics) {
+        let applied = std::sync::Arc::clone(&self.applied);
+        let registered = metrics
+            .metric_name(
+                APPLIED_METRIC,
+                "Records the transformation was applied to",
+                &[],
+            )
+            .and_then(|name| {
+                metrics.add_metric(&name, move || {
+                    applied.load(std::sync::atomic::Ordering::Relaxed) as f64
+                })
+            });
+        if let Err(e) = registered {
+            tracing::warn!(error = %e, "TestTransformation cannot register its metric");
+        }
+    }
+
     fn apply(&mut self, record: R) -> ConnectResult<Option<R>> {
+        self.applied
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let value = text(record.value());
         if self
             .drop_containing

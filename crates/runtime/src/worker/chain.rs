@@ -3,6 +3,7 @@
 //! its predicate (possibly negated) accepts. Each task builds its own chain, so transformations
 //! and predicates are never shared between tasks.
 
+use tributary_api::metrics::PluginMetrics;
 use tributary_api::record::{SinkRecord, SourceRecord};
 use tributary_api::transforms::{
     ConnectRecord, Predicate, PredicatePlugin, Transformation, TransformationPlugin,
@@ -107,13 +108,25 @@ impl<R: ChainRecord> TransformationChain<R> {
     /// Connect's (e.g. `…ConfigException: Unknown configuration 'predicates.p.plugin.version'`).
     /// What was built before the failure is closed.
     pub fn build(plugins: &Plugins, props: &Props) -> ConnectResult<TransformationChain<R>> {
+        Self::build_monitored(plugins, props, &PluginMetrics::default())
+    }
+
+    /// [`TransformationChain::build`] for a task whose plugin metrics handle is `metrics`: each
+    /// transformation and predicate gets a child of it after `configure` (KIP-877's
+    /// `Monitorable`), tagged `transformation=<alias>` / `predicate=<alias>` as Connect tags
+    /// them.
+    pub fn build_monitored(
+        plugins: &Plugins,
+        props: &Props,
+        metrics: &PluginMetrics,
+    ) -> ConnectResult<TransformationChain<R>> {
         if let Some(problem) = transforms::check(plugins, props) {
             return Err(ConnectError::config(problem));
         }
         let mut chain = TransformationChain::default();
         let predicates = listed_aliases(props, PREDICATES_CONFIG);
         for alias in listed_aliases(props, TRANSFORMS_CONFIG) {
-            match Self::stage(plugins, props, &alias, &predicates) {
+            match Self::stage(plugins, props, &alias, &predicates, metrics) {
                 Ok(stage) => chain.stages.push(stage),
                 Err(e) => {
                     chain.close();
@@ -129,6 +142,7 @@ impl<R: ChainRecord> TransformationChain<R> {
         props: &Props,
         alias: &str,
         predicates: &[String],
+        metrics: &PluginMetrics,
     ) -> ConnectResult<TransformationStage<R>> {
         let prefix = AliasKind::Transformation.prefix(alias);
         let type_name = props
@@ -147,6 +161,7 @@ impl<R: ChainRecord> TransformationChain<R> {
         transformation
             .configure(&settings)
             .map_err(|e| stage_error(&e))?;
+        transformation.with_plugin_metrics(metrics.child(&[("transformation", alias)]));
         let predicate = match predicate_alias {
             None => None,
             Some(p) => {
@@ -169,7 +184,12 @@ impl<R: ChainRecord> TransformationChain<R> {
                             let mut predicate = R::new_predicate(pp);
                             predicate
                                 .configure(&transforms::with_prefix(props, &pprefix))
-                                .map(|()| predicate)
+                                .map(|()| {
+                                    predicate.with_plugin_metrics(
+                                        metrics.child(&[("predicate", p.as_str())]),
+                                    );
+                                    predicate
+                                })
                                 .map_err(|e| stage_error(&e))
                         })
                 };

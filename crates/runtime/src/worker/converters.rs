@@ -46,12 +46,14 @@ fn pick(
     )
 }
 
-/// Creates and configures the converters for a connector's tasks. Errors name the converter
-/// class that could not be found or configured.
+/// Creates and configures the converters for a connector's tasks, then hands each a child of
+/// the task's plugin metrics `metrics` tagged `converter=key|value|header` (KIP-877). Errors
+/// name the converter class that could not be found or configured.
 pub fn task_converters(
     plugins: &Plugins,
     worker: &WorkerConfig,
     connector: &HashMap<String, String>,
+    metrics: &tributary_api::metrics::PluginMetrics,
 ) -> ConnectResult<TaskConverters> {
     let settings = worker.settings();
     let (kc, kp) = pick("key.converter", connector, worker, &settings.key_converter);
@@ -82,6 +84,9 @@ pub fn task_converters(
         .map_err(|e| ConnectError::config(e.to_string()))?;
     let mut header = (header_plugin.new)();
     header.configure(&hp)?;
+    key.with_plugin_metrics(metrics.child(&[("converter", "key")]));
+    value.with_plugin_metrics(metrics.child(&[("converter", "value")]));
+    header.with_plugin_metrics(metrics.child(&[("converter", "header")]));
     Ok(TaskConverters {
         key: Arc::from(key),
         value: Arc::from(value),

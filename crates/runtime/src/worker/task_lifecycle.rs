@@ -87,8 +87,22 @@ impl Worker {
             .topic_creation(connector_config, kind)
             .map_err(|e| fail(ConnectError::config(e.to_string())))?;
         let errors = ErrorHandlingConfig::from_props(connector_config, kind).map_err(fail)?;
-        let converters = converters::task_converters(&self.plugins, &self.config, connector_config)
-            .map_err(fail)?;
+        // The task's own metrics (KIP-877), with its converters', transformations' and
+        // predicates': closed when its thread ends, or here when it cannot start.
+        let task_number = id.task.to_string();
+        let plugin_metrics = self
+            .plugins
+            .plugin_metrics()
+            .plugin_metrics(&[("connector", &id.connector), ("task", &task_number)]);
+        let unstarted = CloseUnlessStarted(Some(plugin_metrics.clone()));
+        let closing = plugin_metrics.clone();
+        let converters = converters::task_converters(
+            &self.plugins,
+            &self.config,
+            connector_config,
+            &plugin_metrics,
+        )
+        .map_err(fail)?;
         let control = TaskControl::new(target);
         let flush_interval = self.config.settings().offset_flush_interval;
         let track_topics = self.config.settings().topic_tracking_enable;
@@ -96,19 +110,15 @@ impl Worker {
         // Every line the task's thread logs names its connector and task (Connect's MDC
         // `connector.context`); an error-level span is enabled whatever the log level.
         let span = tracing::error_span!("task", connector = %id.connector, task = id.task);
-        // The task's own metrics (KIP-877), closed when its thread ends.
-        let task_number = id.task.to_string();
-        let plugin_metrics = self
-            .plugins
-            .plugin_metrics()
-            .plugin_metrics(&[("connector", &id.connector), ("task", &task_number)]);
-        let closing = plugin_metrics.clone();
         let thread = match factory {
             TaskFactory::Source(new) => {
                 // Each task gets its own transformations and predicates.
-                let chain =
-                    TransformationChain::<SourceRecord>::build(&self.plugins, connector_config)
-                        .map_err(fail)?;
+                let chain = TransformationChain::<SourceRecord>::build_monitored(
+                    &self.plugins,
+                    connector_config,
+                    &plugin_metrics,
+                )
+                .map_err(fail)?;
                 let mut producer_config = clients::source_producer_config(
                     &self.config,
                     &id.connector,
@@ -172,9 +182,12 @@ impl Worker {
                     .map_err(|e| fail(ConnectError::config(e.to_string())))?;
                     Some((admin, producer))
                 };
-                let chain =
-                    TransformationChain::<SinkRecord>::build(&self.plugins, connector_config)
-                        .map_err(fail)?;
+                let chain = TransformationChain::<SinkRecord>::build_monitored(
+                    &self.plugins,
+                    connector_config,
+                    &plugin_metrics,
+                )
+                .map_err(fail)?;
                 let args = sink_task::SinkTaskArgs {
                     task: new(),
                     task_config,
@@ -204,6 +217,7 @@ impl Worker {
             }
         }
         .map_err(|e| ConnectError::connect(format!("cannot spawn task thread: {e}")))?;
+        unstarted.started();
         let previous = self.tasks.lock().unwrap().insert(
             id.clone(),
             RunningTask {
@@ -348,6 +362,25 @@ impl Worker {
                     },
                 );
             }
+        }
+    }
+}
+
+/// Closes a task's plugin metrics (KIP-877) when dropped before [`CloseUnlessStarted::started`]:
+/// a task that never got its thread leaves nothing registered.
+struct CloseUnlessStarted(Option<tributary_api::metrics::PluginMetrics>);
+
+impl CloseUnlessStarted {
+    /// The task's thread runs and closes them when it ends.
+    fn started(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CloseUnlessStarted {
+    fn drop(&mut self) {
+        if let Some(m) = self.0.take() {
+            m.close();
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.tributary.jvm;
 
+import org.apache.kafka.common.metrics.Monitorable;
 import java.util.Map;
 
 import org.apache.kafka.common.header.Header;
@@ -17,6 +18,7 @@ import org.apache.kafka.connect.storage.HeaderConverter;
  */
 public final class HostedConverter {
     private final Object plugin;
+    private HostedMetrics metrics;
     private final Converter converter;
     private final HeaderConverter headerConverter;
     private final JsonConverter envelope = Codec.envelopeConverter();
@@ -143,8 +145,32 @@ public final class HostedConverter {
     }
 
     public void close() throws Exception {
-        if (plugin instanceof AutoCloseable) {
-            ((AutoCloseable) plugin).close();
+        try {
+            if (plugin instanceof AutoCloseable) {
+                ((AutoCloseable) plugin).close();
+            }
+        } finally {
+            if (metrics != null) {
+                metrics.close();
+            }
+        }
+    }
+
+    /**
+     * KIP-877: hands a plugin that implements {@link Monitorable} its metrics, Kafka's
+     * PluginMetricsImpl tagged {@code tags} (a Codec map: connector, task, and the plugin's role
+     * as Connect tags it), removed when the plugin is closed. Others are left alone.
+     */
+    public void withPluginMetrics(byte[] tags) {
+        if (!(plugin instanceof Monitorable)) {
+            return;
+        }
+        metrics = new HostedMetrics(tags);
+        ClassLoader saved = Bridge.swap(plugin);
+        try {
+            ((Monitorable) plugin).withPluginMetrics(metrics.get());
+        } finally {
+            Bridge.restore(saved);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.tributary.jvm;
 
+import org.apache.kafka.common.metrics.Monitorable;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -36,6 +37,7 @@ public final class HostedTransformation {
     @SuppressWarnings("rawtypes")
     private final Predicate predicate;
     private final Object plugin;
+    private HostedMetrics metrics;
     private final JsonConverter envelope = Codec.envelopeConverter();
     private final JsonConverter plain = Codec.mapConverter();
 
@@ -123,6 +125,27 @@ public final class HostedTransformation {
             } else {
                 predicate.close();
             }
+        } finally {
+            Bridge.restore(saved);
+            if (metrics != null) {
+                metrics.close();
+            }
+        }
+    }
+
+    /**
+     * KIP-877: hands a plugin that implements {@link Monitorable} its metrics, Kafka's
+     * PluginMetricsImpl tagged {@code tags} (a Codec map: connector, task, and the plugin's role
+     * as Connect tags it), removed when the plugin is closed. Others are left alone.
+     */
+    public void withPluginMetrics(byte[] tags) {
+        if (!(plugin instanceof Monitorable)) {
+            return;
+        }
+        metrics = new HostedMetrics(tags);
+        ClassLoader saved = Bridge.swap(plugin);
+        try {
+            ((Monitorable) plugin).withPluginMetrics(metrics.get());
         } finally {
             Bridge.restore(saved);
         }
