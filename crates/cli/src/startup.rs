@@ -69,35 +69,36 @@ pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, S
     let header = plugins
         .header_converter_plugin(&settings.header_converter)
         .map_err(|e| format!("{source}: key 'header.converter': {e}"))?;
-    // KIP-891: a worker's converter version requirement the installed converter does not meet
-    // stops the worker, naming the key.
-    let installed = [
+    // KIP-891: a worker's converter version requirement no installed version of the converter
+    // meets stops the worker, naming the key.
+    use tributary_runtime::plugins::PluginKind;
+    for (key, kind, class) in [
         (
             "key.converter",
-            plugins
-                .converter_plugin(&settings.key_converter)
-                .ok()
-                .map(|p| (p.class, p.version)),
+            PluginKind::Converter,
+            settings.key_converter.as_str(),
         ),
         (
             "value.converter",
-            plugins
-                .converter_plugin(&settings.value_converter)
-                .ok()
-                .map(|p| (p.class, p.version)),
+            PluginKind::Converter,
+            settings.value_converter.as_str(),
         ),
-        ("header.converter", Some((header.class, header.version))),
-    ];
-    for (key, plugin) in installed {
+        (
+            "header.converter",
+            PluginKind::HeaderConverter,
+            header.class,
+        ),
+    ] {
         let version_key = format!("{key}.plugin.version");
-        let (Some(setting), Some((class, version))) = (config.raw(&version_key), plugin) else {
+        let Some(setting) = config.raw(&version_key) else {
             continue;
         };
-        if !tributary_runtime::config::plugin_version::version_accepted(setting, version) {
-            return Err(format!(
-                "{source}: key '{version_key}': Plugin {class} has version {version} which does not match the required version range {}",
-                tributary_runtime::config::plugin_version::range_display(setting)
-            ));
+        let class = plugins.plugin_class(class.trim(), kind).unwrap_or(class);
+        if plugins.versions(kind, class).is_empty() {
+            continue;
+        }
+        if let Err(e) = plugins.version_in(kind, class, Some(setting)) {
+            return Err(format!("{source}: key '{version_key}': {e}"));
         }
     }
     // Kafka client security (TLS stores, SASL): refused here, naming the key, rather than

@@ -26,36 +26,46 @@ use crate::vm::Jvm;
 
 /// The bridge class hosting converters.
 const HOSTED: &str = "io/tributary/jvm/HostedConverter";
-const NEW_SIG: &str = "(Ljava/lang/String;)Lio/tributary/jvm/HostedConverter;";
+const NEW_SIG: &str = "(Ljava/lang/String;Ljava/lang/String;)Lio/tributary/jvm/HostedConverter;";
 
 /// One Java converter or header converter instance of `class`.
 struct Instance {
     jvm: Arc<Jvm>,
     class: &'static str,
+    /// The version of `class` to create (KIP-891: one of several on plugin.path); empty for
+    /// the newest.
+    version: &'static str,
     obj: Option<GlobalRef>,
     /// Connect data ↔ the envelopes that cross to Java.
     envelope: JsonConverter,
 }
 
 impl Instance {
-    fn new(jvm: Arc<Jvm>, class: &'static str) -> Instance {
+    fn new(jvm: Arc<Jvm>, class: &'static str, version: &'static str) -> Instance {
         Instance {
             jvm,
             class,
+            version,
             obj: None,
             envelope: JsonConverter::new(),
         }
     }
 
     fn configure(&mut self, factory: &str, props: &Props, is_key: bool) -> ConnectResult<()> {
-        let class = self.class;
+        let (class, version) = (self.class, self.version);
         let mut config = Writer::new();
         config.map(props);
         let config = config.into_bytes();
         let obj = self.jvm.call(|env, _| {
             let name = env.new_string(class)?;
+            let version = env.new_string(version)?;
             let obj = env
-                .call_static_method(HOSTED, factory, NEW_SIG, &[JValue::Object(&name)])?
+                .call_static_method(
+                    HOSTED,
+                    factory,
+                    NEW_SIG,
+                    &[JValue::Object(&name), JValue::Object(&version)],
+                )?
                 .l()?;
             let global = env.new_global_ref(&obj)?;
             let arr = env.byte_array_from_slice(&config)?;
@@ -182,8 +192,13 @@ pub struct JavaConverter {
 impl JavaConverter {
     /// A converter of `class`; created in Java by `configure`.
     pub fn new(jvm: Arc<Jvm>, class: &'static str) -> Self {
+        Self::of_version(jvm, class, "")
+    }
+
+    /// A converter of `class` in `version` (KIP-891), of several on plugin.path.
+    pub fn of_version(jvm: Arc<Jvm>, class: &'static str, version: &'static str) -> Self {
         JavaConverter {
-            instance: Instance::new(jvm, class),
+            instance: Instance::new(jvm, class, version),
         }
     }
 }
@@ -281,8 +296,13 @@ pub struct JavaHeaderConverter {
 impl JavaHeaderConverter {
     /// A header converter of `class`; created in Java by `configure`.
     pub fn new(jvm: Arc<Jvm>, class: &'static str) -> Self {
+        Self::of_version(jvm, class, "")
+    }
+
+    /// A header converter of `class` in `version` (KIP-891), of several on plugin.path.
+    pub fn of_version(jvm: Arc<Jvm>, class: &'static str, version: &'static str) -> Self {
         JavaHeaderConverter {
-            instance: Instance::new(jvm, class),
+            instance: Instance::new(jvm, class, version),
         }
     }
 }
@@ -337,7 +357,7 @@ pub fn converter_plugin(
     ConverterPlugin {
         class,
         version,
-        new: Arc::new(move || Box::new(JavaConverter::new(jvm.clone(), class))),
+        new: Arc::new(move || Box::new(JavaConverter::of_version(jvm.clone(), class, version))),
     }
 }
 
@@ -351,6 +371,8 @@ pub fn header_converter_plugin(
     HeaderConverterPlugin {
         class,
         version,
-        new: Arc::new(move || Box::new(JavaHeaderConverter::new(jvm.clone(), class))),
+        new: Arc::new(move || {
+            Box::new(JavaHeaderConverter::of_version(jvm.clone(), class, version))
+        }),
     }
 }

@@ -142,6 +142,7 @@ pub fn merge(
     // Only the set's own classes can shadow or be replaced: a second Java plugin of a class
     // already added is another version of it (KIP-891), added as well.
     let natives: Vec<&'static str> = set.connectors.iter().map(|c| c.class).collect();
+    let mut replaced: Vec<&'static str> = Vec::new();
     for plugin in java {
         let native = natives
             .iter()
@@ -152,8 +153,13 @@ pub fn merge(
                 out.push(Merged::Added(plugin.class));
                 set.connectors.push(plugin);
             }
+            Some(_) if replaced.contains(&plugin.class) => {
+                out.push(Merged::Added(plugin.class));
+                set.connectors.push(plugin);
+            }
             Some(i) if prefer_java.iter().any(|p| p == plugin.class) => {
                 out.push(Merged::ReplacedNative(plugin.class));
+                replaced.push(plugin.class);
                 set.connectors[i] = plugin;
             }
             Some(_) => out.push(Merged::ShadowedByNative(plugin.class)),

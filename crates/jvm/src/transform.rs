@@ -130,16 +130,25 @@ impl HostedRecord for SinkRecord {
 struct Instance {
     jvm: Arc<Jvm>,
     class: &'static str,
+    /// The version of `class` to create (KIP-891: one of several on plugin.path); empty for
+    /// the newest.
+    version: &'static str,
     kind: JavaPluginKind,
     obj: Option<GlobalRef>,
     envelope: JsonConverter,
 }
 
 impl Instance {
-    fn new(jvm: Arc<Jvm>, class: &'static str, kind: JavaPluginKind) -> Instance {
+    fn new(
+        jvm: Arc<Jvm>,
+        class: &'static str,
+        version: &'static str,
+        kind: JavaPluginKind,
+    ) -> Instance {
         Instance {
             jvm,
             class,
+            version,
             kind,
             obj: None,
             envelope: JsonConverter::new(),
@@ -151,18 +160,19 @@ impl Instance {
             JavaPluginKind::Predicate => "newPredicate",
             _ => "newTransformation",
         };
-        let class = self.class;
+        let (class, version) = (self.class, self.version);
         let mut config = Writer::new();
         config.map(props);
         let config = config.into_bytes();
         let obj = self.jvm.call(|env, _| {
             let name = env.new_string(class)?;
+            let version = env.new_string(version)?;
             let obj = env
                 .call_static_method(
                     HOSTED,
                     factory,
-                    "(Ljava/lang/String;)Lio/tributary/jvm/HostedTransformation;",
-                    &[JValue::Object(&name)],
+                    "(Ljava/lang/String;Ljava/lang/String;)Lio/tributary/jvm/HostedTransformation;",
+                    &[JValue::Object(&name), JValue::Object(&version)],
                 )?
                 .l()?;
             let global = env.new_global_ref(&obj)?;
@@ -409,8 +419,13 @@ pub struct JavaTransformation<R> {
 impl<R> JavaTransformation<R> {
     /// A transformation of `class`; created in Java by `configure`.
     pub fn new(jvm: Arc<Jvm>, class: &'static str) -> Self {
+        Self::of_version(jvm, class, "")
+    }
+
+    /// A transformation of `class` in `version` (KIP-891), of several on plugin.path.
+    pub fn of_version(jvm: Arc<Jvm>, class: &'static str, version: &'static str) -> Self {
         JavaTransformation {
-            instance: Instance::new(jvm, class, JavaPluginKind::Transformation),
+            instance: Instance::new(jvm, class, version, JavaPluginKind::Transformation),
             _kind: PhantomData,
         }
     }
@@ -457,8 +472,13 @@ pub struct JavaPredicate<R> {
 impl<R> JavaPredicate<R> {
     /// A predicate of `class`; created in Java by `configure`.
     pub fn new(jvm: Arc<Jvm>, class: &'static str) -> Self {
+        Self::of_version(jvm, class, "")
+    }
+
+    /// A predicate of `class` in `version` (KIP-891), of several on plugin.path.
+    pub fn of_version(jvm: Arc<Jvm>, class: &'static str, version: &'static str) -> Self {
         JavaPredicate {
-            instance: Instance::new(jvm, class, JavaPluginKind::Predicate),
+            instance: Instance::new(jvm, class, version, JavaPluginKind::Predicate),
             _kind: PhantomData,
         }
     }
@@ -512,14 +532,22 @@ pub fn plugin_set(jvm: &Arc<Jvm>, descs: &[JavaTransformDesc]) -> PluginSet {
             JavaPluginKind::Transformation => set.transformations.push(TransformationPlugin {
                 class,
                 version,
-                new_source: Arc::new(move || Box::new(JavaTransformation::new(j1.clone(), class))),
-                new_sink: Arc::new(move || Box::new(JavaTransformation::new(j2.clone(), class))),
+                new_source: Arc::new(move || {
+                    Box::new(JavaTransformation::of_version(j1.clone(), class, version))
+                }),
+                new_sink: Arc::new(move || {
+                    Box::new(JavaTransformation::of_version(j2.clone(), class, version))
+                }),
             }),
             JavaPluginKind::Predicate => set.predicates.push(PredicatePlugin {
                 class,
                 version,
-                new_source: Arc::new(move || Box::new(JavaPredicate::new(j1.clone(), class))),
-                new_sink: Arc::new(move || Box::new(JavaPredicate::new(j2.clone(), class))),
+                new_source: Arc::new(move || {
+                    Box::new(JavaPredicate::of_version(j1.clone(), class, version))
+                }),
+                new_sink: Arc::new(move || {
+                    Box::new(JavaPredicate::of_version(j2.clone(), class, version))
+                }),
             }),
             JavaPluginKind::Converter => set
                 .converters
@@ -581,15 +609,28 @@ fn merge_kind<T>(
     class: impl Fn(&T) -> &'static str,
     preferred: impl Fn(&str) -> bool,
 ) {
+    // Only classes built in can shadow or be replaced; a Java class in several versions
+    // (KIP-891) adds each, the first replacing a preferred built-in one.
+    let built_in: Vec<&'static str> = native.iter().map(&class).collect();
+    let mut replaced: Vec<&'static str> = Vec::new();
     for plugin in java {
         let name = class(&plugin);
-        match native.iter().position(|n| class(n) == name) {
+        let native_at = built_in
+            .contains(&name)
+            .then(|| native.iter().position(|n| class(n) == name))
+            .flatten();
+        match native_at {
             None => {
+                out.push(Merged::Added(name));
+                native.push(plugin);
+            }
+            Some(_) if replaced.contains(&name) => {
                 out.push(Merged::Added(name));
                 native.push(plugin);
             }
             Some(i) if preferred(name) => {
                 out.push(Merged::ReplacedNative(name));
+                replaced.push(name);
                 native[i] = plugin;
             }
             Some(_) => out.push(Merged::ShadowedByNative(name)),

@@ -148,6 +148,11 @@ pub struct Plugins {
     /// Connector class → the indexes of every installed version, oldest first (KIP-891: a
     /// class on `plugin.path` in several versions); `connector_index` names the newest.
     connector_versions: HashMap<&'static str, Vec<usize>>,
+    /// The same for converters, header converters, transformations and predicates.
+    converter_versions: HashMap<&'static str, Vec<usize>>,
+    header_converter_versions: HashMap<&'static str, Vec<usize>>,
+    transformation_versions: HashMap<&'static str, Vec<usize>>,
+    predicate_versions: HashMap<&'static str, Vec<usize>>,
     /// The metrics connectors and tasks register for themselves (KIP-877), with the set's
     /// collectors.
     plugin_metrics: Arc<tributary_api::metrics::PluginMetricsRegistry>,
@@ -171,12 +176,70 @@ fn aliases(class: &str, suffix: &str) -> Vec<String> {
     out
 }
 
-fn class_index<T>(items: &[T], class: impl Fn(&T) -> &'static str) -> HashMap<&'static str, usize> {
-    items
+/// Class → the indexes of its versions in `items`, oldest first (Maven order), and class → the
+/// newest's index.
+#[allow(clippy::type_complexity)]
+fn version_index<T>(
+    items: &[T],
+    class: impl Fn(&T) -> &'static str,
+    version: impl Fn(&T) -> &'static str,
+) -> (
+    HashMap<&'static str, usize>,
+    HashMap<&'static str, Vec<usize>>,
+) {
+    let mut versions: HashMap<&'static str, Vec<usize>> = HashMap::new();
+    for (i, item) in items.iter().enumerate() {
+        versions.entry(class(item)).or_default().push(i);
+    }
+    for indexes in versions.values_mut() {
+        // Stable: of equal versions, the one added last stays last (it wins, as before).
+        indexes.sort_by(|a, b| {
+            crate::config::plugin_version::compare(version(&items[*a]), version(&items[*b]))
+        });
+    }
+    let newest = versions
         .iter()
-        .enumerate()
-        .map(|(i, item)| (class(item), i))
-        .collect()
+        .map(|(c, v)| (*c, *v.last().expect("one version at least")))
+        .collect();
+    (newest, versions)
+}
+
+/// The newest of `indexes` (oldest first) whose version meets `requirement` (KIP-891);
+/// without one, the newest. Errors as Connect's: for one installed version, that it does not
+/// match; for several, that none does, naming them.
+fn choose_version<'a, T>(
+    items: &'a [T],
+    indexes: &[usize],
+    class: &str,
+    version: impl Fn(&T) -> &'static str,
+    requirement: Option<&str>,
+) -> Result<&'a T, PluginError> {
+    let newest = &items[*indexes.last().expect("one version at least")];
+    let Some(requirement) = requirement.map(str::trim).filter(|r| !r.is_empty()) else {
+        return Ok(newest);
+    };
+    let found = indexes
+        .iter()
+        .rev()
+        .map(|i| &items[*i])
+        .find(|p| crate::config::plugin_version::version_accepted(requirement, version(p)));
+    match found {
+        Some(p) => Ok(p),
+        None if indexes.len() == 1 => Err(PluginError::VersionMismatch {
+            class: class.to_string(),
+            version: version(newest).to_string(),
+            requirement: crate::config::plugin_version::range_display(requirement),
+        }),
+        None => Err(PluginError::NoMatchingVersion {
+            class: class.to_string(),
+            requirement: crate::config::plugin_version::range_display(requirement),
+            available: indexes
+                .iter()
+                .map(|i| version(&items[*i]))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
+    }
 }
 
 impl Plugins {
@@ -188,26 +251,16 @@ impl Plugins {
 
     /// Indexes a set of plugins.
     pub fn new(set: PluginSet) -> Plugins {
-        let mut connector_versions: HashMap<&'static str, Vec<usize>> = HashMap::new();
-        for (i, p) in set.connectors.iter().enumerate() {
-            connector_versions.entry(p.class).or_default().push(i);
-        }
-        for indexes in connector_versions.values_mut() {
-            indexes.sort_by(|a, b| {
-                crate::config::plugin_version::compare(
-                    set.connectors[*a].version,
-                    set.connectors[*b].version,
-                )
-            });
-        }
-        let connector_index: HashMap<&'static str, usize> = connector_versions
-            .iter()
-            .map(|(class, v)| (*class, *v.last().expect("one version at least")))
-            .collect();
-        let converter_index = class_index(&set.converters, |p| p.class);
-        let header_converter_index = class_index(&set.header_converters, |p| p.class);
-        let transformation_index = class_index(&set.transformations, |p| p.class);
-        let predicate_index = class_index(&set.predicates, |p| p.class);
+        let (connector_index, connector_versions) =
+            version_index(&set.connectors, |p| p.class, |p| p.version);
+        let (converter_index, converter_versions) =
+            version_index(&set.converters, |p| p.class, |p| p.version);
+        let (header_converter_index, header_converter_versions) =
+            version_index(&set.header_converters, |p| p.class, |p| p.version);
+        let (transformation_index, transformation_versions) =
+            version_index(&set.transformations, |p| p.class, |p| p.version);
+        let (predicate_index, predicate_versions) =
+            version_index(&set.predicates, |p| p.class, |p| p.version);
         let task_index = set
             .tasks
             .iter()
@@ -260,6 +313,10 @@ impl Plugins {
         }
         Plugins {
             connector_versions,
+            converter_versions,
+            header_converter_versions,
+            transformation_versions,
+            predicate_versions,
             plugin_metrics,
             set,
             aliases,
@@ -352,36 +409,138 @@ impl Plugins {
         requirement: Option<&str>,
     ) -> Result<&ConnectorPlugin, PluginError> {
         let latest = self.connector_plugin(name)?;
-        let Some(requirement) = requirement.map(str::trim).filter(|r| !r.is_empty()) else {
-            return Ok(latest);
-        };
-        let versions = &self.connector_versions[latest.class];
-        let found = versions
-            .iter()
-            .rev()
-            .map(|i| &self.set.connectors[*i])
-            .find(|p| crate::config::plugin_version::version_accepted(requirement, p.version));
-        match found {
-            Some(p) => Ok(p),
-            None if versions.len() == 1 => Err(PluginError::VersionMismatch {
-                class: latest.class.to_string(),
-                version: latest.version.to_string(),
-                requirement: crate::config::plugin_version::range_display(requirement),
-            }),
-            None => Err(PluginError::NoMatchingVersion {
-                class: latest.class.to_string(),
-                requirement: crate::config::plugin_version::range_display(requirement),
-                available: self.connector_versions(latest.class).join(", "),
-            }),
+        choose_version(
+            &self.set.connectors,
+            &self.connector_versions[latest.class],
+            latest.class,
+            |p| p.version,
+            requirement,
+        )
+    }
+
+    /// [`Plugins::converter_plugin`] in the version a KIP-891 requirement
+    /// (`key.converter.plugin.version`, …) asks for, as [`Plugins::connector_plugin_in`].
+    pub fn converter_plugin_in(
+        &self,
+        name: &str,
+        requirement: Option<&str>,
+    ) -> Result<&ConverterPlugin, PluginError> {
+        let latest = self.converter_plugin(name)?;
+        choose_version(
+            &self.set.converters,
+            &self.converter_versions[latest.class],
+            latest.class,
+            |p| p.version,
+            requirement,
+        )
+    }
+
+    /// [`Plugins::header_converter_plugin`] in the version a KIP-891 requirement
+    /// (`header.converter.plugin.version`) asks for.
+    pub fn header_converter_plugin_in(
+        &self,
+        name: &str,
+        requirement: Option<&str>,
+    ) -> Result<&HeaderConverterPlugin, PluginError> {
+        let latest = self.header_converter_plugin(name)?;
+        choose_version(
+            &self.set.header_converters,
+            &self.header_converter_versions[latest.class],
+            latest.class,
+            |p| p.version,
+            requirement,
+        )
+    }
+
+    /// [`Plugins::transformation_plugin`] in the version a KIP-891 requirement
+    /// (`transforms.<alias>.plugin.version`) asks for.
+    pub fn transformation_plugin_in(
+        &self,
+        name: &str,
+        requirement: Option<&str>,
+    ) -> Result<&TransformationPlugin, PluginError> {
+        let latest = self.transformation_plugin(name)?;
+        choose_version(
+            &self.set.transformations,
+            &self.transformation_versions[latest.class],
+            latest.class,
+            |p| p.version,
+            requirement,
+        )
+    }
+
+    /// [`Plugins::predicate_plugin`] in the version a KIP-891 requirement
+    /// (`predicates.<alias>.plugin.version`) asks for.
+    pub fn predicate_plugin_in(
+        &self,
+        name: &str,
+        requirement: Option<&str>,
+    ) -> Result<&PredicatePlugin, PluginError> {
+        let latest = self.predicate_plugin(name)?;
+        choose_version(
+            &self.set.predicates,
+            &self.predicate_versions[latest.class],
+            latest.class,
+            |p| p.version,
+            requirement,
+        )
+    }
+
+    /// The version of plugin class `class` of `kind` that a KIP-891 requirement picks (the
+    /// newest meeting it; the newest without one). Errors as [`Plugins::connector_plugin_in`].
+    pub fn version_in(
+        &self,
+        kind: PluginKind,
+        class: &str,
+        requirement: Option<&str>,
+    ) -> Result<&'static str, PluginError> {
+        match kind {
+            PluginKind::Connector => self
+                .connector_plugin_in(class, requirement)
+                .map(|p| p.version),
+            PluginKind::Converter => self
+                .converter_plugin_in(class, requirement)
+                .map(|p| p.version),
+            PluginKind::HeaderConverter => self
+                .header_converter_plugin_in(class, requirement)
+                .map(|p| p.version),
+            PluginKind::Transformation => self
+                .transformation_plugin_in(class, requirement)
+                .map(|p| p.version),
+            PluginKind::Predicate => self
+                .predicate_plugin_in(class, requirement)
+                .map(|p| p.version),
         }
+    }
+
+    /// Every installed version of a plugin class of `kind`, oldest first (empty for an
+    /// unknown class).
+    pub fn versions(&self, kind: PluginKind, class: &str) -> Vec<&'static str> {
+        let (map, version): (_, &dyn Fn(usize) -> &'static str) = match kind {
+            PluginKind::Connector => (&self.connector_versions, &|i| {
+                self.set.connectors[i].version
+            }),
+            PluginKind::Converter => (&self.converter_versions, &|i| {
+                self.set.converters[i].version
+            }),
+            PluginKind::HeaderConverter => (&self.header_converter_versions, &|i| {
+                self.set.header_converters[i].version
+            }),
+            PluginKind::Transformation => (&self.transformation_versions, &|i| {
+                self.set.transformations[i].version
+            }),
+            PluginKind::Predicate => (&self.predicate_versions, &|i| {
+                self.set.predicates[i].version
+            }),
+        };
+        map.get(class)
+            .map(|v| v.iter().map(|i| version(*i)).collect())
+            .unwrap_or_default()
     }
 
     /// Every installed version of a connector class, oldest first (empty for an unknown class).
     pub fn connector_versions(&self, class: &str) -> Vec<&'static str> {
-        self.connector_versions
-            .get(class)
-            .map(|v| v.iter().map(|i| self.set.connectors[*i].version).collect())
-            .unwrap_or_default()
+        self.versions(PluginKind::Connector, class)
     }
 
     fn available_connectors(&self) -> String {

@@ -1444,10 +1444,14 @@ public class VersionedSourceConnector extends SourceConnector {
     }
 
     /** A Monitorable transformation (KIP-877) counting the records it sees. */
-    public static class Counting<R extends ConnectRecord<R>> implements Transformation<R>, Monitorable {
+    public static class Counting<R extends ConnectRecord<R>> implements Transformation<R>, Monitorable,
+            org.apache.kafka.connect.components.Versioned {
         private final AtomicLong count = new AtomicLong();
+        @Override public String version() { return VERSION; }
         @Override public void withPluginMetrics(PluginMetrics metrics) {
-            metrics.addMetric(metrics.metricName("records-counted", "Records counted", new LinkedHashMap<>()),
+            LinkedHashMap<String, String> tags = new LinkedHashMap<>();
+            tags.put("version", VERSION);
+            metrics.addMetric(metrics.metricName("records-counted", "Records counted", tags),
                 (Measurable) (config, now) -> count.get());
         }
         @Override public R apply(R record) { count.incrementAndGet(); return record; }
@@ -1462,8 +1466,9 @@ public class VersionedSourceConnector extends SourceConnector {
 /// both are listed; `connector.plugin.version` picks the version a connector and its tasks run
 /// (a version or a range, the newest without one), shown in their statuses; validation
 /// recommends both and refuses a requirement neither meets with Connect's message; the plugin's
-/// config is answered per `?version=`. A Java transformation that is `Monitorable` (KIP-877) is
-/// handed Kafka's `PluginMetrics`, its metric shown on `/metrics` with Connect's tags.
+/// config is answered per `?version=`. A Java transformation in both versions runs in the one
+/// its `transforms.<alias>.plugin.version` asks for; being `Monitorable` (KIP-877), it is handed
+/// Kafka's `PluginMetrics`, its metric shown on `/metrics` with Connect's tags.
 #[test]
 fn two_versions_of_a_java_connector_run_side_by_side() {
     let Some(bootstrap) = kafka() else { return };
@@ -1543,6 +1548,7 @@ fn two_versions_of_a_java_connector_run_side_by_side() {
             config["transforms"] = json!("count");
             config["transforms.count.type"] =
                 json!("org.example.versioned.VersionedSourceConnector$Counting");
+            config["transforms.count.plugin.version"] = json!("1.0.0");
         }
         let (code, resp) = w.send(
             "POST",

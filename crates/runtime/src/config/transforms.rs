@@ -317,15 +317,29 @@ fn enrich_alias(
         .get(&version_key)
         .map(|v| v.trim().to_string())
         .or(default_version.map(str::to_string));
-    if let Some(v) = resolved.and_then(|c| plugin_version(plugins, kind, c)) {
-        version_value.recommended_values = vec![v.to_string()];
+    if let Some(class) = resolved.filter(|c| plugin_version(plugins, kind, c).is_some()) {
+        // Every installed version is recommended; a requirement none meets is refused in
+        // Connect's words (one version: it does not match; several: none does, naming them).
+        let plugin_kind = match kind {
+            AliasKind::Transformation => crate::plugins::PluginKind::Transformation,
+            AliasKind::Predicate => crate::plugins::PluginKind::Predicate,
+        };
+        version_value.recommended_values = plugins
+            .versions(plugin_kind, class)
+            .iter()
+            .map(|v| v.to_string())
+            .collect();
         if let Some(setting) = props.get(&version_key) {
-            if !super::plugin_version::version_accepted(setting, v) {
-                version_value.errors.push(format!(
-                    "Plugin {} has version {v} which does not match the required version range {}",
-                    resolved.unwrap_or_default(),
-                    super::plugin_version::range_display(setting)
-                ));
+            let chosen = match kind {
+                AliasKind::Transformation => plugins
+                    .transformation_plugin_in(class, Some(setting))
+                    .map(|_| ()),
+                AliasKind::Predicate => plugins
+                    .predicate_plugin_in(class, Some(setting))
+                    .map(|_| ()),
+            };
+            if let Err(e) = chosen {
+                version_value.errors.push(e.to_string());
             }
         }
     }

@@ -48,15 +48,14 @@ pub fn validate(
     // KIP-891: the version `connector.plugin.version` asks for (the newest without it); when
     // no installed version meets it, the rest is validated with the newest and the key says
     // which versions there are.
-    let installed = plugins.connector_versions(latest.class);
-    let (plugin, version_error) = match plugins.connector_plugin_in(
+    let plugin = match plugins.connector_plugin_in(
         class,
         config
             .get(crate::config::connector::CONNECTOR_VERSION_CONFIG)
             .map(String::as_str),
     ) {
-        Ok(p) => (p, None),
-        Err(e) => (latest, Some(e.to_string())),
+        Ok(p) => p,
+        Err(_) => latest,
     };
     let connector = (plugin.new)();
     let mut framework = config_def_for(plugin.connector_type);
@@ -88,19 +87,8 @@ pub fn validate(
         }
     }
     let mut framework_values = framework.validate(config);
-    check_plugin_versions(config, &versions, &mut framework_values);
-    if installed.len() > 1 {
-        // Several versions on plugin.path: each is recommended, and a requirement none meets
-        // gets Connect's message naming them (`VersionedPluginLoadingException`).
-        if let Some(v) = framework_values
-            .iter_mut()
-            .find(|v| v.name == crate::config::connector::CONNECTOR_VERSION_CONFIG)
-        {
-            v.recommended_values = installed.iter().map(|s| s.to_string()).collect();
-            v.errors.retain(|e| !e.starts_with("Plugin "));
-            v.errors.extend(version_error);
-        }
-    }
+    check_plugin_versions(plugins, config, &versions, &mut framework_values);
+
     if plugin.connector_type == ConnectorType::Sink {
         validate_sink_topics(config, &mut framework_values);
     }
@@ -217,6 +205,8 @@ pub fn validate(
 /// One KIP-891 version key of a connector config.
 struct VersionKey {
     key: &'static str,
+    /// The kind of plugin it picks the version of.
+    kind: crate::plugins::PluginKind,
     /// The definition's default: the version of the plugin in effect.
     default: Option<&'static str>,
     /// The plugin in effect, `(class, version)`, when it is known.
@@ -238,6 +228,7 @@ fn plugin_versions(
         .map(|c| plugins.resolve_class_name(c.trim()))
         .and_then(|c| plugins.plugin_class(c, crate::plugins::PluginKind::Connector));
     let mut out = vec![VersionKey {
+        kind: crate::plugins::PluginKind::Connector,
         key: crate::config::connector::CONNECTOR_VERSION_CONFIG,
         default: Some(latest_version),
         in_effect: class.map(|c| (c, connector_version)),
@@ -270,6 +261,11 @@ fn plugin_versions(
             _ => worker,
         };
         out.push(VersionKey {
+            kind: if role == "header" {
+                crate::plugins::PluginKind::HeaderConverter
+            } else {
+                crate::plugins::PluginKind::Converter
+            },
             key,
             default: in_effect.map(|(_, v)| v),
             in_effect,
@@ -278,23 +274,36 @@ fn plugin_versions(
     out
 }
 
-/// Recommends each plugin's version and refuses a version setting its plugin does not have
-/// (the message of `transforms.<alias>.plugin.version`'s check).
-fn check_plugin_versions(config: &Props, versions: &[VersionKey], values: &mut [ConfigValue]) {
-    for VersionKey { key, in_effect, .. } in versions {
+/// Recommends every installed version of each plugin in effect and refuses a requirement
+/// none meets, in Connect's words (one version: it does not match; several: none does, naming
+/// them).
+fn check_plugin_versions(
+    plugins: &Plugins,
+    config: &Props,
+    versions: &[VersionKey],
+    values: &mut [ConfigValue],
+) {
+    for VersionKey {
+        key,
+        kind,
+        in_effect,
+        ..
+    } in versions
+    {
         let Some(v) = values.iter_mut().find(|v| v.name == *key) else {
             continue;
         };
-        let Some((class, version)) = in_effect else {
+        let Some((class, _)) = in_effect else {
             continue;
         };
-        v.recommended_values = vec![version.to_string()];
+        v.recommended_values = plugins
+            .versions(*kind, class)
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         if let Some(setting) = config.get(*key) {
-            if !crate::config::plugin_version::version_accepted(setting, version) {
-                v.errors.push(format!(
-                    "Plugin {class} has version {version} which does not match the required version range {}",
-                    crate::config::plugin_version::range_display(setting)
-                ));
+            if let Err(e) = plugins.version_in(*kind, class, Some(setting)) {
+                v.errors.push(e.to_string());
             }
         }
     }

@@ -150,7 +150,12 @@ impl<R: ChainRecord> TransformationChain<R> {
             .cloned()
             .unwrap_or_default();
         let plugin = plugins
-            .transformation_plugin(&type_name)
+            .transformation_plugin_in(
+                &type_name,
+                props
+                    .get(&format!("{prefix}{PLUGIN_VERSION_SUFFIX}"))
+                    .map(String::as_str),
+            )
             .map_err(|e| stage_error(&ConnectError::config(e.to_string())))?;
         let mut settings = transforms::with_prefix(props, &prefix);
         let predicate_alias = settings.remove(PREDICATE_CONFIG);
@@ -178,7 +183,12 @@ impl<R: ChainRecord> TransformationChain<R> {
                         .cloned()
                         .unwrap_or_default();
                     plugins
-                        .predicate_plugin(&ptype)
+                        .predicate_plugin_in(
+                            &ptype,
+                            props
+                                .get(&format!("{pprefix}{PLUGIN_VERSION_SUFFIX}"))
+                                .map(String::as_str),
+                        )
                         .map_err(|e| stage_error(&ConnectError::config(e.to_string())))
                         .and_then(|pp| {
                             let mut predicate = R::new_predicate(pp);

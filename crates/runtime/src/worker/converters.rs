@@ -69,18 +69,27 @@ pub fn task_converters(
         worker,
         &settings.header_converter,
     );
+    // KIP-891: the version each converter runs in, the connector's requirement first, then
+    // the worker's.
+    let requirement = |key: &str| -> Option<String> {
+        let key = format!("{key}.plugin.version");
+        connector
+            .get(&key)
+            .cloned()
+            .or_else(|| worker.raw(&key).map(str::to_string))
+    };
     let key_plugin = plugins
-        .converter_plugin(&kc)
+        .converter_plugin_in(&kc, requirement("key.converter").as_deref())
         .map_err(|e| ConnectError::config(e.to_string()))?;
     let mut key = (key_plugin.new)();
     key.configure(&kp, true)?;
     let value_plugin = plugins
-        .converter_plugin(&vc)
+        .converter_plugin_in(&vc, requirement("value.converter").as_deref())
         .map_err(|e| ConnectError::config(e.to_string()))?;
     let mut value = (value_plugin.new)();
     value.configure(&vp, false)?;
     let header_plugin = plugins
-        .header_converter_plugin(&hc)
+        .header_converter_plugin_in(&hc, requirement("header.converter").as_deref())
         .map_err(|e| ConnectError::config(e.to_string()))?;
     let mut header = (header_plugin.new)();
     header.configure(&hp)?;

@@ -30,7 +30,12 @@ public final class HostedConverter {
     }
 
     private static Object create(String className) throws ClassNotFoundException {
-        Object plugin = Bridge.plugins().newPlugin(className, null);
+        return create(className, null);
+    }
+
+    /** An instance of {@code className} in {@code version} (KIP-891; null or empty: the newest). */
+    private static Object create(String className, String version) throws ClassNotFoundException {
+        Object plugin = Bridge.plugins().newPlugin(className, Bridge.exactly(version));
         if (plugin == null) {
             throw new ClassNotFoundException(className);
         }
@@ -38,8 +43,8 @@ public final class HostedConverter {
     }
 
     /** A new, unconfigured converter of class {@code className}. */
-    public static HostedConverter newConverter(String className) throws ClassNotFoundException {
-        Object plugin = create(className);
+    public static HostedConverter newConverter(String className, String version) throws ClassNotFoundException {
+        Object plugin = create(className, version);
         if (!(plugin instanceof Converter)) {
             throw new ClassCastException(className + " is not a Converter");
         }
@@ -47,8 +52,8 @@ public final class HostedConverter {
     }
 
     /** A new, unconfigured header converter of class {@code className}. */
-    public static HostedConverter newHeaderConverter(String className) throws ClassNotFoundException {
-        Object plugin = create(className);
+    public static HostedConverter newHeaderConverter(String className, String version) throws ClassNotFoundException {
+        Object plugin = create(className, version);
         if (!(plugin instanceof HeaderConverter)) {
             throw new ClassCastException(className + " is not a HeaderConverter");
         }

@@ -52,7 +52,12 @@ public final class HostedTransformation {
     }
 
     private static Object create(String className) throws ClassNotFoundException {
-        Object plugin = Bridge.plugins().newPlugin(className, null);
+        return create(className, null);
+    }
+
+    /** An instance of {@code className} in {@code version} (KIP-891; null or empty: the newest). */
+    private static Object create(String className, String version) throws ClassNotFoundException {
+        Object plugin = Bridge.plugins().newPlugin(className, Bridge.exactly(version));
         if (plugin == null) {
             throw new ClassNotFoundException(className);
         }
@@ -60,8 +65,8 @@ public final class HostedTransformation {
     }
 
     /** A new, unconfigured transformation of class {@code className}. */
-    public static HostedTransformation newTransformation(String className) throws ClassNotFoundException {
-        Object plugin = create(className);
+    public static HostedTransformation newTransformation(String className, String version) throws ClassNotFoundException {
+        Object plugin = create(className, version);
         if (!(plugin instanceof Transformation)) {
             throw new ClassCastException(className + " is not a Transformation");
         }
@@ -69,8 +74,8 @@ public final class HostedTransformation {
     }
 
     /** A new, unconfigured predicate of class {@code className}. */
-    public static HostedTransformation newPredicate(String className) throws ClassNotFoundException {
-        Object plugin = create(className);
+    public static HostedTransformation newPredicate(String className, String version) throws ClassNotFoundException {
+        Object plugin = create(className, version);
         if (!(plugin instanceof Predicate)) {
             throw new ClassCastException(className + " is not a Predicate");
         }
