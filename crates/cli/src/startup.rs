@@ -387,23 +387,21 @@ async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, St
         }
         return Ok(Plugins::new(set));
     }
-    let classpath = config
+    let classpath = match config
         .raw("tributary.jvm.classpath")
         .map(str::trim)
         .filter(|c| !c.is_empty())
-        .ok_or_else(|| {
+    {
+        Some(c) => c.to_string(),
+        None => bundled_jvm_classpath().ok_or_else(|| {
             format!(
-                "{source}: key 'plugin.path': Java plugins need Tributary's Java bridge: set tributary.jvm.classpath to what `scripts/jvm-bridge` prints"
+                "{source}: key 'plugin.path': Java plugins need Tributary's Java bridge: set tributary.jvm.classpath to what `scripts/jvm-bridge` prints (a release archive sets it to its bundled bridge)"
             )
-        })?;
+        })?,
+    };
     let settings = tributary_jvm::JvmSettings {
-        classpath: classpath.to_string(),
-        options: config
-            .raw("tributary.jvm.options")
-            .unwrap_or_default()
-            .split_whitespace()
-            .map(str::to_string)
-            .collect(),
+        classpath,
+        options: jvm_options(config.raw("tributary.jvm.options")),
         plugin_path: plugin_path.join(","),
         discovery: config
             .raw("plugin.discovery")
@@ -479,4 +477,33 @@ async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, St
         }
     }
     Ok(Plugins::new(set))
+}
+
+/// The Java bridge bundled with a release archive (`scripts/package`): the jars listed, in
+/// order, by `libs/jvm-bridge/CLASSPATH` beside the binary's `bin/` directory, as a class path;
+/// `None` outside an archive. What `tributary.jvm.classpath` defaults to.
+fn bundled_jvm_classpath() -> Option<String> {
+    let exe = std::env::current_exe().ok()?.canonicalize().ok()?;
+    let dir = exe.parent()?.parent()?.join("libs/jvm-bridge");
+    let listing = std::fs::read_to_string(dir.join("CLASSPATH")).ok()?;
+    let jars: Vec<String> = listing
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|jar| dir.join(jar).display().to_string())
+        .collect();
+    (!jars.is_empty()).then(|| jars.join(":"))
+}
+
+/// The embedded JVM's options: `TRIBUTARY_JVM_OPTIONS` from the environment (where the
+/// archive's `connect-distributed.sh` / `connect-standalone.sh` put `KAFKA_HEAP_OPTS`,
+/// `KAFKA_JVM_PERFORMANCE_OPTS` and `KAFKA_OPTS`), then the worker file's
+/// `tributary.jvm.options`, which win where both set the same option (the JVM takes the last).
+fn jvm_options(from_file: Option<&str>) -> Vec<String> {
+    let from_env = std::env::var("TRIBUTARY_JVM_OPTIONS").unwrap_or_default();
+    from_env
+        .split_whitespace()
+        .chain(from_file.unwrap_or_default().split_whitespace())
+        .map(str::to_string)
+        .collect()
 }

@@ -266,6 +266,7 @@ impl Jvm {
         tracing::info!(
             plugin_path = %self.settings.plugin_path,
             discovery = self.settings.in_process_discovery(),
+            options = %self.settings.options.join(" "),
             "JVM started, plugin.path scanned"
         );
         // Levels set through /admin/loggers before the JVM ran.

@@ -9,5 +9,6 @@ use tributary_testkit as common;
 mod logs;
 mod metrics;
 mod plugin_metrics;
+mod release_archive;
 mod secured;
 mod ui;
