@@ -6,6 +6,7 @@
 //!
 //! Configuration problems exit with status 1 and a message naming the file and key.
 
+mod container;
 mod distributed;
 mod standalone;
 mod startup;
@@ -39,6 +40,17 @@ enum Command {
     Distributed {
         /// The worker configuration (Java properties).
         worker_properties: PathBuf,
+    },
+    /// A container image's entry point: a distributed worker from a mounted worker file, or
+    /// from environment variables (Confluent's CONNECT_* and Debezium's image variables).
+    Container {
+        /// A worker file; without it the worker file is written from the environment.
+        worker_properties: Option<PathBuf>,
+    },
+    /// Exits 0 when the worker's GET /health answers 200 (an orchestrator's readiness check).
+    Healthcheck {
+        /// The health URL (default http://127.0.0.1:8083/health).
+        url: Option<String>,
     },
 }
 
@@ -99,6 +111,32 @@ fn init_logging() -> Result<(), String> {
     Ok(())
 }
 
+/// The worker file of `tributary container`: the mounted one, or one written from the
+/// environment (`$TMPDIR/tributary-worker.properties`), whose `HEAP_OPTS` goes to the JVM.
+fn container_worker_file(mounted: Option<PathBuf>) -> Result<PathBuf, String> {
+    if let Some(file) = mounted {
+        return Ok(file);
+    }
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let config = container::from_env(&env)?;
+    for note in &config.notes {
+        tracing::warn!("{note}");
+    }
+    if let Some(options) = &config.jvm_options {
+        let before = std::env::var("TRIBUTARY_JVM_OPTIONS").unwrap_or_default();
+        std::env::set_var("TRIBUTARY_JVM_OPTIONS", format!("{before} {options}"));
+    }
+    let file = std::env::temp_dir().join("tributary-worker.properties");
+    std::fs::write(&file, config.to_properties())
+        .map_err(|e| format!("{}: cannot write the worker file: {e}", file.display()))?;
+    tracing::info!(
+        file = %file.display(),
+        keys = config.properties.len(),
+        "worker file written from environment variables"
+    );
+    Ok(file)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Err(e) = init_logging() {
@@ -119,6 +157,13 @@ fn main() -> ExitCode {
         Command::Distributed { worker_properties } => {
             runtime.block_on(distributed::run(worker_properties))
         }
+        Command::Container { worker_properties } => {
+            match container_worker_file(worker_properties) {
+                Ok(file) => runtime.block_on(distributed::run(file)),
+                Err(e) => Err(e),
+            }
+        }
+        Command::Healthcheck { url } => runtime.block_on(container::healthcheck(url)),
     };
     // Blocking calls still running (e.g. a startup step abandoned on a signal) do not hold
     // the exit up: the work they were for is gone.
