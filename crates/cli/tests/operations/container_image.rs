@@ -446,4 +446,47 @@ fn three_containers_share_a_group_and_lose_nothing_when_stopped_or_killed() {
     );
     let java = podman(&["exec", &s.name, "sh", "-c", "command -v java || echo none"]);
     assert_eq!(String::from_utf8_lossy(&java.stdout).trim(), "none");
+
+    // The Kubernetes manifest's worker file (its ConfigMap, with the pod IP from the
+    // environment through EnvVarConfigProvider), run as its Deployment runs the image: the
+    // file mounted at /config, given as the argument; its readiness probe's /health answers.
+    let manifest = std::fs::read_to_string(repo().join("packaging/kubernetes/tributary.yaml")).unwrap();
+    let start = manifest.find("connect-distributed.properties: |").unwrap();
+    let worker_file: String = manifest[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("    "))
+        .map(|l| format!("{}\n", &l[4..]))
+        .collect();
+    let port = common::faults::free_port();
+    let k8s_group = unique("k8s");
+    let worker_file = worker_file
+        .replace("kafka:9092", &bootstrap)
+        .replace("http://0.0.0.0:8083", &format!("http://127.0.0.1:{port}"))
+        .replace("group.id=tributary", &format!("group.id={k8s_group}"))
+        .replace("=tributary-", &format!("={k8s_group}-"))
+        + "config.storage.replication.factor=1\noffset.storage.replication.factor=1\nstatus.storage.replication.factor=1\n";
+    let k8s_conf = dir.path().join("k8s");
+    std::fs::create_dir_all(&k8s_conf).unwrap();
+    std::fs::write(k8s_conf.join("connect-distributed.properties"), worker_file).unwrap();
+    assert!(manifest.contains(r#"args: ["/config/connect-distributed.properties"]"#));
+    let k = Container::run(
+        &unique("trib-k8s"),
+        port,
+        &slim,
+        &[
+            "-e".into(),
+            "POD_IP=127.0.0.1".into(),
+            "-v".into(),
+            format!("{}:/config:ro", k8s_conf.display()),
+        ],
+        &["/config/connect-distributed.properties"],
+    );
+    let (code, _) = http_get(&format!("{}/connectors", k.url));
+    assert_eq!(code, 200, "{}", k.logs());
+}
+
+fn http_get(url: &str) -> (u16, String) {
+    let r = reqwest::blocking::get(url).unwrap();
+    (r.status().as_u16(), r.text().unwrap_or_default())
 }
