@@ -124,7 +124,7 @@ pub fn from_env(env: &[(String, String)]) -> Result<EnvWorkerConfig, String> {
         }
     }
     out.jvm_options = lookup("HEAP_OPTS").map(str::to_string);
-    if !out.properties.contains_key("listeners") && !out.properties.contains_key("rest.port") {
+    if !out.properties.contains_key("listeners") {
         out.properties
             .insert("listeners".to_string(), "http://0.0.0.0:8083".to_string());
         out.sources

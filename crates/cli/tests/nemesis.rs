@@ -754,16 +754,20 @@ fn a_fault_schedule_loses_nothing_duplicates_only_at_least_once_and_recovers() {
             },
         );
     }
-    wait_for("the sources STOPPED", Duration::from_secs(60), || {
-        clusters
-            .iter()
-            .enumerate()
-            .all(|(ci, c)| {
-                let live: Vec<&Node> = members(ci, &nodes).into_iter().map(|i| &nodes[i]).collect();
-                state_gap(&live, &c.source, 0, "STOPPED").is_none()
-            })
-            .then_some(())
-    });
+    let stopped_gap = || {
+        clusters.iter().enumerate().find_map(|(ci, c)| {
+            let live: Vec<&Node> = members(ci, &nodes).into_iter().map(|i| &nodes[i]).collect();
+            state_gap(&live, &c.source, 0, "STOPPED")
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while let Some(gap) = stopped_gap() {
+        assert!(
+            Instant::now() < deadline,
+            "the sources are not STOPPED after 60 s: {gap}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
     let mut summary = vec![format!(
         "nemesis: seed {seed}: {} faults survived ({}), recovered in {:.1} s",
         windows.len() - 1,

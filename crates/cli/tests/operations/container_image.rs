@@ -5,8 +5,10 @@
 //! FileStreamSink (from a mounted `plugin.path`) writing to a mounted volume survives
 //! `podman stop` of one container (SIGTERM: its tasks move at once) and `podman kill` of
 //! another (its tasks move after `scheduled.rebalance.max.delay.ms`) with no sequence number
-//! lost and every record in the sink's file. The slim image answers its `HEALTHCHECK`
-//! command and lists no Java plugin; the images run as a non-root user.
+//! lost and every record in the sink's file; a Java Connect 4.4.0 worker then joins the
+//! containers' group and is given work. The slim image answers its `HEALTHCHECK` command and
+//! has no JVM; the images run as a non-root user; the Kubernetes manifest's worker file runs
+//! as its Deployment runs the image.
 
 use crate::common;
 
@@ -255,9 +257,7 @@ fn three_containers_share_a_group_and_lose_nothing_when_stopped_or_killed() {
         distributed_properties(
             &bootstrap,
             &group,
-            &format!(
-                "plugin.path=/plugins\ntributary.plugins.prefer.java=org.apache.kafka.connect.file.FileStreamSinkConnector\nscheduled.rebalance.max.delay.ms=5000\nrest.advertised.host.name=127.0.0.1"
-            ),
+            "plugin.path=/plugins\ntributary.plugins.prefer.java=org.apache.kafka.connect.file.FileStreamSinkConnector\nscheduled.rebalance.max.delay.ms=5000\nrest.advertised.host.name=127.0.0.1",
         )
         .replace("listeners=http://127.0.0.1:0", &format!("listeners=http://127.0.0.1:{}", ports[2])),
     )
@@ -398,6 +398,83 @@ fn three_containers_share_a_group_and_lose_nothing_when_stopped_or_killed() {
         },
     );
 
+    // A Java Connect 4.4.0 worker joins the containers' group: it reads the same config topic
+    // and is given work by the group (the native source's tasks fail there, Java Connect having
+    // no such class, which is why this comes after the checks above).
+    let java_port = common::faults::free_port();
+    let java_dir = dir.path().join("java");
+    std::fs::create_dir_all(&java_dir).unwrap();
+    let file_plugins = Command::new(repo().join("scripts/jvm-bridge"))
+        .arg("file-plugin-path")
+        .output()
+        .unwrap();
+    assert!(file_plugins.status.success());
+    std::fs::write(
+        java_dir.join("worker.properties"),
+        distributed_properties(
+            &bootstrap,
+            &group,
+            &format!(
+                "plugin.path={}\nscheduled.rebalance.max.delay.ms=5000\nrest.advertised.host.name=127.0.0.1\nrest.advertised.port={java_port}",
+                String::from_utf8_lossy(&file_plugins.stdout).trim()
+            ),
+        )
+        .replace("listeners=http://127.0.0.1:0", &format!("listeners=http://127.0.0.1:{java_port}")),
+    )
+    .unwrap();
+    let mut java = Command::new(repo().join("scripts/connect-java"))
+        .arg(java_dir.join("worker.properties"))
+        .env("CONNECT_VERSION", VECTORS_CONNECT_VERSION)
+        .env("CONNECT_JAVA_HEAP", "256m")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(java_dir.join("stderr.log")).unwrap())
+        .spawn()
+        .unwrap();
+    let java_id = format!("127.0.0.1:{java_port}");
+    let joined = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        wait_for(
+            "the Java worker to be given work",
+            Duration::from_secs(180),
+            || {
+                let s = status("seq");
+                let on_java = s["tasks"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .chain(std::iter::once(&s["connector"]))
+                    .any(|t| t["worker_id"] == java_id.as_str());
+                on_java.then_some(())
+            },
+        );
+        let listed: serde_json::Value = client
+            .get(format!("http://{java_id}/connectors"))
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        let mut names: Vec<&str> = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            ["seq", "sink"],
+            "the Java worker reads the containers' config topic"
+        );
+    }));
+    java.kill().ok();
+    java.wait().ok();
+    if let Err(e) = joined {
+        eprintln!(
+            "Java worker log: {}",
+            std::fs::read_to_string(java_dir.join("stderr.log")).unwrap_or_default()
+        );
+        std::panic::resume_unwind(e);
+    }
+
     // The slim image: no JVM, its HEALTHCHECK command answers, and no Java plugin is listed.
     let port = common::faults::free_port();
     let slim_env = env_flags(&[
@@ -450,7 +527,8 @@ fn three_containers_share_a_group_and_lose_nothing_when_stopped_or_killed() {
     // The Kubernetes manifest's worker file (its ConfigMap, with the pod IP from the
     // environment through EnvVarConfigProvider), run as its Deployment runs the image: the
     // file mounted at /config, given as the argument; its readiness probe's /health answers.
-    let manifest = std::fs::read_to_string(repo().join("packaging/kubernetes/tributary.yaml")).unwrap();
+    let manifest =
+        std::fs::read_to_string(repo().join("packaging/kubernetes/tributary.yaml")).unwrap();
     let start = manifest.find("connect-distributed.properties: |").unwrap();
     let worker_file: String = manifest[start..]
         .lines()

@@ -101,10 +101,24 @@ fn processes_with(needle: &str) -> Vec<i32> {
 
 struct Killed(Vec<i32>);
 
+/// A child process killed and reaped when dropped.
+struct ChildGuard(std::process::Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        self.0.kill().ok();
+        self.0.wait().ok();
+    }
+}
+
 impl Drop for Killed {
     fn drop(&mut self) {
         for pid in &self.0 {
-            let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+            Command::new("kill")
+                .arg("-9")
+                .arg(pid.to_string())
+                .status()
+                .ok();
         }
     }
 }
@@ -176,15 +190,16 @@ fn the_release_archive_runs_workers_and_java_plugins_without_cargo_or_maven() {
     )
     .unwrap();
     let stderr_log = dir.path().join("distributed.log");
-    let child = script("connect-distributed.sh")
-        .arg(&worker_file)
-        .env("KAFKA_HEAP_OPTS", "-Xmx192m")
-        .env("KAFKA_JMX_OPTS", "-Dcom.sun.management.jmxremote")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&stderr_log).unwrap())
-        .spawn()
-        .unwrap();
-    let _distributed = Killed(vec![child.id() as i32]);
+    let _distributed = ChildGuard(
+        script("connect-distributed.sh")
+            .arg(&worker_file)
+            .env("KAFKA_HEAP_OPTS", "-Xmx192m")
+            .env("KAFKA_JMX_OPTS", "-Dcom.sun.management.jmxremote")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&stderr_log).unwrap())
+            .spawn()
+            .unwrap(),
+    );
     let url = format!("http://127.0.0.1:{port}");
     let client = reqwest::blocking::Client::new();
     wait_for(
