@@ -96,6 +96,26 @@ impl Hosted {
     }
 }
 
+/// KIP-877 for a hosted converter, transformation or predicate: `withPluginMetrics(tags)` on
+/// its Java instance, which hands the plugin its metrics if it is `Monitorable`. A failure is
+/// logged: the plugin runs without its metrics.
+pub(crate) fn hand_plugin_metrics(
+    jvm: &Jvm,
+    obj: &GlobalRef,
+    class: &str,
+    metrics: &tributary_api::metrics::PluginMetrics,
+) {
+    let tags = codec::metric_tags(metrics);
+    let done = jvm.call(|env, _| {
+        let tags = env.byte_array_from_slice(&tags)?;
+        env.call_method(obj, "withPluginMetrics", "([B)V", &[JValue::Object(&tags)])
+            .map(|_| ())
+    });
+    if let Err(e) = done {
+        tracing::warn!(class, error = %e, "withPluginMetrics() failed");
+    }
+}
+
 /// Removes the plugin metrics (KIP-877) of a hosted connector or task instance, before it is
 /// released.
 pub(crate) fn close_metrics(jvm: &Jvm, obj: &GlobalRef) {

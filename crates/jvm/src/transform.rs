@@ -265,17 +265,8 @@ impl Instance {
 
     /// KIP-877: hands the Java plugin its metrics if it is `Monitorable`.
     fn with_plugin_metrics(&self, metrics: &tributary_api::metrics::PluginMetrics) {
-        let Some(obj) = self.obj.as_ref() else {
-            return;
-        };
-        let tags = crate::codec::metric_tags(metrics);
-        let done = self.jvm.call(|env, _| {
-            let tags = env.byte_array_from_slice(&tags)?;
-            env.call_method(obj, "withPluginMetrics", "([B)V", &[JValue::Object(&tags)])
-                .map(|_| ())
-        });
-        if let Err(e) = done {
-            tracing::warn!(class = self.class, error = %e, "withPluginMetrics() failed");
+        if let Some(obj) = self.obj.as_ref() {
+            crate::task::hand_plugin_metrics(&self.jvm, obj, self.class, metrics);
         }
     }
 

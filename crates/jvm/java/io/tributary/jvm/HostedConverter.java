@@ -1,6 +1,5 @@
 package io.tributary.jvm;
 
-import org.apache.kafka.common.metrics.Monitorable;
 import java.util.Map;
 
 import org.apache.kafka.common.header.Header;
@@ -162,20 +161,10 @@ public final class HostedConverter {
     }
 
     /**
-     * KIP-877: hands a plugin that implements {@link Monitorable} its metrics, Kafka's
-     * PluginMetricsImpl tagged {@code tags} (a Codec map: connector, task, and the plugin's role
-     * as Connect tags it), removed when the plugin is closed. Others are left alone.
+     * KIP-877: hands the plugin its metrics if it implements Monitorable
+     * ({@link HostedMetrics#attach}).
      */
     public void withPluginMetrics(byte[] tags) {
-        if (!(plugin instanceof Monitorable)) {
-            return;
-        }
-        metrics = new HostedMetrics(tags);
-        ClassLoader saved = Bridge.swap(plugin);
-        try {
-            ((Monitorable) plugin).withPluginMetrics(metrics.get());
-        } finally {
-            Bridge.restore(saved);
-        }
+        metrics = HostedMetrics.attach(plugin, tags);
     }
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.KafkaMetric;
 import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.metrics.Monitorable;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
 
@@ -30,6 +31,26 @@ public final class HostedMetrics {
     /** {@code tags}: Codec map bytes of the instance's tags, in Connect's order. */
     HostedMetrics(byte[] tags) {
         this.tags = Codec.readMap(tags);
+    }
+
+    /**
+     * KIP-877 for a converter, transformation or predicate: a plugin that implements
+     * {@link Monitorable} is handed its metrics, tagged {@code tags} (a Codec map: connector,
+     * task, and the plugin's role as Connect tags it); returns them, to be closed with the
+     * plugin, or null for a plugin that is not Monitorable.
+     */
+    static HostedMetrics attach(Object plugin, byte[] tags) {
+        if (!(plugin instanceof Monitorable)) {
+            return null;
+        }
+        HostedMetrics metrics = new HostedMetrics(tags);
+        ClassLoader saved = Bridge.swap(plugin);
+        try {
+            ((Monitorable) plugin).withPluginMetrics(metrics.get());
+        } finally {
+            Bridge.restore(saved);
+        }
+        return metrics;
     }
 
     synchronized PluginMetrics get() {

@@ -1,6 +1,5 @@
 package io.tributary.jvm;
 
-import org.apache.kafka.common.metrics.Monitorable;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -139,21 +138,11 @@ public final class HostedTransformation {
     }
 
     /**
-     * KIP-877: hands a plugin that implements {@link Monitorable} its metrics, Kafka's
-     * PluginMetricsImpl tagged {@code tags} (a Codec map: connector, task, and the plugin's role
-     * as Connect tags it), removed when the plugin is closed. Others are left alone.
+     * KIP-877: hands the plugin its metrics if it implements Monitorable
+     * ({@link HostedMetrics#attach}).
      */
     public void withPluginMetrics(byte[] tags) {
-        if (!(plugin instanceof Monitorable)) {
-            return;
-        }
-        metrics = new HostedMetrics(tags);
-        ClassLoader saved = Bridge.swap(plugin);
-        try {
-            ((Monitorable) plugin).withPluginMetrics(metrics.get());
-        } finally {
-            Bridge.restore(saved);
-        }
+        metrics = HostedMetrics.attach(plugin, tags);
     }
 
     private ConnectRecord<?> read(byte[] in) {
