@@ -4,7 +4,8 @@
 //! - `bin/connect-distributed.sh worker.properties` (Apache's arguments) runs a distributed
 //!   worker whose `plugin.path` hosts Apache's Java FileStreamSource with no
 //!   `tributary.jvm.classpath` set: the archive's bundled bridge is the default; the JVM gets
-//!   `KAFKA_HEAP_OPTS`, and `KAFKA_JMX_OPTS` is reported as not applying;
+//!   `KAFKA_HEAP_OPTS`, and `KAFKA_JMX_OPTS` is reported as not applying; Debezium's PostgreSQL
+//!   connector (from `scripts/plugins`) is listed and validates with its own `ConfigDef`;
 //! - `bin/connect-standalone.sh -daemon worker.properties connector.properties` runs a
 //!   standalone worker in the background with its output in `$LOG_DIR/connectStandalone.out`;
 //! - without a worker file the scripts answer with Apache's usage line and exit 1.
@@ -167,6 +168,11 @@ fn the_release_archive_runs_workers_and_java_plugins_without_cargo_or_maven() {
     // bundled bridge.
     let plugin_path = dir.path().join("plugins/connect-file");
     std::fs::create_dir_all(&plugin_path).unwrap();
+    // Debezium's plugins (scripts/plugins: the PostgreSQL source, the JDBC sink) as a user
+    // would add them to plugin.path.
+    let Some((_, debezium)) = debezium_plugins() else {
+        return;
+    };
     let (_, bridge_plugins) = java_bridge().unwrap();
     std::fs::copy(
         Path::new(&bridge_plugins).join("connect-file/connect-file-4.1.1.jar"),
@@ -182,7 +188,7 @@ fn the_release_archive_runs_workers_and_java_plugins_without_cargo_or_maven() {
             &bootstrap,
             &group,
             &format!(
-                "plugin.path={}\ntributary.plugins.prefer.java=org.apache.kafka.connect.file.FileStreamSourceConnector",
+                "plugin.path={},{debezium}\ntributary.plugins.prefer.java=org.apache.kafka.connect.file.FileStreamSourceConnector",
                 dir.path().join("plugins").display()
             ),
         )
@@ -244,6 +250,34 @@ fn the_release_archive_runs_workers_and_java_plugins_without_cargo_or_maven() {
             == "org.apache.kafka.connect.file.FileStreamSourceConnector"
             && p["version"] == bridge_connect_version()),
         "the Java FileStreamSource (Connect's version) is listed: {plugins}"
+    );
+    // Debezium's PostgreSQL connector loads from plugin.path through the bundled bridge, and its
+    // own ConfigDef answers validation.
+    assert!(
+        plugins
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["class"] == "io.debezium.connector.postgresql.PostgresConnector"),
+        "{plugins}"
+    );
+    let infos: serde_json::Value = client
+        .put(format!(
+            "{url}/connector-plugins/io.debezium.connector.postgresql.PostgresConnector/config/validate"
+        ))
+        .json(&json!({"connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+            "name": "pg", "topic.prefix": "archive"}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert!(
+        infos["configs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["value"]["name"] == "database.hostname"),
+        "Debezium's keys are validated: {infos}"
     );
     // The embedded JVM got KAFKA_HEAP_OPTS.
     let log = std::fs::read_to_string(&stderr_log).unwrap();
