@@ -143,13 +143,29 @@ fn main() -> ExitCode {
         eprintln!("tributary: {e}");
         return ExitCode::from(1);
     }
+    // The image's entry point becomes a distributed worker; its worker file (and the JVM
+    // options it may put in the environment) is settled before any other thread runs.
+    let command = match cli.command {
+        Command::Container { worker_properties } => {
+            match container_worker_file(worker_properties) {
+                Ok(file) => Command::Distributed {
+                    worker_properties: file,
+                },
+                Err(e) => {
+                    eprintln!("tributary: {e}");
+                    return ExitCode::from(1);
+                }
+            }
+        }
+        other => other,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .thread_name("tributary-rt")
         .build()
         .expect("building the tokio runtime");
-    let result = match cli.command {
+    let result = match command {
         Command::Standalone {
             worker_properties,
             connectors,
@@ -157,12 +173,7 @@ fn main() -> ExitCode {
         Command::Distributed { worker_properties } => {
             runtime.block_on(distributed::run(worker_properties))
         }
-        Command::Container { worker_properties } => {
-            match container_worker_file(worker_properties) {
-                Ok(file) => runtime.block_on(distributed::run(file)),
-                Err(e) => Err(e),
-            }
-        }
+        Command::Container { .. } => unreachable!("turned into Distributed above"),
         Command::Healthcheck { url } => runtime.block_on(container::healthcheck(url)),
     };
     // Blocking calls still running (e.g. a startup step abandoned on a signal) do not hold

@@ -710,7 +710,7 @@ mod tests {
     use super::*;
     use std::collections::HashMap;
     use std::io::Write;
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
 
     use std::sync::Arc;
     use tributary_api::data::SchemaType;
@@ -1296,13 +1296,6 @@ mod tests {
         assert!(errors(&props(&[("topic", "t"), ("file", "")])).is_empty());
     }
 
-    fn shared_dir() -> PathBuf {
-        match std::env::var_os("TRIBUTARY_SHARED") {
-            Some(dir) => PathBuf::from(dir),
-            None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-        }
-    }
-
     /// Splits like `str::lines` but on `\r\n`, `\r` and `\n`.
     fn split_all_terminators(text: &str) -> Vec<String> {
         let normalised = text.replace("\r\n", "\n").replace('\r', "\n");
@@ -1315,7 +1308,7 @@ mod tests {
 
     #[test]
     fn reads_the_apache_loghub_sample() {
-        let source = shared_dir().join("data/loghub/Apache_2k.log");
+        let source = tributary_testkit::shared_dir().join("data/loghub/Apache_2k.log");
         let Ok(data) = std::fs::read(&source) else {
             eprintln!(
                 "skipped: {} not found (the loghub set is extra coverage only)",

@@ -48,15 +48,14 @@ pub fn validate(
     // KIP-891: the version `connector.plugin.version` asks for (the newest without it); when
     // no installed version meets it, the rest is validated with the newest and the key says
     // which versions there are.
-    let plugin = match plugins.connector_plugin_in(
-        class,
-        config
-            .get(crate::config::connector::CONNECTOR_VERSION_CONFIG)
-            .map(String::as_str),
-    ) {
-        Ok(p) => p,
-        Err(_) => latest,
-    };
+    let plugin = plugins
+        .connector_plugin_in(
+            class,
+            config
+                .get(crate::config::connector::CONNECTOR_VERSION_CONFIG)
+                .map(String::as_str),
+        )
+        .unwrap_or(latest);
     let connector = (plugin.new)();
     let mut framework = config_def_for(plugin.connector_type);
     // As in Connect, the connector-level converter keys default to the worker's converters
@@ -80,7 +79,7 @@ pub fn validate(
     }
     // KIP-891: the plugin versions, by default those of the plugins in effect (the connector,
     // the worker's converters).
-    let versions = plugin_versions(plugins, support, config, latest.version, plugin.version);
+    let versions = plugin_versions(plugins, support, config, latest.version);
     for v in &versions {
         if let Some(k) = framework.keys.iter_mut().find(|k| k.name == v.key) {
             k.default = Some(v.default.map(str::to_string));
@@ -88,7 +87,6 @@ pub fn validate(
     }
     let mut framework_values = framework.validate(config);
     check_plugin_versions(plugins, config, &versions, &mut framework_values);
-
     if plugin.connector_type == ConnectorType::Sink {
         validate_sink_topics(config, &mut framework_values);
     }
@@ -207,21 +205,21 @@ struct VersionKey {
     key: &'static str,
     /// The kind of plugin it picks the version of.
     kind: crate::plugins::PluginKind,
-    /// The definition's default: the version of the plugin in effect.
+    /// The definition's default: the newest version of the plugin in effect.
     default: Option<&'static str>,
-    /// The plugin in effect, `(class, version)`, when it is known.
-    in_effect: Option<(&'static str, &'static str)>,
+    /// The class of the plugin in effect, when it is known.
+    in_effect: Option<&'static str>,
 }
 
-/// The KIP-891 version keys of a connector config. Each defaults to the version of the plugin
-/// in effect: the connector's, and for a converter the connector-level one the config names, else
-/// the worker's of that role (none when the named class is no converter).
+/// The KIP-891 version keys of a connector config. Each defaults to the newest version of the
+/// plugin in effect: the connector's (`latest_version`), and for a converter the connector-level
+/// one the config names, else the worker's of that role (none when the named class is no
+/// converter).
 fn plugin_versions(
     plugins: &Plugins,
     support: &WorkerSupport,
     config: &Props,
     latest_version: &'static str,
-    connector_version: &'static str,
 ) -> Vec<VersionKey> {
     let class = config
         .get("connector.class")
@@ -231,7 +229,7 @@ fn plugin_versions(
         kind: crate::plugins::PluginKind::Connector,
         key: crate::config::connector::CONNECTOR_VERSION_CONFIG,
         default: Some(latest_version),
-        in_effect: class.map(|c| (c, connector_version)),
+        in_effect: class,
     }];
     let converter = |role: &str, name: &str| -> Option<(&'static str, &'static str)> {
         let name = name.trim();
@@ -268,7 +266,7 @@ fn plugin_versions(
             },
             key,
             default: in_effect.map(|(_, v)| v),
-            in_effect,
+            in_effect: in_effect.map(|(c, _)| c),
         });
     }
     out
@@ -293,7 +291,7 @@ fn check_plugin_versions(
         let Some(v) = values.iter_mut().find(|v| v.name == *key) else {
             continue;
         };
-        let Some((class, _)) = in_effect else {
+        let Some(class) = in_effect else {
             continue;
         };
         v.recommended_values = plugins

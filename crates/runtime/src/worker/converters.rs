@@ -69,27 +69,24 @@ pub fn task_converters(
         worker,
         &settings.header_converter,
     );
-    // KIP-891: the version each converter runs in, the connector's requirement first, then
-    // the worker's.
-    let requirement = |key: &str| -> Option<String> {
-        let key = format!("{key}.plugin.version");
-        connector
-            .get(&key)
-            .cloned()
-            .or_else(|| worker.raw(&key).map(str::to_string))
-    };
+    // KIP-891: each converter runs in the version its settings ask for (`plugin.version` under
+    // its prefix), read from where its class comes from: the connector's for a converter the
+    // connector names, the worker's for the worker's (as Connect's `Worker` reads them).
+    fn requirement(settings: &HashMap<String, String>) -> Option<&str> {
+        settings.get("plugin.version").map(String::as_str)
+    }
     let key_plugin = plugins
-        .converter_plugin_in(&kc, requirement("key.converter").as_deref())
+        .converter_plugin_in(&kc, requirement(&kp))
         .map_err(|e| ConnectError::config(e.to_string()))?;
     let mut key = (key_plugin.new)();
     key.configure(&kp, true)?;
     let value_plugin = plugins
-        .converter_plugin_in(&vc, requirement("value.converter").as_deref())
+        .converter_plugin_in(&vc, requirement(&vp))
         .map_err(|e| ConnectError::config(e.to_string()))?;
     let mut value = (value_plugin.new)();
     value.configure(&vp, false)?;
     let header_plugin = plugins
-        .header_converter_plugin_in(&hc, requirement("header.converter").as_deref())
+        .header_converter_plugin_in(&hc, requirement(&hp))
         .map_err(|e| ConnectError::config(e.to_string()))?;
     let mut header = (header_plugin.new)();
     header.configure(&hp)?;
