@@ -220,3 +220,94 @@ fn a_worker_with_a_hung_task_still_stops_within_the_graceful_timeout() {
         "SIGTERM -> exit within the graceful timeout (2 s) + 2 s: {took:?}"
     );
 }
+
+/// An instance abandoned after `task.shutdown.graceful.timeout.ms` that fails later, while
+/// finishing on its own, reports nothing (Connect's `WorkerTask.cancel`): its FAILED must not
+/// hide the task's next instance, RUNNING on the same worker in the same generation. (The
+/// nemesis found it with an exactly-once task whose abandoned instance was fenced by the next
+/// one.)
+#[test]
+fn an_abandoned_instance_failing_later_does_not_hide_the_next_one() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let group = unique("abandoned");
+    // One status partition: a record read after the abandoned instance's failure was logged
+    // is read after any status that failure wrote.
+    let extra = format!("{EXTRA}status.storage.partitions=1\n");
+    let w = DistributedWorker::start(dir.path(), "w1", &bootstrap, &group, &extra);
+    w.wait_joined();
+    let (first, next) = (dir.path().join("first"), dir.path().join("next"));
+    std::fs::create_dir_all(&first).unwrap();
+    std::fs::create_dir_all(&next).unwrap();
+    // The first instance blocks in its first poll for 8 s, then fails (its trigger file is
+    // there from the start).
+    std::fs::write(first.join("fail-0"), "").unwrap();
+    let topic = unique("abandoned");
+    let config = |extra: Value| flaky(&topic, extra);
+    let (code, _) = send(
+        &w,
+        "PUT",
+        "/connectors/abandoned/config",
+        Some(&config(json!({
+            "block.in": "task.poll",
+            "block.ms": "8000",
+            "fail.trigger.dir": first.to_str().unwrap(),
+        }))),
+    );
+    assert_eq!(code, 201);
+    wait_for(
+        "the first instance to block in poll",
+        Duration::from_secs(60),
+        || {
+            w.log_text()
+                .contains("FlakySource blocking in task.poll")
+                .then_some(())
+        },
+    );
+    // New task configs: the blocked instance is abandoned after 2 s, the next one starts.
+    let (code, _) = send(
+        &w,
+        "PUT",
+        "/connectors/abandoned/config",
+        Some(&config(json!({"fail.trigger.dir": next.to_str().unwrap()}))),
+    );
+    assert_eq!(code, 200);
+    wait_for(
+        "the first instance to be abandoned",
+        Duration::from_secs(60),
+        || {
+            w.log_text()
+                .lines()
+                .any(|l| l.contains("graceful stop of task failed") && l.contains("abandoned-0"))
+                .then_some(())
+        },
+    );
+    wait_for(
+        "the abandoned instance to fail",
+        Duration::from_secs(60),
+        || {
+            w.log_text()
+                .contains("FlakySourceTask 0 failed: trigger file")
+                .then_some(())
+        },
+    );
+    // A status written after that failure, read back: anything the failure wrote is read too.
+    let (code, _) = send(
+        &w,
+        "PUT",
+        "/connectors/marker/config",
+        Some(&flaky(&unique("marker"), json!({}))),
+    );
+    assert_eq!(code, 201);
+    w.wait_state("marker", 1, "RUNNING");
+    let (_, status) = w.get("/connectors/abandoned/status");
+    assert_eq!(
+        status["tasks"][0]["state"], "RUNNING",
+        "the next instance's status: {status}"
+    );
+    assert!(
+        w.log_text()
+            .contains("not reporting the status of an abandoned instance"),
+        "the abandoned instance's FAILED was dropped"
+    );
+}

@@ -2,7 +2,7 @@
 //! reporting, and turning errors and panics into FAILED statuses with a trace.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -14,12 +14,17 @@ use crate::ConnectorTaskId;
 
 pub use crate::config_records::TargetState;
 
-/// Shared between a task thread and the worker: the stop request and the target state.
+/// Shared between a task thread and the worker: the stop request, the target state, and
+/// whether the worker gave up on the instance.
 pub struct TaskControl {
     /// The stop request, shared with a source task's context.
     pub stopping: StopSignal,
     paused: Mutex<bool>,
     changed: Condvar,
+    /// Set when the instance did not stop within `task.shutdown.graceful.timeout.ms` and was
+    /// abandoned (Connect's `WorkerTask.cancel`): it reports no status from then on, since
+    /// another instance of the task may already run, on this worker or another.
+    cancelled: AtomicBool,
 }
 
 impl TaskControl {
@@ -29,7 +34,20 @@ impl TaskControl {
             stopping: StopSignal::new(),
             paused: Mutex::new(target == TargetState::Paused),
             changed: Condvar::new(),
+            cancelled: AtomicBool::new(false),
         })
+    }
+    /// Abandons the instance (Connect's `WorkerTask.cancel`): asks it to stop, and silences its
+    /// status reports, so a failure it meets while finishing on its own (an exactly-once
+    /// producer fenced by the task's next instance, say) never hides that next instance's
+    /// status.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Release);
+        self.stop();
+    }
+    /// Whether the instance was abandoned ([`Self::cancel`]).
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Acquire)
     }
     /// Asks the task to stop; wakes it if paused.
     pub fn stop(&self) {
@@ -71,10 +89,13 @@ impl TaskControl {
     }
 }
 
-/// Writes a task's statuses with the worker's id and current generation.
+/// Writes a task's statuses with the worker's id and current generation; nothing once the
+/// instance was cancelled ([`TaskControl::cancel`]).
 #[derive(Clone)]
 pub struct TaskStatusReporter {
     pub id: ConnectorTaskId,
+    /// The instance's control block, whose cancellation silences the reporter.
+    pub control: Arc<TaskControl>,
     pub worker_id: String,
     pub generation: Arc<AtomicI32>,
     pub store: Arc<dyn StatusBackingStore>,
@@ -85,8 +106,13 @@ pub struct TaskStatusReporter {
 }
 
 impl TaskStatusReporter {
-    /// Records `state` with an optional trace.
+    /// Records `state` with an optional trace, unless the instance was cancelled: then it is
+    /// only logged.
     pub fn report(&self, state: State, trace: Option<String>) {
+        if self.control.is_cancelled() {
+            tracing::info!(task = %self.id, state = state.as_str(), "not reporting the status of an abandoned instance of the task: another instance may run already");
+            return;
+        }
         if let Some(c) = &self.counters {
             c.metrics.state_changed(state);
         }
@@ -164,6 +190,37 @@ mod tests {
     fn panics_become_errors_with_the_message() {
         let r: Result<(), _> = catch_panic("task x", || panic!("boom {}", 1));
         assert_eq!(r.unwrap_err().to_string(), "task x panicked: boom 1");
+    }
+
+    #[test]
+    fn an_abandoned_instance_reports_nothing_after_it_was_cancelled() {
+        use crate::storage::status::MemoryStatusBackingStore;
+        let store = Arc::new(MemoryStatusBackingStore::default());
+        let id = ConnectorTaskId {
+            connector: "c".into(),
+            task: 0,
+        };
+        let reporter = |control: &Arc<TaskControl>| TaskStatusReporter {
+            id: id.clone(),
+            control: control.clone(),
+            worker_id: "w:1".into(),
+            generation: Arc::new(AtomicI32::new(7)),
+            store: store.clone(),
+            version: None,
+            counters: None,
+        };
+        let old = TaskControl::new(TargetState::Started);
+        let old_reporter = reporter(&old);
+        old_reporter.report(State::Running, None);
+        old.cancel();
+        assert!(old.is_stopping(), "cancelling asks the instance to stop");
+        // The task's next instance on the same worker, in the same generation.
+        let next = TaskControl::new(TargetState::Started);
+        reporter(&next).report(State::Running, None);
+        // The abandoned one fails while finishing on its own.
+        old_reporter.report(State::Failed, Some("fenced".into()));
+        let status = store.task(&id).unwrap();
+        assert_eq!(status.state, State::Running, "{status:?}");
     }
 
     #[test]

@@ -28,8 +28,10 @@ impl Worker {
             .or_default()
             .clone();
         let task_version = self.plugin_version(connector_config);
+        let control = TaskControl::new(target);
         let reporter = TaskStatusReporter {
             id: id.clone(),
+            control: control.clone(),
             worker_id: self.worker_id.clone(),
             generation: self.generation.clone(),
             store: self.statuses.clone(),
@@ -103,7 +105,6 @@ impl Worker {
             &plugin_metrics,
         )
         .map_err(fail)?;
-        let control = TaskControl::new(target);
         let flush_interval = self.config.settings().offset_flush_interval;
         let track_topics = self.config.settings().topic_tracking_enable;
         let name = format!("task-{id}");
@@ -344,6 +345,7 @@ impl Worker {
                 }
             } else {
                 tracing::error!(task = %id, "graceful stop of task failed: still running after the shutdown timeout; abandoning it");
+                t.control.cancel();
             }
             let failed = self
                 .statuses
