@@ -9,3 +9,4 @@ mod broker_faults;
 mod hung_plugins;
 mod network_faults;
 mod send_failures;
+mod shared_producer;

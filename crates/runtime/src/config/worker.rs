@@ -44,6 +44,7 @@ pub fn worker_config_def() -> ConfigDef {
         .define("task.shutdown.graceful.timeout.ms", Long, Some(Some("5000")), None, Low, "Total milliseconds the worker gives its tasks to stop cleanly (not a per-task budget).")
         .define("offset.flush.interval.ms", Long, Some(Some("60000")), None, Low, "Interval between source offset commits, in ms.")
         .define("offset.flush.timeout.ms", Long, Some(Some("5000")), None, Low, "Milliseconds an offset commit may wait for outstanding records to be acknowledged; after that the commit is abandoned and retried later.")
+        .define("tributary.source.producer.shared", Boolean, Some(Some("true")), None, Low, "Whether at-least-once source tasks without producer.override.* settings share one producer per worker (Tributary); false gives every source task a producer of its own, as Connect does.")
         .define("tributary.task.stall.threshold.ms", Long, Some(Some("60000")), None, Low, "A task whose poll or put has run this long (ms) is reported stalled in its status and in /metrics (Tributary).")
         .define("metrics.sample.window.ms", Long, Some(Some("30000")), None, Low, "How often task clients report librdkafka statistics to /metrics, in ms (Connect's metrics sample window).")
         .define("plugin.path", List, Some(None), None, Low, "Directories of Java connector plugins (jars, uber-jars, class directories), as for Connect; their connectors run in an in-process JVM started on first use (crate tributary-jvm).")
@@ -521,6 +522,10 @@ pub struct WorkerSettings {
     /// whose `poll` or `put` has run this long is reported stalled. Values below 1 ms count as
     /// 1 ms.
     pub task_stall_threshold: Duration,
+    /// `tributary.source.producer.shared` (BOOLEAN; default true; Tributary, issue #34):
+    /// at-least-once source tasks without `producer.override.*` settings send through one
+    /// producer per worker (`worker::source_task::shared_producer`); false gives each its own.
+    pub source_producer_shared: bool,
     /// `listeners` (LIST; default `http://:8083`), parsed; never empty.
     pub listeners: Vec<Listener>,
     /// `admin.listeners` (LIST; default null, KIP-495): `None` serves `/admin` on `listeners`;
@@ -702,6 +707,7 @@ impl WorkerSettings {
             offset_flush_timeout: v.millis_at_least("offset.flush.timeout.ms", 0)?,
             metrics_sample_window: v.millis_at_least("metrics.sample.window.ms", 1)?,
             task_stall_threshold: v.millis_at_least("tributary.task.stall.threshold.ms", 1)?,
+            source_producer_shared: v.boolean("tributary.source.producer.shared")?,
             listeners,
             admin_listeners,
             rest_advertised_host_name: v

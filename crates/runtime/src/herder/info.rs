@@ -159,6 +159,19 @@ pub struct WorkerInfo {
     /// The group view of a distributed worker; `None` for a standalone one.
     #[serde(flatten)]
     pub group: Option<GroupView>,
+    /// The producers this worker's at-least-once source tasks share (issue #34): each one's
+    /// `client.id` and how many tasks send through it.
+    #[serde(default)]
+    pub shared_producers: Vec<SharedProducerInfo>,
+}
+
+/// A producer shared by source tasks, as `GET /tributary/worker` reports it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct SharedProducerInfo {
+    /// Its `client.id`.
+    pub client_id: String,
+    /// The tasks sending through it.
+    pub tasks: usize,
 }
 
 impl WorkerInfo {
@@ -168,6 +181,7 @@ impl WorkerInfo {
             worker_id,
             mode: "standalone".into(),
             group: None,
+            shared_producers: Vec::new(),
         }
     }
 }

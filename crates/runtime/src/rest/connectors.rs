@@ -583,7 +583,16 @@ pub async fn fence_zombies(
 /// `GET /tributary/worker` (Tributary addition): this worker's id, mode, and in distributed
 /// mode its group view: leader, generation, protocol, assignment, rebalance count and time.
 pub async fn worker_info(State(s): State<RestState>) -> Json<crate::herder::info::WorkerInfo> {
-    Json(s.herder.worker_info())
+    let mut info = s.herder.worker_info();
+    info.shared_producers = s
+        .herder
+        .worker()
+        .shared_producers
+        .live()
+        .into_iter()
+        .map(|(client_id, tasks)| crate::herder::info::SharedProducerInfo { client_id, tasks })
+        .collect();
+    Json(info)
 }
 
 fn topic_tracking(s: &RestState, reset: bool) -> Result<(), RestError> {

@@ -331,6 +331,8 @@ pub struct Worker {
     /// Set by the distributed herder: the connector-specific offsets topics (KIP-618) this
     /// worker follows. Unset (standalone), `offsets.storage.topic` does not apply.
     connector_offset_topics: std::sync::OnceLock<Arc<ConnectorOffsetTopics>>,
+    /// The producers at-least-once source tasks share (issue #34).
+    pub shared_producers: Arc<source_task::shared_producer::SharedProducers>,
 }
 
 impl Worker {
@@ -464,6 +466,7 @@ impl Worker {
             on_reconfigure,
             exactly_once: std::sync::OnceLock::new(),
             connector_offset_topics: std::sync::OnceLock::new(),
+            shared_producers: Arc::default(),
         }
     }
 

@@ -120,11 +120,17 @@ impl Worker {
                     &plugin_metrics,
                 )
                 .map_err(fail)?;
+                let producer_overrides = prefixed(connector_config, "producer.override.");
+                // At-least-once tasks without producer overrides share the worker's producer
+                // (issue #34); `exactly_once_args` below makes the others' producers their own.
+                let shared_producers = (self.config.settings().source_producer_shared
+                    && producer_overrides.is_empty())
+                .then(|| self.shared_producers.clone());
                 let mut producer_config = clients::source_producer_config(
                     &self.config,
                     &id.connector,
                     id.task,
-                    prefixed(connector_config, "producer.override."),
+                    producer_overrides,
                 )
                 .map_err(|e| fail(ConnectError::config(e.to_string())))?;
                 let offsets = self.offset_store_for(connector_config).map_err(fail)?;
@@ -137,6 +143,7 @@ impl Worker {
                     task_config,
                     producer_config,
                     exactly_once,
+                    shared_producers,
                     converters,
                     offsets,
                     topic_creation: match topic_creation {

@@ -365,6 +365,7 @@ impl Herder for DistributedHerder {
                 }),
                 static_in_effect: v.static_in_effect,
             }),
+            shared_producers: Vec::new(),
         }
     }
 }

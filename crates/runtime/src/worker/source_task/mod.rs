@@ -53,6 +53,7 @@ use crate::storage::offset::{
 use crate::storage::status::State;
 
 mod producer;
+pub mod shared_producer;
 mod transactions;
 
 pub use producer::SourceProducerContext;
@@ -69,8 +70,9 @@ const QUEUE_FULL_BATCH: usize = 1000;
 /// The delivery opaque of the offset records an exactly-once task writes in its transactions.
 const OFFSET_RECORD: usize = usize::MAX;
 /// Set in the delivery opaque (with the record's sequence number) of a record sent again on
-/// its own after the broker refused the batch it was in: a refusal is then its own.
-const SENT_ALONE: usize = 1 << (usize::BITS - 2);
+/// its own after the broker refused the batch it was in: a refusal is then its own. Below
+/// [`shared_producer::SLOT_SHIFT`], where a shared producer's opaque keeps the task's slot.
+const SENT_ALONE: usize = 1 << (shared_producer::SLOT_SHIFT - 1);
 /// How long each wait for outstanding reports lasts before checking whether the task stops.
 const RESEND_WAIT: Duration = Duration::from_millis(500);
 
@@ -100,6 +102,9 @@ pub struct SourceTaskArgs {
     pub exactly_once: Option<ExactlyOnceArgs>,
     /// The task's own metrics (KIP-877), handed to it in its context.
     pub plugin_metrics: tributary_api::metrics::PluginMetrics,
+    /// The worker's shared producers, when this task may use one (an at-least-once task
+    /// without `producer.override.*`, sharing enabled); `None`: a producer of its own.
+    pub shared_producers: Option<Arc<shared_producer::SharedProducers>>,
 }
 
 /// Runs the task until stopped or failed; writes RUNNING / PAUSED / FAILED statuses.
@@ -126,7 +131,10 @@ macro_rules! proceed {
 struct Loop {
     connector: String,
     task: Box<dyn SourceTask>,
-    producer: PolledProducer<SourceProducerContext>,
+    producer: TaskProducer,
+    /// Where a shared producer is leased again after a fatal error, with the task's
+    /// producer settings.
+    shared_producers: Option<(Arc<shared_producer::SharedProducers>, ClientConfig)>,
     converters: TaskConverters,
     offsets: Arc<dyn OffsetBackingStore>,
     submitted: SubmittedRecords,
@@ -197,6 +205,7 @@ impl Loop {
             errors,
             exactly_once,
             plugin_metrics,
+            shared_producers,
         } = args;
         counters.metrics.set_kind(TaskKind::Source);
         let operator = Arc::new(
@@ -235,31 +244,23 @@ impl Loop {
             }),
             refused: exactly_once.is_none().then(|| Mutex::new(Vec::new())),
             refused_waiting: Default::default(),
+            outstanding: Default::default(),
         };
-        // Delivery reports are served by the producer's own thread, which sleeps while nothing is
-        // in flight.
+        let ctx = Arc::new(ctx);
+        let shared_producers = shared_producers
+            .filter(|_| exactly_once.is_none())
+            .map(|s| (s, producer_config.clone()));
         let producer =
-            match PolledProducer::create(&producer_config, ctx, &format!("dr-{}", reporter.id)) {
+            match TaskProducer::create(&reporter.id, &ctx, &producer_config, &shared_producers) {
                 Ok(p) => p,
                 Err(e) => {
                     chain.close();
-                    return Err(ConnectError::config(format!(
-                        "Failed to create producer for {}: {e}",
-                        reporter.id
-                    )));
+                    return Err(e);
                 }
             };
-        if let Err(e) = crate::kafka_client::set_initial_token(producer.client(), &producer_config)
-        {
-            chain.close();
-            return Err(ConnectError::connect(format!(
-                "Producer for {}: {e}",
-                reporter.id
-            )));
-        }
         let transactions = match exactly_once {
             None => None,
-            Some(eos) => match start_transactions(&producer, eos) {
+            Some(eos) => match start_transactions(producer.transactional(), eos) {
                 Ok(t) => Some(t),
                 Err(e) => {
                     chain.close();
@@ -287,6 +288,7 @@ impl Loop {
             connector,
             task,
             producer,
+            shared_producers,
             converters,
             offsets,
             submitted,
@@ -729,9 +731,12 @@ impl Loop {
         }
         if let Some(t) = &mut self.transactions {
             if !t.open {
-                self.producer.begin_transaction().map_err(|e| {
-                    ConnectError::connect(format!("Failed to begin a transaction: {e}"))
-                })?;
+                self.producer
+                    .transactional()
+                    .begin_transaction()
+                    .map_err(|e| {
+                        ConnectError::connect(format!("Failed to begin a transaction: {e}"))
+                    })?;
                 t.open = true;
             }
             t.offsets.set(partition, offset);
@@ -791,6 +796,13 @@ impl Loop {
                     self.check_failure()?;
                     return Ok(true);
                 }
+                Err((e, back)) if self.producer.is_fatal() => {
+                    // The shared producer met a fatal error: the record goes again, after the
+                    // records the producer lost, on its replacement (`resend_refused`).
+                    tracing::debug!(task = %self.reporter.id, "record {seq} kept for the shared producer's replacement: {e}");
+                    self.producer.context().keep_for_resend(seq, &back);
+                    return Ok(true);
+                }
                 Err((e, _)) => {
                     self.forget(seq);
                     return Err(ConnectError::connect(format!(
@@ -801,12 +813,39 @@ impl Loop {
         }
     }
 
+    /// After a fatal error of the shared producer: once the task's records still in flight on
+    /// it are reported (those it failed are kept, as a refused batch's, to be sent again), the
+    /// task leases the producer that replaces it; the records it failed go again first, in
+    /// their order. Acknowledged records keep their offsets, committed by the task as usual.
+    /// False when the task is stopping first.
+    fn renew_shared_producer(&mut self) -> ConnectResult<bool> {
+        if !self.wait_outstanding()? {
+            return Ok(false);
+        }
+        self.check_failure()?;
+        let Some((producers, config)) = &self.shared_producers else {
+            return Ok(true);
+        };
+        tracing::warn!(task = %self.reporter.id, "the shared producer met a fatal error; continuing on its replacement");
+        let ctx = self.producer.context().clone();
+        self.producer = TaskProducer::create(
+            &self.reporter.id,
+            &ctx,
+            config,
+            &Some((producers.clone(), config.clone())),
+        )?;
+        Ok(true)
+    }
+
     /// Sends again, one at a time and in the order they were first sent, the records of batches
     /// the broker refused as too large (Java's producer splits such a batch): once everything
     /// in flight was reported, each goes alone and its report is waited for before the next. A
     /// record refused on its own is its own failure (tolerated, or the task fails). Returns
     /// false when the task is stopping (what was not sent again stays uncommitted).
     fn resend_refused(&mut self) -> ConnectResult<bool> {
+        if self.producer.is_fatal() && !self.renew_shared_producer()? {
+            return Ok(false);
+        }
         while self.producer.context().has_refused() {
             // The rest of a refused batch, and the batches sent after it, report first.
             if !self.wait_outstanding()? {

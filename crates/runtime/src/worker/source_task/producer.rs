@@ -46,6 +46,120 @@ pub struct SourceProducerContext {
     pub(super) refused: Option<Mutex<Vec<Refused>>>,
     /// Whether `refused` holds records (read for every record sent, without the lock).
     pub(super) refused_waiting: std::sync::atomic::AtomicBool,
+    /// Records sent through a shared producer and not reported yet (unused with a producer
+    /// of the task's own, whose flush counts them).
+    pub(super) outstanding: shared_producer::Outstanding,
+}
+
+/// The context of a task's own producer: the task's context, which a shared producer's
+/// dispatcher would otherwise hold.
+pub struct OwnContext(pub(super) Arc<SourceProducerContext>);
+
+impl ClientContext for OwnContext {
+    const ENABLE_REFRESH_OAUTH_TOKEN: bool = true;
+
+    fn generate_oauth_token(
+        &self,
+        oauthbearer_config: Option<&str>,
+    ) -> Result<rdkafka::client::OAuthToken, Box<dyn std::error::Error>> {
+        self.0.generate_oauth_token(oauthbearer_config)
+    }
+
+    fn stats(&self, statistics: rdkafka::Statistics) {
+        self.0.stats(statistics)
+    }
+}
+
+impl ProducerContext for OwnContext {
+    type DeliveryOpaque = usize;
+    fn delivery(&self, result: &DeliveryResult<'_>, opaque: usize) {
+        self.0.delivery(result, opaque)
+    }
+}
+
+/// The producer a source task sends through: its own (exactly-once tasks, tasks with
+/// `producer.override.*`), or a place on a producer shared by the worker's tasks
+/// ([`shared_producer`]).
+pub(super) enum TaskProducer {
+    Own(PolledProducer<OwnContext>),
+    Shared(shared_producer::Lease),
+}
+
+impl TaskProducer {
+    /// A place on the shared producer for `config` when `shared` is given and it has one,
+    /// else a producer of the task's own; delivery reports reach `ctx` either way.
+    pub(super) fn create(
+        id: &tributary_api::ConnectorTaskId,
+        ctx: &Arc<SourceProducerContext>,
+        config: &ClientConfig,
+        shared: &Option<(Arc<shared_producer::SharedProducers>, ClientConfig)>,
+    ) -> ConnectResult<TaskProducer> {
+        if let Some((producers, _)) = shared {
+            match producers.lease(config, ctx.clone()) {
+                Ok(Some(lease)) => return Ok(TaskProducer::Shared(lease)),
+                Ok(None) => {
+                    tracing::info!(task = %id, "the shared producer has no free slot; the task gets a producer of its own")
+                }
+                Err(e) => {
+                    return Err(ConnectError::config(format!(
+                        "Failed to create producer for {id}: {e}"
+                    )))
+                }
+            }
+        }
+        // Delivery reports are served by the producer's own thread, which sleeps while nothing
+        // is in flight.
+        let producer = PolledProducer::create(config, OwnContext(ctx.clone()), &format!("dr-{id}"))
+            .map_err(|e| {
+                ConnectError::config(format!("Failed to create producer for {id}: {e}"))
+            })?;
+        crate::kafka_client::set_initial_token(producer.client(), config)
+            .map_err(|e| ConnectError::connect(format!("Producer for {id}: {e}")))?;
+        Ok(TaskProducer::Own(producer))
+    }
+
+    /// The task's producer context (delivery reports, failures, refused batches).
+    pub(super) fn context(&self) -> &Arc<SourceProducerContext> {
+        match self {
+            TaskProducer::Own(p) => &p.context().0,
+            TaskProducer::Shared(l) => l.context(),
+        }
+    }
+
+    /// Queues a record whose opaque is the task's (its sequence number and flags).
+    #[allow(clippy::result_large_err)]
+    pub(super) fn send<'a>(
+        &self,
+        record: BaseRecord<'a, [u8], [u8], usize>,
+    ) -> Result<(), crate::polled_producer::Refused<'a, [u8], [u8], usize>> {
+        match self {
+            TaskProducer::Own(p) => p.send(record),
+            TaskProducer::Shared(l) => l.send(record),
+        }
+    }
+
+    /// Waits until the task's records were all reported, at most `timeout`
+    /// (`Producer::flush`'s contract).
+    pub(super) fn flush(&self, timeout: Duration) -> rdkafka::error::KafkaResult<()> {
+        match self {
+            TaskProducer::Own(p) => p.flush(timeout),
+            TaskProducer::Shared(l) => l.flush(timeout),
+        }
+    }
+
+    /// The transactional producer of an exactly-once task, which always owns it (a task
+    /// leases a shared producer only when it is not exactly-once; a panic here fails the task).
+    pub(super) fn transactional(&self) -> &PolledProducer<OwnContext> {
+        match self {
+            TaskProducer::Own(p) => p,
+            TaskProducer::Shared(_) => unreachable!("an exactly-once task owns its producer"),
+        }
+    }
+
+    /// The shared producer was hit by a fatal error: it takes no more records.
+    pub(super) fn is_fatal(&self) -> bool {
+        matches!(self, TaskProducer::Shared(l) if l.producer().is_fatal())
+    }
 }
 
 impl ClientContext for SourceProducerContext {
@@ -94,7 +208,7 @@ impl ProducerContext for SourceProducerContext {
             Err((e, msg)) => {
                 use rdkafka::Message;
                 if let (Some(refused), false) = (&self.refused, alone) {
-                    if is_too_large(e) {
+                    if is_too_large(e) || lost_to_fatal_error(e) {
                         // The broker refused the batch this record was in (a record too large
                         // on its own is refused by `send`): it is sent again on its own.
                         tracing::debug!(
@@ -118,6 +232,21 @@ impl ProducerContext for SourceProducerContext {
             }
         }
     }
+}
+
+/// Whether a record failed because its producer met a fatal error (purged from its queue, or
+/// failed in flight): not the record's own failure. A task on a shared producer sends it
+/// again on the producer's replacement; a task's own producer takes no more records, so there
+/// the resend fails the task.
+pub(super) fn lost_to_fatal_error(e: &KafkaError) -> bool {
+    matches!(
+        e,
+        KafkaError::MessageProduction(
+            RDKafkaErrorCode::Fatal
+                | RDKafkaErrorCode::PurgeQueue
+                | RDKafkaErrorCode::PurgeInflight
+        )
+    )
 }
 
 /// Whether a send failed because the record, or the batch it was in, is too large.
@@ -167,6 +296,26 @@ impl SourceProducerContext {
                 "Unrecoverable exception from producer send callback: {e} (topic {topic})"
             ));
         }
+    }
+
+    /// Keeps a record that a fatal shared producer would not take, to be sent again (after the
+    /// records it lost before, in sequence order) on the producer that replaces it.
+    pub(super) fn keep_for_resend(&self, seq: u64, rec: &BaseRecord<'_, [u8], [u8], usize>) {
+        let Some(refused) = &self.refused else {
+            return;
+        };
+        let mut refused = refused.lock().unwrap();
+        self.refused_waiting.store(true, Ordering::Release);
+        refused.push(Refused {
+            seq,
+            topic: rec.topic.to_string(),
+            // librdkafka's RD_KAFKA_PARTITION_UA: the partitioner chooses, as it did first.
+            partition: rec.partition.unwrap_or(-1),
+            key: rec.key.map(<[u8]>::to_vec),
+            payload: rec.payload.map(<[u8]>::to_vec),
+            headers: rec.headers.clone(),
+            timestamp: rec.timestamp,
+        });
     }
 
     /// Takes the records of refused batches reported so far, in the order they were sent.

@@ -96,7 +96,7 @@ impl PendingOffsets {
 /// fencing check, the producer's initialisation (which fences older producers of the same
 /// `transactional.id` and aborts their open transaction), then the generation check.
 pub(super) fn start_transactions(
-    producer: &PolledProducer<SourceProducerContext>,
+    producer: &PolledProducer<OwnContext>,
     eos: ExactlyOnceArgs,
 ) -> ConnectResult<Transactions> {
     (eos.pre_producer_check)()?;
@@ -148,9 +148,12 @@ impl Loop {
             }
             // The offsets of the records of a transaction the task aborted: committed in a
             // transaction of their own, so the task does not read those records again.
-            self.producer.begin_transaction().map_err(|e| {
-                ConnectError::connect(format!("Failed to begin a transaction: {e}"))
-            })?;
+            self.producer
+                .transactional()
+                .begin_transaction()
+                .map_err(|e| {
+                    ConnectError::connect(format!("Failed to begin a transaction: {e}"))
+                })?;
             t.open = true;
         }
         let began = Instant::now();
@@ -183,13 +186,20 @@ impl Loop {
                 }
             }
         }
-        let committed = self.producer.commit_transaction(t.commit_timeout);
+        let committed = self
+            .producer
+            .transactional()
+            .commit_transaction(t.commit_timeout);
         t.open = false;
         t.last_commit = Instant::now();
         if let Err(e) = committed {
             let fenced = matches!(&e, KafkaError::Transaction(err) if err.is_fatal());
             if !fenced {
-                if let Err(abort) = self.producer.abort_transaction(t.commit_timeout) {
+                if let Err(abort) = self
+                    .producer
+                    .transactional()
+                    .abort_transaction(t.commit_timeout)
+                {
                     tracing::warn!(task = %self.reporter.id, "aborting the failed transaction failed: {abort}");
                 }
             }
@@ -245,7 +255,7 @@ impl Loop {
                 )));
             }
             self.check_failure()?;
-            if let Err(e) = self.producer.abort_transaction(timeout) {
+            if let Err(e) = self.producer.transactional().abort_transaction(timeout) {
                 return Err(ConnectError::connect(format!(
                     "Failed to abort the transaction of task {}: {e}",
                     self.reporter.id
@@ -276,7 +286,11 @@ impl Loop {
             if t.open {
                 t.open = false;
                 t.offsets.clear();
-                if let Err(e) = self.producer.abort_transaction(t.commit_timeout) {
+                if let Err(e) = self
+                    .producer
+                    .transactional()
+                    .abort_transaction(t.commit_timeout)
+                {
                     tracing::warn!(task = %self.reporter.id, "aborting the open transaction failed: {e}");
                 }
             }
