@@ -101,6 +101,10 @@ struct Args {
     /// The parts to run, in order: `tributary`, `java`, `configs`.
     #[arg(long, value_delimiter = ',', default_value = "tributary,java,configs")]
     parts: Vec<String>,
+    /// An extra `key=value` setting of every Tributary worker (repeatable), e.g.
+    /// `tributary.source.producer.shared=false` to compare a producer per task.
+    #[arg(long = "worker-setting")]
+    worker_settings: Vec<String>,
     /// Tributary workers running the connectors before one more joins.
     #[arg(long, default_value_t = 20)]
     workers: usize,
@@ -218,6 +222,13 @@ impl Ctx<'_> {
         if let (Kind::Java, Some(port)) = (kind, port) {
             set("listeners", format!("http://127.0.0.1:{port}"));
             set("rest.advertised.host.name", "127.0.0.1".into());
+        }
+        if kind == Kind::Tributary {
+            for s in &a.worker_settings {
+                if let Some((k, v)) = s.split_once('=') {
+                    set(k.trim(), v.trim().to_string());
+                }
+            }
         }
         props
     }
