@@ -7,6 +7,7 @@
 pub mod corpus;
 pub mod eos;
 pub mod faults;
+pub mod postgres;
 pub mod text;
 
 use std::io::Read;

@@ -8,7 +8,10 @@
 //! lost and every record in the sink's file; a Java Connect 4.4.0 worker then joins the
 //! containers' group and is given work. The slim image answers its `HEALTHCHECK` command and
 //! has no JVM; the images run as a non-root user; the Kubernetes manifest's worker file runs
-//! as its Deployment runs the image.
+//! as its Deployment runs the image. A compose file written for Confluent's
+//! `cp-kafka-connect` image (`CONNECT_*` variables, `network_mode: host`, a mounted volume, the
+//! image's health check) runs the slim image unchanged apart from the image name, with Debian's
+//! docker-compose on podman's Docker API (`scripts/image compose`).
 
 use crate::common;
 
@@ -34,8 +37,14 @@ fn podman(args: &[&str]) -> std::process::Output {
         .expect("running podman")
 }
 
-/// The images built from the test's binary: `(slim, jre)`; `None` without podman.
+/// The images built from the test's binary: `(slim, jre)`; `None` without podman. Built once
+/// for the tests of this binary.
 fn images() -> Option<(String, String)> {
+    static BUILT: std::sync::OnceLock<Option<(String, String)>> = std::sync::OnceLock::new();
+    BUILT.get_or_init(build_images).clone()
+}
+
+fn build_images() -> Option<(String, String)> {
     let ok = Command::new(repo().join("scripts/image"))
         .arg("install")
         .status()
@@ -567,4 +576,128 @@ fn three_containers_share_a_group_and_lose_nothing_when_stopped_or_killed() {
 fn http_get(url: &str) -> (u16, String) {
     let r = reqwest::blocking::get(url).unwrap();
     (r.status().as_u16(), r.text().unwrap_or_default())
+}
+
+/// A `docker-compose.yml` written for Confluent's `cp-kafka-connect`, only the image name
+/// changed, runs a worker that serves a FileStreamSource pipeline from a mounted volume and
+/// passes the image's own health check; `down` stops and removes it.
+#[test]
+fn a_compose_file_written_for_cp_kafka_connect_runs_the_image() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((slim, _)) = images() else { return };
+    let installed = Command::new("docker-compose")
+        .arg("version")
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !installed {
+        missing::<()>("docker-compose (scripts/image install)");
+        return;
+    }
+    let dir = test_dir();
+    let group = unique("compose");
+    let port = common::faults::free_port();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let lines: String = (0..20).map(|i| format!("compose line {i}\n")).collect();
+    std::fs::write(data.join("input.txt"), &lines).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let project = unique("tributary-compose").replace('-', "");
+    // As users write them for cp-kafka-connect (the image name aside).
+    let compose = format!(
+        r#"version: "3"
+services:
+  connect:
+    image: {slim}
+    network_mode: host
+    volumes:
+      - {data}:/data
+    environment:
+      CONNECT_BOOTSTRAP_SERVERS: {bootstrap}
+      CONNECT_REST_PORT: {port}
+      CONNECT_LISTENERS: http://127.0.0.1:{port}
+      CONNECT_REST_ADVERTISED_HOST_NAME: 127.0.0.1
+      CONNECT_GROUP_ID: {group}
+      CONNECT_CONFIG_STORAGE_TOPIC: {group}-configs
+      CONNECT_OFFSET_STORAGE_TOPIC: {group}-offsets
+      CONNECT_STATUS_STORAGE_TOPIC: {group}-status
+      CONNECT_CONFIG_STORAGE_REPLICATION_FACTOR: 1
+      CONNECT_OFFSET_STORAGE_REPLICATION_FACTOR: 1
+      CONNECT_STATUS_STORAGE_REPLICATION_FACTOR: 1
+      CONNECT_KEY_CONVERTER: org.apache.kafka.connect.storage.StringConverter
+      CONNECT_VALUE_CONVERTER: org.apache.kafka.connect.storage.StringConverter
+      CONNECT_PLUGIN_PATH: /usr/share/java,/usr/share/confluent-hub-components
+"#,
+        data = data.display()
+    );
+    std::fs::write(dir.path().join("docker-compose.yml"), compose).unwrap();
+    let compose_cmd = |args: &[&str]| {
+        let out = Command::new(repo().join("scripts/image"))
+            .arg("compose")
+            .args(["-p", &project])
+            .args(args)
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("running scripts/image compose");
+        (
+            out.status.success(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        )
+    };
+    struct Down<'a>(&'a dyn Fn(&[&str]) -> (bool, String));
+    impl Drop for Down<'_> {
+        fn drop(&mut self) {
+            let _ = (self.0)(&["down", "-t", "5"]);
+        }
+    }
+    let (up, out) = compose_cmd(&["up", "-d"]);
+    assert!(up, "docker-compose up: {out}");
+    let _down = Down(&compose_cmd);
+    let url = format!("http://127.0.0.1:{port}");
+    wait_for("the compose worker's REST API", Duration::from_secs(120), || {
+        (http_get(&format!("{url}/connectors")).0 == 200).then_some(())
+    });
+    let topic = unique("compose");
+    create_topic(&bootstrap, &topic, 1);
+    let resp = reqwest::blocking::Client::new()
+        .post(format!("{url}/connectors"))
+        .json(&json!({"name": "file", "config": {
+            "connector.class": "FileStreamSource", "file": "/data/input.txt", "topic": topic}}))
+        .send()
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 201, "{:?}", resp.text());
+    wait_for("the 20 lines in Kafka", Duration::from_secs(120), || {
+        (read_topic(&bootstrap, &topic).len() >= 20).then_some(())
+    });
+    // The image's HEALTHCHECK passes in the container compose started.
+    let container = format!("{project}_connect_1");
+    let out = podman(&["healthcheck", "run", &container]);
+    assert!(
+        out.status.success(),
+        "health check: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // cp-kafka-connect's CONNECT_REST_PORT sets rest.port, which Connect 4 no longer reads:
+    // warned about as Connect does, never silently taken.
+    let out = podman(&["logs", &container]);
+    let logs = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(logs.contains("rest.port"), "{logs}");
+    let (down, out) = compose_cmd(&["down", "-t", "5"]);
+    assert!(down, "docker-compose down: {out}");
+    let out = podman(&["ps", "-a", "--format", "{{.Names}}"]);
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains(&container),
+        "removed by down"
+    );
 }

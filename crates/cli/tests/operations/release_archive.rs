@@ -5,7 +5,8 @@
 //!   worker whose `plugin.path` hosts Apache's Java FileStreamSource with no
 //!   `tributary.jvm.classpath` set: the archive's bundled bridge is the default; the JVM gets
 //!   `KAFKA_HEAP_OPTS`, and `KAFKA_JMX_OPTS` is reported as not applying; Debezium's PostgreSQL
-//!   connector (from `scripts/plugins`) is listed and validates with its own `ConfigDef`;
+//!   connector (from `scripts/plugins`) is listed, validates with its own `ConfigDef`, and
+//!   snapshots a table of the PostgreSQL of `scripts/postgres` into Kafka;
 //! - `bin/connect-standalone.sh -daemon worker.properties connector.properties` runs a
 //!   standalone worker in the background with its output in `$LOG_DIR/connectStandalone.out`;
 //! - without a worker file the scripts answer with Apache's usage line and exit 1.
@@ -279,6 +280,41 @@ fn the_release_archive_runs_workers_and_java_plugins_without_cargo_or_maven() {
             .any(|c| c["value"]["name"] == "database.hostname"),
         "Debezium's keys are validated: {infos}"
     );
+    // And it runs: the snapshot of a PostgreSQL table reaches Kafka through the archive's
+    // worker and bridge.
+    if let Some(pg) = common::postgres::Pg::from_env() {
+        let db = unique("archive_pg").replace('-', "_");
+        let db_guard = pg.create_db(&db);
+        pg.sql(
+            &db,
+            "CREATE TABLE customers (id INT PRIMARY KEY, name TEXT); \
+             INSERT INTO customers VALUES (1, 'ada'), (2, 'grace'), (3, 'edsger');",
+        );
+        let prefix = unique("archive-dbz");
+        let resp = client
+            .post(format!("{url}/connectors"))
+            .json(&json!({"name": "pg", "config": pg.source_config(&db, &prefix)}))
+            .send()
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 201, "{:?}", resp.text());
+        let topic = format!("{prefix}.public.customers");
+        wait_for(
+            "Debezium's snapshot of 3 rows in Kafka",
+            Duration::from_secs(180),
+            || (topic_end(&bootstrap, &topic) >= 3).then_some(()),
+        );
+        let rows = read_topic(&bootstrap, &topic);
+        assert!(
+            rows.iter()
+                .any(|v| String::from_utf8_lossy(v).contains("grace")),
+            "the rows' values: {:?}",
+            rows.iter().map(|v| String::from_utf8_lossy(v)).collect::<Vec<_>>()
+        );
+        // The task lets go of the replication slot before the database is dropped.
+        let resp = client.delete(format!("{url}/connectors/pg")).send().unwrap();
+        assert_eq!(resp.status().as_u16(), 204);
+        drop(db_guard);
+    }
     // The embedded JVM got KAFKA_HEAP_OPTS.
     let log = std::fs::read_to_string(&stderr_log).unwrap();
     let started = log
