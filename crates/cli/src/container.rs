@@ -20,6 +20,36 @@
 
 use std::collections::BTreeMap;
 
+/// What `tributary healthcheck` asks without a URL, unless the entry point wrote another into
+/// [`health_url_file`].
+pub const DEFAULT_HEALTH_URL: &str = "http://127.0.0.1:8083/health";
+
+/// Where the entry point leaves the health URL of the worker it runs
+/// (`$TMPDIR/tributary-health-url`), for the image's `HEALTHCHECK`.
+pub fn health_url_file() -> std::path::PathBuf {
+    std::env::temp_dir().join("tributary-health-url")
+}
+
+/// The `/health` URL of the worker of `properties` (a worker file's keys): its first
+/// `listeners` entry (Connect's default `http://:8083` without one), asked on 127.0.0.1 when
+/// the listener binds every address or names none.
+pub fn health_url(properties: &std::collections::HashMap<String, String>) -> String {
+    let first = properties
+        .get("listeners")
+        .and_then(|l| l.split(',').map(str::trim).find(|l| !l.is_empty()))
+        .unwrap_or("http://:8083");
+    let (scheme, rest) = first.split_once("://").unwrap_or(("http", first));
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((h, p)) => (h, p.trim_end_matches('/')),
+        None => (rest, if scheme == "https" { "443" } else { "80" }),
+    };
+    let host = match host {
+        "" | "0.0.0.0" | "[::]" | "::" => "127.0.0.1",
+        h => h,
+    };
+    format!("{}://{host}:{port}/health", scheme.to_ascii_lowercase())
+}
+
 /// Debezium's image variables with the worker key each sets.
 const DEBEZIUM: &[(&str, &str)] = &[
     ("BOOTSTRAP_SERVERS", "bootstrap.servers"),
@@ -173,9 +203,21 @@ fn escape(s: &str, key: bool) -> String {
 /// within 5 s, as an orchestrator's readiness check wants (Connect's `GET /health`, KIP-1017,
 /// answers 200 once the worker has started); otherwise the reason.
 pub async fn healthcheck(url: Option<String>) -> Result<(), String> {
-    let url = url.unwrap_or_else(|| "http://127.0.0.1:8083/health".to_string());
+    // Without a URL: the one the entry point derived from the worker file's listener, since
+    // a compose file or manifest may move it off 8083.
+    let url = url
+        .or_else(|| {
+            std::fs::read_to_string(health_url_file())
+                .ok()
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+        })
+        .unwrap_or_else(|| DEFAULT_HEALTH_URL.to_string());
     let client = reqwest::Client::builder()
         .timeout(std::time::Duration::from_secs(5))
+        // The probe runs inside the container against its own listener, whose certificate
+        // names the host the clients use, not 127.0.0.1.
+        .danger_accept_invalid_certs(true)
         .build()
         .map_err(|e| format!("healthcheck: {e}"))?;
     let resp = client
@@ -201,6 +243,31 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn the_health_url_follows_the_first_listener() {
+        let props = |l: Option<&str>| {
+            l.map(|l| {
+                [("listeners".to_string(), l.to_string())]
+                    .into_iter()
+                    .collect()
+            })
+            .unwrap_or_default()
+        };
+        assert_eq!(health_url(&props(None)), "http://127.0.0.1:8083/health");
+        assert_eq!(
+            health_url(&props(Some("http://0.0.0.0:9000, https://a:9443"))),
+            "http://127.0.0.1:9000/health"
+        );
+        assert_eq!(
+            health_url(&props(Some("HTTPS://connect-1:8443"))),
+            "https://connect-1:8443/health"
+        );
+        assert_eq!(
+            health_url(&props(Some("http://:8084"))),
+            "http://127.0.0.1:8084/health"
+        );
     }
 
     #[test]

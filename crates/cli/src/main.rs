@@ -114,9 +114,22 @@ fn init_logging() -> Result<(), String> {
 /// The worker file of `tributary container`: the mounted one, or one written from the
 /// environment (`$TMPDIR/tributary-worker.properties`), whose `HEAP_OPTS` goes to the JVM.
 fn container_worker_file(mounted: Option<PathBuf>) -> Result<PathBuf, String> {
-    if let Some(file) = mounted {
-        return Ok(file);
+    let file = match mounted {
+        Some(file) => file,
+        None => env_worker_file()?,
+    };
+    // The image's HEALTHCHECK asks the listener this worker file sets.
+    if let Ok(props) = tributary_runtime::config::properties::load_properties(&file) {
+        let url = container::health_url(&props);
+        if let Err(e) = std::fs::write(container::health_url_file(), &url) {
+            tracing::warn!(error = %e, "cannot leave the health URL {url} for the health check");
+        }
     }
+    Ok(file)
+}
+
+/// The worker file written from the environment (`$TMPDIR/tributary-worker.properties`).
+fn env_worker_file() -> Result<PathBuf, String> {
     let env: Vec<(String, String)> = std::env::vars().collect();
     let config = container::from_env(&env)?;
     for note in &config.notes {

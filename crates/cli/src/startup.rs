@@ -377,8 +377,17 @@ async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, St
             .map(str::to_string)
             .collect()
     };
-    let plugin_path = list("plugin.path");
+    let mut plugin_path = list("plugin.path");
     let prefer_java = list("tributary.plugins.prefer.java");
+    if !plugin_path.is_empty() && !holds_java_code(&plugin_path) {
+        // As Connect finds no plugin there: nothing to host, so no JVM is needed (the slim
+        // image runs compose files whose plugin.path names the usual directories).
+        tracing::warn!(
+            plugin_path = %plugin_path.join(","),
+            "plugin.path holds no jar or class file: no Java plugin to host, no JVM started"
+        );
+        plugin_path.clear();
+    }
     if plugin_path.is_empty() {
         if let Some(first) = prefer_java.first() {
             return Err(format!(
@@ -506,4 +515,60 @@ fn jvm_options(from_file: Option<&str>) -> Vec<String> {
         .chain(from_file.unwrap_or_default().split_whitespace())
         .map(str::to_string)
         .collect()
+}
+
+/// Whether any `plugin.path` entry is, or holds (at any depth), a `.jar`, `.zip` or `.class`
+/// file: Java code a JVM would scan. Unreadable or missing entries hold none, as Connect's
+/// scan finds nothing there.
+fn holds_java_code(entries: &[String]) -> bool {
+    fn java_file(p: &std::path::Path) -> bool {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "jar" | "zip" | "class"))
+    }
+    fn walk(p: &std::path::Path, depth: usize) -> bool {
+        if java_file(p) && p.is_file() {
+            return true;
+        }
+        if depth == 0 || !p.is_dir() {
+            return false;
+        }
+        std::fs::read_dir(p)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| walk(&e.path(), depth - 1))
+    }
+    entries.iter().any(|e| walk(std::path::Path::new(e), 16))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::holds_java_code;
+
+    #[test]
+    fn only_a_plugin_path_with_jar_zip_or_class_files_needs_a_jvm() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let s = |p: &std::path::Path| p.display().to_string();
+        // Missing and empty directories, and other files, hold no Java code.
+        std::fs::create_dir_all(root.join("empty")).unwrap();
+        std::fs::create_dir_all(root.join("docs")).unwrap();
+        std::fs::write(root.join("docs/README.txt"), "x").unwrap();
+        assert!(!holds_java_code(&[
+            s(&root.join("missing")),
+            s(&root.join("empty")),
+            s(&root.join("docs")),
+        ]));
+        // A jar in a plugin's directory, a class file deep down, a jar named directly.
+        std::fs::create_dir_all(root.join("plugins/debezium")).unwrap();
+        std::fs::write(root.join("plugins/debezium/connector.JAR"), "").unwrap();
+        assert!(holds_java_code(&[s(&root.join("plugins"))]));
+        std::fs::create_dir_all(root.join("classes/a/b/c")).unwrap();
+        std::fs::write(root.join("classes/a/b/c/Task.class"), "").unwrap();
+        assert!(holds_java_code(&[s(&root.join("classes"))]));
+        assert!(holds_java_code(&[s(
+            &root.join("plugins/debezium/connector.JAR")
+        )]));
+    }
 }

@@ -154,4 +154,3 @@ impl Pg {
         .collect()
     }
 }
-

@@ -660,9 +660,16 @@ services:
     assert!(up, "docker-compose up: {out}");
     let _down = Down(&compose_cmd);
     let url = format!("http://127.0.0.1:{port}");
-    wait_for("the compose worker's REST API", Duration::from_secs(120), || {
-        (http_get(&format!("{url}/connectors")).0 == 200).then_some(())
-    });
+    wait_for(
+        "the compose worker's REST API",
+        Duration::from_secs(120),
+        || {
+            reqwest::blocking::get(format!("{url}/connectors"))
+                .ok()
+                .filter(|r| r.status().is_success())
+                .map(|_| ())
+        },
+    );
     let topic = unique("compose");
     create_topic(&bootstrap, &topic, 1);
     let resp = reqwest::blocking::Client::new()

@@ -308,10 +308,15 @@ fn the_release_archive_runs_workers_and_java_plugins_without_cargo_or_maven() {
             rows.iter()
                 .any(|v| String::from_utf8_lossy(v).contains("grace")),
             "the rows' values: {:?}",
-            rows.iter().map(|v| String::from_utf8_lossy(v)).collect::<Vec<_>>()
+            rows.iter()
+                .map(|v| String::from_utf8_lossy(v))
+                .collect::<Vec<_>>()
         );
         // The task lets go of the replication slot before the database is dropped.
-        let resp = client.delete(format!("{url}/connectors/pg")).send().unwrap();
+        let resp = client
+            .delete(format!("{url}/connectors/pg"))
+            .send()
+            .unwrap();
         assert_eq!(resp.status().as_u16(), 204);
         drop(db_guard);
     }

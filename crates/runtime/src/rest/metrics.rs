@@ -306,6 +306,11 @@ fn connect_families(
     let tasks = worker.running_task_metrics();
     let connectors = worker.running_connectors();
     worker_group(&mut f, worker, &tasks, &connectors, statuses);
+    // The producers source tasks share, under their own client ids; each task's records on
+    // them are under the task's (issue #34).
+    for stats in worker.shared_producers.statistics() {
+        client_group(&mut f, &stats);
+    }
     if let Some(group) = &info.group {
         rebalance_group(&mut f, group);
     }

@@ -245,6 +245,9 @@ impl Loop {
             refused: exactly_once.is_none().then(|| Mutex::new(Vec::new())),
             refused_waiting: Default::default(),
             outstanding: Default::default(),
+            shared_view: shared_producer::TaskClientView::new(
+                producer_config.get("client.id").unwrap_or_default(),
+            ),
         };
         let ctx = Arc::new(ctx);
         let shared_producers = shared_producers

@@ -49,6 +49,9 @@ pub struct SourceProducerContext {
     /// Records sent through a shared producer and not reported yet (unused with a producer
     /// of the task's own, whose flush counts them).
     pub(super) outstanding: shared_producer::Outstanding,
+    /// What the task's records came to on a shared producer, reported as the client metrics of
+    /// the task's own `client.id` (`connector-producer-<connector>-<task>`).
+    pub(super) shared_view: shared_producer::TaskClientView,
 }
 
 /// The context of a task's own producer: the task's context, which a shared producer's
@@ -196,6 +199,7 @@ impl ProducerContext for SourceProducerContext {
         let seq = (seq & !SENT_ALONE) as u64;
         match result {
             Ok(msg) => {
+                self.shared_view.delivered(msg);
                 self.forget_original(seq);
                 if let Some(meta) = &self.record_acks {
                     use rdkafka::Message;

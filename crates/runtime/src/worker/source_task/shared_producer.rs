@@ -95,6 +95,51 @@ impl Outstanding {
     }
 }
 
+/// A task's share of a shared producer, as Connect's per-task producer metrics show it: the
+/// records and record bytes Kafka acknowledged, and the records outstanding, under the task's
+/// own `client.id`. Request, byte and latency metrics of the brokers belong to the shared
+/// producer, under its own `client.id` (`SharedProducers::statistics`).
+pub struct TaskClientView {
+    client_id: String,
+    records: std::sync::atomic::AtomicI64,
+    bytes: std::sync::atomic::AtomicI64,
+}
+
+impl TaskClientView {
+    /// A view for a task whose producer `client.id` is `client_id`.
+    pub fn new(client_id: &str) -> TaskClientView {
+        TaskClientView {
+            client_id: client_id.to_string(),
+            records: Default::default(),
+            bytes: Default::default(),
+        }
+    }
+
+    /// A record Kafka acknowledged.
+    pub(super) fn delivered(&self, msg: &rdkafka::message::BorrowedMessage<'_>) {
+        let len = msg.key_len() + msg.payload_len();
+        self.records.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(len as i64, Ordering::Relaxed);
+    }
+
+    /// The task's producer statistics, in the shape of librdkafka's: `txmsgs`,
+    /// `txmsg_bytes` and `msg_cnt` (`outstanding`) set, the broker-level fields zero.
+    fn statistics(&self, outstanding: u64, at: &rdkafka::Statistics) -> rdkafka::Statistics {
+        rdkafka::Statistics {
+            name: self.client_id.clone(),
+            client_id: self.client_id.clone(),
+            client_type: "producer".into(),
+            ts: at.ts,
+            time: at.time,
+            age: at.age,
+            txmsgs: self.records.load(Ordering::Relaxed),
+            txmsg_bytes: self.bytes.load(Ordering::Relaxed),
+            msg_cnt: outstanding,
+            ..Default::default()
+        }
+    }
+}
+
 /// A task's place on a shared producer.
 struct Slot {
     task: Arc<SourceProducerContext>,
@@ -108,6 +153,8 @@ pub struct SharedDispatch {
     slots: RwLock<Vec<Option<Slot>>>,
     free: Mutex<Vec<usize>>,
     fatal: AtomicBool,
+    /// The producer's latest librdkafka statistics.
+    statistics: Mutex<Option<Box<rdkafka::Statistics>>>,
 }
 
 impl SharedDispatch {
@@ -116,6 +163,7 @@ impl SharedDispatch {
             slots: RwLock::new(Vec::new()),
             free: Mutex::new(Vec::new()),
             fatal: AtomicBool::new(false),
+            statistics: Mutex::new(None),
         }
     }
 
@@ -167,6 +215,27 @@ impl ClientContext for SharedDispatch {
         oauthbearer_config: Option<&str>,
     ) -> Result<rdkafka::client::OAuthToken, Box<dyn std::error::Error>> {
         crate::kafka_client::oauth_token(oauthbearer_config)
+    }
+
+    /// Keeps the producer's statistics and hands each task its share
+    /// ([`TaskClientView`]) as its client statistics.
+    fn stats(&self, statistics: rdkafka::Statistics) {
+        let tasks: Vec<Arc<SourceProducerContext>> = {
+            let slots = self.slots.read().unwrap_or_else(|e| e.into_inner());
+            slots
+                .iter()
+                .flatten()
+                .filter(|s| !s.released)
+                .map(|s| s.task.clone())
+                .collect()
+        };
+        for task in tasks {
+            let own = task
+                .shared_view
+                .statistics(task.outstanding.get(), &statistics);
+            task.counters.metrics.set_client_statistics(own);
+        }
+        *self.statistics.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::new(statistics));
     }
 
     fn error(&self, error: KafkaError, reason: &str) {
@@ -297,9 +366,6 @@ impl SharedProducers {
                 let name = format!("tributary-source-producer-{n}");
                 let mut shared = config.clone();
                 shared.set("client.id", &name);
-                // Statistics feed a task's client metrics; a shared producer's belong to no
-                // one task.
-                shared.set("statistics.interval.ms", "0");
                 let producer =
                     PolledProducer::create(&shared, SharedDispatch::new(), &format!("dr-{name}"))?;
                 crate::kafka_client::set_initial_token(producer.client(), &shared)
@@ -319,6 +385,24 @@ impl SharedProducers {
             slot,
             task,
         }))
+    }
+
+    /// The latest librdkafka statistics of each shared producer alive now (for `/metrics`,
+    /// under the producer's own `client.id`).
+    pub fn statistics(&self) -> Vec<Box<rdkafka::Statistics>> {
+        let by_config = self.by_config.lock().unwrap_or_else(|e| e.into_inner());
+        by_config
+            .values()
+            .filter_map(Weak::upgrade)
+            .filter_map(|p| {
+                p.producer
+                    .context()
+                    .statistics
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clone()
+            })
+            .collect()
     }
 
     /// The shared producers alive now, with their tasks: `(client.id, tasks)`.
@@ -417,6 +501,7 @@ mod tests {
             refused: Some(Mutex::new(Vec::new())),
             refused_waiting: Default::default(),
             outstanding: Outstanding::default(),
+            shared_view: TaskClientView::new("connector-producer-c-0"),
         };
         (Arc::new(ctx), acks)
     }
