@@ -8,7 +8,7 @@
 //! Failures come back as a [`CoordinatorError`] that tells a rejoin request from an unreachable
 //! coordinator, a refusal by the broker, or an unreadable payload.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
 
 use tributary_group::assignor::{
@@ -378,14 +378,17 @@ pub fn owners_of(
         let url = &meta.url;
         if protocol != ConnectProtocol::Eager {
             if let Some(alloc) = &meta.allocation {
+                // Sets: a worker may hold thousands of tasks and lose hundreds in a round.
+                let revoked_connectors: HashSet<&String> = a.revoked_connectors.iter().collect();
+                let revoked_tasks: HashSet<&ConnectorTaskId> = a.revoked_tasks.iter().collect();
                 for c in alloc
                     .connectors
                     .iter()
-                    .filter(|c| !a.revoked_connectors.contains(c))
+                    .filter(|c| !revoked_connectors.contains(c))
                 {
                     owners.connectors.insert(c.clone(), url.clone());
                 }
-                for t in alloc.tasks.iter().filter(|t| !a.revoked_tasks.contains(t)) {
+                for t in alloc.tasks.iter().filter(|t| !revoked_tasks.contains(t)) {
                     owners.tasks.insert(t.clone(), url.clone());
                 }
             }
@@ -421,18 +424,22 @@ pub fn delta(
     assignment: &Assignment,
     running: (&[String], &[ConnectorTaskId]),
 ) -> Delta {
+    // Membership through sets: with thousands of tasks a worker, `Vec::contains` made a
+    // round quadratic (found by the assignor simulation).
+    let assigned_connectors: HashSet<&String> = assignment.connectors.iter().collect();
+    let assigned_tasks: HashSet<&ConnectorTaskId> = assignment.tasks.iter().collect();
     let mut out = if protocol == ConnectProtocol::Eager {
         Delta {
             stop_connectors: running
                 .0
                 .iter()
-                .filter(|c| !assignment.connectors.contains(c))
+                .filter(|c| !assigned_connectors.contains(c))
                 .cloned()
                 .collect(),
             stop_tasks: running
                 .1
                 .iter()
-                .filter(|t| !assignment.tasks.contains(t))
+                .filter(|t| !assigned_tasks.contains(t))
                 .cloned()
                 .collect(),
             held: Assignment {
@@ -443,16 +450,19 @@ pub fn delta(
         }
     } else {
         let mut next = held.clone();
-        next.connectors
-            .retain(|c| !assignment.revoked_connectors.contains(c));
-        next.tasks.retain(|t| !assignment.revoked_tasks.contains(t));
+        let revoked_connectors: HashSet<&String> = assignment.revoked_connectors.iter().collect();
+        let revoked_tasks: HashSet<&ConnectorTaskId> = assignment.revoked_tasks.iter().collect();
+        next.connectors.retain(|c| !revoked_connectors.contains(c));
+        next.tasks.retain(|t| !revoked_tasks.contains(t));
+        let mut held_connectors: HashSet<String> = next.connectors.iter().cloned().collect();
+        let mut held_tasks: HashSet<ConnectorTaskId> = next.tasks.iter().cloned().collect();
         for c in &assignment.connectors {
-            if !next.connectors.contains(c) {
+            if held_connectors.insert(c.clone()) {
                 next.connectors.push(c.clone());
             }
         }
         for t in &assignment.tasks {
-            if !next.tasks.contains(t) {
+            if held_tasks.insert(t.clone()) {
                 next.tasks.push(t.clone());
             }
         }
