@@ -304,7 +304,8 @@ impl HerderLoop {
 
     /// Regenerates task configs of owned, running connectors; publishes them when they changed
     /// (directly on the leader, through the leader's internal endpoint elsewhere). Failures are
-    /// retried with a backoff from 250 ms doubling to 60 s.
+    /// retried with a backoff from 250 ms doubling to 60 s; a request the group's rebalance cut
+    /// short is no failure, and goes again 250 ms later (after the round).
     pub(super) async fn reconfigure_pending(&mut self) {
         if self.pending_reconfigure.is_empty() || self.need_rejoin {
             return;
@@ -318,18 +319,33 @@ impl HerderLoop {
             .into_iter()
             .collect();
         let mut failed = false;
+        let mut rebalancing = false;
         for c in pending {
-            if let Err(e) = self.reconfigure(&c).await {
-                tracing::warn!(
-                    connector = c,
-                    "task reconfiguration failed, will retry: {e}"
-                );
-                if matches!(e, ReconfigureError::NoLeader) {
-                    // Only a rebalance tells this worker who leads.
-                    self.need_rejoin = true;
+            match self.reconfigure(&c).await {
+                Ok(()) => {}
+                Err(e @ ReconfigureError::Rebalancing { .. }) => {
+                    // Not a failure of the request: it goes again right after the round
+                    // (a backoff growing over a long run of rounds, connectors created one
+                    // after another, held the last tasks up for tens of seconds).
+                    tracing::debug!(
+                        connector = c,
+                        "task reconfiguration waits for the rebalance: {e}"
+                    );
+                    self.pending_reconfigure.insert(c);
+                    rebalancing = true;
                 }
-                self.pending_reconfigure.insert(c);
-                failed = true;
+                Err(e) => {
+                    tracing::warn!(
+                        connector = c,
+                        "task reconfiguration failed, will retry: {e}"
+                    );
+                    if matches!(e, ReconfigureError::NoLeader) {
+                        // Only a rebalance tells this worker who leads.
+                        self.need_rejoin = true;
+                    }
+                    self.pending_reconfigure.insert(c);
+                    failed = true;
+                }
             }
         }
         self.reconfigure_backoff = if failed {
@@ -338,6 +354,10 @@ impl HerderLoop {
                 .map(|(_, d)| (d * 2).min(Duration::from_secs(60)))
                 .unwrap_or(Duration::from_millis(250));
             Some((Instant::now() + next, next))
+        } else if rebalancing {
+            // Again after the round (which clears the rejoin signal), or in 250 ms at most.
+            let first = Duration::from_millis(250);
+            Some((Instant::now() + first, first))
         } else {
             None
         };
@@ -420,7 +440,10 @@ impl HerderLoop {
                 detail: e.to_string(),
             })?,
             _ = rejoin.wait_for(|r| r.is_some()) => {
-                return Err(abandoned("the group is rebalancing"))
+                return Err(ReconfigureError::Rebalancing {
+                    url: url.clone(),
+                    detail: "given up: the group is rebalancing".into(),
+                })
             }
             _ = stopped(&mut stop) => return Err(abandoned("the worker is stopping")),
             _ = tokio::time::sleep(FORWARD_TIMEOUT) => {
@@ -429,6 +452,13 @@ impl HerderLoop {
         };
         if resp.status().is_success() {
             Ok(())
+        } else if resp.status().as_u16() == 409 {
+            // The leader is rebalancing (Connect's "Cannot complete request momentarily due
+            // to stale configuration" / rebalance in progress).
+            Err(ReconfigureError::Rebalancing {
+                detail: format!("409 {}", resp.text().await.unwrap_or_default()),
+                url,
+            })
         } else {
             Err(ReconfigureError::Forward {
                 detail: format!(

@@ -81,12 +81,22 @@ impl HerderLoop {
                 break;
             }
             if self.need_rejoin {
+                if std::mem::take(&mut self.coalesce) {
+                    self.coalesce_config_events().await;
+                }
+                let config_round = std::mem::take(&mut self.config_rejoin);
                 self.publish_membership(true);
                 let started = Instant::now();
                 // A rebalance may ask for another one (the follow-up round after revocations).
                 self.need_rejoin = false;
                 match self.rebalance().await {
                     Ok(()) => {
+                        if config_round {
+                            self.config_rounds.push_back(Instant::now());
+                            while self.config_rounds.len() > 2 {
+                                self.config_rounds.pop_front();
+                            }
+                        }
                         let mut v = self.shared.view.write().unwrap();
                         v.rebalances += 1;
                         v.last_rebalance_ms = started.elapsed().as_millis() as u64;
@@ -164,7 +174,12 @@ impl HerderLoop {
                         while let Ok(e) = self.events.try_recv() {
                             evs.push(e);
                         }
+                        let before = self.need_rejoin;
                         self.handle_events(evs).await;
+                        if !before && self.need_rejoin {
+                            self.config_rejoin = true;
+                            self.coalesce = self.in_config_burst();
+                        }
                     }
                 }
                 req = self.requests.recv() => {
@@ -195,7 +210,52 @@ impl HerderLoop {
     }
 }
 
+/// Two rounds asked for by config changes within this long of each other mean a burst.
+pub(super) const BURST_WINDOW: Duration = Duration::from_secs(1);
+/// During a burst, a round asked for by config changes waits until none arrived for this long…
+const COALESCE_QUIET: Duration = Duration::from_millis(30);
+/// …but never longer than this.
+const COALESCE_MAX: Duration = Duration::from_millis(300);
+
 impl HerderLoop {
+    /// Whether config changes are streaming in: the last two rounds they asked for both
+    /// completed within [`BURST_WINDOW`].
+    fn in_config_burst(&self) -> bool {
+        self.config_rounds.len() >= 2
+            && self
+                .config_rounds
+                .iter()
+                .all(|t| t.elapsed() < BURST_WINDOW)
+    }
+
+    /// During a burst of config changes (say 200 connectors created one after another), waits
+    /// until none arrived for [`COALESCE_QUIET`] (at most [`COALESCE_MAX`]) and handles those
+    /// that did, so that one round assigns them all instead of one round each: each round
+    /// stops every worker's other work for its duration (issue #34, task start at scale).
+    /// An isolated change is never held up: it needs two recent rounds of its kind.
+    async fn coalesce_config_events(&mut self) {
+        let deadline = Instant::now() + COALESCE_MAX;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || self.is_stopping() {
+                return;
+            }
+            let next = tokio::select! {
+                biased;
+                _ = stopped(&mut self.stopping) => return,
+                ev = tokio::time::timeout(COALESCE_QUIET.min(left), self.events.recv()) => ev,
+            };
+            let Ok(Some(ev)) = next else {
+                return;
+            };
+            let mut evs = vec![ev];
+            while let Ok(e) = self.events.try_recv() {
+                evs.push(e);
+            }
+            self.handle_events(evs).await;
+        }
+    }
+
     /// A FAILED status this worker wrote: scheduled for an automatic restart under its
     /// connector's `tributary.restart.*` settings (nothing when they are off).
     pub(super) fn on_failure(&mut self, failure: auto_restart::Failure) {

@@ -210,6 +210,10 @@ enum ReconfigureError {
     /// Forwarding them to the leader failed.
     #[error("POST {url}: {detail}")]
     Forward { url: String, detail: String },
+    /// The group rebalanced while the request was under way (given up, or answered 409 by
+    /// the leader): sent again once the round is over, with no backoff.
+    #[error("POST {url}: {detail}")]
+    Rebalancing { url: String, detail: String },
 }
 
 /// Why a distributed worker could not start.
@@ -375,6 +379,15 @@ struct HerderLoop {
     failures: mpsc::UnboundedReceiver<auto_restart::Failure>,
     requests: mpsc::UnboundedReceiver<LoopRequest>,
     need_rejoin: bool,
+    /// When the last rounds that config changes asked for completed (the last few): two or
+    /// more within [`herder_loop::BURST_WINDOW`] mean changes are streaming in (connectors
+    /// created one after another), and the next such round waits for the burst to pause.
+    config_rounds: std::collections::VecDeque<Instant>,
+    /// The pending rejoin was asked for by config changes during a burst: wait for them to
+    /// pause first ([`HerderLoop::coalesce_config_events`]).
+    coalesce: bool,
+    /// The pending rejoin was asked for by config changes.
+    config_rejoin: bool,
     /// The protocol negotiated in the last completed rebalance.
     in_use: Option<ConnectProtocol>,
     /// The jobs this worker holds (cooperative: what goes into the next JoinGroup metadata).
