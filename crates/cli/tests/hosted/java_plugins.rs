@@ -354,13 +354,17 @@ fn a_worker_using_no_java_plugin_never_starts_a_jvm() {
     );
 }
 
-/// `plugin.path` without the bridge's class path stops startup naming the key.
+/// `plugin.path` holding Java code without the bridge's class path stops startup naming the
+/// key.
 #[test]
 fn plugin_path_without_the_bridge_is_refused_naming_the_key() {
     let dir = test_dir();
+    // A plugin directory with a jar in it (one without jar, zip or class files needs no JVM).
+    std::fs::create_dir_all(dir.path().join("plugins/some-plugin")).unwrap();
+    std::fs::write(dir.path().join("plugins/some-plugin/some-plugin.jar"), "").unwrap();
     std::fs::write(
         dir.path().join("worker.properties"),
-        "bootstrap.servers=127.0.0.1:1\nkey.converter=org.apache.kafka.connect.storage.StringConverter\nvalue.converter=org.apache.kafka.connect.storage.StringConverter\noffset.storage.file.filename=offsets\nlisteners=http://127.0.0.1:0\nplugin.path=/nonexistent\n",
+        "bootstrap.servers=127.0.0.1:1\nkey.converter=org.apache.kafka.connect.storage.StringConverter\nvalue.converter=org.apache.kafka.connect.storage.StringConverter\noffset.storage.file.filename=offsets\nlisteners=http://127.0.0.1:0\nplugin.path=plugins\n",
     )
     .unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_tributary"))
