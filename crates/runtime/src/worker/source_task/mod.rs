@@ -734,12 +734,7 @@ impl Loop {
         }
         if let Some(t) = &mut self.transactions {
             if !t.open {
-                self.producer
-                    .transactional()
-                    .begin_transaction()
-                    .map_err(|e| {
-                        ConnectError::connect(format!("Failed to begin a transaction: {e}"))
-                    })?;
+                self.producer.begin_transaction()?;
                 t.open = true;
             }
             t.offsets.set(partition, offset);

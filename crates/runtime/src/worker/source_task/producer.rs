@@ -159,6 +159,14 @@ impl TaskProducer {
         }
     }
 
+    /// Begins a transaction on the exactly-once task's producer, with Connect's message on
+    /// failure.
+    pub(super) fn begin_transaction(&self) -> ConnectResult<()> {
+        self.transactional()
+            .begin_transaction()
+            .map_err(|e| ConnectError::connect(format!("Failed to begin a transaction: {e}")))
+    }
+
     /// The shared producer was hit by a fatal error: it takes no more records.
     pub(super) fn is_fatal(&self) -> bool {
         matches!(self, TaskProducer::Shared(l) if l.producer().is_fatal())

@@ -24,7 +24,7 @@
 //! sets `producer.override.client.id`, which gives it its own producer.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, RwLock, Weak};
 use std::time::{Duration, Instant};
 
@@ -148,11 +148,10 @@ struct Slot {
 }
 
 /// The context of a shared producer: hands each delivery report to the task in the opaque's
-/// slot, and notes a fatal error.
+/// slot.
 pub struct SharedDispatch {
     slots: RwLock<Vec<Option<Slot>>>,
     free: Mutex<Vec<usize>>,
-    fatal: AtomicBool,
     /// The producer's latest librdkafka statistics.
     statistics: Mutex<Option<Box<rdkafka::Statistics>>>,
 }
@@ -162,7 +161,6 @@ impl SharedDispatch {
         SharedDispatch {
             slots: RwLock::new(Vec::new()),
             free: Mutex::new(Vec::new()),
-            fatal: AtomicBool::new(false),
             statistics: Mutex::new(None),
         }
     }
@@ -237,13 +235,6 @@ impl ClientContext for SharedDispatch {
         }
         *self.statistics.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::new(statistics));
     }
-
-    fn error(&self, error: KafkaError, reason: &str) {
-        if matches!(error, KafkaError::Global(RDKafkaErrorCode::Fatal)) {
-            self.fatal.store(true, Ordering::Release);
-        }
-        tracing::error!(target: "librdkafka", "librdkafka: Global error: {error}: {reason}");
-    }
 }
 
 impl ProducerContext for SharedDispatch {
@@ -285,8 +276,7 @@ impl SharedProducer {
     pub fn is_fatal(&self) -> bool {
         // librdkafka's error events carry the underlying code (`Fenced`, `OutOfOrderSequence…`),
         // not `_FATAL`: the client says whether one was fatal.
-        self.producer.context().fatal.load(Ordering::Acquire)
-            || self.producer.client().fatal_error().is_some()
+        self.producer.client().fatal_error().is_some()
     }
 
     /// Its `client.id`.

@@ -148,12 +148,7 @@ impl Loop {
             }
             // The offsets of the records of a transaction the task aborted: committed in a
             // transaction of their own, so the task does not read those records again.
-            self.producer
-                .transactional()
-                .begin_transaction()
-                .map_err(|e| {
-                    ConnectError::connect(format!("Failed to begin a transaction: {e}"))
-                })?;
+            self.producer.begin_transaction()?;
             t.open = true;
         }
         let began = Instant::now();
