@@ -1456,6 +1456,58 @@ fn a_departure_without_jobs_after_a_revoking_round_starts_no_delay() {
     sim.assert_converged();
 }
 
+/// A departed job names the round that gave it to its owner as well as the owner's last round:
+/// a worker stopping while a round is under way reports its jobs UNASSIGNED with the generation
+/// it last learnt, which is evidence for every job it held since then.
+#[test]
+fn a_departed_job_names_the_round_that_gave_it_to_its_owner() {
+    let mut sim = Sim::standard(DEFAULT_DELAY);
+    sim.add_worker("worker1");
+    sim.add_worker("worker2");
+    sim.settle();
+    let early: BTreeSet<Job> = jobs(&sim.jobs_of("worker2"));
+    let early_generation = sim.generation;
+    assert!(!early.is_empty());
+    // worker3 joins: jobs move to it over two rounds; worker2 keeps the rest.
+    sim.add_worker("worker3");
+    sim.settle();
+    let kept: BTreeSet<Job> = jobs(&sim.jobs_of("worker2"));
+    assert!(kept.is_subset(&early), "worker2 only gave jobs away");
+    // More rounds in which nothing moves.
+    sim.round();
+    sim.round();
+    let last = sim.generation;
+    let given_to_3: BTreeSet<Job> = jobs(&sim.jobs_of("worker3"));
+    sim.remove_worker("worker2");
+    sim.remove_worker("worker3");
+    let departed = sim.departed();
+    assert_eq!(departed.len(), kept.len() + given_to_3.len());
+    for d in &departed {
+        assert_eq!(d.generation, last);
+        if kept.contains(&d.job) {
+            assert!(d.held_since <= early_generation, "{d:?}");
+        } else {
+            assert!(given_to_3.contains(&d.job));
+            assert!(
+                d.held_since > early_generation && d.held_since < last,
+                "{d:?}"
+            );
+        }
+    }
+    // The next round keeps them waiting; a later one still names the same rounds.
+    let r = sim.round();
+    assert_eq!(r.delay, DEFAULT_DELAY);
+    let waiting = sim.departed();
+    assert_eq!(waiting.len(), departed.len());
+    for d in &waiting {
+        let before = departed.iter().find(|b| b.job == d.job).unwrap();
+        assert_eq!(
+            (d.generation, d.held_since),
+            (before.generation, before.held_since)
+        );
+    }
+}
+
 #[test]
 fn no_departed_jobs_from_stale_memory() {
     let mut sim = Sim::standard(DEFAULT_DELAY);

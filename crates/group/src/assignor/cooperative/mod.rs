@@ -77,9 +77,14 @@ pub struct DepartedJob {
     /// The departed owner's advertised REST URL, from its member metadata (`http://host:port/`;
     /// Connect's worker id is its `host:port`).
     pub owner_url: String,
-    /// The generation of the last round the owner was a member of: a clean stop is reported
-    /// by the owner with this generation (statuses carry the generation they were written in).
+    /// The generation of the last round the owner was a member of (statuses carry the
+    /// generation they were written in; a clean stop is reported at most this late).
     pub generation: i32,
+    /// The generation of the round that gave the owner this job (it held it without a break
+    /// since): a status the owner wrote before it is not about this stint. A clean stop is
+    /// reported with a generation in `held_since..=generation`: the owner may leave before it
+    /// learns the outcome of its last round, so its report can name an earlier generation.
+    pub held_since: i32,
 }
 
 /// What the previous round left assigned for one connector (leader memory).
@@ -114,8 +119,11 @@ pub struct CooperativeAssignorState {
     lost_jobs: Vec<Job>,
     /// Advertised URL of every member of the last computed round.
     member_urls: HashMap<String, String>,
-    /// The departed owner (URL, last generation) of every job in `lost_jobs`.
-    lost_owners: BTreeMap<Job, (String, i32)>,
+    /// The departed owner of every job in `lost_jobs`.
+    lost_owners: BTreeMap<Job, DepartedOwner>,
+    /// For every job assigned in the last computed round: its owner's member id and the
+    /// generation since which that owner has held it.
+    held_since: HashMap<Job, (String, i32)>,
     /// Jobs of departed members released for the next round ([`Self::release`]).
     released: HashSet<Job>,
 }
@@ -142,6 +150,7 @@ impl CooperativeAssignorState {
             lost_jobs: Vec::new(),
             member_urls: HashMap::new(),
             lost_owners: BTreeMap::new(),
+            held_since: HashMap::new(),
             released: HashSet::new(),
         }
     }
@@ -162,12 +171,13 @@ impl CooperativeAssignorState {
         let present: HashSet<&str> = members.iter().map(|(id, _)| id.as_str()).collect();
         let mut out: Vec<DepartedJob> = Vec::new();
         let mut seen: HashSet<&Job> = HashSet::new();
-        for (job, (url, generation)) in &self.lost_owners {
+        for (job, owner) in &self.lost_owners {
             seen.insert(job);
             out.push(DepartedJob {
                 job: job.clone(),
-                owner_url: url.clone(),
-                generation: *generation,
+                owner_url: owner.url.clone(),
+                generation: owner.generation,
+                held_since: owner.held_since,
             });
         }
         for (id, jobs) in &self.owners {
@@ -184,10 +194,15 @@ impl CooperativeAssignorState {
                 if seen.contains(&job) {
                     continue;
                 }
+                let held_since = match self.held_since.get(&job) {
+                    Some((owner, since)) if owner == id => *since,
+                    _ => self.previous_generation,
+                };
                 out.push(DepartedJob {
                     job,
                     owner_url: url.clone(),
                     generation: self.previous_generation,
+                    held_since,
                 });
             }
         }
@@ -477,10 +492,17 @@ pub(crate) fn assign_cooperative_subset(
         state.previous.clear();
     }
     // The departed owners of jobs, for the jobs that this round finds lost.
-    let departed: HashMap<Job, (String, i32)> = state
+    let departed: HashMap<Job, DepartedOwner> = state
         .departed_jobs(round.members, round.last_completed_generation)
         .into_iter()
-        .map(|d| (d.job, (d.owner_url, d.generation)))
+        .map(|d| {
+            let owner = DepartedOwner {
+                url: d.owner_url,
+                generation: d.generation,
+                held_since: d.held_since,
+            };
+            (d.job, owner)
+        })
         .collect();
 
     let mut active = active_jobs(&cat, &members);
@@ -862,10 +884,12 @@ fn finish_round(
     members: &[(&str, &WorkerMetadata)],
     (mut loads, mut deltas): (Vec<Load>, Vec<Delta>),
     (lost_conns, lost_tasks): (&[u32], &[u32]),
-    departed: &HashMap<Job, (String, i32)>,
+    departed: &HashMap<Job, DepartedOwner>,
 ) -> BTreeMap<String, Assignment> {
     let mut out = BTreeMap::new();
     let mut owners = BTreeMap::new();
+    let mut held_since: HashMap<Job, (String, i32)> =
+        HashMap::with_capacity(state.held_since.len());
     let mut new_prev: HashMap<String, PreviousJobs> = HashMap::with_capacity(cat.connectors());
     let mut revoked_conns_all = Vec::new();
     let mut revoked_tasks_all = Vec::new();
@@ -902,13 +926,20 @@ fn finish_round(
                 static_claims: Vec::new(),
             },
         );
-        owners.insert(
-            id.to_string(),
-            MemberJobs {
-                connectors: load.conns.iter().map(|&c| conn_name(c)).collect(),
-                tasks: load.tasks.iter().map(|&t| cat.task_id(t)).collect(),
-            },
-        );
+        let jobs = MemberJobs {
+            connectors: load.conns.iter().map(|&c| conn_name(c)).collect(),
+            tasks: load.tasks.iter().map(|&t| cat.task_id(t)).collect(),
+        };
+        let all = (jobs.connectors.iter().map(|c| Job::Connector(c.clone())))
+            .chain(jobs.tasks.iter().map(|t| Job::Task(t.clone())));
+        for job in all {
+            let since = match state.held_since.get(&job) {
+                Some((owner, since)) if owner == id => *since,
+                _ => round.generation,
+            };
+            held_since.insert(job, (id.to_string(), since));
+        }
+        owners.insert(id.to_string(), jobs);
     }
     // The memory: everything assigned after this round plus the lost jobs of this round.
     let kept_conns = loads.iter().flat_map(|l| l.conns.iter()).chain(lost_conns);
@@ -930,6 +961,7 @@ fn finish_round(
     state.previous_generation = round.generation;
     state.previous_members = members.iter().map(|(id, _)| id.to_string()).collect();
     state.owners = owners;
+    state.held_since = held_since;
     state.member_urls = members
         .iter()
         .map(|(id, m)| (id.to_string(), m.url.clone()))
@@ -940,6 +972,15 @@ fn finish_round(
         .filter_map(|j| departed.get(j).map(|o| (j.clone(), o.clone())))
         .collect();
     out
+}
+
+/// Who held a job whose owner departed: its URL, the generation of its last round, and the
+/// generation since which it held the job (see [`DepartedJob`]).
+#[derive(Debug, Clone)]
+struct DepartedOwner {
+    url: String,
+    generation: i32,
+    held_since: i32,
 }
 
 enum LostOutcome {

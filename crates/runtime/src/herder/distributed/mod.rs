@@ -456,10 +456,13 @@ fn worker_id_of_url(url: &str) -> &str {
 
 /// Whether the status store holds positive evidence that the departed owner of `d` stopped it
 /// before leaving (Tributary's clean-departure rule): the job's latest status is UNASSIGNED,
-/// written by that worker in the generation of the last round it was a member of. Connect
-/// workers (Java's and Tributary's) write exactly this when they stop a job, and a worker that
-/// vanished leaves its last RUNNING (or other) status. The leader's own UNASSIGNED reports of
-/// lost jobs carry a later generation, so they never count.
+/// written by that worker in a generation from the one that gave it the job to the last round
+/// it was a member of. Connect workers (Java's and Tributary's) write exactly this when they
+/// stop a job, and a worker that vanished leaves its last RUNNING (or other) status. A worker
+/// that stops while a round is under way reports the generation it last learnt, one before the
+/// round the leader saw it in, so that one counts too; an UNASSIGNED from an earlier stint
+/// (before the job was given to it again) does not. The leader's own UNASSIGNED reports of lost
+/// jobs carry a later generation, so they never count.
 fn clean_stop_evidence(statuses: &dyn StatusBackingStore, d: &DepartedJob) -> bool {
     let status = match &d.job {
         Job::Connector(c) => statuses.connector(c),
@@ -467,7 +470,7 @@ fn clean_stop_evidence(statuses: &dyn StatusBackingStore, d: &DepartedJob) -> bo
     };
     status.is_some_and(|s| {
         s.state == State::Unassigned
-            && s.generation == d.generation
+            && (d.held_since..=d.generation).contains(&s.generation)
             && s.worker_id == worker_id_of_url(&d.owner_url)
     })
 }

@@ -549,3 +549,55 @@ async fn a_joining_worker_takes_jobs_by_revocation_only_and_a_config_update_duri
         w.herder.stop().await;
     }
 }
+
+/// The leader's evidence of a clean stop: the owner's UNASSIGNED written in a generation from
+/// the one that gave it the job up to its last round. A Java worker that stops while a round is
+/// under way reports the generation it last learnt, one before the round the leader saw it in
+/// (CI: a 60 s wait for a Java worker that had said goodbye).
+#[test]
+fn clean_stop_evidence_accepts_the_owners_unassigned_of_its_current_stint() {
+    let statuses = MemoryStatusBackingStore::default();
+    let task = ConnectorTaskId::new("fs", 0);
+    let departed = DepartedJob {
+        job: Job::Task(task.clone()),
+        owner_url: "http://127.0.0.1:8083/".into(),
+        generation: 8,
+        held_since: 5,
+    };
+    let put = |state: State, worker: &str, generation: i32| {
+        statuses.put_task(
+            &task,
+            Status {
+                state,
+                trace: None,
+                worker_id: worker.into(),
+                generation,
+                version: None,
+            },
+        )
+    };
+    put(State::Running, "127.0.0.1:8083", 7);
+    assert!(!clean_stop_evidence(&statuses, &departed), "still RUNNING");
+    for generation in [5, 7, 8] {
+        put(State::Unassigned, "127.0.0.1:8083", generation);
+        assert!(
+            clean_stop_evidence(&statuses, &departed),
+            "UNASSIGNED in {generation}"
+        );
+    }
+    put(State::Unassigned, "127.0.0.1:8083", 4);
+    assert!(
+        !clean_stop_evidence(&statuses, &departed),
+        "an UNASSIGNED from before the job was given to it again"
+    );
+    put(State::Unassigned, "127.0.0.1:8083", 9);
+    assert!(
+        !clean_stop_evidence(&statuses, &departed),
+        "the leader's own report of the lost job"
+    );
+    put(State::Unassigned, "127.0.0.1:8084", 8);
+    assert!(
+        !clean_stop_evidence(&statuses, &departed),
+        "another worker's"
+    );
+}
