@@ -1,10 +1,12 @@
 //! A connector instance (Connect's `WorkerConnector`): while started, the [`Connector`] lives on
 //! a thread of its own, since its calls may block, and the worker drives it with commands.
 //!
-//! The thread exists only while it has work: it is spawned by the first command that needs the
-//! connector (`start`), and once the connector is not started (stopped, or its `start` failed)
-//! and no command waits, the thread parks the instance and ends. A PAUSED or STOPPED connector
-//! thus holds no thread, however many there are; `start` spawns one again for the same instance.
+//! The thread exists only while it has work: it is spawned by a command that needs the
+//! connector (`start`; `task_configs` and `stop` of a started connector), and once no command
+//! waits the thread parks the instance and ends. A connector thus holds a thread only while one
+//! of its calls runs, however many connectors a worker has (Connect calls them from the herder's
+//! thread, so no connector counts on a thread of its own); the next command spawns one again
+//! for the same instance.
 //!
 //! `start` and `stop` are asynchronous, as Connect's target-state transitions are: the caller
 //! hands a completion callback and returns at once, so a connector whose `start` blocks holds up
@@ -26,6 +28,15 @@ use super::task::catch_panic;
 /// Called on the connector's thread with the outcome of a `start` or `stop`.
 pub type Completion = Box<dyn FnOnce(ConnectResult<()>) + Send>;
 
+/// When [`WorkerConnector::send`] spawns a thread for a parked instance.
+#[derive(Clone, Copy)]
+enum Spawn {
+    /// Always (`start`).
+    Always,
+    /// Only when the instance is started (`stop`, `task_configs`, the shutdown's `stop`).
+    IfStarted,
+}
+
 enum Command {
     Start(Props, Completion),
     Stop(Completion),
@@ -35,7 +46,8 @@ enum Command {
 
 /// Where the connector instance is.
 enum Slot {
-    /// No thread: the instance waits here (never started, or stopped).
+    /// No thread: the instance waits here (never started, stopped, or started and idle; see
+    /// [`Shared::started`]).
     Parked {
         connector: Box<dyn Connector>,
         /// Whether `initialize` was called (on the first thread, before the first command).
@@ -141,8 +153,8 @@ impl ShutdownWait {
     }
 }
 
-/// The connector's thread: runs commands until shut down, or until the connector is not
-/// started and no command waits (it then parks the instance in the slot and ends).
+/// The connector's thread: runs commands until shut down, or until no command waits (it then
+/// parks the instance in the slot and ends).
 fn run(
     shared: Arc<Shared>,
     mut connector: Box<dyn Connector>,
@@ -191,13 +203,8 @@ fn run(
                 done(r);
             }
         };
-        if shared.started.load(Ordering::Acquire) {
-            report(outcome);
-            next = rx.recv().ok();
-            continue;
-        }
-        // Not started: park the instance unless a command waits. Commands are only sent with
-        // the slot locked, so none can arrive between this check and the parking.
+        // Park the instance unless a command waits. Commands are only sent with the slot
+        // locked, so none can arrive between this check and the parking.
         let mut slot = shared.slot();
         match rx.try_recv() {
             Ok(cmd) => {
@@ -247,8 +254,18 @@ impl WorkerConnector {
     /// Hands `cmd` to the instance's thread, spawning one for a parked instance when `spawn`
     /// says so. Gives the command back when nothing runs it (shut down, parked and not
     /// spawning, or the thread could not be spawned).
-    fn send(&self, cmd: Command, spawn: bool) -> Result<(), Command> {
+    fn send(&self, cmd: Command, spawn: Spawn) -> Result<(), Command> {
         let mut slot = self.shared.slot();
+        self.send_locked(&mut slot, cmd, spawn)
+    }
+
+    /// [`Self::send`] with the slot locked. Whether a parked instance is started is read here,
+    /// under the lock: its thread records the outcome of a `start` or `stop` before it parks.
+    fn send_locked(&self, slot: &mut Slot, cmd: Command, spawn: Spawn) -> Result<(), Command> {
+        let spawn = match spawn {
+            Spawn::Always => true,
+            Spawn::IfStarted => self.is_started(),
+        };
         match &*slot {
             Slot::Running { tx, .. } => {
                 return match tx.send(cmd) {
@@ -267,7 +284,7 @@ impl WorkerConnector {
         let Slot::Parked {
             connector,
             initialized,
-        } = std::mem::replace(&mut *slot, Slot::Gone)
+        } = std::mem::replace(slot, Slot::Gone)
         else {
             unreachable!("checked above")
         };
@@ -330,15 +347,16 @@ impl WorkerConnector {
     /// `Connector.start(props)` on the connector's thread (spawned if needed); `done` gets the
     /// outcome there.
     pub fn start(&self, props: Props, done: Completion) {
-        if let Err(Command::Start(_, done)) = self.send(Command::Start(props, done), true) {
+        if let Err(Command::Start(_, done)) = self.send(Command::Start(props, done), Spawn::Always)
+        {
             done(Err(ConnectError::connect("connector thread is gone")));
         }
     }
 
     /// `Connector.stop()` on the connector's thread (only if started); `done` gets the outcome.
     pub fn stop(&self, done: Completion) {
-        // Parked or shut down: not started, nothing to stop.
-        if let Err(Command::Stop(done)) = self.send(Command::Stop(done), false) {
+        // Parked and not started, or shut down: nothing to stop.
+        if let Err(Command::Stop(done)) = self.send(Command::Stop(done), Spawn::IfStarted) {
             done(Ok(()));
         }
     }
@@ -347,7 +365,7 @@ impl WorkerConnector {
     /// running on a thread (parked: it is not started).
     pub fn task_configs(&self, max: usize) -> ConnectResult<Vec<Props>> {
         let (reply_tx, reply_rx) = mpsc::channel();
-        self.send(Command::TaskConfigs(max, reply_tx), false)
+        self.send(Command::TaskConfigs(max, reply_tx), Spawn::IfStarted)
             .map_err(|_| ConnectError::connect("the connector is not started"))?;
         reply_rx
             .recv()
@@ -360,15 +378,18 @@ impl WorkerConnector {
     pub fn begin_shutdown(&self) -> ShutdownWait {
         self.live.store(false, Ordering::Release);
         let metrics = self.shared.context.plugin_metrics();
-        // The commands go with the slot locked, so the thread cannot park meanwhile.
+        let (stopped_tx, stopped) = mpsc::channel();
+        let stop = Command::Stop(Box::new(move |r| {
+            let _receiver_may_be_gone = stopped_tx.send(r);
+        }));
+        // The commands go with the slot locked, so the thread cannot park meanwhile. A running
+        // instance gets the stop queued; a started one parked between calls gets a thread of its
+        // own for it (its `stop` may block); one that is not started has nothing to stop.
         let mut slot = self.shared.slot();
+        let sent = self.send_locked(&mut slot, stop, Spawn::IfStarted).is_ok();
         match std::mem::replace(&mut *slot, Slot::Gone) {
-            Slot::Running { tx, thread, ended } => {
-                let (stopped_tx, stopped) = mpsc::channel();
-                let stop = Command::Stop(Box::new(move |r| {
-                    let _receiver_may_be_gone = stopped_tx.send(r);
-                }));
-                if tx.send(stop).is_err() || tx.send(Command::Shutdown).is_err() {
+            Slot::Running { tx, thread, ended } if sent => {
+                if tx.send(Command::Shutdown).is_err() {
                     // The thread ended on its own: nothing runs the connector.
                     return ShutdownWait {
                         pending: None,
@@ -380,8 +401,9 @@ impl WorkerConnector {
                     metrics,
                 }
             }
-            // A parked instance is not started: dropping it is all there is to do.
-            Slot::Parked { .. } | Slot::Gone => ShutdownWait {
+            // Not started (parked), gone, or its thread ended on its own: dropping the
+            // instance is all there is to do.
+            _ => ShutdownWait {
                 pending: None,
                 metrics,
             },
@@ -499,27 +521,36 @@ mod tests {
     }
 
     #[test]
-    fn a_connector_holds_a_thread_only_while_started() {
-        let (wc, calls) = connector(None);
+    fn a_connector_holds_a_thread_only_while_one_of_its_calls_runs() {
+        let (release, hold) = mpsc::channel();
+        let (wc, calls) = connector(Some(hold));
         assert!(!has_thread(&wc), "no thread before start");
         completed(|done| wc.stop(done)).unwrap();
         assert!(
             !has_thread(&wc),
-            "stopping a parked connector spawns nothing"
+            "stopping a connector that is not started spawns nothing"
         );
         assert!(wc.task_configs(1).is_err(), "not started");
 
         completed(|done| wc.start(Props::new(), done)).unwrap();
         assert!(wc.is_started());
-        assert!(has_thread(&wc));
+        assert!(!has_thread(&wc), "parked between calls while started");
         assert_eq!(wc.task_configs(1).unwrap().len(), 1);
-        completed(|done| wc.stop(done)).unwrap();
+        assert!(!has_thread(&wc));
+        // A `stop` that blocks holds the thread until it returns.
+        let (stopped_tx, stopped) = mpsc::channel();
+        wc.stop(Box::new(move |r| stopped_tx.send(r).unwrap()));
+        assert!(has_thread(&wc), "the stop runs on a thread");
+        release.send(()).unwrap();
+        stopped.recv_timeout(PATIENCE).unwrap().unwrap();
         assert!(!wc.is_started());
         assert!(!has_thread(&wc), "parked once stopped");
 
-        // Started again: the same instance on a new thread, initialized once.
+        // Started again: the same instance, initialized once; the shutdown stops it on a thread
+        // of its own although it was parked.
         completed(|done| wc.start(Props::new(), done)).unwrap();
-        assert!(has_thread(&wc));
+        assert!(!has_thread(&wc));
+        release.send(()).unwrap();
         wc.shutdown(PATIENCE).unwrap();
         assert!(!has_thread(&wc));
         assert_eq!(
