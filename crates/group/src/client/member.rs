@@ -137,20 +137,34 @@ impl HeartbeatHandle {
 
     /// Heartbeats at once, then every [`EXPEDITED_HEARTBEAT`] (or the heartbeat interval, if
     /// shorter) for `window` from now; a later call extends the window, never shortens it.
+    /// A call while heartbeats are already expedited only extends the window: the next
+    /// heartbeat is at most [`EXPEDITED_HEARTBEAT`] away anyway, and waking the task on every
+    /// call made a heartbeat per call (hundreds a second per worker when many jobs stop at
+    /// once, e.g. 2,000 tasks being placed).
     pub fn expedite(&self, window: Duration) {
         let (Some(shared), Some(wake)) = (self.shared.upgrade(), self.wake.upgrade()) else {
             return;
         };
-        let until = Instant::now() + window;
-        {
-            let mut s = shared.lock().unwrap();
-            if s.expedite_until.is_some_and(|u| u >= until) {
-                return;
-            }
-            s.expedite_until = Some(until);
+        let wake_now = extend_expedited(
+            &mut shared.lock().unwrap().expedite_until,
+            Instant::now(),
+            window,
+        );
+        if wake_now {
+            wake.notify_one();
         }
-        wake.notify_one();
     }
+}
+
+/// Extends the expedited window `until` to at least `now + window`; true when heartbeats were
+/// not expedited at `now` (the heartbeat task is to be woken).
+fn extend_expedited(until: &mut Option<Instant>, now: Instant, window: Duration) -> bool {
+    let already = until.filter(|u| *u > now);
+    let wanted = now + window;
+    if already.is_none_or(|u| u < wanted) {
+        *until = Some(wanted);
+    }
+    already.is_none()
 }
 
 impl GroupMember {
@@ -879,5 +893,30 @@ async fn heartbeat_loop(
                 tracing::warn!(code, name = %error_name(code), "heartbeat: unexpected error");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expediting_wakes_the_heartbeat_task_once_per_window() {
+        let t0 = Instant::now();
+        let window = Duration::from_secs(3);
+        let mut until = None;
+        assert!(extend_expedited(&mut until, t0, window), "first call wakes");
+        assert_eq!(until, Some(t0 + window));
+        // Later calls inside the window extend it without waking the task again.
+        let t1 = t0 + Duration::from_secs(1);
+        assert!(!extend_expedited(&mut until, t1, window));
+        assert_eq!(until, Some(t1 + window));
+        // A shorter window never shortens it.
+        assert!(!extend_expedited(&mut until, t1, Duration::from_millis(10)));
+        assert_eq!(until, Some(t1 + window));
+        // Once it expired, the next call wakes again.
+        let t2 = t1 + window + Duration::from_millis(1);
+        assert!(extend_expedited(&mut until, t2, window));
+        assert_eq!(until, Some(t2 + window));
     }
 }

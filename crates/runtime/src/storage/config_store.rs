@@ -45,6 +45,17 @@ pub trait ConfigBackingStore: Send + Sync {
     fn remove_connector_config(&self, name: &str) -> ConnectResult<()>;
     /// Publishes task configs: each `task-<c>-<n>`, then `commit-<c>`; then reads to the end.
     fn put_task_configs(&self, name: &str, configs: &[Props]) -> ConnectResult<()>;
+    /// Publishes the task configs of several connectors at once (`(connector, configs)`):
+    /// every connector's `task-<c>-<n>` records, then every `commit-<c>`, so that each commit
+    /// still follows its connector's task records, as [`Self::put_task_configs`] orders them.
+    /// The default writes them one connector after another. Errors: the first failed write
+    /// (the connectors before it are written).
+    fn put_task_configs_batch(&self, batch: &[(&str, &[Props])]) -> ConnectResult<()> {
+        for (name, configs) in batch {
+            self.put_task_configs(name, configs)?;
+        }
+        Ok(())
+    }
     /// Writes a target state (acknowledged, not read back).
     fn put_target_state(&self, name: &str, target: TargetState) -> ConnectResult<()>;
     /// Writes a KIP-745 restart request; then reads to the end.

@@ -902,6 +902,36 @@ impl KafkaBasedLog {
         }
     }
 
+    /// Writes records in order and waits for Kafka's acknowledgement of every one (each up to
+    /// [`WRITE_TIMEOUT_MS`]), as Connect's `KafkaConfigBackingStore.sendPrivileged` does
+    /// without a fencable producer: all are sent before the first is waited for, so they
+    /// travel in one request where they fit (one request in flight keeps them in order).
+    /// Errors: the first write that failed or was cancelled.
+    pub fn send_all_sync(&self, records: &[(&[u8], Option<&[u8]>)]) -> ConnectResult<()> {
+        let mut pending = Vec::with_capacity(records.len());
+        for (key, value) in records {
+            pending.push(self.writer.send_acked(key, *value)?);
+        }
+        for fut in pending {
+            match futures::executor::block_on(fut) {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => {
+                    return Err(ConnectError::connect(format!(
+                        "Failed to write to {}: {e}",
+                        self.topic
+                    )))
+                }
+                Err(_) => {
+                    return Err(ConnectError::connect(format!(
+                        "Write to {} was cancelled",
+                        self.topic
+                    )))
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Writes records and waits for Kafka's acknowledgement of all of them, at most `timeout`
     /// and only while `abort` answers false (checked every 20 ms). Errors: a write failed
     /// (non-retriable), or the wait ended first (retriable; the writes may still land).

@@ -4,25 +4,85 @@
 use super::*;
 
 /// The leader's write of a connector's task configs (`DistributedHerder.writeTaskConfigs`):
-/// refused while the connector is STOPPED unless the set is empty.
+/// refused while the connector is STOPPED unless the set is empty (400), 404 for a connector
+/// the config topic does not hold.
+///
+/// Writes that arrive while another is under way are combined: each caller queues its
+/// connector's configs, and whoever holds the write lock next writes everything queued with
+/// the reads and writes of one ([`ConfigBackingStore::put_task_configs_batch`]) and hands
+/// each caller its outcome. With 200 connectors starting at once, their workers' forwards no
+/// longer wait for 200 rounds of read, write, read, write, read one after another (issue #34).
 pub(super) fn leader_write_task_configs(
     s: &Shared,
     name: &str,
     configs: &[Props],
 ) -> HerderResult<()> {
-    let _guard = s.write_lock.lock().unwrap();
+    let (reply, outcome) = std::sync::mpsc::channel();
+    s.task_config_queue
+        .lock()
+        .unwrap()
+        .push((name.to_string(), configs.to_vec(), reply));
+    {
+        let _guard = s.write_lock.lock().unwrap();
+        let batch = std::mem::take(&mut *s.task_config_queue.lock().unwrap());
+        if !batch.is_empty() {
+            write_task_config_batch(s, batch);
+        }
+    }
+    // Whoever took this request answered it before letting the write lock go.
+    outcome.recv().unwrap_or_else(|_| {
+        Err(HerderError::Internal(
+            "the task config write was dropped".into(),
+        ))
+    })
+}
+
+/// A queued task-config write: the connector, its task configs, where its outcome goes.
+pub(super) type QueuedTaskConfigs = (
+    String,
+    Vec<Props>,
+    std::sync::mpsc::Sender<HerderResult<()>>,
+);
+
+/// Writes `batch` (the write lock held): requests the snapshot refuses are answered at once,
+/// the others share one batched write and its outcome. A connector named twice keeps its last
+/// configs (the earlier request is answered with the same outcome).
+fn write_task_config_batch(s: &Shared, batch: Vec<QueuedTaskConfigs>) {
     let snap = s.config.snapshot();
-    if !snap.contains(name) {
-        return Err(HerderError::NotFound(format!("Unknown connector: {name}")));
+    let mut accepted: Vec<(String, Vec<Props>)> = Vec::new();
+    let mut waiting: Vec<std::sync::mpsc::Sender<HerderResult<()>>> = Vec::new();
+    for (name, configs, reply) in batch {
+        if !snap.contains(&name) {
+            let _gone = reply.send(Err(HerderError::NotFound(format!(
+                "Unknown connector: {name}"
+            ))));
+            continue;
+        }
+        if snap.target_state(&name) == TargetState::Stopped && !configs.is_empty() {
+            let _gone = reply.send(Err(HerderError::BadRequest(format!(
+                "Cannot publish a non-empty set of task configurations for connector {name} while it is in the STOPPED state"
+            ))));
+            continue;
+        }
+        accepted.retain(|(n, _)| *n != name);
+        accepted.push((name, configs));
+        waiting.push(reply);
     }
-    if snap.target_state(name) == TargetState::Stopped && !configs.is_empty() {
-        return Err(HerderError::BadRequest(format!(
-            "Cannot publish a non-empty set of task configurations for connector {name} while it is in the STOPPED state"
-        )));
+    if waiting.is_empty() {
+        return;
     }
-    s.config
-        .put_task_configs(name, configs)
-        .map_err(HerderError::from)
+    let refs: Vec<(&str, &[Props])> = accepted
+        .iter()
+        .map(|(n, c)| (n.as_str(), c.as_slice()))
+        .collect();
+    let result = s.config.put_task_configs_batch(&refs);
+    for reply in waiting {
+        let r = match &result {
+            Ok(()) => Ok(()),
+            Err(e) => Err(HerderError::from(e.clone())),
+        };
+        let _gone = reply.send(r);
+    }
 }
 
 /// The leader's round of zombie fencing for a source connector (Connect's

@@ -123,6 +123,9 @@ struct Shared {
     view: RwLock<View>,
     /// Serialises the leader's read-check-write sequences on the config topic.
     write_lock: Mutex<()>,
+    /// Task-config writes waiting for the write lock, written together by whoever takes it
+    /// next ([`leader_write_task_configs`]).
+    task_config_queue: Mutex<Vec<leader::QueuedTaskConfigs>>,
     /// Serialises the leader's rounds of zombie fencing (KIP-618): a request arriving during a
     /// round finds the task count record written when it ends.
     fencing_lock: Mutex<()>,

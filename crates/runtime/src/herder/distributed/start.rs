@@ -285,6 +285,7 @@ impl DistributedHerder {
                 ..View::default()
             }),
             write_lock: Mutex::new(()),
+            task_config_queue: Mutex::default(),
             fencing_lock: Mutex::new(()),
             sync_timeout: d.worker_sync_timeout,
             verification_algorithms: d.inter_worker_verification_algorithms.clone(),

@@ -601,3 +601,68 @@ fn clean_stop_evidence_accepts_the_owners_unassigned_of_its_current_stint() {
         "another worker's"
     );
 }
+
+/// Task-config writes that queue up behind the leader's write lock are written together by
+/// whoever takes the lock next, and each caller gets its own outcome (issue #34: 200
+/// connectors starting at once no longer wait for 200 writes one after another).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn queued_task_config_writes_are_written_together_with_each_callers_outcome() {
+    let cluster = Cluster::new();
+    let a = cluster.worker(&[]).await;
+    wait_until("a leads", || a.view().is_leader).await;
+    let names: Vec<String> = (0..6).map(|i| format!("batch-{i}")).collect();
+    // PAUSED: no connector runs to write task configs of its own meanwhile.
+    for n in &names {
+        let (name, mut config) = (n.clone(), mock_source(&[]));
+        config.insert("name".into(), name.clone());
+        a.call(move |h| h.put_connector_config(&name, config, false, Some(TargetState::Paused)))
+            .await
+            .unwrap();
+    }
+    let shared = a.herder.shared.clone();
+    // Holding the write lock, as a write under way does, while the callers queue up.
+    let held = shared.write_lock.lock().unwrap();
+    let mut callers = Vec::new();
+    for n in names.iter().cloned().chain(["unknown".to_string()]) {
+        let shared = shared.clone();
+        callers.push(std::thread::spawn(move || {
+            let configs: Vec<Props> = (0..3)
+                .map(|t| Props::from([("marker".to_string(), format!("{n}-{t}"))]))
+                .collect();
+            (n.clone(), leader_write_task_configs(&shared, &n, &configs))
+        }));
+    }
+    let deadline = std::time::Instant::now() + PATIENCE;
+    while shared.task_config_queue.lock().unwrap().len() < names.len() + 1 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the writes never queued"
+        );
+        std::thread::yield_now();
+    }
+    drop(held);
+    for caller in callers {
+        let (name, outcome) = caller.join().unwrap();
+        if name == "unknown" {
+            assert!(
+                matches!(outcome, Err(HerderError::NotFound(_))),
+                "{outcome:?}"
+            );
+        } else {
+            outcome.unwrap();
+        }
+    }
+    let snap = shared.config.snapshot();
+    for n in &names {
+        assert_eq!(snap.task_count(n), 3, "{n}");
+        for t in 0..3u32 {
+            let id = ConnectorTaskId::new(n, t);
+            assert_eq!(
+                snap.task_config(&id).and_then(|c| c.get("marker")).cloned(),
+                Some(format!("{n}-{t}"))
+            );
+        }
+    }
+    assert!(shared.task_config_queue.lock().unwrap().is_empty());
+    a.herder.stop().await;
+}
