@@ -185,6 +185,91 @@ pub struct KafkaBasedLog {
     lost: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// The end-offset queries of [`Self::read_to_end`], shared by concurrent callers.
+    end_queries: SharedEndQueries,
+}
+
+/// End-offset queries shared by concurrent reads to the end, as Connect's `KafkaBasedLog`
+/// serves every `readToEnd` queued while it works with one round of end offsets: a caller
+/// takes the outcome of the first query that *started* after it called (or a later one), so
+/// it still reaches every record written before its call. One query runs at a time; 1,800
+/// source tasks starting at once each read the offsets topic to its end (issue #34), and
+/// without sharing each asked every partition's end on its own.
+#[derive(Default)]
+struct SharedEndQueries {
+    state: Mutex<EndQueries>,
+    finished: Condvar,
+}
+
+#[derive(Default)]
+struct EndQueries {
+    /// Queries started so far (the number of the last one).
+    started: u64,
+    /// The number of the last finished query, and its outcome.
+    last: Option<(u64, ConnectResult<HashMap<i32, i64>>)>,
+    /// Whether a query is under way.
+    running: bool,
+    /// Callers waiting for a query to finish.
+    waiting: usize,
+}
+
+impl SharedEndQueries {
+    /// The end offsets of `topic` from a query that started after this call: `query` runs on
+    /// this thread when no query is under way, else the caller waits for the one under way to
+    /// finish and takes the next (until `deadline`, then a timeout error).
+    fn ends(
+        &self,
+        topic: &str,
+        deadline: Instant,
+        query: impl FnOnce() -> ConnectResult<HashMap<i32, i64>>,
+    ) -> ConnectResult<HashMap<i32, i64>> {
+        let mut st = self.state.lock().unwrap();
+        let ticket = st.started + 1;
+        loop {
+            if let Some((n, outcome)) = &st.last {
+                if *n >= ticket {
+                    return outcome.clone();
+                }
+            }
+            if !st.running {
+                st.running = true;
+                st.started += 1;
+                let mine = st.started;
+                drop(st);
+                // Marks the query finished however it ends (a panic included).
+                struct Finish<'a>(
+                    &'a SharedEndQueries,
+                    u64,
+                    Option<ConnectResult<HashMap<i32, i64>>>,
+                );
+                impl Drop for Finish<'_> {
+                    fn drop(&mut self) {
+                        let mut st = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
+                        st.running = false;
+                        let outcome = self.2.take().unwrap_or_else(|| {
+                            Err(ConnectError::connect("the end-offset query failed"))
+                        });
+                        st.last = Some((self.1, outcome));
+                        self.0.finished.notify_all();
+                    }
+                }
+                let mut finish = Finish(self, mine, None);
+                let outcome = query();
+                finish.2 = Some(outcome.clone());
+                drop(finish);
+                return outcome;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(ConnectError::connect(format!(
+                    "Timed out reading topic {topic} to its end"
+                )));
+            }
+            st.waiting += 1;
+            st = self.finished.wait_timeout(st, deadline - now).unwrap().0;
+            st.waiting -= 1;
+        }
+    }
 }
 
 /// Waits (up to `timeout`) until `topic` has partitions that all have a leader; returns them
@@ -752,6 +837,7 @@ impl KafkaBasedLog {
             lost,
             stop,
             thread: Mutex::new(Some(thread)),
+            end_queries: SharedEndQueries::default(),
         };
         let t0 = Instant::now();
         let timeout = Duration::from_secs(15 * 60);
@@ -845,14 +931,20 @@ impl KafkaBasedLog {
                 "queued writes not all acknowledged before reading to the end; the read may miss them"
             );
         }
-        // The end offsets of all partitions, queried at once (one round trip each).
-        let results = query_watermarks(&self.offsets_client, &self.topic, &partitions, deadline);
-        tracing::debug!(
-            topic = self.topic,
-            ms = (timeout - deadline.saturating_duration_since(Instant::now())).as_millis() as u64,
-            "end offsets queried"
-        );
-        self.read_to(ends_of(&self.topic, results)?, deadline)
+        // The end offsets of all partitions, queried at once (one round trip each), and shared
+        // with the reads to the end that called meanwhile.
+        let ends = self.end_queries.ends(&self.topic, deadline, || {
+            let results =
+                query_watermarks(&self.offsets_client, &self.topic, &partitions, deadline);
+            tracing::debug!(
+                topic = self.topic,
+                ms = (timeout - deadline.saturating_duration_since(Instant::now())).as_millis()
+                    as u64,
+                "end offsets queried"
+            );
+            ends_of(&self.topic, results)
+        })?;
+        self.read_to(ends, deadline)
     }
 
     /// Waits until every partition in `ends` has been read up to its end offset there (until
@@ -1017,5 +1109,78 @@ impl KafkaBasedLog {
 impl Drop for KafkaBasedLog {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+
+    use super::*;
+
+    const PATIENCE: Duration = Duration::from_secs(30);
+
+    /// Callers that arrive while a query runs share the next one; none takes the outcome of a
+    /// query that started before it called.
+    #[test]
+    fn concurrent_reads_to_the_end_share_queries_that_started_after_them() {
+        let shared = Arc::new(SharedEndQueries::default());
+        let queries = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let (release_first, hold_first) = mpsc::channel::<()>();
+        let (first_running, running) = mpsc::channel::<()>();
+        // The first query: held until the test lets it go; answers end offset 1.
+        let first = {
+            let (shared, queries) = (shared.clone(), queries.clone());
+            std::thread::spawn(move || {
+                shared.ends("t", Instant::now() + PATIENCE, || {
+                    queries.fetch_add(1, Ordering::SeqCst);
+                    first_running.send(()).unwrap();
+                    hold_first.recv().unwrap();
+                    Ok(HashMap::from([(0, 1)]))
+                })
+            })
+        };
+        running.recv_timeout(PATIENCE).unwrap();
+        // Eight callers while it runs: they must not take its outcome (records written after it
+        // began may lie past offset 1); one of them runs the next query for all of them.
+        let later: Vec<_> = (0..8)
+            .map(|_| {
+                let (shared, queries) = (shared.clone(), queries.clone());
+                std::thread::spawn(move || {
+                    shared.ends("t", Instant::now() + PATIENCE, || {
+                        queries.fetch_add(1, Ordering::SeqCst);
+                        Ok(HashMap::from([(0, 2)]))
+                    })
+                })
+            })
+            .collect();
+        // Let them all queue behind the first query before it finishes.
+        let deadline = Instant::now() + PATIENCE;
+        while shared.state.lock().unwrap().waiting < 8 {
+            assert!(Instant::now() < deadline, "the callers never waited");
+            std::thread::yield_now();
+        }
+        release_first.send(()).unwrap();
+        assert_eq!(first.join().unwrap().unwrap(), HashMap::from([(0, 1)]));
+        for t in later {
+            assert_eq!(t.join().unwrap().unwrap(), HashMap::from([(0, 2)]));
+        }
+        assert_eq!(
+            queries.load(Ordering::SeqCst),
+            2,
+            "the eight waiting callers shared one query"
+        );
+    }
+
+    /// A failed query is every waiting caller's failure, and the next caller queries again.
+    #[test]
+    fn a_failed_query_fails_its_callers_and_the_next_read_queries_again() {
+        let shared = SharedEndQueries::default();
+        let err = shared.ends("t", Instant::now() + PATIENCE, || {
+            Err(ConnectError::connect("broker gone"))
+        });
+        assert!(err.unwrap_err().to_string().contains("broker gone"));
+        let ok = shared.ends("t", Instant::now() + PATIENCE, || Ok(HashMap::new()));
+        assert_eq!(ok.unwrap(), HashMap::new());
     }
 }

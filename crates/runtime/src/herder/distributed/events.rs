@@ -320,8 +320,16 @@ impl HerderLoop {
             .collect();
         let mut failed = false;
         let mut rebalancing = false;
-        for c in pending {
-            match self.reconfigure(&c).await {
+        // All at once: each forward may wait for the leader's config-topic write, and the
+        // leader writes the forwards that queue up together (ten connectors of a worker
+        // forwarded one after another got one connector's tasks into each round, issue #34).
+        // Connect forwards from an executor of its own, so several are in flight there too.
+        let outcomes = {
+            let this = &*self;
+            futures::future::join_all(pending.iter().map(|c| this.reconfigure(c))).await
+        };
+        for (c, outcome) in pending.into_iter().zip(outcomes) {
+            match outcome {
                 Ok(()) => {}
                 Err(e @ ReconfigureError::Rebalancing { .. }) => {
                     // Not a failure of the request: it goes again right after the round
@@ -363,7 +371,7 @@ impl HerderLoop {
         };
     }
 
-    pub(super) async fn reconfigure(&mut self, c: &str) -> Result<(), ReconfigureError> {
+    pub(super) async fn reconfigure(&self, c: &str) -> Result<(), ReconfigureError> {
         let snap = self.shared.config.snapshot();
         if !snap.contains(c)
             || snap.target_state(c) != TargetState::Started
