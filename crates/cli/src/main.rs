@@ -6,6 +6,8 @@
 //!
 //! Configuration problems exit with status 1 and a message naming the file and key.
 
+mod apply;
+mod connect_client;
 mod container;
 mod distributed;
 mod standalone;
@@ -52,6 +54,10 @@ enum Command {
         /// The health URL (default http://127.0.0.1:8083/health).
         url: Option<String>,
     },
+    /// Makes a cluster (Tributary or Java Connect) run the connectors declared in files:
+    /// creates, updates, pauses/resumes/stops, and with --prune deletes the managed connectors
+    /// no file declares. --dry-run prints the changes and exits 2 when there are some.
+    Apply(apply::ApplyArgs),
 }
 
 /// Logs to stderr with the filter in `TRIBUTARY_LOG` (default `info`); `/admin/loggers`
@@ -188,6 +194,17 @@ fn main() -> ExitCode {
         }
         Command::Container { .. } => unreachable!("turned into Distributed above"),
         Command::Healthcheck { url } => runtime.block_on(container::healthcheck(url)),
+        Command::Apply(args) => {
+            let r = runtime.block_on(apply::run(args));
+            runtime.shutdown_timeout(std::time::Duration::from_millis(500));
+            return match r {
+                Ok(code) => code,
+                Err(e) => {
+                    eprintln!("tributary apply: {e}");
+                    ExitCode::from(1)
+                }
+            };
+        }
     };
     // Blocking calls still running (e.g. a startup step abandoned on a signal) do not hold
     // the exit up: the work they were for is gone.

@@ -1790,3 +1790,18 @@ fn the_one_owner_check_catches_a_task_running_twice() {
     let twice = h(&[("0", "RUNNING", "a"), ("0", "RUNNING", "b")]);
     assert!(std::panic::catch_unwind(|| assert_one_owner_at_a_time(&twice)).is_err());
 }
+
+/// Connectors as code (issue #35) against Java Connect 4.1.1: `tributary apply` speaks only
+/// the REST API, so the scenario the Tributary cluster runs (`cluster/declared_connectors.rs`)
+/// holds against a Java worker too: KIP-980 creates, PUT of changed configs only, pause, stop,
+/// `--prune` of managed connectors only, a broken file left out.
+#[test]
+fn apply_makes_a_java_worker_run_the_declared_connectors() {
+    let Some(bootstrap) = gate() else {
+        return;
+    };
+    let dir = test_dir();
+    let group = unique("apply-java");
+    let java = JavaWorker::start(dir.path(), "java-apply", &bootstrap, &group);
+    common::declared::apply_scenario(&java.url(), dir.path(), &group);
+}

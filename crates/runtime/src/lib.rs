@@ -6,6 +6,8 @@
 //! - [`plugins`]: the plugin registry resolving Connect class names and aliases.
 //! - [`config_records`]: restart requests and the session key, shared by `storage` and
 //!   `herder`.
+//! - [`declared_connectors`]: connectors declared in files, diffed against a cluster (issue
+//!   #35: `tributary apply`, `tributary.connectors.dir`).
 //! - [`polled_producer`]: librdkafka producers served by an event-driven poll thread (source
 //!   tasks and internal topics).
 //! - [`kafka_client`]: OAUTHBEARER tokens for every librdkafka client the runtime creates.
@@ -21,6 +23,7 @@
 mod allocator;
 pub mod config;
 pub mod config_records;
+pub mod declared_connectors;
 pub mod herder;
 pub mod herder_error;
 pub mod kafka_client;

@@ -5,6 +5,7 @@
 //! and runs the Java programs of the conformance vectors.
 
 pub mod corpus;
+pub mod declared;
 pub mod eos;
 pub mod faults;
 pub mod postgres;

@@ -9,6 +9,7 @@ use tributary_testkit as common;
 mod auto_restart;
 mod connector_offsets_topic;
 mod cooperative;
+mod declared_connectors;
 mod distributed;
 mod exactly_once;
 mod internal_topics;

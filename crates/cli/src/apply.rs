@@ -1,0 +1,203 @@
+//! `tributary apply` (issue #35): makes a Connect cluster (Tributary or Java) run the
+//! connectors declared in files, over the REST API only.
+//!
+//! For each declared connector: created when missing (`PUT /connectors/{c}/config`, or
+//! `POST /connectors` with KIP-980's `initial_state` when it is to start PAUSED or STOPPED),
+//! its whole config `PUT` when a key differs (an identical config is never sent, so nothing
+//! restarts), then paused, resumed or stopped when its state differs. With `--prune`, managed
+//! connectors (`tributary.managed=true`, see `declared_connectors`) that no file declares are deleted; connectors created over
+//! REST by others are never touched. `--dry-run` prints the same plan and changes nothing.
+//!
+//! Exit codes: 0 when the cluster matched (or was made to match), 2 with `--dry-run` when it
+//! differs (drift), 1 on an error (an unreadable file, a refused call, no worker answering).
+//! A file that cannot be read is reported and its connector, whatever it is, left alone; with
+//! such a file, `--prune` deletes nothing (the broken file may declare any connector).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde_json::{json, Value};
+use tributary_runtime::declared_connectors::{
+    plan, read_paths, Change, DesiredState, RunningConnector,
+};
+
+use crate::connect_client::{segment, ConnectClient};
+
+/// The options of `tributary apply`.
+#[derive(clap::Args, Debug)]
+pub struct ApplyArgs {
+    /// A worker's REST URL (repeatable: each is tried in turn when one does not answer).
+    #[arg(long = "url", default_value = "http://localhost:8083")]
+    pub urls: Vec<String>,
+    /// Basic auth as `name:password` (else a URL's user info).
+    #[arg(long)]
+    pub user: Option<String>,
+    /// PEM file of the CA certificates to trust for `https://` URLs.
+    #[arg(long)]
+    pub cacert: Option<PathBuf>,
+    /// Delete the managed connectors that no file declares.
+    #[arg(long)]
+    pub prune: bool,
+    /// Print what would change and change nothing; exit 2 when something would.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Connector files (`.properties`, `.json`) or directories of them.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+}
+
+/// Reads the connectors a cluster runs with their configs and states (`GET
+/// /connectors?expand=info&expand=status`, which Tributary and Java both answer).
+pub async fn running_connectors(
+    client: &ConnectClient,
+) -> Result<BTreeMap<String, RunningConnector>, String> {
+    let all = client
+        .get("/connectors?expand=info&expand=status")
+        .await
+        .map_err(|e| format!("GET /connectors: {e}"))?;
+    let obj = all
+        .as_object()
+        .ok_or_else(|| format!("GET /connectors?expand=…: unexpected answer {all}"))?;
+    let mut out = BTreeMap::new();
+    for (name, v) in obj {
+        let config: BTreeMap<String, String> = v["info"]["config"]
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let state =
+            DesiredState::of_status(v["status"]["connector"]["state"].as_str().unwrap_or(""));
+        out.insert(
+            name.clone(),
+            RunningConnector {
+                name: name.clone(),
+                config,
+                state,
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// Carries out one change over REST.
+pub async fn carry_out(client: &ConnectClient, change: &Change) -> Result<(), String> {
+    let c = segment(change.connector());
+    let r = match change {
+        Change::Create {
+            name,
+            config,
+            state: DesiredState::Running,
+        } => {
+            client
+                .call(
+                    reqwest::Method::PUT,
+                    &format!("/connectors/{}/config", segment(name)),
+                    Some(&json!(config)),
+                )
+                .await
+        }
+        Change::Create {
+            name,
+            config,
+            state,
+        } => {
+            let body = json!({"name": name, "config": config, "initial_state": state.as_str()});
+            client
+                .call(reqwest::Method::POST, "/connectors", Some(&body))
+                .await
+        }
+        Change::Update { config, .. } => {
+            client
+                .call(
+                    reqwest::Method::PUT,
+                    &format!("/connectors/{c}/config"),
+                    Some(&json!(config)),
+                )
+                .await
+        }
+        Change::SetState { to, .. } => {
+            let verb = match to {
+                DesiredState::Running => "resume",
+                DesiredState::Paused => "pause",
+                DesiredState::Stopped => "stop",
+            };
+            client
+                .call(
+                    reqwest::Method::PUT,
+                    &format!("/connectors/{c}/{verb}"),
+                    None,
+                )
+                .await
+        }
+        Change::Delete { .. } => {
+            client
+                .call(reqwest::Method::DELETE, &format!("/connectors/{c}"), None)
+                .await
+        }
+    };
+    r.map(|_: Value| ()).map_err(|e| e.to_string())
+}
+
+/// Runs `tributary apply`.
+pub async fn run(args: ApplyArgs) -> Result<ExitCode, String> {
+    let client = ConnectClient::new(&args.urls, args.user.as_deref(), args.cacert.as_deref())?;
+    let declared = read_paths(&args.paths);
+    for e in &declared.errors {
+        eprintln!("tributary apply: {e} (left out)");
+    }
+    let broken = !declared.errors.is_empty();
+    let running = running_connectors(&client).await?;
+    // A broken file may declare any connector: nothing is pruned then.
+    let prune = args.prune && !broken;
+    if args.prune && broken {
+        eprintln!("tributary apply: not pruning: a file could not be read");
+    }
+    let steps = plan(&declared.connectors, &running, prune, &BTreeSet::new());
+    let managed_elsewhere = running
+        .values()
+        .filter(|r| r.is_managed() && !declared.connectors.contains_key(&r.name))
+        .count();
+    for s in &steps {
+        println!("{s}");
+    }
+    if args.dry_run {
+        println!(
+            "{} connector(s) declared, {} change(s){}",
+            declared.connectors.len(),
+            steps.len(),
+            if !args.prune && managed_elsewhere > 0 {
+                format!("; {managed_elsewhere} managed connector(s) not declared (--prune deletes them)")
+            } else {
+                String::new()
+            }
+        );
+        return Ok(if broken {
+            ExitCode::from(1)
+        } else if steps.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(2)
+        });
+    }
+    let mut failed = 0;
+    for s in &steps {
+        if let Err(e) = carry_out(&client, s).await {
+            failed += 1;
+            eprintln!("tributary apply: {}: {e}", s.connector());
+        }
+    }
+    println!(
+        "{} connector(s) declared, {} change(s) applied, {failed} failed",
+        declared.connectors.len(),
+        steps.len() - failed
+    );
+    Ok(if failed > 0 || broken {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
