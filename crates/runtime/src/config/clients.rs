@@ -447,6 +447,12 @@ pub fn sink_consumer_config(
             // `queued.min.messages`; Java's consumer fetches again as soon as its buffer drains.
             // At the 1 s default a fast sink stalls for most of every second.
             ("fetch.queue.backoff.ms", "10".into()),
+            // librdkafka prefetches into a queue per consumer until it holds 100,000 messages
+            // or 64 MiB: a sink task behind its topic held about 55 MiB. 4 MiB kept the
+            // throughput (bench `sink-memory`, issue #34: 4 tasks draining a backlog peaked
+            // at 82 MiB instead of 243 MiB, at the same records/s); Java's consumer buffers
+            // one fetch, 1 MiB a partition. `consumer.queued.max.messages.kbytes` overrides it.
+            ("queued.max.messages.kbytes", "4096".into()),
             ("statistics.interval.ms", statistics_interval_ms(worker)),
             (
                 "client.id",
@@ -661,5 +667,44 @@ mod tests {
         .unwrap();
         assert_eq!(cfg.get("acks"), Some("1"));
         assert_eq!(cfg.get("bootstrap.servers"), Some("b:1"));
+    }
+
+    /// A sink task's consumer prefetches at most 4 MiB (issue #34), unless the worker's
+    /// `consumer.*` or the connector's `consumer.override.*` say otherwise.
+    #[test]
+    fn a_sink_consumer_queues_4_mib_unless_told_otherwise() {
+        use crate::config::worker::{WorkerConfig, WorkerMode};
+        let worker = |extra: &[(&str, &str)]| {
+            let mut m: HashMap<String, String> = [
+                ("bootstrap.servers", "b:1"),
+                ("offset.storage.file.filename", "/tmp/o"),
+            ]
+            .iter()
+            .chain(extra)
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+            m.entry("key.converter".into())
+                .or_insert("org.apache.kafka.connect.storage.StringConverter".into());
+            m.entry("value.converter".into())
+                .or_insert("org.apache.kafka.connect.storage.StringConverter".into());
+            WorkerConfig::parse(WorkerMode::Standalone, m, "w.properties").unwrap()
+        };
+        let queued = |w: &WorkerConfig, o: &[(&str, &str)]| {
+            let o = o
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            sink_consumer_config(w, "c", 0, o)
+                .unwrap()
+                .get("queued.max.messages.kbytes")
+                .map(str::to_string)
+        };
+        assert_eq!(queued(&worker(&[]), &[]).as_deref(), Some("4096"));
+        let w = worker(&[("consumer.queued.max.messages.kbytes", "65536")]);
+        assert_eq!(queued(&w, &[]).as_deref(), Some("65536"));
+        assert_eq!(
+            queued(&w, &[("queued.max.messages.kbytes", "1024")]).as_deref(),
+            Some("1024")
+        );
     }
 }

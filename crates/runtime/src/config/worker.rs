@@ -220,6 +220,19 @@ pub fn distributed_config_def() -> ConfigDef {
             Medium,
             "Whether the worker creates its internal topics (offsets, config, status, and connector-specific offsets topics) when they are missing; when false a missing one stops the worker (Connect 4.2).",
         )
+        .define("tributary.connectors.dir", String, Some(None), None, Medium, "A directory of connector files (.properties, .json) the group leader keeps the cluster in line with (Tributary, issue #35): connectors created, updated, paused, resumed, stopped as the files say, REST changes to them reverted; unset: off.")
+        .define(
+            "tributary.connectors.reconcile.interval.ms",
+            Long,
+            Some(Some("60000")),
+            Some(Validator::Range {
+                min: Some(100.0),
+                max: None,
+            }),
+            Low,
+            "How often the leader compares the cluster with tributary.connectors.dir even when no file changed (reverting REST changes), ms; file changes are noticed within a second.",
+        )
+        .define("tributary.connectors.prune", Boolean, Some(Some("true")), None, Low, "Whether the leader deletes the connectors it manages from tributary.connectors.dir once their file is gone (connectors created over REST are never deleted).")
         .define(
             "scheduled.rebalance.max.delay.ms",
             Int,
@@ -599,6 +612,15 @@ pub struct DistributedSettings {
     pub worker_unsync_backoff: Duration,
     /// `scheduled.rebalance.max.delay.ms` (INT, ms; default 300000 ms); must not be negative.
     pub scheduled_rebalance_max_delay: Duration,
+    /// `tributary.connectors.dir` (STRING; default unset; Tributary, issue #35): the directory
+    /// of connector files the leader reconciles the cluster to; `None` when unset or empty.
+    pub connectors_dir: Option<std::path::PathBuf>,
+    /// `tributary.connectors.reconcile.interval.ms` (LONG, ms; default 60000, at least 100):
+    /// the period of the leader's reconciliation when no file changed.
+    pub connectors_reconcile_interval: Duration,
+    /// `tributary.connectors.prune` (BOOLEAN; default true): whether managed connectors whose
+    /// file is gone are deleted.
+    pub connectors_prune: bool,
     /// `internal.topics.automatic.creation.enable` (BOOLEAN; default true; Connect 4.2): whether
     /// the worker creates missing internal topics, connector-specific offsets topics included.
     pub internal_topics_automatic_creation: bool,
@@ -773,6 +795,13 @@ impl DistributedSettings {
             worker_sync_timeout: v.millis("worker.sync.timeout.ms")?,
             worker_unsync_backoff: v.millis("worker.unsync.backoff.ms")?,
             scheduled_rebalance_max_delay: v.millis("scheduled.rebalance.max.delay.ms")?,
+            connectors_dir: v
+                .opt_string("tributary.connectors.dir")?
+                .filter(|d| !d.trim().is_empty())
+                .map(std::path::PathBuf::from),
+            connectors_reconcile_interval: v
+                .millis("tributary.connectors.reconcile.interval.ms")?,
+            connectors_prune: v.boolean("tributary.connectors.prune")?,
             internal_topics_automatic_creation: v
                 .boolean("internal.topics.automatic.creation.enable")?,
             connect_protocol,

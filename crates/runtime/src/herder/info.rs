@@ -163,6 +163,9 @@ pub struct WorkerInfo {
     /// `client.id` and how many tasks send through it.
     #[serde(default)]
     pub shared_producers: Vec<SharedProducerInfo>,
+    /// The leader's reconciliation of `tributary.connectors.dir` (issue #35), when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connectors_dir: Option<crate::herder::connectors_dir::ConnectorsDirReport>,
 }
 
 /// A producer shared by source tasks, as `GET /tributary/worker` reports it.
@@ -182,6 +185,7 @@ impl WorkerInfo {
             mode: "standalone".into(),
             group: None,
             shared_producers: Vec::new(),
+            connectors_dir: None,
         }
     }
 }

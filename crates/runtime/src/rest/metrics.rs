@@ -92,6 +92,26 @@ pub async fn metrics(State(s): State<RestState>) -> Result<Response, RestError> 
             &h.worker_info(),
             &all_connectors,
         );
+        if let Some(r) = h.worker_info().connectors_dir {
+            f.set(
+                "tributary_connectors_drift_total",
+                "Changes this worker made as leader to bring managed connectors changed over REST back in line with tributary.connectors.dir",
+                &[],
+                r.drift_total as f64,
+            );
+            f.set(
+                "tributary_connectors_dir_changes_total",
+                "Changes this worker made as leader to keep the cluster in line with tributary.connectors.dir",
+                &[],
+                r.changes_total as f64,
+            );
+            f.set(
+                "tributary_connectors_dir_errors",
+                "Problems of the last reconciliation of tributary.connectors.dir (unreadable files, refused configs)",
+                &[],
+                r.errors.len() as f64,
+            );
+        }
         for (instance, restarts) in h.auto_restart_counts() {
             match instance {
                 crate::herder::auto_restart::Instance::Connector(c) => f.set(

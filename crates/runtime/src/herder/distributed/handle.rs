@@ -366,6 +366,11 @@ impl Herder for DistributedHerder {
                 static_in_effect: v.static_in_effect,
             }),
             shared_producers: Vec::new(),
+            connectors_dir: self
+                .shared
+                .connectors_dir
+                .as_ref()
+                .map(|r| r.lock().unwrap().clone()),
         }
     }
 }

@@ -126,6 +126,8 @@ struct Shared {
     /// Task-config writes waiting for the write lock, written together by whoever takes it
     /// next ([`leader_write_task_configs`]).
     task_config_queue: Mutex<Vec<leader::QueuedTaskConfigs>>,
+    /// The report of the leader's reconciliation of `tributary.connectors.dir`, when set.
+    connectors_dir: Option<crate::herder::connectors_dir::SharedReport>,
     /// Serialises the leader's rounds of zombie fencing (KIP-618): a request arriving during a
     /// round finds the task count record written when it ends.
     fencing_lock: Mutex<()>,

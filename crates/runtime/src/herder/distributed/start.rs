@@ -286,6 +286,7 @@ impl DistributedHerder {
             }),
             write_lock: Mutex::new(()),
             task_config_queue: Mutex::default(),
+            connectors_dir: d.connectors_dir.as_ref().map(|_| Arc::default()),
             fencing_lock: Mutex::new(()),
             sync_timeout: d.worker_sync_timeout,
             verification_algorithms: d.inter_worker_verification_algorithms.clone(),
@@ -353,12 +354,37 @@ impl DistributedHerder {
                     http: lp.http.clone(),
                 }));
         }
+        let stop_rx = stop_tx.subscribe();
         let handle = tokio::spawn(lp.run());
-        Ok(Arc::new(DistributedHerder {
-            shared,
+        let herder = Arc::new(DistributedHerder {
+            shared: shared.clone(),
             requests: requests_tx,
             stop_tx,
             loop_task: Mutex::new(Some(handle)),
-        }))
+        });
+        if let (Some(dir), Some(report)) = (&d.connectors_dir, &shared.connectors_dir) {
+            let weak: std::sync::Weak<dyn Herder> =
+                Arc::downgrade(&(herder.clone() as Arc<dyn Herder>));
+            let leader_of = Arc::downgrade(&shared);
+            let is_leader = move || {
+                leader_of.upgrade().is_some_and(|s| {
+                    let m = *s.membership.borrow();
+                    !m.rebalancing && !m.stopping && s.view.read().unwrap().is_leader
+                })
+            };
+            let settings = crate::herder::connectors_dir::Settings {
+                dir: dir.clone(),
+                interval: d.connectors_reconcile_interval,
+                prune: d.connectors_prune,
+            };
+            tokio::spawn(crate::herder::connectors_dir::run(
+                weak,
+                is_leader,
+                settings,
+                report.clone(),
+                stop_rx,
+            ));
+        }
+        Ok(herder)
     }
 }
