@@ -69,8 +69,11 @@ impl ConnectClient {
                 auth = Some((name, password));
             }
             // Neither the user info nor a trailing slash is part of the paths asked for.
-            let _ = url.set_username("");
-            let _ = url.set_password(None);
+            if url.set_username("").is_err() || url.set_password(None).is_err() {
+                return Err(format!(
+                    "worker URL {raw:?}: not an http(s) URL with a host"
+                ));
+            }
             clean.push(url.as_str().trim_end_matches('/').to_string());
         }
         let mut builder = reqwest::Client::builder().timeout(REQUEST_TIMEOUT);

@@ -6,9 +6,11 @@
 //!
 //! Configuration problems exit with status 1 and a message naming the file and key.
 
+mod admin;
 mod apply;
 mod connect_client;
 mod container;
+mod contexts;
 mod distributed;
 mod standalone;
 mod startup;
@@ -58,6 +60,91 @@ enum Command {
     /// creates, updates, pauses/resumes/stops, and with --prune deletes the managed connectors
     /// no file declares. --dry-run prints the changes and exits 2 when there are some.
     Apply(apply::ApplyArgs),
+    /// Lists connectors, plugins, a connector's offsets, or the loggers.
+    Get {
+        #[command(subcommand)]
+        what: admin::Get,
+        #[command(flatten)]
+        target: admin::Target,
+    },
+    /// Shows a connector's config, status, tasks, topics and offsets.
+    Describe {
+        #[command(subcommand)]
+        what: admin::Describe,
+        #[command(flatten)]
+        target: admin::Target,
+    },
+    /// Restarts a connector (KIP-745) or a task.
+    Restart {
+        #[command(subcommand)]
+        what: admin::Restart,
+        #[command(flatten)]
+        target: admin::Target,
+    },
+    /// Pauses a connector and its tasks.
+    Pause {
+        /// The connector.
+        name: String,
+        #[command(flatten)]
+        target: admin::Target,
+    },
+    /// Resumes a paused or stopped connector.
+    Resume {
+        /// The connector.
+        name: String,
+        #[command(flatten)]
+        target: admin::Target,
+    },
+    /// Stops a connector (KIP-875): no tasks, offsets may then be altered.
+    Stop {
+        /// The connector.
+        name: String,
+        #[command(flatten)]
+        target: admin::Target,
+    },
+    /// Deletes a connector.
+    Delete {
+        /// The connector.
+        name: String,
+        #[command(flatten)]
+        target: admin::Target,
+    },
+    /// Alters or resets a stopped connector's offsets (KIP-875).
+    Offsets {
+        #[command(subcommand)]
+        what: admin::Offsets,
+        #[command(flatten)]
+        target: admin::Target,
+    },
+    /// Sets a logger's level (KIP-495; --scope cluster: KIP-976).
+    Logger {
+        #[command(subcommand)]
+        what: admin::Logger,
+        #[command(flatten)]
+        target: admin::Target,
+    },
+    /// Changes some keys of a connector's config (KIP-477): key=value sets, --remove drops.
+    Patch {
+        /// The connector.
+        name: String,
+        /// `key=value` pairs.
+        set: Vec<String>,
+        /// Keys to remove (repeatable).
+        #[arg(long)]
+        remove: Vec<String>,
+        #[command(flatten)]
+        target: admin::Target,
+    },
+    /// Contexts: named clusters (URLs, auth) for the admin commands.
+    Config {
+        #[command(subcommand)]
+        what: admin::ConfigCmd,
+    },
+    /// Prints a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completion {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Logs to stderr with the filter in `TRIBUTARY_LOG` (default `info`); `/admin/loggers`
@@ -156,6 +243,46 @@ fn env_worker_file() -> Result<PathBuf, String> {
     Ok(file)
 }
 
+/// Runs a command that is a client of a cluster (or of the contexts file): `apply`, the
+/// admin commands, `config`, `completion`.
+async fn client_command(command: Command) -> Result<ExitCode, String> {
+    use admin::AdminCommand as A;
+    let (target, cmd) = match command {
+        Command::Apply(args) => return apply::run(args).await,
+        Command::Config { what } => return admin::run_config(what),
+        Command::Completion { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "tributary",
+                &mut std::io::stdout(),
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        Command::Get { what, target } => (target, A::Get(what)),
+        Command::Describe { what, target } => (target, A::Describe(what)),
+        Command::Restart { what, target } => (target, A::Restart(what)),
+        Command::Pause { name, target } => (target, A::Pause(name)),
+        Command::Resume { name, target } => (target, A::Resume(name)),
+        Command::Stop { name, target } => (target, A::Stop(name)),
+        Command::Delete { name, target } => (target, A::Delete(name)),
+        Command::Offsets { what, target } => (target, A::Offsets(what)),
+        Command::Logger { what, target } => (target, A::Logger(what)),
+        Command::Patch {
+            name,
+            set,
+            remove,
+            target,
+        } => (target, A::Patch { name, set, remove }),
+        Command::Standalone { .. }
+        | Command::Distributed { .. }
+        | Command::Container { .. }
+        | Command::Healthcheck { .. } => unreachable!("worker commands run elsewhere"),
+    };
+    admin::run(target, cmd).await
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Err(e) = init_logging() {
@@ -194,13 +321,25 @@ fn main() -> ExitCode {
         }
         Command::Container { .. } => unreachable!("turned into Distributed above"),
         Command::Healthcheck { url } => runtime.block_on(container::healthcheck(url)),
-        Command::Apply(args) => {
-            let r = runtime.block_on(apply::run(args));
+        Command::Apply(_)
+        | Command::Get { .. }
+        | Command::Describe { .. }
+        | Command::Restart { .. }
+        | Command::Pause { .. }
+        | Command::Resume { .. }
+        | Command::Stop { .. }
+        | Command::Delete { .. }
+        | Command::Offsets { .. }
+        | Command::Logger { .. }
+        | Command::Patch { .. }
+        | Command::Config { .. }
+        | Command::Completion { .. } => {
+            let r = runtime.block_on(client_command(command));
             runtime.shutdown_timeout(std::time::Duration::from_millis(500));
             return match r {
                 Ok(code) => code,
                 Err(e) => {
-                    eprintln!("tributary apply: {e}");
+                    eprintln!("tributary: {e}");
                     ExitCode::from(1)
                 }
             };

@@ -1796,7 +1796,7 @@ fn the_one_owner_check_catches_a_task_running_twice() {
 /// holds against a Java worker too: KIP-980 creates, PUT of changed configs only, pause, stop,
 /// `--prune` of managed connectors only, a broken file left out.
 #[test]
-fn apply_makes_a_java_worker_run_the_declared_connectors() {
+fn apply_and_the_admin_cli_work_against_a_java_worker() {
     let Some(bootstrap) = gate() else {
         return;
     };
@@ -1804,4 +1804,6 @@ fn apply_makes_a_java_worker_run_the_declared_connectors() {
     let group = unique("apply-java");
     let java = JavaWorker::start(dir.path(), "java-apply", &bootstrap, &group);
     common::declared::apply_scenario(&java.url(), dir.path(), &group);
+    // The admin CLI too: every command's output and exit code against Java.
+    common::declared::admin_scenario(&java.url(), dir.path(), &group);
 }

@@ -231,3 +231,225 @@ pub fn apply_scenario(url: &str, dir: &Path, prefix: &str) {
         rest("DELETE", url, &format!("/connectors/{name}"), None);
     }
 }
+
+/// Runs `tributary ARGS…` with `env`.
+pub fn cli(args: &[&str], env: &[(&str, &str)]) -> Applied {
+    let out = Command::new(tributary_binary())
+        .args(args)
+        .envs(env.iter().copied())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("running tributary");
+    Applied {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The admin CLI's scenario (issue #35) against the cluster at `url`: every command's output
+/// and exit code, the JSON and YAML outputs, Connect's error message as one line with exit 1,
+/// and contexts (in `dir`).
+pub fn admin_scenario(url: &str, dir: &Path, prefix: &str) {
+    let name = format!("{prefix}-admin");
+    let input = dir.join(format!("{prefix}-admin-input.txt"));
+    std::fs::write(&input, "one\ntwo\nthree\n").unwrap();
+    let (code, v) = rest(
+        "PUT",
+        url,
+        &format!("/connectors/{name}/config"),
+        Some(
+            &serde_json::json!({
+                "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
+                "tasks.max": "1",
+                "file": input.display().to_string(),
+                "topic": format!("{prefix}-admin-topic"),
+                "extra.key": "to be removed",
+            })
+            .to_string(),
+        ),
+    );
+    assert_eq!(code, 201, "{v}");
+    wait_connector_state(url, &name, "RUNNING");
+    let run = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend(["--url", url]);
+        let r = cli(&all, &[]);
+        assert_eq!(r.code, 0, "tributary {args:?}: {r:?}");
+        r
+    };
+
+    // get connectors: a table, JSON and YAML.
+    let t = wait_for(
+        "the task RUNNING in the table",
+        Duration::from_secs(60),
+        || {
+            let r = run(&["get", "connectors"]);
+            r.stdout
+                .lines()
+                .any(|l| {
+                    l.starts_with(&name)
+                        && l.contains("source")
+                        && l.contains("RUNNING")
+                        && l.contains("1/1")
+                })
+                .then_some(r)
+        },
+    );
+    assert!(
+        t.stdout.starts_with("NAME") && t.stdout.contains("TASKS"),
+        "{t:?}"
+    );
+    let j: Value = serde_json::from_str(&run(&["get", "connectors", "-o", "json"]).stdout).unwrap();
+    assert_eq!(j[&name]["status"]["connector"]["state"], "RUNNING", "{j}");
+    let y = run(&["get", "connectors", "-o", "yaml"]).stdout;
+    assert!(
+        y.contains(&format!("{name}:")) && y.contains("state: RUNNING"),
+        "{y}"
+    );
+    let plugins = run(&["get", "plugins"]).stdout;
+    assert!(
+        plugins.contains("org.apache.kafka.connect.file.FileStreamSourceConnector"),
+        "{plugins}"
+    );
+    assert!(plugins.starts_with("TYPE"), "{plugins}");
+
+    // describe: config, status, tasks, topics, offsets in one view.
+    let d = wait_for(
+        "the topic and offsets in describe",
+        Duration::from_secs(60),
+        || {
+            let r = run(&["describe", "connector", &name]);
+            (r.stdout.contains(&format!("{prefix}-admin-topic")) && r.stdout.contains("position"))
+                .then_some(r)
+        },
+    );
+    for want in [
+        "Name:    ",
+        "State:   RUNNING",
+        "Config:",
+        "extra.key",
+        "Tasks:",
+        "Topics:",
+        "Offsets:",
+    ] {
+        assert!(d.stdout.contains(want), "{want}: {d:?}");
+    }
+    let dj: Value =
+        serde_json::from_str(&run(&["describe", "connector", &name, "-o", "json"]).stdout).unwrap();
+    assert_eq!(dj["config"]["tasks.max"], "1");
+
+    // patch (KIP-477): a key set, a key removed.
+    let p = run(&[
+        "patch",
+        &name,
+        "tasks.max=1",
+        "topic.extra=x",
+        "--remove",
+        "extra.key",
+    ]);
+    assert!(p.stdout.contains(&format!("{name} patched")), "{p:?}");
+    let config = stored_config(url, &name).unwrap();
+    assert_eq!(config["topic.extra"], "x");
+    assert!(config["extra.key"].is_null(), "{config}");
+
+    // pause, resume, restarts.
+    assert!(run(&["pause", &name]).stdout.contains("paused"));
+    wait_connector_state(url, &name, "PAUSED");
+    assert!(run(&["resume", &name]).stdout.contains("resumed"));
+    wait_connector_state(url, &name, "RUNNING");
+    assert!(run(&["restart", "connector", &name, "--include-tasks"])
+        .stdout
+        .contains("restart of"));
+    wait_connector_state(url, &name, "RUNNING");
+    run(&["restart", "task", &name, "0"]);
+
+    // stop, offsets: listed, reset, altered (KIP-875).
+    assert!(run(&["stop", &name]).stdout.contains("stopped"));
+    wait_connector_state(url, &name, "STOPPED");
+    let o = run(&["get", "offsets", &name]);
+    assert!(
+        o.stdout.starts_with("PARTITION") && o.stdout.contains("position"),
+        "{o:?}"
+    );
+    let reset = run(&["offsets", "reset", &name]);
+    assert!(reset.stdout.to_lowercase().contains("offsets"), "{reset:?}");
+    let empty = run(&["get", "offsets", &name, "-o", "json"]);
+    let ej: Value = serde_json::from_str(&empty.stdout).unwrap();
+    assert_eq!(ej["offsets"].as_array().map(Vec::len), Some(0), "{ej}");
+    let offsets_file = dir.join(format!("{prefix}-offsets.json"));
+    std::fs::write(
+        &offsets_file,
+        serde_json::json!({"offsets": [{"partition": {"filename": input.display().to_string()}, "offset": {"position": 4}}]}).to_string(),
+    )
+    .unwrap();
+    let altered = run(&[
+        "offsets",
+        "alter",
+        &name,
+        "--file",
+        offsets_file.to_str().unwrap(),
+    ]);
+    assert!(
+        altered.stdout.to_lowercase().contains("offsets"),
+        "{altered:?}"
+    );
+    let aj: Value =
+        serde_json::from_str(&run(&["get", "offsets", &name, "-o", "json"]).stdout).unwrap();
+    assert_eq!(aj["offsets"][0]["offset"]["position"], 4, "{aj}");
+
+    // loggers.
+    let l = run(&["get", "loggers"]);
+    assert!(
+        l.stdout.starts_with("LOGGER") && l.stdout.contains("root"),
+        "{l:?}"
+    );
+    run(&["logger", "set", "org.apache.kafka.connect.file", "DEBUG"]);
+    let lj: Value = serde_json::from_str(&run(&["get", "loggers", "-o", "json"]).stdout).unwrap();
+    assert_eq!(
+        lj["org.apache.kafka.connect.file"]["level"], "DEBUG",
+        "{lj}"
+    );
+
+    // Errors: Connect's message on one line, exit 1.
+    let missing = format!("{prefix}-no-such-connector");
+    for args in [
+        vec!["describe", "connector", &missing],
+        vec!["pause", &missing],
+    ] {
+        let mut all = args.clone();
+        all.extend(["--url", url]);
+        let r = cli(&all, &[]);
+        assert_eq!(r.code, 1, "{r:?}");
+        assert_eq!(r.stderr.trim().lines().count(), 1, "{r:?}");
+        assert!(
+            r.stderr.contains("404") && r.stderr.contains(&missing),
+            "{r:?}"
+        );
+    }
+
+    // Contexts: the cluster named once, then used without --url.
+    let contexts = dir.join(format!("{prefix}-contexts.json"));
+    let env = [("TRIBUTARY_CONTEXTS", contexts.to_str().unwrap())];
+    let set = cli(&["config", "set-context", "here", "--cluster", url], &env);
+    assert_eq!(set.code, 0, "{set:?}");
+    let listed = cli(&["config", "get-contexts"], &env);
+    assert!(
+        listed
+            .stdout
+            .lines()
+            .any(|l| l.starts_with('*') && l.contains("here")),
+        "{listed:?}"
+    );
+    let via = cli(&["get", "connectors"], &env);
+    assert_eq!(via.code, 0, "{via:?}");
+    assert!(via.stdout.contains(&name), "{via:?}");
+    let bad = cli(&["config", "use-context", "nowhere"], &env);
+    assert_eq!(bad.code, 1, "{bad:?}");
+    let completion = cli(&["completion", "bash"], &[]);
+    assert_eq!(completion.code, 0);
+    assert!(completion.stdout.contains("tributary"));
+
+    assert!(run(&["delete", &name]).stdout.contains("deleted"));
+    assert!(stored_config(url, &name).is_none());
+}

@@ -21,6 +21,19 @@ fn apply_makes_a_tributary_cluster_run_the_declared_connectors() {
     apply_scenario(&follower.url, dir.path(), &group);
 }
 
+/// The admin CLI against a Tributary worker: every command's output and exit code.
+#[test]
+fn the_admin_cli_drives_a_tributary_cluster() {
+    let Some(bootstrap) = kafka() else {
+        return;
+    };
+    let dir = test_dir();
+    let group = unique("admin-cli");
+    let w = DistributedWorker::start(dir.path(), "w1", &bootstrap, &group, "");
+    w.wait_joined();
+    common::declared::admin_scenario(&w.url, dir.path(), &group);
+}
+
 /// `tributary.connectors.dir`: the leader creates what the files declare, reverts a REST edit
 /// of a managed connector (counted as drift in the live view and `/metrics`), leaves
 /// connectors created over REST alone, keeps a connector running when its file's config is
