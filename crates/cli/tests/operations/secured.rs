@@ -265,6 +265,37 @@ fn three_workers_over_sasl_ssl_run_a_pipeline_behind_https_and_basic_auth() {
             body.contains(&topic).then_some(())
         },
     );
+    // The CLI (issue #35) over HTTPS with the CA file and basic auth; a dead URL first is
+    // skipped for the next; without credentials, Connect's 401 on one line and exit 1.
+    let ca = s.var("KAFKA_SECURE_CA_PEM");
+    let urls = ["--url", "https://127.0.0.1:1", "--url", &workers[0].url];
+    let mut args = vec!["get", "connectors", "--cacert", &ca];
+    args.extend(urls);
+    let mut with_user = args.clone();
+    with_user.extend(["--user", "admin:admin-pw"]);
+    let listed = common::declared::cli(&with_user, &[]);
+    assert_eq!(listed.code, 0, "{listed:?}");
+    assert!(
+        listed.stdout.lines().any(|l| l.starts_with("src ")) && listed.stdout.contains("sink"),
+        "{listed:?}"
+    );
+    let refused = common::declared::cli(&args, &[]);
+    assert_eq!(refused.code, 1, "{refused:?}");
+    assert!(refused.stderr.contains("401"), "{refused:?}");
+    let empty = dir.path().join("declared");
+    std::fs::create_dir_all(&empty).unwrap();
+    let mut apply = vec![
+        "apply",
+        "--dry-run",
+        "--cacert",
+        &ca,
+        "--user",
+        "admin:admin-pw",
+    ];
+    apply.extend(urls);
+    apply.push(empty.to_str().unwrap());
+    let dry = common::declared::cli(&apply, &[]);
+    assert_eq!(dry.code, 0, "nothing declared, nothing managed: {dry:?}");
 }
 
 /// A wrong password stops a worker at startup with a message naming `sasl.jaas.config`.

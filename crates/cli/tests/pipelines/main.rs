@@ -9,4 +9,5 @@ use tributary_testkit as common;
 mod registry_converters;
 mod sink_delivery;
 mod standalone;
+mod throttle;
 mod transforms;

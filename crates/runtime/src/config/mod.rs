@@ -13,6 +13,7 @@ pub mod override_policy;
 pub mod plugin_version;
 pub mod properties;
 pub mod providers;
+pub mod throttle;
 pub mod topic_creation;
 pub mod transforms;
 pub mod unsupported;

@@ -82,6 +82,11 @@ pub struct TaskState {
     /// "stalled": true}`); absent otherwise, so a task making progress has Connect's body.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub progress: Option<crate::worker::metrics::Progress>,
+    /// Tributary: the rate limits of a task the answering worker runs (issue #36:
+    /// `{"records_per_second"?, "bytes_per_second"?, "throttled_ms_total", "at_limit"}`);
+    /// absent for a task without limits.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub throttle: Option<crate::worker::throttle::ThrottleInfo>,
 }
 
 /// `ConnectorStateInfo`: `{"name","connector","tasks","type"}`.

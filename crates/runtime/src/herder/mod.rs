@@ -233,7 +233,9 @@ pub trait Herder: Send + Sync {
 /// Adds the progress of the stalled tasks `worker` runs (Tributary's `progress` field).
 pub fn add_progress(worker: &crate::worker::Worker, info: &mut ConnectorStateInfo) {
     for t in &mut info.tasks {
-        t.progress = worker.task_stall(&ConnectorTaskId::new(&info.name, t.id));
+        let id = ConnectorTaskId::new(&info.name, t.id);
+        t.progress = worker.task_stall(&id);
+        t.throttle = worker.task_throttle(&id);
     }
 }
 
@@ -258,6 +260,7 @@ pub fn connector_state_info(
             trace: s.trace.filter(|t| !t.is_empty()),
             auto_restart: None,
             progress: None,
+            throttle: None,
         })
         .collect();
     Ok(ConnectorStateInfo {
@@ -290,5 +293,6 @@ pub fn task_state(
         trace: s.trace.filter(|t| !t.is_empty()),
         auto_restart: None,
         progress: None,
+        throttle: None,
     })
 }

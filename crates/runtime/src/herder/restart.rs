@@ -56,6 +56,7 @@ pub fn build_restart_plan(
             },
             auto_restart: None,
             progress: None,
+            throttle: None,
         });
     }
     Some(RestartPlan {

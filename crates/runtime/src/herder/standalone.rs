@@ -394,6 +394,7 @@ impl Herder for StandaloneHerder {
     fn task_status(&self, id: &ConnectorTaskId) -> HerderResult<TaskState> {
         let mut state = super::task_state(self.worker.statuses().as_ref(), id)?;
         state.progress = self.worker.task_stall(id);
+        state.throttle = self.worker.task_throttle(id);
         Ok(state)
     }
 

@@ -95,6 +95,8 @@ pub fn validate(
     let converters = validate_converters(plugins, config, &mut framework_values);
     // Tributary's automatic restart settings (only reported when the config sets one).
     framework_values.extend(crate::config::auto_restart::problems(config));
+    // Tributary's rate limits (issue #36; only reported when the config sets one).
+    framework_values.extend(crate::config::throttle::problems(config));
     // Settings Tributary does not implement: refused rather than run without them.
     for problem in unsupported_settings(config, plugin.connector_type, support) {
         if !problem.fatal {

@@ -375,6 +375,22 @@ fn connect_families(
     }
     for (id, counters) in &tasks {
         task_groups(&mut f, id, counters, statuses);
+        if let Some(t) = worker.task_throttle(id) {
+            let task = id.task.to_string();
+            let l: [(&str, &str); 2] = [("connector", &id.connector), ("task", &task)];
+            f.set(
+                "tributary_task_throttled_seconds_total",
+                "Seconds the task waited for its rate limits (tributary.throttle.*)",
+                &l,
+                t.throttled_ms_total as f64 / 1000.0,
+            );
+            f.set(
+                "tributary_task_throttled",
+                "1 when the task waited for its rate limits within the last 2 s (it runs at its limit)",
+                &l,
+                f64::from(u8::from(t.at_limit)),
+            );
+        }
         if let Some(p) = worker.task_progress(id) {
             let task = id.task.to_string();
             let l: [(&str, &str); 2] = [("connector", &id.connector), ("task", &task)];

@@ -35,6 +35,8 @@ impl Worker {
                 return Err(e);
             }
         };
+        // A config update reaches the running tasks' rate limits at once (issue #36).
+        self.update_task_limits(name, &config);
         let class = config.get("connector.class").cloned().unwrap_or_default();
         let version = self.plugin_version(&config);
         // As Connect's `ConnectorConfig` (built when the connector starts), invalid

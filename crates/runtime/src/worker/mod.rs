@@ -17,6 +17,7 @@ pub mod source_task;
 pub mod submitted_records;
 pub mod task;
 mod task_lifecycle;
+pub mod throttle;
 pub mod topic_creation;
 
 use std::collections::HashMap;
@@ -105,6 +106,8 @@ struct RunningTask {
     control: Arc<TaskControl>,
     thread: JoinHandle<()>,
     version: Option<String>,
+    /// The task's rate limits (issue #36), updated in place by a connector config change.
+    throttle: Arc<throttle::Throttle>,
 }
 
 struct RunningConnector {

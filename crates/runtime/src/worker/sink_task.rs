@@ -57,8 +57,9 @@ const MAX_BATCH: usize = 500;
 
 /// A consumed record waiting in the pending queue.
 enum Pending {
-    /// A record for `put`, with its consumed form when the errant record reporter needs it.
-    Record(SinkRecord, Option<Box<RawRecord>>),
+    /// A record for `put`, with its consumed form when the errant record reporter needs it,
+    /// and its size as consumed (key, value and headers, bytes; for the bytes rate, issue #36).
+    Record(SinkRecord, Option<Box<RawRecord>>, u32),
     /// A record consumed but not delivered (dropped by a transformation, or a tolerated
     /// failure): only its offset remains, committed once the records before it were delivered.
     Consumed(TopicPartition, i64),
@@ -68,7 +69,7 @@ impl Pending {
     /// Whether the entry was consumed from `tp` (its original partition, KIP-793).
     fn consumed_from(&self, tp: &TopicPartition) -> bool {
         match self {
-            Pending::Record(r, _) => {
+            Pending::Record(r, _, _) => {
                 r.original_kafka_partition == tp.partition && r.original_topic == tp.topic
             }
             Pending::Consumed(p, _) => p == tp,
@@ -95,6 +96,8 @@ struct Shared {
     /// to hand it to `put` again. Every partition is paused meanwhile (Connect's
     /// `pausedForRedelivery`).
     redelivery: Option<Instant>,
+    /// Whether `redelivery` waits for the rate limits, the batch already booked.
+    throttle_booked: bool,
     /// The task's requests (`SinkTaskContext`): rewinds, pauses, timeout, commit.
     requests: Arc<SinkTaskRequests>,
     /// The partitions whose records are held back in `pending`: paused by the task, or
@@ -139,6 +142,24 @@ impl Shared {
         }
         self.pending = kept;
         taken
+    }
+
+    /// The records and bytes [`Self::take_batch`] would hand to `put` now.
+    fn next_batch_size(&self) -> (u64, u64) {
+        let mut records = 0u64;
+        let mut bytes = 0u64;
+        for p in self
+            .pending
+            .iter()
+            .filter(|p| self.held.is_empty() || self.deliverable(p))
+            .take(MAX_BATCH)
+        {
+            if let Pending::Record(_, _, b) = p {
+                records += 1;
+                bytes += u64::from(*b);
+            }
+        }
+        (records, bytes)
     }
 
     /// Recomputes `held` from the task's paused partitions and waiting rewinds.
@@ -274,6 +295,8 @@ pub struct SinkTaskArgs {
     pub consumer_config: ClientConfig,
     pub converters: TaskConverters,
     pub control: Arc<TaskControl>,
+    /// The task's rate limits (issue #36, `tributary.throttle.*`).
+    pub throttle: Arc<crate::worker::throttle::Throttle>,
     pub reporter: TaskStatusReporter,
     pub counters: Arc<TaskCounters>,
     pub offset_flush_interval: Duration,
@@ -350,6 +373,8 @@ struct SinkLoop {
     reporters: Arc<ErrorReporters>,
     errant: Option<Arc<WorkerErrantRecordReporter>>,
     control: Arc<TaskControl>,
+    /// The task's rate limits (issue #36).
+    throttle: Arc<crate::worker::throttle::Throttle>,
     reporter: TaskStatusReporter,
     counters: Arc<TaskCounters>,
     topics_seen: Option<super::task::TopicsSeen>,
@@ -373,6 +398,7 @@ impl SinkLoop {
             consumer_config,
             converters,
             control,
+            throttle,
             reporter,
             counters,
             offset_flush_interval,
@@ -436,6 +462,7 @@ impl SinkLoop {
             dlq_flush_timeout: offset_flush_timeout,
             consumer_paused: control.is_paused(),
             redelivery: None,
+            throttle_booked: false,
             requests: requests.clone(),
             held: HashSet::new(),
             pauses_stale: false,
@@ -469,6 +496,7 @@ impl SinkLoop {
             reporters,
             errant,
             control,
+            throttle,
             reporter,
             counters,
             topics_seen: track_topics.then(super::task::TopicsSeen::default),
@@ -610,7 +638,24 @@ impl SinkLoop {
             return Err(e);
         }
         let redeliver_now = s.redelivery.is_none_or(|at| Instant::now() >= at);
+        if !paused && redeliver_now && !s.throttle_booked {
+            // Rate limits (issue #36): a batch over the rates waits as a redelivery does (the
+            // partitions paused, the loop polling on), booked once, delivered when its time
+            // comes; nothing blocks the task thread for longer than a poll.
+            let (records, bytes) = s.next_batch_size();
+            if records > 0 {
+                let now = Instant::now();
+                let wait = self.throttle.reserve(records, bytes, now);
+                if !wait.is_zero() {
+                    self.throttle.note_throttled(wait);
+                    s.redelivery = Some(now + wait);
+                    s.throttle_booked = true;
+                    return Ok(());
+                }
+            }
+        }
         if !paused && redeliver_now {
+            s.throttle_booked = false;
             let (interval, last_commit) = (self.offset_flush_interval, self.last_commit);
             deliver(
                 &mut s,
@@ -782,7 +827,7 @@ fn deliver(
     let mut consumed: Vec<(TopicPartition, i64)> = Vec::new();
     for p in taken {
         match p {
-            Pending::Record(r, raw) => {
+            Pending::Record(r, raw, _) => {
                 raws.extend(raw.map(|b| *b));
                 batch.push(r);
             }
@@ -819,7 +864,8 @@ fn deliver(
                         r.original_kafka_offset,
                     ))
                     .map(Box::new);
-                s.pending.push_front(Pending::Record(r, raw));
+                // Booked against the rate when first delivered; not again.
+                s.pending.push_front(Pending::Record(r, raw, 0));
             }
             return Ok(());
         }
@@ -978,7 +1024,18 @@ impl Stages<'_> {
         let raw = self
             .keep_raw
             .then(|| Box::new(RawRecord::from_message(msg)));
-        Ok(Some(Pending::Record(record, raw)))
+        let bytes = msg.key().map_or(0, <[u8]>::len)
+            + msg.payload().map_or(0, <[u8]>::len)
+            + msg.headers().map_or(0, |h| {
+                h.iter()
+                    .map(|x| x.key.len() + x.value.map_or(0, <[u8]>::len))
+                    .sum()
+            });
+        Ok(Some(Pending::Record(
+            record,
+            raw,
+            u32::try_from(bytes).unwrap_or(u32::MAX),
+        )))
     }
 
     /// The next step after a stage's outcome; a failure is reported with the consumed record.

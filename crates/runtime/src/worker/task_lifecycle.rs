@@ -89,6 +89,11 @@ impl Worker {
             .topic_creation(connector_config, kind)
             .map_err(|e| fail(ConnectError::config(e.to_string())))?;
         let errors = ErrorHandlingConfig::from_props(connector_config, kind).map_err(fail)?;
+        // Rate limits (issue #36): kept by the worker so a config update reaches the task.
+        let throttle = Arc::new(throttle::Throttle::new(
+            crate::config::throttle::limits(connector_config)
+                .map_err(|e| fail(ConnectError::config(e)))?,
+        ));
         // The task's own metrics (KIP-877), with its converters', transformations' and
         // predicates': closed when its thread ends, or here when it cannot start.
         let task_number = id.task.to_string();
@@ -158,6 +163,7 @@ impl Worker {
                         )),
                     },
                     control: control.clone(),
+                    throttle: throttle.clone(),
                     reporter,
                     counters,
                     offset_flush_interval: flush_interval,
@@ -208,6 +214,7 @@ impl Worker {
                     .map_err(|e| fail(ConnectError::config(e.to_string())))?,
                     converters,
                     control: control.clone(),
+                    throttle: throttle.clone(),
                     reporter,
                     counters,
                     offset_flush_interval: flush_interval,
@@ -232,6 +239,7 @@ impl Worker {
                 control,
                 thread,
                 version: task_version,
+                throttle,
             },
         );
         if let Some(prev) = previous {
@@ -260,6 +268,32 @@ impl Worker {
 
     /// [`Self::task_progress`] only when the task is stalled: what its status shows, so that
     /// the status of a task making progress stays Connect's, unchanging body.
+    /// The rate limits of a task this worker runs and what they cost it (issue #36); `None`
+    /// for a task without limits or not running here.
+    pub fn task_throttle(&self, id: &ConnectorTaskId) -> Option<throttle::ThrottleInfo> {
+        let t = self
+            .tasks
+            .lock()
+            .unwrap()
+            .get(id)
+            .map(|t| t.throttle.clone())?;
+        t.info(u64::try_from(metrics::now_ms()).unwrap_or(0))
+    }
+
+    /// Applies a connector's `tributary.throttle.*` to its running tasks (a config update
+    /// reaches them without a restart); an invalid value leaves their limits as they are.
+    pub fn update_task_limits(&self, connector: &str, config: &Props) {
+        let Ok(limits) = crate::config::throttle::limits(config) else {
+            return;
+        };
+        for (id, t) in self.tasks.lock().unwrap().iter() {
+            if id.connector == connector && t.throttle.limits() != limits {
+                tracing::info!(task = %id, ?limits, "rate limits changed");
+                t.throttle.set_limits(limits);
+            }
+        }
+    }
+
     pub fn task_stall(&self, id: &ConnectorTaskId) -> Option<metrics::Progress> {
         self.task_progress_all(id).filter(|p| p.stalled)
     }

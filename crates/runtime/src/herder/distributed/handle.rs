@@ -95,6 +95,7 @@ impl Herder for DistributedHerder {
         let mut state = crate::herder::task_state(self.shared.statuses.as_ref(), id)?;
         state.auto_restart = self.auto_restart_info(&auto_restart::Instance::Task(id.clone()));
         state.progress = self.shared.worker.task_stall(id);
+        state.throttle = self.shared.worker.task_throttle(id);
         Ok(state)
     }
 

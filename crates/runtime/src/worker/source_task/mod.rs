@@ -88,6 +88,8 @@ pub struct SourceTaskArgs {
     /// when it does not create topics.
     pub topic_creation: Option<(crate::config::topic_creation::TopicCreation, ClientConfig)>,
     pub control: Arc<TaskControl>,
+    /// The task's rate limits (issue #36, `tributary.throttle.*`).
+    pub throttle: Arc<crate::worker::throttle::Throttle>,
     pub reporter: TaskStatusReporter,
     /// `topic.tracking.enable`: record the topics the task produces to (KIP-558).
     pub track_topics: bool,
@@ -142,6 +144,8 @@ struct Loop {
     acks: Arc<AckInbox>,
     failure: Arc<Mutex<Option<String>>>,
     control: Arc<TaskControl>,
+    /// The task's rate limits (issue #36).
+    throttle: Arc<crate::worker::throttle::Throttle>,
     counters: Arc<TaskCounters>,
     /// Topics already recorded as active for the connector (KIP-558); `None` when topic
     /// tracking is disabled.
@@ -196,6 +200,7 @@ impl Loop {
             offsets,
             topic_creation,
             control,
+            throttle,
             reporter,
             counters,
             offset_flush_interval: _,
@@ -298,6 +303,7 @@ impl Loop {
             acks,
             failure,
             control: control.clone(),
+            throttle,
             counters,
             topics_seen: track_topics.then(super::task::TopicsSeen::default),
             topic_creator: topic_creation
@@ -485,6 +491,12 @@ impl Loop {
             }
             Err(e) => return Err(e),
         };
+        // Rate limits (issue #36): the polled batch waits until it fits the records rate; a
+        // stop request ends the wait (the records are then not sent, and their offsets not
+        // committed: the task's next instance polls them again).
+        if !records.is_empty() && !self.throttle.wait(&self.control, records.len() as u64, 0) {
+            return Ok(());
+        }
         let context = self.transactions.as_ref().and_then(|t| t.context.clone());
         let mut whole_batch = true;
         for record in records {
@@ -639,6 +651,21 @@ impl Loop {
         } else {
             Some(owned_headers(&raw_headers))
         };
+        // The bytes rate (issue #36) counts the record as it is sent: key, value and headers.
+        if self.throttle.limits().bytes_per_second.is_some() {
+            use rdkafka::message::Headers as _;
+            let header_bytes: usize = kafka_headers.as_ref().map_or(0, |h| {
+                h.iter()
+                    .map(|x| x.key.len() + x.value.map_or(0, <[u8]>::len))
+                    .sum()
+            });
+            let bytes = key_bytes.as_deref().map_or(0, <[u8]>::len)
+                + value_bytes.as_deref().map_or(0, <[u8]>::len)
+                + header_bytes;
+            if !self.throttle.wait(&self.control, 0, bytes as u64) {
+                return Ok(false);
+            }
+        }
         self.prepare_send(&topic, &source_partition, &source_offset)?;
         // Records of a refused batch go again before any record after them.
         if !self.resend_refused()? {
