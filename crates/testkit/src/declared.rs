@@ -132,11 +132,14 @@ pub fn apply_scenario(url: &str, dir: &Path, prefix: &str) {
         );
     }
 
-    // Apply: all three created, marked as managed, references stored as written.
+    // Apply: all three created, marked as managed, references stored as written. (A Java
+    // worker answers a create once it is written, and its GET may lag behind for a moment.)
     let done = apply(url, &[dir_arg]);
     assert_eq!(done.code, 0, "{done:?}");
     for name in [&a, &b, &c] {
-        let config = stored_config(url, name).expect("created");
+        let config = wait_for(&format!("{name} created"), Duration::from_secs(60), || {
+            stored_config(url, name)
+        });
         assert_eq!(config["tributary.managed"], "true", "{config}");
         wait_connector_state(url, name, "RUNNING");
     }
@@ -144,8 +147,10 @@ pub fn apply_scenario(url: &str, dir: &Path, prefix: &str) {
         stored_config(url, &a).unwrap()["db.password"],
         "${file:/etc/tributary-secrets.properties:password}"
     );
-    let again = apply(url, &["--dry-run", dir_arg]);
-    assert_eq!(again.code, 0, "no drift right after an apply: {again:?}");
+    let again = wait_for("no drift after the apply", Duration::from_secs(60), || {
+        let r = apply(url, &["--dry-run", dir_arg]);
+        (r.code == 0).then_some(r)
+    });
     assert!(again.stdout.contains("0 change(s)"), "{again:?}");
 
     // A connector created over REST: never touched, not even by --prune.
@@ -180,10 +185,9 @@ pub fn apply_scenario(url: &str, dir: &Path, prefix: &str) {
     assert!(dry.stdout.starts_with(&expected), "{dry:?}");
     let done = apply(url, &[dir_arg]);
     assert_eq!(done.code, 0, "{done:?}");
-    assert_eq!(
-        stored_config(url, &a).unwrap()["topic"],
-        format!("{prefix}-t1-changed")
-    );
+    wait_for(&format!("{a} updated"), Duration::from_secs(60), || {
+        (stored_config(url, &a).unwrap()["topic"] == format!("{prefix}-t1-changed")).then_some(())
+    });
     wait_connector_state(url, &b, "PAUSED");
 
     // b stopped (KIP-875).
@@ -349,8 +353,9 @@ pub fn admin_scenario(url: &str, dir: &Path, prefix: &str) {
         "extra.key",
     ]);
     assert!(p.stdout.contains(&format!("{name} patched")), "{p:?}");
-    let config = stored_config(url, &name).unwrap();
-    assert_eq!(config["topic.extra"], "x");
+    let config = wait_for("the patch applied", Duration::from_secs(60), || {
+        stored_config(url, &name).filter(|c| c["topic.extra"] == "x")
+    });
     assert!(config["extra.key"].is_null(), "{config}");
 
     // pause, resume, restarts.
@@ -451,5 +456,7 @@ pub fn admin_scenario(url: &str, dir: &Path, prefix: &str) {
     assert!(completion.stdout.contains("tributary"));
 
     assert!(run(&["delete", &name]).stdout.contains("deleted"));
-    assert!(stored_config(url, &name).is_none());
+    wait_for(&format!("{name} deleted"), Duration::from_secs(60), || {
+        stored_config(url, &name).is_none().then_some(())
+    });
 }
