@@ -231,3 +231,104 @@ fn a_failing_connector_instance_is_restarted_up_to_the_limit() {
         "{status}"
     );
 }
+
+/// Stalled tasks (issue #36, `tributary.restart.stall.ms`): a source whose `poll` hangs
+/// (FlakySource `block.in=task.poll`) and a sink whose `put` hangs (MockSink
+/// `mock_mode=task-hang`) are failed with the reason in their trace and restarted with the
+/// backoff; a task that progresses is left alone; the setting without restarts is refused.
+#[test]
+fn stalled_tasks_are_failed_with_the_reason_and_restarted() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let (w1, w2) = cluster(dir.path(), &bootstrap);
+    let workers = [&w1, &w2];
+    let stall = json!({
+        "tributary.restart.enable": "true",
+        "tributary.restart.stall.ms": "2000",
+        "tributary.restart.backoff.initial.ms": "200",
+        "tributary.restart.backoff.max.ms": "200",
+    });
+    let with = |mut config: Value| {
+        for (k, v) in stall.as_object().unwrap() {
+            config[k] = v.clone();
+        }
+        config
+    };
+    let create = |name: &str, config: Value| {
+        let (code, body) = w1.send(
+            "POST",
+            "/connectors",
+            Some(&json!({"name": name, "config": config}).to_string()),
+        );
+        assert_eq!(code, 201, "{body}");
+    };
+    create(
+        "hung-source",
+        with(
+            json!({"connector.class": "FlakySource", "topic": unique("hung"), "block.in": "task.poll"}),
+        ),
+    );
+    let sink_topic = unique("hung-sink");
+    produce_values(&bootstrap, &sink_topic, Some(0), &["a".to_string()]);
+    create(
+        "hung-sink",
+        with(
+            json!({"connector.class": "MockSink", "topics": sink_topic, "mock_mode": "task-hang", "delay_ms": "0"}),
+        ),
+    );
+    create(
+        "healthy",
+        with(
+            json!({"connector.class": "VerifiableSource", "topic": unique("healthy"), "throughput": "10"}),
+        ),
+    );
+    for (name, call) in [("hung-source", "poll"), ("hung-sink", "put")] {
+        // Failed with the reason, then restarted (and stalled again: the cause stays).
+        let failed = wait_for(
+            &format!("{name} failed as stalled"),
+            Duration::from_secs(60),
+            || {
+                let w = owner(&workers, name)?;
+                let s = task0(w, name);
+                let trace = s["auto_restart"]["last_failure_trace"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                (trace.contains("made no progress")
+                    && s["auto_restart"]["restarts"].as_u64() >= Some(1))
+                .then_some((s, trace))
+            },
+        );
+        assert!(
+            failed
+                .1
+                .contains(&format!("its {call} has not returned for")),
+            "{name}: {}",
+            failed.0
+        );
+        assert!(
+            failed.1.contains("tributary.restart.stall.ms=2000"),
+            "{}",
+            failed.0
+        );
+    }
+    // The healthy task was never failed.
+    let w = owner(&workers, "healthy").unwrap();
+    let s = task0(w, "healthy");
+    assert_eq!(s["state"], "RUNNING", "{s}");
+    assert!(s["auto_restart"]["last_failure_trace"].is_null(), "{s}");
+    // Without automatic restarts the setting would do nothing: refused.
+    let (code, body) = w1.send(
+        "POST",
+        "/connectors",
+        Some(&json!({"name": "refused", "config": {"connector.class": "FlakySource", "topic": "t", "tributary.restart.stall.ms": "1000"}}).to_string()),
+    );
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("tributary.restart.stall.ms"),
+        "{body}"
+    );
+}

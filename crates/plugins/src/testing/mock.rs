@@ -6,6 +6,9 @@
 //!   runtime (through [`ConnectorContext::raise_error`]) from a timer thread after `delay_ms`.
 //! - `mock_mode` = `task-failure`: every task fails once more than `delay_ms` passed since it
 //!   started, at its next `poll` (source) or `put` (sink).
+//! - `mock_mode` = `task-hang` (Tributary's, not Kafka's): every task's `poll` (source) or
+//!   `put` (sink) blocks for 10 minutes once more than `delay_ms` passed since it started,
+//!   ignoring stop requests, as a hung plugin would (the stalled-task tests of issue #36).
 //! - any other mode, or none: nothing happens.
 //!
 //! `delay_ms` defaults to [`DEFAULT_FAILURE_DELAY_MS`] (15 s). The connector always creates a
@@ -33,6 +36,10 @@ pub const DELAY_MS_KEY: &str = "delay_ms";
 pub const CONNECTOR_FAILURE: &str = "connector-failure";
 /// `mock_mode` value that fails the tasks.
 pub const TASK_FAILURE: &str = "task-failure";
+/// `mock_mode` value that makes the tasks hang (Tributary's).
+pub const TASK_HANG: &str = "task-hang";
+/// How long a hanging task's call blocks.
+const HANG: Duration = Duration::from_secs(600);
 /// Default of `delay_ms`: 15 seconds, as in Kafka.
 pub const DEFAULT_FAILURE_DELAY_MS: u64 = 15_000;
 
@@ -237,22 +244,32 @@ mock_connector!(
 struct TaskFailure {
     /// Start time and delay.
     armed: Option<(Instant, Duration)>,
+    /// `task-hang` rather than `task-failure`.
+    hang: bool,
 }
 
 impl TaskFailure {
     fn from_config(config: &Props) -> ConnectResult<TaskFailure> {
-        if config.get(MOCK_MODE_KEY).map(String::as_str) != Some(TASK_FAILURE) {
+        let mode = config.get(MOCK_MODE_KEY).map(String::as_str);
+        if mode != Some(TASK_FAILURE) && mode != Some(TASK_HANG) {
             return Ok(TaskFailure::default());
         }
         let delay = failure_delay(config)?;
         Ok(TaskFailure {
             armed: Some((Instant::now(), delay)),
+            hang: mode == Some(TASK_HANG),
         })
     }
 
     /// An error once strictly more than the delay has passed since start.
     fn check(&self, what: &str) -> ConnectResult<()> {
         match self.armed {
+            Some((started, delay)) if started.elapsed() > delay && self.hang => {
+                debug!("{what} hangs");
+                // A hung plugin: deaf to stop requests for the whole time.
+                std::thread::sleep(HANG);
+                Ok(())
+            }
             Some((started, delay)) if started.elapsed() > delay => {
                 debug!("Triggering {what} failure");
                 Err(ConnectError::connect(format!(

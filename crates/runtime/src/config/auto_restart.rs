@@ -21,6 +21,12 @@ pub const BACKOFF_MAX_MS: &str = "tributary.restart.backoff.max.ms";
 /// `tributary.restart.max.attempts` (INT ≥ -1, default -1): restarts of one instance before the
 /// worker gives up (-1: no limit).
 pub const MAX_ATTEMPTS: &str = "tributary.restart.max.attempts";
+/// `tributary.restart.stall.ms` (LONG ≥ 1, default unset; issue #36): a task that makes no
+/// progress for this long — its `poll` or `put` has not returned, or records it sent have
+/// waited this long (plus `offset.flush.interval.ms`) for an offset commit — is failed with
+/// the reason in its trace and restarted with the backoff above. Needs
+/// `tributary.restart.enable=true`.
+pub const STALL_MS: &str = "tributary.restart.stall.ms";
 /// The prefix of these keys; any other key under it is refused.
 pub const PREFIX: &str = "tributary.restart.";
 
@@ -37,6 +43,7 @@ fn def() -> ConfigDef {
         .define(BACKOFF_INITIAL_MS, Long, Some(Some("1000")), at_least(0.0), Importance::Low, "Wait before the first automatic restart after a failure, ms; doubled for each further attempt.")
         .define(BACKOFF_MAX_MS, Long, Some(Some("60000")), at_least(0.0), Importance::Low, "Longest wait between automatic restarts, ms.")
         .define(MAX_ATTEMPTS, Int, Some(Some("-1")), at_least(-1.0), Importance::Low, "Automatic restarts of one instance before giving up; -1 for no limit.")
+        .define(STALL_MS, Long, Some(None), at_least(1.0), Importance::Low, "A task whose poll or put has not returned for this long (ms), or whose sent records have waited this long beyond offset.flush.interval.ms for an offset commit, is failed and restarted automatically (Tributary; needs tributary.restart.enable=true). Unset: stalled tasks are only reported.")
 }
 
 /// How a connector's failed instances are restarted.
@@ -48,6 +55,9 @@ pub struct RestartPolicy {
     pub max: Duration,
     /// Restarts of one instance before giving up; `None`: no limit.
     pub max_attempts: Option<u32>,
+    /// `tributary.restart.stall.ms`: how long a task may make no progress before it is failed
+    /// and restarted; `None`: stalled tasks are not restarted.
+    pub stall: Option<Duration>,
 }
 
 impl RestartPolicy {
@@ -80,10 +90,19 @@ pub fn problems(config: &Props) -> Vec<ConfigValue> {
             let mut v = ConfigValue::new(key);
             v.value = config.get(key).cloned();
             v.errors.push(format!(
-                "Unknown configuration {key}: the automatic restart settings are {ENABLE}, {BACKOFF_INITIAL_MS}, {BACKOFF_MAX_MS} and {MAX_ATTEMPTS}"
+                "Unknown configuration {key}: the automatic restart settings are {ENABLE}, {BACKOFF_INITIAL_MS}, {BACKOFF_MAX_MS}, {MAX_ATTEMPTS} and {STALL_MS}"
             ));
             out.push(v);
         }
+    }
+    if out.is_empty() && config.contains_key(STALL_MS) && !matches!(policy(config), Ok(Some(_))) {
+        // Refused rather than ignored: without automatic restarts nothing would restart it.
+        let mut v = ConfigValue::new(STALL_MS);
+        v.value = config.get(STALL_MS).cloned();
+        v.errors.push(format!(
+            "{STALL_MS} restarts stalled tasks automatically: it needs {ENABLE}=true"
+        ));
+        out.push(v);
     }
     if out.is_empty() {
         if let Ok(Some(p)) = policy(config) {
@@ -120,10 +139,15 @@ pub fn policy(config: &Props) -> Result<Option<RestartPolicy>, String> {
         Some(Parsed::Int(n)) if *n >= 0 => Some(*n as u32),
         _ => None,
     };
+    let stall = match parsed.get(STALL_MS) {
+        Some(Parsed::Long(v)) if *v >= 1 => Some(Duration::from_millis(*v as u64)),
+        _ => None,
+    };
     Ok(Some(RestartPolicy {
         initial: Duration::from_millis(long(BACKOFF_INITIAL_MS)),
         max: Duration::from_millis(long(BACKOFF_MAX_MS)),
         max_attempts,
+        stall,
     }))
 }
 

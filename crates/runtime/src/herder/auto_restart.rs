@@ -228,6 +228,7 @@ mod tests {
             initial: Duration::from_millis(100),
             max: Duration::from_millis(300),
             max_attempts: Some(3),
+            stall: None,
         };
         let mut s = Supervisor::default();
         let t0 = Instant::now();
@@ -266,6 +267,7 @@ mod tests {
             initial: Duration::ZERO,
             max: Duration::ZERO,
             max_attempts: None,
+            stall: None,
         };
         fail(&mut s, task(1), &p, Instant::now());
         fail(&mut s, Instance::Connector("c".into()), &p, Instant::now());

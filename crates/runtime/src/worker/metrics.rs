@@ -186,6 +186,9 @@ pub struct TaskMetrics {
     /// When the task's loop last completed a turn (a `poll` returned; a sink's consumer poll
     /// and `put` returned), ms since the epoch (0: not yet).
     last_turn_ms: AtomicI64,
+    /// When an offset commit last succeeded, or records were first seen waiting for one
+    /// ([`Self::stall_reason`]), ms since the epoch (0: neither yet).
+    last_commit_ms: AtomicI64,
     /// `task-error-metrics`.
     pub errors: std::sync::Arc<ErrorMetrics>,
     /// The latest statistics of the task's producer (source) or consumer (sink), emitted by
@@ -215,6 +218,7 @@ impl Default for TaskMetrics {
             partition_count: AtomicI64::new(0),
             call_started_ms: AtomicI64::new(0),
             last_turn_ms: AtomicI64::new(0),
+            last_commit_ms: AtomicI64::new(0),
             errors: Default::default(),
             client: Mutex::new(None),
         }
@@ -253,6 +257,7 @@ impl TaskMetrics {
     pub fn commit_done(&self, ok: bool, took: Duration) {
         self.commit_time.record(took);
         if ok {
+            self.last_commit_ms.store(now_ms(), Ordering::Relaxed);
             self.commit_success.fetch_add(1, Ordering::Relaxed);
         } else {
             self.commit_failure.fetch_add(1, Ordering::Relaxed);
@@ -287,6 +292,43 @@ impl TaskMetrics {
             call_running_ms,
             stalled: call_running_ms.is_some_and(|r| r >= stall.as_millis() as u64),
         }
+    }
+    /// Why the task makes no progress at `now_ms`, if it has made none for `limit` (issue #36,
+    /// `tributary.restart.stall.ms`): its `poll` / `put` has run that long, or records it sent
+    /// have waited `limit` plus `flush_interval` (`offset.flush.interval.ms`, the commits'
+    /// own period) for an offset commit. `None` while it progresses.
+    pub fn stall_reason(
+        &self,
+        now_ms: i64,
+        limit: Duration,
+        flush_interval: Duration,
+    ) -> Option<String> {
+        let limit_ms = limit.as_millis() as i64;
+        let started = self.call_started_ms.load(Ordering::Relaxed);
+        if started > 0 && now_ms - started >= limit_ms {
+            let call = match self.kind() {
+                Some(TaskKind::Sink) => "put",
+                _ => "poll",
+            };
+            return Some(format!(
+                "its {call} has not returned for {} ms",
+                now_ms - started
+            ));
+        }
+        let waiting = self.active.load(Ordering::Relaxed);
+        if waiting <= 0 {
+            return None;
+        }
+        let last = self.last_commit_ms.load(Ordering::Relaxed);
+        if last == 0 {
+            // Seen waiting for the first time: the clock starts now.
+            self.last_commit_ms.store(now_ms, Ordering::Relaxed);
+            return None;
+        }
+        let waited = now_ms - last;
+        (waited >= limit_ms + flush_interval.as_millis() as i64).then(|| {
+            format!("{waiting} records it sent have waited {waited} ms for an offset commit")
+        })
     }
     /// Keeps the client statistics librdkafka just emitted.
     pub fn set_client_statistics(&self, stats: Statistics) {

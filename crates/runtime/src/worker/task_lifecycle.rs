@@ -294,6 +294,52 @@ impl Worker {
         }
     }
 
+    /// Fails task `id` when it has made no progress for `limit` (issue #36,
+    /// `tributary.restart.stall.ms`; see [`metrics::TaskMetrics::stall_reason`]): the instance
+    /// is abandoned (Connect's `WorkerTask.cancel`: asked to stop, its statuses silenced) and
+    /// FAILED is written with the reason in the trace, which the automatic restarts act on.
+    /// Returns the reason when it did.
+    pub fn fail_stalled_task(&self, id: &ConnectorTaskId, limit: Duration) -> Option<String> {
+        let control = self
+            .tasks
+            .lock()
+            .unwrap()
+            .get(id)
+            .map(|t| t.control.clone())?;
+        if control.is_cancelled() || control.is_stopping() || control.is_paused() {
+            return None;
+        }
+        let counters = self.counters.lock().unwrap().get(id).cloned()?;
+        let reason = counters.metrics.stall_reason(
+            metrics::now_ms(),
+            limit,
+            self.config.settings().offset_flush_interval,
+        )?;
+        control.cancel();
+        let trace = format!(
+            "org.apache.kafka.connect.errors.ConnectException: Tributary stopped task {id}: it made no progress: {reason} ({}={}); it is restarted as tributary.restart.* say",
+            crate::config::auto_restart::STALL_MS,
+            limit.as_millis()
+        );
+        tracing::warn!(task = %id, "{trace}");
+        self.statuses.put_task(
+            id,
+            Status {
+                state: State::Failed,
+                trace: Some(trace),
+                worker_id: self.worker_id.clone(),
+                generation: self.generation.load(std::sync::atomic::Ordering::Acquire),
+                version: self
+                    .tasks
+                    .lock()
+                    .unwrap()
+                    .get(id)
+                    .and_then(|t| t.version.clone()),
+            },
+        );
+        Some(reason)
+    }
+
     pub fn task_stall(&self, id: &ConnectorTaskId) -> Option<metrics::Progress> {
         self.task_progress_all(id).filter(|p| p.stalled)
     }

@@ -147,12 +147,14 @@ impl HerderLoop {
             self.reconfigure_pending().await;
             let key_wait = self.maybe_rotate_session_key().await;
             let restart_wait = self.request_due_restarts().await;
+            let stall_wait = self.fail_stalled_tasks();
             let wait = match self.reconfigure_backoff {
                 Some((at, _)) => at.saturating_duration_since(Instant::now()),
                 None => Duration::from_secs(3600),
             }
             .min(key_wait)
             .min(restart_wait)
+            .min(stall_wait)
             .min(
                 self.scheduled_rejoin
                     .map(|t| t.saturating_duration_since(Instant::now()))
@@ -253,6 +255,35 @@ impl HerderLoop {
                 evs.push(e);
             }
             self.handle_events(evs).await;
+        }
+    }
+
+    /// Fails the tasks of this worker that made no progress for their connector's
+    /// `tributary.restart.stall.ms` (issue #36); their FAILED status schedules their automatic
+    /// restart ([`Self::on_failure`]). Returns when to look again: every second while a
+    /// connector of a task here sets it.
+    pub(super) fn fail_stalled_tasks(&self) -> Duration {
+        let snap = self.shared.config.snapshot();
+        let worker = &self.shared.worker;
+        let mut watched = false;
+        for id in worker.task_ids() {
+            let stall = snap
+                .connector_configs
+                .get(&id.connector)
+                .and_then(|c| crate::config::auto_restart::policy(c).ok().flatten())
+                .and_then(|p| p.stall);
+            let Some(limit) = stall else {
+                continue;
+            };
+            watched = true;
+            if let Some(reason) = worker.fail_stalled_task(&id, limit) {
+                tracing::info!(task = %id, "stalled ({reason}): failed for an automatic restart");
+            }
+        }
+        if watched {
+            Duration::from_secs(1)
+        } else {
+            Duration::from_secs(3600)
         }
     }
 
