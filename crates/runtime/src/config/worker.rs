@@ -44,6 +44,7 @@ pub fn worker_config_def() -> ConfigDef {
         .define("task.shutdown.graceful.timeout.ms", Long, Some(Some("5000")), None, Low, "Total milliseconds the worker gives its tasks to stop cleanly (not a per-task budget).")
         .define("offset.flush.interval.ms", Long, Some(Some("60000")), None, Low, "Interval between source offset commits, in ms.")
         .define("offset.flush.timeout.ms", Long, Some(Some("5000")), None, Low, "Milliseconds an offset commit may wait for outstanding records to be acknowledged; after that the commit is abandoned and retried later.")
+        .define("tributary.rest.authorization.file", String, Some(None), None, Medium, "A policy file mapping REST principals (basic-auth users, client certificates) to roles over connector name patterns (Tributary, issue #36; see the README); reloaded on change. Unset: no authorization beyond authentication.")
         .define("tributary.source.producer.shared", Boolean, Some(Some("true")), None, Low, "Whether at-least-once source tasks without producer.override.* settings share one producer per worker (Tributary); false gives every source task a producer of its own, as Connect does.")
         .define("tributary.task.stall.threshold.ms", Long, Some(Some("60000")), None, Low, "A task whose poll or put has run this long (ms) is reported stalled in its status and in /metrics (Tributary).")
         .define("metrics.sample.window.ms", Long, Some(Some("30000")), None, Low, "How often task clients report librdkafka statistics to /metrics, in ms (Connect's metrics sample window).")

@@ -228,6 +228,11 @@ pub trait Herder: Send + Sync {
     fn membership(&self) -> Option<tokio::sync::watch::Receiver<Membership>> {
         None
     }
+    /// The group's current session key (KIP-507) of a distributed worker; `None` otherwise.
+    /// Forwarded requests sign their caller's principal with it (REST authorization).
+    fn session_key(&self) -> Option<Vec<u8>> {
+        None
+    }
 }
 
 /// Adds the progress of the stalled tasks `worker` runs (Tributary's `progress` field).

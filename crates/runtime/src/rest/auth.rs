@@ -141,6 +141,19 @@ impl BasicAuth {
     }
 }
 
+/// The user name of a `Basic` `Authorization` header value (not checked here).
+pub fn basic_user(header: &str) -> Option<String> {
+    let (scheme, value) = header.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(value.trim())
+        .ok()?;
+    let decoded = String::from_utf8(decoded).ok()?;
+    decoded.split_once(':').map(|(u, _)| u.to_string())
+}
+
 /// Whether a request is one of the internal requests Connect's filter lets through.
 fn internal_request(method: &Method, path: &str) -> bool {
     let parts: Vec<&str> = path.trim_matches('/').split('/').collect();

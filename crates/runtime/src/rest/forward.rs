@@ -84,6 +84,26 @@ pub async fn forward(State(state): State<RestState>, req: Request, next: Next) -
     if let Some(auth) = parts.headers.get("authorization") {
         out = out.header("Authorization", auth.clone());
     }
+    // REST authorization (issue #36): the caller's principal goes along, signed with the
+    // session key, so the leader authorizes the caller rather than this worker.
+    if let (Some(super::authorization::RequestPrincipal(p)), Some(key)) = (
+        parts
+            .extensions
+            .get::<super::authorization::RequestPrincipal>(),
+        state.herder.session_key(),
+    ) {
+        out = out
+            .header(super::authorization::PRINCIPAL_HEADER, p.name())
+            .header(
+                super::authorization::PRINCIPAL_SIGNATURE_HEADER,
+                super::authorization::sign_principal(
+                    &key,
+                    p.name(),
+                    parts.method.as_str(),
+                    parts.uri.path(),
+                ),
+            );
+    }
     if !bytes.is_empty() {
         out = out
             .header("Content-Type", "application/json")

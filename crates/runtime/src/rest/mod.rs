@@ -3,6 +3,7 @@
 //! map its errors to Connect's `{"error_code","message"}` bodies.
 
 pub mod auth;
+pub mod authorization;
 pub mod connectors;
 pub mod entities;
 pub mod error;
@@ -41,6 +42,8 @@ pub struct RestState {
     pub admin_on_main: bool,
     /// TLS for an `https` admin listener (`admin.listeners.https.ssl.*` or `ssl.*`).
     pub admin_tls: Option<Arc<tributary_security::rustls::ServerConfig>>,
+    /// `tributary.rest.authorization.file` (issue #36), when set.
+    pub authorization: Option<Arc<authorization::PolicyFile>>,
 }
 
 impl RestState {
@@ -54,6 +57,7 @@ impl RestState {
             basic_auth: None,
             admin_on_main: true,
             admin_tls: None,
+            authorization: None,
         }
     }
 
@@ -64,6 +68,7 @@ impl RestState {
         self.basic_auth = security.basic_auth.clone();
         self.admin_on_main = security.admin_on_main;
         self.admin_tls = security.admin_server_tls.clone();
+        self.authorization = security.authorization.clone();
         self
     }
 }
@@ -83,6 +88,8 @@ pub struct RestSecurity {
     pub admin_on_main: bool,
     /// Set when an admin listener is `https`.
     pub admin_server_tls: Option<Arc<tributary_security::rustls::ServerConfig>>,
+    /// `tributary.rest.authorization.file` (issue #36), when set.
+    pub authorization: Option<Arc<authorization::PolicyFile>>,
 }
 
 impl RestSecurity {
@@ -151,12 +158,24 @@ impl RestSecurity {
         } else {
             None
         };
+        let authorization = match raw
+            .get(authorization::FILE_SETTING)
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+        {
+            Some(path) => Some(Arc::new(
+                authorization::PolicyFile::load(std::path::Path::new(path))
+                    .map_err(|e| (authorization::FILE_SETTING.to_string(), e))?,
+            )),
+            None => None,
+        };
         Ok(RestSecurity {
             server_tls,
             http,
             basic_auth,
             admin_on_main: admin.is_none(),
             admin_server_tls,
+            authorization,
         })
     }
 }
@@ -360,6 +379,10 @@ fn scoped_router(state: RestState, keep: impl Fn(&str) -> bool) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             forward::forward,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            authorization::authorize,
         ))
         .layer(axum::middleware::from_fn(error::require_json))
         .layer(axum::middleware::from_fn_with_state(

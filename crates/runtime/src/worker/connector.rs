@@ -153,6 +153,17 @@ impl ShutdownWait {
     }
 }
 
+/// What a command's caller gets, handed over once the instance is where it goes next.
+enum Outcome {
+    /// A `start` or `stop` outcome for its completion.
+    Done(Completion, ConnectResult<()>),
+    /// The task configs for the waiting `task_configs` call.
+    Reply(
+        mpsc::Sender<ConnectResult<Vec<Props>>>,
+        ConnectResult<Vec<Props>>,
+    ),
+}
+
 /// The connector's thread: runs commands until shut down, or until no command waits (it then
 /// parks the instance in the slot and ends).
 fn run(
@@ -174,14 +185,14 @@ fn run(
     }
     let mut next = rx.recv().ok();
     while let Some(cmd) = next.take() {
-        // A `start` or `stop` outcome, handed over once the instance is parked if it is to be
+        // What the caller gets, handed over once the instance is parked if it is to be
         // (so that whoever sees the outcome finds the instance where it goes next).
-        let outcome: Option<(Completion, ConnectResult<()>)> = match cmd {
+        let outcome = match cmd {
             Command::Start(props, done) => {
                 shared.failed.store(false, Ordering::Release);
                 let r = catch_panic(&label, || connector.start(&props));
                 shared.started.store(r.is_ok(), Ordering::Release);
-                Some((done, r))
+                Outcome::Done(done, r)
             }
             Command::Stop(done) => {
                 let r = if shared.started.swap(false, Ordering::AcqRel) {
@@ -189,18 +200,18 @@ fn run(
                 } else {
                     Ok(())
                 };
-                Some((done, r))
+                Outcome::Done(done, r)
             }
             Command::TaskConfigs(max, reply) => {
-                // The receiver may have given up waiting; nothing to do then.
-                let _ignored = reply.send(catch_panic(&label, || connector.task_configs(max)));
-                None
+                Outcome::Reply(reply, catch_panic(&label, || connector.task_configs(max)))
             }
             Command::Shutdown => return,
         };
-        let report = |outcome: Option<(Completion, ConnectResult<()>)>| {
-            if let Some((done, r)) = outcome {
-                done(r);
+        let report = |outcome: Outcome| match outcome {
+            Outcome::Done(done, r) => done(r),
+            // The receiver may have given up waiting; nothing to do then.
+            Outcome::Reply(reply, r) => {
+                let _ignored = reply.send(r);
             }
         };
         // Park the instance unless a command waits. Commands are only sent with the slot

@@ -331,6 +331,10 @@ impl Herder for DistributedHerder {
         self.write(|s| s.put_logger_level(namespace, level))
     }
 
+    fn session_key(&self) -> Option<Vec<u8>> {
+        self.snapshot().session_key.as_ref().map(|k| k.key.clone())
+    }
+
     fn membership(&self) -> Option<watch::Receiver<Membership>> {
         Some(self.shared.membership.subscribe())
     }
