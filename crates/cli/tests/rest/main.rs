@@ -7,6 +7,7 @@
 use tributary_testkit as common;
 
 mod admin_listeners;
+mod authorization;
 mod config_providers;
 mod differential_rest;
 mod rest_fuzz;

@@ -299,27 +299,48 @@ fn percent_decode(s: &str) -> String {
         .unwrap_or_else(|| s.to_string())
 }
 
-/// `tributary.rest.authorization.file`, read again when it changes (checked at most once a
-/// second); a file that no longer parses leaves the last good policy in force, logged.
+/// `tributary.rest.authorization.file`, read again when it changes (looked at every second by
+/// a thread of its own, and by a request when a second passed); a file that no longer parses
+/// leaves the last good policy in force, logged.
 pub struct PolicyFile {
     path: PathBuf,
     state: Mutex<(Policy, Option<SystemTime>, Instant)>,
 }
 
 impl PolicyFile {
-    /// Reads the file. Errors name the file and line.
-    pub fn load(path: &Path) -> Result<PolicyFile, String> {
+    /// Reads the file and starts watching it (until the returned file is dropped). Errors name
+    /// the file and line.
+    pub fn load(path: &Path) -> Result<std::sync::Arc<PolicyFile>, String> {
         let (policy, modified) = read(path)?;
-        Ok(PolicyFile {
+        let file = std::sync::Arc::new(PolicyFile {
             path: path.to_path_buf(),
             state: Mutex::new((policy, modified, Instant::now())),
-        })
+        });
+        let weak = std::sync::Arc::downgrade(&file);
+        let watcher = std::thread::Builder::new()
+            .name("authorization-policy".into())
+            .spawn(move || loop {
+                // The watcher's own thread, not an async one.
+                #[allow(clippy::disallowed_methods)]
+                std::thread::sleep(Duration::from_secs(1));
+                match weak.upgrade() {
+                    Some(f) => drop(f.current()),
+                    None => return,
+                }
+            });
+        if let Err(e) = watcher {
+            tracing::warn!(
+                "cannot watch {}: {e}; it is read again on requests",
+                path.display()
+            );
+        }
+        Ok(file)
     }
 
     /// The policy in force.
     pub fn current(&self) -> Policy {
         let mut s = self.state.lock().unwrap();
-        if s.2.elapsed() >= Duration::from_secs(1) {
+        if s.2.elapsed() >= Duration::from_millis(900) {
             s.2 = Instant::now();
             let modified = std::fs::metadata(&self.path)
                 .and_then(|m| m.modified())

@@ -163,10 +163,10 @@ impl RestSecurity {
             .map(|v| v.trim())
             .filter(|v| !v.is_empty())
         {
-            Some(path) => Some(Arc::new(
+            Some(path) => Some(
                 authorization::PolicyFile::load(std::path::Path::new(path))
                     .map_err(|e| (authorization::FILE_SETTING.to_string(), e))?,
-            )),
+            ),
             None => None,
         };
         Ok(RestSecurity {

@@ -1,0 +1,282 @@
+//! REST authorization (issue #36) on a two-worker cluster with basic auth: roles over connector
+//! patterns, `hide-config`, the connector list filtered, 403 with Connect's body, requests sent
+//! to the follower authorized as their caller on the leader (the principal signed with the
+//! session key; a forged one is ignored), audit lines, the policy reloaded on change, and a
+//! broken policy refused at startup naming the line.
+
+use crate::common;
+
+use std::time::Duration;
+
+use base64::Engine;
+use common::*;
+use serde_json::{json, Value};
+
+const USERS: &[(&str, &str)] = &[
+    ("alice", "alice-pw"),
+    ("ops", "ops-pw"),
+    ("ci", "ci-pw"),
+    ("dev", "dev-pw"),
+];
+
+const POLICY: &str = "\
+# who   role     connectors
+alice   admin
+ops     operate  pay-* hide-config
+ci      read
+dev     write    dev-*
+";
+
+fn call(url: &str, user: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    call_with(url, user, method, path, body, &[])
+}
+
+fn call_with(
+    url: &str,
+    user: &str,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+    headers: &[(&str, &str)],
+) -> (u16, Value) {
+    let password = USERS.iter().find(|(u, _)| *u == user).unwrap().1;
+    let client = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap();
+    let mut req = client.request(method.parse().unwrap(), format!("{url}{path}"));
+    req = req.header(
+        "Authorization",
+        format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
+        ),
+    );
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    if let Some(b) = body {
+        req = req
+            .header("Content-Type", "application/json")
+            .body(b.to_string());
+    }
+    let r = req.send().unwrap();
+    let code = r.status().as_u16();
+    let text = r.text().unwrap_or_default();
+    (code, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+#[test]
+fn roles_over_connector_patterns_hold_on_every_worker_and_are_audited() {
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let d = dir.path();
+    let users: String = USERS.iter().map(|(u, p)| format!("{u}={p}\n")).collect();
+    std::fs::write(d.join("users.properties"), users).unwrap();
+    std::fs::write(
+        d.join("rest.jaas"),
+        format!(
+            "KafkaConnect {{\n  org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule required\n  file=\"{}\";\n}};\n",
+            d.join("users.properties").display()
+        ),
+    )
+    .unwrap();
+    let policy = d.join("policy.txt");
+    std::fs::write(&policy, POLICY).unwrap();
+    let opts = format!(
+        "-Djava.security.auth.login.config={}",
+        d.join("rest.jaas").display()
+    );
+    let extra = format!(
+        "rest.extension.classes=org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension\ntributary.rest.authorization.file={}\n",
+        policy.display()
+    );
+    let group = unique("authz");
+    let env = [("KAFKA_OPTS", opts.as_str())];
+    let leader = DistributedWorker::start_with_env(d, "w1", &bootstrap, &group, &extra, &env);
+    wait_for("the leader to join", Duration::from_secs(90), || {
+        let (_, w) = call(&leader.url, "ci", "GET", "/tributary/worker", None);
+        (w["generation"].as_i64().unwrap_or(0) > 0).then_some(())
+    });
+    let follower = DistributedWorker::start_with_env(d, "w2", &bootstrap, &group, &extra, &env);
+    wait_for("the follower to join", Duration::from_secs(90), || {
+        let (_, w) = call(&follower.url, "ci", "GET", "/tributary/worker", None);
+        (w["generation"].as_i64().unwrap_or(0) > 0 && w["leader"] == false).then_some(())
+    });
+    let f = follower.url.as_str();
+    let source = |topic: &str| json!({"connector.class": "VerifiableSource", "topic": topic, "throughput": "1", "tasks.max": "1"});
+    // alice (admin) creates through the follower: forwarded to the leader as alice.
+    let (code, v) = call(
+        f,
+        "alice",
+        "PUT",
+        "/connectors/pay-in/config",
+        Some(source("pay")),
+    );
+    assert_eq!(code, 201, "{v}");
+    let (code, v) = call(
+        f,
+        "alice",
+        "PUT",
+        "/connectors/orders/config",
+        Some(source("orders")),
+    );
+    assert_eq!(code, 201, "{v}");
+    // dev writes dev-* only, on the leader too (its principal went along signed).
+    let (code, v) = call(
+        f,
+        "dev",
+        "POST",
+        "/connectors",
+        Some(json!({"name": "dev-1", "config": source("dev")})),
+    );
+    assert_eq!(code, 201, "{v}");
+    let (code, v) = call(
+        f,
+        "dev",
+        "POST",
+        "/connectors",
+        Some(json!({"name": "prod-1", "config": source("prod")})),
+    );
+    assert_eq!(code, 403, "{v}");
+    assert_eq!(v["error_code"], 403, "Connect's error body: {v}");
+    assert!(v["message"].as_str().unwrap().contains("prod-1"), "{v}");
+    for (code, what) in [
+        (
+            call(f, "dev", "DELETE", "/connectors/orders", None).0,
+            "dev deleting orders",
+        ),
+        (
+            call(f, "ci", "PUT", "/connectors/pay-in/pause", None).0,
+            "ci pausing",
+        ),
+        (
+            call(f, "ops", "PUT", "/connectors/orders/pause", None).0,
+            "ops pausing orders",
+        ),
+        (
+            call(f, "ops", "DELETE", "/connectors/pay-in", None).0,
+            "ops deleting",
+        ),
+        (
+            call(f, "ops", "GET", "/connectors/pay-in/config", None).0,
+            "ops reading a hidden config",
+        ),
+        (
+            call(
+                f,
+                "ops",
+                "PUT",
+                "/admin/loggers/root",
+                Some(json!({"level": "DEBUG"})),
+            )
+            .0,
+            "ops setting a logger",
+        ),
+    ] {
+        assert_eq!(code, 403, "{what}");
+    }
+    // ops operates pay-*: pause, resume, status; no configs.
+    wait_for("pay-in to run", Duration::from_secs(60), || {
+        let (_, s) = call(f, "ops", "GET", "/connectors/pay-in/status", None);
+        (s["connector"]["state"] == "RUNNING").then_some(())
+    });
+    let (code, v) = call(f, "ops", "PUT", "/connectors/pay-in/pause", None);
+    assert_eq!(code, 202, "{v}");
+    wait_for("pay-in paused", Duration::from_secs(60), || {
+        let (_, s) = call(f, "ops", "GET", "/connectors/pay-in/status", None);
+        (s["connector"]["state"] == "PAUSED").then_some(())
+    });
+    // Listing shows what each may read; ops sees pay-in without its config.
+    let (_, listed) = call(f, "ops", "GET", "/connectors", None);
+    assert_eq!(listed, json!(["pay-in"]));
+    let (_, expanded) = call(
+        f,
+        "ops",
+        "GET",
+        "/connectors?expand=info&expand=status",
+        None,
+    );
+    assert!(expanded["pay-in"]["info"]["config"].is_null(), "{expanded}");
+    assert_eq!(expanded["pay-in"]["status"]["connector"]["state"], "PAUSED");
+    let (_, all) = call(f, "ci", "GET", "/connectors", None);
+    assert_eq!(all.as_array().map(Vec::len), Some(3), "{all}");
+    // A forged principal (no valid signature) is ignored: ci stays ci, even on the leader.
+    let (code, _) = call_with(
+        &leader.url,
+        "ci",
+        "DELETE",
+        "/connectors/orders",
+        None,
+        &[
+            ("X-Tributary-Principal", "alice"),
+            ("X-Tributary-Principal-Signature", "Zm9yZ2Vk"),
+        ],
+    );
+    assert_eq!(code, 403);
+    // Audit lines: the refusal and the writes, with the principal.
+    let logs = format!("{}{}", leader.log_text(), follower.log_text());
+    assert!(
+        logs.lines().any(|l| l.contains("refused")
+            && l.contains("principal=\"dev\"")
+            && l.contains("POST")),
+        "no audit line for dev's refused create"
+    );
+    assert!(
+        logs.lines().any(|l| l.contains("write")
+            && l.contains("principal=\"ops\"")
+            && l.contains("/pause")),
+        "no audit line for ops's pause"
+    );
+    // The policy changes: ops may now delete pay-*; a broken edit keeps the last good policy.
+    std::fs::write(&policy, POLICY.replace("ops     operate", "ops     write")).unwrap();
+    wait_for(
+        "the policy reloaded by both workers",
+        Duration::from_secs(30),
+        || {
+            (leader.log_text().contains("authorization policy reloaded")
+                && follower
+                    .log_text()
+                    .contains("authorization policy reloaded"))
+            .then_some(())
+        },
+    );
+    let (code, _) = call(f, "ops", "GET", "/connectors/pay-in/config", None);
+    assert_eq!(code, 200, "ops may read configs now");
+    std::fs::write(&policy, "alice admin\nops writer pay-*\n").unwrap();
+    wait_for(
+        "the broken policy noticed by both workers",
+        Duration::from_secs(30),
+        || {
+            let broken = "line 2: unknown role \"writer\"";
+            (leader.log_text().contains(broken) && follower.log_text().contains(broken))
+                .then_some(())
+        },
+    );
+    let (code, _) = call(f, "ops", "GET", "/connectors/pay-in/config", None);
+    assert_eq!(code, 200, "the last good policy stays in force");
+    let (code, _) = call(f, "ops", "DELETE", "/connectors/pay-in", None);
+    assert_eq!(code, 204);
+    // A worker whose policy file is broken does not start; the message names the line.
+    let bad = d.join("bad-policy.txt");
+    std::fs::write(&bad, "alice admin\nbob reader\n").unwrap();
+    let props = distributed_properties(
+        &bootstrap,
+        &unique("authz-bad"),
+        &format!("tributary.rest.authorization.file={}\n", bad.display()),
+    );
+    let wdir = d.join("bad");
+    std::fs::create_dir_all(&wdir).unwrap();
+    std::fs::write(wdir.join("worker.properties"), props).unwrap();
+    let out = std::process::Command::new(tributary_binary())
+        .args(["distributed", "worker.properties"])
+        .current_dir(&wdir)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("tributary.rest.authorization.file") && err.contains("line 2"),
+        "{err}"
+    );
+}
