@@ -689,3 +689,57 @@ fn an_https_token_endpoint_is_trusted_through_the_jaas_ssl_options() {
         "{out}"
     );
 }
+
+/// REST authorization (issue #36) with client certificates: on an `https` listener with
+/// `ssl.client.auth=required` the certificate's subject is the principal (by its CN here), a
+/// role it lacks is refused with 403 naming the DN, and an edit of the policy applies.
+#[test]
+fn a_client_certificate_is_the_principal_of_rest_authorization() {
+    let Some(s) = secure() else { return };
+    let Some(bootstrap) = kafka() else { return };
+    let dir = test_dir();
+    let policy = dir.path().join("policy.txt");
+    std::fs::write(&policy, "connect read\n").unwrap();
+    let props = format!(
+        "{}listeners=https://127.0.0.1:0\nlisteners.https.ssl.keystore.type=PKCS12\nlisteners.https.ssl.keystore.location={}\nlisteners.https.ssl.keystore.password=store-secret\nlisteners.https.ssl.truststore.type=PEM\nlisteners.https.ssl.truststore.location={}\nlisteners.https.ssl.client.auth=required\ntributary.rest.authorization.file={}\n",
+        distributed_properties(&bootstrap, &unique("mtls-authz"), ""),
+        s.var("KAFKA_SECURE_WORKER_KEYSTORE_P12"),
+        s.var("KAFKA_SECURE_CA_PEM"),
+        policy.display(),
+    );
+    let w = Worker::start(&dir.path().join("w"), "distributed", &props, None);
+    let ca = std::fs::read(s.var("KAFKA_SECURE_CA_PEM")).unwrap();
+    let mut identity = std::fs::read(s.var("KAFKA_SECURE_CLIENT_CERT_PEM")).unwrap();
+    identity.extend(std::fs::read(s.var("KAFKA_SECURE_CLIENT_KEY_PEM")).unwrap());
+    let client = reqwest::blocking::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
+        .identity(reqwest::Identity::from_pem(&identity).unwrap())
+        .build()
+        .unwrap();
+    let create = || {
+        call(
+            &client,
+            "PUT",
+            &format!("{}/connectors/by-cert/config", w.url),
+            None,
+            Some(json_config()),
+        )
+    };
+    wait_for("the worker to answer", Duration::from_secs(90), || {
+        let (code, _) = call(&client, "GET", &format!("{}/connectors", w.url), None, None);
+        (code == 200).then_some(())
+    });
+    let (code, body) = create();
+    assert_eq!(code, 403, "{body}");
+    assert!(body.contains("CN=connect,O=Tributary tests"), "{body}");
+    std::fs::write(&policy, "connect write\n").unwrap();
+    let (code, body) = wait_for("the edited policy", Duration::from_secs(30), || {
+        let r = create();
+        (r.0 != 403).then_some(r)
+    });
+    assert_eq!(code, 201, "{body}");
+}
+
+fn json_config() -> String {
+    r#"{"connector.class":"VerifiableSource","topic":"by-cert","throughput":"1"}"#.to_string()
+}

@@ -473,13 +473,114 @@ async fn serve_router(
         stopper.graceful_shutdown(Some(std::time::Duration::from_secs(10)));
     });
     let listener = bound.listener.into_std()?;
-    axum_server::from_tcp_rustls(
-        listener,
+    let rustls = axum_server::tls_rustls::RustlsAcceptor::new(
         axum_server::tls_rustls::RustlsConfig::from_config(tls),
-    )
-    .handle(handle)
-    .serve(app.into_make_service())
-    .await
+    );
+    axum_server::from_tcp(listener)
+        .acceptor(client_certificate::PrincipalAcceptor(rustls))
+        .handle(handle)
+        .serve(app.into_make_service())
+        .await
+}
+
+/// The subject of a TLS client certificate as a request extension
+/// ([`authorization::ClientCertificate`]), for REST authorization (issue #36).
+mod client_certificate {
+    use std::future::Future;
+    use std::io;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use axum_server::accept::{Accept, DefaultAcceptor};
+    use axum_server::tls_rustls::RustlsAcceptor;
+    use tokio::io::{AsyncRead, AsyncWrite};
+    use tokio_rustls::server::TlsStream;
+
+    use super::authorization::ClientCertificate;
+
+    /// Accepts TLS connections as `RustlsAcceptor` does, and gives each request of a
+    /// connection that presented a certificate the certificate's subject.
+    #[derive(Clone)]
+    pub struct PrincipalAcceptor(pub RustlsAcceptor<DefaultAcceptor>);
+
+    type Accepted<I, S> = io::Result<(TlsStream<I>, WithCertificate<S>)>;
+
+    impl<I, S> Accept<I, S> for PrincipalAcceptor
+    where
+        I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+        S: Send + 'static,
+    {
+        type Stream = TlsStream<I>;
+        type Service = WithCertificate<S>;
+        type Future = Pin<Box<dyn Future<Output = Accepted<I, S>> + Send>>;
+
+        fn accept(&self, stream: I, service: S) -> Self::Future {
+            let handshake = self.0.accept(stream, service);
+            Box::pin(async move {
+                let (stream, service) = handshake.await?;
+                let subject = stream
+                    .get_ref()
+                    .1
+                    .peer_certificates()
+                    .and_then(|chain| chain.first())
+                    .and_then(|cert| subject_of(cert.as_ref()));
+                Ok((
+                    stream,
+                    WithCertificate {
+                        inner: service,
+                        subject,
+                    },
+                ))
+            })
+        }
+    }
+
+    /// The subject DN of a DER certificate, as `CN=app,O=acme` (RFC 4514 order reversed to
+    /// the certificate's, as Java's `X500Principal.getName()` writes it).
+    fn subject_of(der: &[u8]) -> Option<String> {
+        let (_, cert) = x509_parser::parse_x509_certificate(der).ok()?;
+        let parts: Vec<String> = cert
+            .subject()
+            .iter_rdn()
+            .flat_map(|rdn| rdn.iter())
+            .filter_map(|attr| {
+                let key = x509_parser::objects::oid2abbrev(
+                    attr.attr_type(),
+                    x509_parser::objects::oid_registry(),
+                )
+                .ok()?;
+                Some(format!("{key}={}", attr.as_str().ok()?))
+            })
+            .collect();
+        (!parts.is_empty()).then(|| parts.into_iter().rev().collect::<Vec<_>>().join(","))
+    }
+
+    /// A connection's service, putting the certificate's subject in each request.
+    #[derive(Clone)]
+    pub struct WithCertificate<S> {
+        inner: S,
+        subject: Option<String>,
+    }
+
+    impl<S, B> tower_service::Service<axum::http::Request<B>> for WithCertificate<S>
+    where
+        S: tower_service::Service<axum::http::Request<B>>,
+    {
+        type Response = S::Response;
+        type Error = S::Error;
+        type Future = S::Future;
+
+        fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            self.inner.poll_ready(cx)
+        }
+
+        fn call(&mut self, mut req: axum::http::Request<B>) -> Self::Future {
+            if let Some(s) = &self.subject {
+                req.extensions_mut().insert(ClientCertificate(s.clone()));
+            }
+            self.inner.call(req)
+        }
+    }
 }
 
 /// Basic authentication when the worker has it configured; otherwise every request passes.
