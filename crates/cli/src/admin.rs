@@ -450,7 +450,8 @@ async fn describe_connector(c: &ConnectClient, name: &str, output: Output) -> Re
     Ok(())
 }
 
-/// Runs `method path` and prints `done` (or, with `-o json|yaml`, the answer).
+/// Runs `method path` and prints Connect's `message` of the answer, else `done` (or, with
+/// `-o json|yaml`, the answer).
 async fn act(
     c: &ConnectClient,
     output: Output,
@@ -464,7 +465,7 @@ async fn act(
         .await
         .map_err(rest_err(&format!("{method} {path}")))?;
     if !print_structured(output, &answer)? {
-        println!("{done}");
+        println!("{}", text_of_message(&answer, &done));
     }
     Ok(())
 }
@@ -560,29 +561,13 @@ pub async fn run(target: Target, cmd: AdminCommand) -> Result<ExitCode, String> 
             let body: Value = serde_json::from_str(&text)
                 .map_err(|e| format!("{}: not JSON: {e}", file.display()))?;
             let path = format!("/connectors/{}/offsets", segment(&connector));
-            let answer = c
-                .call(Method::PATCH, &path, Some(&body))
-                .await
-                .map_err(rest_err(&format!("PATCH {path}")))?;
-            if !print_structured(out, &answer)? {
-                println!(
-                    "{}",
-                    text_of_message(&answer, &format!("offsets of {connector} altered"))
-                );
-            }
+            let done = format!("offsets of {connector} altered");
+            act(&c, out, Method::PATCH, &path, Some(&body), done).await?
         }
         AdminCommand::Offsets(Offsets::Reset { connector }) => {
             let path = format!("/connectors/{}/offsets", segment(&connector));
-            let answer = c
-                .call(Method::DELETE, &path, None)
-                .await
-                .map_err(rest_err(&format!("DELETE {path}")))?;
-            if !print_structured(out, &answer)? {
-                println!(
-                    "{}",
-                    text_of_message(&answer, &format!("offsets of {connector} reset"))
-                );
-            }
+            let done = format!("offsets of {connector} reset");
+            act(&c, out, Method::DELETE, &path, None, done).await?
         }
         AdminCommand::Logger(Logger::Set {
             logger,

@@ -76,25 +76,11 @@ impl RestartPolicy {
 /// [`ConfigValue`] naming the key with its errors (`ConfigDef`'s messages); empty when the
 /// config sets none of them or they are valid. Unknown keys under the prefix are errors.
 pub fn problems(config: &Props) -> Vec<ConfigValue> {
-    if !config.keys().any(|k| k.starts_with(PREFIX)) {
-        return Vec::new();
-    }
-    let def = def();
-    let mut out: Vec<ConfigValue> = def
-        .validate(config)
-        .into_iter()
-        .filter(|v| !v.errors.is_empty())
-        .collect();
-    for key in config.keys().filter(|k| k.starts_with(PREFIX)) {
-        if !def.keys.iter().any(|d| &d.name == key) {
-            let mut v = ConfigValue::new(key);
-            v.value = config.get(key).cloned();
-            v.errors.push(format!(
-                "Unknown configuration {key}: the automatic restart settings are {ENABLE}, {BACKOFF_INITIAL_MS}, {BACKOFF_MAX_MS}, {MAX_ATTEMPTS} and {STALL_MS}"
-            ));
-            out.push(v);
-        }
-    }
+    let mut out = super::prefixed_problems(&def(), config, PREFIX, |key| {
+        format!(
+            "Unknown configuration {key}: the automatic restart settings are {ENABLE}, {BACKOFF_INITIAL_MS}, {BACKOFF_MAX_MS}, {MAX_ATTEMPTS} and {STALL_MS}"
+        )
+    });
     if out.is_empty() && config.contains_key(STALL_MS) && !matches!(policy(config), Ok(Some(_))) {
         // Refused rather than ignored: without automatic restarts nothing would restart it.
         let mut v = ConfigValue::new(STALL_MS);

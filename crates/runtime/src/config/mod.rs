@@ -63,3 +63,31 @@ impl SettingError {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct ConfigError(pub String);
+
+/// The problems of a connector config's keys under `prefix` (Tributary's own families, e.g.
+/// `tributary.restart.`): `def`'s validation errors, and each key under the prefix that `def`
+/// does not define, with `unknown`'s message for it. Empty when the config sets none of them.
+pub fn prefixed_problems(
+    def: &tributary_api::config::ConfigDef,
+    config: &tributary_api::Props,
+    prefix: &str,
+    unknown: impl Fn(&str) -> String,
+) -> Vec<tributary_api::config::ConfigValue> {
+    if !config.keys().any(|k| k.starts_with(prefix)) {
+        return Vec::new();
+    }
+    let mut out: Vec<tributary_api::config::ConfigValue> = def
+        .validate(config)
+        .into_iter()
+        .filter(|v| !v.errors.is_empty())
+        .collect();
+    for key in config.keys().filter(|k| k.starts_with(prefix)) {
+        if !def.keys.iter().any(|d| &d.name == key) {
+            let mut v = tributary_api::config::ConfigValue::new(key);
+            v.value = config.get(key).cloned();
+            v.errors.push(unknown(key));
+            out.push(v);
+        }
+    }
+    out
+}

@@ -47,26 +47,11 @@ impl Limits {
 /// The problems of a connector config's `tributary.throttle.*` keys (`ConfigDef`'s messages;
 /// unknown keys under the prefix are errors); empty when it sets none or they are valid.
 pub fn problems(config: &Props) -> Vec<ConfigValue> {
-    if !config.keys().any(|k| k.starts_with(PREFIX)) {
-        return Vec::new();
-    }
-    let def = def();
-    let mut out: Vec<ConfigValue> = def
-        .validate(config)
-        .into_iter()
-        .filter(|v| !v.errors.is_empty())
-        .collect();
-    for key in config.keys().filter(|k| k.starts_with(PREFIX)) {
-        if !def.keys.iter().any(|d| &d.name == key) {
-            let mut v = ConfigValue::new(key);
-            v.value = config.get(key).cloned();
-            v.errors.push(format!(
-                "Unknown configuration {key}: the rate limits are {RECORDS_PER_SECOND} and {BYTES_PER_SECOND}"
-            ));
-            out.push(v);
-        }
-    }
-    out
+    super::prefixed_problems(&def(), config, PREFIX, |key| {
+        format!(
+            "Unknown configuration {key}: the rate limits are {RECORDS_PER_SECOND} and {BYTES_PER_SECOND}"
+        )
+    })
 }
 
 /// The connector's limits. Errors: the first invalid key's message.
