@@ -995,7 +995,7 @@ mod tests {
             let cfg = WorkerConfig::parse(mode, map(&pairs), "w.properties").unwrap();
             assert_eq!(cfg.unused_keys(), ["no.such.setting"], "{mode:?}");
 
-            pairs.push(("tributary.rest.authorization.file", "/x"));
+            pairs.push(("tributary.rest.authorisation.file", "/x"));
             pairs.push(("tributary.jvm.option", "-Xmx64m"));
             let err = WorkerConfig::parse(mode, map(&pairs), "w.properties")
                 .unwrap_err()
@@ -1003,7 +1003,7 @@ mod tests {
             assert_eq!(
                 err,
                 "w.properties: Unknown configuration 'tributary.jvm.option': not a Tributary worker setting\n\
-                 w.properties: Unknown configuration 'tributary.rest.authorization.file': not a Tributary worker setting",
+                 w.properties: Unknown configuration 'tributary.rest.authorisation.file': not a Tributary worker setting",
                 "{mode:?}"
             );
         }
