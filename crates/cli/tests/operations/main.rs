@@ -6,6 +6,7 @@
 
 use tributary_testkit as common;
 
+mod browser;
 mod container_image;
 mod logs;
 mod metrics;

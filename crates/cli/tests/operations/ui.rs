@@ -3,17 +3,21 @@
 //! reads the DOM after the page's live updates ran (`--dump-dom` with a virtual time budget):
 //! the workers, their tasks and states, the leader and generation; then a worker is killed and
 //! the DOM shows it gone, its tasks moved and the departure in the rebalance timeline.
-//! Screenshots go into the test directory (and to `TRIBUTARY_UI_SCREENSHOT` when set, which
-//! is how docs/ui.png is made).
+//! The plots, the ownership chart and the actions run in a browser driven over the DevTools
+//! protocol ([`crate::browser`]): the plots' data against `/metrics`, actions refused for a
+//! read-only principal and done for an operator. Screenshots go into the test directory (the
+//! plots' one also to `TRIBUTARY_UI_SCREENSHOT` when set, which is how docs/ui.png is made).
 
+use crate::browser::Browser;
 use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use base64::Engine;
 use common::*;
-use serde_json::json;
+use serde_json::{json, Value};
 
 /// Chromium's binary, or `None` (after [`missing`]) when it cannot be installed.
 fn chromium() -> Option<PathBuf> {
@@ -141,9 +145,7 @@ fn screenshot(browser: &Path, dir: &Path, url: &str, name: &str) {
         "{} is not a PNG",
         file.display()
     );
-    if let Ok(dest) = std::env::var("TRIBUTARY_UI_SCREENSHOT") {
-        std::fs::copy(&file, dest).unwrap();
-    }
+    eprintln!("screenshot: {}", file.display());
 }
 
 #[test]
@@ -295,6 +297,38 @@ fn the_rebalance_timeline_records_rounds_and_refuses_an_unknown_scope() {
     let (code, body) = w2.get("/tributary/rebalances?scope=everyone");
     assert_eq!(code, 400, "{body}");
     assert_eq!(body["message"], "scope must be leader, not everyone");
+    // The history the plots draw: the follower forwards scope=cluster to the leader, which
+    // asks every member; each answers for itself.
+    let cluster = wait_for("every member's history", Duration::from_secs(60), || {
+        let (code, h) = w2.get("/tributary/history?scope=cluster");
+        assert_eq!(code, 200, "{h}");
+        let mut ids: Vec<String> = h["workers"]
+            .as_array()?
+            .iter()
+            .map(|w| w["worker_id"].as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        let mut want = vec![w1.id(), w2.id()];
+        want.sort();
+        (ids == want).then_some(h)
+    });
+    assert_eq!(cluster["unreachable"], json!([]), "{cluster}");
+    for w in cluster["workers"].as_array().unwrap() {
+        assert_eq!(w["interval_ms"], 5000, "{w}");
+        assert_eq!(w["window_ms"], 900_000, "{w}");
+    }
+    let (_, own) = w2.get("/tributary/history");
+    assert_eq!(own["workers"].as_array().unwrap().len(), 1, "{own}");
+    assert_eq!(own["workers"][0]["worker_id"], w2.id());
+    let (code, body) = w2.get("/tributary/history?scope=everyone");
+    assert_eq!(code, 400, "{body}");
+    assert_eq!(body["message"], "scope must be cluster, not everyone");
+    let (code, body) = w1.get("/tributary/history?since=yesterday");
+    assert_eq!(code, 400, "{body}");
+    assert_eq!(
+        body["message"],
+        "since must be a time in ms since the epoch, not yesterday"
+    );
     // The page itself is plain HTML from every worker.
     let r = reqwest::blocking::get(format!("{}/ui", w2.url)).unwrap();
     assert_eq!(r.status().as_u16(), 200);
@@ -333,4 +367,400 @@ fn a_standalone_worker_serves_the_live_view_of_itself() {
         "{}",
         view.dom
     );
+}
+
+const USERS: &[(&str, &str)] = &[
+    ("admin", "admin-pw"),
+    ("viewer", "viewer-pw"),
+    ("ops", "ops-pw"),
+];
+
+fn basic(user: &str) -> String {
+    let password = USERS.iter().find(|(u, _)| *u == user).unwrap().1;
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
+    )
+}
+
+/// One REST request as `user`: status and body (JSON, or the text as a JSON string).
+fn call(url: &str, user: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let client = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap();
+    let mut req = client
+        .request(method.parse().unwrap(), format!("{url}{path}"))
+        .header("Authorization", basic(user));
+    if let Some(b) = body {
+        req = req
+            .header("Content-Type", "application/json")
+            .body(b.to_string());
+    }
+    let r = req.send().unwrap();
+    let code = r.status().as_u16();
+    let text = r.text().unwrap_or_default();
+    (
+        code,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+fn wait_connector(url: &str, name: &str, tasks: usize, state: &str) {
+    wait_for(
+        &format!("{name} {state} with {tasks} tasks"),
+        Duration::from_secs(90),
+        || {
+            let (code, s) = call(
+                url,
+                "admin",
+                "GET",
+                &format!("/connectors/{name}/status"),
+                None,
+            );
+            let ts = s["tasks"].as_array().cloned().unwrap_or_default();
+            (code == 200
+                && s["connector"]["state"] == state
+                && ts.len() == tasks
+                && ts.iter().all(|t| t["state"] == state))
+            .then_some(())
+        },
+    );
+}
+
+/// A gauge of `/metrics` on the worker at `url` for one task.
+fn task_metric(url: &str, name: &str, connector: &str, task: &str) -> Option<f64> {
+    let (_, page) = call(url, "viewer", "GET", "/metrics", None);
+    metric_series(page.as_str().unwrap_or_default(), name)
+        .into_iter()
+        .find(|(l, _)| {
+            l.get("connector").map(String::as_str) == Some(connector)
+                && l.get("task").map(String::as_str) == Some(task)
+        })
+        .map(|(_, v)| v)
+}
+
+/// What the page's plots show: per task (`data-task`) its latest point, per connector row
+/// its aggregates, and the ownership chart's bars.
+fn plotted(browser: &mut Browser) -> Value {
+    browser.eval(
+        r#"({
+            updates: Number(document.body.dataset.historyUpdates || 0),
+            tasks: [...document.querySelectorAll('#plots [data-task]')].map((e) => ({...e.dataset})),
+            rows: [...document.querySelectorAll('#plots tr[data-connector]')].map((e) => ({...e.dataset})),
+            bars: [...document.querySelectorAll('#owners-chart rect')].map((e) => ({...e.dataset})),
+            result: {...document.getElementById('action-result').dataset,
+                     text: document.getElementById('action-result').textContent},
+        })"#,
+    )
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_str().and_then(|s| s.parse().ok()).unwrap_or(f64::NAN)
+}
+
+/// Clicks the page's `action` button of `connector` and waits for the answer the page shows.
+fn click(browser: &mut Browser, action: &str, connector: &str) -> Value {
+    let clicked = browser.eval(&format!(
+        r#"(() => {{ const b = document.querySelector('button[data-action="{action}"][data-connector="{connector}"]');
+                    if (!b) return false;
+                    document.getElementById('action-result').dataset.status = '';
+                    b.click(); return true; }})()"#
+    ));
+    assert_eq!(clicked, true, "no {action} button for {connector}");
+    wait_for(
+        &format!("the page's answer to {action} {connector}"),
+        Duration::from_secs(60),
+        || {
+            let r = plotted(browser)["result"].clone();
+            (r["status"].as_str().is_some_and(|s| !s.is_empty())
+                && r["action"] == action
+                && r["connector"] == connector)
+                .then_some(r)
+        },
+    )
+}
+
+/// A PNG of the whole page into the test directory (named in the output), and with `docs` to
+/// `TRIBUTARY_UI_SCREENSHOT` when set.
+fn save_screenshot(browser: &mut Browser, dir: &Path, name: &str, docs: bool) {
+    let png = browser.screenshot();
+    assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+    let file = dir.join(name);
+    std::fs::write(&file, &png).unwrap();
+    eprintln!("screenshot: {}", file.display());
+    if let (true, Ok(dest)) = (docs, std::env::var("TRIBUTARY_UI_SCREENSHOT")) {
+        std::fs::write(dest, &png).unwrap();
+    }
+}
+
+#[test]
+fn the_live_view_plots_the_jobs_and_acts_under_the_rest_authorization() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(binary) = chromium() else { return };
+    let dir = test_dir();
+    let d = dir.path();
+    let users: String = USERS.iter().map(|(u, p)| format!("{u}={p}\n")).collect();
+    std::fs::write(d.join("users.properties"), users).unwrap();
+    std::fs::write(
+        d.join("rest.jaas"),
+        format!(
+            "KafkaConnect {{\n  org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule required\n  file=\"{}\";\n}};\n",
+            d.join("users.properties").display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("policy.txt"),
+        "admin   admin\nviewer  read\nops     operate  orders\n",
+    )
+    .unwrap();
+    let opts = format!(
+        "-Djava.security.auth.login.config={}",
+        d.join("rest.jaas").display()
+    );
+    let extra = format!(
+        "rest.extension.classes=org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension\ntributary.rest.authorization.file={}\n",
+        d.join("policy.txt").display()
+    );
+    let group = unique("ui-live");
+    let env = [("KAFKA_OPTS", opts.as_str())];
+    let joined = |url: &str| {
+        wait_for("the worker to join", Duration::from_secs(90), || {
+            let (_, w) = call(url, "viewer", "GET", "/tributary/worker", None);
+            (w["generation"].as_i64().unwrap_or(0) > 0).then_some(w)
+        })
+    };
+    let w1 = DistributedWorker::start_with_env(d, "w1", &bootstrap, &group, &extra, &env);
+    joined(&w1.url);
+    let w2 = DistributedWorker::start_with_env(d, "w2", &bootstrap, &group, &extra, &env);
+    let info = joined(&w2.url);
+    assert_eq!(info["leader"], false, "{info}");
+    let urls: std::collections::BTreeMap<String, String> =
+        [&w1, &w2].iter().map(|w| (w.id(), w.url.clone())).collect();
+    let topic = unique("orders");
+    for (name, config, tasks) in [
+        (
+            "orders",
+            json!({"connector.class": "FlakySource", "topic": topic, "tasks.max": "2",
+                   "records.per.second": "20"}),
+            2,
+        ),
+        (
+            "slow",
+            json!({"connector.class": "VerifiableSource", "topic": unique("slow"), "tasks.max": "1",
+                   "throughput": "1000", "tributary.throttle.records.per.second": "40"}),
+            1,
+        ),
+        (
+            "lines",
+            json!({"connector.class": "VerifiableSink", "topics": topic, "tasks.max": "1"}),
+            1,
+        ),
+    ] {
+        let (code, body) = call(
+            &w2.url,
+            "admin",
+            "PUT",
+            &format!("/connectors/{name}/config"),
+            Some(config),
+        );
+        assert_eq!(code, 201, "{body}");
+        wait_connector(&w1.url, name, tasks, "RUNNING");
+    }
+
+    // A read-only principal looks at the leader's page (which asks the follower for its
+    // history on the viewer's behalf).
+    let mut browser = Browser::launch(&binary, &d.join(unique("chromium-profile")), 1600);
+    browser.set_headers(json!({"Authorization": basic("viewer")}));
+    browser.navigate(&format!("{}/ui?tasks=open", w1.url));
+    let all_tasks = ["lines-0", "orders-0", "orders-1", "slow-0"];
+    let view = wait_for(
+        "the plots of every task, with rates, and the ownership chart",
+        Duration::from_secs(120),
+        || {
+            let v = plotted(&mut browser);
+            let mut tasks: Vec<String> = v["tasks"]
+                .as_array()?
+                .iter()
+                .map(|t| t["task"].as_str().unwrap().to_string())
+                .collect();
+            tasks.sort();
+            tasks.dedup();
+            let row = |c: &str| {
+                v["rows"]
+                    .as_array()?
+                    .iter()
+                    .find(|r| r["connector"] == c)
+                    .cloned()
+            };
+            let bars: Vec<String> = v["bars"]
+                .as_array()?
+                .iter()
+                .map(|b| b["job"].as_str().unwrap().to_string())
+                .collect();
+            (tasks == all_tasks
+                && num(&row("orders")?["inRate"]) > 0.0
+                && num(&row("lines")?["inRate"]) > 0.0
+                && num(&row("slow")?["throttled"]) > 0.0
+                && all_tasks.iter().all(|t| bars.iter().any(|b| b == t))
+                && ["orders", "slow", "lines"]
+                    .iter()
+                    .all(|c| bars.iter().any(|b| b == c)))
+            .then_some(v)
+        },
+    );
+    // The ownership chart and the plots name the workers the statuses name.
+    for t in view["tasks"].as_array().unwrap() {
+        let worker = t["worker"].as_str().unwrap();
+        assert!(urls.contains_key(worker), "{t}");
+    }
+    let workers: std::collections::BTreeSet<&str> = view["bars"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["worker"].as_str().unwrap())
+        .collect();
+    assert_eq!(workers.len(), 2, "both workers hold jobs: {view}");
+    // The rate limit holds in the plot: 40 records/s, at most a batch above.
+    let slow = view["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["connector"] == "slow")
+        .unwrap();
+    assert!(num(&slow["outRate"]) < 60.0, "{slow}");
+
+    // The plotted counters are /metrics' own: with the source paused (its counters still),
+    // the page's last point of each task equals what its worker's /metrics says.
+    let (code, body) = call(&w1.url, "admin", "PUT", "/connectors/orders/pause", None);
+    assert_eq!(code, 202, "{body}");
+    wait_connector(&w1.url, "orders", 2, "PAUSED");
+    let paused_at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    for task in ["0", "1"] {
+        let job = format!("orders-{task}");
+        wait_for(
+            &format!("{job}'s plot to equal /metrics"),
+            Duration::from_secs(60),
+            || {
+                let v = plotted(&mut browser);
+                let t = v["tasks"]
+                    .as_array()?
+                    .iter()
+                    .filter(|t| t["task"] == job.as_str())
+                    .max_by_key(|t| num(&t["t"]) as i64)?
+                    .clone();
+                let url = &urls[t["worker"].as_str()?];
+                let polled = task_metric(
+                    url,
+                    "kafka_connect_source_task_source_record_poll_total",
+                    "orders",
+                    task,
+                )?;
+                let written = task_metric(
+                    url,
+                    "kafka_connect_source_task_source_record_write_total",
+                    "orders",
+                    task,
+                )?;
+                (num(&t["t"]) as i64 > paused_at
+                    && polled > 0.0
+                    && num(&t["inTotal"]) == polled
+                    && num(&t["outTotal"]) == written)
+                    .then_some(())
+            },
+        );
+    }
+    // The sink caught up with the paused source: its records read and its lag are /metrics'.
+    wait_for(
+        "lines-0's plot to equal /metrics",
+        Duration::from_secs(120),
+        || {
+            let v = plotted(&mut browser);
+            let t = v["tasks"]
+                .as_array()?
+                .iter()
+                .filter(|t| t["task"] == "lines-0")
+                .max_by_key(|t| num(&t["t"]) as i64)?
+                .clone();
+            let url = &urls[t["worker"].as_str()?];
+            let read = task_metric(
+                url,
+                "kafka_connect_sink_task_sink_record_read_total",
+                "lines",
+                "0",
+            )?;
+            let lag = task_metric(
+                url,
+                "kafka_connect_sink_task_sink_record_lag_max",
+                "lines",
+                "0",
+            )?;
+            (read > 0.0 && num(&t["inTotal"]) == read && num(&t["lag"]) == lag).then_some(())
+        },
+    );
+    // Throttling: the page's time waited is what /metrics counted by then.
+    let v = plotted(&mut browser);
+    let slow_task = v["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["task"] == "slow-0")
+        .unwrap()
+        .clone();
+    let waited = task_metric(
+        &urls[slow_task["worker"].as_str().unwrap()],
+        "tributary_task_throttled_seconds_total",
+        "slow",
+        "0",
+    )
+    .unwrap();
+    let plotted_ms = num(&slow_task["throttledMs"]);
+    assert!(
+        plotted_ms > 0.0 && plotted_ms <= waited * 1000.0 + 0.5,
+        "plotted {plotted_ms} ms, /metrics {waited} s"
+    );
+
+    // Actions: the viewer may only look.
+    let r = click(&mut browser, "resume", "orders");
+    assert_eq!(r["status"], "403", "{r}");
+    assert!(
+        r["text"]
+            .as_str()
+            .unwrap()
+            .contains("viewer may not PUT /connectors/orders/resume"),
+        "{r}"
+    );
+    let (_, s) = call(&w1.url, "admin", "GET", "/connectors/orders/status", None);
+    assert_eq!(s["connector"]["state"], "PAUSED", "{s}");
+    save_screenshot(&mut browser, d, "ui-live.png", true);
+    // An operator of orders resumes it and restarts its tasks, and may not stop another.
+    browser.set_headers(json!({"Authorization": basic("ops")}));
+    let r = click(&mut browser, "resume", "orders");
+    assert_eq!(r["status"], "202", "{r}");
+    wait_connector(&w1.url, "orders", 2, "RUNNING");
+    let r = click(&mut browser, "restart-tasks", "orders");
+    assert_eq!(r["status"], "202", "{r}");
+    let r = click(&mut browser, "stop", "slow");
+    assert_eq!(r["status"], "403", "{r}");
+    let (_, s) = call(&w1.url, "admin", "GET", "/connectors/slow/status", None);
+    assert_eq!(s["connector"]["state"], "RUNNING", "{s}");
+    // The restart shows on the plot.
+    wait_for(
+        "the restart on orders' plot",
+        Duration::from_secs(90),
+        || {
+            let v = plotted(&mut browser);
+            let row = v["rows"]
+                .as_array()?
+                .iter()
+                .find(|r| r["connector"] == "orders")?
+                .clone();
+            (num(&row["restarts"]) >= 1.0).then_some(())
+        },
+    );
+    save_screenshot(&mut browser, d, "ui-actions.png", false);
 }

@@ -77,33 +77,18 @@ pub async fn forward(State(state): State<RestState>, req: Request, next: Next) -
     };
     let url = forward_url(&target, parts.uri.path(), &pairs, next_forward);
     tracing::debug!(%url, method = %parts.method, "forwarding request");
-    let mut out = state
-        .http
-        .request(parts.method.clone(), &url)
-        .header("User-Agent", "kafka-connect");
-    if let Some(auth) = parts.headers.get("authorization") {
-        out = out.header("Authorization", auth.clone());
-    }
-    // REST authorization (issue #36): the caller's principal goes along, signed with the
-    // session key, so the leader authorizes the caller rather than this worker.
-    if let (Some(super::authorization::RequestPrincipal(p)), Some(key)) = (
-        parts
-            .extensions
-            .get::<super::authorization::RequestPrincipal>(),
-        state.herder.session_key(),
-    ) {
-        out = out
-            .header(super::authorization::PRINCIPAL_HEADER, p.name())
-            .header(
-                super::authorization::PRINCIPAL_SIGNATURE_HEADER,
-                super::authorization::sign_principal(
-                    &key,
-                    p.name(),
-                    parts.method.as_str(),
-                    parts.uri.path(),
-                ),
-            );
-    }
+    let principal = parts
+        .extensions
+        .get::<super::authorization::RequestPrincipal>()
+        .map(|p| &p.0);
+    let mut out = peer_request(
+        &state,
+        &parts.headers,
+        principal,
+        parts.method.clone(),
+        &url,
+        parts.uri.path(),
+    );
     if !bytes.is_empty() {
         out = out
             .header("Content-Type", "application/json")
@@ -129,6 +114,37 @@ pub async fn forward(State(state): State<RestState>, req: Request, next: Next) -
         Err(e) => RestError::new(500, format!("IO Error trying to forward REST request: {e}"))
             .into_response(),
     }
+}
+
+/// A request to another worker on behalf of a caller (a forwarded request, or the live view's
+/// fan-out): Connect's `User-Agent`, the caller's `Authorization` header, and with REST
+/// authorization (issue #36) the caller's principal signed with the session key (KIP-507's
+/// key, over `method` and `path`), so the other worker authorizes the caller rather than this
+/// worker.
+pub fn peer_request(
+    state: &RestState,
+    headers: &axum::http::HeaderMap,
+    principal: Option<&super::authorization::Principal>,
+    method: axum::http::Method,
+    url: &str,
+    path: &str,
+) -> reqwest::RequestBuilder {
+    let mut out = state
+        .http
+        .request(method.clone(), url)
+        .header("User-Agent", "kafka-connect");
+    if let Some(auth) = headers.get("authorization") {
+        out = out.header("Authorization", auth.clone());
+    }
+    if let (Some(p), Some(key)) = (principal, state.herder.session_key()) {
+        out = out
+            .header(super::authorization::PRINCIPAL_HEADER, p.name())
+            .header(
+                super::authorization::PRINCIPAL_SIGNATURE_HEADER,
+                super::authorization::sign_principal(&key, p.name(), method.as_str(), path),
+            );
+    }
+    out
 }
 
 /// The forwarded URL: target base, same path, the original query without `forward`, then

@@ -53,7 +53,7 @@ use std::sync::Arc;
 use rdkafka::statistics::Statistics;
 
 use crate::storage::status::State as RunState;
-use crate::worker::metrics::TaskKind;
+use crate::worker::metrics::{consumer_lags, TaskKind};
 use crate::worker::{TaskCounters, Worker};
 use crate::ConnectorTaskId;
 
@@ -821,22 +821,6 @@ fn task_groups(
     if let Some(stats) = m.client_statistics() {
         client_group(f, &stats);
     }
-}
-
-/// (topic, partition, lag) of a consumer's assigned partitions with a known lag.
-fn consumer_lags(s: &Statistics) -> impl Iterator<Item = (&str, i32, i64)> {
-    s.topics.values().flat_map(|t| {
-        t.partitions
-            .values()
-            // A partition the consumer no longer fetches (revoked in a rebalance) keeps its
-            // last lag in librdkafka's statistics; only partitions being fetched count.
-            .filter(|p| {
-                p.partition >= 0
-                    && p.consumer_lag >= 0
-                    && !matches!(p.fetch_state.as_str(), "none" | "stopping" | "stopped")
-            })
-            .map(move |p| (t.topic.as_str(), p.partition, p.consumer_lag))
-    })
 }
 
 /// Round-trip times over the client's brokers: (mean weighted by samples, max), ms.

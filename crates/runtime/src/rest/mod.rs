@@ -332,6 +332,7 @@ pub fn routes() -> Vec<(&'static str, MethodRouter<RestState>)> {
         ("/tributary/task-counters", get(connectors::task_counters)),
         ("/tributary/worker", get(connectors::worker_info)),
         ("/tributary/rebalances", get(ui::rebalances)),
+        ("/tributary/history", get(ui::history)),
         ("/ui", get(ui::page)),
         (
             "/tributary/connector-health",
@@ -442,7 +443,13 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let tls = state.tls.clone();
-    serve_router(bound, router(state), tls, shutdown).await
+    // The live view's history of this worker's jobs (issue #36) is sampled while it serves.
+    let sampler = tokio::spawn(ui::run_history_sampler(Arc::downgrade(
+        state.herder.worker(),
+    )));
+    let served = serve_router(bound, router(state), tls, shutdown).await;
+    sampler.abort();
+    served
 }
 
 /// Serves the `/admin` endpoints on an `admin.listeners` listener (KIP-495), with its own TLS.

@@ -448,6 +448,22 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// (topic, partition, lag) of a consumer's assigned partitions with a known lag.
+pub fn consumer_lags(s: &Statistics) -> impl Iterator<Item = (&str, i32, i64)> {
+    s.topics.values().flat_map(|t| {
+        t.partitions
+            .values()
+            // A partition the consumer no longer fetches (revoked in a rebalance) keeps its
+            // last lag in librdkafka's statistics; only partitions being fetched count.
+            .filter(|p| {
+                p.partition >= 0
+                    && p.consumer_lag >= 0
+                    && !matches!(p.fetch_state.as_str(), "none" | "stopping" | "stopped")
+            })
+            .map(move |p| (t.topic.as_str(), p.partition, p.consumer_lag))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@ pub mod connector_offsets;
 pub mod consumed_headers;
 pub mod converters;
 pub mod errors;
+pub mod history;
 pub mod metrics;
 pub mod sink_task;
 pub mod source_task;
@@ -336,6 +337,8 @@ pub struct Worker {
     connector_offset_topics: std::sync::OnceLock<Arc<ConnectorOffsetTopics>>,
     /// The producers at-least-once source tasks share (issue #34).
     pub shared_producers: Arc<source_task::shared_producer::SharedProducers>,
+    /// The last 15 minutes of this worker's jobs, for the live view (issue #36).
+    pub history: Arc<history::History>,
 }
 
 impl Worker {
@@ -470,6 +473,7 @@ impl Worker {
             exactly_once: std::sync::OnceLock::new(),
             connector_offset_topics: std::sync::OnceLock::new(),
             shared_producers: Arc::default(),
+            history: Arc::default(),
         }
     }
 

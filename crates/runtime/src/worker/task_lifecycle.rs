@@ -266,8 +266,46 @@ impl Worker {
         self.task_progress_all(id)
     }
 
-    /// [`Self::task_progress`] only when the task is stalled: what its status shows, so that
-    /// the status of a task making progress stays Connect's, unchanging body.
+    /// Samples the running tasks' counters and notes the running connectors into
+    /// [`Self::history`] at `now_ms` (ms since the epoch; the live view's plots, issue #36).
+    pub fn sample_history(&self, now_ms: i64) {
+        let tasks = self
+            .running_task_metrics()
+            .into_iter()
+            .map(|(id, c)| {
+                let m = &c.metrics;
+                let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
+                let (kind, records_in, records_out, lag) = match m.kind() {
+                    Some(metrics::TaskKind::Source) => (
+                        Some("source"),
+                        load(&m.poll_total),
+                        load(&m.write_total),
+                        None,
+                    ),
+                    Some(metrics::TaskKind::Sink) => (
+                        Some("sink"),
+                        load(&m.read_total),
+                        load(&m.send_total),
+                        m.client_statistics()
+                            .map(|s| metrics::consumer_lags(&s).map(|(_, _, lag)| lag).sum()),
+                    ),
+                    None => (None, 0, 0, None),
+                };
+                let throttled_ms = self.task_throttle(&id).map_or(0, |t| t.throttled_ms_total);
+                let sample = history::TaskSample {
+                    kind,
+                    records_in,
+                    records_out,
+                    lag,
+                    throttled_ms,
+                    starts: load(&c.starts),
+                };
+                (id, sample)
+            })
+            .collect();
+        self.history.record(now_ms, tasks, self.connector_names());
+    }
+
     /// The rate limits of a task this worker runs and what they cost it (issue #36); `None`
     /// for a task without limits or not running here.
     pub fn task_throttle(&self, id: &ConnectorTaskId) -> Option<throttle::ThrottleInfo> {

@@ -787,14 +787,59 @@ pub(super) fn worker_paths(p: &mut Map<String, Value>) {
         }),
     );
     p.insert(
+        "/tributary/history".into(),
+        json!({
+            "get": Op {
+                summary: "The last 15 minutes of the jobs' counters",
+                description: "What the live view plots: every 5 s sample of each task this \
+                              worker ran (records in and out, sink lag, ms throttled, starts, \
+                              as /metrics counts them) and of each connector it ran, kept 15 \
+                              minutes in memory. scope=cluster answers with every member's, \
+                              as the leader asks them (forwarded to it); since=<ms> keeps the \
+                              points after that time. Only connectors the caller may read.",
+                tag: "tributary",
+                scope: Some("tributary"),
+                parameters: vec![
+                    query_param(
+                        "scope",
+                        "cluster: every member's history (forwarded to the leader).",
+                        json!({ "type": "string", "enum": ["cluster"] }),
+                    ),
+                    query_param(
+                        "since",
+                        "Only points after this time, ms since the epoch.",
+                        json!({ "type": "integer", "format": "int64" }),
+                    ),
+                ],
+                request: None,
+                responses: vec![
+                    ("200", body(
+                    "The history of each worker.",
+                    json!({ "type": "object", "required": ["workers", "unreachable"],
+                            "properties": {
+                                "workers": { "type": "array", "items": { "type": "object",
+                                    "required": ["worker_id", "worker_url", "interval_ms",
+                                                 "window_ms", "connectors", "tasks"] } },
+                                "unreachable": { "type": "array", "items": { "type": "object" } },
+                            } }),
+                    )),
+                    ("400", error("scope is not cluster, or since is not a number.")),
+                ],
+            }.build("history"),
+        }),
+    );
+    p.insert(
         "/ui".into(),
         json!({
             "get": Op {
                 summary: "Live view of the cluster",
                 description: "One self-contained HTML page (no external resources) showing \
                               workers with their connectors and tasks and states, the leader, \
-                              generation and protocol, static claims, and recent rebalances; \
-                              it polls this worker's JSON endpoints every second.",
+                              generation and protocol, static claims, recent rebalances, plots \
+                              of the last 15 minutes (records/s, sink lag, throttling, \
+                              restarts, which worker held which job) and actions (pause, \
+                              resume, restart, stop) under the REST authorization; it polls \
+                              this worker's JSON endpoints every second.",
                 tag: "tributary",
                 scope: Some("tributary"),
                 parameters: vec![],
