@@ -584,9 +584,9 @@ fn a_failing_task_fails_alone() {
 
 /// Bad worker or connector files stop startup with a message naming the file and key.
 /// Issue #30, case 5: an unknown key in Tributary's own namespace (a typo such as
-/// `tributary.rest.authorization.file`) stops either kind of worker at startup, naming the file
-/// and the key; another unknown key is logged with Connect's `logUnused` wording, once, and the
-/// worker runs.
+/// `tributary.rest.acl.file` for `tributary.rest.authorization.file`) stops either kind of
+/// worker at startup, naming the file and the key; another unknown key is logged with Connect's
+/// `logUnused` wording, once, and the worker runs.
 #[test]
 fn unknown_tributary_keys_are_refused_and_other_unknown_keys_logged() {
     let dir = test_dir();
@@ -604,13 +604,13 @@ fn unknown_tributary_keys_are_refused_and_other_unknown_keys_logged() {
     };
     std::fs::write(
         d.join("s.properties"),
-        "bootstrap.servers=127.0.0.1:1\nkey.converter=org.apache.kafka.connect.storage.StringConverter\nvalue.converter=org.apache.kafka.connect.storage.StringConverter\noffset.storage.file.filename=/tmp/x\ntributary.rest.authorization.file=/tmp/acl\n",
+        "bootstrap.servers=127.0.0.1:1\nkey.converter=org.apache.kafka.connect.storage.StringConverter\nvalue.converter=org.apache.kafka.connect.storage.StringConverter\noffset.storage.file.filename=/tmp/x\ntributary.rest.acl.file=/tmp/acl\n",
     )
     .unwrap();
     let (code, err) = run("standalone", "s.properties");
     assert_eq!(code, Some(1), "{err}");
     assert!(
-        err.contains("s.properties: Unknown configuration 'tributary.rest.authorization.file'"),
+        err.contains("s.properties: Unknown configuration 'tributary.rest.acl.file'"),
         "{err}"
     );
     std::fs::write(
