@@ -178,6 +178,78 @@ pub fn wait_for<T>(what: &str, timeout: Duration, mut cond: impl FnMut() -> Opti
     }
 }
 
+/// Connect's basic authentication of a worker's REST API (`BasicAuthSecurityRestExtension`
+/// with its `PropertyFileLoginModule`), as a test sets it up: the users in
+/// `dir/users.properties` and a JAAS file naming them.
+pub struct RestBasicAuth {
+    /// The worker's `KAFKA_OPTS`: `-Djava.security.auth.login.config=<the JAAS file>`.
+    pub kafka_opts: String,
+}
+
+impl RestBasicAuth {
+    /// The worker setting that turns the extension on (a line of a worker file).
+    pub const SETTING: &'static str = "rest.extension.classes=org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension\n";
+
+    /// Writes the users (`(name, password)`) and the JAAS file into `dir`.
+    pub fn write(dir: &Path, users: &[(&str, &str)]) -> RestBasicAuth {
+        let creds = dir.join("users.properties");
+        let lines: String = users.iter().map(|(u, p)| format!("{u}={p}\n")).collect();
+        std::fs::write(&creds, lines).unwrap();
+        let jaas = dir.join("rest.jaas");
+        std::fs::write(
+            &jaas,
+            format!(
+                "KafkaConnect {{\n  org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule required\n  file=\"{}\";\n}};\n",
+                creds.display()
+            ),
+        )
+        .unwrap();
+        RestBasicAuth {
+            kafka_opts: format!("-Djava.security.auth.login.config={}", jaas.display()),
+        }
+    }
+}
+
+/// The `Authorization` header of HTTP basic authentication: `Basic <base64(user:password)>`.
+pub fn basic_authorization(user: &str, password: &str) -> String {
+    use base64::Engine;
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
+    )
+}
+
+/// One REST request with `headers` (a JSON `body` when given; 60 s timeout): the status and
+/// the body as JSON, or as a JSON string when it is not JSON (e.g. `/metrics`).
+pub fn rest_request(
+    url: &str,
+    method: &str,
+    path: &str,
+    body: Option<&serde_json::Value>,
+    headers: &[(&str, &str)],
+) -> (u16, serde_json::Value) {
+    let client = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap();
+    let mut req = client.request(method.parse().unwrap(), format!("{url}{path}"));
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    if let Some(b) = body {
+        req = req
+            .header("Content-Type", "application/json")
+            .body(b.to_string());
+    }
+    let r = req.send().unwrap();
+    let code = r.status().as_u16();
+    let text = r.text().unwrap_or_default();
+    (
+        code,
+        serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)),
+    )
+}
+
 /// Splits on `\n`, `\r\n` and lone `\r`; drops an unterminated tail (FileStreamSource holds it).
 pub fn terminated_lines(data: &[u8]) -> Vec<Vec<u8>> {
     let mut out = Vec::new();

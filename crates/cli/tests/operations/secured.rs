@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use base64::Engine as _;
 use common::*;
 
 /// A worker process started with `KAFKA_OPTS` (for the basic-auth JAAS file).
@@ -103,13 +102,6 @@ fn https_client(s: &Secure) -> reqwest::blocking::Client {
         .unwrap()
 }
 
-fn basic(user: &str, password: &str) -> String {
-    format!(
-        "Basic {}",
-        base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
-    )
-}
-
 fn call(
     client: &reqwest::blocking::Client,
     method: &str,
@@ -137,18 +129,7 @@ fn three_workers_over_sasl_ssl_run_a_pipeline_behind_https_and_basic_auth() {
     let Some(s) = secure() else { return };
     let dir = test_dir();
     let group = unique("secured");
-    let creds = dir.path().join("users.properties");
-    std::fs::write(&creds, "admin=admin-pw\n").unwrap();
-    let jaas = dir.path().join("rest.jaas");
-    std::fs::write(
-        &jaas,
-        format!(
-            "KafkaConnect {{\n  org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule required\n  file=\"{}\";\n}};\n",
-            creds.display()
-        ),
-    )
-    .unwrap();
-    let opts = format!("-Djava.security.auth.login.config={}", jaas.display());
+    let opts = RestBasicAuth::write(dir.path(), &[("admin", "admin-pw")]).kafka_opts;
     let rest_tls = format!(
         "listeners=https://127.0.0.1:0\nlisteners.https.ssl.keystore.type=PKCS12\nlisteners.https.ssl.keystore.location={}\nlisteners.https.ssl.keystore.password=store-secret\nlisteners.https.ssl.truststore.type=PEM\nlisteners.https.ssl.truststore.location={}\nrest.extension.classes=org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension\nscheduled.rebalance.max.delay.ms=2000\n",
         s.var("KAFKA_SECURE_WORKER_KEYSTORE_P12"),
@@ -174,7 +155,7 @@ fn three_workers_over_sasl_ssl_run_a_pipeline_behind_https_and_basic_auth() {
         .collect();
     assert!(workers.iter().all(|w| w.url.starts_with("https://")));
     let http = https_client(&s);
-    let auth = basic("admin", "admin-pw");
+    let auth = basic_authorization("admin", "admin-pw");
     // Without credentials, or with wrong ones: Connect's 401.
     let (code, body) = call(
         &http,
@@ -191,7 +172,7 @@ fn three_workers_over_sasl_ssl_run_a_pipeline_behind_https_and_basic_auth() {
         &http,
         "GET",
         &format!("{}/connectors", workers[1].url),
-        Some(&basic("admin", "nope")),
+        Some(&basic_authorization("admin", "nope")),
         None,
     );
     assert_eq!(code, 401);

@@ -15,7 +15,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use base64::Engine;
 use common::*;
 use serde_json::{json, Value};
 
@@ -377,32 +376,18 @@ const USERS: &[(&str, &str)] = &[
 
 fn basic(user: &str) -> String {
     let password = USERS.iter().find(|(u, _)| *u == user).unwrap().1;
-    format!(
-        "Basic {}",
-        base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
-    )
+    basic_authorization(user, password)
 }
 
 /// One REST request as `user`: status and body (JSON, or the text as a JSON string).
 fn call(url: &str, user: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    let client = reqwest::blocking::Client::builder()
-        .timeout(Duration::from_secs(60))
-        .build()
-        .unwrap();
-    let mut req = client
-        .request(method.parse().unwrap(), format!("{url}{path}"))
-        .header("Authorization", basic(user));
-    if let Some(b) = body {
-        req = req
-            .header("Content-Type", "application/json")
-            .body(b.to_string());
-    }
-    let r = req.send().unwrap();
-    let code = r.status().as_u16();
-    let text = r.text().unwrap_or_default();
-    (
-        code,
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    let auth = basic(user);
+    rest_request(
+        url,
+        method,
+        path,
+        body.as_ref(),
+        &[("Authorization", &auth)],
     )
 }
 
@@ -500,27 +485,16 @@ fn the_live_view_plots_the_jobs_and_acts_under_the_rest_authorization() {
     let Some(binary) = chromium() else { return };
     let dir = test_dir();
     let d = dir.path();
-    let users: String = USERS.iter().map(|(u, p)| format!("{u}={p}\n")).collect();
-    std::fs::write(d.join("users.properties"), users).unwrap();
-    std::fs::write(
-        d.join("rest.jaas"),
-        format!(
-            "KafkaConnect {{\n  org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule required\n  file=\"{}\";\n}};\n",
-            d.join("users.properties").display()
-        ),
-    )
-    .unwrap();
+    let auth = RestBasicAuth::write(d, USERS);
     std::fs::write(
         d.join("policy.txt"),
         "admin   admin\nviewer  read\nops     operate  orders\n",
     )
     .unwrap();
-    let opts = format!(
-        "-Djava.security.auth.login.config={}",
-        d.join("rest.jaas").display()
-    );
+    let opts = auth.kafka_opts;
     let extra = format!(
-        "rest.extension.classes=org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension\ntributary.rest.authorization.file={}\n",
+        "{}tributary.rest.authorization.file={}\n",
+        RestBasicAuth::SETTING,
         d.join("policy.txt").display()
     );
     let group = unique("ui-live");

@@ -8,7 +8,6 @@ use crate::common;
 
 use std::time::Duration;
 
-use base64::Engine;
 use common::*;
 use serde_json::{json, Value};
 
@@ -40,30 +39,10 @@ fn call_with(
     headers: &[(&str, &str)],
 ) -> (u16, Value) {
     let password = USERS.iter().find(|(u, _)| *u == user).unwrap().1;
-    let client = reqwest::blocking::Client::builder()
-        .timeout(Duration::from_secs(60))
-        .build()
-        .unwrap();
-    let mut req = client.request(method.parse().unwrap(), format!("{url}{path}"));
-    req = req.header(
-        "Authorization",
-        format!(
-            "Basic {}",
-            base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
-        ),
-    );
-    for (k, v) in headers {
-        req = req.header(*k, *v);
-    }
-    if let Some(b) = body {
-        req = req
-            .header("Content-Type", "application/json")
-            .body(b.to_string());
-    }
-    let r = req.send().unwrap();
-    let code = r.status().as_u16();
-    let text = r.text().unwrap_or_default();
-    (code, serde_json::from_str(&text).unwrap_or(Value::Null))
+    let auth = basic_authorization(user, password);
+    let mut all = vec![("Authorization", auth.as_str())];
+    all.extend_from_slice(headers);
+    rest_request(url, method, path, body.as_ref(), &all)
 }
 
 #[test]
@@ -71,24 +50,13 @@ fn roles_over_connector_patterns_hold_on_every_worker_and_are_audited() {
     let Some(bootstrap) = kafka() else { return };
     let dir = test_dir();
     let d = dir.path();
-    let users: String = USERS.iter().map(|(u, p)| format!("{u}={p}\n")).collect();
-    std::fs::write(d.join("users.properties"), users).unwrap();
-    std::fs::write(
-        d.join("rest.jaas"),
-        format!(
-            "KafkaConnect {{\n  org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule required\n  file=\"{}\";\n}};\n",
-            d.join("users.properties").display()
-        ),
-    )
-    .unwrap();
+    let auth = RestBasicAuth::write(d, USERS);
     let policy = d.join("policy.txt");
     std::fs::write(&policy, POLICY).unwrap();
-    let opts = format!(
-        "-Djava.security.auth.login.config={}",
-        d.join("rest.jaas").display()
-    );
+    let opts = auth.kafka_opts;
     let extra = format!(
-        "rest.extension.classes=org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension\ntributary.rest.authorization.file={}\n",
+        "{}tributary.rest.authorization.file={}\n",
+        RestBasicAuth::SETTING,
         policy.display()
     );
     let group = unique("authz");
