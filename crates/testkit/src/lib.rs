@@ -193,7 +193,19 @@ impl RestBasicAuth {
     /// Writes the users (`(name, password)`) and the JAAS file into `dir`.
     pub fn write(dir: &Path, users: &[(&str, &str)]) -> RestBasicAuth {
         let creds = dir.join("users.properties");
-        let lines: String = users.iter().map(|(u, p)| format!("{u}={p}\n")).collect();
+        // A properties key escapes `=`, `:` and spaces (a user may be named `CN=app`).
+        let key = |u: &str| {
+            u.chars()
+                .flat_map(|c| match c {
+                    '=' | ':' | ' ' => vec!['\\', c],
+                    c => vec![c],
+                })
+                .collect::<String>()
+        };
+        let lines: String = users
+            .iter()
+            .map(|(u, p)| format!("{}={p}\n", key(u)))
+            .collect();
         std::fs::write(&creds, lines).unwrap();
         let jaas = dir.join("rest.jaas");
         std::fs::write(

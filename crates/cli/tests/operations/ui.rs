@@ -736,5 +736,21 @@ fn the_live_view_plots_the_jobs_and_acts_under_the_rest_authorization() {
             (num(&row["restarts"]) >= 1.0).then_some(())
         },
     );
+    // A stopped connector's tasks are gone: its row shows no rate now, not its last one.
+    let (code, body) = call(&w1.url, "admin", "PUT", "/connectors/slow/stop", None);
+    assert_eq!(code, 204, "{body}");
+    wait_for(
+        "the stopped connector without a rate",
+        Duration::from_secs(90),
+        || {
+            let v = plotted(&mut browser);
+            let row = v["rows"]
+                .as_array()?
+                .iter()
+                .find(|r| r["connector"] == "slow")?
+                .clone();
+            (row["inRate"] == "" && row["outRate"] == "").then_some(())
+        },
+    );
     save_screenshot(&mut browser, d, "ui-actions.png", false);
 }

@@ -16,6 +16,8 @@ const USERS: &[(&str, &str)] = &[
     ("ops", "ops-pw"),
     ("ci", "ci-pw"),
     ("dev", "dev-pw"),
+    // A basic-auth user named like a certificate whose CN is alice's.
+    ("CN=alice", "evil-pw"),
 ];
 
 const POLICY: &str = "\
@@ -24,6 +26,7 @@ alice   admin
 ops     operate  pay-* hide-config
 ci      read
 dev     write    dev-*
+CN=alice read    dev-*
 ";
 
 fn call(url: &str, user: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
@@ -182,6 +185,70 @@ fn roles_over_connector_patterns_hold_on_every_worker_and_are_audited() {
         ],
     );
     assert_eq!(code, 403);
+    // The live view's endpoints show a principal only the jobs it may read, on the worker it
+    // asks and through the leader's fan-out; a user named like a DN stays that user when its
+    // request is forwarded (before, the leader took "CN=alice" for alice's certificate).
+    let dev_only = |jobs: Vec<String>| jobs.iter().all(|j| j.starts_with("dev-"));
+    for user in ["dev", "CN=alice"] {
+        let shown = wait_for(
+            "dev-1 in the cluster's history",
+            Duration::from_secs(60),
+            || {
+                let (code, h) = call(f, user, "GET", "/tributary/history?scope=cluster", None);
+                assert_eq!(code, 200, "{h}");
+                let mut names = Vec::new();
+                for w in h["workers"].as_array().unwrap() {
+                    for series in ["tasks", "connectors"] {
+                        for s in w[series].as_array().unwrap() {
+                            names.push(s["connector"].as_str().unwrap().to_string());
+                        }
+                    }
+                }
+                names.iter().any(|n| n == "dev-1").then_some(names)
+            },
+        );
+        assert!(dev_only(shown.clone()), "{user} sees {shown:?}");
+    }
+    let (_, timeline) = call(f, "dev", "GET", "/tributary/rebalances?scope=leader", None);
+    let mut jobs = Vec::new();
+    for r in timeline["rebalances"].as_array().unwrap() {
+        for side in ["assigned", "revoked"] {
+            for kind in ["connectors", "tasks"] {
+                for j in r[side][kind].as_array().unwrap() {
+                    jobs.push(j.as_str().unwrap().to_string());
+                }
+            }
+        }
+        for m in r["moved"].as_array().into_iter().flatten() {
+            jobs.push(m["job"].as_str().unwrap().to_string());
+        }
+    }
+    assert!(jobs.iter().any(|j| j == "dev-1"), "{timeline}");
+    assert!(dev_only(jobs.clone()), "dev sees {jobs:?}");
+    let (_, health) = call(f, "dev", "GET", "/tributary/connector-health", None);
+    assert_eq!(
+        health.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["dev-1"],
+        "{health}"
+    );
+    let (_, all_health) = call(f, "ci", "GET", "/tributary/connector-health", None);
+    assert_eq!(
+        all_health.as_object().unwrap().len(),
+        3,
+        "ci reads every connector: {all_health}"
+    );
+    for url in [&leader.url, &follower.url] {
+        let (_, w) = call(url, "dev", "GET", "/tributary/worker", None);
+        for kind in ["connectors", "tasks"] {
+            let listed: Vec<String> = w[kind]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| j.as_str().unwrap().to_string())
+                .collect();
+            assert!(dev_only(listed.clone()), "dev sees {listed:?} on {url}");
+        }
+    }
     // Audit lines: the refusal and the writes, with the principal.
     let logs = format!("{}{}", leader.log_text(), follower.log_text());
     assert!(

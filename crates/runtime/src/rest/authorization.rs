@@ -100,15 +100,35 @@ impl Principal {
         }
     }
 
-    /// Parses [`Self::name`] back, as a forwarded request carries it (`CN=` marks a DN).
-    pub fn from_name(name: &str) -> Principal {
-        if name == "anonymous" {
-            Principal::Anonymous
-        } else if name.contains('=') {
-            Principal::Certificate(name.to_string())
-        } else {
-            Principal::User(name.to_string())
+    /// The form a forwarded request carries ([`PRINCIPAL_HEADER`]): `user:<name>`,
+    /// `certificate:<dn>` or `anonymous`, the name percent-encoded, so that the kind travels
+    /// with it (a user named like a DN stays a user) and any name fits a header.
+    pub fn to_header(&self) -> String {
+        let enc = |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+        match self {
+            Principal::Anonymous => "anonymous".into(),
+            Principal::User(u) => format!("user:{}", enc(u)),
+            Principal::Certificate(dn) => format!("certificate:{}", enc(dn)),
         }
+    }
+
+    /// Parses [`Self::to_header`] back; `None` for another form.
+    pub fn from_header(value: &str) -> Option<Principal> {
+        let dec = |s: &str| {
+            form_urlencoded::parse(format!("x={s}").as_bytes())
+                .next()
+                .map(|(_, v)| v.into_owned())
+        };
+        if value == "anonymous" {
+            return Some(Principal::Anonymous);
+        }
+        if let Some(u) = value.strip_prefix("user:") {
+            return dec(u).map(Principal::User);
+        }
+        value
+            .strip_prefix("certificate:")
+            .and_then(dec)
+            .map(Principal::Certificate)
     }
 
     fn matches(&self, rule_principal: &str) -> bool {
@@ -426,6 +446,30 @@ anonymous read public-*
     }
 
     #[test]
+    fn a_forwarded_principal_keeps_its_kind() {
+        // A basic-auth user named like a DN must not become that certificate's CN on the
+        // worker the request is forwarded to.
+        let policy = Policy::parse("admin admin\n").unwrap();
+        for p in [
+            Principal::User("O=evil,CN=admin".into()),
+            Principal::User("zoë: 100%".into()),
+            Principal::Certificate("CN=app,O=acme".into()),
+            Principal::Anonymous,
+        ] {
+            let header = p.to_header();
+            assert!(header.is_ascii(), "{header}");
+            assert_eq!(Principal::from_header(&header), Some(p));
+        }
+        let evil =
+            Principal::from_header(&Principal::User("O=evil,CN=admin".into()).to_header()).unwrap();
+        assert_eq!(policy.role(&evil, None), None);
+        let cert = Principal::Certificate("O=acme,CN=admin".into());
+        assert!(policy.role(&cert, None).is_some());
+        assert_eq!(Principal::from_header("CN=admin"), None);
+        assert_eq!(Principal::from_header("admin"), None);
+    }
+
+    #[test]
     fn errors_name_the_line() {
         let e = Policy::parse("alice admin\nbob reader x-*\n").unwrap_err();
         assert_eq!(
@@ -451,7 +495,7 @@ anonymous read public-*
 
 /// The worker setting naming the policy file.
 pub const FILE_SETTING: &str = "tributary.rest.authorization.file";
-/// The header a forwarding worker names the caller's principal in.
+/// The header a forwarding worker names the caller's principal in ([`Principal::to_header`]).
 pub const PRINCIPAL_HEADER: &str = "X-Tributary-Principal";
 /// Its HMAC-SHA256 under the session key (KIP-507), over `principal \n method \n path`.
 pub const PRINCIPAL_SIGNATURE_HEADER: &str = "X-Tributary-Principal-Signature";
@@ -468,6 +512,69 @@ pub struct RequestPrincipal(pub Principal);
 /// The signature of a forwarded request's principal.
 pub fn sign_principal(key: &[u8], principal: &str, method: &str, path: &str) -> String {
     crate::herder::session::sign(key, format!("{principal}\n{method}\n{path}").as_bytes())
+}
+
+/// Which connectors the caller of a request may see (issue #36), for the answers that name
+/// connectors of the whole worker or cluster (the live view's endpoints): every connector
+/// without a policy or for an admin, else those the caller has a role over. An extractor:
+/// a handler takes it as an argument.
+#[derive(Debug, Clone)]
+pub struct Visible {
+    /// The policy and the caller; `None` when every connector is visible.
+    limited: Option<(Policy, Principal)>,
+}
+
+impl Visible {
+    /// Every connector visible.
+    pub fn all() -> Visible {
+        Visible { limited: None }
+    }
+
+    /// Whether every connector is visible.
+    pub fn is_all(&self) -> bool {
+        self.limited.is_none()
+    }
+
+    /// Whether connector `name` is visible.
+    pub fn connector(&self, name: &str) -> bool {
+        match &self.limited {
+            None => true,
+            Some((policy, who)) => policy.role(who, Some(name)).is_some(),
+        }
+    }
+
+    /// Whether a job is visible: a connector's name, or a task as `<connector>-<n>`.
+    pub fn job(&self, job: &str) -> bool {
+        self.connector(job)
+            || job
+                .rsplit_once('-')
+                .is_some_and(|(c, n)| n.parse::<u32>().is_ok() && self.connector(c))
+    }
+}
+
+impl axum::extract::FromRequestParts<super::RestState> for Visible {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &super::RestState,
+    ) -> Result<Visible, Self::Rejection> {
+        let Some(file) = state.authorization.as_ref() else {
+            return Ok(Visible::all());
+        };
+        let policy = file.current();
+        let who = parts
+            .extensions
+            .get::<RequestPrincipal>()
+            .map(|p| p.0.clone())
+            .unwrap_or(Principal::Anonymous);
+        if policy.allows(&who, &Need::Admin) {
+            return Ok(Visible::all());
+        }
+        Ok(Visible {
+            limited: Some((policy, who)),
+        })
+    }
 }
 
 /// Who made `req`: a principal a worker forwarded with a valid signature, else the basic-auth
@@ -487,8 +594,8 @@ fn principal_of(state: &super::RestState, req: &axum::extract::Request) -> Princ
         let valid = state.herder.session_key().is_some_and(|key| {
             sign_principal(&key, name, req.method().as_str(), req.uri().path()) == signature
         });
-        if valid {
-            return Principal::from_name(name);
+        if let (true, Some(p)) = (valid, Principal::from_header(name)) {
+            return p;
         }
         tracing::warn!(
             principal = name,

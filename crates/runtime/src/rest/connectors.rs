@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::Value as Json_;
 
+use super::authorization::Visible;
 use super::entities::ServerInfo;
 use super::error::RestError;
 use super::{call, call_settled, RestState};
@@ -494,10 +495,14 @@ pub async fn restart_task(
 
 /// `GET /tributary/task-counters` (Tributary addition): per task on this worker, how often it
 /// was started and stopped, records moved and offset commits.
-pub async fn task_counters(State(s): State<RestState>) -> Result<Response, RestError> {
+pub async fn task_counters(
+    State(s): State<RestState>,
+    visible: Visible,
+) -> Result<Response, RestError> {
     let counters = call(&s, |h| Ok(h.task_counters())).await?;
     let map: BTreeMap<String, _> = counters
         .into_iter()
+        .filter(|(id, _)| visible.connector(&id.connector))
         .map(|(id, c)| (id.to_string(), c))
         .collect();
     Ok(Json(map).into_response())
@@ -506,9 +511,13 @@ pub async fn task_counters(State(s): State<RestState>) -> Result<Response, RestE
 /// `GET /tributary/connector-health` (Tributary): every connector's health summary from the
 /// statuses ([`crate::herder::health`]): `{"<name>": {"health": "HEALTHY"|"DEGRADED"|…,
 /// "connector": "<state>", "tasks": {"total": n, "<STATE>": n…}}}`.
-pub async fn connector_health(State(s): State<RestState>) -> Result<Response, RestError> {
-    let summaries = call(&s, |h| {
-        let names = h.connectors()?;
+pub async fn connector_health(
+    State(s): State<RestState>,
+    visible: Visible,
+) -> Result<Response, RestError> {
+    let summaries = call(&s, move |h| {
+        let mut names = h.connectors()?;
+        names.retain(|n| visible.connector(n));
         Ok(crate::herder::health::summaries(
             h.status_store().as_ref(),
             &names,
@@ -582,8 +591,33 @@ pub async fn fence_zombies(
 
 /// `GET /tributary/worker` (Tributary addition): this worker's id, mode, and in distributed
 /// mode its group view: leader, generation, protocol, assignment, rebalance count and time.
-pub async fn worker_info(State(s): State<RestState>) -> Json<crate::herder::info::WorkerInfo> {
+pub async fn worker_info(
+    State(s): State<RestState>,
+    visible: Visible,
+) -> Json<crate::herder::info::WorkerInfo> {
     let mut info = s.herder.worker_info();
+    if !visible.is_all() {
+        // REST authorization (issue #36): only the jobs the caller may read.
+        if let Some(g) = info.group.as_mut() {
+            g.connectors.retain(|c| visible.connector(c));
+            g.tasks.retain(|t| visible.job(t));
+            if let Some(claims) = g.static_claims.as_mut() {
+                for list in [&mut claims.connectors, &mut claims.tasks]
+                    .into_iter()
+                    .flatten()
+                {
+                    list.retain(|j| visible.job(j));
+                }
+            }
+        }
+        if let Some(dir) = info.connectors_dir.as_mut() {
+            dir.last_drift.retain(|line| {
+                line.split_once(':')
+                    .is_some_and(|(c, _)| visible.connector(c))
+            });
+            dir.errors.clear();
+        }
+    }
     info.shared_producers = s
         .herder
         .worker()
@@ -628,9 +662,15 @@ pub async fn reset_topics(
 
 /// `GET /tributary/connector-counters` (Tributary addition): per connector instance on this
 /// worker, how often it was started and stopped.
-pub async fn connector_counters(State(s): State<RestState>) -> Result<Response, RestError> {
+pub async fn connector_counters(
+    State(s): State<RestState>,
+    visible: Visible,
+) -> Result<Response, RestError> {
     let counters = call(&s, |h| Ok(h.connector_counters())).await?;
-    let map: BTreeMap<String, _> = counters.into_iter().collect();
+    let map: BTreeMap<String, _> = counters
+        .into_iter()
+        .filter(|(c, _)| visible.connector(c))
+        .collect();
     Ok(Json(map).into_response())
 }
 

@@ -137,12 +137,11 @@ pub fn peer_request(
         out = out.header("Authorization", auth.clone());
     }
     if let (Some(p), Some(key)) = (principal, state.herder.session_key()) {
+        let named = p.to_header();
+        let signature = super::authorization::sign_principal(&key, &named, method.as_str(), path);
         out = out
-            .header(super::authorization::PRINCIPAL_HEADER, p.name())
-            .header(
-                super::authorization::PRINCIPAL_SIGNATURE_HEADER,
-                super::authorization::sign_principal(&key, p.name(), method.as_str(), path),
-            );
+            .header(super::authorization::PRINCIPAL_HEADER, named)
+            .header(super::authorization::PRINCIPAL_SIGNATURE_HEADER, signature);
     }
     out
 }

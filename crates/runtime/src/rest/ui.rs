@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 
-use super::authorization::RequestPrincipal;
+use super::authorization::{RequestPrincipal, Visible};
 use super::error::RestError;
 use super::RestState;
 use crate::worker::history;
@@ -46,10 +46,12 @@ pub struct RebalancesQuery {
 /// `GET /tributary/rebalances[?scope=leader]`: `{"worker_id","leader_url","rebalances":[…]}`,
 /// the last rounds this worker (or with `scope=leader`, the leader) completed, oldest first
 /// ([`crate::herder::rebalances::RebalanceRecord`]). A standalone worker has none. 400 for
-/// another `scope`; with `scope=leader` and no known leader, this worker answers.
+/// another `scope`; with `scope=leader` and no known leader, this worker answers. Jobs the
+/// caller may not read (REST authorization, issue #36) are left out.
 pub async fn rebalances(
     State(s): State<RestState>,
     Query(q): Query<RebalancesQuery>,
+    visible: Visible,
 ) -> Result<Json<serde_json::Value>, RestError> {
     let info = s.herder.worker_info();
     match q.scope.as_deref() {
@@ -74,8 +76,28 @@ pub async fn rebalances(
     Ok(Json(serde_json::json!({
         "worker_id": s.herder.worker_id(),
         "leader_url": info.group.as_ref().and_then(|g| g.leader_url.clone()),
-        "rebalances": s.herder.rebalances(),
+        "rebalances": visible_rebalances(s.herder.rebalances(), &visible),
     })))
+}
+
+/// The records with only the jobs `visible` lets the caller see (REST authorization).
+fn visible_rebalances(
+    mut records: Vec<crate::herder::rebalances::RebalanceRecord>,
+    visible: &Visible,
+) -> Vec<crate::herder::rebalances::RebalanceRecord> {
+    if visible.is_all() {
+        return records;
+    }
+    for r in &mut records {
+        for jobs in [&mut r.assigned, &mut r.revoked] {
+            jobs.connectors.retain(|c| visible.connector(c));
+            jobs.tasks.retain(|t| visible.job(t));
+        }
+        if let Some(moved) = r.moved.as_mut() {
+            moved.retain(|m| visible.job(&m.job));
+        }
+    }
+    records
 }
 
 /// Samples `worker`'s jobs into its history every [`history::INTERVAL_MS`] until the worker is
@@ -113,6 +135,7 @@ const MEMBER_HISTORY_TIMEOUT_MS: u64 = 5_000;
 pub async fn history(
     State(s): State<RestState>,
     Query(q): Query<HistoryQuery>,
+    visible: Visible,
     principal: Option<axum::Extension<RequestPrincipal>>,
     headers: HeaderMap,
 ) -> Result<Json<serde_json::Value>, RestError> {
@@ -125,13 +148,8 @@ pub async fn history(
             )
         })?,
     };
-    let policy = s.authorization.as_ref().map(|f| f.current());
     let who = principal.as_ref().map(|p| p.0 .0.clone());
-    let keep = |connector: &str| match (&policy, &who) {
-        (Some(policy), Some(who)) => policy.role(who, Some(connector)).is_some(),
-        (Some(_), None) => false,
-        (None, _) => true,
-    };
+    let keep = |connector: &str| visible.connector(connector);
     let own = {
         let worker = s.herder.worker();
         let mut snapshot = worker.history.snapshot(&worker.worker_id, since, &keep);

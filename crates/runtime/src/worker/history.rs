@@ -127,6 +127,13 @@ impl History {
         let mut rings = self.rings.lock().unwrap();
         for (id, sample) in tasks {
             let ring = rings.tasks.entry(id).or_default();
+            // A task of another kind under the same id is another job (its connector was
+            // deleted and created again as a sink, say): its points start afresh.
+            if ring.back().is_some_and(|p| {
+                p.sample.kind.is_some() && sample.kind.is_some() && p.sample.kind != sample.kind
+            }) {
+                ring.clear();
+            }
             ring.push_back(TaskPoint { t: now_ms, sample });
         }
         for name in connectors {
@@ -240,6 +247,20 @@ mod tests {
         );
         assert_eq!(a.points[0].t, 10 * INTERVAL_MS);
         assert_eq!(s.connectors[0].times.len(), POINTS);
+    }
+
+    #[test]
+    fn a_task_of_another_kind_under_the_same_id_starts_afresh() {
+        let h = History::default();
+        h.record(INTERVAL_MS, vec![(id("a", 0), sample(7))], vec![]);
+        let sink = TaskSample {
+            kind: Some("sink"),
+            ..TaskSample::default()
+        };
+        h.record(2 * INTERVAL_MS, vec![(id("a", 0), sink)], vec![]);
+        let s = h.snapshot("w", 0, &|_| true);
+        assert_eq!(s.tasks[0].kind, Some("sink"));
+        assert_eq!(s.tasks[0].points.len(), 1);
     }
 
     #[test]
