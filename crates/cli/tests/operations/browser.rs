@@ -11,6 +11,16 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+/// Chromium's flags for a headless run in a container (no sandbox, GPU or `/dev/shm`), shared
+/// with the DOM-dump runs of the live view's tests.
+pub const HEADLESS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars",
+];
+
 /// A browser with one page attached.
 pub struct Browser {
     child: Child,
@@ -28,14 +38,8 @@ impl Browser {
             .arg("-c")
             .arg(r#"exec "$0" "$@" 3<&0 4>&1 0</dev/null 1>/dev/null"#)
             .arg(binary)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--hide-scrollbars",
-                "--remote-debugging-pipe",
-            ])
+            .args(HEADLESS)
+            .arg("--remote-debugging-pipe")
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg("about:blank")
             .stdin(Stdio::piped())

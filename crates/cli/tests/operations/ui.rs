@@ -38,14 +38,8 @@ fn chromium() -> Option<PathBuf> {
 fn headless(browser: &Path, dir: &Path, args: &[String], url: &str) -> String {
     let profile = dir.join(unique("chromium-profile"));
     let out = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--hide-scrollbars",
-            "--virtual-time-budget=5000",
-        ])
+        .args(crate::browser::HEADLESS)
+        .arg("--virtual-time-budget=5000")
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(args)
         .arg(url)
