@@ -434,6 +434,26 @@ fn plotted(browser: &mut Browser) -> Value {
     )
 }
 
+/// The row of `connector` in what [`plotted`] read.
+fn row_of(view: &Value, connector: &str) -> Option<Value> {
+    view["rows"]
+        .as_array()?
+        .iter()
+        .find(|r| r["connector"] == connector)
+        .cloned()
+}
+
+/// The newest plotted series of task `job` (`<connector>-<n>`) in what [`plotted`] read (a
+/// task that moved has one per worker).
+fn latest_task(view: &Value, job: &str) -> Option<Value> {
+    view["tasks"]
+        .as_array()?
+        .iter()
+        .filter(|t| t["task"] == job)
+        .max_by_key(|t| num(&t["t"]) as i64)
+        .cloned()
+}
+
 fn num(v: &Value) -> f64 {
     v.as_str().and_then(|s| s.parse().ok()).unwrap_or(f64::NAN)
 }
@@ -555,13 +575,7 @@ fn the_live_view_plots_the_jobs_and_acts_under_the_rest_authorization() {
                 .collect();
             tasks.sort();
             tasks.dedup();
-            let row = |c: &str| {
-                v["rows"]
-                    .as_array()?
-                    .iter()
-                    .find(|r| r["connector"] == c)
-                    .cloned()
-            };
+            let row = |c: &str| row_of(&v, c);
             let bars: Vec<String> = v["bars"]
                 .as_array()?
                 .iter()
@@ -591,12 +605,7 @@ fn the_live_view_plots_the_jobs_and_acts_under_the_rest_authorization() {
         .collect();
     assert_eq!(workers.len(), 2, "both workers hold jobs: {view}");
     // The rate limit holds in the plot: 40 records/s, at most a batch above.
-    let slow = view["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["connector"] == "slow")
-        .unwrap();
+    let slow = row_of(&view, "slow").unwrap();
     assert!(num(&slow["outRate"]) < 60.0, "{slow}");
 
     // The plotted counters are /metrics' own: with the source paused (its counters still),
@@ -615,12 +624,7 @@ fn the_live_view_plots_the_jobs_and_acts_under_the_rest_authorization() {
             Duration::from_secs(60),
             || {
                 let v = plotted(&mut browser);
-                let t = v["tasks"]
-                    .as_array()?
-                    .iter()
-                    .filter(|t| t["task"] == job.as_str())
-                    .max_by_key(|t| num(&t["t"]) as i64)?
-                    .clone();
+                let t = latest_task(&v, &job)?;
                 let url = &urls[t["worker"].as_str()?];
                 let polled = task_metric(
                     url,
@@ -648,12 +652,7 @@ fn the_live_view_plots_the_jobs_and_acts_under_the_rest_authorization() {
         Duration::from_secs(120),
         || {
             let v = plotted(&mut browser);
-            let t = v["tasks"]
-                .as_array()?
-                .iter()
-                .filter(|t| t["task"] == "lines-0")
-                .max_by_key(|t| num(&t["t"]) as i64)?
-                .clone();
+            let t = latest_task(&v, "lines-0")?;
             let url = &urls[t["worker"].as_str()?];
             let read = task_metric(
                 url,
@@ -672,13 +671,7 @@ fn the_live_view_plots_the_jobs_and_acts_under_the_rest_authorization() {
     );
     // Throttling: the page's time waited is what /metrics counted by then.
     let v = plotted(&mut browser);
-    let slow_task = v["tasks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["task"] == "slow-0")
-        .unwrap()
-        .clone();
+    let slow_task = latest_task(&v, "slow-0").unwrap();
     let waited = task_metric(
         &urls[slow_task["worker"].as_str().unwrap()],
         "tributary_task_throttled_seconds_total",
@@ -722,11 +715,7 @@ fn the_live_view_plots_the_jobs_and_acts_under_the_rest_authorization() {
         Duration::from_secs(90),
         || {
             let v = plotted(&mut browser);
-            let row = v["rows"]
-                .as_array()?
-                .iter()
-                .find(|r| r["connector"] == "orders")?
-                .clone();
+            let row = row_of(&v, "orders")?;
             (num(&row["restarts"]) >= 1.0).then_some(())
         },
     );
@@ -738,11 +727,7 @@ fn the_live_view_plots_the_jobs_and_acts_under_the_rest_authorization() {
         Duration::from_secs(90),
         || {
             let v = plotted(&mut browser);
-            let row = v["rows"]
-                .as_array()?
-                .iter()
-                .find(|r| r["connector"] == "slow")?
-                .clone();
+            let row = row_of(&v, "slow")?;
             (row["inRate"] == "" && row["outRate"] == "").then_some(())
         },
     );
