@@ -141,12 +141,7 @@ pub fn policy(config: &Props) -> Result<Option<RestartPolicy>, String> {
 mod tests {
     use super::*;
 
-    fn props(pairs: &[(&str, &str)]) -> Props {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::config::props;
 
     #[test]
     fn off_unless_enabled() {

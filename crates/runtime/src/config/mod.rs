@@ -91,3 +91,12 @@ pub fn prefixed_problems(
     }
     out
 }
+
+/// A config from `(key, value)` pairs (the config modules' tests).
+#[cfg(test)]
+pub(crate) fn props(pairs: &[(&str, &str)]) -> tributary_api::Props {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}

@@ -77,12 +77,7 @@ pub fn limits(config: &Props) -> Result<Limits, String> {
 mod tests {
     use super::*;
 
-    fn props(pairs: &[(&str, &str)]) -> Props {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::config::props;
 
     #[test]
     fn limits_are_read_and_bad_values_refused() {

@@ -226,12 +226,7 @@ fn other_configs(config: &Props, prefix: &str) -> BTreeMap<String, String> {
 mod tests {
     use super::*;
 
-    fn props(pairs: &[(&str, &str)]) -> Props {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::config::props;
 
     #[test]
     fn nothing_applies_without_settings_or_when_the_worker_disables_it() {

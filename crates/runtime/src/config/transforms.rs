@@ -540,12 +540,7 @@ mod tests {
         Plugins::new(set)
     }
 
-    fn props(pairs: &[(&str, &str)]) -> Props {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::config::props;
 
     fn row(e: &Enrichment, name: &str) -> (Option<String>, Vec<String>, i32, Option<String>) {
         let i = e

@@ -208,12 +208,7 @@ pub fn refusal(connector: &str, problems: &[SettingProblem]) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn props(pairs: &[(&str, &str)]) -> Props {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::config::props;
 
     fn keys(p: &[SettingProblem]) -> Vec<(&str, bool)> {
         p.iter().map(|p| (p.key.as_str(), p.fatal)).collect()

@@ -285,12 +285,7 @@ impl ConfigBackingStore for MemoryConfigStore {
 mod tests {
     use super::*;
 
-    fn props(pairs: &[(&str, &str)]) -> Props {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::config::props;
 
     /// A worker's store with the events it read.
     type Worker = (MemoryConfigStore, Arc<Mutex<Vec<ConfigEvent>>>);

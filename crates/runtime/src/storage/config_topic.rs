@@ -943,12 +943,7 @@ pub fn unknown_connector(name: &str) -> ConnectError {
 mod tests {
     use super::*;
 
-    fn props(pairs: &[(&str, &str)]) -> Props {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::config::props;
 
     #[test]
     fn snapshot_records_rebuild_the_snapshot_in_an_empty_topic() {

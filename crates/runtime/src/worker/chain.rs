@@ -389,12 +389,7 @@ mod tests {
         Plugins::new(set)
     }
 
-    fn props(pairs: &[(&str, &str)]) -> Props {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::config::props;
 
     struct NoWait;
     impl RetryClock for NoWait {
