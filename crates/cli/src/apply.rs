@@ -47,11 +47,24 @@ pub struct ApplyArgs {
     pub paths: Vec<PathBuf>,
 }
 
-/// Reads the connectors a cluster runs with their configs and states (`GET
-/// /connectors?expand=info&expand=status`, which Tributary and Java both answer).
+/// Reads the connectors a cluster runs with their configs and states: the names from `GET
+/// /connectors`, configs and states from `GET /connectors?expand=info&expand=status` (which
+/// Tributary and Java both answer), and for a connector the expansion leaves out (both omit one
+/// whose status is not written yet, e.g. one created a moment ago) its config from `GET
+/// /connectors/{c}/config`, its state unknown.
 pub async fn running_connectors(
     client: &ConnectClient,
 ) -> Result<BTreeMap<String, RunningConnector>, String> {
+    let names = client
+        .get("/connectors")
+        .await
+        .map_err(|e| format!("GET /connectors: {e}"))?;
+    let names: Vec<String> = names
+        .as_array()
+        .ok_or_else(|| format!("GET /connectors: unexpected answer {names}"))?
+        .iter()
+        .filter_map(|n| n.as_str().map(str::to_string))
+        .collect();
     let all = client
         .get("/connectors?expand=info&expand=status")
         .await
@@ -59,22 +72,38 @@ pub async fn running_connectors(
     let obj = all
         .as_object()
         .ok_or_else(|| format!("GET /connectors?expand=…: unexpected answer {all}"))?;
-    let mut out = BTreeMap::new();
-    for (name, v) in obj {
-        let config: BTreeMap<String, String> = v["info"]["config"]
-            .as_object()
+    let strings = |v: &serde_json::Value| -> BTreeMap<String, String> {
+        v.as_object()
             .map(|m| {
                 m.iter()
                     .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
                     .collect()
             })
-            .unwrap_or_default();
-        let state =
-            DesiredState::of_status(v["status"]["connector"]["state"].as_str().unwrap_or(""));
+            .unwrap_or_default()
+    };
+    let mut out = BTreeMap::new();
+    for name in names {
+        let (config, state) = match obj.get(&name) {
+            Some(v) => (
+                strings(&v["info"]["config"]),
+                v["status"]["connector"]["state"]
+                    .as_str()
+                    .map(DesiredState::of_status),
+            ),
+            None => {
+                let path = format!("/connectors/{}/config", segment(&name));
+                match client.get(&path).await {
+                    Ok(config) => (strings(&config), None),
+                    // Deleted meanwhile.
+                    Err(e) if e.status == 404 => continue,
+                    Err(e) => return Err(format!("GET {path}: {e}")),
+                }
+            }
+        };
         out.insert(
             name.clone(),
             RunningConnector {
-                name: name.clone(),
+                name,
                 config,
                 state,
             },

@@ -147,6 +147,12 @@ enum Command {
     },
 }
 
+/// Standard error with what config providers resolved replaced by the references (issue #42):
+/// no log line shows a secret, whatever logged it.
+fn redacted_stderr() -> tributary_runtime::config::secrets::RedactingWriter<std::io::Stderr> {
+    tributary_runtime::config::secrets::RedactingWriter(std::io::stderr())
+}
+
 /// Logs to stderr with the filter in `TRIBUTARY_LOG` (default `info`); `/admin/loggers`
 /// changes levels at runtime through a reload handle. `TRIBUTARY_LOG_FORMAT=json` writes one
 /// JSON object per line (`timestamp`, `level`, `message` and the event's fields, `span` and
@@ -173,7 +179,7 @@ fn init_logging() -> Result<(), String> {
     let ansi = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let text_layer = (!json).then(|| {
         tracing_subscriber::fmt::layer()
-            .with_writer(std::io::stderr)
+            .with_writer(redacted_stderr)
             .with_ansi(ansi)
             .with_target(false)
     });
@@ -181,7 +187,7 @@ fn init_logging() -> Result<(), String> {
         tracing_subscriber::fmt::layer()
             .json()
             .flatten_event(true)
-            .with_writer(std::io::stderr)
+            .with_writer(redacted_stderr)
             .with_target(false)
     });
     tracing_subscriber::registry()

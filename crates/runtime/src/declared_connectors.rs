@@ -101,8 +101,10 @@ pub struct RunningConnector {
     pub name: String,
     /// Its stored config (`GET /connectors/{c}/config`).
     pub config: BTreeMap<String, String>,
-    /// The state its target state shows as ([`DesiredState::of_status`]).
-    pub state: DesiredState,
+    /// The state its target state shows as ([`DesiredState::of_status`]); `None` while its
+    /// status is not written yet (a connector created a moment ago): then no state change is
+    /// planned for it.
+    pub state: Option<DesiredState>,
 }
 
 impl RunningConnector {
@@ -360,10 +362,10 @@ pub fn plan(
                         config: wanted,
                     });
                 }
-                if r.state != d.state {
+                if let Some(from) = r.state.filter(|from| *from != d.state) {
                     states.push(Change::SetState {
                         name: name.clone(),
-                        from: r.state,
+                        from,
                         to: d.state,
                     });
                 }
@@ -422,7 +424,7 @@ mod tests {
         RunningConnector {
             name: d.name.clone(),
             config: d.managed_config(),
-            state,
+            state: Some(state),
         }
     }
 
@@ -453,7 +455,7 @@ mod tests {
         let foreign = RunningConnector {
             name: "rest-made".into(),
             config: map(&[("name", "rest-made")]),
-            state: DesiredState::Running,
+            state: Some(DesiredState::Running),
         };
         let d = by_name(vec![("new".into(), new), ("changed".into(), changed)]);
         let r = by_name(vec![

@@ -55,7 +55,7 @@ pub(crate) fn client_versions(key: ApiKey) -> (i16, i16) {
 #[derive(Clone, Default)]
 pub struct ConnectionSecurity {
     /// TLS for every connection (`SSL`, `SASL_SSL`).
-    pub tls: Option<Arc<tributary_security::rustls::ClientConfig>>,
+    pub tls: Option<SharedTls>,
     /// SASL after connecting (`SASL_PLAINTEXT`, `SASL_SSL`).
     pub sasl: Option<SaslCredentials>,
 }
@@ -66,7 +66,7 @@ impl ConnectionSecurity {
         security: &tributary_security::KafkaSecurity,
     ) -> Result<Self, tributary_security::SecurityError> {
         Ok(ConnectionSecurity {
-            tls: security.tls_client_config()?,
+            tls: security.tls_client_config()?.map(SharedTls::new),
             sasl: security.sasl().cloned(),
         })
     }
@@ -85,7 +85,7 @@ impl PartialEq for ConnectionSecurity {
     fn eq(&self, other: &Self) -> bool {
         let same_tls = match (&self.tls, &other.tls) {
             (None, None) => true,
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (Some(a), Some(b)) => Arc::ptr_eq(&a.0, &b.0),
             _ => false,
         };
         same_tls && self.sasl == other.sasl
@@ -93,6 +93,36 @@ impl PartialEq for ConnectionSecurity {
 }
 
 impl Eq for ConnectionSecurity {}
+
+/// A TLS client configuration that can be replaced while the client runs (certificates and
+/// trust stores rotated without a restart, issue #42): each new connection takes the one in
+/// force; open connections keep theirs.
+#[derive(Clone)]
+pub struct SharedTls(Arc<std::sync::RwLock<Arc<tributary_security::rustls::ClientConfig>>>);
+
+impl SharedTls {
+    /// Starts with `config`.
+    pub fn new(config: Arc<tributary_security::rustls::ClientConfig>) -> SharedTls {
+        SharedTls(Arc::new(std::sync::RwLock::new(config)))
+    }
+
+    /// The configuration new connections use.
+    pub fn current(&self) -> Arc<tributary_security::rustls::ClientConfig> {
+        self.0.read().unwrap().clone()
+    }
+
+    /// Replaces it for the connections made from now on.
+    pub fn replace(&self, config: Arc<tributary_security::rustls::ClientConfig>) {
+        *self.0.write().unwrap() = config;
+    }
+
+    /// A handle that does not keep it alive (for a watcher that ends with the client).
+    pub fn downgrade(
+        &self,
+    ) -> std::sync::Weak<std::sync::RwLock<Arc<tributary_security::rustls::ClientConfig>>> {
+        Arc::downgrade(&self.0)
+    }
+}
 
 /// A byte stream to a broker: TCP or TLS over TCP.
 trait BrokerStream: AsyncRead + AsyncWrite + Unpin + Send + Sync {}
@@ -157,7 +187,7 @@ impl Connection {
                         addr: addr.to_string(),
                         message: format!("{host} is not a valid server name: {e}"),
                     })?;
-                let connector = tokio_rustls::TlsConnector::from(tls.clone());
+                let connector = tokio_rustls::TlsConnector::from(tls.current());
                 let tls_stream = tokio::time::timeout(timeout, connector.connect(name, stream))
                     .await
                     .map_err(|_| GroupError::Timeout {

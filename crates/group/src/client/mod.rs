@@ -30,7 +30,9 @@ mod member;
 mod membership;
 pub mod memory;
 
-pub use connection::{check_connection, topic_identity, ConnectionSecurity, TopicIdentity};
+pub use connection::{
+    check_connection, topic_identity, ConnectionSecurity, SharedTls, TopicIdentity,
+};
 pub use member::{
     GroupMember, HeartbeatHandle, JoinResult, MemberState, EXPEDITED_HEARTBEAT, PROTOCOL_TYPE,
 };

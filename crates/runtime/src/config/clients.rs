@@ -248,6 +248,47 @@ pub fn worker_security(worker: &WorkerConfig) -> Result<KafkaSecurity, SecurityE
     KafkaSecurity::from_settings(&layer, "")
 }
 
+/// Reads the worker-level key and trust stores again when their files change, for the group
+/// client's new connections (issue #42; `tls` is its configuration in force): a store that no
+/// longer loads keeps the previous configuration, logged. librdkafka's clients (internal topics,
+/// tasks) read the stores when they are created: those created after the change use the new
+/// files, those running keep what they read.
+pub fn watch_group_tls(worker: &WorkerConfig, tls: &tributary_group::client::SharedTls) {
+    let layer: BTreeMap<String, String> = worker_security_layer(worker).into_iter().collect();
+    let files: Vec<std::path::PathBuf> = ["ssl.keystore.location", "ssl.truststore.location"]
+        .iter()
+        .filter_map(|k| layer.get(*k))
+        .map(|v| v.trim())
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .collect();
+    let target = tls.downgrade();
+    let alive = target.clone();
+    super::file_watch::watch(
+        "group-tls-stores",
+        files,
+        move || alive.strong_count() > 0,
+        move || {
+            let Some(target) = target.upgrade() else {
+                return false;
+            };
+            match KafkaSecurity::from_settings(&layer, "").and_then(|s| s.tls_client_config()) {
+                Ok(Some(config)) => {
+                    *target.write().unwrap() = config;
+                    tracing::info!("the worker's Kafka key and trust stores were reloaded for the group client's new connections");
+                }
+                Ok(None) => {}
+                Err(e) => tracing::error!(
+                    "cannot reload the worker's Kafka stores: {}: {}; the previous ones stay in force",
+                    e.key,
+                    e.message
+                ),
+            }
+            true
+        },
+    );
+}
+
 /// Checks every client security setting of the worker file at startup, as Java clients would
 /// when created: the worker-level keys (internal topics, group, admin), and those under
 /// `producer.`, `consumer.` and `admin.`. The first unusable one is returned, named as written.

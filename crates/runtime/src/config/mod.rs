@@ -1,6 +1,7 @@
 //! Configuration: Java properties files ([`properties`]), the worker's settings ([`worker`]),
 //! connectors' framework settings ([`connector`]), Kafka client settings ([`clients`]), config
-//! providers resolving `${provider:path:key}` references ([`providers`]), the `transforms` and
+//! providers resolving `${provider:path:key}` references ([`providers`]) and the redaction of what
+//! they resolved ([`secrets`]), the `transforms` and
 //! `predicates` settings ([`transforms`]), error handling ([`errors`]), topic creation by source connectors ([`topic_creation`]), the connector client override
 //! policy ([`override_policy`]) and the settings Tributary does not implement yet
 //! ([`unsupported`]).
@@ -9,10 +10,12 @@ pub mod auto_restart;
 pub mod clients;
 pub mod connector;
 pub mod errors;
+pub mod file_watch;
 pub mod override_policy;
 pub mod plugin_version;
 pub mod properties;
 pub mod providers;
+pub mod secrets;
 pub mod throttle;
 pub mod topic_creation;
 pub mod transforms;

@@ -313,8 +313,11 @@ impl FileConfigProvider {
             .allowed
             .check(path)
             .ok_or_else(|| ProviderError(not_allowed(&self.name, path, &self.allowed)))?;
+        // Connect's message, without the cause: whether the file is missing, unreadable or
+        // malformed is for the worker's log, not for the caller (issue #42).
         let cannot = |why: String| {
-            ProviderError(format!("Could not read properties from file {path}: {why}"))
+            tracing::warn!(provider = %self.name, "Could not read properties from file {path}: {why}");
+            ProviderError(format!("Could not read properties from file {path}"))
         };
         let bytes = std::fs::read(&file).map_err(|e| cannot(e.to_string()))?;
         let text = std::str::from_utf8(&bytes).map_err(|e| cannot(format!("not UTF-8: {e}")))?;
@@ -366,13 +369,14 @@ impl DirectoryConfigProvider {
             tracing::warn!(provider = %self.name, "The path {path} is not a directory");
             return Ok(out);
         }
-        let listing = std::fs::read_dir(&dir).map_err(|e| {
-            ProviderError(format!("Could not list directory {}: {e}", dir.display()))
-        })?;
+        // Messages without the cause, which goes to the worker's log (issue #42).
+        let cannot_list = |e: std::io::Error| {
+            tracing::warn!(provider = %self.name, "Could not list directory {}: {e}", dir.display());
+            ProviderError(format!("Could not list directory {}", dir.display()))
+        };
+        let listing = std::fs::read_dir(&dir).map_err(cannot_list)?;
         for entry in listing {
-            let entry = entry.map_err(|e| {
-                ProviderError(format!("Could not list directory {}: {e}", dir.display()))
-            })?;
+            let entry = entry.map_err(cannot_list)?;
             let name = entry.file_name();
             let Some(name) = name.to_str().filter(|n| keys.contains(n)) else {
                 continue;
@@ -382,8 +386,9 @@ impl DirectoryConfigProvider {
                 continue;
             }
             let bytes = std::fs::read(&file).map_err(|e| {
+                tracing::warn!(provider = %self.name, "Could not read file {} for property {name}: {e}", file.display());
                 ProviderError(format!(
-                    "Could not read file {} for property {name}: {e}",
+                    "Could not read file {} for property {name}",
                     file.display()
                 ))
             })?;
@@ -481,6 +486,15 @@ impl ConfigProvider {
             ConfigProvider::File(_) => FILE_CONFIG_PROVIDER,
             ConfigProvider::Directory(_) => DIRECTORY_CONFIG_PROVIDER,
             ConfigProvider::EnvVar(_) => ENV_VAR_CONFIG_PROVIDER,
+        }
+    }
+
+    /// The `allowed.paths` of a file or directory provider (`None` for the environment's).
+    pub fn allowed_paths(&self) -> Option<&AllowedPaths> {
+        match self {
+            ConfigProvider::File(p) => Some(&p.allowed),
+            ConfigProvider::Directory(p) => Some(&p.allowed),
+            ConfigProvider::EnvVar(_) => None,
         }
     }
 
@@ -586,6 +600,16 @@ impl ConfigProviders {
         self.providers.get(name)
     }
 
+    /// The names of the file and directory providers that may read any path (no
+    /// `allowed.paths`), sorted.
+    pub fn unrestricted(&self) -> Vec<&str> {
+        self.providers
+            .iter()
+            .filter(|(_, p)| p.allowed_paths().is_some_and(|a| a.paths().is_none()))
+            .map(|(n, _)| n.as_str())
+            .collect()
+    }
+
     /// `configs` with every reference replaced by its value (`ConfigTransformer.transform`):
     /// each provider is asked once per path for all the keys referenced there; a reference to
     /// a provider that is not configured, or to a key the provider does not have, stays as
@@ -650,7 +674,11 @@ impl ConfigProviders {
                     .get(&(var.provider, var.path))
                     .map(|data| data.get(var.key))
                 {
-                    Some(Some(replacement)) => resolved.push_str(replacement),
+                    Some(Some(replacement)) => {
+                        // Kept out of every answer and log line from now on (issue #42).
+                        super::secrets::register(replacement, var.text);
+                        resolved.push_str(replacement)
+                    }
                     Some(None) => {
                         tracing::warn!(
                             "{context}: configuration {config_key}: config provider '{}' has no value for key '{}'{}; {} is left as it is",
@@ -832,8 +860,14 @@ mod tests {
             err.starts_with("Could not read properties from file /no/such/file"),
             "{err}"
         );
+        // Why a file cannot be read goes to the log, not to the caller (issue #42): a missing
+        // file and a malformed one read alike.
         std::fs::write(&f, b"k=\xff\n").unwrap();
-        assert!(p.get(path, &keys(&["k"])).unwrap_err().0.contains("UTF-8"));
+        assert_eq!(
+            p.get(path, &keys(&["k"])).unwrap_err().0,
+            format!("Could not read properties from file {path}")
+        );
+        assert_eq!(err, "Could not read properties from file /no/such/file");
     }
 
     #[test]
@@ -1036,7 +1070,7 @@ mod tests {
         assert_eq!(err.provider, "file");
         assert_eq!(
             err.to_string(),
-            "cannot resolve ${file:/no/such.properties:j} in configuration b: config provider 'file' (FileConfigProvider) failed: Could not read properties from file /no/such.properties: No such file or directory (os error 2)"
+            "cannot resolve ${file:/no/such.properties:j} in configuration b: config provider 'file' (FileConfigProvider) failed: Could not read properties from file /no/such.properties"
         );
     }
 

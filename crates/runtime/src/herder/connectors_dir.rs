@@ -99,8 +99,8 @@ fn running(herder: &dyn Herder) -> Result<BTreeMap<String, RunningConnector>, He
         };
         let state = herder
             .connector_status(&name)
-            .map(|s| DesiredState::of_status(&s.connector.state))
-            .unwrap_or(DesiredState::Running);
+            .ok()
+            .map(|s| DesiredState::of_status(&s.connector.state));
         out.insert(
             name.clone(),
             RunningConnector {

@@ -230,7 +230,7 @@ pub trait Herder: Send + Sync {
     }
     /// The group's current session key (KIP-507) of a distributed worker; `None` otherwise.
     /// Forwarded requests sign their caller's principal with it (REST authorization).
-    fn session_key(&self) -> Option<Vec<u8>> {
+    fn session_key(&self) -> Option<crate::config_records::SessionKey> {
         None
     }
 }
@@ -242,6 +242,15 @@ pub fn add_progress(worker: &crate::worker::Worker, info: &mut ConnectorStateInf
         t.progress = worker.task_stall(&id);
         t.throttle = worker.task_throttle(&id);
     }
+}
+
+/// A status trace as answers show it: none when empty, and what config providers resolved on
+/// this worker replaced by the references (issue #42; the trace may have been written by
+/// another worker, Java or older, that did not redact it).
+fn shown_trace(trace: Option<String>) -> Option<String> {
+    trace
+        .filter(|t| !t.is_empty())
+        .map(crate::config::secrets::redact_owned)
 }
 
 /// A connector's `ConnectorStateInfo` from a status store: 404 `No status found for connector c`
@@ -262,7 +271,7 @@ pub fn connector_state_info(
             state: s.state.as_str().into(),
             worker_id: s.worker_id,
             version: s.version,
-            trace: s.trace.filter(|t| !t.is_empty()),
+            trace: shown_trace(s.trace),
             auto_restart: None,
             progress: None,
             throttle: None,
@@ -274,7 +283,7 @@ pub fn connector_state_info(
             state: cs.state.as_str().into(),
             worker_id: cs.worker_id,
             version: cs.version,
-            trace: cs.trace.filter(|t| !t.is_empty()),
+            trace: shown_trace(cs.trace),
             auto_restart: None,
         },
         tasks,
@@ -295,7 +304,7 @@ pub fn task_state(
         state: s.state.as_str().into(),
         worker_id: s.worker_id,
         version: s.version,
-        trace: s.trace.filter(|t| !t.is_empty()),
+        trace: shown_trace(s.trace),
         auto_restart: None,
         progress: None,
         throttle: None,

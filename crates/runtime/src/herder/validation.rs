@@ -444,13 +444,13 @@ fn not_implementing(class: &str, kind: PluginKind) -> String {
     )
 }
 
-/// Validates `config` as stored (config provider references unresolved) the way Connect does:
-/// the references are resolved with the worker's `providers` first and the resolved config is
-/// validated, so a reference is checked by the value it stands for
-/// (`AbstractHerder.validateConnectorConfig`). A provider that fails is a 500 naming the key,
-/// the reference and the provider, as Connect's `ConfigException` gives. Unlike Connect, the
-/// `value` reported for a key that holds a reference is the reference, not the resolved value,
-/// so that the REST API never shows what a provider returned.
+/// Validates `config` as stored (config provider references unresolved) the way Connect 4.4
+/// does (`AbstractHerder.validateConnectorConfig`): `config.providers*` keys are dropped, the
+/// references are resolved with the worker's `providers` and the resolved config is validated,
+/// so a reference is checked by the value it stands for; then every key whose value a
+/// reference changed is reported as written ([`redact_resolved`]), so that no answer shows
+/// what a provider returned. A provider that fails is a 500 naming the key, the reference and
+/// the provider.
 pub fn validate_resolving(
     plugins: &Plugins,
     support: &WorkerSupport,
@@ -458,16 +458,99 @@ pub fn validate_resolving(
     config: &Props,
     null_keys: &[String],
 ) -> HerderResult<ConfigInfos> {
-    let resolved = resolve_for_validation(providers, config)?;
+    let config = without_config_providers(config);
+    let resolved = resolve_for_validation(providers, &config)?;
     let mut infos = validate(plugins, support, &resolved, null_keys)?;
+    redact_resolved(&mut infos, &config, &resolved);
+    Ok(infos)
+}
+
+/// Validates `config` without resolving its config provider references (issue #42: the caller
+/// may not have them resolved, `why` says so): each key holding a reference to a configured
+/// provider is reported as written with `why` as its one error, whatever the reference stands
+/// for.
+pub fn validate_unresolved(
+    plugins: &Plugins,
+    support: &WorkerSupport,
+    providers: &ConfigProviders,
+    config: &Props,
+    null_keys: &[String],
+    why: &str,
+) -> HerderResult<ConfigInfos> {
+    let config = without_config_providers(config);
+    let mut infos = validate(plugins, support, &config, null_keys)?;
     for info in &mut infos.configs {
-        if let Some(v) = info.value.as_mut() {
-            if let Some(raw) = config.get(&v.name).filter(|raw| has_variables(raw)) {
-                v.value = Some(raw.clone());
-            }
+        let Some(v) = info.value.as_mut() else {
+            continue;
+        };
+        let Some(raw) = config.get(&v.name) else {
+            continue;
+        };
+        let refers = crate::config::providers::variables(raw)
+            .iter()
+            .any(|var| providers.get(var.provider).is_some());
+        if refers {
+            v.value = Some(raw.clone());
+            v.recommended_values.clear();
+            let error = format!("Configuration '{}' was not validated: {why}", v.name);
+            replace_errors(&mut infos.error_count, &mut v.errors, vec![error]);
         }
     }
     Ok(infos)
+}
+
+/// Connect 4.4's `removeCustomConfigProviders`: a connector config cannot declare providers of
+/// its own, so `config.providers` and `config.providers.*` are left out of validation.
+fn without_config_providers(config: &Props) -> Props {
+    config
+        .iter()
+        .filter(|(k, _)| {
+            *k != crate::config::providers::CONFIG_PROVIDERS_CONFIG
+                && !k.starts_with("config.providers.")
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// Connect 4.4's `redactResolvedValues` (apache/kafka PR 23163): a key whose resolved value
+/// differs from the value as written shows the value as written, no recommended values, and
+/// instead of its errors (which may quote the resolved value) at most one: `Invalid value for
+/// configuration '<key>': the value resolved from the config provider reference failed
+/// validation`. The count of errors follows. The errors themselves are logged at TRACE, and
+/// the log redacts the resolved values ([`crate::config::secrets`]).
+pub fn redact_resolved(infos: &mut ConfigInfos, raw: &Props, resolved: &Props) {
+    for info in &mut infos.configs {
+        let Some(v) = info.value.as_mut() else {
+            continue;
+        };
+        let (Some(as_written), Some(value)) = (raw.get(&v.name), resolved.get(&v.name)) else {
+            continue;
+        };
+        if as_written == value {
+            continue;
+        }
+        v.value = Some(as_written.clone());
+        v.recommended_values.clear();
+        if !v.errors.is_empty() {
+            tracing::trace!(
+                "Error while validating configuration {} for connector {}: {:?}",
+                v.name,
+                raw.get("name").map(String::as_str).unwrap_or(""),
+                v.errors
+            );
+            let error = format!(
+                "Invalid value for configuration '{}': the value resolved from the config provider reference failed validation",
+                v.name
+            );
+            replace_errors(&mut infos.error_count, &mut v.errors, vec![error]);
+        }
+    }
+}
+
+/// A key's errors replaced by `new`, the count of errors following.
+fn replace_errors(count: &mut usize, errors: &mut Vec<String>, new: Vec<String>) {
+    *count = (*count + new.len()).saturating_sub(errors.len());
+    *errors = new;
 }
 
 /// `config` with its references resolved, for validation: a failing provider is a 500, and a
@@ -485,21 +568,25 @@ fn resolve_for_validation(providers: &ConfigProviders, config: &Props) -> Herder
     Ok(resolved)
 }
 
-/// Validates for create/update (references resolved as [`validate_resolving`] does): 400
-/// `Connector configuration is invalid and contains the following N error(s):…` when any key
-/// has errors.
+/// Validates for create/update (references resolved and redacted as [`validate_resolving`]
+/// does): 400 `Connector configuration is invalid and contains the following N error(s):…`
+/// when any key has errors.
 pub fn validate_for_put(
     plugins: &Plugins,
     support: &WorkerSupport,
     providers: &ConfigProviders,
     config: &Props,
 ) -> HerderResult<ConnectorType> {
-    let resolved = resolve_for_validation(providers, config)?;
-    let infos = validate(plugins, support, &resolved, &[])?;
+    let infos = validate_resolving(plugins, support, providers, config, &[])?;
     invalid_config(&infos)?;
-    let class = &resolved["connector.class"];
+    let class = &config["connector.class"];
+    let resolved_class = if has_variables(class) {
+        resolve_for_validation(providers, config)?["connector.class"].clone()
+    } else {
+        class.clone()
+    };
     Ok(plugins
-        .connector_type(class)
+        .connector_type(&resolved_class)
         .expect("validated class resolves"))
 }
 

@@ -11,7 +11,8 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
 
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode};
@@ -25,15 +26,17 @@ pub const BASIC_AUTH_EXTENSION: &str =
 const LOGIN_MODULE: &str = "PropertyFileLoginModule";
 const CONTEXT: &str = "KafkaConnect";
 
-/// The users allowed in, from the credentials file.
+/// The users allowed in, from the credentials file; read again when the JAAS file or a
+/// credentials file changes (issue #42), a file that no longer loads keeping the previous
+/// users in force.
 #[derive(Clone)]
 pub struct BasicAuth {
-    users: Arc<HashMap<String, String>>,
+    users: Arc<RwLock<Arc<HashMap<String, String>>>>,
 }
 
 impl std::fmt::Debug for BasicAuth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "BasicAuth({} users)", self.users.len())
+        write!(f, "BasicAuth({} users)", self.users.read().unwrap().len())
     }
 }
 
@@ -78,6 +81,57 @@ impl BasicAuth {
     /// is wrong ([`JaasError`]): a missing `KafkaConnect` context, a login module other than
     /// `PropertyFileLoginModule`, a missing `file` option, an unreadable file.
     pub fn from_jaas_file(path: &Path) -> Result<BasicAuth, JaasError> {
+        let (users, files) = Self::load(path)?;
+        let auth = BasicAuth::with_users(users);
+        auth.watch(path.to_path_buf(), files);
+        Ok(auth)
+    }
+
+    fn with_users(users: HashMap<String, String>) -> BasicAuth {
+        BasicAuth {
+            users: Arc::new(RwLock::new(Arc::new(users))),
+        }
+    }
+
+    /// Reads the JAAS file at `path` again whenever it or a credentials file it names changes.
+    fn watch(&self, path: PathBuf, credentials: Vec<PathBuf>) {
+        let weak = Arc::downgrade(&self.users);
+        let alive = weak.clone();
+        let mut files = vec![path.clone()];
+        files.extend(credentials.iter().cloned());
+        crate::config::file_watch::watch(
+            "basic-auth-files",
+            files,
+            move || alive.strong_count() > 0,
+            move || {
+                let Some(users) = weak.upgrade() else {
+                    return false;
+                };
+                match Self::load(&path) {
+                    Ok((loaded, now)) => {
+                        tracing::info!(
+                            file = %path.display(),
+                            users = loaded.len(),
+                            "basic-auth credentials reloaded"
+                        );
+                        *users.write().unwrap() = Arc::new(loaded);
+                        if now != credentials {
+                            // The JAAS file names other credentials files: watch those.
+                            BasicAuth { users }.watch(path.clone(), now);
+                            return false;
+                        }
+                    }
+                    Err(e) => {
+                        tracing::error!("{e}; the previous basic-auth credentials stay in force")
+                    }
+                }
+                true
+            },
+        );
+    }
+
+    /// The users of the JAAS file at `path` and the credentials files it names.
+    fn load(path: &Path) -> Result<(HashMap<String, String>, Vec<PathBuf>), JaasError> {
         let at = || path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| JaasError::Unreadable {
             path: at(),
@@ -92,6 +146,7 @@ impl BasicAuth {
             .get(CONTEXT)
             .ok_or_else(|| JaasError::NoContext { path: at() })?;
         let mut users = HashMap::new();
+        let mut files = Vec::new();
         for m in modules {
             if m.simple_name() != LOGIN_MODULE {
                 return Err(JaasError::LoginModule {
@@ -111,10 +166,9 @@ impl BasicAuth {
                     }
                 })?;
             users.extend(props);
+            files.push(PathBuf::from(file));
         }
-        Ok(BasicAuth {
-            users: Arc::new(users),
-        })
+        Ok((users, files))
     }
 
     /// Whether an `Authorization` header value holds valid credentials.
@@ -137,7 +191,8 @@ impl BasicAuth {
         let Some((user, password)) = decoded.split_once(':') else {
             return false;
         };
-        self.users.get(user).is_some_and(|p| p == password)
+        let users = self.users.read().unwrap().clone();
+        users.get(user).is_some_and(|p| p == password)
     }
 }
 
@@ -188,9 +243,7 @@ mod tests {
     fn auth() -> BasicAuth {
         let mut users = HashMap::new();
         users.insert("admin".to_string(), "s3cr:et".to_string());
-        BasicAuth {
-            users: Arc::new(users),
-        }
+        BasicAuth::with_users(users)
     }
 
     fn basic(user_pass: &str) -> String {

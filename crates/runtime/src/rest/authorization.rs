@@ -18,16 +18,18 @@
 //!   loggers and everything not about one connector); each includes the ones before it;
 //! - patterns: connector names, `*` matching any run of characters; none means `*`;
 //! - `hide-config`: for these connectors the rule does not show configs (`GET …/config`, the
-//!   connector's info, its task configs); a write rule always does.
+//!   connector's info, its task configs) nor what is derived from them (issue #42): status
+//!   traces are left out of its answers, offsets and topics are refused, `/metrics` leaves out
+//!   their samples labelled by topic; a write rule always shows them.
 //!
 //! Rules add up: what a principal may do to a connector is the strongest role among the rules
 //! naming it (or `*`, or `anonymous` for requests without one) and a pattern matching the
 //! connector. Listing connectors shows those the principal may read. A refusal is 403 with
 //! Connect's error body; every refusal and every write is logged as an audit line.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::SystemTime;
 
 /// What a rule allows, weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -296,7 +298,10 @@ pub fn need(method: &str, path: &str, created: Option<&str>) -> Need {
         ("GET", ["connectors", c, "config"]) => on(c, Role::Read, true),
         ("PUT" | "PATCH", ["connectors", c, "config"]) => on(c, Role::Write, false),
         ("GET", ["connectors", c, "tasks"]) => on(c, Role::Read, true),
-        ("GET", ["connectors", c, "offsets"]) => on(c, Role::Operate, false),
+        // Offsets and the topics a connector used are derived from its config (a file name, a
+        // table, a topic): hide-config hides them too (issue #42).
+        ("GET", ["connectors", c, "offsets"]) => on(c, Role::Operate, true),
+        ("GET", ["connectors", c, "topics"]) => on(c, Role::Read, true),
         ("PATCH" | "DELETE", ["connectors", c, "offsets"]) => on(c, Role::Write, false),
         ("PUT", ["connectors", c, "topics", "reset"]) => on(c, Role::Write, false),
         ("PUT", ["connectors", c, "pause" | "resume" | "stop"]) => on(c, Role::Operate, false),
@@ -312,84 +317,65 @@ pub fn need(method: &str, path: &str, created: Option<&str>) -> Need {
     }
 }
 
+/// A path segment decoded as axum's `Path` extractor decodes it for the handler (percent
+/// escapes only: `+` stays `+`), so that the policy checks the connector the handler acts on.
 fn percent_decode(s: &str) -> String {
-    form_urlencoded::parse(format!("x={s}").as_bytes())
-        .next()
-        .map(|(_, v)| v.into_owned())
-        .unwrap_or_else(|| s.to_string())
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// `tributary.rest.authorization.file`, read again when it changes (looked at every second by
-/// a thread of its own, and by a request when a second passed); a file that no longer parses
-/// leaves the last good policy in force, logged.
+/// a thread of its own, [`crate::config::file_watch`]); a file that no longer parses leaves the
+/// last good policy in force, logged.
 pub struct PolicyFile {
-    path: PathBuf,
-    state: Mutex<(Policy, Option<SystemTime>, Instant)>,
+    policy: std::sync::RwLock<Policy>,
 }
 
 impl PolicyFile {
     /// Reads the file and starts watching it (until the returned file is dropped). Errors name
     /// the file and line.
     pub fn load(path: &Path) -> Result<std::sync::Arc<PolicyFile>, String> {
-        let (policy, modified) = read(path)?;
         let file = std::sync::Arc::new(PolicyFile {
-            path: path.to_path_buf(),
-            state: Mutex::new((policy, modified, Instant::now())),
+            policy: std::sync::RwLock::new(read(path)?),
         });
         let weak = std::sync::Arc::downgrade(&file);
-        let watcher = std::thread::Builder::new()
-            .name("authorization-policy".into())
-            .spawn(move || loop {
-                // The watcher's own thread, not an async one.
-                #[allow(clippy::disallowed_methods)]
-                std::thread::sleep(Duration::from_secs(1));
-                match weak.upgrade() {
-                    Some(f) => drop(f.current()),
-                    None => return,
+        let alive = weak.clone();
+        let path = path.to_path_buf();
+        crate::config::file_watch::watch(
+            "authorization-policy",
+            vec![path.clone()],
+            move || alive.strong_count() > 0,
+            move || {
+                let Some(file) = weak.upgrade() else {
+                    return false;
+                };
+                match read(&path) {
+                    Ok(p) => {
+                        tracing::info!(file = %path.display(), "authorization policy reloaded");
+                        *file.policy.write().unwrap() = p;
+                    }
+                    Err(e) => {
+                        tracing::error!("{e}; the previous authorization policy stays in force")
+                    }
                 }
-            });
-        if let Err(e) = watcher {
-            tracing::warn!(
-                "cannot watch {}: {e}; it is read again on requests",
-                path.display()
-            );
-        }
+                true
+            },
+        );
         Ok(file)
     }
 
     /// The policy in force.
     pub fn current(&self) -> Policy {
-        let mut s = self.state.lock().unwrap();
-        if s.2.elapsed() >= Duration::from_millis(900) {
-            s.2 = Instant::now();
-            let modified = std::fs::metadata(&self.path)
-                .and_then(|m| m.modified())
-                .ok();
-            if modified != s.1 {
-                match read(&self.path) {
-                    Ok((p, m)) => {
-                        tracing::info!(file = %self.path.display(), "authorization policy reloaded");
-                        s.0 = p;
-                        s.1 = m;
-                    }
-                    Err(e) => {
-                        tracing::error!("{e}; the previous authorization policy stays in force");
-                        s.1 = modified;
-                    }
-                }
-            }
-        }
-        s.0.clone()
+        self.policy.read().unwrap().clone()
     }
 }
 
-fn read(path: &Path) -> Result<(Policy, Option<SystemTime>), String> {
+fn read(path: &Path) -> Result<Policy, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("tributary.rest.authorization.file {}: {e}", path.display()))?;
-    let policy = Policy::parse(&text)
-        .map_err(|e| format!("tributary.rest.authorization.file {}: {e}", path.display()))?;
-    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
-    Ok((policy, modified))
+    Policy::parse(&text)
+        .map_err(|e| format!("tributary.rest.authorization.file {}: {e}", path.display()))
 }
 
 #[cfg(test)]
@@ -418,7 +404,11 @@ anonymous read public-*
         assert!(!p.allows(&user("ops"), &n("PUT", "/admin/loggers/root")));
         assert!(p.allows(&user("ops"), &n("PUT", "/connectors/payments-in/pause")));
         assert!(p.allows(&user("ops"), &n("GET", "/connectors/payments-in/status")));
-        assert!(p.allows(&user("ops"), &n("GET", "/connectors/payments-in/offsets")));
+        // Offsets and topics are derived from the config: hidden with it (issue #42).
+        assert!(!p.allows(&user("ops"), &n("GET", "/connectors/payments-in/offsets")));
+        assert!(!p.allows(&user("ops"), &n("GET", "/connectors/payments-in/topics")));
+        assert!(!p.allows(&user("ci"), &n("GET", "/connectors/payments-in/offsets")));
+        assert!(p.allows(&user("alice"), &n("GET", "/connectors/payments-in/topics")));
         assert!(!p.allows(&user("ops"), &n("GET", "/connectors/payments-in/config")));
         assert!(!p.allows(&user("ops"), &n("GET", "/connectors/payments-in")));
         assert!(!p.allows(&user("ops"), &n("DELETE", "/connectors/payments-in")));
@@ -470,6 +460,113 @@ anonymous read public-*
     }
 
     #[test]
+    fn the_policy_reads_a_path_as_the_handler_does() {
+        // axum's Path decodes percent escapes only: `+` stays `+` (before, the policy read it
+        // as a space and checked another connector than the handler acted on).
+        let named = |path: &str| match need("PUT", path, None) {
+            Need::Connector { name, .. } => name,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(named("/connectors/a+b/config"), "a+b");
+        assert_eq!(named("/connectors/a%20b/config"), "a b");
+        assert_eq!(named("/connectors/a%2Bb/config"), "a+b");
+        assert_eq!(named("/connectors/a%2Fb/config"), "a/b");
+        // A create is checked against the name the handler reads: a number's or a boolean's
+        // text, as Jackson reads it (before, the policy saw no name and let any writer in).
+        for (body, name) in [
+            (r#"{"name": 12345, "config": {}}"#, "12345"),
+            (r#"{"name": true, "config": {}}"#, "true"),
+            (r#"{"name": " a-1 ", "config": {}}"#, "a-1"),
+        ] {
+            assert_eq!(
+                crate::rest::connectors::created_name(body.as_bytes()).unwrap(),
+                name
+            );
+        }
+        let p = Policy::parse("alice write a-*\n").unwrap();
+        assert!(!p.allows(&user("alice"), &need("POST", "/connectors", Some("12345"))));
+    }
+
+    #[test]
+    fn a_forwarded_principal_is_accepted_once_for_its_own_request_in_time() {
+        let key = crate::config_records::SessionKey {
+            key: b"0123456789abcdef0123456789abcdef".to_vec(),
+            algorithm: "HmacSHA256".into(),
+            creation_timestamp: 1_000_000,
+        };
+        let now = 1_000_000 + 60_000;
+        let stamp = format!("{now}.00000000000000aa");
+        let signed = (
+            "user:alice",
+            "PUT",
+            "/connectors/a-1/config?forward=true",
+            &b"{}"[..],
+        );
+        let sig = sign_principal(&key.key, signed.0, signed.1, signed.2, signed.3, &stamp);
+        // Another body, query, method or principal under the same signature: refused.
+        for other in [
+            (
+                "user:alice",
+                "PUT",
+                "/connectors/a-1/config?forward=true",
+                &b"{\"x\":1}"[..],
+            ),
+            (
+                "user:alice",
+                "PUT",
+                "/connectors/a-1/config?forward=false",
+                &b"{}"[..],
+            ),
+            (
+                "user:alice",
+                "DELETE",
+                "/connectors/a-1/config?forward=true",
+                &b"{}"[..],
+            ),
+            (
+                "user:admin",
+                "PUT",
+                "/connectors/a-1/config?forward=true",
+                &b"{}"[..],
+            ),
+        ] {
+            assert_eq!(
+                check_forwarded(Some(&key), other, &stamp, &sig, now),
+                Err(Forwarded::BadSignature)
+            );
+        }
+        assert_eq!(
+            check_forwarded(None, signed, &stamp, &sig, now),
+            Err(Forwarded::BadSignature)
+        );
+        // Out of the window, either way.
+        assert_eq!(
+            check_forwarded(Some(&key), signed, &stamp, &sig, now + STAMP_WINDOW_MS + 1),
+            Err(Forwarded::Stale)
+        );
+        assert_eq!(
+            check_forwarded(Some(&key), signed, &stamp, &sig, now - STAMP_WINDOW_MS - 1),
+            Err(Forwarded::Stale)
+        );
+        // Accepted once; the same request again is a replay.
+        assert_eq!(
+            check_forwarded(Some(&key), signed, &stamp, &sig, now),
+            Ok(())
+        );
+        assert_eq!(
+            check_forwarded(Some(&key), signed, &stamp, &sig, now + 1),
+            Err(Forwarded::Replayed)
+        );
+        // Signed before the key existed.
+        let early = format!("{}.01", key.creation_timestamp - STAMP_WINDOW_MS - 10);
+        let sig = sign_principal(&key.key, signed.0, signed.1, signed.2, signed.3, &early);
+        assert_eq!(
+            check_forwarded(Some(&key), signed, &early, &sig, key.creation_timestamp - 5),
+            Err(Forwarded::Stale)
+        );
+    }
+
+    #[test]
     fn errors_name_the_line() {
         let e = Policy::parse("alice admin\nbob reader x-*\n").unwrap_err();
         assert_eq!(
@@ -497,8 +594,16 @@ anonymous read public-*
 pub const FILE_SETTING: &str = "tributary.rest.authorization.file";
 /// The header a forwarding worker names the caller's principal in ([`Principal::to_header`]).
 pub const PRINCIPAL_HEADER: &str = "X-Tributary-Principal";
-/// Its HMAC-SHA256 under the session key (KIP-507), over `principal \n method \n path`.
+/// Its HMAC-SHA256 under the session key (KIP-507), over the principal, the method, the path
+/// and query, a SHA-256 digest of the body and the stamp ([`sign_principal`]).
 pub const PRINCIPAL_SIGNATURE_HEADER: &str = "X-Tributary-Principal-Signature";
+/// When the forwarded request was signed and a nonce: `<ms since the epoch>.<16 hex digits>`.
+/// A stamp is accepted once, within [`STAMP_WINDOW_MS`] of the receiver's clock and not before
+/// the session key was created.
+pub const PRINCIPAL_STAMP_HEADER: &str = "X-Tributary-Principal-Stamp";
+/// How far a forwarded request's stamp may lie from the receiver's clock (ms): the window in
+/// which its signature is remembered, so that a captured request cannot be replayed.
+pub const STAMP_WINDOW_MS: i64 = 5 * 60 * 1000;
 
 /// The subject DN of a TLS client certificate, as the HTTPS listener puts it in a request's
 /// extensions (`ssl.client.auth=required`).
@@ -509,9 +614,123 @@ pub struct ClientCertificate(pub String);
 #[derive(Debug, Clone)]
 pub struct RequestPrincipal(pub Principal);
 
-/// The signature of a forwarded request's principal.
-pub fn sign_principal(key: &[u8], principal: &str, method: &str, path: &str) -> String {
-    crate::herder::session::sign(key, format!("{principal}\n{method}\n{path}").as_bytes())
+/// The signature of a forwarded request's principal: HMAC-SHA256 under the session key over
+/// `principal \n method \n path_and_query \n sha256(body) in hex \n stamp`, so that neither
+/// another request nor another body can be passed off under it.
+pub fn sign_principal(
+    key: &[u8],
+    principal: &str,
+    method: &str,
+    path_and_query: &str,
+    body: &[u8],
+    stamp: &str,
+) -> String {
+    use sha2::Digest;
+    let digest = hex_lower(&sha2::Sha256::digest(body));
+    crate::herder::session::sign(
+        key,
+        format!("{principal}\n{method}\n{path_and_query}\n{digest}\n{stamp}").as_bytes(),
+    )
+}
+
+fn hex_lower(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A new stamp for a forwarded request ([`PRINCIPAL_STAMP_HEADER`]).
+pub fn new_stamp() -> String {
+    format!("{}.{:016x}", now_ms(), rand::random::<u64>())
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// Signatures of forwarded requests accepted in the last [`STAMP_WINDOW_MS`] (and a bit), with
+/// their stamps' times: a second request under one of them is a replay.
+static SEEN_SIGNATURES: Mutex<Vec<(String, i64)>> = Mutex::new(Vec::new());
+
+/// Why a forwarded principal was not taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Forwarded {
+    /// No session key, a bad signature or a malformed stamp.
+    BadSignature,
+    /// The stamp lies outside the window or before the session key.
+    Stale,
+    /// The signature was accepted before.
+    Replayed,
+}
+
+/// Checks a forwarded request's signature and stamp, remembering it when accepted.
+fn check_forwarded(
+    key: Option<&crate::config_records::SessionKey>,
+    signed: (&str, &str, &str, &[u8]),
+    stamp: &str,
+    signature: &str,
+    now: i64,
+) -> Result<(), Forwarded> {
+    let (principal, method, path_and_query, body) = signed;
+    let key = key.ok_or(Forwarded::BadSignature)?;
+    let at: i64 = stamp
+        .split_once('.')
+        .and_then(|(ms, _)| ms.parse().ok())
+        .ok_or(Forwarded::BadSignature)?;
+    let expected = sign_principal(&key.key, principal, method, path_and_query, body, stamp);
+    if !constant_time_eq(expected.as_bytes(), signature.as_bytes()) {
+        return Err(Forwarded::BadSignature);
+    }
+    if (now - at).abs() > STAMP_WINDOW_MS || at < key.creation_timestamp - STAMP_WINDOW_MS {
+        return Err(Forwarded::Stale);
+    }
+    let mut seen = SEEN_SIGNATURES.lock().unwrap();
+    seen.retain(|(_, t)| now - t <= 2 * STAMP_WINDOW_MS);
+    if seen.iter().any(|(s, _)| s == signature) {
+        return Err(Forwarded::Replayed);
+    }
+    seen.push((signature.to_string(), at));
+    Ok(())
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Whether config provider references in a config the caller sent may be resolved (issue
+/// #42): always without a policy; under one, only for a principal with the write role over
+/// the connector the config names (`name`), or the admin role when it names none. `Err` says
+/// who lacks what, for the validation errors of the references left unresolved.
+pub fn may_resolve(
+    state: &super::RestState,
+    principal: Option<&Principal>,
+    connector: Option<&str>,
+) -> Result<(), String> {
+    let Some(file) = state.authorization.as_ref() else {
+        return Ok(());
+    };
+    let policy = file.current();
+    let who = principal.cloned().unwrap_or(Principal::Anonymous);
+    let need = match connector.map(str::trim).filter(|c| !c.is_empty()) {
+        Some(name) => Need::Connector {
+            name: name.to_string(),
+            role: Role::Write,
+            config: false,
+        },
+        None => Need::Admin,
+    };
+    if policy.allows(&who, &need) {
+        return Ok(());
+    }
+    Err(format!(
+        "config provider references are resolved only for a principal with the write role over the connector (or the admin role); {} {}",
+        who.name(),
+        match need {
+            Need::Connector { name, .. } => format!("may not write connector {name}"),
+            _ => "is not an admin and the config names no connector".into(),
+        }
+    ))
 }
 
 /// Which connectors the caller of a request may see (issue #36), for the answers that name
@@ -540,6 +759,15 @@ impl Visible {
         match &self.limited {
             None => true,
             Some((policy, who)) => policy.role(who, Some(name)).is_some(),
+        }
+    }
+
+    /// Whether connector `name`'s config, and what is derived from it (topics, traces), is
+    /// visible: not under a `hide-config` rule alone.
+    pub fn shows_config(&self, name: &str) -> bool {
+        match &self.limited {
+            None => true,
+            Some((policy, who)) => policy.role(who, Some(name)).is_some_and(|(_, s)| s),
         }
     }
 
@@ -577,48 +805,67 @@ impl axum::extract::FromRequestParts<super::RestState> for Visible {
     }
 }
 
-/// Who made `req`: a principal a worker forwarded with a valid signature, else the basic-auth
-/// user (only when basic auth checked it), else the client certificate's subject, else
-/// anonymous.
-fn principal_of(state: &super::RestState, req: &axum::extract::Request) -> Principal {
-    let headers = req.headers();
-    let forwarded = headers
-        .get(PRINCIPAL_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .zip(
-            headers
-                .get(PRINCIPAL_SIGNATURE_HEADER)
-                .and_then(|v| v.to_str().ok()),
-        );
-    if let Some((name, signature)) = forwarded {
-        let valid = state.herder.session_key().is_some_and(|key| {
-            sign_principal(&key, name, req.method().as_str(), req.uri().path()) == signature
-        });
-        if let (true, Some(p)) = (valid, Principal::from_header(name)) {
-            return p;
+/// Who made a request: a principal a worker forwarded with a valid, fresh and unused
+/// signature over this very request ([`sign_principal`]), else the basic-auth user (only when
+/// basic auth checked it), else the client certificate's subject, else anonymous.
+fn principal_of(
+    state: &super::RestState,
+    parts: &axum::http::request::Parts,
+    body: &[u8],
+) -> Principal {
+    let headers = &parts.headers;
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if let Some(name) = header(PRINCIPAL_HEADER) {
+        let path_and_query = parts
+            .uri
+            .path_and_query()
+            .map(|p| p.as_str())
+            .unwrap_or("/");
+        let checked = match (
+            header(PRINCIPAL_SIGNATURE_HEADER),
+            header(PRINCIPAL_STAMP_HEADER),
+        ) {
+            (Some(signature), Some(stamp)) => check_forwarded(
+                state.herder.session_key().as_ref(),
+                (name, parts.method.as_str(), path_and_query, body),
+                stamp,
+                signature,
+                now_ms(),
+            ),
+            _ => Err(Forwarded::BadSignature),
+        };
+        match (checked, Principal::from_header(name)) {
+            (Ok(()), Some(p)) => return p,
+            (why, _) => tracing::warn!(
+                target: "tributary::audit",
+                principal = name,
+                path = path_and_query,
+                "a forwarded principal is ignored: {}",
+                match why {
+                    Err(Forwarded::Stale) => "its stamp is outside the accepted window",
+                    Err(Forwarded::Replayed) => "its signature was used before (a replay)",
+                    _ => "its signature does not match the request",
+                }
+            ),
         }
-        tracing::warn!(
-            principal = name,
-            "a forwarded principal with a bad signature is ignored"
-        );
     }
     if state.basic_auth.is_some() {
-        if let Some(user) = headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .and_then(super::auth::basic_user)
-        {
+        if let Some(user) = header("authorization").and_then(super::auth::basic_user) {
             return Principal::User(user);
         }
     }
-    if let Some(ClientCertificate(dn)) = req.extensions().get::<ClientCertificate>() {
+    if let Some(ClientCertificate(dn)) = parts.extensions.get::<ClientCertificate>() {
         return Principal::Certificate(dn.clone());
     }
     Principal::Anonymous
 }
 
 /// The middleware: 403 (Connect's error body) unless the policy allows the request; listing
-/// connectors shows only those the principal may read; writes and refusals are audited.
+/// connectors shows only those the principal may read; what a principal may not see of a
+/// connector's config (status traces) is left out of its answers; writes and refusals are
+/// audited, naming the connector. The request is read once, here, the way the handlers read
+/// it (the path segment as axum decodes it, a created connector's name by
+/// [`super::connectors::created_name`]).
 pub async fn authorize(
     axum::extract::State(state): axum::extract::State<super::RestState>,
     req: axum::extract::Request,
@@ -629,32 +876,30 @@ pub async fn authorize(
         return next.run(req).await;
     };
     let policy = file.current();
-    let principal = principal_of(&state, &req);
-    let method = req.method().as_str().to_string();
-    let path = req.uri().path().to_string();
-    // A create names its connector in the body.
-    let (req, created) = if method == "POST" && path.trim_end_matches('/') == "/connectors" {
-        let (parts, body) = req.into_parts();
-        let bytes = axum::body::to_bytes(body, super::forward::MAX_BODY)
-            .await
-            .unwrap_or_default();
-        let name = serde_json::from_slice::<serde_json::Value>(&bytes)
-            .ok()
-            .and_then(|v| v["name"].as_str().map(str::to_string));
-        (
-            axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes)),
-            name,
-        )
-    } else {
-        (req, None)
+    let (parts, body) = req.into_parts();
+    let bytes = match super::forward::read_body(body).await {
+        Ok(b) => b,
+        Err(resp) => return resp,
     };
+    let principal = principal_of(&state, &parts, &bytes);
+    let method = parts.method.as_str().to_string();
+    let path = parts.uri.path().to_string();
+    // A create names its connector in the body.
+    let created = (method == "POST" && path.trim_end_matches('/') == "/connectors")
+        .then(|| super::connectors::created_name(&bytes).ok())
+        .flatten();
     let needed = need(&method, &path, created.as_deref());
+    let connector = match &needed {
+        Need::Connector { name, .. } => name.as_str(),
+        _ => "",
+    };
     if !policy.allows(&principal, &needed) {
         tracing::warn!(
             target: "tributary::audit",
             principal = principal.name(),
             method,
             path,
+            connector,
             result = 403,
             "refused"
         );
@@ -665,7 +910,7 @@ pub async fn authorize(
         );
         return super::error::RestError::new(403, message).into_response();
     }
-    let mut req = req;
+    let mut req = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
     req.extensions_mut()
         .insert(RequestPrincipal(principal.clone()));
     let listing = method == "GET" && path.trim_end_matches('/') == "/connectors";
@@ -676,6 +921,7 @@ pub async fn authorize(
             principal = principal.name(),
             method,
             path,
+            connector,
             result = resp.status().as_u16(),
             "write"
         );
@@ -683,6 +929,49 @@ pub async fn authorize(
     if listing && resp.status().is_success() {
         return filter_listing(&policy, &principal, resp).await;
     }
+    let config_hidden = !connector.is_empty()
+        && policy
+            .role(&principal, Some(connector))
+            .is_some_and(|(_, shows)| !shows);
+    if config_hidden {
+        return map_json(resp, strip_traces).await;
+    }
+    resp
+}
+
+/// Status traces (and the last failure's trace of automatic restarts) removed from an answer,
+/// for a principal that may not see the connector's config: a trace is the plugin's words about
+/// what it was given (a file name, a URL with a password).
+fn strip_traces(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            map.remove("trace");
+            map.remove("last_failure_trace");
+            map.values_mut().for_each(strip_traces);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(strip_traces),
+        _ => {}
+    }
+}
+
+/// A JSON answer changed by `f` (other answers as they are).
+async fn map_json(
+    resp: axum::response::Response,
+    f: impl FnOnce(&mut serde_json::Value),
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let (parts, body) = resp.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return super::error::RestError::new(500, "cannot read the answer").into_response();
+    };
+    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return axum::response::Response::from_parts(parts, axum::body::Body::from(bytes));
+    };
+    f(&mut value);
+    let body = serde_json::to_vec(&value).unwrap_or_default();
+    let mut resp = axum::response::Response::from_parts(parts, axum::body::Body::from(body));
+    resp.headers_mut()
+        .remove(axum::http::header::CONTENT_LENGTH);
     resp
 }
 
@@ -707,47 +996,30 @@ fn describe(need: &Need) -> String {
 }
 
 /// `GET /connectors` (and its expansions) keeps the connectors the principal may read, and
-/// leaves out the configs it may not see.
+/// leaves out the configs (and status traces) it may not see.
 async fn filter_listing(
     policy: &Policy,
     principal: &Principal,
     resp: axum::response::Response,
 ) -> axum::response::Response {
-    use axum::response::IntoResponse;
-    let (parts, body) = resp.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
-        return super::error::RestError::new(500, "cannot read the connector list").into_response();
-    };
-    let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
-        return axum::response::Response::from_parts(parts, axum::body::Body::from(bytes));
-    };
     let role = |c: &str| policy.role(principal, Some(c));
-    let filtered = match value {
-        serde_json::Value::Array(names) => serde_json::Value::Array(
-            names
-                .into_iter()
-                .filter(|n| n.as_str().is_some_and(|c| role(c).is_some()))
-                .collect(),
-        ),
-        serde_json::Value::Object(map) => serde_json::Value::Object(
-            map.into_iter()
-                .filter_map(|(c, mut v)| {
-                    let (_, shows_config) = role(&c)?;
-                    if !shows_config {
-                        if let Some(info) = v.get_mut("info").and_then(|i| i.as_object_mut()) {
-                            info.remove("config");
-                            info.remove("tasks");
-                        }
+    map_json(resp, |value| match value {
+        serde_json::Value::Array(names) => {
+            names.retain(|n| n.as_str().is_some_and(|c| role(c).is_some()));
+        }
+        serde_json::Value::Object(map) => {
+            map.retain(|c, _| role(c).is_some());
+            for (c, v) in map.iter_mut() {
+                if role(c).is_some_and(|(_, shows_config)| !shows_config) {
+                    if let Some(info) = v.get_mut("info").and_then(|i| i.as_object_mut()) {
+                        info.remove("config");
+                        info.remove("tasks");
                     }
-                    Some((c, v))
-                })
-                .collect(),
-        ),
-        other => other,
-    };
-    let body = serde_json::to_vec(&filtered).unwrap_or_default();
-    let mut resp = axum::response::Response::from_parts(parts, axum::body::Body::from(body));
-    resp.headers_mut()
-        .remove(axum::http::header::CONTENT_LENGTH);
-    resp
+                    strip_traces(v);
+                }
+            }
+        }
+        _ => {}
+    })
+    .await
 }

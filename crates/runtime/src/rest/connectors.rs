@@ -248,6 +248,20 @@ fn created(s: &RestState, name: &str, body: impl serde::Serialize) -> Response {
         .into_response()
 }
 
+/// The name of the connector a `POST /connectors` body creates, as the handler reads it and as
+/// REST authorization checks it (one reading for both, issue #42): Jackson reads a number or a
+/// boolean given for `name` as its text, and refuses an object or an array; a missing or null
+/// name is empty (and fails validation); surrounding white space is trimmed, as Connect does.
+pub(crate) fn created_name(body: &[u8]) -> Result<String, RestError> {
+    let text = std::str::from_utf8(body)
+        .map_err(|e| RestError::new(500, format!("Cannot deserialize request body: {e}")))?;
+    let name = match json_member(text, "name") {
+        Some(n) => jackson_string(n, "for field \"name\"")?.unwrap_or_default(),
+        None => String::new(),
+    };
+    Ok(name.trim().to_string())
+}
+
 /// `POST /connectors` with `{"name","config","initial_state"?}`: 201 + Location.
 pub async fn create(State(s): State<RestState>, body: Bytes) -> Result<Response, RestError> {
     let v = parse_json(&body)?;
@@ -262,14 +276,7 @@ pub async fn create(State(s): State<RestState>, body: Bytes) -> Result<Response,
             return Err(RestError::new(500, format!("Unrecognized field \"{k}\" (class org.apache.kafka.connect.runtime.rest.entities.CreateConnectorRequest), not marked as ignorable")));
         }
     }
-    // Jackson reads a number or a boolean given for `name` as its text, and refuses an object
-    // or an array; a missing or null name is empty (and fails validation).
-    let name = match json_member(body_text(&body)?, "name") {
-        Some(n) => jackson_string(n, "for field \"name\"")?.unwrap_or_default(),
-        None => String::new(),
-    }
-    .trim()
-    .to_string();
+    let name = created_name(&body)?;
     let config = match json_member(body_text(&body)?, "config") {
         Some(c) if c != "null" => config_map(c)?,
         _ => return Err(RestError::new(500, "Connector config must be provided")),
@@ -349,6 +356,17 @@ pub async fn patch_config(
 ) -> Result<Response, RestError> {
     parse_json(&body)?;
     let patch = config_map(body_text(&body)?)?;
+    // Unlike Connect, which stores a patched `name` under the URL's connector, a name that
+    // differs is refused as PUT refuses it (issue #42: a config that names another connector).
+    if let Some(Some(n)) = patch
+        .get("name")
+        .filter(|n| n.as_deref() != Some(name.as_str()))
+    {
+        return Err(RestError::new(
+            400,
+            format!("Connector name configuration ({n}) doesn't match connector name in the URL ({name})"),
+        ));
+    }
     Ok(
         Json(call_settled(&s, move |h| h.patch_connector_config(&name, patch.clone())).await?)
             .into_response(),
@@ -808,6 +826,113 @@ mod tests {
         assert_eq!(code, 200, "{v}");
         assert_eq!(v["config"]["e"], "2.50E3");
         assert!(v["config"].get("neg").is_none(), "{v}");
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_resolved_value_reaches_no_answer() {
+        // Issue #42, finding 1: validation and create printed what a provider resolved
+        // (`Invalid value TopSecret456 for configuration tasks.max`); finding 3: a task's trace
+        // named the resolved file. Connect 4.4.0 (apache/kafka PR 23163) reports such a key as
+        // written, with one error of its own.
+        let dir = tempfile::tempdir().unwrap();
+        let secrets = dir.path().join("secrets.properties");
+        let hidden_path = dir
+            .path()
+            .join("no-such-dir")
+            .join("TopSecret-path-77")
+            .join("out");
+        std::fs::write(
+            &secrets,
+            format!(
+                "db.secret=TopSecret456\nsink.file={}\n",
+                hidden_path.display()
+            ),
+        )
+        .unwrap();
+        let url = crate::rest::test_server::serve_with(
+            dir.path(),
+            &[
+                ("config.providers", "file"),
+                (
+                    "config.providers.file.class",
+                    "org.apache.kafka.common.config.provider.FileConfigProvider",
+                ),
+            ],
+            true,
+        )
+        .await;
+        let tasks_max = format!("${{file:{}:db.secret}}", secrets.display());
+        let config = json!({
+            "name": "c",
+            "connector.class": "FileStreamSink",
+            "topics": "t",
+            "tasks.max": tasks_max,
+        });
+        let (code, v) = send(
+            &url,
+            "PUT",
+            "/connector-plugins/FileStreamSink/config/validate",
+            Some(&config.to_string()),
+        )
+        .await;
+        assert_eq!((code, &v["error_count"]), (200, &json!(1)), "{v}");
+        assert!(!v.to_string().contains("TopSecret456"), "{v}");
+        let value = &v["configs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["value"]["name"] == "tasks.max")
+            .unwrap()["value"];
+        assert_eq!(value["value"], json!(tasks_max), "{v}");
+        assert_eq!(value["recommended_values"], json!([]), "{v}");
+        let only_error = "Invalid value for configuration 'tasks.max': the value resolved from the config provider reference failed validation";
+        assert_eq!(value["errors"], json!([only_error]), "{v}");
+        let (code, v) = send(
+            &url,
+            "PUT",
+            "/connectors/c/config",
+            Some(&config.to_string()),
+        )
+        .await;
+        assert_eq!(code, 400, "{v}");
+        let message = v["message"].as_str().unwrap();
+        assert!(
+            message.contains(only_error) && !message.contains("TopSecret456"),
+            "{v}"
+        );
+
+        // A task failing on the resolved path: its trace names the reference.
+        let sink_file = format!("${{file:{}:sink.file}}", secrets.display());
+        let config = json!({"connector.class": "FileStreamSink", "topics": "t", "file": sink_file});
+        let (code, v) = send(
+            &url,
+            "PUT",
+            "/connectors/s/config",
+            Some(&config.to_string()),
+        )
+        .await;
+        assert_eq!(code, 201, "{v}");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let status = loop {
+            let (_, v) = send(&url, "GET", "/connectors/s/status", None).await;
+            if v["tasks"][0]["state"] == "FAILED" {
+                break v;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the task did not fail: {v}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        };
+        let trace = status["tasks"][0]["trace"].as_str().unwrap();
+        assert!(
+            trace.contains("Couldn't find or create file") && trace.contains(&sink_file),
+            "{trace}"
+        );
+        assert!(
+            !status.to_string().contains("TopSecret-path-77"),
+            "{status}"
+        );
     }
 
     /// Config provider references (KIP-297): stored and shown as written, resolved for

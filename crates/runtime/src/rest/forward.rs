@@ -40,21 +40,27 @@ fn conflict() -> Response {
     .into_response()
 }
 
+/// A request body read whole, up to [`MAX_BODY`]: 413 beyond it.
+pub async fn read_body(body: Body) -> Result<axum::body::Bytes, Response> {
+    match to_bytes(body, MAX_BODY).await {
+        Ok(b) => Ok(b),
+        Err(e) if too_large(&e) => Err(RestError::new(
+            413,
+            format!("Request body is larger than the limit of {MAX_BODY} bytes"),
+        )
+        .into_response()),
+        Err(e) => {
+            Err(RestError::new(500, format!("cannot read request body: {e}")).into_response())
+        }
+    }
+}
+
 /// The middleware.
 pub async fn forward(State(state): State<RestState>, req: Request, next: Next) -> Response {
     let (parts, body) = req.into_parts();
-    let bytes = match to_bytes(body, MAX_BODY).await {
+    let bytes = match read_body(body).await {
         Ok(b) => b,
-        Err(e) if too_large(&e) => {
-            return RestError::new(
-                413,
-                format!("Request body is larger than the limit of {MAX_BODY} bytes"),
-            )
-            .into_response()
-        }
-        Err(e) => {
-            return RestError::new(500, format!("cannot read request body: {e}")).into_response()
-        }
+        Err(resp) => return resp,
     };
     let inner = Request::from_parts(parts.clone(), Body::from(bytes.clone()));
     let resp = next.run(inner).await;
@@ -81,19 +87,14 @@ pub async fn forward(State(state): State<RestState>, req: Request, next: Next) -
         .extensions
         .get::<super::authorization::RequestPrincipal>()
         .map(|p| &p.0);
-    let mut out = peer_request(
+    let out = peer_request(
         &state,
         &parts.headers,
         principal,
         parts.method.clone(),
         &url,
-        parts.uri.path(),
+        &bytes,
     );
-    if !bytes.is_empty() {
-        out = out
-            .header("Content-Type", "application/json")
-            .body(bytes.to_vec());
-    }
     match out.send().await {
         Ok(r) => {
             let status = StatusCode::from_u16(r.status().as_u16())
@@ -117,17 +118,18 @@ pub async fn forward(State(state): State<RestState>, req: Request, next: Next) -
 }
 
 /// A request to another worker on behalf of a caller (a forwarded request, or the live view's
-/// fan-out): Connect's `User-Agent`, the caller's `Authorization` header, and with REST
-/// authorization (issue #36) the caller's principal signed with the session key (KIP-507's
-/// key, over `method` and `path`), so the other worker authorizes the caller rather than this
-/// worker.
+/// fan-out) with `body` (JSON; none when empty): Connect's `User-Agent`, the caller's
+/// `Authorization` header, and with REST authorization (issues #36, #42) the caller's principal
+/// signed with the session key (KIP-507's key) over the method, the URL's path and query, the
+/// body and a fresh stamp, so the other worker authorizes the caller rather than this worker
+/// and accepts the signature once.
 pub fn peer_request(
     state: &RestState,
     headers: &axum::http::HeaderMap,
     principal: Option<&super::authorization::Principal>,
     method: axum::http::Method,
     url: &str,
-    path: &str,
+    body: &[u8],
 ) -> reqwest::RequestBuilder {
     let mut out = state
         .http
@@ -137,11 +139,35 @@ pub fn peer_request(
         out = out.header("Authorization", auth.clone());
     }
     if let (Some(p), Some(key)) = (principal, state.herder.session_key()) {
+        use super::authorization::{
+            new_stamp, sign_principal, PRINCIPAL_HEADER, PRINCIPAL_SIGNATURE_HEADER,
+            PRINCIPAL_STAMP_HEADER,
+        };
         let named = p.to_header();
-        let signature = super::authorization::sign_principal(&key, &named, method.as_str(), path);
+        let path_and_query = reqwest::Url::parse(url)
+            .map(|u| match u.query() {
+                Some(q) => format!("{}?{q}", u.path()),
+                None => u.path().to_string(),
+            })
+            .unwrap_or_default();
+        let stamp = new_stamp();
+        let signature = sign_principal(
+            &key.key,
+            &named,
+            method.as_str(),
+            &path_and_query,
+            body,
+            &stamp,
+        );
         out = out
-            .header(super::authorization::PRINCIPAL_HEADER, named)
-            .header(super::authorization::PRINCIPAL_SIGNATURE_HEADER, signature);
+            .header(PRINCIPAL_HEADER, named)
+            .header(PRINCIPAL_SIGNATURE_HEADER, signature)
+            .header(PRINCIPAL_STAMP_HEADER, stamp);
+    }
+    if !body.is_empty() {
+        out = out
+            .header("Content-Type", "application/json")
+            .body(body.to_vec());
     }
     out
 }

@@ -80,7 +80,10 @@ type CounterFamily = (
 );
 
 /// `GET /metrics`.
-pub async fn metrics(State(s): State<RestState>) -> Result<Response, RestError> {
+pub async fn metrics(
+    State(s): State<RestState>,
+    visible: super::authorization::Visible,
+) -> Result<Response, RestError> {
     let info = s.herder.worker_info();
     let tasks = call(&s, |h| Ok(h.task_counters())).await?;
     let connect = call(&s, |h| {
@@ -226,6 +229,7 @@ pub async fn metrics(State(s): State<RestState>) -> Result<Response, RestError> 
     let mut body = String::new();
     encode(&mut body, &registry)
         .map_err(|e| RestError::new(500, format!("cannot encode metrics: {e}")))?;
+    let body = crate::config::secrets::redact(&visible_samples(&body, &visible)).into_owned();
     Ok((
         [(
             header::CONTENT_TYPE,
@@ -234,6 +238,61 @@ pub async fn metrics(State(s): State<RestState>) -> Result<Response, RestError> 
         body,
     )
         .into_response())
+}
+
+/// The exposition `text` with only the samples the caller may see (REST authorization, issue
+/// #42): a sample labelled with a connector it may not read is left out, and so is one
+/// labelled with a topic of a connector whose config it may not see.
+fn visible_samples(text: &str, visible: &super::authorization::Visible) -> String {
+    if visible.is_all() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let labels = if line.starts_with('#') {
+            Vec::new()
+        } else {
+            sample_labels(line)
+        };
+        let label = |k: &str| labels.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+        let hidden = label("connector").is_some_and(|c| {
+            !visible.connector(c) || (label("topic").is_some() && !visible.shows_config(c))
+        });
+        if !hidden {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The labels of a sample line `name{a="x",b="y\"z"} 1`, values unescaped.
+fn sample_labels(line: &str) -> Vec<(String, String)> {
+    let Some(open) = line.find('{') else {
+        return Vec::new();
+    };
+    let mut labels = Vec::new();
+    let mut chars = line[open + 1..].chars();
+    loop {
+        let name: String = chars.by_ref().take_while(|c| *c != '=').collect();
+        let name = name.trim_start_matches(',').trim().to_string();
+        if name.is_empty() || name.contains('}') || chars.next() != Some('"') {
+            return labels;
+        }
+        let mut value = String::new();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.next() {
+                    Some('n') => value.push('\n'),
+                    Some(other) => value.push(other),
+                    None => return labels,
+                },
+                '"' => break,
+                other => value.push(other),
+            }
+        }
+        labels.push((name, value));
+    }
 }
 
 /// A label set: (name, value) pairs in order.
@@ -945,5 +1004,24 @@ fn client_group(f: &mut Families, s: &Statistics) {
         ] {
             f.set(name, help, &l, v);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_labels_are_read_with_their_escapes() {
+        assert_eq!(
+            sample_labels(r#"x_total{connector="a\"b",topic="t\\1",task="0"} 3"#),
+            vec![
+                ("connector".to_string(), "a\"b".to_string()),
+                ("topic".to_string(), "t\\1".to_string()),
+                ("task".to_string(), "0".to_string()),
+            ]
+        );
+        assert!(sample_labels("x_total 3").is_empty());
+        assert!(sample_labels("x_total{} 3").is_empty());
     }
 }

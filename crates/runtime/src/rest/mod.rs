@@ -35,13 +35,13 @@ pub struct RestState {
     /// HTTP client for forwarded requests (trusting the REST trust store for https peers).
     pub http: reqwest::Client,
     /// TLS for an `https` listener.
-    pub tls: Option<Arc<tributary_security::rustls::ServerConfig>>,
+    pub tls: Option<ServerTls>,
     /// Basic authentication (Connect's `BasicAuthSecurityRestExtension`), when configured.
     pub basic_auth: Option<auth::BasicAuth>,
     /// Whether `/admin` is served with the other endpoints (`admin.listeners` unset, KIP-495).
     pub admin_on_main: bool,
     /// TLS for an `https` admin listener (`admin.listeners.https.ssl.*` or `ssl.*`).
-    pub admin_tls: Option<Arc<tributary_security::rustls::ServerConfig>>,
+    pub admin_tls: Option<ServerTls>,
     /// `tributary.rest.authorization.file` (issue #36), when set.
     pub authorization: Option<Arc<authorization::PolicyFile>>,
 }
@@ -79,7 +79,7 @@ impl RestState {
 #[derive(Clone)]
 pub struct RestSecurity {
     /// Set when the listener is `https`.
-    pub server_tls: Option<Arc<tributary_security::rustls::ServerConfig>>,
+    pub server_tls: Option<ServerTls>,
     /// Trusts the REST trust store (and presents the key store) for https peers.
     pub http: reqwest::Client,
     /// Set by `rest.extension.classes` naming Connect's basic-auth extension.
@@ -87,7 +87,7 @@ pub struct RestSecurity {
     /// `admin.listeners` is unset: `/admin` is served on `listeners`.
     pub admin_on_main: bool,
     /// Set when an admin listener is `https`.
-    pub admin_server_tls: Option<Arc<tributary_security::rustls::ServerConfig>>,
+    pub admin_server_tls: Option<ServerTls>,
     /// `tributary.rest.authorization.file` (issue #36), when set.
     pub authorization: Option<Arc<authorization::PolicyFile>>,
 }
@@ -113,10 +113,7 @@ impl RestSecurity {
             .iter()
             .any(|l| l.protocol == "https");
         let server_tls = if https {
-            Some(
-                tributary_security::tls::rest_server_config(&ssl, prefix)
-                    .map_err(|e| (e.key, e.message))?,
-            )
+            Some(ServerTls::new(ssl, prefix).map_err(|e| (e.key, e.message))?)
         } else {
             None
         };
@@ -151,10 +148,7 @@ impl RestSecurity {
         let admin_server_tls = if admin.is_some_and(|l| l.iter().any(|l| l.protocol == "https")) {
             let (ssl, prefix) =
                 tributary_security::tls::ssl_settings_with_prefix(&raw, "admin.listeners.https.");
-            Some(
-                tributary_security::tls::rest_server_config(&ssl, prefix)
-                    .map_err(|e| (e.key, e.message))?,
-            )
+            Some(ServerTls::new(ssl, prefix).map_err(|e| (e.key, e.message))?)
         } else {
             None
         };
@@ -169,6 +163,16 @@ impl RestSecurity {
             ),
             None => None,
         };
+        if authorization.is_some() {
+            let unrestricted = config.providers().unrestricted();
+            if !unrestricted.is_empty() {
+                tracing::warn!(
+                    "{} is set but config provider(s) {} have no allowed.paths: a principal with the write role over a connector can make them read any file the worker can read (set config.providers.<name>.param.allowed.paths)",
+                    authorization::FILE_SETTING,
+                    unrestricted.join(", ")
+                );
+            }
+        }
         Ok(RestSecurity {
             server_tls,
             http,
@@ -177,6 +181,86 @@ impl RestSecurity {
             admin_server_tls,
             authorization,
         })
+    }
+}
+
+/// An https listener's TLS: the rustls configuration built from its `ssl.*` settings, and
+/// those settings, to build it again when its key store or trust store files change (issue
+/// #42: certificates rotated without a restart; connections already open keep theirs).
+#[derive(Clone)]
+pub struct ServerTls {
+    /// The configuration as first built.
+    pub config: Arc<tributary_security::rustls::ServerConfig>,
+    ssl: std::collections::BTreeMap<String, String>,
+    prefix: &'static str,
+}
+
+impl ServerTls {
+    /// Builds the configuration (Connect's `SSLUtils`; errors name the key).
+    pub fn new(
+        ssl: std::collections::BTreeMap<String, String>,
+        prefix: &'static str,
+    ) -> Result<ServerTls, tributary_security::SecurityError> {
+        let config = tributary_security::tls::rest_server_config(&ssl, prefix)?;
+        Ok(ServerTls {
+            config,
+            ssl,
+            prefix,
+        })
+    }
+
+    /// The store files the configuration was read from (`ssl.keystore.location`,
+    /// `ssl.truststore.location`).
+    pub fn files(&self) -> Vec<std::path::PathBuf> {
+        ["ssl.keystore.location", "ssl.truststore.location"]
+            .iter()
+            .filter_map(|k| self.ssl.get(*k))
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+            .collect()
+    }
+
+    /// The configuration built again from the files as they are now.
+    pub fn rebuild(&self) -> Result<Arc<tributary_security::rustls::ServerConfig>, String> {
+        tributary_security::tls::rest_server_config(&self.ssl, self.prefix).map_err(|e| {
+            format!(
+                "{}{}: {}",
+                self.prefix,
+                e.key.trim_start_matches(self.prefix),
+                e.message
+            )
+        })
+    }
+
+    /// An acceptor configuration that follows the files while `serving` lives: rebuilt on each
+    /// change, a store that no longer loads keeping the previous certificate in force (logged).
+    fn watched(&self, serving: std::sync::Weak<()>) -> axum_server::tls_rustls::RustlsConfig {
+        let rustls = axum_server::tls_rustls::RustlsConfig::from_config(self.config.clone());
+        let target = rustls.clone();
+        let source = self.clone();
+        let alive = serving;
+        crate::config::file_watch::watch(
+            "rest-tls-stores",
+            self.files(),
+            move || alive.strong_count() > 0,
+            move || {
+                match source.rebuild() {
+                    Ok(config) => {
+                        target.reload_from_config(config);
+                        tracing::info!(
+                            files = ?source.files(),
+                            "the REST listener's key and trust stores were reloaded"
+                        );
+                    }
+                    Err(e) => tracing::error!(
+                        "cannot reload the REST listener's stores: {e}; the previous certificate stays in force"
+                    ),
+                }
+                true
+            },
+        );
+        rustls
     }
 }
 
@@ -465,7 +549,7 @@ pub async fn serve_admin(
 async fn serve_router(
     bound: BoundListener,
     app: Router,
-    tls: Option<Arc<tributary_security::rustls::ServerConfig>>,
+    tls: Option<ServerTls>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let Some(tls) = tls else {
@@ -480,14 +564,17 @@ async fn serve_router(
         stopper.graceful_shutdown(Some(std::time::Duration::from_secs(10)));
     });
     let listener = bound.listener.into_std()?;
-    let rustls = axum_server::tls_rustls::RustlsAcceptor::new(
-        axum_server::tls_rustls::RustlsConfig::from_config(tls),
-    );
-    axum_server::from_tcp(listener)
+    // The stores are watched while the listener serves.
+    let serving = Arc::new(());
+    let rustls =
+        axum_server::tls_rustls::RustlsAcceptor::new(tls.watched(Arc::downgrade(&serving)));
+    let served = axum_server::from_tcp(listener)
         .acceptor(client_certificate::PrincipalAcceptor(rustls))
         .handle(handle)
         .serve(app.into_make_service())
-        .await
+        .await;
+    drop(serving);
+    served
 }
 
 /// The subject of a TLS client certificate as a request extension

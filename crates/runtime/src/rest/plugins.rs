@@ -157,9 +157,15 @@ pub async fn config(
 }
 
 /// `PUT /connector-plugins/{p}/config/validate`: 200 `ConfigInfos`, even with errors.
+///
+/// Under REST authorization, config provider references are resolved only for a caller with
+/// the write role over the connector the config names (issue #42): for any other caller the
+/// keys holding them are reported unresolved ([`crate::herder::validation::validate_unresolved`]),
+/// so that validation cannot be used to read what a provider would return.
 pub async fn validate(
     State(s): State<RestState>,
     Path(plugin): Path<String>,
+    principal: Option<axum::Extension<super::authorization::RequestPrincipal>>,
     body: Bytes,
 ) -> Result<Response, RestError> {
     let v: serde_json::Value = serde_json::from_slice(&body)
@@ -184,8 +190,21 @@ pub async fn validate(
     }
     // Connect 4.1 reports a bad request met while validating (no connector class, unknown class)
     // as 500 with the exception's `toString()`, unlike create/update which answer 400.
-    let infos = call(&s, move |h| {
-        h.validate_connector_config(&config, &null_keys)
+    let resolve = super::authorization::may_resolve(
+        &s,
+        principal.as_ref().map(|p| &p.0 .0),
+        config.get("name").map(String::as_str),
+    );
+    let infos = call(&s, move |h| match &resolve {
+        Ok(()) => h.validate_connector_config(&config, &null_keys),
+        Err(why) => crate::herder::validation::validate_unresolved(
+            h.plugins(),
+            &crate::config::unsupported::WorkerSupport::of(h.worker_config()),
+            h.worker_config().providers(),
+            &config,
+            &null_keys,
+            why,
+        ),
     })
     .await
     .map_err(|e| {

@@ -205,7 +205,7 @@ pub async fn history(
             who.as_ref(),
             Method::GET,
             &format!("{url}/tributary/history?since={since}"),
-            "/tributary/history",
+            &[],
         )
         .timeout(Duration::from_millis(MEMBER_HISTORY_TIMEOUT_MS));
         async move {

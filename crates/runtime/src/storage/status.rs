@@ -142,14 +142,16 @@ impl ClusterStatusStore for MemoryStatusBackingStore {
 }
 
 impl StatusBackingStore for MemoryStatusBackingStore {
-    fn put_connector(&self, connector: &str, status: Status) {
+    fn put_connector(&self, connector: &str, mut status: Status) {
+        status.trace = status.trace.map(crate::config::secrets::redact_owned);
         self.notify(&status);
         self.connectors
             .write()
             .unwrap()
             .insert(connector.to_string(), status);
     }
-    fn put_task(&self, id: &ConnectorTaskId, status: Status) {
+    fn put_task(&self, id: &ConnectorTaskId, mut status: Status) {
+        status.trace = status.trace.map(crate::config::secrets::redact_owned);
         self.notify(&status);
         self.tasks
             .write()

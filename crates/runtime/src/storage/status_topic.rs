@@ -50,7 +50,9 @@ struct Cache {
 
 /// The value bytes of a status record.
 pub fn status_value(s: &Status) -> Vec<u8> {
-    serde_json::to_vec(&json!({ "state": s.state.as_str(), "trace": s.trace, "worker_id": s.worker_id, "generation": s.generation, "version": s.version })).unwrap()
+    // What config providers resolved never reaches the topic (issue #42).
+    let trace = s.trace.as_deref().map(crate::config::secrets::redact);
+    serde_json::to_vec(&json!({ "state": s.state.as_str(), "trace": trace, "worker_id": s.worker_id, "generation": s.generation, "version": s.version })).unwrap()
 }
 
 /// Parses a status value; `None` for malformed values.

@@ -331,8 +331,8 @@ impl Herder for DistributedHerder {
         self.write(|s| s.put_logger_level(namespace, level))
     }
 
-    fn session_key(&self) -> Option<Vec<u8>> {
-        self.snapshot().session_key.as_ref().map(|k| k.key.clone())
+    fn session_key(&self) -> Option<crate::config_records::SessionKey> {
+        self.snapshot().session_key.clone()
     }
 
     fn membership(&self) -> Option<watch::Receiver<Membership>> {

@@ -51,6 +51,9 @@ impl DistributedHerder {
             .map_err(|e| StartError::Config(e.to_string()))?;
         let connection_security = ConnectionSecurity::from_settings(&security)
             .map_err(|e| StartError::Config(e.to_string()))?;
+        if let Some(tls) = &connection_security.tls {
+            crate::config::clients::watch_group_tls(&config, tls);
+        }
         let inherited = crate::config::clients::worker_security_layer(&config);
         // Checked once here: the same settings cannot fail below.
         crate::config::clients::client_config(
