@@ -1,5 +1,6 @@
 //! The REST API: input handling, fuzzing against the OpenAPI document, the differential suite
-//! against Java Connect, admin listeners, config providers.
+//! against Java Connect, admin listeners, config providers, authorization and the secrets
+//! crawler.
 //!
 //! One test binary per theme (faster to build and link than one per file); each module is
 //! one file of tests.
@@ -12,3 +13,4 @@ mod config_providers;
 mod differential_rest;
 mod rest_fuzz;
 mod rest_input;
+mod secrets_crawler;

@@ -76,6 +76,10 @@ pub const BLOCK_MS_CONFIG: &str = "block.ms";
 /// `<task> <process id> start|stop <epoch ms>` lines to when it starts and stops, so a test
 /// can check that no task ever ran in two processes at once.
 pub const LIFECYCLE_FILE_CONFIG: &str = "lifecycle.file";
+/// Config key `credential` (PASSWORD, default none): a password the connector keeps and never
+/// uses, for tests of how the worker treats password settings (shown only to principals that
+/// may read the connector's config, `[hidden]` in validation results).
+pub const CREDENTIAL_CONFIG: &str = "credential";
 /// Config key `define.transactions` (STRING, default empty; `fibonacci`): the task defines its
 /// own transactions (see the module docs).
 pub const DEFINE_TRANSACTIONS_CONFIG: &str = "define.transactions";
@@ -156,6 +160,14 @@ pub fn flaky_config_def() -> ConfigDef {
             }))),
             Importance::Low,
             "Calls that block for block.ms instead of returning: connector.start, task.poll, task.stop.",
+        )
+        .define(
+            CREDENTIAL_CONFIG,
+            ConfigType::Password,
+            Some(None),
+            None,
+            Importance::Low,
+            "A password the connector keeps and never uses (tests of how the worker treats password settings).",
         )
         .define(
             LIFECYCLE_FILE_CONFIG,

@@ -57,6 +57,38 @@ pub fn register(value: &str, reference: &str) {
     registry.sort_by_key(|(value, _)| std::cmp::Reverse(value.len()));
 }
 
+/// Hashes of the connector configs [`learn_from`] resolved already.
+static LEARNT: RwLock<Vec<u64>> = RwLock::new(Vec::new());
+
+/// Resolves `config` (a connector's stored config) once, for its values to be registered: a
+/// worker that answers for a connector it does not run (its status, offsets, topics) then
+/// redacts what the connector's owner resolved. Failures are ignored (the owner reports them);
+/// a config seen before is not resolved again.
+pub fn learn_from(
+    providers: &super::providers::ConfigProviders,
+    connector: &str,
+    config: &std::collections::HashMap<String, String>,
+) {
+    use std::hash::{Hash, Hasher};
+    if providers.is_empty() || !config.values().any(|v| super::providers::has_variables(v)) {
+        return;
+    }
+    let mut sorted: Vec<(&String, &String)> = config.iter().collect();
+    sorted.sort();
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (connector, sorted).hash(&mut h);
+    let key = h.finish();
+    if LEARNT.read().unwrap().contains(&key) {
+        return;
+    }
+    let _ = providers.transform(&format!("connector {connector}"), config);
+    let mut learnt = LEARNT.write().unwrap();
+    if learnt.len() >= MAX_ENTRIES {
+        learnt.remove(0);
+    }
+    learnt.push(key);
+}
+
 /// `text` with every registered value replaced by its reference; borrowed when nothing was.
 pub fn redact(text: &str) -> Cow<'_, str> {
     let registry = REGISTRY.read().unwrap();

@@ -200,6 +200,7 @@ pub async fn list(
         for name in names {
             let mut entry = serde_json::Map::new();
             if want_status {
+                learn_secrets(h, &name);
                 match h.connector_status(&name) {
                     Ok(st) => {
                         entry.insert("status".into(), serde_json::to_value(st).unwrap());
@@ -387,7 +388,23 @@ pub async fn status(
     State(s): State<RestState>,
     Path(name): Path<String>,
 ) -> Result<Response, RestError> {
-    Ok(Json(call(&s, move |h| h.connector_status(&name)).await?).into_response())
+    Ok(Json(
+        call(&s, move |h| {
+            learn_secrets(h, &name);
+            h.connector_status(&name)
+        })
+        .await?,
+    )
+    .into_response())
+}
+
+/// Registers what the config providers resolve in connector `name`'s stored config
+/// ([`crate::config::secrets::learn_from`]), before an answer that may quote it (a trace, an
+/// offset, a topic) is redacted.
+fn learn_secrets(h: &dyn crate::herder::Herder, name: &str) {
+    if let Ok(config) = h.connector_config(name) {
+        crate::config::secrets::learn_from(h.worker_config().providers(), name, &config);
+    }
 }
 
 /// `POST /connectors/{c}/restart?includeTasks=&onlyFailed=`: 204 for the legacy form, 202
@@ -444,7 +461,17 @@ pub async fn get_offsets(
     State(s): State<RestState>,
     Path(name): Path<String>,
 ) -> Result<Response, RestError> {
-    Ok(Json(call(&s, move |h| h.connector_offsets(&name)).await?).into_response())
+    let offsets = call(&s, move |h| {
+        learn_secrets(h, &name);
+        h.connector_offsets(&name)
+    })
+    .await?;
+    // A source's partitions and offsets are its own words about what it was given (a file
+    // name): what a provider resolved shows as the reference (issue #42).
+    let mut v = serde_json::to_value(offsets)
+        .map_err(|e| RestError::new(500, format!("cannot write the offsets: {e}")))?;
+    crate::config::secrets::redact_json(&mut v);
+    Ok(Json(v).into_response())
 }
 
 /// `PATCH /connectors/{c}/offsets` (KIP-875): 200 with Connect's `{"message": …}`; 400
@@ -498,7 +525,14 @@ pub async fn task_status(
     Path((name, task)): Path<(String, String)>,
 ) -> Result<Response, RestError> {
     let id = ConnectorTaskId::new(name, parse_task(&task)?);
-    Ok(Json(call(&s, move |h| h.task_status(&id)).await?).into_response())
+    Ok(Json(
+        call(&s, move |h| {
+            learn_secrets(h, &id.connector);
+            h.task_status(&id)
+        })
+        .await?,
+    )
+    .into_response())
 }
 
 /// `POST /connectors/{c}/tasks/{t}/restart`: 204.
@@ -664,8 +698,15 @@ pub async fn topics(
     Path(name): Path<String>,
 ) -> Result<Json<Json_>, RestError> {
     topic_tracking(&s, false)?;
-    let topics = s.herder.status_store().topics(&name);
-    Ok(Json(serde_json::json!({ name: { "topics": topics } })))
+    let n = name.clone();
+    let topics = call(&s, move |h| {
+        learn_secrets(h, &n);
+        Ok(h.status_store().topics(&n))
+    })
+    .await?;
+    let mut v = serde_json::json!({ name: { "topics": topics } });
+    crate::config::secrets::redact_json(&mut v);
+    Ok(Json(v))
 }
 
 /// `PUT /connectors/{c}/topics/reset` (KIP-558): 202.
