@@ -171,6 +171,43 @@ pub async fn carry_out(client: &ConnectClient, change: &Change) -> Result<(), St
     r.map(|_: Value| ()).map_err(|e| e.to_string())
 }
 
+/// How long `apply` waits for the worker it asked to show what it wrote.
+const READ_BACK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Waits until the worker shows each created or updated connector with the config written (a
+/// worker answers a write once it is in the config topic, and may serve reads from its own
+/// view a moment later), so that a run right after this one, or any other read, sees them.
+/// Past [`READ_BACK_TIMEOUT`] it says which it did not see, and goes on.
+async fn read_back(client: &ConnectClient, written: &[&Change]) {
+    let deadline = tokio::time::Instant::now() + READ_BACK_TIMEOUT;
+    for change in written {
+        let (name, config) = match change {
+            Change::Create { name, config, .. } => (name, config),
+            Change::Update { name, config, .. } => (name, config),
+            _ => continue,
+        };
+        let path = format!("/connectors/{}/config", segment(name));
+        loop {
+            let shown = client.get(&path).await.ok().is_some_and(|v| {
+                config
+                    .iter()
+                    .all(|(k, want)| v.get(k).and_then(Value::as_str) == Some(want.as_str()))
+            });
+            if shown {
+                break;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                eprintln!(
+                    "tributary apply: {name}: written, but not shown yet by the worker after {} s",
+                    READ_BACK_TIMEOUT.as_secs()
+                );
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+}
+
 /// Runs `tributary apply`.
 pub async fn run(args: ApplyArgs) -> Result<ExitCode, String> {
     let client = ConnectClient::new(&args.urls, args.user.as_deref(), args.cacert.as_deref())?;
@@ -213,12 +250,17 @@ pub async fn run(args: ApplyArgs) -> Result<ExitCode, String> {
         });
     }
     let mut failed = 0;
+    let mut written = Vec::new();
     for s in &steps {
-        if let Err(e) = carry_out(&client, s).await {
-            failed += 1;
-            eprintln!("tributary apply: {}: {e}", s.connector());
+        match carry_out(&client, s).await {
+            Ok(()) => written.push(s),
+            Err(e) => {
+                failed += 1;
+                eprintln!("tributary apply: {}: {e}", s.connector());
+            }
         }
     }
+    read_back(&client, &written).await;
     println!(
         "{} connector(s) declared, {} change(s) applied, {failed} failed",
         declared.connectors.len(),

@@ -712,6 +712,25 @@ fn script() -> Vec<Step> {
                 json!({"connector.class": "FileStreamSource", "name": "v", "topic": "t", "tasks.max": "-1"}),
             ),
         ),
+        // A key whose value a config provider resolves (issue #42): Connect 4.4 reports it as
+        // written, with one error that does not quote the resolved value, in validation and in
+        // the 400 of a create.
+        step(
+            "validate-resolved-secret",
+            "PUT",
+            "/connector-plugins/FileStreamSource/config/validate",
+            Some(
+                json!({"connector.class": "FileStreamSource", "name": "v", "topic": "t", "tasks.max": "${file:{D}/diff-secrets.properties:db.secret}"}),
+            ),
+        ),
+        step(
+            "create-resolved-secret",
+            "POST",
+            "/connectors",
+            Some(
+                json!({"name": "{P}-secret", "config": {"connector.class": "FileStreamSource", "topic": "t", "tasks.max": "${file:{D}/diff-secrets.properties:db.secret}"}}),
+            ),
+        ),
         // Transformation and predicate keys that do not depend on which transformations the
         // two runtimes ship: an unknown class, a missing type, a duplicate alias, a connector
         // class given as a transformation, `negate` without `predicate`, a predicate without
@@ -1453,6 +1472,9 @@ fn reference_version() -> String {
         .unwrap_or_else(|| VECTORS_CONNECT_VERSION.to_string())
 }
 
+/// Both sides resolve `${file:…}` references (the validation steps with a secret).
+const FILE_PROVIDER: &str = "config.providers=file\nconfig.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider\n";
+
 fn start_java(dir: &Path, bootstrap: &str, token: &str) -> Side {
     let port = common::faults::free_port();
     let group = unique("diff-java");
@@ -1472,7 +1494,7 @@ fn start_java(dir: &Path, bootstrap: &str, token: &str) -> Side {
         bootstrap,
         &group,
         &format!(
-            "rest.advertised.host.name=127.0.0.1\nrest.advertised.port={port}\nplugin.path={plugin_path}"
+            "rest.advertised.host.name=127.0.0.1\nrest.advertised.port={port}\nplugin.path={plugin_path}\n{FILE_PROVIDER}"
         ),
     )
     .replace(
@@ -1528,7 +1550,7 @@ fn start_java(dir: &Path, bootstrap: &str, token: &str) -> Side {
 
 fn start_tributary(dir: &Path, bootstrap: &str, token: &str) -> Side {
     let group = unique("diff-trib");
-    let w = DistributedWorker::start(dir, "trib", bootstrap, &group, "");
+    let w = DistributedWorker::start(dir, "trib", bootstrap, &group, FILE_PROVIDER);
     w.wait_joined();
     Side {
         label: "tributary",
@@ -1562,6 +1584,11 @@ fn differential_rest_against_java_connect() {
         std::fs::write(dir.path().join(format!("{}-in.txt", side.token)), &lines).unwrap();
         std::fs::write(dir.path().join(format!("{}-in2.txt", side.token)), &lines).unwrap();
     }
+    std::fs::write(
+        dir.path().join("diff-secrets.properties"),
+        "db.secret=TopSecret456\n",
+    )
+    .unwrap();
 
     let steps = script();
     assert!(steps.len() >= 50, "the script has {} requests", steps.len());
@@ -1591,6 +1618,15 @@ fn differential_rest_against_java_connect() {
                 root: st.id == "root",
             };
             replies.push(n.reply(st, &r));
+        }
+        if st.id.ends_with("resolved-secret") {
+            for r in &replies {
+                assert!(
+                    !format!("{r:?}").contains("TopSecret456"),
+                    "{}: a resolved value in the answer: {r:?}",
+                    st.id
+                );
+            }
         }
         let (mut j, mut t) = (replies[0].clone(), replies[1].clone());
         if st.compare == Compare::PluginIntersection {
