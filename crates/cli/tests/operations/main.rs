@@ -12,5 +12,6 @@ mod logs;
 mod metrics;
 mod plugin_metrics;
 mod release_archive;
+mod rotation;
 mod secured;
 mod ui;

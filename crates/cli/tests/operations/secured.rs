@@ -14,14 +14,14 @@ use std::time::Duration;
 use common::*;
 
 /// A worker process started with `KAFKA_OPTS` (for the basic-auth JAAS file).
-struct Worker {
+pub(crate) struct Worker {
     child: Child,
-    log: PathBuf,
-    url: String,
+    pub(crate) log: PathBuf,
+    pub(crate) url: String,
 }
 
 impl Worker {
-    fn start(dir: &Path, mode: &str, props: &str, kafka_opts: Option<&str>) -> Worker {
+    pub(crate) fn start(dir: &Path, mode: &str, props: &str, kafka_opts: Option<&str>) -> Worker {
         std::fs::create_dir_all(dir).unwrap();
         std::fs::write(dir.join("worker.properties"), props).unwrap();
         let log = dir.join(format!("worker-{}.log", unique("run")));
@@ -94,7 +94,7 @@ impl Drop for Worker {
 }
 
 /// An HTTPS client trusting the test CA.
-fn https_client(s: &Secure) -> reqwest::blocking::Client {
+pub(crate) fn https_client(s: &Secure) -> reqwest::blocking::Client {
     let ca = std::fs::read(s.var("KAFKA_SECURE_CA_PEM")).unwrap();
     reqwest::blocking::Client::builder()
         .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
@@ -102,7 +102,7 @@ fn https_client(s: &Secure) -> reqwest::blocking::Client {
         .unwrap()
 }
 
-fn call(
+pub(crate) fn call(
     client: &reqwest::blocking::Client,
     method: &str,
     url: &str,
