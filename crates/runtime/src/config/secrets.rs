@@ -81,7 +81,9 @@ pub fn learn_from(
     if LEARNT.read().unwrap().contains(&key) {
         return;
     }
-    let _ = providers.transform(&format!("connector {connector}"), config);
+    if let Err(e) = providers.transform(&format!("connector {connector}"), config) {
+        tracing::debug!("cannot learn what connector {connector}'s config resolves to: {e}");
+    }
     let mut learnt = LEARNT.write().unwrap();
     if learnt.len() >= MAX_ENTRIES {
         learnt.remove(0);
