@@ -516,7 +516,18 @@ pub async fn tasks(
     State(s): State<RestState>,
     Path(name): Path<String>,
 ) -> Result<Response, RestError> {
-    Ok(Json(call(&s, move |h| h.task_configs(&name)).await?).into_response())
+    let tasks = call(&s, move |h| {
+        learn_secrets(h, &name);
+        h.task_configs(&name)
+    })
+    .await?;
+    // Keys that hold a reference in the connector's config are stored with it
+    // (`reverse_transform`); a value a connector derived from a resolved one is shown as the
+    // reference too (issue #42).
+    let mut v = serde_json::to_value(tasks)
+        .map_err(|e| RestError::new(500, format!("cannot write the task configs: {e}")))?;
+    crate::config::secrets::redact_json(&mut v);
+    Ok(Json(v).into_response())
 }
 
 /// `GET /connectors/{c}/tasks/{t}/status`.

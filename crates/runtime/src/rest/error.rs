@@ -49,7 +49,8 @@ impl IntoResponse for RestError {
             status,
             Json(ErrorMessage {
                 error_code: self.status,
-                message: self.message,
+                // An error may quote what a plugin or a provider saw (issue #42).
+                message: crate::config::secrets::redact_owned(self.message),
             }),
         )
             .into_response();
