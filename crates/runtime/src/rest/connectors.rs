@@ -880,6 +880,22 @@ mod tests {
         assert!(v["config"].get("neg").is_none(), "{v}");
     }
 
+    /// A standalone worker's REST server with Connect's `FileConfigProvider` as `file`.
+    async fn serve_with_file_provider(dir: &std::path::Path) -> String {
+        crate::rest::test_server::serve_with(
+            dir,
+            &[
+                ("config.providers", "file"),
+                (
+                    "config.providers.file.class",
+                    "org.apache.kafka.common.config.provider.FileConfigProvider",
+                ),
+            ],
+            true,
+        )
+        .await
+    }
+
     #[tokio::test(flavor = "multi_thread")]
     async fn a_resolved_value_reaches_no_answer() {
         // Issue #42, finding 1: validation and create printed what a provider resolved
@@ -901,18 +917,7 @@ mod tests {
             ),
         )
         .unwrap();
-        let url = crate::rest::test_server::serve_with(
-            dir.path(),
-            &[
-                ("config.providers", "file"),
-                (
-                    "config.providers.file.class",
-                    "org.apache.kafka.common.config.provider.FileConfigProvider",
-                ),
-            ],
-            true,
-        )
-        .await;
+        let url = serve_with_file_provider(dir.path()).await;
         let tasks_max = format!("${{file:{}:db.secret}}", secrets.display());
         let config = json!({
             "name": "c",
@@ -996,18 +1001,7 @@ mod tests {
         let secrets = dir.path().join("secrets.properties");
         let out = dir.path().join("resolved-out.txt");
         std::fs::write(&secrets, format!("out.file={}\n", out.display())).unwrap();
-        let url = crate::rest::test_server::serve_with(
-            dir.path(),
-            &[
-                ("config.providers", "file"),
-                (
-                    "config.providers.file.class",
-                    "org.apache.kafka.common.config.provider.FileConfigProvider",
-                ),
-            ],
-            true,
-        )
-        .await;
+        let url = serve_with_file_provider(dir.path()).await;
         let reference = format!("${{file:{}:out.file}}", secrets.display());
         let config = json!({
             "name": "c",
