@@ -41,6 +41,10 @@ carol read  b-*
 /// What a provider resolves: none may appear in any answer or log line.
 const FILE_SECRET: &str = "TopSecret-file-4f1c";
 const DB_SECRET: &str = "TopSecret-db-93ad";
+/// A list value: each item must stay hidden too.
+const LIST_SECRET: [&str; 2] = ["TopSecret-item1-a4", "TopSecret-item2-b5"];
+/// A value whose quote `{:?}` and JSON escape.
+const QUOTED_SECRET: &str = "Quoted\"Secret-77";
 const DIR_SECRET: &str = "TopSecret-dir-7e22";
 const ENV_SECRET: &str = "TopSecret-env-5b0d";
 /// A plain password-type value: only principals that may read b-flaky's config may see it.
@@ -100,7 +104,11 @@ fn no_role_reads_a_secret_it_may_not_through_any_answer_or_log_line() {
     let secrets = secrets_dir.join("secrets.properties");
     std::fs::write(
         &secrets,
-        format!("input.path={}\ndb.password={DB_SECRET}\n", input.display()),
+        format!(
+            "input.path={}\ndb.password={DB_SECRET}\nlist.password={}\nquoted.password={QUOTED_SECRET}\n",
+            input.display(),
+            LIST_SECRET.join(",")
+        ),
     )
     .unwrap();
     let unwritable = d.join("no-such-dir").join(DIR_SECRET).join("out.txt");
@@ -158,10 +166,12 @@ fn no_role_reads_a_secret_it_may_not_through_any_answer_or_log_line() {
     assert!(
         follower
             .log_text()
-            .contains("config provider(s) dir, file have no allowed.paths"),
+            .contains("config provider(s) dir, env, file are not limited"),
         "no warning about unrestricted providers"
     );
-    assert!(!leader.log_text().contains("have no allowed.paths"));
+    assert!(leader
+        .log_text()
+        .contains("config provider(s) env are not limited"));
     let workers = [
         ("leader", leader.url.clone()),
         ("follower", follower.url.clone()),
@@ -302,6 +312,69 @@ fn no_role_reads_a_secret_it_may_not_through_any_answer_or_log_line() {
         "alice's metrics"
     );
 
+    // ... nor producer metrics of connectors it may not read, nor the class of one whose
+    // config it may not see (found by an attack on the first version).
+    let (_, metrics) = fetch(f, "bob", "GET", "/metrics", None);
+    assert!(
+        !metrics.contains("connector-producer-a-src")
+            && !metrics.contains("connector_class=\"FileStreamSink\""),
+        "bob's metrics name a-src's producer or b-sink's class"
+    );
+
+    // From an attack on the first version: redaction must not be an oracle. A text sent that
+    // happens to be another connector's secret comes back as it was sent, not as the reference
+    // that would say it is right (and where it lives).
+    for (method, path, body) in [
+        ("GET", format!("/x/{DB_SECRET}/y"), None),
+        (
+            "PUT",
+            validate.to_string(),
+            Some(json!({"connector.class": format!("guess {DB_SECRET}"), "topic": "t"})),
+        ),
+    ] {
+        let (_, answer) = fetch(f, "bob", method, &path, body.as_ref());
+        assert!(
+            !answer.contains("db.password") && !answer.contains("${file:"),
+            "{method} {path}: the answer confirms the guess: {answer}"
+        );
+    }
+    // A resolved list of transformation aliases, and a file connector aimed at the worker's own
+    // files (alice appended `alice admin` to the policy with a FileStreamSink, and read the
+    // users file with a FileStreamSource).
+    let list_ref = format!("${{file:{}:list.password}}", secrets.display());
+    let (code, body) = fetch(
+        f,
+        "alice",
+        "POST",
+        "/connectors",
+        Some(
+            &json!({"name": "a-aliases", "config": {"connector.class": "FileStreamSource", "topic": "t", "transforms": list_ref}}),
+        ),
+    );
+    assert_eq!(code, 400, "{body}");
+    for (class, file) in [
+        ("FileStreamSink", policy.display().to_string()),
+        ("FileStreamSource", users_file.display().to_string()),
+        (
+            "org.apache.kafka.connect.file.FileStreamSinkConnector",
+            auth.kafka_opts.split('=').nth(1).unwrap().to_string(),
+        ),
+    ] {
+        let config = json!({"connector.class": class, "topic": "t", "topics": "t", "file": file});
+        let (code, body) = fetch(
+            f,
+            "alice",
+            "PUT",
+            "/connectors/a-own-files/config",
+            Some(&config),
+        );
+        assert_eq!(code, 400, "{class} on {file}: {body}");
+        assert!(
+            body.contains("which no connector may read or write"),
+            "{body}"
+        );
+    }
+
     // Finding 4: PATCH cannot give a connector another's name.
     let (code, body) = fetch(
         f,
@@ -354,8 +427,19 @@ fn no_role_reads_a_secret_it_may_not_through_any_answer_or_log_line() {
         ]
         .map(String::from),
     );
+    let quoted_ref = format!("${{file:{}:quoted.password}}", secrets.display());
     let mut writes: Vec<(&str, String, Value)> = vec![
         ("PUT", validate.to_string(), probe.clone()),
+        (
+            "PUT",
+            validate.to_string(),
+            json!({"name": "a-probe", "connector.class": "FileStreamSource", "topic": "t", "transforms": list_ref, "tasks.max": quoted_ref}),
+        ),
+        (
+            "PUT",
+            validate.to_string(),
+            json!({"name": "a-probe", "connector.class": "FileStreamSource", "topic": "t", "predicates": db_ref}),
+        ),
         ("PUT", validate.to_string(), users_probe.clone()),
         ("PUT", validate.to_string(), environ_probe.clone()),
         ("POST", "/connectors".into(), create.clone()),
@@ -419,6 +503,10 @@ fn no_role_reads_a_secret_it_may_not_through_any_answer_or_log_line() {
         DIR_SECRET,
         ENV_SECRET,
         password("admin"),
+        LIST_SECRET[0],
+        LIST_SECRET[1],
+        // The quoted one, in every escaped form.
+        "Secret-77",
     ];
     let may_read_flaky_config = |user: &str| matches!(user, "admin" | "ops" | "carol");
     let mut leaks = Vec::new();

@@ -407,6 +407,8 @@ impl DirectoryConfigProvider {
 #[derive(Debug, Clone)]
 pub struct EnvVarConfigProvider {
     vars: HashMap<String, String>,
+    /// Whether an `allowlist.pattern` limits the variables.
+    limited: bool,
 }
 
 impl EnvVarConfigProvider {
@@ -424,6 +426,7 @@ impl EnvVarConfigProvider {
         vars: HashMap<String, String>,
         allowlist: Option<&str>,
     ) -> Result<EnvVarConfigProvider, regex::Error> {
+        let limited = allowlist.is_some();
         let vars = match allowlist {
             None => vars,
             Some(pattern) => {
@@ -432,7 +435,7 @@ impl EnvVarConfigProvider {
                 vars.into_iter().filter(|(k, _)| re.is_match(k)).collect()
             }
         };
-        Ok(EnvVarConfigProvider { vars })
+        Ok(EnvVarConfigProvider { vars, limited })
     }
 
     /// The allowed variables among `keys`. A non-empty `path` is an error, in Connect's words
@@ -600,12 +603,15 @@ impl ConfigProviders {
         self.providers.get(name)
     }
 
-    /// The names of the file and directory providers that may read any path (no
-    /// `allowed.paths`), sorted.
+    /// The names of the providers that may read anything: file and directory providers without
+    /// `allowed.paths`, environment providers without `allowlist.pattern`; sorted.
     pub fn unrestricted(&self) -> Vec<&str> {
         self.providers
             .iter()
-            .filter(|(_, p)| p.allowed_paths().is_some_and(|a| a.paths().is_none()))
+            .filter(|(_, p)| match p {
+                ConfigProvider::EnvVar(e) => !e.limited,
+                other => other.allowed_paths().is_some_and(|a| a.paths().is_none()),
+            })
             .map(|(n, _)| n.as_str())
             .collect()
     }
@@ -615,13 +621,28 @@ impl ConfigProviders {
     /// a provider that is not configured, or to a key the provider does not have, stays as
     /// written (the latter is logged as a warning naming `context`, e.g. `connector c`); a
     /// replacement is not resolved again. Errors: a provider failed ([`ResolveError`]).
+    ///
+    /// For the worker file: its values are the operator's own and are not redacted (a host
+    /// name resolved there would otherwise vanish from every log line); a connector's configs go
+    /// through [`Self::resolve`], whose values are redacted ([`super::secrets`]).
     pub fn transform(
         &self,
         context: &str,
         configs: &HashMap<String, String>,
     ) -> Result<HashMap<String, String>, ResolveError> {
+        self.resolve(context, configs).map(|(resolved, _)| resolved)
+    }
+
+    /// [`Self::transform`], also returning the values the references resolved to with the
+    /// references (for redaction, [`super::secrets`]); nothing is recorded.
+    pub fn resolve(
+        &self,
+        context: &str,
+        configs: &HashMap<String, String>,
+    ) -> Result<(HashMap<String, String>, super::secrets::Redactions), ResolveError> {
+        let mut found_values = super::secrets::Redactions::default();
         if self.providers.is_empty() {
-            return Ok(configs.clone());
+            return Ok((configs.clone(), found_values));
         }
         // provider -> path -> (keys, the first config key and reference asking for it)
         type Wanted<'a> = BTreeMap<&'a str, (BTreeSet<&'a str>, (&'a str, &'a str))>;
@@ -643,7 +664,7 @@ impl ConfigProviders {
             }
         }
         if wanted.is_empty() {
-            return Ok(configs.clone());
+            return Ok((configs.clone(), found_values));
         }
         let mut found: HashMap<(&str, &str), HashMap<String, String>> = HashMap::new();
         for (provider_name, paths) in &wanted {
@@ -675,8 +696,8 @@ impl ConfigProviders {
                     .map(|data| data.get(var.key))
                 {
                     Some(Some(replacement)) => {
-                        // Kept out of every answer and log line from now on (issue #42).
-                        super::secrets::register(replacement, var.text);
+                        // To be kept out of answers and log lines (issue #42).
+                        found_values.add(replacement, var.text);
                         resolved.push_str(replacement)
                     }
                     Some(None) => {
@@ -696,7 +717,7 @@ impl ConfigProviders {
             resolved.push_str(&value[at..]);
             out.insert(config_key.clone(), resolved);
         }
-        Ok(out)
+        Ok((out, found_values))
     }
 }
 

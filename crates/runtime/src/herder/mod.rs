@@ -244,13 +244,13 @@ pub fn add_progress(worker: &crate::worker::Worker, info: &mut ConnectorStateInf
     }
 }
 
-/// A status trace as answers show it: none when empty, and what config providers resolved on
-/// this worker replaced by the references (issue #42; the trace may have been written by
-/// another worker, Java or older, that did not redact it).
-fn shown_trace(trace: Option<String>) -> Option<String> {
+/// A status trace of connector `connector` as answers show it: none when empty, and what the
+/// connector's config providers resolved replaced by the references (issue #42; the trace may
+/// have been written by another worker, Java or older, that did not redact it).
+fn shown_trace(connector: &str, trace: Option<String>) -> Option<String> {
     trace
         .filter(|t| !t.is_empty())
-        .map(crate::config::secrets::redact_owned)
+        .map(|t| crate::config::secrets::redact_for(connector, t))
 }
 
 /// A connector's `ConnectorStateInfo` from a status store: 404 `No status found for connector c`
@@ -271,7 +271,7 @@ pub fn connector_state_info(
             state: s.state.as_str().into(),
             worker_id: s.worker_id,
             version: s.version,
-            trace: shown_trace(s.trace),
+            trace: shown_trace(name, s.trace),
             auto_restart: None,
             progress: None,
             throttle: None,
@@ -283,7 +283,7 @@ pub fn connector_state_info(
             state: cs.state.as_str().into(),
             worker_id: cs.worker_id,
             version: cs.version,
-            trace: shown_trace(cs.trace),
+            trace: shown_trace(name, cs.trace),
             auto_restart: None,
         },
         tasks,
@@ -304,7 +304,7 @@ pub fn task_state(
         state: s.state.as_str().into(),
         worker_id: s.worker_id,
         version: s.version,
-        trace: shown_trace(s.trace),
+        trace: shown_trace(&id.connector, s.trace),
         auto_restart: None,
         progress: None,
         throttle: None,

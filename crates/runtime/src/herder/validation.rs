@@ -139,7 +139,8 @@ pub fn validate(
         framework_values.push(v);
     }
     let connector_def = connector.config();
-    let connector_values: Vec<ConfigValue> = connector.validate(config);
+    let mut connector_values: Vec<ConfigValue> = connector.validate(config);
+    refuse_worker_files(plugin.class, config, support, &mut connector_values);
     let mut groups: Vec<String> = Vec::new();
     let mut configs = Vec::new();
     let mut error_count = 0;
@@ -436,6 +437,73 @@ fn java_hash_map_order(keys: &[&str]) -> Vec<usize> {
         .collect()
 }
 
+/// The file connectors (Connect's, native or hosted) may not read or write the worker's own
+/// files (issue #42: a principal with the write role over a FileStreamSink could append
+/// `alice admin` to the authorization policy, or read the basic-auth users file into a topic):
+/// an error on `file` naming the file and what it is.
+fn refuse_worker_files(
+    class: &str,
+    config: &Props,
+    support: &WorkerSupport,
+    values: &mut Vec<ConfigValue>,
+) {
+    const FILE_CONNECTORS: [&str; 2] = [
+        "org.apache.kafka.connect.file.FileStreamSourceConnector",
+        "org.apache.kafka.connect.file.FileStreamSinkConnector",
+    ];
+    if !FILE_CONNECTORS.contains(&class) {
+        return;
+    }
+    let Some(file) = config
+        .get("file")
+        .map(|f| f.trim())
+        .filter(|f| !f.is_empty())
+    else {
+        return;
+    };
+    let Some(what) = worker_file(std::path::Path::new(file), &support.own_files) else {
+        return;
+    };
+    let message = format!(
+        "Invalid value {file} for configuration file: it is {what}, which no connector may read or write"
+    );
+    match values.iter_mut().find(|v| v.name == "file") {
+        Some(v) => v.errors.push(message),
+        None => {
+            let mut v = ConfigValue::new("file");
+            v.value = Some(file.to_string());
+            v.errors.push(message);
+            values.push(v);
+        }
+    }
+}
+
+/// What `path` is among the worker's `own` files (equal to one, or inside one that is a
+/// directory), comparing the paths as the file system resolves them (symbolic links followed,
+/// `..` removed) where they exist.
+fn worker_file<'a>(
+    path: &std::path::Path,
+    own: &'a [(std::path::PathBuf, String)],
+) -> Option<&'a str> {
+    let real = |p: &std::path::Path| -> std::path::PathBuf {
+        if let Ok(c) = p.canonicalize() {
+            return c;
+        }
+        // A file not created yet: its directory as resolved, then its name.
+        match (
+            p.parent().and_then(|d| d.canonicalize().ok()),
+            p.file_name(),
+        ) {
+            (Some(dir), Some(name)) => dir.join(name),
+            _ => p.to_path_buf(),
+        }
+    };
+    let path = real(path);
+    own.iter()
+        .find(|(p, _)| path.starts_with(real(p)))
+        .map(|(_, what)| what.as_str())
+}
+
 /// Connect's message for a class that is not of the plugin `kind` wanted.
 fn not_implementing(class: &str, kind: PluginKind) -> String {
     format!(
@@ -459,9 +527,19 @@ pub fn validate_resolving(
     null_keys: &[String],
 ) -> HerderResult<ConfigInfos> {
     let config = without_config_providers(config);
-    let resolved = resolve_for_validation(providers, &config)?;
+    let (resolved, found) = resolve_for_validation(providers, &config)?;
     let mut infos = validate(plugins, support, &resolved, null_keys)?;
     redact_resolved(&mut infos, &config, &resolved);
+    // What is derived from a resolved value (the keys of a resolved `transforms` list, their
+    // documentation, messages quoting it) shows the reference: with this request's own values
+    // only, so that the answer cannot tell whether a text sent is another's secret.
+    if !found.is_empty() {
+        let mut v = serde_json::to_value(&infos)
+            .map_err(|e| HerderError::Internal(format!("cannot redact the validation: {e}")))?;
+        found.redact_json(&mut v);
+        infos = serde_json::from_value(v)
+            .map_err(|e| HerderError::Internal(format!("cannot redact the validation: {e}")))?;
+    }
     Ok(infos)
 }
 
@@ -533,10 +611,10 @@ pub fn redact_resolved(infos: &mut ConfigInfos, raw: &Props, resolved: &Props) {
         v.recommended_values.clear();
         if !v.errors.is_empty() {
             tracing::trace!(
-                "Error while validating configuration {} for connector {}: {:?}",
+                "Error while validating configuration {} for connector {}: {}",
                 v.name,
                 raw.get("name").map(String::as_str).unwrap_or(""),
-                v.errors
+                v.errors.join("; ")
             );
             let error = format!(
                 "Invalid value for configuration '{}': the value resolved from the config provider reference failed validation",
@@ -555,17 +633,22 @@ fn replace_errors(count: &mut usize, errors: &mut Vec<String>, new: Vec<String>)
 
 /// `config` with its references resolved, for validation: a failing provider is a 500, and a
 /// config without a connector class is refused naming the config as given.
-fn resolve_for_validation(providers: &ConfigProviders, config: &Props) -> HerderResult<Props> {
-    let resolved = providers
-        .transform("connector config validation", config)
+fn resolve_for_validation(
+    providers: &ConfigProviders,
+    config: &Props,
+) -> HerderResult<(Props, crate::config::secrets::Redactions)> {
+    let (resolved, found) = providers
+        .resolve("connector config validation", config)
         .map_err(|e| HerderError::Internal(e.to_string()))?;
+    // For the log's redaction only: no answer is redacted with them.
+    crate::config::secrets::record(None, &found);
     if resolved
         .get("connector.class")
         .is_none_or(|c| c.trim().is_empty())
     {
         return Err(HerderError::BadRequest(NO_CONNECTOR_TYPE.to_string()));
     }
-    Ok(resolved)
+    Ok((resolved, found))
 }
 
 /// Validates for create/update (references resolved and redacted as [`validate_resolving`]
@@ -581,7 +664,7 @@ pub fn validate_for_put(
     invalid_config(&infos)?;
     let class = &config["connector.class"];
     let resolved_class = if has_variables(class) {
-        resolve_for_validation(providers, config)?["connector.class"].clone()
+        resolve_for_validation(providers, config)?.0["connector.class"].clone()
     } else {
         class.clone()
     };

@@ -461,6 +461,7 @@ pub async fn get_offsets(
     State(s): State<RestState>,
     Path(name): Path<String>,
 ) -> Result<Response, RestError> {
+    let connector = name.clone();
     let offsets = call(&s, move |h| {
         learn_secrets(h, &name);
         h.connector_offsets(&name)
@@ -470,7 +471,7 @@ pub async fn get_offsets(
     // name): what a provider resolved shows as the reference (issue #42).
     let mut v = serde_json::to_value(offsets)
         .map_err(|e| RestError::new(500, format!("cannot write the offsets: {e}")))?;
-    crate::config::secrets::redact_json(&mut v);
+    crate::config::secrets::of_connector(&connector).redact_json(&mut v);
     Ok(Json(v).into_response())
 }
 
@@ -516,6 +517,7 @@ pub async fn tasks(
     State(s): State<RestState>,
     Path(name): Path<String>,
 ) -> Result<Response, RestError> {
+    let connector = name.clone();
     let tasks = call(&s, move |h| {
         learn_secrets(h, &name);
         h.task_configs(&name)
@@ -526,7 +528,7 @@ pub async fn tasks(
     // reference too (issue #42).
     let mut v = serde_json::to_value(tasks)
         .map_err(|e| RestError::new(500, format!("cannot write the task configs: {e}")))?;
-    crate::config::secrets::redact_json(&mut v);
+    crate::config::secrets::of_connector(&connector).redact_json(&mut v);
     Ok(Json(v).into_response())
 }
 
@@ -715,8 +717,8 @@ pub async fn topics(
         Ok(h.status_store().topics(&n))
     })
     .await?;
-    let mut v = serde_json::json!({ name: { "topics": topics } });
-    crate::config::secrets::redact_json(&mut v);
+    let mut v = serde_json::json!({ name.clone(): { "topics": topics } });
+    crate::config::secrets::of_connector(&name).redact_json(&mut v);
     Ok(Json(v))
 }
 

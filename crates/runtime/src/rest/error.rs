@@ -49,8 +49,7 @@ impl IntoResponse for RestError {
             status,
             Json(ErrorMessage {
                 error_code: self.status,
-                // An error may quote what a plugin or a provider saw (issue #42).
-                message: crate::config::secrets::redact_owned(self.message),
+                message: self.message,
             }),
         )
             .into_response();

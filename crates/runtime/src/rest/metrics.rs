@@ -229,7 +229,7 @@ pub async fn metrics(
     let mut body = String::new();
     encode(&mut body, &registry)
         .map_err(|e| RestError::new(500, format!("cannot encode metrics: {e}")))?;
-    let body = crate::config::secrets::redact(&visible_samples(&body, &visible)).into_owned();
+    let body = visible_samples(&body, &visible);
     Ok((
         [(
             header::CONTENT_TYPE,
@@ -240,13 +240,12 @@ pub async fn metrics(
         .into_response())
 }
 
-/// The exposition `text` with only the samples the caller may see (REST authorization, issue
-/// #42): a sample labelled with a connector it may not read is left out, and so is one
-/// labelled with a topic of a connector whose config it may not see.
+/// The exposition `text` as the caller may see it (REST authorization, issue #42): a sample of
+/// a connector it may not read is left out (the connector named by its `connector` label, or by
+/// the client id of a task's client, `connector-producer-<c>-<n>` and the like), and so is one
+/// labelled with a topic or the class of a connector whose config it may not see; what a
+/// connector's config providers resolved is replaced by the references in its samples.
 fn visible_samples(text: &str, visible: &super::authorization::Visible) -> String {
-    if visible.is_all() {
-        return text.to_string();
-    }
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
         let labels = if line.starts_with('#') {
@@ -255,15 +254,38 @@ fn visible_samples(text: &str, visible: &super::authorization::Visible) -> Strin
             sample_labels(line)
         };
         let label = |k: &str| labels.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
-        let hidden = label("connector").is_some_and(|c| {
-            !visible.connector(c) || (label("topic").is_some() && !visible.shows_config(c))
-        });
-        if !hidden {
+        let connector = label("connector")
+            .map(str::to_string)
+            .or_else(|| label("clientId").and_then(client_connector));
+        let Some(c) = connector else {
             out.push_str(line);
             out.push('\n');
+            continue;
+        };
+        let from_config = ["topic", "connector_class"]
+            .iter()
+            .any(|k| label(k).is_some());
+        if !visible.connector(&c) || (from_config && !visible.shows_config(&c)) {
+            continue;
         }
+        out.push_str(&crate::config::secrets::of_connector(&c).redact(line));
+        out.push('\n');
     }
     out
+}
+
+/// The connector a task's Kafka client belongs to, from its client id
+/// (`connector-producer-<connector>-<task>`, `connector-consumer-…`, `connector-dlq-producer-…`).
+fn client_connector(client_id: &str) -> Option<String> {
+    let rest = [
+        "connector-dlq-producer-",
+        "connector-producer-",
+        "connector-consumer-",
+    ]
+    .iter()
+    .find_map(|p| client_id.strip_prefix(p))?;
+    let (connector, task) = rest.rsplit_once('-')?;
+    task.parse::<u32>().ok().map(|_| connector.to_string())
 }
 
 /// The labels of a sample line `name{a="x",b="y\"z"} 1`, values unescaped.
@@ -1022,6 +1044,15 @@ mod tests {
             ]
         );
         assert!(sample_labels("x_total 3").is_empty());
+        assert_eq!(
+            client_connector("connector-producer-a-src-0").as_deref(),
+            Some("a-src")
+        );
+        assert_eq!(
+            client_connector("connector-dlq-producer-b-1-12").as_deref(),
+            Some("b-1")
+        );
+        assert_eq!(client_connector("tributary-source-producer-1"), None);
         assert!(sample_labels("x_total{} 3").is_empty());
     }
 }

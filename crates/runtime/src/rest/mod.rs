@@ -167,7 +167,7 @@ impl RestSecurity {
             let unrestricted = config.providers().unrestricted();
             if !unrestricted.is_empty() {
                 tracing::warn!(
-                    "{} is set but config provider(s) {} have no allowed.paths: a principal with the write role over a connector can make them read any file the worker can read (set config.providers.<name>.param.allowed.paths)",
+                    "{} is set but config provider(s) {} are not limited: a principal with the write role over a connector can make them read any file or environment variable the worker can read (set config.providers.<name>.param.allowed.paths, or allowlist.pattern for an environment provider)",
                     authorization::FILE_SETTING,
                     unrestricted.join(", ")
                 );

@@ -143,7 +143,9 @@ impl ClusterStatusStore for MemoryStatusBackingStore {
 
 impl StatusBackingStore for MemoryStatusBackingStore {
     fn put_connector(&self, connector: &str, mut status: Status) {
-        status.trace = status.trace.map(crate::config::secrets::redact_owned);
+        status.trace = status
+            .trace
+            .map(|t| crate::config::secrets::redact_for(connector, t));
         self.notify(&status);
         self.connectors
             .write()
@@ -151,7 +153,9 @@ impl StatusBackingStore for MemoryStatusBackingStore {
             .insert(connector.to_string(), status);
     }
     fn put_task(&self, id: &ConnectorTaskId, mut status: Status) {
-        status.trace = status.trace.map(crate::config::secrets::redact_owned);
+        status.trace = status
+            .trace
+            .map(|t| crate::config::secrets::redact_for(&id.connector, t));
         self.notify(&status);
         self.tasks
             .write()

@@ -50,9 +50,7 @@ struct Cache {
 
 /// The value bytes of a status record.
 pub fn status_value(s: &Status) -> Vec<u8> {
-    // What config providers resolved never reaches the topic (issue #42).
-    let trace = s.trace.as_deref().map(crate::config::secrets::redact);
-    serde_json::to_vec(&json!({ "state": s.state.as_str(), "trace": trace, "worker_id": s.worker_id, "generation": s.generation, "version": s.version })).unwrap()
+    serde_json::to_vec(&json!({ "state": s.state.as_str(), "trace": s.trace, "worker_id": s.worker_id, "generation": s.generation, "version": s.version })).unwrap()
 }
 
 /// Parses a status value; `None` for malformed values.
@@ -337,7 +335,11 @@ impl super::status::ClusterStatusStore for KafkaStatusBackingStore {
 }
 
 impl StatusBackingStore for KafkaStatusBackingStore {
-    fn put_connector(&self, connector: &str, status: Status) {
+    fn put_connector(&self, connector: &str, mut status: Status) {
+        // What the connector's config providers resolved never reaches the topic (issue #42).
+        status.trace = status
+            .trace
+            .map(|t| crate::config::secrets::redact_for(connector, t));
         if matches!(status.state, State::Unassigned | State::Failed) {
             let cache = self.cache.read().unwrap();
             if cache
@@ -353,7 +355,10 @@ impl StatusBackingStore for KafkaStatusBackingStore {
             Some(&status_value(&status)),
         );
     }
-    fn put_task(&self, id: &ConnectorTaskId, status: Status) {
+    fn put_task(&self, id: &ConnectorTaskId, mut status: Status) {
+        status.trace = status
+            .trace
+            .map(|t| crate::config::secrets::redact_for(&id.connector, t));
         if matches!(status.state, State::Unassigned | State::Failed) {
             let cache = self.cache.read().unwrap();
             if cache

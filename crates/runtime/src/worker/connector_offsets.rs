@@ -133,7 +133,7 @@ pub fn connector_offsets_of(
     config: &Props,
 ) -> HerderResult<ConnectorOffsets> {
     let config = worker
-        .resolve_config(&format!("connector {name}"), config)
+        .resolve_config(name, &format!("connector {name}"), config)
         .map_err(HerderError::from)?;
     let (_, kind) = connector_kind(worker, &config)?;
     let offsets = match kind {
@@ -286,7 +286,7 @@ pub fn modify_connector_offsets(
     offsets: Option<&[ConnectorOffset]>,
 ) -> HerderResult<Message> {
     let config = worker
-        .resolve_config(&format!("connector {name}"), stored_config)
+        .resolve_config(name, &format!("connector {name}"), stored_config)
         .map_err(HerderError::from)?;
     let (class, kind) = connector_kind(worker, &config)?;
     let mut connector = worker

@@ -574,15 +574,21 @@ impl Worker {
     /// `config` with the worker's config provider references resolved (Connect's
     /// `WorkerConfigTransformer.transform`); `what` names the instance, e.g. `connector c`, in
     /// the error, which names the key, the reference and the provider.
-    pub fn resolve_config(&self, what: &str, config: &Props) -> ConnectResult<Props> {
-        self.config
-            .providers()
-            .transform(what, config)
-            .map_err(|e| {
-                ConnectError::config(format!(
-                    "Failed to resolve the configuration of {what}: {e}"
-                ))
-            })
+    /// What was resolved is recorded as connector `connector`'s, to be redacted from what is
+    /// derived from it (issue #42, [`crate::config::secrets`]).
+    pub fn resolve_config(
+        &self,
+        connector: &str,
+        what: &str,
+        config: &Props,
+    ) -> ConnectResult<Props> {
+        let (resolved, found) = self.config.providers().resolve(what, config).map_err(|e| {
+            ConnectError::config(format!(
+                "Failed to resolve the configuration of {what}: {e}"
+            ))
+        })?;
+        crate::config::secrets::record(Some(connector), &found);
+        Ok(resolved)
     }
 
     /// Counters of a task on this worker.

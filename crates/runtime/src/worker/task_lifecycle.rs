@@ -45,7 +45,7 @@ impl Worker {
             e
         };
         let connector_config = &self
-            .resolve_config(&format!("task {id}"), connector_config)
+            .resolve_config(&id.connector, &format!("task {id}"), connector_config)
             .map_err(fail)?;
         if let Err(e) = check_tasks_max(
             &id.connector,
@@ -59,7 +59,7 @@ impl Worker {
             return Err(e.0);
         }
         let task_config = self
-            .resolve_config(&format!("task {id}"), &task_config)
+            .resolve_config(&id.connector, &format!("task {id}"), &task_config)
             .map_err(fail)?;
         let class = task_config.get("task.class").cloned().unwrap_or_default();
         let connector_class = connector_config

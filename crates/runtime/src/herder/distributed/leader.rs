@@ -155,7 +155,7 @@ pub(super) fn leader_fence_zombies(s: &Shared, name: &str) -> HerderResult<()> {
                 .collect();
             let resolved = s
                 .worker
-                .resolve_config(&format!("connector {name}"), config)
+                .resolve_config(name, &format!("connector {name}"), config)
                 .map_err(HerderError::from)?;
             let client = crate::config::clients::connector_admin_config(
                 &s.worker.config,
