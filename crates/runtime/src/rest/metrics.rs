@@ -46,7 +46,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -247,6 +247,8 @@ pub async fn metrics(
 /// connector's config providers resolved is replaced by the references in its samples.
 fn visible_samples(text: &str, visible: &super::authorization::Visible) -> String {
     let mut out = String::with_capacity(text.len());
+    // Each connector's values, looked up once per scrape.
+    let mut redactions: HashMap<String, crate::config::secrets::Redactions> = HashMap::new();
     for line in text.lines() {
         let labels = if line.starts_with('#') {
             Vec::new()
@@ -268,7 +270,10 @@ fn visible_samples(text: &str, visible: &super::authorization::Visible) -> Strin
         if !visible.connector(&c) || (from_config && !visible.shows_config(&c)) {
             continue;
         }
-        out.push_str(&crate::config::secrets::of_connector(&c).redact(line));
+        let own = redactions
+            .entry(c.clone())
+            .or_insert_with(|| crate::config::secrets::of_connector(&c));
+        out.push_str(&own.redact(line));
         out.push('\n');
     }
     out
