@@ -136,9 +136,15 @@ fn no_role_reads_a_secret_it_may_not_through_any_answer_or_log_line() {
              {allowed}"
         )
     };
+    // Under a policy the file connectors need directories of their own.
+    let file_dirs = format!(
+        "tributary.file.connectors.allowed.paths={},{}\n",
+        d.join("in").display(),
+        d.join("no-such-dir").display()
+    );
     let extra = |restricted: bool| {
         format!(
-            "{}tributary.rest.authorization.file={}\n{}",
+            "{}tributary.rest.authorization.file={}\n{}{file_dirs}",
             RestBasicAuth::SETTING,
             policy.display(),
             providers(restricted)
@@ -352,12 +358,33 @@ fn no_role_reads_a_secret_it_may_not_through_any_answer_or_log_line() {
         ),
     );
     assert_eq!(code, 400, "{body}");
-    for (class, file) in [
-        ("FileStreamSink", policy.display().to_string()),
-        ("FileStreamSource", users_file.display().to_string()),
+    // A second attack: the worker file (absolute or relative), the providers' secrets, a path
+    // through a missing directory, anything outside the file connectors' directories.
+    let own = "which no connector may read or write";
+    let w2_file = d.join("w2").join("worker.properties");
+    for (class, file, why) in [
+        ("FileStreamSink", policy.display().to_string(), own),
+        ("FileStreamSource", users_file.display().to_string(), own),
         (
             "org.apache.kafka.connect.file.FileStreamSinkConnector",
             auth.kafka_opts.split('=').nth(1).unwrap().to_string(),
+            own,
+        ),
+        ("FileStreamSink", w2_file.display().to_string(), own),
+        (
+            "FileStreamSink",
+            d.join("nonexistent/../policy.txt").display().to_string(),
+            own,
+        ),
+        (
+            "FileStreamSink",
+            "worker.properties".to_string(),
+            "must be an absolute path",
+        ),
+        (
+            "FileStreamSource",
+            d.join("elsewhere.txt").display().to_string(),
+            "lies outside tributary.file.connectors.allowed.paths",
         ),
     ] {
         let config = json!({"connector.class": class, "topic": "t", "topics": "t", "file": file});
@@ -369,11 +396,80 @@ fn no_role_reads_a_secret_it_may_not_through_any_answer_or_log_line() {
             Some(&config),
         );
         assert_eq!(code, 400, "{class} on {file}: {body}");
-        assert!(
-            body.contains("which no connector may read or write"),
-            "{body}"
-        );
+        assert!(body.contains(why), "{class} on {file}: {body}");
     }
+    // The leader's providers have allowed.paths: what they may read is the worker's own.
+    let config = json!({"connector.class": "FileStreamSource", "topic": "t", "file": secrets.display().to_string()});
+    let (code, body) = fetch(
+        &leader.url,
+        "alice",
+        "PUT",
+        "/connectors/a-own-files/config",
+        Some(&config),
+    );
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body.contains("param.allowed.paths, which no connector may"),
+        "{body}"
+    );
+    // A file checked at validation, then named otherwise behind its reference: checked again
+    // when the task starts, which fails rather than writes the policy.
+    let aim = secrets_dir.join("aim.properties");
+    std::fs::write(
+        &aim,
+        format!("p={}\n", d.join("in").join("harmless.txt").display()),
+    )
+    .unwrap();
+    let aimed = json!({"connector.class": "FileStreamSink", "topics": "t",
+        "file": format!("${{file:{}:p}}", aim.display())});
+    let (code, body) = fetch(
+        f,
+        "alice",
+        "PUT",
+        "/connectors/a-aimed/config",
+        Some(&aimed),
+    );
+    assert_eq!(code, 201, "{body}");
+    // Running on the harmless file first.
+    wait_for("a-aimed running", Duration::from_secs(60), || {
+        let (_, v) = fetch(f, "alice", "GET", "/connectors/a-aimed/status", None);
+        (json_of(&v)["tasks"][0]["state"] == "RUNNING").then_some(())
+    });
+    let policy_text = std::fs::read_to_string(&policy).unwrap();
+    std::fs::write(&aim, format!("p={}\n", policy.display())).unwrap();
+    let (code, body) = fetch(
+        f,
+        "alice",
+        "POST",
+        "/connectors/a-aimed/restart?includeTasks=true",
+        None,
+    );
+    assert_eq!(code, 202, "{body}");
+    wait_for(
+        "a-aimed to refuse the policy file",
+        Duration::from_secs(60),
+        || {
+            let (_, v) = fetch(f, "alice", "GET", "/connectors/a-aimed/status", None);
+            let v = json_of(&v);
+            // The connector or its task, whichever starts first after the change.
+            let refused = [&v["connector"]["trace"], &v["tasks"][0]["trace"]]
+                .iter()
+                .any(|t| t.as_str().unwrap_or_default().contains(own));
+            refused.then_some(())
+        },
+    );
+    assert_eq!(std::fs::read_to_string(&policy).unwrap(), policy_text);
+    let (code, _) = fetch(f, "admin", "DELETE", "/connectors/a-aimed", None);
+    assert_eq!(code, 204);
+    // An internal request's basic-auth header names nobody in the audit (it is not checked).
+    let r = reqwest::blocking::Client::new()
+        .post(format!("{f}/connectors/a-src/tasks"))
+        .header("Authorization", basic_authorization("admin", "wrong"))
+        .header("Content-Type", "application/json")
+        .body("[]")
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
 
     // Finding 4: PATCH cannot give a connector another's name.
     let (code, body) = fetch(
@@ -558,6 +654,12 @@ fn no_role_reads_a_secret_it_may_not_through_any_answer_or_log_line() {
             && l.contains("principal=\"alice\"")
             && l.contains("connector=\"12345\"")),
         "no audit line naming connector 12345"
+    );
+    assert!(
+        !logs
+            .lines()
+            .any(|l| l.contains("principal=\"admin\"") && l.contains("/connectors/a-src/tasks")),
+        "an unchecked basic-auth header named the principal of an internal request"
     );
 }
 

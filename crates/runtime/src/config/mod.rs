@@ -10,6 +10,7 @@ pub mod auto_restart;
 pub mod clients;
 pub mod connector;
 pub mod errors;
+pub mod file_connectors;
 pub mod file_watch;
 pub mod override_policy;
 pub mod plugin_version;

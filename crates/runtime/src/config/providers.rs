@@ -258,7 +258,7 @@ impl AllowedPaths {
 
 /// Java's `Path.normalize`: drops `.`, and `..` with the name before it; `..` right under the
 /// root is dropped; leading `..` of a relative path stay. Purely lexical.
-fn normalise(path: &Path) -> PathBuf {
+pub(crate) fn normalise(path: &Path) -> PathBuf {
     let mut out: Vec<Component> = Vec::new();
     for c in path.components() {
         match c {

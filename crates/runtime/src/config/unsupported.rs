@@ -29,8 +29,8 @@ pub struct WorkerSupport {
     pub converters: [Option<String>; 3],
     /// `exactly.once.source.support=enabled` (KIP-618).
     pub exactly_once_source: bool,
-    /// The worker's own files no connector may read or write (issue #42), with what each is.
-    pub own_files: Vec<(std::path::PathBuf, String)>,
+    /// Where Connect's file connectors may read and write (issue #42).
+    pub file_paths: super::file_connectors::FilePaths,
 }
 
 impl WorkerSupport {
@@ -47,58 +47,9 @@ impl WorkerSupport {
             ]
             .map(|c| Some(c.clone())),
             exactly_once_source: settings.exactly_once_source_support().enabled(),
-            own_files: worker_files(config),
+            file_paths: super::file_connectors::FilePaths::of(config),
         }
     }
-}
-
-/// The worker's own files: every file or directory a worker setting names (key and trust
-/// stores, the authorization policy, the standalone offsets file, `tributary.connectors.dir`,
-/// `plugin.path`, …), the JAAS file of `KAFKA_OPTS` and the
-/// basic-auth users files it names. A connector that writes one could change who may do what
-/// (a FileStreamSink appending `alice admin` to the policy), one that reads one could hand its
-/// contents to whoever reads the topic.
-fn worker_files(config: &WorkerConfig) -> Vec<(std::path::PathBuf, String)> {
-    let mut files: Vec<(std::path::PathBuf, String)> = config
-        .raw_map()
-        .iter()
-        .filter(|(k, v)| {
-            (k.ends_with(".location")
-                || k.ends_with(".file")
-                || k.ends_with(".filename")
-                || k.ends_with(".dir")
-                || *k == "plugin.path")
-                && !v.trim().is_empty()
-        })
-        .flat_map(|(k, v)| {
-            v.split(',')
-                .map(str::trim)
-                .filter(|p| !p.is_empty())
-                .map(|p| (std::path::PathBuf::from(p), format!("the worker's {k}")))
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let jaas = std::env::var("KAFKA_OPTS").ok().and_then(|opts| {
-        opts.split_whitespace()
-            .find_map(|o| o.strip_prefix("-Djava.security.auth.login.config="))
-            .map(|p| p.trim_matches('"').to_string())
-    });
-    if let Some(jaas) = jaas {
-        if let Ok(text) = std::fs::read_to_string(&jaas) {
-            if let Ok(contexts) = tributary_security::jaas::parse_file(&text) {
-                for module in contexts.values().flatten() {
-                    if let Some(f) = module.options.get("file") {
-                        files.push((
-                            f.into(),
-                            "a credentials file of the worker's JAAS file".into(),
-                        ));
-                    }
-                }
-            }
-        }
-        files.push((jaas.into(), "the worker's JAAS file (KAFKA_OPTS)".into()));
-    }
-    files
 }
 
 impl Default for WorkerSupport {
@@ -109,7 +60,7 @@ impl Default for WorkerSupport {
             override_policy: OverridePolicy::All,
             converters: [None, None, None],
             exactly_once_source: false,
-            own_files: Vec::new(),
+            file_paths: Default::default(),
         }
     }
 }

@@ -45,6 +45,7 @@ pub fn worker_config_def() -> ConfigDef {
         .define("offset.flush.interval.ms", Long, Some(Some("60000")), None, Low, "Interval between source offset commits, in ms.")
         .define("offset.flush.timeout.ms", Long, Some(Some("5000")), None, Low, "Milliseconds an offset commit may wait for outstanding records to be acknowledged; after that the commit is abandoned and retried later.")
         .define("tributary.rest.authorization.file", String, Some(None), None, Medium, "A policy file mapping REST principals (basic-auth users, client certificates) to roles over connector name patterns (Tributary, issue #36; see the README); reloaded on change. Unset: no authorization beyond authentication.")
+        .define(crate::config::file_connectors::ALLOWED_PATHS_CONFIG, List, Some(Some("")), None, Medium, "Absolute directories Connect's file connectors (FileStreamSource, FileStreamSink) may read and write under (Tributary, issue #42); required for them under tributary.rest.authorization.file. Empty: anywhere but the worker's own files, without a policy.")
         .define("tributary.source.producer.shared", Boolean, Some(Some("true")), None, Low, "Whether at-least-once source tasks without producer.override.* settings share one producer per worker (Tributary); false gives every source task a producer of its own, as Connect does.")
         .define("tributary.task.stall.threshold.ms", Long, Some(Some("60000")), None, Low, "A task whose poll or put has run this long (ms) is reported stalled in its status and in /metrics (Tributary).")
         .define("metrics.sample.window.ms", Long, Some(Some("30000")), None, Low, "How often task clients report librdkafka statistics to /metrics, in ms (Connect's metrics sample window).")
@@ -370,6 +371,8 @@ impl ExactlyOnceSourceSupport {
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
     pub mode: WorkerMode,
+    /// The worker file, as the file system resolves it (`None` when not a file on disk).
+    file: Option<std::path::PathBuf>,
     raw: HashMap<String, String>,
     settings: WorkerSettings,
     providers: Arc<ConfigProviders>,
@@ -427,10 +430,16 @@ impl WorkerConfig {
             .map_err(|e| ConfigError(format!("{source}: {e}")))?;
         Ok(WorkerConfig {
             mode,
+            file: std::path::Path::new(source).canonicalize().ok(),
             raw,
             settings,
             providers: Arc::new(providers),
         })
+    }
+
+    /// The worker file this configuration was read from, when it is one.
+    pub fn file(&self) -> Option<&std::path::Path> {
+        self.file.as_deref()
     }
 
     /// Keys of the worker file that look like misspellings of a worker setting, sorted: keys

@@ -437,36 +437,20 @@ fn java_hash_map_order(keys: &[&str]) -> Vec<usize> {
         .collect()
 }
 
-/// The file connectors (Connect's, native or hosted) may not read or write the worker's own
-/// files (issue #42: a principal with the write role over a FileStreamSink could append
-/// `alice admin` to the authorization policy, or read the basic-auth users file into a topic):
-/// an error on `file` naming the file and what it is.
+/// Where Connect's file connectors may read and write ([`crate::config::file_connectors`],
+/// issue #42): an error on `file` when it may not be used.
 fn refuse_worker_files(
     class: &str,
     config: &Props,
     support: &WorkerSupport,
     values: &mut Vec<ConfigValue>,
 ) {
-    const FILE_CONNECTORS: [&str; 2] = [
-        "org.apache.kafka.connect.file.FileStreamSourceConnector",
-        "org.apache.kafka.connect.file.FileStreamSinkConnector",
-    ];
-    if !FILE_CONNECTORS.contains(&class) {
-        return;
-    }
-    let Some(file) = config
-        .get("file")
-        .map(|f| f.trim())
-        .filter(|f| !f.is_empty())
-    else {
+    let Some(file) = config.get("file") else {
         return;
     };
-    let Some(what) = worker_file(std::path::Path::new(file), &support.own_files) else {
+    let Some(message) = support.file_paths.refusal(class, file) else {
         return;
     };
-    let message = format!(
-        "Invalid value {file} for configuration file: it is {what}, which no connector may read or write"
-    );
     match values.iter_mut().find(|v| v.name == "file") {
         Some(v) => v.errors.push(message),
         None => {
@@ -476,32 +460,6 @@ fn refuse_worker_files(
             values.push(v);
         }
     }
-}
-
-/// What `path` is among the worker's `own` files (equal to one, or inside one that is a
-/// directory), comparing the paths as the file system resolves them (symbolic links followed,
-/// `..` removed) where they exist.
-fn worker_file<'a>(
-    path: &std::path::Path,
-    own: &'a [(std::path::PathBuf, String)],
-) -> Option<&'a str> {
-    let real = |p: &std::path::Path| -> std::path::PathBuf {
-        if let Ok(c) = p.canonicalize() {
-            return c;
-        }
-        // A file not created yet: its directory as resolved, then its name.
-        match (
-            p.parent().and_then(|d| d.canonicalize().ok()),
-            p.file_name(),
-        ) {
-            (Some(dir), Some(name)) => dir.join(name),
-            _ => p.to_path_buf(),
-        }
-    };
-    let path = real(path);
-    own.iter()
-        .find(|(p, _)| path.starts_with(real(p)))
-        .map(|(_, what)| what.as_str())
 }
 
 /// Connect's message for a class that is not of the plugin `kind` wanted.

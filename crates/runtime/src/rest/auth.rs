@@ -210,7 +210,7 @@ pub fn basic_user(header: &str) -> Option<String> {
 }
 
 /// Whether a request is one of the internal requests Connect's filter lets through.
-fn internal_request(method: &Method, path: &str) -> bool {
+pub(crate) fn internal_request(method: &Method, path: &str) -> bool {
     let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
     match parts.as_slice() {
         ["connectors", c, "tasks"] => method == Method::POST && !c.is_empty(),

@@ -849,7 +849,10 @@ fn principal_of(
             ),
         }
     }
-    if state.basic_auth.is_some() {
+    // Basic auth checks the credentials of every request but the workers' internal ones
+    // (signed with the session key instead): on those the header names nobody.
+    if state.basic_auth.is_some() && !super::auth::internal_request(&parts.method, parts.uri.path())
+    {
         if let Some(user) = header("authorization").and_then(super::auth::basic_user) {
             return Principal::User(user);
         }

@@ -245,7 +245,13 @@ impl Worker {
         kind: ConnectorType,
     ) -> Option<String> {
         let support = WorkerSupport::of(&self.config);
-        unsupported::refusal(name, &unsupported_settings(config, kind, &support))
+        unsupported::refusal(name, &unsupported_settings(config, kind, &support)).or_else(|| {
+            // Where a file connector may read and write, checked on the config as resolved now
+            // (a reference may name another file than at validation; issue #42).
+            let class = config.get("connector.class")?;
+            let class = self.plugins.connector_plugin(class).ok()?.class;
+            support.file_paths.refusal(class, config.get("file")?)
+        })
     }
 
     /// Whether this worker runs the connector instance.

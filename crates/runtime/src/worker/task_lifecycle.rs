@@ -85,6 +85,16 @@ impl Worker {
         if let Some(message) = self.refusal(&id.connector, connector_config, kind) {
             return Err(fail(ConnectError::config(message)));
         }
+        // The file the task itself was given, as resolved now (issue #42).
+        let file_refusal = task_config.get("file").and_then(|file| {
+            let class = self.plugins.connector_plugin(connector_class).ok()?.class;
+            crate::config::unsupported::WorkerSupport::of(&self.config)
+                .file_paths
+                .refusal(class, file)
+        });
+        if let Some(message) = file_refusal {
+            return Err(fail(ConnectError::config(message)));
+        }
         let topic_creation = self
             .topic_creation(connector_config, kind)
             .map_err(|e| fail(ConnectError::config(e.to_string())))?;
