@@ -219,9 +219,12 @@ fn a_failing_connector_instance_is_restarted_up_to_the_limit() {
         "the connector's restarts to stop",
         Duration::from_secs(60),
         || {
+            // The restarts are exhausted once the last one is requested; the instance it
+            // started fails 100 ms later.
             [&w1, &w2].into_iter().find_map(|w| {
                 let (_, s) = w.get("/connectors/mockfail/status");
-                (s["connector"]["auto_restart"]["exhausted"] == true).then_some(s)
+                let c = &s["connector"];
+                (c["auto_restart"]["exhausted"] == true && c["state"] == "FAILED").then_some(s)
             })
         },
     );
