@@ -22,9 +22,7 @@ use std::time::{Duration, Instant};
 
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
-use rdkafka::message::{
-    BorrowedMessage, Header as KafkaHeader, Headers as _, Message, OwnedHeaders,
-};
+use rdkafka::message::{Header as KafkaHeader, OwnedHeaders};
 use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientConfig, ClientContext};
@@ -422,13 +420,15 @@ pub struct RawRecord {
 }
 
 impl RawRecord {
-    /// A copy of a consumed message.
-    pub fn from_message(msg: &BorrowedMessage<'_>) -> RawRecord {
-        let (timestamp, timestamp_type) = match msg.timestamp() {
-            rdkafka::Timestamp::NotAvailable => (None, TimestampType::NoTimestampType),
-            rdkafka::Timestamp::CreateTime(t) => (Some(t), TimestampType::CreateTime),
-            rdkafka::Timestamp::LogAppendTime(t) => (Some(t), TimestampType::LogAppendTime),
-        };
+    /// A copy of a consumed record.
+    pub fn from_consumed(msg: &impl super::sink_task::ConsumedRecord) -> RawRecord {
+        let (timestamp, timestamp_type) = msg.timestamp();
+        let mut headers = Vec::new();
+        msg.try_for_each_header(&mut |k, v| {
+            headers.push((k.to_string(), v.map(<[u8]>::to_vec)));
+            Ok(())
+        })
+        .unwrap_or_default();
         RawRecord {
             topic: msg.topic().to_string(),
             partition: msg.partition(),
@@ -437,13 +437,7 @@ impl RawRecord {
             timestamp_type,
             key: msg.key().map(<[u8]>::to_vec),
             value: msg.payload().map(<[u8]>::to_vec),
-            headers: super::consumed_headers::headers(msg)
-                .map(|h| {
-                    h.iter()
-                        .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
-                        .collect()
-                })
-                .unwrap_or_default(),
+            headers,
         }
     }
 }
@@ -647,6 +641,19 @@ impl ProducerContext for DlqProducerContext {
     }
 }
 
+/// Where a sink task's failed records go (the sending half of Connect's
+/// `DeadLetterQueueReporter`): [`DeadLetterQueue`] writes them to Kafka; the sink loop's unit
+/// tests keep them in memory.
+pub trait DeadLetterWriter: Send + Sync {
+    /// Sends a failed record as consumed, with the context of its failure (asynchronously;
+    /// [`Self::flush`] waits for it).
+    fn send(&self, task: &ConnectorTaskId, ctx: &ProcessingContext, original: &RawRecord);
+    /// Waits up to `timeout` for the records sent so far to be durable.
+    fn flush(&self, timeout: Duration);
+    /// Counts failed sends into the task's `task-error-metrics`.
+    fn set_metrics(&self, _metrics: Arc<ErrorMetrics>) {}
+}
+
 /// A sink task's dead letter queue (Connect's `DeadLetterQueueReporter`): failed records go
 /// to `errors.deadletterqueue.topic.name` with their original key, value, timestamp and
 /// headers, plus the error context headers when enabled.
@@ -700,9 +707,10 @@ impl DeadLetterQueue {
             producer,
         })
     }
+}
 
-    /// Sends a failed record (asynchronously; [`Self::flush`] waits for it).
-    pub fn send(&self, task: &ConnectorTaskId, ctx: &ProcessingContext, original: &RawRecord) {
+impl DeadLetterWriter for DeadLetterQueue {
+    fn send(&self, task: &ConnectorTaskId, ctx: &ProcessingContext, original: &RawRecord) {
         let mut headers = OwnedHeaders::new_with_capacity(original.headers.len() + 10);
         for (k, v) in &original.headers {
             headers = headers.insert(KafkaHeader {
@@ -749,13 +757,16 @@ impl DeadLetterQueue {
         }
     }
 
-    /// Waits up to `timeout` for the records sent so far to be acknowledged.
-    pub fn flush(&self, timeout: Duration) {
+    fn flush(&self, timeout: Duration) {
         if self.producer.in_flight_count() > 0 {
             if let Err(e) = self.producer.flush(timeout) {
                 tracing::warn!(topic = %self.topic, "dead letter queue records not all acknowledged: {e}");
             }
         }
+    }
+
+    fn set_metrics(&self, metrics: Arc<ErrorMetrics>) {
+        *self.producer.context().metrics.lock().unwrap() = Some(metrics);
     }
 }
 
@@ -765,7 +776,7 @@ pub struct ErrorReporters {
     task: ConnectorTaskId,
     log_enable: bool,
     include_messages: bool,
-    dlq: Option<DeadLetterQueue>,
+    dlq: Option<Box<dyn DeadLetterWriter>>,
     /// `task-error-metrics` (errors logged, dead letter queue requests).
     metrics: Arc<ErrorMetrics>,
 }
@@ -775,7 +786,7 @@ impl ErrorReporters {
     pub fn new(
         task: ConnectorTaskId,
         config: &ErrorHandlingConfig,
-        dlq: Option<DeadLetterQueue>,
+        dlq: Option<Box<dyn DeadLetterWriter>>,
     ) -> ErrorReporters {
         ErrorReporters {
             task,
@@ -790,7 +801,7 @@ impl ErrorReporters {
     /// too) rather than a private set.
     pub fn with_metrics(mut self, metrics: Arc<ErrorMetrics>) -> Self {
         if let Some(dlq) = &self.dlq {
-            *dlq.producer.context().metrics.lock().unwrap() = Some(metrics.clone());
+            dlq.set_metrics(metrics.clone());
         }
         self.metrics = metrics;
         self

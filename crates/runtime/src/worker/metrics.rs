@@ -180,9 +180,11 @@ pub struct TaskMetrics {
     pub commit_seq_no: AtomicU64,
     /// Sink: partitions assigned to the task's consumer (`partition-count`).
     pub partition_count: AtomicI64,
-    /// When the `poll` (source) or `put` (sink) running now began, ms since the epoch (0:
+    /// When the call into the task running now ([`TaskCall`]) began, ms since the epoch (0:
     /// none running).
     call_started_ms: AtomicI64,
+    /// Which call that is ([`TaskCall::code`]).
+    call: AtomicU8,
     /// When the task's loop last completed a turn (a `poll` returned; a sink's consumer poll
     /// and `put` returned), ms since the epoch (0: not yet).
     last_turn_ms: AtomicI64,
@@ -217,6 +219,7 @@ impl Default for TaskMetrics {
             commit_seq_no: AtomicU64::new(0),
             partition_count: AtomicI64::new(0),
             call_started_ms: AtomicI64::new(0),
+            call: AtomicU8::new(0),
             last_turn_ms: AtomicI64::new(0),
             last_commit_ms: AtomicI64::new(0),
             errors: Default::default(),
@@ -268,9 +271,17 @@ impl TaskMetrics {
         self.active.store(n, Ordering::Relaxed);
         self.active_max.fetch_max(n, Ordering::Relaxed);
     }
-    /// A `poll` or `put` call begins.
-    pub fn call_begins(&self) {
+    /// A call into the task begins.
+    pub fn call_begins(&self, call: TaskCall) {
+        self.call.store(call.code(), Ordering::Relaxed);
         self.call_started_ms.store(now_ms(), Ordering::Relaxed);
+    }
+    /// The call into the task running now, if any.
+    pub fn call_running(&self) -> Option<TaskCall> {
+        if self.call_started_ms.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        TaskCall::from_code(self.call.load(Ordering::Relaxed))
     }
     /// The call returned.
     pub fn call_ends(&self) {
@@ -289,6 +300,8 @@ impl TaskMetrics {
         let call_running_ms = (started > 0).then(|| (now_ms - started).max(0) as u64);
         Progress {
             last_call_age_ms: (last > 0).then(|| (now_ms - last).max(0) as u64),
+            call: call_running_ms
+                .and_then(|_| TaskCall::from_code(self.call.load(Ordering::Relaxed))),
             call_running_ms,
             stalled: call_running_ms.is_some_and(|r| r >= stall.as_millis() as u64),
         }
@@ -306,10 +319,8 @@ impl TaskMetrics {
         let limit_ms = limit.as_millis() as i64;
         let started = self.call_started_ms.load(Ordering::Relaxed);
         if started > 0 && now_ms - started >= limit_ms {
-            let call = match self.kind() {
-                Some(TaskKind::Sink) => "put",
-                _ => "poll",
-            };
+            let call = TaskCall::from_code(self.call.load(Ordering::Relaxed))
+                .map_or("call", TaskCall::as_str);
             return Some(format!(
                 "its {call} has not returned for {} ms",
                 now_ms - started
@@ -356,11 +367,59 @@ pub struct Progress {
     /// Ms since the task's loop last completed a turn (`None` before the first).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub last_call_age_ms: Option<u64>,
-    /// Ms the `poll` or `put` running now has run (`None` when none runs).
+    /// Ms the call running now has run (`None` when none runs).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub call_running_ms: Option<u64>,
+    /// Which call that is: `start`, `poll`, `put`, `commit` or `stop`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub call: Option<TaskCall>,
     /// The running call has run for `tributary.task.stall.threshold.ms` or more.
     pub stalled: bool,
+}
+
+/// A call into a task's plugin code whose duration the runtime watches (issue #36: `poll` and
+/// `put`; issue #43: `start`, the commit calls and `stop` too, so a task hung in `start` is
+/// seen and failed as one hung in `poll` is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskCall {
+    /// `SourceTask.start` / `SinkTask.start`.
+    Start,
+    /// `SourceTask.poll`.
+    Poll,
+    /// `SinkTask.put`.
+    Put,
+    /// `SinkTask.preCommit` (and `flush`) / `SourceTask.commit`.
+    Commit,
+    /// `SourceTask.stop` / `SinkTask.stop` (and a sink's `close` of every partition).
+    Stop,
+}
+
+impl TaskCall {
+    /// The call's name in stall reasons and progress (`start`, `poll`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskCall::Start => "start",
+            TaskCall::Poll => "poll",
+            TaskCall::Put => "put",
+            TaskCall::Commit => "commit",
+            TaskCall::Stop => "stop",
+        }
+    }
+    fn code(self) -> u8 {
+        self as u8 + 1
+    }
+    fn from_code(code: u8) -> Option<TaskCall> {
+        [
+            TaskCall::Start,
+            TaskCall::Poll,
+            TaskCall::Put,
+            TaskCall::Commit,
+            TaskCall::Stop,
+        ]
+        .into_iter()
+        .find(|c| c.code() == code)
+    }
 }
 
 /// `task-error-metrics` (Connect's `ErrorHandlingMetrics`), recorded by the task's
@@ -502,7 +561,7 @@ mod tests {
             (p.last_call_age_ms, p.call_running_ms, p.stalled),
             (None, None, false)
         );
-        m.call_begins();
+        m.call_begins(TaskCall::Put);
         m.call_ends();
         m.call_started_ms.store(now_ms() - 5_000, Ordering::Relaxed);
         let p = m.progress(now_ms(), Duration::from_secs(3));
@@ -510,6 +569,31 @@ mod tests {
         assert!(p.call_running_ms.unwrap() >= 5_000);
         assert!(p.last_call_age_ms.unwrap() < 5_000);
         assert!(!m.progress(now_ms(), Duration::from_secs(60)).stalled);
+    }
+
+    #[test]
+    fn a_stall_names_the_call_that_has_not_returned() {
+        let m = TaskMetrics::default();
+        m.set_kind(TaskKind::Sink);
+        let limit = Duration::from_secs(30);
+        let flush = Duration::from_secs(60);
+        m.call_begins(TaskCall::Start);
+        assert_eq!(m.call_running(), Some(TaskCall::Start));
+        let t0 = now_ms();
+        assert_eq!(m.stall_reason(t0, limit, flush), None);
+        let reason = m.stall_reason(t0 + 31_000, limit, flush).unwrap();
+        assert!(
+            reason.starts_with("its start has not returned for"),
+            "{reason}"
+        );
+        let p = m.progress(t0 + 31_000, limit);
+        assert_eq!((p.call, p.stalled), (Some(TaskCall::Start), true));
+        m.call_ends();
+        assert_eq!(m.call_running(), None);
+        assert_eq!(m.stall_reason(t0 + 31_000, limit, flush), None);
+        m.call_begins(TaskCall::Stop);
+        let reason = m.stall_reason(now_ms() + 31_000, limit, flush).unwrap();
+        assert!(reason.starts_with("its stop has not returned"), "{reason}");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! instance FAILED.
 
 pub mod chain;
+pub mod clock;
 pub mod connector;
 mod connector_lifecycle;
 pub mod connector_offsets;

@@ -212,16 +212,20 @@ impl Worker {
                     &plugin_metrics,
                 )
                 .map_err(fail)?;
-                let args = sink_task::SinkTaskArgs {
-                    task: new(),
-                    task_config,
-                    consumer_config: clients::sink_consumer_config(
+                let sink_clients = sink_task::KafkaSinkClients {
+                    task: id.clone(),
+                    consumer: clients::sink_consumer_config(
                         &self.config,
                         &id.connector,
                         id.task,
                         prefixed(connector_config, "consumer.override."),
                     )
                     .map_err(|e| fail(ConnectError::config(e.to_string())))?,
+                    dlq: dlq_clients,
+                };
+                let args = sink_task::SinkTaskArgs {
+                    task: new(),
+                    task_config,
                     converters,
                     control: control.clone(),
                     throttle: throttle.clone(),
@@ -231,12 +235,11 @@ impl Worker {
                     track_topics,
                     chain,
                     errors,
-                    dlq_clients,
                     offset_flush_timeout: self.config.settings().offset_flush_timeout,
                     plugin_metrics,
                 };
                 std::thread::Builder::new().name(name).spawn(move || {
-                    span.in_scope(|| sink_task::run(args));
+                    span.in_scope(|| sink_task::run(args, sink_clients));
                     closing.close();
                 })
             }
@@ -354,10 +357,14 @@ impl Worker {
             .unwrap()
             .get(id)
             .map(|t| t.control.clone())?;
-        if control.is_cancelled() || control.is_stopping() || control.is_paused() {
+        if control.is_cancelled() || control.is_stopping() {
             return None;
         }
         let counters = self.counters.lock().unwrap().get(id).cloned()?;
+        // A paused task makes no progress by design, unless it hangs in a call (its `start`).
+        if control.is_paused() && counters.metrics.call_running().is_none() {
+            return None;
+        }
         let reason = counters.metrics.stall_reason(
             metrics::now_ms(),
             limit,

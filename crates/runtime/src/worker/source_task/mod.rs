@@ -40,7 +40,7 @@ use super::errors::{
     ErrorReporters, Original, Outcome, ProcessingContext, RetryWithToleranceOperator, Stage,
     TaskRetryClock, WORKER_SOURCE_TASK_CLASS,
 };
-use super::metrics::TaskKind;
+use super::metrics::{TaskCall, TaskKind};
 use super::submitted_records::{AckInbox, SubmittedRecords};
 use super::task::{catch_panic, error_trace, TaskControl, TaskStatusReporter};
 use super::TaskCounters;
@@ -287,7 +287,10 @@ impl Loop {
             plugin_metrics,
         };
         task.initialize(context);
-        if let Err(e) = task.start(&task_config) {
+        counters.metrics.call_begins(TaskCall::Start);
+        let started = task.start(&task_config);
+        counters.metrics.call_ends();
+        if let Err(e) = started {
             chain.close();
             return Err(e);
         }
@@ -384,7 +387,9 @@ impl Loop {
         // Shutdown: the task stops first (it polls no more), as Connect stops a task before its
         // final offset commit; then in-flight records get a chance to be acknowledged, and what
         // was is committed.
+        self.counters.metrics.call_begins(TaskCall::Stop);
         let stop = self.task.stop();
+        self.counters.metrics.call_ends();
         let commit = if self.transactions.is_some() {
             // The open transaction is committed if the task stopped cleanly, aborted otherwise
             // (its records are then never visible to read_committed consumers). A task that
@@ -470,7 +475,7 @@ impl Loop {
     fn poll_and_send(&mut self) -> ConnectResult<()> {
         self.deliver_commit_records()?;
         let began = Instant::now();
-        self.counters.metrics.call_begins();
+        self.counters.metrics.call_begins(TaskCall::Poll);
         let polled = self.task.poll();
         let metrics = &self.counters.metrics;
         metrics.call_ends();
@@ -973,7 +978,10 @@ impl Loop {
             .commit_done(written.is_ok(), began.elapsed());
         written?;
         self.counters.record_offset_commit();
-        self.task.commit()
+        self.counters.metrics.call_begins(TaskCall::Commit);
+        let committed = self.task.commit();
+        self.counters.metrics.call_ends();
+        committed
     }
 }
 

@@ -31,26 +31,34 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance};
-use rdkafka::message::{BorrowedMessage, Headers as _, Message};
-use rdkafka::{ClientConfig, ClientContext, Offset, TopicPartitionList};
+use rdkafka::ClientConfig;
 use tributary_api::converter::RecordHeaders;
-use tributary_api::record::{Headers, SinkRecord, TimestampType, TopicPartition};
+use tributary_api::record::{Headers, SinkRecord, TopicPartition};
 use tributary_api::sink::{PartitionOffsets, SinkTask, SinkTaskContext, SinkTaskRequests};
 use tributary_api::{ConnectError, ConnectResult, Props};
 
 use super::chain::TransformationChain;
-use super::consumed_headers;
+use super::clock::{Clock, SystemClock};
 use super::converters::TaskConverters;
 use super::errors::{
-    DeadLetterQueue, ErrorReporters, Original, Outcome, ProcessingContext, RawRecord,
-    RetryWithToleranceOperator, Stage, TaskRetryClock, WorkerErrantRecordReporter,
+    DeadLetterQueue, DeadLetterWriter, ErrorReporters, Original, Outcome, ProcessingContext,
+    RawRecord, RetryWithToleranceOperator, Stage, TaskRetryClock, WorkerErrantRecordReporter,
 };
-use super::metrics::TaskKind;
+use super::metrics::{TaskCall, TaskKind};
 use super::task::{catch_panic, error_trace, TaskControl, TaskStatusReporter};
 use super::TaskCounters;
 use crate::config::errors::ErrorHandlingConfig;
 use crate::storage::status::State;
+
+mod consumer;
+#[cfg(test)]
+mod memory;
+#[cfg(test)]
+mod tests;
+
+pub use consumer::{
+    kafka_consumer, ConsumedRecord, ConsumerOps, KafkaSinkConsumer, RebalanceListener, SinkConsumer,
+};
 
 /// Most records handed to one `put` (Java's `max.poll.records` default).
 const MAX_BATCH: usize = 500;
@@ -79,6 +87,8 @@ impl Pending {
 
 struct Shared {
     task: Box<dyn SinkTask>,
+    /// The task's counters: its calls into `pre_commit` are watched (issue #43).
+    counters: Arc<TaskCounters>,
     /// Next offset to consume per partition (as consumed, KIP-793), for records already given
     /// to `put` (or consumed and not delivered).
     current: PartitionOffsets,
@@ -170,37 +180,69 @@ impl Shared {
     }
 }
 
-/// Consumer context calling the task's `open` / `close` on rebalances.
-pub struct SinkConsumerContext {
+/// The loop's rebalance callbacks (Connect's `WorkerSinkTask.HandleRebalance`): on revocation,
+/// commit what was delivered of the revoked partitions, `close` them and drop their queued
+/// records; on assignment, pause what must not fetch yet and `open` the new partitions.
+struct SinkRebalance {
     shared: Arc<Mutex<Shared>>,
-    /// Where librdkafka's statistics of the consumer go.
-    counters: Arc<TaskCounters>,
 }
 
-impl ClientContext for SinkConsumerContext {
-    const ENABLE_REFRESH_OAUTH_TOKEN: bool = true;
-
-    fn generate_oauth_token(
-        &self,
-        oauthbearer_config: Option<&str>,
-    ) -> Result<rdkafka::client::OAuthToken, Box<dyn std::error::Error>> {
-        crate::kafka_client::oauth_token(oauthbearer_config)
+impl RebalanceListener for SinkRebalance {
+    fn revoked(&self, consumer: &dyn ConsumerOps, revoked: &[TopicPartition]) {
+        let mut shared = self.shared.lock().unwrap();
+        if let Err(e) = commit(consumer, &mut shared, Some(revoked)) {
+            tracing::warn!("commit on revocation failed: {e}");
+        }
+        if let Err(e) = shared.task.close(revoked) {
+            shared.failure.get_or_insert(e);
+        }
+        for tp in revoked {
+            shared.current.remove(tp);
+        }
+        let remaining: HashSet<TopicPartition> = consumer
+            .assignment()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|tp| !revoked.contains(tp))
+            .collect();
+        shared.requests.set_assignment(remaining);
+        shared.refresh_held();
+        // Not handed to `put` and not committed: the partition's next owner reads them.
+        shared
+            .pending
+            .retain(|p| !revoked.iter().any(|tp| p.consumed_from(tp)));
     }
 
-    fn stats(&self, statistics: rdkafka::Statistics) {
-        self.counters.metrics.set_client_statistics(statistics);
+    fn assigned(&self, consumer: &dyn ConsumerOps, assigned: &[TopicPartition]) {
+        let mut shared = self.shared.lock().unwrap();
+        if shared.consumer_paused || shared.redelivery.is_some() {
+            // Assigned while the task is paused or waiting to redeliver: fetch nothing
+            // until it resumes.
+            if let Err(e) = consumer.pause(assigned) {
+                tracing::warn!("pausing newly assigned partitions failed: {e}");
+            }
+        }
+        let now: HashSet<TopicPartition> = consumer
+            .assignment()
+            .unwrap_or_default()
+            .into_iter()
+            .chain(assigned.iter().cloned())
+            .collect();
+        shared.requests.set_assignment(now);
+        if let Err(e) = shared.task.open(assigned) {
+            shared.failure.get_or_insert(e);
+        }
+        // Partitions the task paused before (and still owns), or pauses or rewinds from
+        // `open`, take effect before the next poll.
+        shared.refresh_held();
+        shared.pauses_stale = true;
     }
 }
 
-fn partitions(tpl: &TopicPartitionList) -> Vec<TopicPartition> {
-    tpl.elements()
-        .iter()
-        .map(|e| TopicPartition::new(e.topic(), e.partition()))
-        .collect()
-}
-
+/// Commits what `pre_commit` returns for the delivered offsets (of `only`'s partitions, or
+/// all), after the dead letter queue's records are durable (Connect's `commitOffsets`).
 fn commit(
-    consumer: &BaseConsumer<SinkConsumerContext>,
+    consumer: &dyn ConsumerOps,
     shared: &mut Shared,
     only: Option<&[TopicPartition]>,
 ) -> ConnectResult<()> {
@@ -214,77 +256,72 @@ fn commit(
         return Ok(());
     }
     shared.reporters.flush(shared.dlq_flush_timeout);
-    let to_commit = shared.task.pre_commit(&current)?;
+    let metrics = &shared.counters.metrics;
+    metrics.call_begins(TaskCall::Commit);
+    let to_commit = shared.task.pre_commit(&current);
+    shared.counters.metrics.call_ends();
+    let to_commit = to_commit?;
     if to_commit.is_empty() {
         return Ok(());
     }
-    let mut tpl = TopicPartitionList::new();
-    for (tp, off) in &to_commit {
-        tpl.add_partition_offset(&tp.topic, tp.partition, Offset::Offset(*off))
-            .map_err(|e| ConnectError::connect(format!("invalid offset for {tp}: {e}")))?;
-    }
-    consumer
-        .commit(&tpl, CommitMode::Sync)
-        .map_err(|e| ConnectError::Retriable(format!("Commit of offsets failed: {e}")))
+    consumer.commit_sync(&to_commit)
 }
 
-impl ConsumerContext for SinkConsumerContext {
-    fn pre_rebalance(&self, consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
-        if let Rebalance::Revoke(tpl) = rebalance {
-            let revoked = partitions(tpl);
-            let mut shared = self.shared.lock().unwrap();
-            if let Err(e) = commit(consumer, &mut shared, Some(&revoked)) {
-                tracing::warn!("commit on revocation failed: {e}");
-            }
-            if let Err(e) = shared.task.close(&revoked) {
-                shared.failure.get_or_insert(e);
-            }
-            for tp in &revoked {
-                shared.current.remove(tp);
-            }
-            let remaining: HashSet<TopicPartition> = consumer
-                .assignment()
-                .map(|t| partitions(&t))
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|tp| !revoked.contains(tp))
-                .collect();
-            shared.requests.set_assignment(remaining);
-            shared.refresh_held();
-            // Not handed to `put` and not committed: the partition's next owner reads them.
-            shared
-                .pending
-                .retain(|p| !revoked.iter().any(|tp| p.consumed_from(tp)));
+/// The clients and clock a sink loop runs with: Kafka's ([`KafkaSinkClients`]) or, in the
+/// unit tests, in-memory ones.
+pub trait SinkClients {
+    /// The consumer.
+    type Consumer: SinkConsumer;
+    /// The dead letter queue, when the connector has one (created before the task starts,
+    /// as Connect creates its topic). Errors fail the task.
+    fn dead_letter_queue(
+        &mut self,
+        errors: &ErrorHandlingConfig,
+    ) -> ConnectResult<Option<Box<dyn DeadLetterWriter>>>;
+    /// The consumer, its rebalances going to `listener`. Errors fail the task.
+    fn consumer(
+        self,
+        listener: Arc<dyn RebalanceListener>,
+        counters: Arc<TaskCounters>,
+    ) -> ConnectResult<Self::Consumer>;
+    /// The loop's clock.
+    fn clock(&self) -> Arc<dyn Clock>;
+}
+
+/// A sink task's Kafka clients: its consumer's settings and, with a dead letter queue, the
+/// admin and producer settings that create its topic and write to it.
+pub struct KafkaSinkClients {
+    /// The task, named in errors.
+    pub task: crate::ConnectorTaskId,
+    pub consumer: ClientConfig,
+    pub dlq: Option<(ClientConfig, ClientConfig)>,
+}
+
+impl SinkClients for KafkaSinkClients {
+    type Consumer = KafkaSinkConsumer;
+
+    fn dead_letter_queue(
+        &mut self,
+        errors: &ErrorHandlingConfig,
+    ) -> ConnectResult<Option<Box<dyn DeadLetterWriter>>> {
+        match &self.dlq {
+            Some((admin, producer)) => Ok(Some(Box::new(DeadLetterQueue::create(
+                admin, producer, errors,
+            )?))),
+            None => Ok(None),
         }
     }
 
-    fn post_rebalance(&self, consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
-        if let Rebalance::Assign(tpl) = rebalance {
-            let assigned = partitions(tpl);
-            let mut shared = self.shared.lock().unwrap();
-            if shared.consumer_paused || shared.redelivery.is_some() {
-                // Assigned while the task is paused or waiting to redeliver: fetch nothing
-                // until it resumes.
-                if let Err(e) = consumer.pause(tpl) {
-                    tracing::warn!("pausing newly assigned partitions failed: {e}");
-                }
-            }
-            let now: HashSet<TopicPartition> = consumer
-                .assignment()
-                .map(|t| partitions(&t))
-                .unwrap_or_default()
-                .into_iter()
-                .chain(assigned.iter().cloned())
-                .collect();
-            shared.requests.set_assignment(now);
-            if let Err(e) = shared.task.open(&assigned) {
-                shared.failure.get_or_insert(e);
-            }
-            // Partitions the task paused before (and still owns), or pauses or rewinds from
-            // `open`, take effect before the next poll.
-            shared.refresh_held();
-            shared.pauses_stale = true;
-        }
+    fn consumer(
+        self,
+        listener: Arc<dyn RebalanceListener>,
+        counters: Arc<TaskCounters>,
+    ) -> ConnectResult<KafkaSinkConsumer> {
+        kafka_consumer(&self.consumer, &self.task, listener, counters)
+    }
+
+    fn clock(&self) -> Arc<dyn Clock> {
+        Arc::new(SystemClock)
     }
 }
 
@@ -292,7 +329,6 @@ impl ConsumerContext for SinkConsumerContext {
 pub struct SinkTaskArgs {
     pub task: Box<dyn SinkTask>,
     pub task_config: Props,
-    pub consumer_config: ClientConfig,
     pub converters: TaskConverters,
     pub control: Arc<TaskControl>,
     /// The task's rate limits (issue #36, `tributary.throttle.*`).
@@ -306,20 +342,18 @@ pub struct SinkTaskArgs {
     pub chain: TransformationChain<SinkRecord>,
     /// The connector's `errors.*` settings.
     pub errors: ErrorHandlingConfig,
-    /// With a dead letter queue: the admin and producer configurations that create its topic
-    /// and write to it.
-    pub dlq_clients: Option<(ClientConfig, ClientConfig)>,
     /// `offset.flush.timeout.ms`: how long a commit waits for dead letter queue records.
     pub offset_flush_timeout: Duration,
     /// The task's own metrics (KIP-877), handed to it in its context.
     pub plugin_metrics: tributary_api::metrics::PluginMetrics,
 }
 
-/// Runs the task until stopped or failed; writes RUNNING / PAUSED / FAILED statuses.
-pub fn run(args: SinkTaskArgs) {
+/// Runs the task with `clients` until stopped or failed; writes RUNNING / PAUSED / FAILED
+/// statuses.
+pub fn run(args: SinkTaskArgs, clients: impl SinkClients) {
     let reporter = args.reporter.clone();
     let label = format!("task {}", reporter.id);
-    if let Err(e) = catch_panic(&label, || run_inner(args)) {
+    if let Err(e) = catch_panic(&label, || run_inner(args, clients)) {
         tracing::error!(task = %reporter.id, error = %e, "sink task failed");
         reporter.report(State::Failed, Some(error_trace(&e, &label)));
     }
@@ -355,16 +389,16 @@ fn subscription(config: &Props) -> ConnectResult<Vec<String>> {
     }
 }
 
-fn run_inner(args: SinkTaskArgs) -> ConnectResult<()> {
-    let mut lp = SinkLoop::start(args)?;
+fn run_inner(args: SinkTaskArgs, clients: impl SinkClients) -> ConnectResult<()> {
+    let mut lp = SinkLoop::start(args, clients)?;
     let result = lp.run();
     lp.shut_down(result)
 }
 
 /// A running sink task: its consumer, the state shared with the consumer's rebalance
 /// callbacks, and what converts, transforms and reports its records.
-struct SinkLoop {
-    consumer: BaseConsumer<SinkConsumerContext>,
+struct SinkLoop<C> {
+    consumer: C,
     shared: Arc<Mutex<Shared>>,
     requests: Arc<SinkTaskRequests>,
     converters: TaskConverters,
@@ -384,18 +418,21 @@ struct SinkLoop {
     last_commit: Instant,
     /// What the consumer's paused partitions were last brought in line with.
     pauses_applied: Option<PauseTarget>,
+    clock: Arc<dyn Clock>,
 }
 
-impl SinkLoop {
+impl<C: SinkConsumer> SinkLoop<C> {
     /// Sets up the error reporters (creating the dead letter queue topic when missing, as
     /// Connect does before the task starts), initializes and starts the task, then creates the
     /// consumer and subscribes it (Connect's `WorkerSinkTask.initializeAndStart`). The
     /// transformation chain is closed when the task cannot start.
-    fn start(args: SinkTaskArgs) -> ConnectResult<SinkLoop> {
+    fn start(
+        args: SinkTaskArgs,
+        mut clients: impl SinkClients<Consumer = C>,
+    ) -> ConnectResult<SinkLoop<C>> {
         let SinkTaskArgs {
             mut task,
             task_config,
-            consumer_config,
             converters,
             control,
             throttle,
@@ -405,20 +442,17 @@ impl SinkLoop {
             track_topics,
             mut chain,
             errors,
-            dlq_clients,
             offset_flush_timeout,
             plugin_metrics,
         } = args;
-        let dlq = match &dlq_clients {
-            Some((admin, producer)) => match DeadLetterQueue::create(admin, producer, &errors) {
-                Ok(d) => Some(d),
-                Err(e) => {
-                    chain.close();
-                    return Err(e);
-                }
-            },
-            None => None,
+        let dlq = match clients.dead_letter_queue(&errors) {
+            Ok(d) => d,
+            Err(e) => {
+                chain.close();
+                return Err(e);
+            }
         };
+        let clock = clients.clock();
         counters.metrics.set_kind(TaskKind::Sink);
         let reporters = Arc::new(
             ErrorReporters::new(reporter.id.clone(), &errors, dlq)
@@ -449,12 +483,16 @@ impl SinkLoop {
             requests: requests.clone(),
             plugin_metrics,
         });
-        if let Err(e) = task.start(&task_config) {
+        counters.metrics.call_begins(TaskCall::Start);
+        let started = task.start(&task_config);
+        counters.metrics.call_ends();
+        if let Err(e) = started {
             chain.close();
             return Err(e);
         }
         counters.record_start();
         let shared = Arc::new(Mutex::new(Shared {
+            counters: counters.clone(),
             task,
             current: HashMap::new(),
             pending: VecDeque::new(),
@@ -468,24 +506,11 @@ impl SinkLoop {
             pauses_stale: false,
             failure: None,
         }));
-        let consumer: BaseConsumer<SinkConsumerContext> = consumer_config
-            .create_with_context(SinkConsumerContext {
-                shared: shared.clone(),
-                counters: counters.clone(),
-            })
-            .map_err(|e| {
-                ConnectError::config(format!(
-                    "Failed to create consumer for {}: {e}",
-                    reporter.id
-                ))
-            })?;
-        crate::kafka_client::set_initial_token(consumer.client(), &consumer_config)
-            .map_err(|e| ConnectError::connect(format!("Consumer for {}: {e}", reporter.id)))?;
-        let topics = subscription(&task_config)?;
-        let refs: Vec<&str> = topics.iter().map(String::as_str).collect();
-        consumer.subscribe(&refs).map_err(|e| {
-            ConnectError::connect(format!("Failed to subscribe to {topics:?}: {e}"))
-        })?;
+        let listener = Arc::new(SinkRebalance {
+            shared: shared.clone(),
+        });
+        let consumer = clients.consumer(listener, counters.clone())?;
+        consumer.subscribe(&subscription(&task_config)?)?;
         Ok(SinkLoop {
             consumer,
             shared,
@@ -502,30 +527,37 @@ impl SinkLoop {
             topics_seen: track_topics.then(super::task::TopicsSeen::default),
             offset_flush_interval,
             paused_reported: None,
-            last_commit: Instant::now(),
+            last_commit: clock.now(),
             pauses_applied: None,
+            clock,
         })
     }
 
     /// Consumes, delivers and commits until the task stops or fails (Connect's
     /// `WorkerSinkTask.execute` and `iteration`).
     fn run(&mut self) -> ConnectResult<()> {
-        loop {
-            if self.control.is_stopping() {
-                return Ok(());
-            }
-            let paused = self.control.is_paused();
-            self.report_target_state(paused);
-            self.align_consumer();
-            let polled = self.poll(self.poll_wait(paused))?;
-            self.deliver(polled, paused)?;
-            self.counters.metrics.turn_done();
-            let commit_requested = self.requests.take_commit_request();
-            if commit_requested || self.last_commit.elapsed() >= self.offset_flush_interval {
-                self.commit()?;
-                self.last_commit = Instant::now();
-            }
+        while !self.control.is_stopping() {
+            self.turn()?;
         }
+        Ok(())
+    }
+
+    /// One turn of the loop (Connect's `WorkerSinkTask.iteration`): the target state
+    /// reported, the task's rewinds and pauses carried out, a poll, a `put`, and a commit when
+    /// one is due or was requested.
+    fn turn(&mut self) -> ConnectResult<()> {
+        let paused = self.control.is_paused();
+        self.report_target_state(paused);
+        self.align_consumer();
+        let polled = self.poll(self.poll_wait(paused))?;
+        self.deliver(polled, paused)?;
+        self.counters.metrics.turn_done();
+        let commit_requested = self.requests.take_commit_request();
+        if commit_requested || self.clock.since(self.last_commit) >= self.offset_flush_interval {
+            self.commit()?;
+            self.last_commit = self.clock.now();
+        }
+        Ok(())
     }
 
     /// Reports PAUSED or RUNNING when the target state changed, and has the consumer's pauses
@@ -570,7 +602,7 @@ impl SinkLoop {
         let wait = if paused {
             Duration::from_millis(100)
         } else if let Some(at) = s.redelivery {
-            at.saturating_duration_since(Instant::now())
+            at.saturating_duration_since(self.clock.now())
                 .min(Duration::from_millis(500))
         } else if s.has_deliverable() {
             Duration::ZERO
@@ -637,14 +669,14 @@ impl SinkLoop {
         if let Some(e) = s.failure.take() {
             return Err(e);
         }
-        let redeliver_now = s.redelivery.is_none_or(|at| Instant::now() >= at);
+        let now = self.clock.now();
+        let redeliver_now = s.redelivery.is_none_or(|at| now >= at);
         if !paused && redeliver_now && !s.throttle_booked {
             // Rate limits (issue #36): a batch over the rates waits as a redelivery does (the
             // partitions paused, the loop polling on), booked once, delivered when its time
             // comes; nothing blocks the task thread for longer than a poll.
             let (records, bytes) = s.next_batch_size();
             if records > 0 {
-                let now = Instant::now();
                 let wait = self.throttle.reserve(records, bytes, now);
                 if !wait.is_zero() {
                     self.throttle.note_throttled(wait);
@@ -656,13 +688,17 @@ impl SinkLoop {
         }
         if !paused && redeliver_now {
             s.throttle_booked = false;
-            let (interval, last_commit) = (self.offset_flush_interval, self.last_commit);
+            let (interval, since_commit) = (
+                self.offset_flush_interval,
+                self.clock.since(self.last_commit),
+            );
             deliver(
                 &mut s,
                 self.errant.as_deref(),
                 &self.counters,
                 &self.reporter.id,
-                || interval.saturating_sub(last_commit.elapsed()),
+                now,
+                || interval.saturating_sub(since_commit),
             )?;
         }
         Ok(())
@@ -677,7 +713,7 @@ impl SinkLoop {
         if let Ok(assignment) = self.consumer.assignment() {
             metrics
                 .partition_count
-                .store(assignment.count() as i64, Ordering::Relaxed);
+                .store(assignment.len() as i64, Ordering::Relaxed);
         }
         let began = Instant::now();
         let committed = commit(&self.consumer, &mut s, None);
@@ -702,19 +738,17 @@ impl SinkLoop {
     /// (Connect's `closeAllPartitions` and `stop`); `result` is how the loop ended, returned
     /// first.
     fn shut_down(mut self, result: ConnectResult<()>) -> ConnectResult<()> {
-        let assigned = self
-            .consumer
-            .assignment()
-            .map(|t| partitions(&t))
-            .unwrap_or_default();
+        let assigned = self.consumer.assignment().unwrap_or_default();
         let mut s = self.shared.lock().unwrap();
         if result.is_ok() {
             if let Err(e) = commit(&self.consumer, &mut s, None) {
                 tracing::warn!(task = %self.reporter.id, "final commit failed: {e}");
             }
         }
+        self.counters.metrics.call_begins(TaskCall::Stop);
         let close = s.task.close(&assigned);
         let stop = s.task.stop();
+        self.counters.metrics.call_ends();
         self.chain.close();
         self.counters.record_stop();
         drop(s);
@@ -745,11 +779,7 @@ impl PauseTarget {
 }
 
 /// Pauses and resumes the consumer's assigned partitions to match `target`.
-fn apply_pauses(
-    consumer: &BaseConsumer<SinkConsumerContext>,
-    target: &PauseTarget,
-    task: &impl std::fmt::Display,
-) {
+fn apply_pauses(consumer: &dyn ConsumerOps, target: &PauseTarget, task: &impl std::fmt::Display) {
     let assignment = match consumer.assignment() {
         Ok(a) => a,
         Err(e) => {
@@ -760,16 +790,8 @@ fn apply_pauses(
     let applied = match target {
         PauseTarget::All => consumer.pause(&assignment),
         PauseTarget::Task(paused) => {
-            let mut pause = TopicPartitionList::new();
-            let mut resume = TopicPartitionList::new();
-            for e in assignment.elements() {
-                let tp = TopicPartition::new(e.topic(), e.partition());
-                if paused.contains(&tp) {
-                    pause.add_partition(e.topic(), e.partition());
-                } else {
-                    resume.add_partition(e.topic(), e.partition());
-                }
-            }
+            let (pause, resume): (Vec<TopicPartition>, Vec<TopicPartition>) =
+                assignment.into_iter().partition(|tp| paused.contains(tp));
             consumer
                 .resume(&resume)
                 .and_then(|()| consumer.pause(&pause))
@@ -784,18 +806,13 @@ fn apply_pauses(
 /// drops its queued records and makes the offset the one to commit. A seek the consumer
 /// refuses for now (the partition is not fetching yet, just after its assignment) is tried
 /// again next turn; its partition's records stay held back meanwhile.
-fn rewind(consumer: &BaseConsumer<SinkConsumerContext>, s: &mut Shared) {
+fn rewind(consumer: &dyn ConsumerOps, s: &mut Shared) {
     if !s.requests.has_rewinds() {
         return;
     }
     let mut later = HashMap::new();
     for (tp, offset) in s.requests.take_offsets() {
-        match consumer.seek(
-            &tp.topic,
-            tp.partition,
-            Offset::Offset(offset),
-            Duration::from_secs(5),
-        ) {
+        match consumer.seek(&tp, offset) {
             Ok(()) => {
                 tracing::debug!("rewound {tp} to offset {offset}");
                 s.pending.retain(|p| !p.consumed_from(&tp));
@@ -819,6 +836,7 @@ fn deliver(
     errant: Option<&WorkerErrantRecordReporter>,
     counters: &TaskCounters,
     task: &impl std::fmt::Display,
+    now: Instant,
     until_commit: impl FnOnce() -> Duration,
 ) -> ConnectResult<()> {
     let taken = s.take_batch();
@@ -839,7 +857,7 @@ fn deliver(
     }
     let began = Instant::now();
     let metrics = &counters.metrics;
-    metrics.call_begins();
+    metrics.call_begins(TaskCall::Put);
     let put = s.task.put(&batch);
     metrics.call_ends();
     match put {
@@ -851,7 +869,7 @@ fn deliver(
                 .take_timeout()
                 .map(Duration::from_millis)
                 .unwrap_or_else(until_commit);
-            s.redelivery = Some(Instant::now() + backoff);
+            s.redelivery = Some(now + backoff);
             let mut raws = errant.map(|e| e.take_batch()).unwrap_or_default();
             for (tp, offset) in consumed.into_iter().rev() {
                 s.pending.push_front(Pending::Consumed(tp, offset));
@@ -923,7 +941,7 @@ impl Stages<'_> {
     /// (error log, dead letter queue) before the task fails or skips the record.
     fn process(
         &self,
-        msg: &BorrowedMessage<'_>,
+        msg: &impl ConsumedRecord,
         chain: &mut TransformationChain<SinkRecord>,
     ) -> ConnectResult<Option<Pending>> {
         let topic = msg.topic();
@@ -933,13 +951,13 @@ impl Stages<'_> {
             || Pending::Consumed(TopicPartition::new(topic, msg.partition()), msg.offset());
         // The record's headers as bytes, for a converter that reads them (a hosted Java one).
         let raw_headers: RecordHeaders = if c.key.uses_headers() || c.value.uses_headers() {
-            consumed_headers::headers(msg)
-                .map(|h| {
-                    h.iter()
-                        .map(|x| (x.key.to_string(), x.value.map(<[u8]>::to_vec)))
-                        .collect()
-                })
-                .unwrap_or_default()
+            let mut raw = Vec::new();
+            msg.try_for_each_header(&mut |k, v| {
+                raw.push((k.to_string(), v.map(<[u8]>::to_vec)));
+                Ok(())
+            })
+            .unwrap_or_default();
+            raw
         } else {
             Vec::new()
         };
@@ -979,13 +997,12 @@ impl Stages<'_> {
             self.operator
                 .execute(&mut ctx, Stage::HeaderConverter, c.header_class, || {
                     let mut headers = Headers::new();
-                    if let Some(h) = consumed_headers::headers(msg) {
-                        for header in h.iter() {
-                            let sv = c
-                                .header
-                                .to_connect_header(topic, header.key, header.value)?;
-                            headers.add(header.key, sv.schema, sv.value);
-                        }
+                    if msg.has_headers() {
+                        msg.try_for_each_header(&mut |key, value| {
+                            let sv = c.header.to_connect_header(topic, key, value)?;
+                            headers.add(key, sv.schema, sv.value);
+                            Ok(())
+                        })?;
                     }
                     Ok(headers)
                 });
@@ -994,11 +1011,7 @@ impl Stages<'_> {
             Next::Skip => return Ok(Some(consumed())),
             Next::Stop => return Ok(None),
         };
-        let (timestamp, timestamp_type) = match msg.timestamp() {
-            rdkafka::Timestamp::NotAvailable => (None, TimestampType::NoTimestampType),
-            rdkafka::Timestamp::CreateTime(t) => (Some(t), TimestampType::CreateTime),
-            rdkafka::Timestamp::LogAppendTime(t) => (Some(t), TimestampType::LogAppendTime),
-        };
+        let (timestamp, timestamp_type) = msg.timestamp();
         let record = SinkRecord::new(
             topic,
             msg.partition(),
@@ -1023,14 +1036,8 @@ impl Stages<'_> {
         };
         let raw = self
             .keep_raw
-            .then(|| Box::new(RawRecord::from_message(msg)));
-        let bytes = msg.key().map_or(0, <[u8]>::len)
-            + msg.payload().map_or(0, <[u8]>::len)
-            + msg.headers().map_or(0, |h| {
-                h.iter()
-                    .map(|x| x.key.len() + x.value.map_or(0, <[u8]>::len))
-                    .sum()
-            });
+            .then(|| Box::new(RawRecord::from_consumed(msg)));
+        let bytes = msg.size();
         Ok(Some(Pending::Record(
             record,
             raw,
@@ -1043,10 +1050,10 @@ impl Stages<'_> {
         &self,
         ctx: &ProcessingContext,
         outcome: ConnectResult<Outcome<V>>,
-        msg: &BorrowedMessage<'_>,
+        msg: &impl ConsumedRecord,
     ) -> ConnectResult<Next<V>> {
         let report = || {
-            let raw = RawRecord::from_message(msg);
+            let raw = RawRecord::from_consumed(msg);
             self.reporters.report(ctx, Some(Original::Sink(&raw)));
         };
         match outcome {
