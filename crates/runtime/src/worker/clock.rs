@@ -19,6 +19,14 @@ pub trait Clock: Send + Sync {
     fn since(&self, earlier: Instant) -> Duration {
         self.now().saturating_duration_since(earlier)
     }
+
+    /// Waits up to `timeout` with `wait`, a blocking wait that returns early, with its answer,
+    /// when what it waits for happens (a stop request, a resume); returns that answer. The
+    /// system clock lets `wait` block; a [`ManualClock`] moves by `timeout` and asks `wait`
+    /// without blocking (`Duration::ZERO`).
+    fn wait(&self, timeout: Duration, wait: &dyn Fn(Duration) -> bool) -> bool {
+        wait(timeout)
+    }
 }
 
 /// The system's monotonic clock ([`Instant::now`]).
@@ -68,6 +76,11 @@ impl ManualClock {
 impl Clock for ManualClock {
     fn now(&self) -> Instant {
         self.start + self.elapsed()
+    }
+
+    fn wait(&self, timeout: Duration, wait: &dyn Fn(Duration) -> bool) -> bool {
+        self.advance(timeout);
+        wait(Duration::ZERO)
     }
 }
 

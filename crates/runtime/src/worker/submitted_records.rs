@@ -361,6 +361,19 @@ impl SubmittedRecords {
         out
     }
 
+    /// Puts back offsets [`Self::committable`] returned that could not be written (a failed
+    /// offset flush, as Connect's `OffsetStorageWriter.cancelFlush` keeps them): each is
+    /// committable again, unless a newer offset of its partition became committable meanwhile.
+    pub fn restore(&mut self, offsets: Vec<(Arc<SourceMap>, SourceMap)>) {
+        for (partition, offset) in offsets {
+            let slot = self.slot_for(&partition);
+            let slot = &mut self.slots[slot];
+            if slot.committable.is_none() {
+                slot.committable = Some(StoredOffset::Map(Box::new(offset)));
+            }
+        }
+    }
+
     /// Frees the slots of partitions with nothing in flight (so a task cycling through many
     /// partitions does not keep them all).
     fn release_idle_slots(&mut self) {
@@ -404,6 +417,26 @@ mod tests {
         let mut got: Vec<_> = got.into_iter().map(|(p, o)| ((*p).clone(), o)).collect();
         got.sort_by_key(|(p, _)| serde_json::to_string(p).unwrap());
         got
+    }
+
+    #[test]
+    fn offsets_that_could_not_be_written_are_committable_again_unless_newer_ones_are() {
+        let mut s = SubmittedRecords::new();
+        let (a, b) = (part(1), part(2));
+        let s1 = s.submit(a.clone(), map("n", 1));
+        let s2 = s.submit(b.clone(), map("n", 1));
+        s.ack(s1);
+        s.ack(s2);
+        let taken = s.committable();
+        assert_eq!(taken.len(), 2);
+        // Partition b moved on before the failed write came back.
+        let s3 = s.submit(b.clone(), map("n", 2));
+        s.ack(s3);
+        s.restore(taken);
+        let mut again = s.committable();
+        again.sort_by_key(|(p, _)| p["p"].as_i64());
+        assert_eq!(again, vec![(a, map("n", 1)), (b, map("n", 2))]);
+        assert!(s.committable().is_empty());
     }
 
     #[test]

@@ -131,14 +131,25 @@ impl Throttle {
     /// Books the batch and waits until it may go, cut short by a stop request; returns false
     /// when the task is stopping.
     pub fn wait(&self, control: &TaskControl, records: u64, bytes: u64) -> bool {
-        let wait = self.reserve(records, bytes, Instant::now());
+        self.wait_on(&crate::worker::clock::SystemClock, control, records, bytes)
+    }
+
+    /// [`Self::wait`] on `clock`'s time.
+    pub fn wait_on(
+        &self,
+        clock: &dyn crate::worker::clock::Clock,
+        control: &TaskControl,
+        records: u64,
+        bytes: u64,
+    ) -> bool {
+        let wait = self.reserve(records, bytes, clock.now());
         if wait.is_zero() {
             return !control.is_stopping();
         }
-        let began = Instant::now();
-        let stopping = control.wait_for_stop(wait);
+        let began = clock.now();
+        let stopping = clock.wait(wait, &|d| control.wait_for_stop(d));
         self.throttled_ns
-            .fetch_add(began.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            .fetch_add(clock.since(began).as_nanos() as u64, Ordering::Relaxed);
         self.last_throttled_ms.store(
             u64::try_from(crate::worker::metrics::now_ms()).unwrap_or(0),
             Ordering::Relaxed,

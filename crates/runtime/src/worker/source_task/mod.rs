@@ -35,6 +35,7 @@ use tributary_api::source::{
 use tributary_api::{ConnectError, ConnectResult, Props};
 
 use super::chain::TransformationChain;
+use super::clock::{Clock, SystemClock};
 use super::converters::TaskConverters;
 use super::errors::{
     ErrorReporters, Original, Outcome, ProcessingContext, RetryWithToleranceOperator, Stage,
@@ -52,8 +53,12 @@ use crate::storage::offset::{
 };
 use crate::storage::status::State;
 
+#[cfg(test)]
+mod memory;
 mod producer;
 pub mod shared_producer;
+#[cfg(test)]
+mod tests;
 mod transactions;
 
 pub use producer::SourceProducerContext;
@@ -113,7 +118,7 @@ pub struct SourceTaskArgs {
 pub fn run(args: SourceTaskArgs) {
     let reporter = args.reporter.clone();
     let label = format!("task {}", reporter.id);
-    let result = catch_panic(&label, || run_inner(args));
+    let result = catch_panic(&label, || run_inner(args, KafkaSourceClients));
     if let Err(e) = result {
         tracing::error!(task = %reporter.id, error = %e, "source task failed");
         reporter.report(State::Failed, Some(error_trace(&e, &label)));
@@ -133,7 +138,7 @@ macro_rules! proceed {
 struct Loop {
     connector: String,
     task: Box<dyn SourceTask>,
-    producer: TaskProducer,
+    producer: Box<dyn RecordSender>,
     /// Where a shared producer is leased again after a fatal error, with the task's
     /// producer settings.
     shared_producers: Option<(Arc<shared_producer::SharedProducers>, ClientConfig)>,
@@ -167,6 +172,46 @@ struct Loop {
     originals: Option<Arc<Mutex<HashMap<u64, SourceRecord>>>>,
     /// Set for an exactly-once task.
     transactions: Option<Transactions>,
+    clock: Arc<dyn Clock>,
+    offset_flush_interval: Duration,
+    /// The target state last reported (RUNNING or PAUSED).
+    paused_reported: Option<bool>,
+    last_commit: Instant,
+}
+
+/// The producer and clock a source loop runs with: Kafka's ([`KafkaSourceClients`]) or, in
+/// the unit tests, in-memory ones.
+trait SourceClients {
+    /// The task's producer, its delivery reports going to `ctx`: a place on a shared producer
+    /// when `shared` has one, else one of the task's own from `config`. Errors fail the task.
+    fn producer(
+        &mut self,
+        task: &tributary_api::ConnectorTaskId,
+        ctx: &Arc<SourceProducerContext>,
+        config: &ClientConfig,
+        shared: &Option<(Arc<shared_producer::SharedProducers>, ClientConfig)>,
+    ) -> ConnectResult<Box<dyn RecordSender>>;
+    /// The loop's clock.
+    fn clock(&self) -> Arc<dyn Clock>;
+}
+
+/// A source task's Kafka clients (librdkafka's producers) and the system clock.
+struct KafkaSourceClients;
+
+impl SourceClients for KafkaSourceClients {
+    fn producer(
+        &mut self,
+        task: &tributary_api::ConnectorTaskId,
+        ctx: &Arc<SourceProducerContext>,
+        config: &ClientConfig,
+        shared: &Option<(Arc<shared_producer::SharedProducers>, ClientConfig)>,
+    ) -> ConnectResult<Box<dyn RecordSender>> {
+        Ok(Box::new(TaskProducer::create(task, ctx, config, shared)?))
+    }
+
+    fn clock(&self) -> Arc<dyn Clock> {
+        Arc::new(SystemClock)
+    }
 }
 
 /// What to do after one stage of a record.
@@ -179,10 +224,9 @@ enum Next<V> {
     Stop,
 }
 
-fn run_inner(args: SourceTaskArgs) -> ConnectResult<()> {
-    let offset_flush_interval = args.offset_flush_interval;
-    let mut lp = Loop::start(args)?;
-    let result = lp.run(offset_flush_interval);
+fn run_inner(args: SourceTaskArgs, clients: impl SourceClients) -> ConnectResult<()> {
+    let mut lp = Loop::start(args, clients)?;
+    let result = lp.run();
     lp.shut_down(result)
 }
 
@@ -190,7 +234,7 @@ impl Loop {
     /// Creates the task's producer (transactional under exactly-once), initializes and starts
     /// the task (Connect's `WorkerSourceTask.initializeAndStart`). The transformation chain is
     /// closed when this fails.
-    fn start(args: SourceTaskArgs) -> ConnectResult<Loop> {
+    fn start(args: SourceTaskArgs, mut clients: impl SourceClients) -> ConnectResult<Loop> {
         let SourceTaskArgs {
             connector,
             mut task,
@@ -203,7 +247,7 @@ impl Loop {
             throttle,
             reporter,
             counters,
-            offset_flush_interval: _,
+            offset_flush_interval,
             offset_flush_timeout,
             track_topics,
             mut chain,
@@ -259,22 +303,25 @@ impl Loop {
             .filter(|_| exactly_once.is_none())
             .map(|s| (s, producer_config.clone()));
         let producer =
-            match TaskProducer::create(&reporter.id, &ctx, &producer_config, &shared_producers) {
+            match clients.producer(&reporter.id, &ctx, &producer_config, &shared_producers) {
                 Ok(p) => p,
                 Err(e) => {
                     chain.close();
                     return Err(e);
                 }
             };
+        let clock = clients.clock();
         let transactions = match exactly_once {
             None => None,
-            Some(eos) => match start_transactions(producer.transactional(), eos) {
-                Ok(t) => Some(t),
-                Err(e) => {
-                    chain.close();
-                    return Err(e);
+            Some(eos) => {
+                match transactional(producer.as_ref()).and_then(|p| start_transactions(p, eos)) {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        chain.close();
+                        return Err(e);
+                    }
                 }
-            },
+            }
         };
         let context = SourceTaskContext {
             config: task_config.clone(),
@@ -320,6 +367,10 @@ impl Loop {
             keep_originals,
             originals,
             transactions,
+            last_commit: clock.now(),
+            clock,
+            offset_flush_interval,
+            paused_reported: None,
         })
     }
 
@@ -327,57 +378,64 @@ impl Loop {
     /// `AbstractWorkerSourceTask.execute`): PAUSED and RUNNING reported as the target state
     /// changes, acknowledgements applied as they come, offsets committed every
     /// `offset_flush_interval` (or transactions at their boundary).
-    fn run(&mut self, offset_flush_interval: Duration) -> ConnectResult<()> {
-        let mut paused_reported = None;
-        let mut last_commit = Instant::now();
-        loop {
-            if self.control.is_stopping() {
-                return Ok(());
-            }
-            let paused = self.control.is_paused();
-            if paused_reported != Some(paused) {
-                self.reporter.report(
-                    if paused {
-                        State::Paused
-                    } else {
-                        State::Running
-                    },
-                    None,
-                );
-                paused_reported = Some(paused);
-            }
-            if paused {
-                // Connect commits on pause what the task asked for, so no transaction hangs
-                // while it is paused.
-                self.end_requested_batch_transaction()?;
-                self.control.wait_while_paused(Duration::from_millis(500));
-                self.counters.metrics.turn_done();
-            } else {
-                self.poll_and_send()?;
-            }
-            self.resend_refused()?;
-            // Apply acknowledgements as they come, so committing has little left to do.
-            self.submitted.process_acks();
-            self.counters
-                .metrics
-                .set_active(self.submitted.pending() as i64);
-            self.check_failure()?;
-            if let Some(t) = &self.transactions {
-                if t.due() {
-                    self.commit_transaction()?;
-                }
-                continue;
-            }
-            if last_commit.elapsed() >= offset_flush_interval {
-                match self.commit_offsets(None) {
-                    Err(ConnectError::Retriable(m)) => {
-                        tracing::warn!(task = %self.reporter.id, "offset commit incomplete, retried later: {m}")
-                    }
-                    other => other?,
-                }
-                last_commit = Instant::now();
-            }
+    fn run(&mut self) -> ConnectResult<()> {
+        while !self.control.is_stopping() {
+            self.turn()?;
         }
+        Ok(())
+    }
+
+    /// One turn of the loop: the target state reported, a `poll` and its records sent (or a
+    /// wait while paused), acknowledgements applied, and the offsets committed when due (or
+    /// the transaction at its boundary).
+    fn turn(&mut self) -> ConnectResult<()> {
+        let paused = self.control.is_paused();
+        if self.paused_reported != Some(paused) {
+            self.reporter.report(
+                if paused {
+                    State::Paused
+                } else {
+                    State::Running
+                },
+                None,
+            );
+            self.paused_reported = Some(paused);
+        }
+        if paused {
+            // Connect commits on pause what the task asked for, so no transaction hangs
+            // while it is paused.
+            self.end_requested_batch_transaction()?;
+            let control = self.control.clone();
+            self.clock.wait(Duration::from_millis(500), &|d| {
+                control.wait_while_paused(d)
+            });
+            self.counters.metrics.turn_done();
+        } else {
+            self.poll_and_send()?;
+        }
+        self.resend_refused()?;
+        // Apply acknowledgements as they come, so committing has little left to do.
+        self.submitted.process_acks();
+        self.counters
+            .metrics
+            .set_active(self.submitted.pending() as i64);
+        self.check_failure()?;
+        if let Some(t) = &self.transactions {
+            if t.due() {
+                self.commit_transaction()?;
+            }
+            return Ok(());
+        }
+        if self.clock.since(self.last_commit) >= self.offset_flush_interval {
+            match self.commit_offsets(None) {
+                Err(ConnectError::Retriable(m)) => {
+                    tracing::warn!(task = %self.reporter.id, "offset commit incomplete, retried later: {m}")
+                }
+                other => other?,
+            }
+            self.last_commit = self.clock.now();
+        }
+        Ok(())
     }
 
     /// Stops the task, then makes final what it produced (Connect's shutdown of a source task:
@@ -499,7 +557,11 @@ impl Loop {
         // Rate limits (issue #36): the polled batch waits until it fits the records rate; a
         // stop request ends the wait (the records are then not sent, and their offsets not
         // committed: the task's next instance polls them again).
-        if !records.is_empty() && !self.throttle.wait(&self.control, records.len() as u64, 0) {
+        if !records.is_empty()
+            && !self
+                .throttle
+                .wait_on(self.clock.as_ref(), &self.control, records.len() as u64, 0)
+        {
             return Ok(());
         }
         let context = self.transactions.as_ref().and_then(|t| t.context.clone());
@@ -667,7 +729,10 @@ impl Loop {
             let bytes = key_bytes.as_deref().map_or(0, <[u8]>::len)
                 + value_bytes.as_deref().map_or(0, <[u8]>::len)
                 + header_bytes;
-            if !self.throttle.wait(&self.control, 0, bytes as u64) {
+            if !self
+                .throttle
+                .wait_on(self.clock.as_ref(), &self.control, 0, bytes as u64)
+            {
                 return Ok(false);
             }
         }
@@ -766,7 +831,7 @@ impl Loop {
         }
         if let Some(t) = &mut self.transactions {
             if !t.open {
-                self.producer.begin_transaction()?;
+                begin_transaction(self.producer.as_ref())?;
                 t.open = true;
             }
             t.offsets.set(partition, offset);
@@ -858,12 +923,12 @@ impl Loop {
         };
         tracing::warn!(task = %self.reporter.id, "the shared producer met a fatal error; continuing on its replacement");
         let ctx = self.producer.context().clone();
-        self.producer = TaskProducer::create(
+        self.producer = Box::new(TaskProducer::create(
             &self.reporter.id,
             &ctx,
             config,
             &Some((producers.clone(), config.clone())),
-        )?;
+        )?);
         Ok(true)
     }
 
@@ -976,6 +1041,10 @@ impl Loop {
         self.counters
             .metrics
             .commit_done(written.is_ok(), began.elapsed());
+        if written.is_err() {
+            // Written at the next commit (with whatever is newer by then).
+            self.submitted.restore(committable);
+        }
         written?;
         self.counters.record_offset_commit();
         self.counters.metrics.call_begins(TaskCall::Commit);

@@ -80,6 +80,53 @@ impl ProducerContext for OwnContext {
     }
 }
 
+/// What a source task's loop asks of its producer (Kafka's `Producer` as Connect's
+/// `WorkerSourceTask` uses it): queue a record, wait for what was queued to be reported, and
+/// the context that delivery reports reach. [`TaskProducer`] is librdkafka's; the loop's unit
+/// tests use an in-memory one whose reports they script.
+pub(super) trait RecordSender: Send {
+    /// The task's producer context (delivery reports, failures, refused batches).
+    fn context(&self) -> &Arc<SourceProducerContext>;
+    /// Queues a record whose opaque is the task's (its sequence number and flags); a record
+    /// the producer will not take comes back with the error (`QueueFull`: wait and try again).
+    #[allow(clippy::result_large_err)]
+    fn send<'a>(
+        &self,
+        record: BaseRecord<'a, [u8], [u8], usize>,
+    ) -> Result<(), crate::polled_producer::Refused<'a, [u8], [u8], usize>>;
+    /// Waits until every record queued was reported, at most `timeout`
+    /// (`Producer::flush`'s contract: `OperationTimedOut` when some were not).
+    fn flush(&self, timeout: Duration) -> rdkafka::error::KafkaResult<()>;
+    /// The producer met a fatal error and takes no more records (a shared producer, which
+    /// is replaced).
+    fn is_fatal(&self) -> bool {
+        false
+    }
+    /// The transactional producer of an exactly-once task; `None` for a producer that cannot
+    /// run transactions.
+    fn transactional(&self) -> Option<&PolledProducer<OwnContext>> {
+        None
+    }
+}
+
+/// The transactional producer of an exactly-once task. Errors: the producer runs no
+/// transactions (never for the producer the worker gives an exactly-once task).
+pub(super) fn transactional(
+    producer: &dyn RecordSender,
+) -> ConnectResult<&PolledProducer<OwnContext>> {
+    producer
+        .transactional()
+        .ok_or_else(|| ConnectError::connect("an exactly-once task needs a producer of its own"))
+}
+
+/// Begins a transaction on the exactly-once task's producer, with Connect's message on
+/// failure.
+pub(super) fn begin_transaction(producer: &dyn RecordSender) -> ConnectResult<()> {
+    transactional(producer)?
+        .begin_transaction()
+        .map_err(|e| ConnectError::connect(format!("Failed to begin a transaction: {e}")))
+}
+
 /// The producer a source task sends through: its own (exactly-once tasks, tasks with
 /// `producer.override.*`), or a place on a producer shared by the worker's tasks
 /// ([`shared_producer`]).
@@ -120,18 +167,17 @@ impl TaskProducer {
             .map_err(|e| ConnectError::connect(format!("Producer for {id}: {e}")))?;
         Ok(TaskProducer::Own(producer))
     }
+}
 
-    /// The task's producer context (delivery reports, failures, refused batches).
-    pub(super) fn context(&self) -> &Arc<SourceProducerContext> {
+impl RecordSender for TaskProducer {
+    fn context(&self) -> &Arc<SourceProducerContext> {
         match self {
             TaskProducer::Own(p) => &p.context().0,
             TaskProducer::Shared(l) => l.context(),
         }
     }
 
-    /// Queues a record whose opaque is the task's (its sequence number and flags).
-    #[allow(clippy::result_large_err)]
-    pub(super) fn send<'a>(
+    fn send<'a>(
         &self,
         record: BaseRecord<'a, [u8], [u8], usize>,
     ) -> Result<(), crate::polled_producer::Refused<'a, [u8], [u8], usize>> {
@@ -141,35 +187,23 @@ impl TaskProducer {
         }
     }
 
-    /// Waits until the task's records were all reported, at most `timeout`
-    /// (`Producer::flush`'s contract).
-    pub(super) fn flush(&self, timeout: Duration) -> rdkafka::error::KafkaResult<()> {
+    fn flush(&self, timeout: Duration) -> rdkafka::error::KafkaResult<()> {
         match self {
             TaskProducer::Own(p) => p.flush(timeout),
             TaskProducer::Shared(l) => l.flush(timeout),
         }
     }
 
-    /// The transactional producer of an exactly-once task, which always owns it (a task
-    /// leases a shared producer only when it is not exactly-once; a panic here fails the task).
-    pub(super) fn transactional(&self) -> &PolledProducer<OwnContext> {
-        match self {
-            TaskProducer::Own(p) => p,
-            TaskProducer::Shared(_) => unreachable!("an exactly-once task owns its producer"),
-        }
-    }
-
-    /// Begins a transaction on the exactly-once task's producer, with Connect's message on
-    /// failure.
-    pub(super) fn begin_transaction(&self) -> ConnectResult<()> {
-        self.transactional()
-            .begin_transaction()
-            .map_err(|e| ConnectError::connect(format!("Failed to begin a transaction: {e}")))
-    }
-
-    /// The shared producer was hit by a fatal error: it takes no more records.
-    pub(super) fn is_fatal(&self) -> bool {
+    fn is_fatal(&self) -> bool {
         matches!(self, TaskProducer::Shared(l) if l.producer().is_fatal())
+    }
+
+    fn transactional(&self) -> Option<&PolledProducer<OwnContext>> {
+        match self {
+            TaskProducer::Own(p) => Some(p),
+            // A task leases a shared producer only when it is not exactly-once.
+            TaskProducer::Shared(_) => None,
+        }
     }
 }
 
@@ -190,59 +224,75 @@ impl ClientContext for SourceProducerContext {
 
 impl ProducerContext for SourceProducerContext {
     type DeliveryOpaque = usize;
-    fn delivery(&self, result: &DeliveryResult<'_>, seq: usize) {
-        if seq == OFFSET_RECORD {
-            // An offset record of an exactly-once transaction: a failure fails the commit.
-            if let Err((e, _)) = result {
-                let mut f = self.failure.lock().unwrap();
-                if f.is_none() {
-                    *f = Some(format!(
-                        "Failed to write source offsets in the transaction: {e}"
-                    ));
-                }
-            }
-            return;
-        }
-        let alone = seq & SENT_ALONE != 0;
-        let seq = (seq & !SENT_ALONE) as u64;
+    fn delivery(&self, result: &DeliveryResult<'_>, opaque: usize) {
+        use rdkafka::Message;
         match result {
             Ok(msg) => {
                 self.shared_view.delivered(msg);
-                self.forget_original(seq);
-                if let Some(meta) = &self.record_acks {
-                    use rdkafka::Message;
-                    meta.lock()
-                        .unwrap()
-                        .push((seq, Some((msg.partition(), msg.offset()))));
-                }
-                self.acks.push(seq)
+                self.acknowledged(opaque, msg.partition(), msg.offset());
             }
-            Err((e, msg)) => {
-                use rdkafka::Message;
-                if let (Some(refused), false) = (&self.refused, alone) {
-                    if is_too_large(e) || lost_to_fatal_error(e) {
-                        // The broker refused the batch this record was in (a record too large
-                        // on its own is refused by `send`): it is sent again on its own.
-                        tracing::debug!(
-                            "record {seq} sent again alone: its batch was refused: {e}"
-                        );
-                        let mut refused = refused.lock().unwrap();
-                        self.refused_waiting.store(true, Ordering::Release);
-                        refused.push(Refused {
-                            seq,
-                            topic: msg.topic().to_string(),
-                            partition: msg.partition(),
-                            key: msg.key().map(<[u8]>::to_vec),
-                            payload: msg.payload().map(<[u8]>::to_vec),
-                            headers: msg.headers().map(|h| h.detach()),
-                            timestamp: msg.timestamp().to_millis(),
-                        });
-                        return;
-                    }
-                }
-                self.send_failed(seq, e, msg.topic());
+            Err((e, msg)) => self.refused(opaque, e, msg.topic(), |seq| Refused {
+                seq,
+                topic: msg.topic().to_string(),
+                partition: msg.partition(),
+                key: msg.key().map(<[u8]>::to_vec),
+                payload: msg.payload().map(<[u8]>::to_vec),
+                headers: msg.headers().map(|h| h.detach()),
+                timestamp: msg.timestamp().to_millis(),
+            }),
+        }
+    }
+}
+
+impl SourceProducerContext {
+    /// Kafka acknowledged the record sent with delivery opaque `opaque`, written at
+    /// `partition` and `offset`.
+    pub(super) fn acknowledged(&self, opaque: usize, partition: i32, offset: i64) {
+        if opaque == OFFSET_RECORD {
+            return;
+        }
+        let seq = (opaque & !SENT_ALONE) as u64;
+        self.forget_original(seq);
+        if let Some(meta) = &self.record_acks {
+            meta.lock().unwrap().push((seq, Some((partition, offset))));
+        }
+        self.acks.push(seq)
+    }
+
+    /// Kafka refused the record sent with delivery opaque `opaque` to `topic` with `e`;
+    /// `kept` copies it, for a record sent again on its own (its batch was refused as too
+    /// large, or lost to the shared producer's fatal error).
+    pub(super) fn refused(
+        &self,
+        opaque: usize,
+        e: &KafkaError,
+        topic: &str,
+        kept: impl FnOnce(u64) -> Refused,
+    ) {
+        if opaque == OFFSET_RECORD {
+            // An offset record of an exactly-once transaction: a failure fails the commit.
+            let mut f = self.failure.lock().unwrap();
+            if f.is_none() {
+                *f = Some(format!(
+                    "Failed to write source offsets in the transaction: {e}"
+                ));
+            }
+            return;
+        }
+        let alone = opaque & SENT_ALONE != 0;
+        let seq = (opaque & !SENT_ALONE) as u64;
+        if let (Some(refused), false) = (&self.refused, alone) {
+            if is_too_large(e) || lost_to_fatal_error(e) {
+                // The broker refused the batch this record was in (a record too large on its
+                // own is refused by `send`): it is sent again on its own.
+                tracing::debug!("record {seq} sent again alone: its batch was refused: {e}");
+                let mut refused = refused.lock().unwrap();
+                self.refused_waiting.store(true, Ordering::Release);
+                refused.push(kept(seq));
+                return;
             }
         }
+        self.send_failed(seq, e, topic);
     }
 }
 

@@ -17,6 +17,10 @@ pub enum TransactionBoundary {
     Connector,
 }
 
+/// Why an exactly-once task's producer runs transactions: the worker gives such a task a
+/// producer of its own (a panic here fails the task).
+const EOS_PRODUCER: &str = "an exactly-once task owns its producer";
+
 /// A fallible check an exactly-once task runs around the initialisation of its producer.
 pub type ProducerCheck = Box<dyn FnOnce() -> ConnectResult<()> + Send>;
 
@@ -148,7 +152,7 @@ impl Loop {
             }
             // The offsets of the records of a transaction the task aborted: committed in a
             // transaction of their own, so the task does not read those records again.
-            self.producer.begin_transaction()?;
+            begin_transaction(self.producer.as_ref())?;
             t.open = true;
         }
         let began = Instant::now();
@@ -184,6 +188,7 @@ impl Loop {
         let committed = self
             .producer
             .transactional()
+            .expect(EOS_PRODUCER)
             .commit_transaction(t.commit_timeout);
         t.open = false;
         t.last_commit = Instant::now();
@@ -193,6 +198,7 @@ impl Loop {
                 if let Err(abort) = self
                     .producer
                     .transactional()
+                    .expect(EOS_PRODUCER)
                     .abort_transaction(t.commit_timeout)
                 {
                     tracing::warn!(task = %self.reporter.id, "aborting the failed transaction failed: {abort}");
@@ -250,7 +256,12 @@ impl Loop {
                 )));
             }
             self.check_failure()?;
-            if let Err(e) = self.producer.transactional().abort_transaction(timeout) {
+            if let Err(e) = self
+                .producer
+                .transactional()
+                .expect(EOS_PRODUCER)
+                .abort_transaction(timeout)
+            {
                 return Err(ConnectError::connect(format!(
                     "Failed to abort the transaction of task {}: {e}",
                     self.reporter.id
@@ -284,6 +295,7 @@ impl Loop {
                 if let Err(e) = self
                     .producer
                     .transactional()
+                    .expect(EOS_PRODUCER)
                     .abort_transaction(t.commit_timeout)
                 {
                     tracing::warn!(task = %self.reporter.id, "aborting the open transaction failed: {e}");
