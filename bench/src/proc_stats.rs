@@ -43,6 +43,26 @@ pub fn threads(pid: u32) -> Option<u64> {
         .and_then(|v| v.trim().parse().ok())
 }
 
+/// The names of a process's threads (`/proc/<pid>/task/*/comm`, digits folded into `N`) and
+/// how many of each, most first.
+pub fn thread_names(pid: u32) -> Vec<(String, usize)> {
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    if let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for entry in dir.flatten() {
+            let comm = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
+            let name: String = comm
+                .trim()
+                .chars()
+                .map(|c| if c.is_ascii_digit() { 'N' } else { c })
+                .collect();
+            *counts.entry(name).or_default() += 1;
+        }
+    }
+    let mut v: Vec<(String, usize)> = counts.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    v
+}
+
 /// User plus system CPU time of a process, in seconds, from `/proc/<pid>/stat`.
 pub fn cpu_seconds(pid: &str) -> Option<f64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;

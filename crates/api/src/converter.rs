@@ -52,6 +52,12 @@ pub trait Converter: Send + Sync {
     fn uses_headers(&self) -> bool {
         false
     }
+    /// Whether a call may block its thread (I/O such as a schema registry's HTTP, a JVM
+    /// call): then an async task's records are converted off the worker's runtime (issue #43).
+    /// Default true; a converter doing pure computation says false.
+    fn may_block(&self) -> bool {
+        true
+    }
     /// [`Converter::from_connect_data`] with the record's Kafka headers as converted so far
     /// (the header converter runs first, as in Connect), which the converter may change (e.g.
     /// add a schema id header). The default ignores them.
@@ -89,6 +95,10 @@ pub trait HeaderConverter: Send + Sync {
     fn with_plugin_metrics(&mut self, _metrics: crate::metrics::PluginMetrics) {}
     /// Applies the converter's settings.
     fn configure(&mut self, configs: &Props) -> ConnectResult<()>;
+    /// Whether a call may block its thread ([`Converter::may_block`]). Default true.
+    fn may_block(&self) -> bool {
+        true
+    }
     /// Connect data to header bytes.
     // Named after Connect's `fromConnectHeader`; a converter method, not a constructor.
     #[allow(clippy::wrong_self_convention)]

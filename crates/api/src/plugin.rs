@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::connector::{Connector, ConnectorType};
 use crate::converter::{Converter, HeaderConverter};
 use crate::sink::SinkTask;
-use crate::source::SourceTask;
+use crate::source::{AsyncSourceTask, SourceTask};
 use crate::transforms::{PredicatePlugin, TransformationPlugin};
 
 /// Creates a connector instance.
@@ -64,6 +64,8 @@ impl ConnectorPlugin {
 #[derive(Clone)]
 pub enum TaskFactory {
     Source(Arc<dyn Fn() -> Box<dyn SourceTask> + Send + Sync>),
+    /// A source task whose calls never block: run on the worker's shared runtime (issue #43).
+    AsyncSource(Arc<dyn Fn() -> Box<dyn AsyncSourceTask> + Send + Sync>),
     Sink(Arc<dyn Fn() -> Box<dyn SinkTask> + Send + Sync>),
 }
 
@@ -71,6 +73,10 @@ impl TaskFactory {
     /// A source task factory from a plain constructor.
     pub fn source(new: fn() -> Box<dyn SourceTask>) -> TaskFactory {
         TaskFactory::Source(Arc::new(new))
+    }
+    /// An async source task factory from a plain constructor.
+    pub fn async_source(new: fn() -> Box<dyn AsyncSourceTask>) -> TaskFactory {
+        TaskFactory::AsyncSource(Arc::new(new))
     }
     /// A sink task factory from a plain constructor.
     pub fn sink(new: fn() -> Box<dyn SinkTask>) -> TaskFactory {

@@ -1,8 +1,11 @@
 //! The [`SourceTask`] trait and its context (Connect's `SourceTask`, `SourceTaskContext`,
 //! `OffsetStorageReader`, `TransactionContext`).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use crate::error::{ConnectError, ConnectResult};
@@ -47,6 +50,13 @@ impl SourceTaskContext {
     /// (Java's tasks are woken by `stop()` the same way).
     pub fn wait_for_stop(&self, timeout: Duration) -> bool {
         self.stopping.wait(timeout)
+    }
+
+    /// Resolves once the runtime asks the task to stop: what an [`AsyncSourceTask`] selects
+    /// on while it waits for data, if it wants to finish something before its `poll` future is
+    /// dropped.
+    pub fn stopped(&self) -> Stopped {
+        self.stopping.stopped()
     }
 }
 
@@ -172,7 +182,8 @@ pub struct StopSignal(Arc<StopState>);
 #[derive(Debug, Default)]
 struct StopState {
     stopped: AtomicBool,
-    lock: Mutex<()>,
+    /// The wakers of [`Stopped`] futures waiting for the signal.
+    lock: Mutex<Vec<Waker>>,
     changed: Condvar,
 }
 
@@ -184,9 +195,19 @@ impl StopSignal {
 
     /// Sets (true: stop) or clears the signal, waking every waiter.
     pub fn set(&self, stopped: bool) {
-        let _guard = self.0.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut wakers = self.0.lock.lock().unwrap_or_else(|e| e.into_inner());
         self.0.stopped.store(stopped, Ordering::Release);
         self.0.changed.notify_all();
+        if stopped {
+            for w in wakers.drain(..) {
+                w.wake();
+            }
+        }
+    }
+
+    /// A future that resolves once the signal is set (at once if it is).
+    pub fn stopped(&self) -> Stopped {
+        Stopped(self.clone())
     }
 
     /// Whether the signal is set.
@@ -204,6 +225,76 @@ impl StopSignal {
             .unwrap_or_else(|e| e.into_inner());
         self.is_stopped()
     }
+}
+
+/// The future of [`StopSignal::stopped`].
+#[derive(Debug)]
+pub struct Stopped(StopSignal);
+
+impl Future for Stopped {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0.is_stopped() {
+            return Poll::Ready(());
+        }
+        let mut wakers = (self.0).0.lock.lock().unwrap_or_else(|e| e.into_inner());
+        // Checked again under the lock `set` takes, so a stop in between is not missed.
+        if self.0.is_stopped() {
+            return Poll::Ready(());
+        }
+        if !wakers.iter().any(|w| w.will_wake(cx.waker())) {
+            wakers.push(cx.waker().clone());
+        }
+        Poll::Pending
+    }
+}
+
+/// What an async task call returns: a future the worker's runtime drives (boxed, so the task
+/// traits stay object-safe). `Send`: it may move between the runtime's threads.
+pub type TaskFuture<'a, T> = Pin<Box<dyn Future<Output = ConnectResult<T>> + Send + 'a>>;
+
+/// A source task whose calls never block a thread (Tributary, issue #43): `start`, `poll`,
+/// `commit` and `stop` return futures the worker's shared runtime drives, so the task holds no
+/// thread of its own while it waits for data. A task whose code may block (a blocking client,
+/// file or JNI calls) implements [`SourceTask`] instead and gets a thread.
+///
+/// Connect's semantics are kept: one call at a time ([`AsyncSourceTask::poll`] is never
+/// called again before the previous poll's future resolved), `commit` after offsets were
+/// written, `stop` once the loop ends. A stop request drops a pending `poll` future (poll
+/// must be cancel-safe: it may keep what it read for the next poll, or lose nothing by
+/// re-reading from its committed offsets) and then calls `stop`. A future whose single step
+/// runs long (blocking the runtime by mistake) is reported in the worker's log by task name.
+pub trait AsyncSourceTask: Send {
+    /// The task's version.
+    fn version(&self) -> String;
+    /// Hands the task its context before [`AsyncSourceTask::start`].
+    fn initialize(&mut self, _context: SourceTaskContext) {}
+    /// Starts the task with its configuration. Errors fail the task.
+    fn start<'a>(&'a mut self, props: &'a Props) -> TaskFuture<'a, ()>;
+    /// The next records, resolving when some are available (or empty, to let the runtime
+    /// commit and check its state; at least every few seconds). Errors fail the task, except
+    /// [`crate::ConnectError::Retriable`], after which `poll` is called again.
+    fn poll(&mut self) -> TaskFuture<'_, Vec<SourceRecord>>;
+    /// Called after offsets were committed (Connect's `commit()`).
+    fn commit(&mut self) -> TaskFuture<'_, ()> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+    /// Whether the runtime should call [`AsyncSourceTask::commit_record`] (see
+    /// [`SourceTask::wants_commit_record`]).
+    fn wants_commit_record(&self) -> bool {
+        false
+    }
+    /// Soon after Kafka acknowledged a record (Connect's `commitRecord`); must not block.
+    fn commit_record(
+        &mut self,
+        _record: &SourceRecord,
+        _metadata: Option<RecordMetadata>,
+    ) -> ConnectResult<()> {
+        Ok(())
+    }
+    /// Stops the task; releases its resources.
+    fn stop(&mut self) -> TaskFuture<'_, ()>;
 }
 
 /// A source task: pulls records from an external system (Connect's `SourceTask`).
@@ -326,5 +417,31 @@ mod tests {
         assert!(signal.wait(Duration::ZERO));
         signal.set(false);
         assert!(!signal.is_stopped());
+    }
+
+    #[test]
+    fn a_stop_wakes_a_task_awaiting_stopped() {
+        use std::task::Wake;
+        struct Flag(AtomicBool);
+        impl Wake for Flag {
+            fn wake(self: Arc<Self>) {
+                self.0.store(true, Ordering::SeqCst);
+            }
+        }
+        let signal = StopSignal::new();
+        let flag = Arc::new(Flag(AtomicBool::new(false)));
+        let waker = Waker::from(flag.clone());
+        let mut cx = Context::from_waker(&waker);
+        let mut fut = Box::pin(signal.stopped());
+        assert!(fut.as_mut().poll(&mut cx).is_pending());
+        assert!(!flag.0.load(Ordering::SeqCst));
+        signal.set(true);
+        assert!(
+            flag.0.load(Ordering::SeqCst),
+            "the stop woke the waiting task"
+        );
+        assert!(fut.as_mut().poll(&mut cx).is_ready());
+        // Already stopped: ready at once.
+        assert!(Box::pin(signal.stopped()).as_mut().poll(&mut cx).is_ready());
     }
 }

@@ -491,6 +491,11 @@ impl JsonConverter {
 }
 
 impl Converter for JsonConverter {
+    /// Pure computation: never blocks.
+    fn may_block(&self) -> bool {
+        false
+    }
+
     fn configure(&mut self, configs: &Props, is_key: bool) -> ConnectResult<()> {
         self.apply(&with_converter_type(
             configs,
@@ -520,6 +525,11 @@ impl Converter for JsonConverter {
 /// encoding as for values. `configure` takes the settings as given; they must include
 /// `converter.type` or it defaults to `header`.
 impl HeaderConverter for JsonConverter {
+    /// Pure computation: never blocks.
+    fn may_block(&self) -> bool {
+        false
+    }
+
     fn configure(&mut self, configs: &Props) -> ConnectResult<()> {
         let mut props = configs.clone();
         props

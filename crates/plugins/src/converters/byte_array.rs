@@ -52,6 +52,11 @@ impl ByteArrayConverter {
 }
 
 impl Converter for ByteArrayConverter {
+    /// Pure computation: never blocks.
+    fn may_block(&self) -> bool {
+        false
+    }
+
     /// Nothing to configure beyond `converter.type`.
     fn configure(&mut self, _configs: &Props, _is_key: bool) -> ConnectResult<()> {
         Ok(())
@@ -92,6 +97,11 @@ impl Converter for ByteArrayConverter {
 }
 
 impl HeaderConverter for ByteArrayConverter {
+    /// Pure computation: never blocks.
+    fn may_block(&self) -> bool {
+        false
+    }
+
     fn configure(&mut self, _configs: &Props) -> ConnectResult<()> {
         Ok(())
     }

@@ -47,6 +47,11 @@ impl SimpleHeaderConverter {
 }
 
 impl HeaderConverter for SimpleHeaderConverter {
+    /// Pure computation: never blocks.
+    fn may_block(&self) -> bool {
+        false
+    }
+
     fn configure(&mut self, _configs: &Props) -> ConnectResult<()> {
         Ok(())
     }

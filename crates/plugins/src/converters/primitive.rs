@@ -23,6 +23,11 @@ use super::converter_config_def;
 macro_rules! converter_impls {
     ($ty:ty) => {
         impl Converter for $ty {
+            /// Pure computation: never blocks.
+            fn may_block(&self) -> bool {
+                false
+            }
+
             fn configure(&mut self, _configs: &Props, _is_key: bool) -> ConnectResult<()> {
                 Ok(())
             }
@@ -51,6 +56,11 @@ macro_rules! converter_impls {
         }
 
         impl HeaderConverter for $ty {
+            /// Pure computation: never blocks.
+            fn may_block(&self) -> bool {
+                false
+            }
+
             fn configure(&mut self, _configs: &Props) -> ConnectResult<()> {
                 Ok(())
             }

@@ -212,6 +212,11 @@ impl StringConverter {
 }
 
 impl Converter for StringConverter {
+    /// Pure computation: never blocks.
+    fn may_block(&self) -> bool {
+        false
+    }
+
     fn configure(&mut self, configs: &Props, is_key: bool) -> ConnectResult<()> {
         self.apply(&with_converter_type(
             configs,
@@ -254,6 +259,11 @@ impl Converter for StringConverter {
 
 /// The same conversions for header values; `converter.type` defaults to `header`.
 impl HeaderConverter for StringConverter {
+    /// Pure computation: never blocks.
+    fn may_block(&self) -> bool {
+        false
+    }
+
     fn configure(&mut self, configs: &Props) -> ConnectResult<()> {
         let mut props = configs.clone();
         props

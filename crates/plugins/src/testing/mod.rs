@@ -50,7 +50,8 @@ pub use transforms::{
     TestPredicate, TestTransformation, TEST_PREDICATE_CLASS, TEST_TRANSFORMATION_CLASS,
 };
 pub use verifiable::{
-    VerifiableSinkConnector, VerifiableSinkTask, VerifiableSourceConnector, VerifiableSourceTask,
+    AsyncVerifiableSourceTask, VerifiableSinkConnector, VerifiableSinkTask,
+    VerifiableSourceConnector, VerifiableSourceTask,
 };
 
 /// The version reported by the testing connectors and tasks: this crate's version.
@@ -112,7 +113,7 @@ pub fn plugins() -> PluginSet {
         tasks: vec![
             TaskPlugin {
                 class: VERIFIABLE_SOURCE_TASK_CLASS,
-                new: TaskFactory::source(|| Box::new(VerifiableSourceTask::new())),
+                new: TaskFactory::async_source(|| Box::new(AsyncVerifiableSourceTask::new())),
             },
             TaskPlugin {
                 class: VERIFIABLE_SINK_TASK_CLASS,
@@ -375,6 +376,9 @@ mod tests {
                 .unwrap_or_else(|| panic!("task of {} registered", c.class));
             match (c.connector_type, &task.new) {
                 (ConnectorType::Source, TaskFactory::Source(f)) => {
+                    assert_eq!(f().version(), VERSION)
+                }
+                (ConnectorType::Source, TaskFactory::AsyncSource(f)) => {
                     assert_eq!(f().version(), VERSION)
                 }
                 (ConnectorType::Sink, TaskFactory::Sink(f)) => assert_eq!(f().version(), VERSION),

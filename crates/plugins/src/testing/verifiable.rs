@@ -45,7 +45,7 @@ use tributary_api::connector::{Connector, ConnectorType};
 use tributary_api::data::{Schema, SchemaBuilder, SchemaRef, Struct, Value};
 use tributary_api::record::{RecordMetadata, SinkRecord, SourceMap, SourceRecord, TopicPartition};
 use tributary_api::sink::{PartitionOffsets, SinkTask};
-use tributary_api::source::{SourceTask, SourceTaskContext};
+use tributary_api::source::{AsyncSourceTask, SourceTask, SourceTaskContext, TaskFuture};
 use tributary_api::{ConnectError, ConnectResult, Props};
 
 use super::{
@@ -268,6 +268,56 @@ impl VerifiableSourceTask {
         }
     }
 
+    /// What the next record waits for under the throughput limit (charged now).
+    fn pause(&mut self) -> Pause {
+        let send_start = self.clock.now_ms();
+        if self
+            .throttler
+            .should_throttle(self.seqno - self.starting_seqno, send_start)
+        {
+            self.throttler.charge()
+        } else {
+            Pause::None
+        }
+    }
+
+    /// The next record once its wait is over (none when the task is stopping), printed.
+    fn next_record(&mut self) -> ConnectResult<Vec<SourceRecord>> {
+        if self.is_stopping() {
+            return Ok(Vec::new());
+        }
+        let now = self.clock.now_ms();
+        let data = self.report(self.seqno.into(), now);
+        print_line(&serde_json::Value::Object(data).to_string());
+
+        let mut offset = SourceMap::new();
+        offset.insert(SEQNO_FIELD.into(), self.seqno.into());
+        let (value_schema, value) = if self.complete_record_data {
+            let schema = complete_value_schema();
+            let name = self.name.clone().map(Value::String).unwrap_or(Value::Null);
+            let value = Struct::new(schema.clone())?
+                .put("name", name)?
+                .put("task", self.id)?
+                .put("topic", self.topic.as_str())?
+                .put("time_ms", now)?
+                .put("seqno", self.seqno)?;
+            (schema, Value::Struct(value))
+        } else {
+            (Schema::int64_schema(), Value::Int64(self.seqno))
+        };
+        let mut record = SourceRecord::new(
+            Arc::clone(&self.partition),
+            offset,
+            self.topic.clone(),
+            Some(value_schema),
+            value,
+        );
+        record.key_schema = Some(Schema::int32_schema());
+        record.key = Value::Int32(self.id);
+        self.seqno += 1;
+        Ok(vec![record])
+    }
+
     fn is_stopping(&self) -> bool {
         self.context.as_ref().is_some_and(|c| c.is_stopping())
     }
@@ -349,59 +399,20 @@ impl SourceTask for VerifiableSourceTask {
     /// waits at most about a second (checking for stop every 100 ms) and then returns no
     /// records if the wait was cut short by a stop request or the throughput is zero.
     fn poll(&mut self) -> ConnectResult<Vec<SourceRecord>> {
-        let send_start = self.clock.now_ms();
-        if self
-            .throttler
-            .should_throttle(self.seqno - self.starting_seqno, send_start)
-        {
-            let stop = self.context.as_ref().map(|c| &c.stopping);
-            match self.throttler.charge() {
-                Pause::None => {}
-                Pause::For(d) => {
-                    if !wait_unless_stopping(self.clock.as_ref(), d, stop) {
-                        return Ok(Vec::new());
-                    }
-                }
-                Pause::UntilStopped => {
-                    wait_unless_stopping(self.clock.as_ref(), MAX_IDLE_POLL, stop);
+        let stop = self.context.as_ref().map(|c| c.stopping.clone());
+        match self.pause() {
+            Pause::None => {}
+            Pause::For(d) => {
+                if !wait_unless_stopping(self.clock.as_ref(), d, stop.as_ref()) {
                     return Ok(Vec::new());
                 }
             }
+            Pause::UntilStopped => {
+                wait_unless_stopping(self.clock.as_ref(), MAX_IDLE_POLL, stop.as_ref());
+                return Ok(Vec::new());
+            }
         }
-        if self.is_stopping() {
-            return Ok(Vec::new());
-        }
-
-        let now = self.clock.now_ms();
-        let data = self.report(self.seqno.into(), now);
-        print_line(&serde_json::Value::Object(data).to_string());
-
-        let mut offset = SourceMap::new();
-        offset.insert(SEQNO_FIELD.into(), self.seqno.into());
-        let (value_schema, value) = if self.complete_record_data {
-            let schema = complete_value_schema();
-            let name = self.name.clone().map(Value::String).unwrap_or(Value::Null);
-            let value = Struct::new(schema.clone())?
-                .put("name", name)?
-                .put("task", self.id)?
-                .put("topic", self.topic.as_str())?
-                .put("time_ms", now)?
-                .put("seqno", self.seqno)?;
-            (schema, Value::Struct(value))
-        } else {
-            (Schema::int64_schema(), Value::Int64(self.seqno))
-        };
-        let mut record = SourceRecord::new(
-            Arc::clone(&self.partition),
-            offset,
-            self.topic.clone(),
-            Some(value_schema),
-            value,
-        );
-        record.key_schema = Some(Schema::int32_schema());
-        record.key = Value::Int32(self.id);
-        self.seqno += 1;
-        Ok(vec![record])
+        self.next_record()
     }
 
     /// Verifiable sources report every acknowledged record, so they ask for
@@ -425,6 +436,91 @@ impl SourceTask for VerifiableSourceTask {
 
     fn stop(&mut self) -> ConnectResult<()> {
         Ok(())
+    }
+}
+
+/// [`VerifiableSourceTask`] as an async task (issue #43): its throughput waits are timers on
+/// the worker's runtime instead of a sleeping thread, so a worker of many slow tasks holds no
+/// thread per task. What the worker runs for `VerifiableSourceConnector`'s task class.
+pub struct AsyncVerifiableSourceTask(VerifiableSourceTask);
+
+impl AsyncVerifiableSourceTask {
+    /// A task that has not been started.
+    pub fn new() -> Self {
+        AsyncVerifiableSourceTask(VerifiableSourceTask::new())
+    }
+}
+
+impl Default for AsyncVerifiableSourceTask {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Waits `d` on the runtime's timer, cut short by a stop request; true when not stopping.
+async fn sleep_unless_stopping(d: Duration, context: Option<&SourceTaskContext>) -> bool {
+    match context {
+        Some(c) => tokio::select! {
+            () = tokio::time::sleep(d) => !c.is_stopping(),
+            () = c.stopped() => false,
+        },
+        None => {
+            tokio::time::sleep(d).await;
+            true
+        }
+    }
+}
+
+impl AsyncSourceTask for AsyncVerifiableSourceTask {
+    fn version(&self) -> String {
+        VERSION.to_string()
+    }
+
+    fn initialize(&mut self, context: SourceTaskContext) {
+        SourceTask::initialize(&mut self.0, context);
+    }
+
+    /// As [`VerifiableSourceTask`]'s (reading the committed offset does not block: the worker's
+    /// offset store is in memory).
+    fn start<'a>(&'a mut self, props: &'a Props) -> TaskFuture<'a, ()> {
+        Box::pin(std::future::ready(SourceTask::start(&mut self.0, props)))
+    }
+
+    /// One record, after the throughput limit's wait on a timer (cancel-safe: nothing is
+    /// consumed before the wait ends).
+    fn poll(&mut self) -> TaskFuture<'_, Vec<SourceRecord>> {
+        Box::pin(async move {
+            let task = &mut self.0;
+            match task.pause() {
+                Pause::None => {}
+                Pause::For(d) => {
+                    if !sleep_unless_stopping(d, task.context.as_ref()).await {
+                        return Ok(Vec::new());
+                    }
+                }
+                Pause::UntilStopped => {
+                    sleep_unless_stopping(MAX_IDLE_POLL, task.context.as_ref()).await;
+                    return Ok(Vec::new());
+                }
+            }
+            task.next_record()
+        })
+    }
+
+    fn wants_commit_record(&self) -> bool {
+        true
+    }
+
+    fn commit_record(
+        &mut self,
+        record: &SourceRecord,
+        metadata: Option<RecordMetadata>,
+    ) -> ConnectResult<()> {
+        SourceTask::commit_record(&mut self.0, record, metadata)
+    }
+
+    fn stop(&mut self) -> TaskFuture<'_, ()> {
+        Box::pin(std::future::ready(SourceTask::stop(&mut self.0)))
     }
 }
 

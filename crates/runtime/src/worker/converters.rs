@@ -26,6 +26,13 @@ pub struct TaskConverters {
     pub header_class: &'static str,
 }
 
+impl TaskConverters {
+    /// Whether any of the three may block its thread ([`Converter::may_block`]).
+    pub fn may_block(&self) -> bool {
+        self.key.may_block() || self.value.may_block() || self.header.may_block()
+    }
+}
+
 /// The class and settings of the converter `key` names: the connector's when it sets one,
 /// else the worker's (`worker_class`, the worker's typed setting of `key`).
 fn pick(

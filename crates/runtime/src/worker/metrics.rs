@@ -185,6 +185,10 @@ pub struct TaskMetrics {
     call_started_ms: AtomicI64,
     /// Which call that is ([`TaskCall::code`]).
     call: AtomicU8,
+    /// Steps of an async task's futures that blocked a runtime thread (issue #43), and the
+    /// longest, ms.
+    pub blocking_steps: AtomicU64,
+    pub blocking_step_max_ms: AtomicU64,
     /// When the task's loop last completed a turn (a `poll` returned; a sink's consumer poll
     /// and `put` returned), ms since the epoch (0: not yet).
     last_turn_ms: AtomicI64,
@@ -220,6 +224,8 @@ impl Default for TaskMetrics {
             partition_count: AtomicI64::new(0),
             call_started_ms: AtomicI64::new(0),
             call: AtomicU8::new(0),
+            blocking_steps: AtomicU64::new(0),
+            blocking_step_max_ms: AtomicU64::new(0),
             last_turn_ms: AtomicI64::new(0),
             last_commit_ms: AtomicI64::new(0),
             errors: Default::default(),
@@ -287,6 +293,12 @@ impl TaskMetrics {
     pub fn call_ends(&self) {
         self.call_started_ms.store(0, Ordering::Relaxed);
         self.turn_done();
+    }
+    /// A step of the async task's future blocked the runtime for `took`.
+    pub fn note_blocking_step(&self, took: Duration) {
+        self.blocking_steps.fetch_add(1, Ordering::Relaxed);
+        self.blocking_step_max_ms
+            .fetch_max(took.as_millis() as u64, Ordering::Relaxed);
     }
     /// The task's loop completed a turn.
     pub fn turn_done(&self) {
@@ -359,6 +371,15 @@ impl TaskMetrics {
         }
         (ok / (ok + failed), failed / (ok + failed))
     }
+}
+
+/// The process's threads now (Linux's `/proc/self/status`), `None` elsewhere.
+pub fn thread_count() -> Option<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|n| n.trim().parse().ok())
 }
 
 /// A task's progress (Tributary): see [`TaskMetrics::progress`].

@@ -104,9 +104,36 @@ pub struct TaskCountersSnapshot {
     pub skipped: u64,
 }
 
+/// Where a task's loop runs: a thread of its own, or a tokio task on the worker's runtime (an
+/// async native task, issue #43).
+enum TaskThread {
+    Os(JoinHandle<()>),
+    Runtime(tokio::task::JoinHandle<()>),
+}
+
+impl TaskThread {
+    /// Whether the loop has ended.
+    fn is_finished(&self) -> bool {
+        match self {
+            TaskThread::Os(t) => t.is_finished(),
+            TaskThread::Runtime(t) => t.is_finished(),
+        }
+    }
+
+    /// Reaps a finished loop; false when it panicked outside the task's own panic handling.
+    fn join(self) -> bool {
+        match self {
+            TaskThread::Os(t) => t.join().is_ok(),
+            // Finished: its outcome is ready; a panic outside the loop's own handling shows
+            // as a join error, read without blocking.
+            TaskThread::Runtime(t) => futures::FutureExt::now_or_never(t).is_none_or(|r| r.is_ok()),
+        }
+    }
+}
+
 struct RunningTask {
     control: Arc<TaskControl>,
-    thread: JoinHandle<()>,
+    thread: TaskThread,
     version: Option<String>,
     /// The task's rate limits (issue #36), updated in place by a connector config change.
     throttle: Arc<throttle::Throttle>,
@@ -340,6 +367,9 @@ pub struct Worker {
     pub shared_producers: Arc<source_task::shared_producer::SharedProducers>,
     /// The last 15 minutes of this worker's jobs, for the live view (issue #36).
     pub history: Arc<history::History>,
+    /// The multi-threaded runtime the worker was created in, where async native tasks run
+    /// (issue #43); `None` outside one (each async task then gets a runtime of its own).
+    runtime: Option<source_task::AsyncRuntime>,
 }
 
 impl Worker {
@@ -475,6 +505,7 @@ impl Worker {
             connector_offset_topics: std::sync::OnceLock::new(),
             shared_producers: Arc::default(),
             history: Arc::default(),
+            runtime: source_task::AsyncRuntime::shared(),
         }
     }
 

@@ -25,6 +25,9 @@ pub struct TaskControl {
     /// abandoned (Connect's `WorkerTask.cancel`): it reports no status from then on, since
     /// another instance of the task may already run, on this worker or another.
     cancelled: AtomicBool,
+    /// Notified on every change (stop, pause, resume), for a task loop awaiting one on the
+    /// worker's runtime (issue #43).
+    changes: tokio::sync::Notify,
 }
 
 impl TaskControl {
@@ -35,7 +38,13 @@ impl TaskControl {
             paused: Mutex::new(target == TargetState::Paused),
             changed: Condvar::new(),
             cancelled: AtomicBool::new(false),
+            changes: tokio::sync::Notify::new(),
         })
+    }
+    /// Resolves at the next stop, pause or resume (what an async loop awaits while paused).
+    /// Create it before checking the state it waits for a change of, so no change is missed.
+    pub fn changed(&self) -> tokio::sync::futures::Notified<'_> {
+        self.changes.notified()
     }
     /// Abandons the instance (Connect's `WorkerTask.cancel`): asks it to stop, and silences its
     /// status reports, so a failure it meets while finishing on its own (an exactly-once
@@ -54,6 +63,7 @@ impl TaskControl {
         self.stopping.set(true);
         let _g = self.paused.lock().unwrap();
         self.changed.notify_all();
+        self.changes.notify_waiters();
     }
     /// Whether a stop was requested.
     pub fn is_stopping(&self) -> bool {
@@ -63,6 +73,7 @@ impl TaskControl {
     pub fn set_paused(&self, paused: bool) {
         *self.paused.lock().unwrap() = paused;
         self.changed.notify_all();
+        self.changes.notify_waiters();
     }
     /// Whether the task should be paused.
     pub fn is_paused(&self) -> bool {

@@ -79,7 +79,7 @@ impl Worker {
         // The connector may run on another worker (a Java one in a mixed cluster), so the
         // task checks its connector's settings too.
         let kind = match &factory {
-            TaskFactory::Source(_) => ConnectorType::Source,
+            TaskFactory::Source(_) | TaskFactory::AsyncSource(_) => ConnectorType::Source,
             TaskFactory::Sink(_) => ConnectorType::Sink,
         };
         if let Some(message) = self.refusal(&id.connector, connector_config, kind) {
@@ -127,7 +127,26 @@ impl Worker {
         // `connector.context`); an error-level span is enabled whatever the log level.
         let span = tracing::error_span!("task", connector = %id.connector, task = id.task);
         let thread = match factory {
-            TaskFactory::Source(new) => {
+            TaskFactory::Source(_) | TaskFactory::AsyncSource(_) => {
+                // A blocking task gets a thread; an async one shares the worker's runtime
+                // (issue #43), or gets a runtime and thread of its own without one.
+                let (task, shared) = match &factory {
+                    TaskFactory::AsyncSource(new) => match self.runtime.clone() {
+                        Some(rt) => (source_task::SourceTaskInstance::Async(new(), rt), true),
+                        None => {
+                            let rt = source_task::AsyncRuntime::own().map_err(|e| {
+                                fail(ConnectError::connect(format!(
+                                    "cannot build the task's runtime: {e}"
+                                )))
+                            })?;
+                            (source_task::SourceTaskInstance::Async(new(), rt), false)
+                        }
+                    },
+                    TaskFactory::Source(new) => {
+                        (source_task::SourceTaskInstance::Blocking(new()), false)
+                    }
+                    TaskFactory::Sink(_) => unreachable!("matched above"),
+                };
                 // Each task gets its own transformations and predicates.
                 let chain = TransformationChain::<SourceRecord>::build_monitored(
                     &self.plugins,
@@ -154,7 +173,7 @@ impl Worker {
                     .map_err(fail)?;
                 let args = source_task::SourceTaskArgs {
                     connector: id.connector.clone(),
-                    task: new(),
+                    task,
                     task_config,
                     producer_config,
                     exactly_once,
@@ -183,10 +202,27 @@ impl Worker {
                     errors,
                     plugin_metrics,
                 };
-                std::thread::Builder::new().name(name).spawn(move || {
-                    span.in_scope(|| source_task::run(args));
-                    closing.close();
-                })
+                match (shared, self.runtime.clone()) {
+                    (true, Some(source_task::AsyncRuntime::Shared(handle))) => {
+                        use tracing::Instrument;
+                        Ok(TaskThread::Runtime(
+                            handle.spawn(
+                                async move {
+                                    source_task::run_on_runtime(args).await;
+                                    closing.close();
+                                }
+                                .instrument(span),
+                            ),
+                        ))
+                    }
+                    _ => std::thread::Builder::new()
+                        .name(name)
+                        .spawn(move || {
+                            span.in_scope(|| source_task::run(args));
+                            closing.close();
+                        })
+                        .map(TaskThread::Os),
+                }
             }
             TaskFactory::Sink(new) => {
                 let dlq_clients = if errors.dlq_topic.is_empty() {
@@ -238,10 +274,13 @@ impl Worker {
                     offset_flush_timeout: self.config.settings().offset_flush_timeout,
                     plugin_metrics,
                 };
-                std::thread::Builder::new().name(name).spawn(move || {
-                    span.in_scope(|| sink_task::run(args, sink_clients));
-                    closing.close();
-                })
+                std::thread::Builder::new()
+                    .name(name)
+                    .spawn(move || {
+                        span.in_scope(|| sink_task::run(args, sink_clients));
+                        closing.close();
+                    })
+                    .map(TaskThread::Os)
             }
         }
         .map_err(|e| ConnectError::connect(format!("cannot spawn task thread: {e}")))?;
@@ -482,7 +521,7 @@ impl Worker {
             if t.thread.is_finished() {
                 // The task's own panics are caught and reported as FAILED (task::catch_panic);
                 // this is one outside that.
-                if t.thread.join().is_err() {
+                if !t.thread.join() {
                     tracing::error!(task = %id, "task thread panicked");
                 }
             } else {

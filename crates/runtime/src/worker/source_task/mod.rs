@@ -29,9 +29,7 @@ use rdkafka::producer::{BaseRecord, DeliveryResult, ProducerContext};
 use rdkafka::{ClientConfig, ClientContext};
 use tributary_api::converter::RecordHeaders;
 use tributary_api::record::{Headers, SourceMap, SourceRecord};
-use tributary_api::source::{
-    SourceTask, SourceTaskContext, TransactionBoundaryRequest, TransactionContext,
-};
+use tributary_api::source::{SourceTaskContext, TransactionBoundaryRequest, TransactionContext};
 use tributary_api::{ConnectError, ConnectResult, Props};
 
 use super::chain::TransformationChain;
@@ -53,6 +51,7 @@ use crate::storage::offset::{
 };
 use crate::storage::status::State;
 
+mod instance;
 #[cfg(test)]
 mod memory;
 mod producer;
@@ -61,6 +60,7 @@ pub mod shared_producer;
 mod tests;
 mod transactions;
 
+pub use instance::{AsyncRuntime, SourceTaskInstance};
 pub use producer::SourceProducerContext;
 use producer::*;
 use transactions::*;
@@ -78,13 +78,15 @@ const OFFSET_RECORD: usize = usize::MAX;
 /// its own after the broker refused the batch it was in: a refusal is then its own. Below
 /// [`shared_producer::SLOT_SHIFT`], where a shared producer's opaque keeps the task's slot.
 const SENT_ALONE: usize = 1 << (shared_producer::SLOT_SHIFT - 1);
+/// The largest batch an async task's loop sends on a runtime thread ([`Loop::sends_inline`]).
+const INLINE_BATCH: usize = 100;
 /// How long each wait for outstanding reports lasts before checking whether the task stops.
 const RESEND_WAIT: Duration = Duration::from_millis(500);
 
 /// Everything a source task thread needs.
 pub struct SourceTaskArgs {
     pub connector: String,
-    pub task: Box<dyn SourceTask>,
+    pub task: SourceTaskInstance,
     pub task_config: Props,
     pub producer_config: ClientConfig,
     pub converters: TaskConverters,
@@ -137,7 +139,7 @@ macro_rules! proceed {
 
 struct Loop {
     connector: String,
-    task: Box<dyn SourceTask>,
+    task: SourceTaskInstance,
     producer: Box<dyn RecordSender>,
     /// Where a shared producer is leased again after a fatal error, with the task's
     /// producer settings.
@@ -173,6 +175,8 @@ struct Loop {
     /// Set for an exactly-once task.
     transactions: Option<Transactions>,
     clock: Arc<dyn Clock>,
+    /// Whether the converters never block ([`TaskConverters::may_block`]).
+    inline_converters: bool,
     offset_flush_interval: Duration,
     /// The target state last reported (RUNNING or PAUSED).
     paused_reported: Option<bool>,
@@ -228,6 +232,128 @@ fn run_inner(args: SourceTaskArgs, clients: impl SourceClients) -> ConnectResult
     let mut lp = Loop::start(args, clients)?;
     let result = lp.run();
     lp.shut_down(result)
+}
+
+/// Runs an async task's loop on the worker's multi-threaded runtime, as a tokio task rather
+/// than a thread (issue #43): `poll` is awaited, a stop request drops a pending poll, and the
+/// loop's synchronous steps (sending, committing, start and stop) run on the runtime's
+/// blocking pool ([`off_runtime`]), so a wait for Kafka never stalls the runtime's other work.
+/// Writes RUNNING / PAUSED / FAILED as [`run`] does; a panic fails the task only.
+pub async fn run_on_runtime(args: SourceTaskArgs) {
+    use futures::FutureExt;
+    let reporter = args.reporter.clone();
+    let label = format!("task {}", reporter.id);
+    let result = std::panic::AssertUnwindSafe(drive_on_runtime(args, KafkaSourceClients))
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|payload| {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            Err(ConnectError::connect(format!("{label} panicked: {msg}")))
+        });
+    if let Err(e) = result {
+        tracing::error!(task = %reporter.id, error = %e, "source task failed");
+        reporter.report(State::Failed, Some(error_trace(&e, &label)));
+    }
+}
+
+/// Runs `f` on the loop on the runtime's blocking pool (the loop moves there and back), so
+/// what may block (a send waiting for room, an offset commit, the task's `start` and `stop`
+/// driven to completion) never holds a runtime thread. A panic in `f` resumes here.
+async fn off_runtime<T: Send + 'static>(
+    slot: &mut Option<Loop>,
+    f: impl FnOnce(&mut Loop) -> T + Send + 'static,
+) -> T {
+    let mut lp = slot.take().expect("the loop is back after each step");
+    let joined = tokio::task::spawn_blocking(move || {
+        let out = f(&mut lp);
+        (lp, out)
+    })
+    .await;
+    match joined {
+        Ok((lp, out)) => {
+            *slot = Some(lp);
+            out
+        }
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(e) => panic!("a step of the task was cancelled: {e}"),
+    }
+}
+
+/// [`run_on_runtime`]'s loop, with its clients.
+async fn drive_on_runtime(
+    args: SourceTaskArgs,
+    clients: impl SourceClients + Send + 'static,
+) -> ConnectResult<()> {
+    let lp = tokio::task::spawn_blocking(move || Loop::start(args, clients))
+        .await
+        .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))?;
+    let mut slot = Some(lp);
+    let result = async {
+        loop {
+            let lp = slot.as_mut().expect("the loop");
+            if lp.control.is_stopping() {
+                return Ok(());
+            }
+            let control = lp.control.clone();
+            // Created before the state is read, so a change in between is not missed.
+            let changed = control.changed();
+            if control.is_paused() {
+                off_runtime(&mut slot, |lp| {
+                    lp.report_target_state();
+                    lp.end_requested_batch_transaction()
+                })
+                .await?;
+                // Woken by a resume or a stop; at least every 500 ms, as the blocking loop.
+                tokio::select! {
+                    () = changed => {}
+                    () = tokio::time::sleep(Duration::from_millis(500)) => {}
+                }
+                let lp = slot.as_mut().expect("the loop");
+                lp.counters.metrics.turn_done();
+                off_runtime(&mut slot, Loop::after_poll).await?;
+                continue;
+            }
+            drop(changed);
+            if lp.paused_reported != Some(false) {
+                off_runtime(&mut slot, |lp| {
+                    lp.report_target_state();
+                })
+                .await;
+            }
+            let lp = slot.as_mut().expect("the loop");
+            // `commit_record` of an async task must not block (its contract).
+            lp.deliver_commit_records()?;
+            let Some((polled, took)) = lp.poll_async().await else {
+                return Ok(());
+            };
+            let lp = slot.as_mut().expect("the loop");
+            let batch = polled.as_ref().map_or(0, Vec::len);
+            if lp.sends_inline(batch) {
+                // Nothing in it waits: no thread needed (the common case of a small batch).
+                lp.send_polled(polled, took)?;
+                if lp.after_poll_inline() {
+                    lp.after_poll()?;
+                } else {
+                    off_runtime(&mut slot, Loop::after_poll).await?;
+                }
+            } else {
+                off_runtime(&mut slot, move |lp| {
+                    lp.send_polled(polled, took)?;
+                    lp.after_poll()
+                })
+                .await?;
+            }
+        }
+    }
+    .await;
+    let lp = slot.take().expect("the loop");
+    tokio::task::spawn_blocking(move || lp.shut_down(result))
+        .await
+        .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
 }
 
 impl Loop {
@@ -342,6 +468,7 @@ impl Loop {
             return Err(e);
         }
         counters.record_start();
+        let converters_block = converters.may_block();
         Ok(Loop {
             connector,
             task,
@@ -369,6 +496,7 @@ impl Loop {
             transactions,
             last_commit: clock.now(),
             clock,
+            inline_converters: !converters_block,
             offset_flush_interval,
             paused_reported: None,
         })
@@ -389,18 +517,7 @@ impl Loop {
     /// wait while paused), acknowledgements applied, and the offsets committed when due (or
     /// the transaction at its boundary).
     fn turn(&mut self) -> ConnectResult<()> {
-        let paused = self.control.is_paused();
-        if self.paused_reported != Some(paused) {
-            self.reporter.report(
-                if paused {
-                    State::Paused
-                } else {
-                    State::Running
-                },
-                None,
-            );
-            self.paused_reported = Some(paused);
-        }
+        let paused = self.report_target_state();
         if paused {
             // Connect commits on pause what the task asked for, so no transaction hangs
             // while it is paused.
@@ -413,6 +530,29 @@ impl Loop {
         } else {
             self.poll_and_send()?;
         }
+        self.after_poll()
+    }
+
+    /// Reports PAUSED or RUNNING when the target state changed; returns whether paused.
+    fn report_target_state(&mut self) -> bool {
+        let paused = self.control.is_paused();
+        if self.paused_reported != Some(paused) {
+            self.reporter.report(
+                if paused {
+                    State::Paused
+                } else {
+                    State::Running
+                },
+                None,
+            );
+            self.paused_reported = Some(paused);
+        }
+        paused
+    }
+
+    /// The end of a turn: records of refused batches sent again, acknowledgements applied,
+    /// and the offsets committed when due (or the transaction at its boundary).
+    fn after_poll(&mut self) -> ConnectResult<()> {
         self.resend_refused()?;
         // Apply acknowledgements as they come, so committing has little left to do.
         self.submitted.process_acks();
@@ -530,14 +670,71 @@ impl Loop {
         Ok(())
     }
 
+    /// Whether sending a polled batch of `n` records can run on a runtime thread, because
+    /// nothing in it can wait: a small batch with room in the producer's queue, converters
+    /// that do not block, no transformations (a hosted one calls into the JVM), no rate
+    /// limits, no topic to create, no transaction, no records of a refused batch to send again.
+    fn sends_inline(&self, n: usize) -> bool {
+        n <= INLINE_BATCH
+            && self.inline_converters
+            && self.chain.is_empty()
+            && !self.throttle.limits().any()
+            && self.topic_creator.is_none()
+            && self.transactions.is_none()
+            && !self.producer.is_fatal()
+            && !self.producer.context().has_refused()
+            && self.producer.has_room(n)
+    }
+
+    /// Whether the end of a turn can run on a runtime thread: no offset commit due (it waits
+    /// for Kafka), no transaction, no records of a refused batch to send again.
+    fn after_poll_inline(&self) -> bool {
+        self.transactions.is_none()
+            && !self.producer.is_fatal()
+            && !self.producer.context().has_refused()
+            && self.clock.since(self.last_commit) < self.offset_flush_interval
+    }
+
+    /// Awaits an async task's `poll` (with how long it took), or `None` when a stop request
+    /// came first (the pending poll is dropped). A step of the poll's future that blocks the
+    /// runtime is reported by task name.
+    async fn poll_async(&mut self) -> Option<(ConnectResult<Vec<SourceRecord>>, Duration)> {
+        let stop = self.control.stopping.clone();
+        let id = self.reporter.id.clone();
+        let counters = self.counters.clone();
+        let began = Instant::now();
+        counters.metrics.call_begins(TaskCall::Poll);
+        let future = self.task.poll_future()?;
+        let watched = instance::Watched::new(future, |took: Duration| {
+            counters.metrics.note_blocking_step(took);
+            tracing::warn!(task = %id, "the task's poll blocked the runtime for {} ms: an async task must not block (a task whose calls block implements SourceTask, which runs on a thread of its own)", took.as_millis());
+        });
+        let polled = tokio::select! {
+            polled = watched => Some(polled),
+            () = stop.stopped() => None,
+        };
+        self.counters.metrics.call_ends();
+        polled.map(|p| (p, began.elapsed()))
+    }
+
     fn poll_and_send(&mut self) -> ConnectResult<()> {
         self.deliver_commit_records()?;
         let began = Instant::now();
         self.counters.metrics.call_begins(TaskCall::Poll);
         let polled = self.task.poll();
+        self.counters.metrics.call_ends();
+        self.send_polled(polled, began.elapsed())
+    }
+
+    /// Sends what `poll` returned after `took` (Connect's `sendRecords`): a retriable error is
+    /// logged (the next turn polls again), another fails the task.
+    fn send_polled(
+        &mut self,
+        polled: ConnectResult<Vec<SourceRecord>>,
+        took: Duration,
+    ) -> ConnectResult<()> {
         let metrics = &self.counters.metrics;
-        metrics.call_ends();
-        metrics.poll_time.record(began.elapsed());
+        metrics.poll_time.record(took);
         let records = match polled {
             Ok(r) => {
                 if !r.is_empty() {
@@ -882,7 +1079,9 @@ impl Loop {
                     // acknowledged (at most 1 ms), rather than polling on a fixed sleep.
                     self.submitted.process_acks();
                     let wanted = (self.submitted.pending() / 4).clamp(1, QUEUE_FULL_BATCH);
-                    self.acks.wait(wanted, QUEUE_FULL_WAIT);
+                    // On a runtime worker (an async task's send, issue #43) the wait hands the
+                    // runtime's work to another thread; elsewhere it just waits.
+                    tokio::task::block_in_place(|| self.acks.wait(wanted, QUEUE_FULL_WAIT));
                 }
                 Err((e, _)) if is_too_large(&e) && self.transactions.is_none() => {
                     // Larger than `message.max.bytes`: this record's own failure, handled as

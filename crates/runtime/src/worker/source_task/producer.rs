@@ -107,7 +107,15 @@ pub(super) trait RecordSender: Send {
     fn transactional(&self) -> Option<&PolledProducer<OwnContext>> {
         None
     }
+    /// Whether `n` more records surely fit the producer's queue (so a send does not wait).
+    fn has_room(&self, _n: usize) -> bool {
+        true
+    }
 }
+
+/// Records in a producer's queue below which a few more surely fit: a tenth of librdkafka's
+/// default `queue.buffering.max.messages` (100,000).
+const ROOM: usize = 10_000;
 
 /// The transactional producer of an exactly-once task. Errors: the producer runs no
 /// transactions (never for the producer the worker gives an exactly-once task).
@@ -196,6 +204,17 @@ impl RecordSender for TaskProducer {
 
     fn is_fatal(&self) -> bool {
         matches!(self, TaskProducer::Shared(l) if l.producer().is_fatal())
+    }
+
+    fn has_room(&self, n: usize) -> bool {
+        let queued = match self {
+            TaskProducer::Own(p) => p.in_flight_count(),
+            TaskProducer::Shared(l) => l.producer().in_flight_count(),
+        };
+        usize::try_from(queued)
+            .unwrap_or(usize::MAX)
+            .saturating_add(n)
+            < ROOM
     }
 
     fn transactional(&self) -> Option<&PolledProducer<OwnContext>> {

@@ -272,6 +272,11 @@ pub struct SharedProducer {
 }
 
 impl SharedProducer {
+    /// Records queued or in flight on the producer, every task's.
+    pub fn in_flight_count(&self) -> i32 {
+        self.producer.in_flight_count()
+    }
+
     /// Whether librdkafka raised a fatal error: the producer takes no more records.
     pub fn is_fatal(&self) -> bool {
         // librdkafka's error events carry the underlying code (`Fenced`, `OutOfOrderSequence…`),

@@ -104,6 +104,8 @@ struct Setup {
     limits: Limits,
     target: TargetState,
     wants_commit_record: bool,
+    /// The task, instead of the scripted blocking one.
+    task: Option<SourceTaskInstance>,
 }
 
 impl Default for Setup {
@@ -113,6 +115,7 @@ impl Default for Setup {
             limits: Limits::default(),
             target: TargetState::Started,
             wants_commit_record: false,
+            task: None,
         }
     }
 }
@@ -158,10 +161,12 @@ fn parts(setup: Setup) -> (SourceTaskArgs, MemoryClients, Harness) {
     };
     let args = SourceTaskArgs {
         connector: "source".into(),
-        task: Box::new(ScriptedTask {
-            journal: journal.clone(),
-            script: script.clone(),
-            wants_commit_record: setup.wants_commit_record,
+        task: setup.task.unwrap_or_else(|| {
+            SourceTaskInstance::Blocking(Box::new(ScriptedTask {
+                journal: journal.clone(),
+                script: script.clone(),
+                wants_commit_record: setup.wants_commit_record,
+            }))
         }),
         task_config: Props::new(),
         producer_config: ClientConfig::new(),
@@ -471,4 +476,177 @@ fn a_panic_in_poll_fails_the_task_with_a_trace() {
     assert_eq!(status.state, State::Failed);
     assert!(status.trace.unwrap().contains("panicked: poll exploded"));
     assert_eq!(h.journal.events().last(), Some(&Event::Start));
+}
+
+/// An async task whose `poll` awaits batches from a channel (cancel-safe), optionally
+/// blocking its thread once (a task that blocks the runtime by mistake).
+struct ChannelTask {
+    batches: tokio::sync::mpsc::UnboundedReceiver<Vec<SourceRecord>>,
+    journal: Journal,
+    block_once: Option<Duration>,
+}
+
+impl tributary_api::source::AsyncSourceTask for ChannelTask {
+    fn version(&self) -> String {
+        "1".into()
+    }
+    fn start<'a>(&'a mut self, _props: &'a Props) -> tributary_api::source::TaskFuture<'a, ()> {
+        Box::pin(async move {
+            tokio::task::yield_now().await;
+            self.journal.push(Event::Start);
+            Ok(())
+        })
+    }
+    fn poll(&mut self) -> tributary_api::source::TaskFuture<'_, Vec<SourceRecord>> {
+        Box::pin(async move {
+            if let Some(d) = self.block_once.take() {
+                // Blocks the runtime thread: what the watchdog reports.
+                #[allow(clippy::disallowed_methods)]
+                std::thread::sleep(d);
+            }
+            let batch = self.batches.recv().await.unwrap_or_default();
+            self.journal.push(Event::Poll(batch.len()));
+            Ok(batch)
+        })
+    }
+    fn commit(&mut self) -> tributary_api::source::TaskFuture<'_, ()> {
+        Box::pin(async move {
+            tokio::task::yield_now().await;
+            self.journal.push(Event::Commit);
+            Ok(())
+        })
+    }
+    fn stop(&mut self) -> tributary_api::source::TaskFuture<'_, ()> {
+        Box::pin(async move {
+            self.journal.push(Event::Stop);
+            Ok(())
+        })
+    }
+}
+
+fn channel_task(
+    runtime: AsyncRuntime,
+    block_once: Option<Duration>,
+) -> (
+    Setup,
+    tokio::sync::mpsc::UnboundedSender<Vec<SourceRecord>>,
+    Journal,
+) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let journal = Journal::default();
+    let task = ChannelTask {
+        batches: rx,
+        journal: journal.clone(),
+        block_once,
+    };
+    let setup = Setup {
+        task: Some(SourceTaskInstance::Async(Box::new(task), runtime)),
+        ..Default::default()
+    };
+    (setup, tx, journal)
+}
+
+#[test]
+fn an_async_task_runs_in_the_blocking_loop_on_a_runtime_of_its_own() {
+    let (setup, tx, journal) = channel_task(AsyncRuntime::own().unwrap(), None);
+    let (args, clients, mut h) = parts(setup);
+    h.producer.state().auto_ack = true;
+    h.lp = Some(Loop::start(args, clients).unwrap());
+    tx.send(records(0..3)).unwrap();
+    h.turn();
+    assert_eq!(h.written_values(), vec!["v0", "v1", "v2"]);
+    tx.send(records(3..4)).unwrap();
+    h.commit_turn();
+    assert_eq!(
+        journal.events(),
+        vec![Event::Start, Event::Poll(3), Event::Poll(1), Event::Commit]
+    );
+    assert_eq!(h.journal.written(), vec![vec![3]]);
+}
+
+/// Waits (polling every few ms, at most 30 s) until `done` holds.
+async fn until(what: &str, mut done: impl FnMut() -> bool) {
+    let began = std::time::Instant::now();
+    while !done() {
+        assert!(
+            began.elapsed() < Duration::from_secs(30),
+            "{what}: not within 30 s"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_async_task_on_the_shared_runtime_is_awaited_and_a_stop_drops_its_waiting_poll() {
+    let runtime = AsyncRuntime::shared().expect("a multi-threaded runtime");
+    let (setup, tx, journal) = channel_task(runtime, None);
+    let (args, clients, h) = parts(setup);
+    h.producer.state().auto_ack = true;
+    h.producer.state().flush_acks = true;
+    let task = tokio::spawn(drive_on_runtime(args, clients));
+    tx.send(records(0..3)).unwrap();
+    until("the batch sent", || h.written_values().len() == 3).await;
+    assert_eq!(h.state(), Some(State::Running));
+    // The task now waits in `poll` for its next batch: a future, not a thread.
+    until("waiting in poll", || {
+        h.counters.metrics.call_running() == Some(TaskCall::Poll)
+    })
+    .await;
+    // The stop wakes the waiting poll, which is dropped; stop, the final commit and commit
+    // follow, in Connect's order.
+    h.control.stop();
+    tokio::time::timeout(Duration::from_secs(30), task)
+        .await
+        .expect("the loop ended")
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        journal.events(),
+        vec![Event::Start, Event::Poll(3), Event::Stop, Event::Commit]
+    );
+    assert_eq!(h.journal.written(), vec![vec![2]]);
+    assert_eq!(h.counters.metrics.blocking_steps.load(Ordering::Relaxed), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_async_task_that_blocks_the_runtime_is_reported() {
+    let runtime = AsyncRuntime::shared().unwrap();
+    let (setup, tx, _journal) = channel_task(runtime, Some(Duration::from_millis(300)));
+    let (args, clients, h) = parts(setup);
+    h.producer.state().auto_ack = true;
+    let task = tokio::spawn(drive_on_runtime(args, clients));
+    tx.send(records(0..1)).unwrap();
+    until("the record sent", || h.written_values().len() == 1).await;
+    let metrics = &h.counters.metrics;
+    assert_eq!(metrics.blocking_steps.load(Ordering::Relaxed), 1);
+    assert!(metrics.blocking_step_max_ms.load(Ordering::Relaxed) >= 300);
+    h.control.stop();
+    task.await.unwrap().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_async_task_whose_sends_may_wait_sends_and_commits_off_the_runtime() {
+    let runtime = AsyncRuntime::shared().unwrap();
+    let (mut setup, tx, journal) = channel_task(runtime, None);
+    // A rate limit can make a send wait: its batches go to the blocking pool.
+    setup.limits = Limits {
+        records_per_second: Some(1_000_000.0),
+        bytes_per_second: None,
+    };
+    let (args, clients, h) = parts(setup);
+    h.producer.state().auto_ack = true;
+    let task = tokio::spawn(drive_on_runtime(args, clients));
+    tx.send(records(0..200)).unwrap();
+    until("the batch sent", || h.written_values().len() == 200).await;
+    // A commit is due at the next turn: it waits for the offset store off the runtime too.
+    h.clock.advance(FLUSH_INTERVAL);
+    tx.send(records(200..201)).unwrap();
+    until("the offsets committed", || !h.journal.written().is_empty()).await;
+    until("commit called", || {
+        journal.events().contains(&Event::Commit)
+    })
+    .await;
+    assert_eq!(h.journal.written(), vec![vec![200]]);
+    h.control.stop();
+    task.await.unwrap().unwrap();
 }
