@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::connector::{Connector, ConnectorType};
 use crate::converter::{Converter, HeaderConverter};
-use crate::sink::SinkTask;
+use crate::sink::{AsyncSinkTask, SinkTask};
 use crate::source::{AsyncSourceTask, SourceTask};
 use crate::transforms::{PredicatePlugin, TransformationPlugin};
 
@@ -67,6 +67,8 @@ pub enum TaskFactory {
     /// A source task whose calls never block: run on the worker's shared runtime (issue #43).
     AsyncSource(Arc<dyn Fn() -> Box<dyn AsyncSourceTask> + Send + Sync>),
     Sink(Arc<dyn Fn() -> Box<dyn SinkTask> + Send + Sync>),
+    /// A sink task whose calls return futures, driven on the worker's runtime (issue #43).
+    AsyncSink(Arc<dyn Fn() -> Box<dyn AsyncSinkTask> + Send + Sync>),
 }
 
 impl TaskFactory {
@@ -77,6 +79,10 @@ impl TaskFactory {
     /// An async source task factory from a plain constructor.
     pub fn async_source(new: fn() -> Box<dyn AsyncSourceTask>) -> TaskFactory {
         TaskFactory::AsyncSource(Arc::new(new))
+    }
+    /// An async sink task factory from a plain constructor.
+    pub fn async_sink(new: fn() -> Box<dyn AsyncSinkTask>) -> TaskFactory {
+        TaskFactory::AsyncSink(Arc::new(new))
     }
     /// A sink task factory from a plain constructor.
     pub fn sink(new: fn() -> Box<dyn SinkTask>) -> TaskFactory {

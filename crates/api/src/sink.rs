@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::error::{ConnectError, ConnectResult};
 use crate::record::{SinkRecord, TopicPartition};
+use crate::source::TaskFuture;
 use crate::Props;
 
 /// Offsets by partition: the offset of the **next** record to consume (Kafka's commit semantics).
@@ -254,6 +255,47 @@ pub trait SinkTask: Send {
     }
     /// Stops the task; releases its resources.
     fn stop(&mut self) -> ConnectResult<()>;
+}
+
+/// A sink task whose calls return futures (Tributary, issue #43): `put`, `flush` /
+/// `pre_commit`, `open`, `close`, `start` and `stop` are driven on the worker's runtime, so a
+/// task written against an async client (a database driver on tokio) needs no runtime of its
+/// own. The task's loop keeps its thread (its consumer's rebalance callbacks call `open` and
+/// `close` from inside a poll, as Kafka's consumer does), and calls one method at a time, in
+/// Connect's order, as for a [`SinkTask`].
+pub trait AsyncSinkTask: Send {
+    /// The task's version.
+    fn version(&self) -> String;
+    /// Hands the task its context before [`AsyncSinkTask::start`].
+    fn initialize(&mut self, _context: SinkTaskContext) {}
+    /// Starts the task with its configuration. Errors fail the task.
+    fn start<'a>(&'a mut self, props: &'a Props) -> TaskFuture<'a, ()>;
+    /// Partitions newly assigned to this task.
+    fn open<'a>(&'a mut self, _partitions: &'a [TopicPartition]) -> TaskFuture<'a, ()> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+    /// Partitions taken away from this task; write out what was buffered for them.
+    fn close<'a>(&'a mut self, _partitions: &'a [TopicPartition]) -> TaskFuture<'a, ()> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+    /// Delivers records (possibly none), as [`SinkTask::put`].
+    fn put<'a>(&'a mut self, records: &'a [SinkRecord]) -> TaskFuture<'a, ()>;
+    /// Makes everything given to `put` so far durable (Connect's `flush`).
+    fn flush<'a>(&'a mut self, _offsets: &'a PartitionOffsets) -> TaskFuture<'a, ()> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+    /// The offsets safe to commit; the default flushes and returns `current` unchanged.
+    fn pre_commit<'a>(
+        &'a mut self,
+        current: &'a PartitionOffsets,
+    ) -> TaskFuture<'a, PartitionOffsets> {
+        Box::pin(async move {
+            self.flush(current).await?;
+            Ok(current.clone())
+        })
+    }
+    /// Stops the task; releases its resources.
+    fn stop(&mut self) -> TaskFuture<'_, ()>;
 }
 
 #[cfg(test)]

@@ -50,8 +50,8 @@ pub use transforms::{
     TestPredicate, TestTransformation, TEST_PREDICATE_CLASS, TEST_TRANSFORMATION_CLASS,
 };
 pub use verifiable::{
-    AsyncVerifiableSourceTask, VerifiableSinkConnector, VerifiableSinkTask,
-    VerifiableSourceConnector, VerifiableSourceTask,
+    AsyncVerifiableSinkTask, AsyncVerifiableSourceTask, VerifiableSinkConnector,
+    VerifiableSinkTask, VerifiableSourceConnector, VerifiableSourceTask,
 };
 
 /// The version reported by the testing connectors and tasks: this crate's version.
@@ -117,7 +117,7 @@ pub fn plugins() -> PluginSet {
             },
             TaskPlugin {
                 class: VERIFIABLE_SINK_TASK_CLASS,
-                new: TaskFactory::sink(|| Box::new(VerifiableSinkTask::new())),
+                new: TaskFactory::async_sink(|| Box::new(AsyncVerifiableSinkTask::new())),
             },
             TaskPlugin {
                 class: MOCK_SOURCE_TASK_CLASS,
@@ -382,6 +382,9 @@ mod tests {
                     assert_eq!(f().version(), VERSION)
                 }
                 (ConnectorType::Sink, TaskFactory::Sink(f)) => assert_eq!(f().version(), VERSION),
+                (ConnectorType::Sink, TaskFactory::AsyncSink(f)) => {
+                    assert_eq!(f().version(), VERSION)
+                }
                 _ => panic!("task kind does not match connector kind for {}", c.class),
             }
         }

@@ -44,7 +44,7 @@ use tributary_api::config::ConfigDef;
 use tributary_api::connector::{Connector, ConnectorType};
 use tributary_api::data::{Schema, SchemaBuilder, SchemaRef, Struct, Value};
 use tributary_api::record::{RecordMetadata, SinkRecord, SourceMap, SourceRecord, TopicPartition};
-use tributary_api::sink::{PartitionOffsets, SinkTask};
+use tributary_api::sink::{AsyncSinkTask, PartitionOffsets, SinkTask, SinkTaskContext};
 use tributary_api::source::{AsyncSourceTask, SourceTask, SourceTaskContext, TaskFuture};
 use tributary_api::{ConnectError, ConnectResult, Props};
 
@@ -696,6 +696,44 @@ impl SinkTask for VerifiableSinkTask {
 
     fn stop(&mut self) -> ConnectResult<()> {
         Ok(())
+    }
+}
+
+/// [`VerifiableSinkTask`] as an async task (issue #43): its calls are futures the worker's
+/// runtime drives. What the worker runs for `VerifiableSinkConnector`'s task class.
+pub struct AsyncVerifiableSinkTask(VerifiableSinkTask);
+
+impl AsyncVerifiableSinkTask {
+    /// A task that has not been started.
+    pub fn new() -> Self {
+        AsyncVerifiableSinkTask(VerifiableSinkTask::new())
+    }
+}
+
+impl Default for AsyncVerifiableSinkTask {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl AsyncSinkTask for AsyncVerifiableSinkTask {
+    fn version(&self) -> String {
+        VERSION.to_string()
+    }
+    fn initialize(&mut self, context: SinkTaskContext) {
+        SinkTask::initialize(&mut self.0, context);
+    }
+    fn start<'a>(&'a mut self, props: &'a Props) -> TaskFuture<'a, ()> {
+        Box::pin(std::future::ready(SinkTask::start(&mut self.0, props)))
+    }
+    fn put<'a>(&'a mut self, records: &'a [SinkRecord]) -> TaskFuture<'a, ()> {
+        Box::pin(std::future::ready(SinkTask::put(&mut self.0, records)))
+    }
+    fn flush<'a>(&'a mut self, offsets: &'a PartitionOffsets) -> TaskFuture<'a, ()> {
+        Box::pin(std::future::ready(SinkTask::flush(&mut self.0, offsets)))
+    }
+    fn stop(&mut self) -> TaskFuture<'_, ()> {
+        Box::pin(std::future::ready(SinkTask::stop(&mut self.0)))
     }
 }
 

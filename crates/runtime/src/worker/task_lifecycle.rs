@@ -80,7 +80,7 @@ impl Worker {
         // task checks its connector's settings too.
         let kind = match &factory {
             TaskFactory::Source(_) | TaskFactory::AsyncSource(_) => ConnectorType::Source,
-            TaskFactory::Sink(_) => ConnectorType::Sink,
+            TaskFactory::Sink(_) | TaskFactory::AsyncSink(_) => ConnectorType::Sink,
         };
         if let Some(message) = self.refusal(&id.connector, connector_config, kind) {
             return Err(fail(ConnectError::config(message)));
@@ -145,7 +145,9 @@ impl Worker {
                     TaskFactory::Source(new) => {
                         (source_task::SourceTaskInstance::Blocking(new()), false)
                     }
-                    TaskFactory::Sink(_) => unreachable!("matched above"),
+                    TaskFactory::Sink(_) | TaskFactory::AsyncSink(_) => {
+                        unreachable!("matched above")
+                    }
                 };
                 // Each task gets its own transformations and predicates.
                 let chain = TransformationChain::<SourceRecord>::build_monitored(
@@ -224,7 +226,22 @@ impl Worker {
                         .map(TaskThread::Os),
                 }
             }
-            TaskFactory::Sink(new) => {
+            TaskFactory::Sink(_) | TaskFactory::AsyncSink(_) => {
+                let task: Box<dyn tributary_api::sink::SinkTask> = match &factory {
+                    TaskFactory::Sink(new) => new(),
+                    TaskFactory::AsyncSink(new) => {
+                        let rt = match self.runtime.clone() {
+                            Some(rt) => rt,
+                            None => source_task::AsyncRuntime::own().map_err(|e| {
+                                fail(ConnectError::connect(format!(
+                                    "cannot build the task's runtime: {e}"
+                                )))
+                            })?,
+                        };
+                        Box::new(sink_task::AsyncSinkAdapter::new(new(), rt))
+                    }
+                    _ => unreachable!("matched above"),
+                };
                 let dlq_clients = if errors.dlq_topic.is_empty() {
                     None
                 } else {
@@ -260,7 +277,7 @@ impl Worker {
                     dlq: dlq_clients,
                 };
                 let args = sink_task::SinkTaskArgs {
-                    task: new(),
+                    task,
                     task_config,
                     converters,
                     control: control.clone(),

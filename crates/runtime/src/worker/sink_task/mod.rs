@@ -50,12 +50,14 @@ use super::TaskCounters;
 use crate::config::errors::ErrorHandlingConfig;
 use crate::storage::status::State;
 
+mod async_task;
 mod consumer;
 #[cfg(test)]
 mod memory;
 #[cfg(test)]
 mod tests;
 
+pub use async_task::AsyncSinkAdapter;
 pub use consumer::{
     kafka_consumer, ConsumedRecord, ConsumerOps, KafkaSinkConsumer, RebalanceListener, SinkConsumer,
 };

@@ -771,3 +771,84 @@ fn a_task_hung_in_start_is_seen_as_stalled_in_start() {
     assert_eq!(events.first(), Some(&Event::Start));
     assert_eq!(events.last(), Some(&Event::Stop));
 }
+
+/// An async sink task whose `put` awaits a timer of the runtime before taking the batch.
+struct TimerTask {
+    journal: Journal,
+}
+
+impl tributary_api::sink::AsyncSinkTask for TimerTask {
+    fn version(&self) -> String {
+        "1".into()
+    }
+    fn start<'a>(&'a mut self, _props: &'a Props) -> tributary_api::source::TaskFuture<'a, ()> {
+        Box::pin(async move {
+            self.journal.push(Event::Start);
+            Ok(())
+        })
+    }
+    fn put<'a>(
+        &'a mut self,
+        records: &'a [SinkRecord],
+    ) -> tributary_api::source::TaskFuture<'a, ()> {
+        Box::pin(async move {
+            if !records.is_empty() {
+                // Only a runtime with a timer completes this.
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                self.journal.push(Event::Put(
+                    records
+                        .iter()
+                        .map(|r| (r.topic.clone(), r.kafka_partition, r.kafka_offset))
+                        .collect(),
+                ));
+            }
+            Ok(())
+        })
+    }
+    fn flush<'a>(
+        &'a mut self,
+        offsets: &'a PartitionOffsets,
+    ) -> tributary_api::source::TaskFuture<'a, ()> {
+        Box::pin(async move {
+            self.journal.push(Event::PreCommit(
+                offsets.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+            ));
+            Ok(())
+        })
+    }
+    fn stop(&mut self) -> tributary_api::source::TaskFuture<'_, ()> {
+        Box::pin(async move {
+            self.journal.push(Event::Stop);
+            Ok(())
+        })
+    }
+}
+
+#[test]
+fn an_async_sink_task_is_driven_through_the_loop_in_connects_order() {
+    let (mut parts, mut h) = parts(Setup::default());
+    let runtime = crate::worker::source_task::AsyncRuntime::own().unwrap();
+    parts.args.task = Box::new(AsyncSinkAdapter::new(
+        Box::new(TimerTask {
+            journal: h.journal.clone(),
+        }),
+        runtime,
+    ));
+    h.lp = Some(SinkLoop::start(parts.args, parts.clients).unwrap());
+    h.broker.append_n(&tp(0), 3);
+    h.broker.rebalance(Rebalance::Assign(vec![tp(0)]));
+    h.turn_until(5, "delivered", |h| h.journal.delivered().len() == 3);
+    h.control.stop();
+    h.lp().run().unwrap();
+    h.shut_down(Ok(())).unwrap();
+    let events = h.journal.events();
+    assert_eq!(events.first(), Some(&Event::Start));
+    assert_eq!(
+        &events[events.len() - 3..],
+        &[
+            Event::PreCommit(offsets(&[(0, 3)])),
+            Event::Commit(offsets(&[(0, 3)])),
+            Event::Stop,
+        ]
+    );
+}
