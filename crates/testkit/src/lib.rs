@@ -97,7 +97,7 @@ pub fn java_vector_program_with(source: &str, extra: &str) -> Option<(String, te
     if !on_path("java") || !on_path("javac") {
         return missing("java/javac not found (Java 17+ is needed for the conformance vectors)");
     }
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = repo_root();
     let version = std::env::var("CONNECT_VERSION")
         .ok()
         .filter(|v| !v.is_empty())
@@ -142,11 +142,27 @@ fn name_logs_on_failure() {
     });
 }
 
+/// The repository's root: found at run time from the crate the running test belongs to
+/// (`CARGO_MANIFEST_DIR`, which `cargo test` sets) up to the directory holding `scripts/kafka`,
+/// else this crate's own directory as it was compiled. Not only the compile-time path: cargo
+/// reuses a build of this library made in another checkout of the repository (its fingerprint
+/// does not include the absolute path), whose path would then be stale.
+pub fn repo_root() -> PathBuf {
+    let compiled = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let running = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    running
+        .iter()
+        .flat_map(|dir| dir.ancestors())
+        .find(|dir| dir.join("scripts/kafka").is_file())
+        .map(Path::to_path_buf)
+        .unwrap_or(compiled)
+}
+
 /// `../shared` (or `TRIBUTARY_SHARED`).
 pub fn shared_dir() -> PathBuf {
     std::env::var("TRIBUTARY_SHARED")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
+        .unwrap_or_else(|_| repo_root().join("../shared"))
 }
 
 /// A name unique to this test run: `<prefix>-<pid>-<ns>-<n>`, `n` counting the calls.
@@ -972,7 +988,7 @@ pub fn bridge_connect_version() -> String {
 /// and fetches Connect's jars through Maven when missing; `None` (after [`missing`]) without
 /// Java or Maven.
 pub fn java_bridge() -> Option<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = repo_root();
     let run = |arg: &str| -> Option<String> {
         let out = Command::new(root.join("scripts/jvm-bridge"))
             .arg(arg)
@@ -1021,7 +1037,7 @@ impl SecondBroker {
     }
 
     fn script(&self, action: &str) -> Option<std::process::ExitStatus> {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let root = repo_root();
         Command::new(root.join("scripts/kafka"))
             .arg(action)
             .env("KAFKA_PORT", self.port.to_string())
@@ -1049,7 +1065,7 @@ impl Drop for SecondBroker {
 /// Maven when missing).
 pub fn debezium_plugins() -> Option<(String, String)> {
     let (classpath, _) = java_bridge()?;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = repo_root();
     let out = Command::new(root.join("scripts/plugins"))
         .arg("debezium")
         .stderr(std::process::Stdio::inherit())
@@ -1099,7 +1115,7 @@ pub fn schema_registry() -> Option<SchemaRegistry> {
 /// (`io.apicurio:apicurio-registry-utils-converter`, fetched through Maven by
 /// `scripts/registry converter-plugin` when missing); `None` (after [`missing`]) when that fails.
 pub fn apicurio_converter_plugin() -> Option<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = repo_root();
     let out = Command::new(root.join("scripts/registry"))
         .arg("converter-plugin")
         .stderr(std::process::Stdio::inherit())
