@@ -182,8 +182,10 @@ pub struct StopSignal(Arc<StopState>);
 #[derive(Debug, Default)]
 struct StopState {
     stopped: AtomicBool,
-    /// The wakers of [`Stopped`] futures waiting for the signal.
-    lock: Mutex<Vec<Waker>>,
+    /// The wakers of [`Stopped`] futures waiting for the signal, by the future's id.
+    lock: Mutex<Vec<(u64, Waker)>>,
+    /// The id of the next [`Stopped`] future.
+    next_id: std::sync::atomic::AtomicU64,
     changed: Condvar,
 }
 
@@ -199,7 +201,7 @@ impl StopSignal {
         self.0.stopped.store(stopped, Ordering::Release);
         self.0.changed.notify_all();
         if stopped {
-            for w in wakers.drain(..) {
+            for (_, w) in wakers.drain(..) {
                 w.wake();
             }
         }
@@ -207,7 +209,10 @@ impl StopSignal {
 
     /// A future that resolves once the signal is set (at once if it is).
     pub fn stopped(&self) -> Stopped {
-        Stopped(self.clone())
+        Stopped {
+            signal: self.clone(),
+            id: self.0.next_id.fetch_add(1, Ordering::Relaxed),
+        }
     }
 
     /// Whether the signal is set.
@@ -227,26 +232,38 @@ impl StopSignal {
     }
 }
 
-/// The future of [`StopSignal::stopped`].
+/// The future of [`StopSignal::stopped`]; dropping it unregisters its waker.
 #[derive(Debug)]
-pub struct Stopped(StopSignal);
+pub struct Stopped {
+    signal: StopSignal,
+    id: u64,
+}
 
 impl Future for Stopped {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0.is_stopped() {
+        if self.signal.is_stopped() {
             return Poll::Ready(());
         }
-        let mut wakers = (self.0).0.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut wakers = self.signal.0.lock.lock().unwrap_or_else(|e| e.into_inner());
         // Checked again under the lock `set` takes, so a stop in between is not missed.
-        if self.0.is_stopped() {
+        if self.signal.is_stopped() {
             return Poll::Ready(());
         }
-        if !wakers.iter().any(|w| w.will_wake(cx.waker())) {
-            wakers.push(cx.waker().clone());
+        match wakers.iter_mut().find(|(id, _)| *id == self.id) {
+            Some((_, w)) if w.will_wake(cx.waker()) => {}
+            Some((_, w)) => *w = cx.waker().clone(),
+            None => wakers.push((self.id, cx.waker().clone())),
         }
         Poll::Pending
+    }
+}
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        let mut wakers = self.signal.0.lock.lock().unwrap_or_else(|e| e.into_inner());
+        wakers.retain(|(id, _)| *id != self.id);
     }
 }
 
@@ -443,5 +460,12 @@ mod tests {
         assert!(fut.as_mut().poll(&mut cx).is_ready());
         // Already stopped: ready at once.
         assert!(Box::pin(signal.stopped()).as_mut().poll(&mut cx).is_ready());
+        // A dropped future leaves no waker behind.
+        let other = StopSignal::new();
+        for _ in 0..100 {
+            let mut f = Box::pin(other.stopped());
+            assert!(f.as_mut().poll(&mut cx).is_pending());
+        }
+        assert!(other.0.lock.lock().unwrap().is_empty());
     }
 }

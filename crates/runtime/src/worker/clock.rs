@@ -37,6 +37,12 @@ impl Clock for SystemClock {
     fn now(&self) -> Instant {
         Instant::now()
     }
+
+    /// Blocks in `wait`; on a runtime worker thread (an async task's step) the runtime's
+    /// work moves to another thread meanwhile (`block_in_place`).
+    fn wait(&self, timeout: Duration, wait: &dyn Fn(Duration) -> bool) -> bool {
+        tokio::task::block_in_place(|| wait(timeout))
+    }
 }
 
 /// A clock that stands still until [`ManualClock::advance`] moves it (Connect's `MockTime`).

@@ -167,8 +167,12 @@ impl RetryClock for TaskRetryClock {
         self.start.elapsed().as_millis() as i64
     }
     fn wait(&self, ms: i64) -> bool {
-        self.control
-            .wait_for_stop(Duration::from_millis(ms.max(0) as u64))
+        // On a runtime worker (an async task's records, issue #43) the wait hands the
+        // runtime's work to another thread; elsewhere it just waits.
+        tokio::task::block_in_place(|| {
+            self.control
+                .wait_for_stop(Duration::from_millis(ms.max(0) as u64))
+        })
     }
 }
 

@@ -185,6 +185,9 @@ pub struct TaskMetrics {
     call_started_ms: AtomicI64,
     /// Which call that is ([`TaskCall::code`]).
     call: AtomicU8,
+    /// The task's current instance ([`Self::begin_instance`]): only its calls are tracked, so
+    /// an abandoned instance finishing on its own never marks or clears the next one's.
+    instance: AtomicU64,
     /// Steps of an async task's futures that blocked a runtime thread (issue #43), and the
     /// longest, ms.
     pub blocking_steps: AtomicU64,
@@ -224,6 +227,7 @@ impl Default for TaskMetrics {
             partition_count: AtomicI64::new(0),
             call_started_ms: AtomicI64::new(0),
             call: AtomicU8::new(0),
+            instance: AtomicU64::new(0),
             blocking_steps: AtomicU64::new(0),
             blocking_step_max_ms: AtomicU64::new(0),
             last_turn_ms: AtomicI64::new(0),
@@ -277,10 +281,25 @@ impl TaskMetrics {
         self.active.store(n, Ordering::Relaxed);
         self.active_max.fetch_max(n, Ordering::Relaxed);
     }
-    /// A call into the task begins.
-    pub fn call_begins(&self, call: TaskCall) {
-        self.call.store(call.code(), Ordering::Relaxed);
-        self.call_started_ms.store(now_ms(), Ordering::Relaxed);
+    /// A new instance of the task starts; returns its number, which its calls name.
+    pub fn begin_instance(&self) -> u64 {
+        let instance = self.instance.fetch_add(1, Ordering::AcqRel) + 1;
+        self.call_started_ms.store(0, Ordering::Relaxed);
+        instance
+    }
+    /// Call `call` of instance `instance` begins (nothing when a newer instance started).
+    fn call_begins(&self, instance: u64, call: TaskCall) {
+        if self.instance.load(Ordering::Acquire) == instance {
+            self.call.store(call.code(), Ordering::Relaxed);
+            self.call_started_ms.store(now_ms(), Ordering::Relaxed);
+        }
+    }
+    /// The call of instance `instance` returned (or unwound).
+    fn call_ends(&self, instance: u64) {
+        if self.instance.load(Ordering::Acquire) == instance {
+            self.call_started_ms.store(0, Ordering::Relaxed);
+            self.turn_done();
+        }
     }
     /// The call into the task running now, if any.
     pub fn call_running(&self) -> Option<TaskCall> {
@@ -288,11 +307,6 @@ impl TaskMetrics {
             return None;
         }
         TaskCall::from_code(self.call.load(Ordering::Relaxed))
-    }
-    /// The call returned.
-    pub fn call_ends(&self) {
-        self.call_started_ms.store(0, Ordering::Relaxed);
-        self.turn_done();
     }
     /// A step of the async task's future blocked the runtime for `took`.
     pub fn note_blocking_step(&self, took: Duration) {
@@ -396,6 +410,31 @@ pub struct Progress {
     pub call: Option<TaskCall>,
     /// The running call has run for `tributary.task.stall.threshold.ms` or more.
     pub stalled: bool,
+}
+
+/// A call into the task in progress ([`TaskMetrics::call`]): it ends when the guard is
+/// dropped, also when the call panics, so no call stays "running" after it unwound.
+pub struct CallGuard<'a> {
+    metrics: &'a TaskMetrics,
+    instance: u64,
+}
+
+impl Drop for CallGuard<'_> {
+    fn drop(&mut self) {
+        self.metrics.call_ends(self.instance);
+    }
+}
+
+impl TaskMetrics {
+    /// Call `call` of instance `instance` of the task begins; it ends when the returned guard
+    /// is dropped. Calls of an instance older than the task's latest are not tracked.
+    pub fn call(&self, instance: u64, call: TaskCall) -> CallGuard<'_> {
+        self.call_begins(instance, call);
+        CallGuard {
+            metrics: self,
+            instance,
+        }
+    }
 }
 
 /// A call into a task's plugin code whose duration the runtime watches (issue #36: `poll` and
@@ -582,8 +621,8 @@ mod tests {
             (p.last_call_age_ms, p.call_running_ms, p.stalled),
             (None, None, false)
         );
-        m.call_begins(TaskCall::Put);
-        m.call_ends();
+        let instance = m.begin_instance();
+        drop(m.call(instance, TaskCall::Put));
         m.call_started_ms.store(now_ms() - 5_000, Ordering::Relaxed);
         let p = m.progress(now_ms(), Duration::from_secs(3));
         assert!(p.stalled);
@@ -598,7 +637,8 @@ mod tests {
         m.set_kind(TaskKind::Sink);
         let limit = Duration::from_secs(30);
         let flush = Duration::from_secs(60);
-        m.call_begins(TaskCall::Start);
+        let instance = m.begin_instance();
+        let start = m.call(instance, TaskCall::Start);
         assert_eq!(m.call_running(), Some(TaskCall::Start));
         let t0 = now_ms();
         assert_eq!(m.stall_reason(t0, limit, flush), None);
@@ -609,12 +649,29 @@ mod tests {
         );
         let p = m.progress(t0 + 31_000, limit);
         assert_eq!((p.call, p.stalled), (Some(TaskCall::Start), true));
-        m.call_ends();
+        drop(start);
         assert_eq!(m.call_running(), None);
         assert_eq!(m.stall_reason(t0 + 31_000, limit, flush), None);
-        m.call_begins(TaskCall::Stop);
+        let stop = m.call(instance, TaskCall::Stop);
         let reason = m.stall_reason(now_ms() + 31_000, limit, flush).unwrap();
         assert!(reason.starts_with("its stop has not returned"), "{reason}");
+        // A newer instance: the old one's calls neither mark nor clear it.
+        let next = m.begin_instance();
+        assert_eq!(m.call_running(), None);
+        let poll = m.call(next, TaskCall::Poll);
+        drop(stop);
+        assert_eq!(m.call_running(), Some(TaskCall::Poll));
+        drop(m.call(instance, TaskCall::Stop));
+        assert_eq!(m.call_running(), Some(TaskCall::Poll));
+        drop(poll);
+        assert_eq!(m.call_running(), None);
+        // A call that panics ends as it unwinds.
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _call = m.call(next, TaskCall::Start);
+            panic!("start exploded");
+        }));
+        assert!(unwound.is_err());
+        assert_eq!(m.call_running(), None);
     }
 
     #[test]

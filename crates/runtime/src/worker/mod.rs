@@ -126,7 +126,9 @@ impl TaskThread {
             TaskThread::Os(t) => t.join().is_ok(),
             // Finished: its outcome is ready; a panic outside the loop's own handling shows
             // as a join error, read without blocking.
-            TaskThread::Runtime(t) => futures::FutureExt::now_or_never(t).is_none_or(|r| r.is_ok()),
+            // A cancelled loop (the runtime shutting down) did not panic.
+            TaskThread::Runtime(t) => futures::FutureExt::now_or_never(t)
+                .is_none_or(|r| r.map_or_else(|e| !e.is_panic(), |()| true)),
         }
     }
 }

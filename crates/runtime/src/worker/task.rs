@@ -182,15 +182,20 @@ pub fn catch_panic<T>(
 ) -> Result<T, ConnectError> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
-        Err(payload) => {
-            let msg = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_string());
-            Err(ConnectError::connect(format!("{what} panicked: {msg}")))
-        }
+        Err(payload) => Err(ConnectError::connect(format!(
+            "{what} panicked: {}",
+            panic_message(payload.as_ref())
+        ))),
     }
+}
+
+/// The text a panic was raised with (`"unknown panic"` for a payload that is not text).
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
 }
 
 #[cfg(test)]

@@ -132,14 +132,14 @@ impl Worker {
                 // (issue #43), or gets a runtime and thread of its own without one.
                 let (task, shared) = match &factory {
                     TaskFactory::AsyncSource(new) => match self.runtime.clone() {
-                        Some(rt) => (source_task::SourceTaskInstance::Async(new(), rt), true),
+                        Some(rt) => (source_task::SourceTaskInstance::async_task(new(), rt), true),
                         None => {
                             let rt = source_task::AsyncRuntime::own().map_err(|e| {
                                 fail(ConnectError::connect(format!(
                                     "cannot build the task's runtime: {e}"
                                 )))
                             })?;
-                            (source_task::SourceTaskInstance::Async(new(), rt), false)
+                            (source_task::SourceTaskInstance::async_task(new(), rt), false)
                         }
                     },
                     TaskFactory::Source(new) => {

@@ -91,6 +91,8 @@ struct Shared {
     task: Box<dyn SinkTask>,
     /// The task's counters: its calls into `pre_commit` are watched (issue #43).
     counters: Arc<TaskCounters>,
+    /// This instance's number in the counters ([`super::metrics::TaskMetrics::begin_instance`]).
+    instance: u64,
     /// Next offset to consume per partition (as consumed, KIP-793), for records already given
     /// to `put` (or consumed and not delivered).
     current: PartitionOffsets,
@@ -258,10 +260,9 @@ fn commit(
         return Ok(());
     }
     shared.reporters.flush(shared.dlq_flush_timeout);
-    let metrics = &shared.counters.metrics;
-    metrics.call_begins(TaskCall::Commit);
+    let call = shared.counters.metrics.call(shared.instance, TaskCall::Commit);
     let to_commit = shared.task.pre_commit(&current);
-    shared.counters.metrics.call_ends();
+    drop(call);
     let to_commit = to_commit?;
     if to_commit.is_empty() {
         return Ok(());
@@ -485,9 +486,10 @@ impl<C: SinkConsumer> SinkLoop<C> {
             requests: requests.clone(),
             plugin_metrics,
         });
-        counters.metrics.call_begins(TaskCall::Start);
+        let instance = counters.metrics.begin_instance();
+        let call = counters.metrics.call(instance, TaskCall::Start);
         let started = task.start(&task_config);
-        counters.metrics.call_ends();
+        drop(call);
         if let Err(e) = started {
             chain.close();
             return Err(e);
@@ -495,6 +497,7 @@ impl<C: SinkConsumer> SinkLoop<C> {
         counters.record_start();
         let shared = Arc::new(Mutex::new(Shared {
             counters: counters.clone(),
+            instance,
             task,
             current: HashMap::new(),
             pending: VecDeque::new(),
@@ -690,17 +693,16 @@ impl<C: SinkConsumer> SinkLoop<C> {
         }
         if !paused && redeliver_now {
             s.throttle_booked = false;
-            let (interval, since_commit) = (
-                self.offset_flush_interval,
-                self.clock.since(self.last_commit),
-            );
+            let (interval, last_commit) = (self.offset_flush_interval, self.last_commit);
+            let clock = self.clock.as_ref();
             deliver(
                 &mut s,
                 self.errant.as_deref(),
                 &self.counters,
                 &self.reporter.id,
-                now,
-                || interval.saturating_sub(since_commit),
+                clock,
+                // Read after `put` returned, as Connect counts the back-off from the failure.
+                || interval.saturating_sub(clock.since(last_commit)),
             )?;
         }
         Ok(())
@@ -747,10 +749,10 @@ impl<C: SinkConsumer> SinkLoop<C> {
                 tracing::warn!(task = %self.reporter.id, "final commit failed: {e}");
             }
         }
-        self.counters.metrics.call_begins(TaskCall::Stop);
+        let call = self.counters.metrics.call(s.instance, TaskCall::Stop);
         let close = s.task.close(&assigned);
         let stop = s.task.stop();
-        self.counters.metrics.call_ends();
+        drop(call);
         self.chain.close();
         self.counters.record_stop();
         drop(s);
@@ -838,7 +840,7 @@ fn deliver(
     errant: Option<&WorkerErrantRecordReporter>,
     counters: &TaskCounters,
     task: &impl std::fmt::Display,
-    now: Instant,
+    clock: &dyn Clock,
     until_commit: impl FnOnce() -> Duration,
 ) -> ConnectResult<()> {
     let taken = s.take_batch();
@@ -859,9 +861,9 @@ fn deliver(
     }
     let began = Instant::now();
     let metrics = &counters.metrics;
-    metrics.call_begins(TaskCall::Put);
+    let call = counters.metrics.call(s.instance, TaskCall::Put);
     let put = s.task.put(&batch);
-    metrics.call_ends();
+    drop(call);
     match put {
         Ok(()) => {}
         Err(ConnectError::Retriable(m)) => {
@@ -871,7 +873,7 @@ fn deliver(
                 .take_timeout()
                 .map(Duration::from_millis)
                 .unwrap_or_else(until_commit);
-            s.redelivery = Some(now + backoff);
+            s.redelivery = Some(clock.now() + backoff);
             let mut raws = errant.map(|e| e.take_batch()).unwrap_or_default();
             for (tp, offset) in consumed.into_iter().rev() {
                 s.pending.push_front(Pending::Consumed(tp, offset));

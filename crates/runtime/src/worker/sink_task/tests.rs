@@ -45,6 +45,8 @@ struct Script {
     panic_in_put: bool,
     /// `start` blocks until this receives (a task hung in `start`).
     start_gate: Option<std::sync::mpsc::Receiver<()>>,
+    /// How long each non-empty `put` takes, on this clock.
+    put_takes: Option<(Arc<ManualClock>, Duration)>,
 }
 
 /// A sink task that journals its calls and does what the script says; records whose value is
@@ -91,6 +93,9 @@ impl SinkTask for ScriptedTask {
         let mut script = self.script.lock().unwrap();
         if script.panic_in_put {
             panic!("put exploded");
+        }
+        if let Some((clock, took)) = &script.put_takes {
+            clock.advance(*took);
         }
         if let Some(result) = script.puts.pop_front() {
             if result.is_err() {
@@ -851,4 +856,26 @@ fn an_async_sink_task_is_driven_through_the_loop_in_connects_order() {
             Event::Stop,
         ]
     );
+}
+
+#[test]
+fn the_redelivery_back_off_counts_from_when_put_failed() {
+    let mut h = started(Setup::default());
+    h.broker.rebalance(Rebalance::Assign(vec![tp(0)]));
+    h.turn();
+    {
+        let mut s = h.script.lock().unwrap();
+        s.puts.push_back(Err(ConnectError::Retriable("busy".into())));
+        s.timeout_ms = Some(2_000);
+        // The failing put takes 30 s, longer than the back-off it asks for.
+        s.put_takes = Some((h.clock.clone(), Duration::from_secs(30)));
+    }
+    h.broker.append_n(&tp(0), 1);
+    h.turn();
+    let failed_at = h.clock.elapsed();
+    h.script.lock().unwrap().put_takes = None;
+    h.turn();
+    assert!(h.journal.delivered().is_empty(), "redelivered before its back-off");
+    h.turn_until(20, "redelivered", |h| !h.journal.delivered().is_empty());
+    assert!(h.clock.elapsed() - failed_at >= Duration::from_secs(2));
 }

@@ -12,7 +12,9 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use tributary_api::record::{RecordMetadata, SourceRecord};
-use tributary_api::source::{AsyncSourceTask, SourceTask, SourceTaskContext, TaskFuture};
+use tributary_api::source::{
+    AsyncSourceTask, SourceTask, SourceTaskContext, StopSignal, TaskFuture,
+};
 use tributary_api::{ConnectResult, Props};
 
 /// Where an async task's futures run.
@@ -56,8 +58,13 @@ impl AsyncRuntime {
 pub enum SourceTaskInstance {
     /// A task whose calls may block: it runs on a thread of its own.
     Blocking(Box<dyn SourceTask>),
-    /// A task whose calls return futures, with the runtime that drives them.
-    Async(Box<dyn AsyncSourceTask>, AsyncRuntime),
+    /// A task whose calls return futures, with the runtime that drives them and, once
+    /// initialized, its stop signal (a stop drops a waiting poll).
+    Async {
+        task: Box<dyn AsyncSourceTask>,
+        runtime: AsyncRuntime,
+        stop: Option<StopSignal>,
+    },
 }
 
 /// How long one step of an async task's future may run before it is reported as blocking the
@@ -65,50 +72,75 @@ pub enum SourceTaskInstance {
 pub const BLOCKING_STEP: Duration = Duration::from_millis(200);
 
 impl SourceTaskInstance {
+    /// An async task whose futures `runtime` drives.
+    pub fn async_task(task: Box<dyn AsyncSourceTask>, runtime: AsyncRuntime) -> Self {
+        SourceTaskInstance::Async {
+            task,
+            runtime,
+            stop: None,
+        }
+    }
+
     /// Whether the task is async.
     pub fn is_async(&self) -> bool {
-        matches!(self, SourceTaskInstance::Async(..))
+        matches!(self, SourceTaskInstance::Async { .. })
     }
 
     pub(super) fn initialize(&mut self, context: SourceTaskContext) {
         match self {
             SourceTaskInstance::Blocking(t) => t.initialize(context),
-            SourceTaskInstance::Async(t, _) => t.initialize(context),
+            SourceTaskInstance::Async { task, stop, .. } => {
+                *stop = Some(context.stopping.clone());
+                task.initialize(context)
+            }
         }
     }
 
     pub(super) fn start(&mut self, props: &Props) -> ConnectResult<()> {
         match self {
             SourceTaskInstance::Blocking(t) => t.start(props),
-            SourceTaskInstance::Async(t, rt) => rt.block_on(t.start(props)),
+            SourceTaskInstance::Async { task, runtime, .. } => runtime.block_on(task.start(props)),
         }
     }
 
     pub(super) fn poll(&mut self) -> ConnectResult<Vec<SourceRecord>> {
         match self {
             SourceTaskInstance::Blocking(t) => t.poll(),
-            SourceTaskInstance::Async(t, rt) => rt.block_on(t.poll()),
+            // As on the shared runtime, a stop drops the waiting poll.
+            SourceTaskInstance::Async {
+                task,
+                runtime,
+                stop,
+            } => runtime.block_on(async {
+                match stop {
+                    Some(stop) => tokio::select! {
+                        polled = task.poll() => polled,
+                        () = stop.stopped() => Ok(Vec::new()),
+                    },
+                    None => task.poll().await,
+                }
+            }),
         }
     }
 
     pub(super) fn commit(&mut self) -> ConnectResult<()> {
         match self {
             SourceTaskInstance::Blocking(t) => t.commit(),
-            SourceTaskInstance::Async(t, rt) => rt.block_on(t.commit()),
+            SourceTaskInstance::Async { task, runtime, .. } => runtime.block_on(task.commit()),
         }
     }
 
     pub(super) fn stop(&mut self) -> ConnectResult<()> {
         match self {
             SourceTaskInstance::Blocking(t) => t.stop(),
-            SourceTaskInstance::Async(t, rt) => rt.block_on(t.stop()),
+            SourceTaskInstance::Async { task, runtime, .. } => runtime.block_on(task.stop()),
         }
     }
 
     pub(super) fn wants_commit_record(&self) -> bool {
         match self {
             SourceTaskInstance::Blocking(t) => t.wants_commit_record(),
-            SourceTaskInstance::Async(t, _) => t.wants_commit_record(),
+            SourceTaskInstance::Async { task, .. } => task.wants_commit_record(),
         }
     }
 
@@ -119,7 +151,7 @@ impl SourceTaskInstance {
     ) -> ConnectResult<()> {
         match self {
             SourceTaskInstance::Blocking(t) => t.commit_record(record, metadata),
-            SourceTaskInstance::Async(t, _) => t.commit_record(record, metadata),
+            SourceTaskInstance::Async { task, .. } => task.commit_record(record, metadata),
         }
     }
 
@@ -127,7 +159,7 @@ impl SourceTaskInstance {
     pub(super) fn poll_future(&mut self) -> Option<TaskFuture<'_, Vec<SourceRecord>>> {
         match self {
             SourceTaskInstance::Blocking(_) => None,
-            SourceTaskInstance::Async(t, _) => Some(t.poll()),
+            SourceTaskInstance::Async { task, .. } => Some(task.poll()),
         }
     }
 }

@@ -41,7 +41,7 @@ use super::errors::{
 };
 use super::metrics::{TaskCall, TaskKind};
 use super::submitted_records::{AckInbox, SubmittedRecords};
-use super::task::{catch_panic, error_trace, TaskControl, TaskStatusReporter};
+use super::task::{catch_panic, error_trace, panic_message, TaskControl, TaskStatusReporter};
 use super::TaskCounters;
 use crate::config::errors::{ErrorHandlingConfig, ToleranceType};
 use crate::polled_producer::PolledProducer;
@@ -177,6 +177,8 @@ struct Loop {
     clock: Arc<dyn Clock>,
     /// Whether the converters never block ([`TaskConverters::may_block`]).
     inline_converters: bool,
+    /// This instance's number in the counters ([`super::metrics::TaskMetrics::begin_instance`]).
+    instance: u64,
     offset_flush_interval: Duration,
     /// The target state last reported (RUNNING or PAUSED).
     paused_reported: Option<bool>,
@@ -247,12 +249,10 @@ pub async fn run_on_runtime(args: SourceTaskArgs) {
         .catch_unwind()
         .await
         .unwrap_or_else(|payload| {
-            let msg = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_string());
-            Err(ConnectError::connect(format!("{label} panicked: {msg}")))
+            Err(ConnectError::connect(format!(
+                "{label} panicked: {}",
+                panic_message(payload.as_ref())
+            )))
         });
     if let Err(e) = result {
         tracing::error!(task = %reporter.id, error = %e, "source task failed");
@@ -262,14 +262,17 @@ pub async fn run_on_runtime(args: SourceTaskArgs) {
 
 /// Runs `f` on the loop on the runtime's blocking pool (the loop moves there and back), so
 /// what may block (a send waiting for room, an offset commit, the task's `start` and `stop`
-/// driven to completion) never holds a runtime thread. A panic in `f` resumes here.
-async fn off_runtime<T: Send + 'static>(
+/// driven to completion) never holds a runtime thread. A panic in `f` becomes its error; the
+/// loop comes back either way, so it can still shut down. `None` in `slot` afterwards only if
+/// the runtime cancelled the step (it is shutting down).
+async fn off_runtime(
     slot: &mut Option<Loop>,
-    f: impl FnOnce(&mut Loop) -> T + Send + 'static,
-) -> T {
+    f: impl FnOnce(&mut Loop) -> ConnectResult<()> + Send + 'static,
+) -> ConnectResult<()> {
     let mut lp = slot.take().expect("the loop is back after each step");
+    let label = format!("task {}", lp.reporter.id);
     let joined = tokio::task::spawn_blocking(move || {
-        let out = f(&mut lp);
+        let out = catch_panic(&label, || f(&mut lp));
         (lp, out)
     })
     .await;
@@ -278,9 +281,16 @@ async fn off_runtime<T: Send + 'static>(
             *slot = Some(lp);
             out
         }
-        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-        Err(e) => panic!("a step of the task was cancelled: {e}"),
+        Err(e) => Err(ConnectError::connect(format!(
+            "a step of the task did not finish: {e}"
+        ))),
     }
+}
+
+/// Runs `f` on the loop in place (a step that cannot wait), a panic becoming its error.
+fn in_place<T>(lp: &mut Loop, f: impl FnOnce(&mut Loop) -> ConnectResult<T>) -> ConnectResult<T> {
+    let label = format!("task {}", lp.reporter.id);
+    catch_panic(&label, || f(lp))
 }
 
 /// [`run_on_runtime`]'s loop, with its clients.
@@ -288,9 +298,10 @@ async fn drive_on_runtime(
     args: SourceTaskArgs,
     clients: impl SourceClients + Send + 'static,
 ) -> ConnectResult<()> {
-    let lp = tokio::task::spawn_blocking(move || Loop::start(args, clients))
+    let label = format!("task {}", args.reporter.id);
+    let lp = tokio::task::spawn_blocking(move || catch_panic(&label, || Loop::start(args, clients)))
         .await
-        .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))?;
+        .map_err(|e| ConnectError::connect(format!("the task did not start: {e}")))??;
     let mut slot = Some(lp);
     let result = async {
         loop {
@@ -321,22 +332,24 @@ async fn drive_on_runtime(
             if lp.paused_reported != Some(false) {
                 off_runtime(&mut slot, |lp| {
                     lp.report_target_state();
+                    Ok(())
                 })
-                .await;
+                .await?;
             }
             let lp = slot.as_mut().expect("the loop");
             // `commit_record` of an async task must not block (its contract).
-            lp.deliver_commit_records()?;
+            in_place(lp, Loop::deliver_commit_records)?;
             let Some((polled, took)) = lp.poll_async().await else {
                 return Ok(());
             };
-            let lp = slot.as_mut().expect("the loop");
             let batch = polled.as_ref().map_or(0, Vec::len);
             if lp.sends_inline(batch) {
                 // Nothing in it waits: no thread needed (the common case of a small batch).
-                lp.send_polled(polled, took)?;
+                // What could still wait (a batch refused meanwhile, a commit falling due)
+                // moves the runtime's work off this thread first (`block_in_place`).
+                in_place(lp, |lp| lp.send_polled(polled, took))?;
                 if lp.after_poll_inline() {
-                    lp.after_poll()?;
+                    in_place(lp, Loop::after_poll)?;
                 } else {
                     off_runtime(&mut slot, Loop::after_poll).await?;
                 }
@@ -350,10 +363,16 @@ async fn drive_on_runtime(
         }
     }
     .await;
-    let lp = slot.take().expect("the loop");
-    tokio::task::spawn_blocking(move || lp.shut_down(result))
-        .await
-        .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
+    match slot.take() {
+        Some(lp) => {
+            let label = format!("task {}", lp.reporter.id);
+            tokio::task::spawn_blocking(move || catch_panic(&label, || lp.shut_down(result)))
+                .await
+                .map_err(|e| ConnectError::connect(format!("the task did not stop: {e}")))?
+        }
+        // The runtime is shutting down: the loop went with the cancelled step.
+        None => result,
+    }
 }
 
 impl Loop {
@@ -460,9 +479,10 @@ impl Loop {
             plugin_metrics,
         };
         task.initialize(context);
-        counters.metrics.call_begins(TaskCall::Start);
+        let instance = counters.metrics.begin_instance();
+        let call = counters.metrics.call(instance, TaskCall::Start);
         let started = task.start(&task_config);
-        counters.metrics.call_ends();
+        drop(call);
         if let Err(e) = started {
             chain.close();
             return Err(e);
@@ -497,6 +517,7 @@ impl Loop {
             last_commit: clock.now(),
             clock,
             inline_converters: !converters_block,
+            instance,
             offset_flush_interval,
             paused_reported: None,
         })
@@ -585,9 +606,9 @@ impl Loop {
         // Shutdown: the task stops first (it polls no more), as Connect stops a task before its
         // final offset commit; then in-flight records get a chance to be acknowledged, and what
         // was is committed.
-        self.counters.metrics.call_begins(TaskCall::Stop);
+        let call = self.counters.metrics.call(self.instance, TaskCall::Stop);
         let stop = self.task.stop();
-        self.counters.metrics.call_ends();
+        drop(call);
         let commit = if self.transactions.is_some() {
             // The open transaction is committed if the task stopped cleanly, aborted otherwise
             // (its records are then never visible to read_committed consumers). A task that
@@ -677,6 +698,7 @@ impl Loop {
     fn sends_inline(&self, n: usize) -> bool {
         n <= INLINE_BATCH
             && self.inline_converters
+            && !self.operator.retries()
             && self.chain.is_empty()
             && !self.throttle.limits().any()
             && self.topic_creator.is_none()
@@ -698,31 +720,40 @@ impl Loop {
     /// Awaits an async task's `poll` (with how long it took), or `None` when a stop request
     /// came first (the pending poll is dropped). A step of the poll's future that blocks the
     /// runtime is reported by task name.
+    /// A panic in the poll's future becomes the poll's error, so the loop still shuts down.
     async fn poll_async(&mut self) -> Option<(ConnectResult<Vec<SourceRecord>>, Duration)> {
+        use futures::FutureExt;
         let stop = self.control.stopping.clone();
         let id = self.reporter.id.clone();
         let counters = self.counters.clone();
         let began = Instant::now();
-        counters.metrics.call_begins(TaskCall::Poll);
         let future = self.task.poll_future()?;
+        let call = counters.metrics.call(self.instance, TaskCall::Poll);
         let watched = instance::Watched::new(future, |took: Duration| {
             counters.metrics.note_blocking_step(took);
             tracing::warn!(task = %id, "the task's poll blocked the runtime for {} ms: an async task must not block (a task whose calls block implements SourceTask, which runs on a thread of its own)", took.as_millis());
         });
+        let caught = std::panic::AssertUnwindSafe(watched).catch_unwind();
         let polled = tokio::select! {
-            polled = watched => Some(polled),
+            polled = caught => Some(polled.unwrap_or_else(|payload| {
+                Err(ConnectError::connect(format!(
+                    "task {} panicked: {}",
+                    self.reporter.id,
+                    panic_message(payload.as_ref())
+                )))
+            })),
             () = stop.stopped() => None,
         };
-        self.counters.metrics.call_ends();
+        drop(call);
         polled.map(|p| (p, began.elapsed()))
     }
 
     fn poll_and_send(&mut self) -> ConnectResult<()> {
         self.deliver_commit_records()?;
         let began = Instant::now();
-        self.counters.metrics.call_begins(TaskCall::Poll);
+        let call = self.counters.metrics.call(self.instance, TaskCall::Poll);
         let polled = self.task.poll();
-        self.counters.metrics.call_ends();
+        drop(call);
         self.send_polled(polled, began.elapsed())
     }
 
@@ -1113,6 +1144,13 @@ impl Loop {
     /// their order. Acknowledged records keep their offsets, committed by the task as usual.
     /// False when the task is stopping first.
     fn renew_shared_producer(&mut self) -> ConnectResult<bool> {
+        // It waits for Kafka: on a runtime worker (an async task's step, issue #43) the
+        // runtime's work moves to another thread meanwhile.
+        tokio::task::block_in_place(|| self.renew_shared_producer_now())
+    }
+
+    /// [`Self::renew_shared_producer`], waiting where it runs.
+    fn renew_shared_producer_now(&mut self) -> ConnectResult<bool> {
         if !self.wait_outstanding()? {
             return Ok(false);
         }
@@ -1176,6 +1214,13 @@ impl Loop {
     /// Waits until every record handed to the producer was reported; false when the task is
     /// asked to stop first.
     fn wait_outstanding(&self) -> ConnectResult<bool> {
+        // It waits for Kafka: on a runtime worker (an async task's step, issue #43) the
+        // runtime's work moves to another thread meanwhile.
+        tokio::task::block_in_place(|| self.wait_outstanding_now())
+    }
+
+    /// [`Self::wait_outstanding`], waiting where it runs.
+    fn wait_outstanding_now(&self) -> ConnectResult<bool> {
         loop {
             match self.producer.flush(RESEND_WAIT) {
                 Ok(()) => return Ok(true),
@@ -1208,6 +1253,13 @@ impl Loop {
     /// Commits the offsets whose records (and all before them) were acknowledged. With a
     /// timeout, first waits up to that long for outstanding records (used at shutdown).
     fn commit_offsets(&mut self, flush: Option<Duration>) -> ConnectResult<()> {
+        // It waits for Kafka: on a runtime worker (an async task's step, issue #43) the
+        // runtime's work moves to another thread meanwhile.
+        tokio::task::block_in_place(|| self.commit_offsets_now(flush))
+    }
+
+    /// [`Self::commit_offsets`], waiting where it runs.
+    fn commit_offsets_now(&mut self, flush: Option<Duration>) -> ConnectResult<()> {
         if let Some(timeout) = flush {
             if self.submitted.pending() > 0 {
                 // Only acknowledged records are committed below; the others stay uncommitted.
@@ -1246,10 +1298,8 @@ impl Loop {
         }
         written?;
         self.counters.record_offset_commit();
-        self.counters.metrics.call_begins(TaskCall::Commit);
-        let committed = self.task.commit();
-        self.counters.metrics.call_ends();
-        committed
+        let _call = self.counters.metrics.call(self.instance, TaskCall::Commit);
+        self.task.commit()
     }
 }
 

@@ -540,7 +540,7 @@ fn channel_task(
         block_once,
     };
     let setup = Setup {
-        task: Some(SourceTaskInstance::Async(Box::new(task), runtime)),
+        task: Some(SourceTaskInstance::async_task(Box::new(task), runtime)),
         ..Default::default()
     };
     (setup, tx, journal)
