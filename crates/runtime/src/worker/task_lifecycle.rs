@@ -139,7 +139,10 @@ impl Worker {
                                     "cannot build the task's runtime: {e}"
                                 )))
                             })?;
-                            (source_task::SourceTaskInstance::async_task(new(), rt), false)
+                            (
+                                source_task::SourceTaskInstance::async_task(new(), rt),
+                                false,
+                            )
                         }
                     },
                     TaskFactory::Source(new) => {

@@ -260,7 +260,10 @@ fn commit(
         return Ok(());
     }
     shared.reporters.flush(shared.dlq_flush_timeout);
-    let call = shared.counters.metrics.call(shared.instance, TaskCall::Commit);
+    let call = shared
+        .counters
+        .metrics
+        .call(shared.instance, TaskCall::Commit);
     let to_commit = shared.task.pre_commit(&current);
     drop(call);
     let to_commit = to_commit?;

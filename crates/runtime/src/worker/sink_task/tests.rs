@@ -865,7 +865,8 @@ fn the_redelivery_back_off_counts_from_when_put_failed() {
     h.turn();
     {
         let mut s = h.script.lock().unwrap();
-        s.puts.push_back(Err(ConnectError::Retriable("busy".into())));
+        s.puts
+            .push_back(Err(ConnectError::Retriable("busy".into())));
         s.timeout_ms = Some(2_000);
         // The failing put takes 30 s, longer than the back-off it asks for.
         s.put_takes = Some((h.clock.clone(), Duration::from_secs(30)));
@@ -875,7 +876,10 @@ fn the_redelivery_back_off_counts_from_when_put_failed() {
     let failed_at = h.clock.elapsed();
     h.script.lock().unwrap().put_takes = None;
     h.turn();
-    assert!(h.journal.delivered().is_empty(), "redelivered before its back-off");
+    assert!(
+        h.journal.delivered().is_empty(),
+        "redelivered before its back-off"
+    );
     h.turn_until(20, "redelivered", |h| !h.journal.delivered().is_empty());
     assert!(h.clock.elapsed() - failed_at >= Duration::from_secs(2));
 }

@@ -299,9 +299,10 @@ async fn drive_on_runtime(
     clients: impl SourceClients + Send + 'static,
 ) -> ConnectResult<()> {
     let label = format!("task {}", args.reporter.id);
-    let lp = tokio::task::spawn_blocking(move || catch_panic(&label, || Loop::start(args, clients)))
-        .await
-        .map_err(|e| ConnectError::connect(format!("the task did not start: {e}")))??;
+    let lp =
+        tokio::task::spawn_blocking(move || catch_panic(&label, || Loop::start(args, clients)))
+            .await
+            .map_err(|e| ConnectError::connect(format!("the task did not start: {e}")))??;
     let mut slot = Some(lp);
     let result = async {
         loop {

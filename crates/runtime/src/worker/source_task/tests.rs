@@ -484,6 +484,8 @@ struct ChannelTask {
     batches: tokio::sync::mpsc::UnboundedReceiver<Vec<SourceRecord>>,
     journal: Journal,
     block_once: Option<Duration>,
+    /// `poll` panics once a batch with this many records arrives.
+    panic_at: Option<usize>,
 }
 
 impl tributary_api::source::AsyncSourceTask for ChannelTask {
@@ -505,6 +507,9 @@ impl tributary_api::source::AsyncSourceTask for ChannelTask {
                 std::thread::sleep(d);
             }
             let batch = self.batches.recv().await.unwrap_or_default();
+            if self.panic_at == Some(batch.len()) {
+                panic!("poll exploded");
+            }
             self.journal.push(Event::Poll(batch.len()));
             Ok(batch)
         })
@@ -538,6 +543,7 @@ fn channel_task(
         batches: rx,
         journal: journal.clone(),
         block_once,
+        panic_at: Some(13),
     };
     let setup = Setup {
         task: Some(SourceTaskInstance::async_task(Box::new(task), runtime)),
@@ -649,4 +655,36 @@ async fn an_async_task_whose_sends_may_wait_sends_and_commits_off_the_runtime() 
     assert_eq!(h.journal.written(), vec![vec![200]]);
     h.control.stop();
     task.await.unwrap().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panic_in_an_async_poll_fails_the_task_after_stop_and_the_final_commit() {
+    let runtime = AsyncRuntime::shared().unwrap();
+    let (setup, tx, journal) = channel_task(runtime, None);
+    let (args, clients, h) = parts(setup);
+    h.producer.state().auto_ack = true;
+    h.producer.state().flush_acks = true;
+    let task = tokio::spawn(drive_on_runtime(args, clients));
+    tx.send(records(0..2)).unwrap();
+    until("the batch sent", || h.written_values().len() == 2).await;
+    // A batch of 13 makes the task's poll panic.
+    tx.send(records(2..15)).unwrap();
+    let err = tokio::time::timeout(Duration::from_secs(30), task)
+        .await
+        .expect("the loop ended")
+        .unwrap()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("panicked: poll exploded"), "{err}");
+    // The task was stopped and what Kafka acknowledged committed, as after any failure.
+    assert_eq!(
+        journal.events(),
+        vec![Event::Start, Event::Poll(2), Event::Stop, Event::Commit]
+    );
+    assert_eq!(h.journal.written(), vec![vec![1]]);
+    assert_eq!(
+        h.counters.metrics.call_running(),
+        None,
+        "no call left running"
+    );
 }
