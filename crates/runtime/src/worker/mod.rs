@@ -13,6 +13,8 @@ pub mod consumed_headers;
 pub mod converters;
 pub mod errors;
 pub mod history;
+#[cfg(test)]
+mod journal;
 pub mod metrics;
 pub mod sink_task;
 pub mod source_task;

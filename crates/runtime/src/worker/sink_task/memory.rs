@@ -38,16 +38,9 @@ pub enum Event {
 }
 
 /// A shared, ordered record of [`Event`]s.
-#[derive(Debug, Clone, Default)]
-pub struct Journal(Arc<Mutex<Vec<Event>>>);
+pub type Journal = crate::worker::journal::Journal<Event>;
 
 impl Journal {
-    pub fn push(&self, e: Event) {
-        self.0.lock().unwrap().push(e);
-    }
-    pub fn events(&self) -> Vec<Event> {
-        self.0.lock().unwrap().clone()
-    }
     /// The offsets of every record handed to `put`, in order.
     pub fn delivered(&self) -> Vec<(String, i32, i64)> {
         self.events()

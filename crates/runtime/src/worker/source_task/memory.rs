@@ -33,16 +33,9 @@ pub enum Event {
 }
 
 /// A shared, ordered record of [`Event`]s.
-#[derive(Debug, Clone, Default)]
-pub struct Journal(Arc<Mutex<Vec<Event>>>);
+pub type Journal = crate::worker::journal::Journal<Event>;
 
 impl Journal {
-    pub fn push(&self, e: Event) {
-        self.0.lock().unwrap().push(e);
-    }
-    pub fn events(&self) -> Vec<Event> {
-        self.0.lock().unwrap().clone()
-    }
     /// The offsets written, in order.
     pub fn written(&self) -> Vec<Vec<i64>> {
         self.events()
