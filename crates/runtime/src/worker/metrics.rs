@@ -387,15 +387,6 @@ impl TaskMetrics {
     }
 }
 
-/// The process's threads now (Linux's `/proc/self/status`), `None` elsewhere.
-pub fn thread_count() -> Option<usize> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("Threads:"))
-        .and_then(|n| n.trim().parse().ok())
-}
-
 /// A task's progress (Tributary): see [`TaskMetrics::progress`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Progress {

@@ -37,20 +37,16 @@ pub trait ConsumedRecord {
     fn key(&self) -> Option<&[u8]>;
     /// Its value bytes, `None` for a null value (a tombstone).
     fn payload(&self) -> Option<&[u8]>;
-    /// Whether it has any header (cheap: no header is parsed when it has none).
-    fn has_headers(&self) -> bool;
     /// Calls `f` with each header (key, value bytes) in order, stopping at the first error.
     fn try_for_each_header(&self, f: &mut HeaderVisitor<'_>) -> ConnectResult<()>;
     /// Its size as consumed: key, value and header bytes (the bytes rate of issue #36).
     fn size(&self) -> usize {
         let mut headers = 0;
-        if self.has_headers() {
-            self.try_for_each_header(&mut |k, v| {
-                headers += k.len() + v.map_or(0, <[u8]>::len);
-                Ok(())
-            })
-            .unwrap_or_default();
-        }
+        self.try_for_each_header(&mut |k, v| {
+            headers += k.len() + v.map_or(0, <[u8]>::len);
+            Ok(())
+        })
+        .unwrap_or_default();
         self.key().map_or(0, <[u8]>::len) + self.payload().map_or(0, <[u8]>::len) + headers
     }
 }
@@ -249,10 +245,6 @@ impl ConsumedRecord for BorrowedMessage<'_> {
 
     fn payload(&self) -> Option<&[u8]> {
         Message::payload(self)
-    }
-
-    fn has_headers(&self) -> bool {
-        consumed_headers::headers(self).is_some()
     }
 
     fn try_for_each_header(&self, f: &mut HeaderVisitor<'_>) -> ConnectResult<()> {

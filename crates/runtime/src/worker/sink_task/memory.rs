@@ -97,9 +97,6 @@ impl ConsumedRecord for MemoryRecord {
     fn payload(&self) -> Option<&[u8]> {
         self.value.as_deref()
     }
-    fn has_headers(&self) -> bool {
-        !self.headers.is_empty()
-    }
     fn try_for_each_header(&self, f: &mut HeaderVisitor<'_>) -> ConnectResult<()> {
         for (k, v) in &self.headers {
             f(k, v.as_deref())?;

@@ -1004,13 +1004,11 @@ impl Stages<'_> {
             self.operator
                 .execute(&mut ctx, Stage::HeaderConverter, c.header_class, || {
                     let mut headers = Headers::new();
-                    if msg.has_headers() {
-                        msg.try_for_each_header(&mut |key, value| {
-                            let sv = c.header.to_connect_header(topic, key, value)?;
-                            headers.add(key, sv.schema, sv.value);
-                            Ok(())
-                        })?;
-                    }
+                    msg.try_for_each_header(&mut |key, value| {
+                        let sv = c.header.to_connect_header(topic, key, value)?;
+                        headers.add(key, sv.schema, sv.value);
+                        Ok(())
+                    })?;
                     Ok(headers)
                 });
         let headers = match self.settle(&ctx, headers, msg)? {

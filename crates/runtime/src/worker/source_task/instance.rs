@@ -81,11 +81,6 @@ impl SourceTaskInstance {
         }
     }
 
-    /// Whether the task is async.
-    pub fn is_async(&self) -> bool {
-        matches!(self, SourceTaskInstance::Async { .. })
-    }
-
     pub(super) fn initialize(&mut self, context: SourceTaskContext) {
         match self {
             SourceTaskInstance::Blocking(t) => t.initialize(context),
