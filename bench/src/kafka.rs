@@ -58,8 +58,18 @@ impl Broker {
     /// As [`Broker::create_topic`], with topic settings `configs` (e.g.
     /// `("cleanup.policy", "compact")` for a Connect config topic).
     pub fn create_topic_with(&self, topic: &str, configs: &[(&str, &str)]) -> Result<(), String> {
+        self.create_topic_partitions(topic, 1, configs)
+    }
+
+    /// As [`Broker::create_topic_with`], with `partitions` partitions.
+    pub fn create_topic_partitions(
+        &self,
+        topic: &str,
+        partitions: i32,
+        configs: &[(&str, &str)],
+    ) -> Result<(), String> {
         let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
-        let mut new = NewTopic::new(topic, 1, TopicReplication::Fixed(1));
+        let mut new = NewTopic::new(topic, partitions, TopicReplication::Fixed(1));
         for (k, v) in configs {
             new = new.set(k, v);
         }

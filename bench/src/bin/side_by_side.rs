@@ -1,4 +1,5 @@
-//! `side-by-side`: Apache Kafka Connect 4.1.1 (Java) and Tributary measured in the same run
+//! `side-by-side`: Apache Kafka Connect (Java; 4.4.0, the reference, unless `--connect-version`)
+//! and Tributary measured in the same run
 //! against the same broker, as distributed workers with the same worker settings, printed as ONE
 //! table with ratios and the raw librdkafka ceiling.
 //!
@@ -75,7 +76,8 @@ use crate::worker::Worker;
 #[derive(Parser, Debug)]
 #[command(
     name = "side-by-side",
-    about = "Java Kafka Connect 4.1.1 and Tributary measured in the same run on the same broker \
+    about = "Java Kafka Connect (4.4.0 unless --connect-version) and Tributary measured in the \
+             same run on the same broker \
              (medians of --rounds rounds, alternating which runtime goes first)."
 )]
 struct Args {
@@ -112,6 +114,39 @@ struct Args {
     /// Restarts measured per runtime and round (a round counts their median).
     #[arg(long, default_value_t = 3)]
     restarts: usize,
+    /// The Apache Kafka Connect release the Java worker runs (its jars from Maven Central
+    /// through `scripts/connect-java`). From 4.2 on, Maven Central has no connect-file: the
+    /// Java worker's `plugin.path` then holds connect-file 4.1.1, the last published, as
+    /// `scripts/jvm-bridge file-plugin-path` prepares it.
+    #[arg(long, default_value = "4.4.0")]
+    connect_version: String,
+}
+
+/// Whether Connect `version` ships connect-file on Maven Central (up to 4.1).
+fn has_connect_file(version: &str) -> bool {
+    version.starts_with("3.") || ["4.0.", "4.1."].iter().any(|p| version.starts_with(p))
+}
+
+/// The `plugin.path` of a Java worker of Connect `version` holding connect-file 4.1.1 (from
+/// `scripts/jvm-bridge file-plugin-path`), or `None` where the release ships it.
+fn java_file_plugin_path(version: &str) -> Result<Option<String>, String> {
+    if has_connect_file(version) {
+        return Ok(None);
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/jvm-bridge");
+    let out = std::process::Command::new(&script)
+        .arg("file-plugin-path")
+        .env("CONNECT_VERSION", version)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("{}: {e}", script.display()))?;
+    if !out.status.success() {
+        return Err(format!("{} file-plugin-path failed", script.display()));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .last()
+        .map(|l| l.trim().to_string()))
 }
 
 fn main() -> ExitCode {
@@ -189,7 +224,11 @@ fn run(args: &Args) -> Result<(), String> {
     let binary = tributary_bench::tributary_binary(args.runtimes.tributary.as_deref())?;
     let run_dir = tempdir()?;
     let script = args.runtimes.connect_java.as_deref();
+    // `scripts/connect-java` (run by JavaCmd) and `scripts/jvm-bridge` read the release from
+    // the environment.
+    std::env::set_var("CONNECT_VERSION", &args.connect_version);
     let java = JavaCmd::for_benchmark(script, &args.java_heap, run_dir.path())?;
+    let java_plugin_path = java_file_plugin_path(&args.connect_version)?;
     let bootstrap = tributary_bench::bootstrap(args.runtimes.bootstrap.as_deref());
     let loghub = input::loghub_dir(args.loghub.clone());
     let cache = args.cache.clone().unwrap_or_else(|| {
@@ -217,6 +256,7 @@ fn run(args: &Args) -> Result<(), String> {
         args,
         binary: &binary,
         java: &java,
+        java_plugin_path: java_plugin_path.as_deref(),
         broker: &broker,
         input: &input,
         run_id,
@@ -275,7 +315,7 @@ fn run(args: &Args) -> Result<(), String> {
         )
         .unwrap_or(0.0),
     };
-    let table = render(&java_median, &trib_median, ceiling);
+    let table = render(&args.connect_version, &java_median, &trib_median, ceiling);
     println!("Median of {} round(s):", rounds.len());
     print!("{}", table.text());
     println!();
@@ -295,6 +335,8 @@ struct Ctx<'a> {
     args: &'a Args,
     binary: &'a Path,
     java: &'a JavaCmd,
+    /// The Java worker's `plugin.path` (connect-file) on releases without connect-file.
+    java_plugin_path: Option<&'a str>,
     broker: &'a Broker,
     input: &'a InputFile,
     run_id: u128,
@@ -373,8 +415,14 @@ fn notes(ctx: &Ctx<'_>, rounds: &[Round], took: Duration) -> Vec<String> {
             }
         ),
         format!(
-            "Java: Connect 4.1.1 (jars from Maven Central), JVM started as connect-distributed.sh \
+            "Java: Connect {}{} (jars from Maven Central), JVM started as connect-distributed.sh \
              does: heap {} ({}), {}; log level WARN (herder and REST server INFO).",
+            args.connect_version,
+            if ctx.java_plugin_path.is_some() {
+                " with connect-file 4.1.1 on its plugin.path"
+            } else {
+                ""
+            },
             ctx.java.heap.join(" "),
             if jvm_size(&args.java_heap) == jvm_size("2G") {
                 "Connect's start-script default"
@@ -439,10 +487,11 @@ fn fmt_stopped(v: f64) -> String {
     }
 }
 
-fn render(j: &Figures, t: &Figures, ceiling: Ceiling) -> Table {
+fn render(version: &str, j: &Figures, t: &Figures, ceiling: Ceiling) -> Table {
+    let java = format!("Java Connect {version}");
     let mut table = Table::new(&[
         "measure",
-        "Java Connect 4.1.1",
+        &java,
         "Tributary",
         "Tributary advantage",
         "librdkafka ceiling",
@@ -823,6 +872,9 @@ fn start(
                 }
             }
             props.push(("rest.advertised.host.name".into(), "127.0.0.1".into()));
+            if let Some(path) = ctx.java_plugin_path {
+                props.push(("plugin.path".into(), path.to_string()));
+            }
             (
                 ctx.java.spawn(dir, &props, false)?,
                 format!("http://127.0.0.1:{port}"),

@@ -1,7 +1,9 @@
-//! `task-footprint` (issue #43): what a slow source task costs a worker, in threads and memory,
-//! for a blocking native task (FlakySource, whose `poll` sleeps on its thread) and an async
-//! native task (VerifiableSource, whose throughput wait is a timer on the worker's runtime),
-//! both at 1 record/s per task, against a real Kafka broker.
+//! `task-footprint` (issue #43): what a slow task costs a worker, in threads and memory, for a
+//! blocking native source task (FlakySource, whose `poll` sleeps on its thread), an async native
+//! source task (VerifiableSource, whose throughput wait is a timer on the worker's runtime) and
+//! an async native sink task (VerifiableSink, reading a topic of one partition per task that
+//! this benchmark writes 1 record/s to per partition), all at 1 record/s per task, against a
+//! real Kafka broker.
 //!
 //! For each kind, a fresh `tributary distributed` worker (its own group) joins and idles
 //! `--idle-secs`; its RSS and threads are read (the idle worker). Then `--connectors`
@@ -12,9 +14,13 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::ClientConfig;
 use serde_json::{json, Value};
 use tributary_bench::cluster::{connector_status, create_connector, wait_every};
 use tributary_bench::kafka::Broker;
@@ -27,7 +33,7 @@ use tributary_bench::{say, stamp, tempdir};
 #[derive(Parser, Debug)]
 #[command(
     name = "task-footprint",
-    about = "Threads and memory a slow source task costs a worker: blocking (FlakySource) and async (VerifiableSource) native tasks at 1 record/s."
+    about = "Threads and memory a slow task costs a worker: blocking (FlakySource) and async (VerifiableSource) native source tasks and async native sink tasks (VerifiableSink) at 1 record/s."
 )]
 struct Args {
     /// Kafka bootstrap servers (default: $KAFKA_BOOTSTRAP, else 127.0.0.1:9092).
@@ -58,6 +64,7 @@ struct Args {
 enum Kind {
     Blocking,
     Async,
+    Sink,
 }
 
 impl Kind {
@@ -65,6 +72,7 @@ impl Kind {
         match self {
             Kind::Blocking => "blocking (FlakySource)",
             Kind::Async => "async (VerifiableSource)",
+            Kind::Sink => "async sink (VerifiableSink)",
         }
     }
 
@@ -78,11 +86,18 @@ impl Kind {
             Kind::Async => json!({
                 "connector.class": "VerifiableSource",
                 "throughput": "1",
+                "topic": topic,
+            }),
+            Kind::Sink => json!({
+                "connector.class": "VerifiableSink",
+                "topics": topic,
             }),
         };
         let mut config = config.as_object().cloned().unwrap_or_default();
         config.insert("tasks.max".into(), tasks.to_string().into());
-        config.insert("topic".into(), topic.into());
+        if let Kind::Blocking = self {
+            config.insert("topic".into(), topic.into());
+        }
         json!({"name": name, "config": config})
     }
 }
@@ -114,9 +129,9 @@ fn run(args: &Args) -> Result<(), String> {
     let bootstrap = tributary_bench::bootstrap(args.bootstrap.as_deref());
     let broker = Broker::connect(&bootstrap)?;
     let mut results = Vec::new();
-    for kind in [Kind::Blocking, Kind::Async] {
+    for kind in [Kind::Blocking, Kind::Async, Kind::Sink] {
         let mut topics = Vec::new();
-        let measured = measure(args, kind, &binary, &bootstrap, &mut topics);
+        let measured = measure(args, kind, &binary, &broker, &mut topics);
         let names: Vec<&str> = topics.iter().map(String::as_str).collect();
         broker.delete_topics(&names);
         results.push((kind, measured?));
@@ -163,13 +178,71 @@ fn run(args: &Args) -> Result<(), String> {
     Ok(())
 }
 
+/// A producer thread writing one record a second to each partition of some topics, until
+/// dropped.
+struct Feed {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Feed {
+    fn start(bootstrap: &str, topics: Vec<String>, partitions: i32) -> Result<Feed, String> {
+        let producer: BaseProducer = ClientConfig::new()
+            .set("bootstrap.servers", bootstrap)
+            .set("linger.ms", "5")
+            .create()
+            .map_err(|e| format!("the feed's producer: {e}"))?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut n = 0u64;
+                let mut next = Instant::now();
+                while !stop.load(Ordering::Relaxed) {
+                    for topic in &topics {
+                        for p in 0..partitions {
+                            let value = n.to_string();
+                            let record = BaseRecord::<(), String>::to(topic)
+                                .partition(p)
+                                .payload(&value);
+                            if let Err((e, _)) = producer.send(record) {
+                                say(format!("feed: {e}"));
+                            }
+                        }
+                    }
+                    n += 1;
+                    next += Duration::from_secs(1);
+                    while Instant::now() < next && !stop.load(Ordering::Relaxed) {
+                        producer.poll(Duration::from_millis(100));
+                    }
+                }
+                producer.flush(Duration::from_secs(5)).ok();
+            })
+        };
+        Ok(Feed {
+            stop,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Feed {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            t.join().ok();
+        }
+    }
+}
+
 fn measure(
     args: &Args,
     kind: Kind,
     binary: &std::path::Path,
-    bootstrap: &str,
+    broker: &Broker,
     topics: &mut Vec<String>,
 ) -> Result<Footprint, String> {
+    let bootstrap = broker.bootstrap();
     let timeout = Duration::from_secs(args.timeout_secs);
     let group = format!("footprint-{}", stamp());
     topics.extend(internal_topics(&group));
@@ -205,11 +278,20 @@ fn measure(
     let names: Vec<String> = (0..args.connectors)
         .map(|i| format!("{group}-c{i}"))
         .collect();
+    let mut sink_topics = Vec::new();
     for name in &names {
         let topic = format!("{name}-topic");
         topics.push(topic.clone());
+        if let Kind::Sink = kind {
+            broker.create_topic_partitions(&topic, args.tasks as i32, &[])?;
+            sink_topics.push(topic.clone());
+        }
         create_connector(&rest, &kind.connector(name, &topic, args.tasks))?;
     }
+    // The sink tasks' input: 1 record/s to every partition, from this process.
+    let feed = (!sink_topics.is_empty())
+        .then(|| Feed::start(bootstrap, sink_topics, args.tasks as i32))
+        .transpose()?;
     let began = Instant::now();
     wait_every(
         "every task RUNNING",
@@ -240,6 +322,7 @@ fn measure(
         .collect();
     say(format!("threads by name: {}", names.join(", ")));
     worker.terminate(Duration::from_secs(30));
+    drop(feed);
     Ok(Footprint {
         idle_rss_kib: idle.rss_kib,
         idle_threads,

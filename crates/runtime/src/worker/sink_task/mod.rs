@@ -138,24 +138,25 @@ impl Shared {
         }
     }
 
-    /// Takes up to [`MAX_BATCH`] deliverable entries from `pending`, in order; held entries
-    /// keep their place.
-    fn take_batch(&mut self) -> Vec<Pending> {
+    /// Takes up to [`MAX_BATCH`] deliverable entries from `pending` and hands them to `take`, in
+    /// order (moved once, straight into the batch); held entries keep their place.
+    fn take_batch(&mut self, mut take: impl FnMut(Pending)) {
         if self.held.is_empty() {
             let n = self.pending.len().min(MAX_BATCH);
-            return self.pending.drain(..n).collect();
+            self.pending.drain(..n).for_each(take);
+            return;
         }
-        let mut taken = Vec::new();
+        let mut taken = 0;
         let mut kept = VecDeque::with_capacity(self.pending.len());
         for p in std::mem::take(&mut self.pending) {
-            if taken.len() < MAX_BATCH && self.deliverable(&p) {
-                taken.push(p);
+            if taken < MAX_BATCH && self.deliverable(&p) {
+                taken += 1;
+                take(p);
             } else {
                 kept.push_back(p);
             }
         }
         self.pending = kept;
-        taken
     }
 
     /// The records and bytes [`Self::take_batch`] would hand to `put` now.
@@ -425,6 +426,9 @@ struct SinkLoop<C> {
     /// What the consumer's paused partitions were last brought in line with.
     pauses_applied: Option<PauseTarget>,
     clock: Arc<dyn Clock>,
+    /// The records of a turn's poll before they join the pending queue: one buffer kept for
+    /// every turn (a record is moved into it and out again, no buffer grown per poll).
+    polled: Vec<Pending>,
 }
 
 impl<C: SinkConsumer> SinkLoop<C> {
@@ -538,6 +542,7 @@ impl<C: SinkConsumer> SinkLoop<C> {
             last_commit: clock.now(),
             pauses_applied: None,
             clock,
+            polled: Vec::new(),
         })
     }
 
@@ -635,7 +640,7 @@ impl<C: SinkConsumer> SinkLoop<C> {
             keep_raw: self.errant.is_some(),
             counters: &self.counters,
         };
-        let mut polled: Vec<Pending> = Vec::new();
+        let mut polled = std::mem::take(&mut self.polled);
         let room = MAX_BATCH.saturating_sub(self.shared.lock().unwrap().pending.len());
         loop {
             match self.consumer.poll(wait) {
@@ -669,11 +674,10 @@ impl<C: SinkConsumer> SinkLoop<C> {
     /// Queues what was polled (in one step, under one lock), fails on a failure of the
     /// rebalance callbacks, and hands the next batch to `put` unless the task is paused or a
     /// redelivery is not due yet.
-    fn deliver(&mut self, polled: Vec<Pending>, paused: bool) -> ConnectResult<()> {
+    fn deliver(&mut self, mut polled: Vec<Pending>, paused: bool) -> ConnectResult<()> {
         let mut s = self.shared.lock().unwrap();
-        if !polled.is_empty() {
-            s.pending.extend(polled);
-        }
+        s.pending.extend(polled.drain(..));
+        self.polled = polled;
         if let Some(e) = s.failure.take() {
             return Err(e);
         }
@@ -846,19 +850,16 @@ fn deliver(
     clock: &dyn Clock,
     until_commit: impl FnOnce() -> Duration,
 ) -> ConnectResult<()> {
-    let taken = s.take_batch();
-    let mut batch: Vec<SinkRecord> = Vec::with_capacity(taken.len());
+    let mut batch: Vec<SinkRecord> = Vec::with_capacity(s.pending.len().min(MAX_BATCH));
     let mut raws: Vec<RawRecord> = Vec::new();
     let mut consumed: Vec<(TopicPartition, i64)> = Vec::new();
-    for p in taken {
-        match p {
-            Pending::Record(r, raw, _) => {
-                raws.extend(raw.map(|b| *b));
-                batch.push(r);
-            }
-            Pending::Consumed(tp, offset) => consumed.push((tp, offset)),
+    s.take_batch(|p| match p {
+        Pending::Record(r, raw, _) => {
+            raws.extend(raw.map(|b| *b));
+            batch.push(r);
         }
-    }
+        Pending::Consumed(tp, offset) => consumed.push((tp, offset)),
+    });
     if let Some(errant) = errant {
         errant.set_batch(raws);
     }
