@@ -100,11 +100,15 @@ impl Runtime {
         }
     }
 
-    /// Its name in progress lines and tables.
-    pub fn title(self) -> &'static str {
+    /// Its name in progress lines and tables: Java's with the Connect release `scripts/connect-java`
+    /// runs (`CONNECT_VERSION`, default 4.1.1).
+    pub fn title(self) -> String {
         match self {
-            Runtime::Tributary => "Tributary",
-            Runtime::Java => "Java Connect 4.1.1",
+            Runtime::Tributary => "Tributary".to_string(),
+            Runtime::Java => format!(
+                "Java Connect {}",
+                std::env::var("CONNECT_VERSION").unwrap_or_else(|_| "4.1.1".to_string())
+            ),
         }
     }
 }
