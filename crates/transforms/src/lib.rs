@@ -22,7 +22,7 @@ pub mod headers;
 pub mod hoist_field;
 pub mod insert_field;
 mod java_compat;
-mod java_regex;
+pub mod java_regex;
 pub mod mask_field;
 pub mod predicates;
 pub mod replace_field;

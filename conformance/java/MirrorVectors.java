@@ -1,0 +1,163 @@
+/*
+ * MirrorVectors: answers from Apache Kafka's MirrorMaker 2 classes (connect-mirror and
+ * connect-mirror-client, from Maven Central) for crates/plugins/tests/mirror_vectors.rs, which
+ * compares them with Tributary's native implementation (crates/plugins/src/mirror).
+ *
+ * Reads JSON cases from stdin, one per line, and prints one JSON result per line:
+ *   {"kind":"policy","props":{...},"alias":"A","topic":"t"}
+ *     -> every ReplicationPolicy method for that topic and alias, the policy built from
+ *        replication.policy.class (default DefaultReplicationPolicy) and configured with props;
+ *   {"kind":"filter","which":"topics"|"groups","props":{...},"name":"n"}
+ *     -> {"accepts":true|false} from DefaultTopicFilter / DefaultGroupFilter, or {"error":...};
+ *   {"kind":"offsetSync"|"checkpoint"|"heartbeat", ...fields}
+ *     -> the record's key and value as hex, and its source partition as JSON where the
+ *        connector commits one;
+ *   {"kind":"sourcePartition","topic":"t","partition":0,"cluster":"A"}
+ *     -> MirrorSourceTask's source partition and offset as JSON.
+ *
+ * It lives in org.apache.kafka.connect.mirror to call the package-private serializers.
+ */
+package org.apache.kafka.connect.mirror;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+
+public class MirrorVectors {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static String hex(byte[] b) {
+        StringBuilder sb = new StringBuilder();
+        for (byte x : b) sb.append(String.format("%02x", x & 0xff));
+        return sb.toString();
+    }
+
+    private static String hex(ByteBuffer buf) {
+        byte[] b = new byte[buf.remaining()];
+        buf.get(b);
+        return hex(b);
+    }
+
+    private static Map<String, String> props(JsonNode node) {
+        Map<String, String> out = new HashMap<>();
+        if (node != null) {
+            Iterator<Map.Entry<String, JsonNode>> it = node.fields();
+            while (it.hasNext()) {
+                Map.Entry<String, JsonNode> e = it.next();
+                out.put(e.getKey(), e.getValue().asText());
+            }
+        }
+        return out;
+    }
+
+    private static ObjectNode policy(JsonNode c) throws Exception {
+        Map<String, String> props = props(c.get("props"));
+        String cls = props.getOrDefault("replication.policy.class",
+            DefaultReplicationPolicy.class.getName());
+        ReplicationPolicy p = (ReplicationPolicy) Class.forName(cls).getDeclaredConstructor().newInstance();
+        if (p instanceof org.apache.kafka.common.Configurable) {
+            ((org.apache.kafka.common.Configurable) p).configure(props);
+        }
+        String topic = c.get("topic").asText();
+        String alias = c.get("alias").asText();
+        ObjectNode r = JSON.createObjectNode();
+        r.put("remote", p.formatRemoteTopic(alias, topic));
+        r.put("source", p.topicSource(topic));
+        r.put("upstream", p.upstreamTopic(topic));
+        r.put("original", p.originalTopic(topic));
+        r.put("heartbeats", p.heartbeatsTopic());
+        r.put("offsetSyncs", p.offsetSyncsTopic(alias));
+        r.put("checkpoints", p.checkpointsTopic(alias));
+        r.put("isHeartbeats", p.isHeartbeatsTopic(topic));
+        r.put("isCheckpoints", p.isCheckpointsTopic(topic));
+        r.put("isMM2Internal", p.isMM2InternalTopic(topic));
+        r.put("isInternal", p.isInternalTopic(topic));
+        return r;
+    }
+
+    private static ObjectNode filter(JsonNode c) {
+        ObjectNode r = JSON.createObjectNode();
+        Map<String, String> props = props(c.get("props"));
+        String name = c.get("name").asText();
+        try {
+            if (c.get("which").asText().equals("topics")) {
+                DefaultTopicFilter f = new DefaultTopicFilter();
+                f.configure(props);
+                r.put("accepts", f.shouldReplicateTopic(name));
+            } else {
+                DefaultGroupFilter f = new DefaultGroupFilter();
+                f.configure(props);
+                r.put("accepts", f.shouldReplicateGroup(name));
+            }
+        } catch (org.apache.kafka.common.config.ConfigException e) {
+            r.put("error", e.getClass().getName());
+            r.put("message", e.getMessage());
+        } catch (RuntimeException e) {
+            r.put("error", e.getClass().getName());
+        }
+        return r;
+    }
+
+    private static ObjectNode record(JsonNode c) throws Exception {
+        ObjectNode r = JSON.createObjectNode();
+        switch (c.get("kind").asText()) {
+            case "offsetSync": {
+                OffsetSync s = new OffsetSync(
+                    new TopicPartition(c.get("topic").asText(), c.get("partition").asInt()),
+                    c.get("upstream").asLong(), c.get("downstream").asLong());
+                r.put("key", hex(s.serializeKey()));
+                r.put("value", hex(s.serializeValue()));
+                break;
+            }
+            case "checkpoint": {
+                Checkpoint s = new Checkpoint(c.get("group").asText(),
+                    new TopicPartition(c.get("topic").asText(), c.get("partition").asInt()),
+                    c.get("upstream").asLong(), c.get("downstream").asLong(),
+                    c.get("metadata").asText());
+                r.put("key", hex(s.recordKey()));
+                r.put("value", hex(s.recordValue()));
+                r.put("partition", JSON.writeValueAsString(s.connectPartition()));
+                break;
+            }
+            case "heartbeat": {
+                Heartbeat s = new Heartbeat(c.get("source").asText(), c.get("target").asText(),
+                    c.get("timestamp").asLong());
+                r.put("key", hex(s.recordKey()));
+                r.put("value", hex(s.recordValue()));
+                r.put("partition", JSON.writeValueAsString(s.connectPartition()));
+                break;
+            }
+            case "sourcePartition": {
+                TopicPartition tp = new TopicPartition(c.get("topic").asText(), c.get("partition").asInt());
+                r.put("partition", JSON.writeValueAsString(MirrorUtils.wrapPartition(tp, c.get("cluster").asText())));
+                r.put("offset", JSON.writeValueAsString(MirrorUtils.wrapOffset(c.get("offset").asLong())));
+                break;
+            }
+            default:
+                throw new IllegalArgumentException("unknown kind " + c.get("kind"));
+        }
+        return r;
+    }
+
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        StringBuilder out = new StringBuilder();
+        while ((line = in.readLine()) != null) {
+            if (line.isBlank()) continue;
+            JsonNode c = JSON.readTree(line);
+            String kind = c.get("kind").asText();
+            ObjectNode r = kind.equals("policy") ? policy(c) : kind.equals("filter") ? filter(c) : record(c);
+            out.append(JSON.writeValueAsString(r)).append('\n');
+        }
+        System.out.print(out);
+    }
+}

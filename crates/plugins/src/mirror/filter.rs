@@ -1,0 +1,147 @@
+//! MirrorMaker 2's default topic and group filters (`DefaultTopicFilter`,
+//! `DefaultGroupFilter` of Apache's connect-mirror): lists of Java regular expressions, a name
+//! replicated when it matches the whole of an included one and of no excluded one.
+
+use tributary_api::Props;
+use tributary_transforms::java_regex::JavaRegex;
+
+/// `topics`: topics (regular expressions) to replicate.
+pub const TOPICS_CONFIG: &str = "topics";
+/// Its default: every topic.
+pub const TOPICS_DEFAULT: &str = ".*";
+/// `topics.exclude`: topics (regular expressions) never replicated.
+pub const TOPICS_EXCLUDE_CONFIG: &str = "topics.exclude";
+/// Its default (Connect 4.x): MirrorMaker's internal topics (`mm2….internal`), replicas, and
+/// Kafka's own (`__…`).
+pub const TOPICS_EXCLUDE_DEFAULT: &str = r"mm2.*\.internal, .*\.replica, __.*";
+/// `groups`: consumer groups (regular expressions) whose offsets are checkpointed.
+pub const GROUPS_CONFIG: &str = "groups";
+/// Its default: every group.
+pub const GROUPS_DEFAULT: &str = ".*";
+/// `groups.exclude`: consumer groups (regular expressions) never checkpointed.
+pub const GROUPS_EXCLUDE_CONFIG: &str = "groups.exclude";
+/// Its default: console consumers, Connect's sink connectors' groups, Kafka's own.
+pub const GROUPS_EXCLUDE_DEFAULT: &str = "console-consumer-.*, connect-.*, __.*";
+
+/// An include and an exclude list, each compiled into one alternation; an empty list matches
+/// nothing (a blank `topics=` replicates no topic).
+#[derive(Debug, Clone)]
+pub struct NameFilter {
+    include: Option<JavaRegex>,
+    exclude: Option<JavaRegex>,
+}
+
+impl NameFilter {
+    /// The topic filter of `props` (`topics`, `topics.exclude`, with their defaults).
+    pub fn topics(props: &Props) -> Result<NameFilter, String> {
+        NameFilter::new(
+            props,
+            (TOPICS_CONFIG, TOPICS_DEFAULT),
+            (TOPICS_EXCLUDE_CONFIG, TOPICS_EXCLUDE_DEFAULT),
+        )
+    }
+
+    /// The group filter of `props` (`groups`, `groups.exclude`, with their defaults).
+    pub fn groups(props: &Props) -> Result<NameFilter, String> {
+        NameFilter::new(
+            props,
+            (GROUPS_CONFIG, GROUPS_DEFAULT),
+            (GROUPS_EXCLUDE_CONFIG, GROUPS_EXCLUDE_DEFAULT),
+        )
+    }
+
+    fn new(
+        props: &Props,
+        include: (&str, &str),
+        exclude: (&str, &str),
+    ) -> Result<NameFilter, String> {
+        let compile = |(key, default): (&str, &str)| {
+            let value = props.get(key).map(String::as_str).unwrap_or(default);
+            let items = list(value);
+            if items.iter().any(|i| i.is_empty()) {
+                return Err(format!("Configuration '{key}' values must not be empty."));
+            }
+            compile_list(&items).map_err(|e| {
+                format!("Invalid value {value} for configuration {key}: not a regular expression list ({e})")
+            })
+        };
+        Ok(NameFilter {
+            include: compile(include)?,
+            exclude: compile(exclude)?,
+        })
+    }
+
+    /// Whether `name` is replicated: it matches an included expression and no excluded one
+    /// (`shouldReplicateTopic` / `shouldReplicateGroup`).
+    pub fn accepts(&self, name: &str) -> bool {
+        let matches = |re: &Option<JavaRegex>| re.as_ref().is_some_and(|re| re.matches(name));
+        matches(&self.include) && !matches(&self.exclude)
+    }
+}
+
+/// A Connect LIST value: trimmed, split at commas with the white space around them, empty
+/// items kept (Connect 4.x then refuses them, as [`NameFilter`] does); a blank value is the
+/// empty list.
+fn list(value: &str) -> Vec<&str> {
+    let trimmed = value.trim_matches(|c: char| c <= ' ');
+    if trimmed.is_empty() {
+        return Vec::new();
+    }
+    trimmed
+        .split(',')
+        .map(|s| s.trim_matches(|c: char| c.is_ascii_whitespace() || c == '\u{b}'))
+        .collect()
+}
+
+/// `items` joined into one alternation; `None` for an empty list (which matches nothing).
+fn compile_list(items: &[&str]) -> Result<Option<JavaRegex>, String> {
+    if items.is_empty() {
+        return Ok(None);
+    }
+    JavaRegex::new(&items.join("|")).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn props(pairs: &[(&str, &str)]) -> Props {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_skip_internal_topics_and_connect_groups() {
+        let topics = NameFilter::topics(&Props::new()).unwrap();
+        assert!(topics.accepts("orders"));
+        for t in [
+            "mm2-offset-syncs.B.internal",
+            "a.replica",
+            "__consumer_offsets",
+        ] {
+            assert!(!topics.accepts(t), "{t}");
+        }
+        // Connect 4.x replicates other `.internal` topics (3.x's default excluded them).
+        assert!(topics.accepts("connect-configs.internal"));
+        let groups = NameFilter::groups(&Props::new()).unwrap();
+        assert!(groups.accepts("billing"));
+        for g in ["connect-sink", "console-consumer-1", "__x"] {
+            assert!(!groups.accepts(g), "{g}");
+        }
+    }
+
+    #[test]
+    fn lists_are_whole_matches_and_blank_matches_nothing() {
+        let f = NameFilter::topics(&props(&[("topics", " orders , pay.* ")])).unwrap();
+        assert!(f.accepts("orders") && f.accepts("payments"));
+        assert!(!f.accepts("orders2") && !f.accepts("xpay"));
+        let none = NameFilter::topics(&props(&[("topics", "  ")])).unwrap();
+        assert!(!none.accepts("orders"));
+        let e = NameFilter::topics(&props(&[("topics.exclude", "(")])).unwrap_err();
+        assert!(e.contains("topics.exclude"), "{e}");
+        let e = NameFilter::topics(&props(&[("topics", "orders,")])).unwrap_err();
+        assert_eq!(e, "Configuration 'topics' values must not be empty.");
+    }
+}
