@@ -13,7 +13,13 @@
  *     -> the record's key and value as hex, and its source partition as JSON where the
  *        connector commits one;
  *   {"kind":"sourcePartition","topic":"t","partition":0,"cluster":"A"}
- *     -> MirrorSourceTask's source partition and offset as JSON.
+ *     -> MirrorSourceTask's source partition and offset as JSON;
+ *   {"kind":"mm2","props":{...}}
+ *     -> MirrorMakerConfig of an mm2.properties: its flows (sorted "A->B"), each cluster's
+ *        clusterProps, each flow's workerConfig and its three connectors' connectorBaseConfig,
+ *        or {"error":message};
+ *   {"kind":"names"}
+ *     -> the settings MirrorClientConfig defines and those the three connectors define.
  *
  * It lives in org.apache.kafka.connect.mirror to call the package-private serializers.
  */
@@ -26,9 +32,15 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import org.apache.kafka.common.TopicPartition;
 
 public class MirrorVectors {
@@ -147,7 +159,54 @@ public class MirrorVectors {
         return r;
     }
 
+    private static ObjectNode sorted(Map<String, String> m) {
+        ObjectNode o = JSON.createObjectNode();
+        for (Map.Entry<String, String> e : new TreeMap<>(m).entrySet()) o.put(e.getKey(), e.getValue());
+        return o;
+    }
+
+    private static ObjectNode mm2(JsonNode c) {
+        ObjectNode r = JSON.createObjectNode();
+        MirrorMakerConfig config;
+        try {
+            config = new MirrorMakerConfig(props(c.get("props")));
+        } catch (RuntimeException e) {
+            r.put("error", e.getMessage());
+            return r;
+        }
+        List<String> pairs = new ArrayList<>();
+        ObjectNode workers = r.putObject("workers");
+        ObjectNode connectors = r.putObject("connectors");
+        for (SourceAndTarget st : config.clusterPairs()) {
+            pairs.add(st.toString());
+            workers.set(st.toString(), sorted(config.workerConfig(st)));
+            ObjectNode cs = connectors.putObject(st.toString());
+            cs.set("Source", sorted(config.connectorBaseConfig(st, MirrorSourceConnector.class)));
+            cs.set("Checkpoint", sorted(config.connectorBaseConfig(st, MirrorCheckpointConnector.class)));
+            cs.set("Heartbeat", sorted(config.connectorBaseConfig(st, MirrorHeartbeatConnector.class)));
+        }
+        Collections.sort(pairs);
+        r.set("pairs", JSON.valueToTree(pairs));
+        ObjectNode clusters = r.putObject("clusterProps");
+        for (String cluster : new TreeSet<>(config.clusters())) clusters.set(cluster, sorted(config.clusterProps(cluster)));
+        return r;
+    }
+
+    private static ObjectNode names() {
+        ObjectNode r = JSON.createObjectNode();
+        r.set("client", JSON.valueToTree(new TreeSet<>(MirrorClientConfig.CLIENT_CONFIG_DEF.names())));
+        Set<String> all = new TreeSet<>(MirrorSourceConfig.CONNECTOR_CONFIG_DEF.names());
+        all.addAll(MirrorCheckpointConfig.CONNECTOR_CONFIG_DEF.names());
+        all.addAll(MirrorHeartbeatConfig.CONNECTOR_CONFIG_DEF.names());
+        r.set("connectors", JSON.valueToTree(all));
+        return r;
+    }
+
     public static void main(String[] args) throws Exception {
+        // Anything Apache's classes log to standard output (MirrorMakerConfig sets up plugin
+        // loading) goes to standard error; standard output carries only the answers.
+        java.io.PrintStream answers = System.out;
+        System.setOut(System.err);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
         StringBuilder out = new StringBuilder();
@@ -155,9 +214,14 @@ public class MirrorVectors {
             if (line.isBlank()) continue;
             JsonNode c = JSON.readTree(line);
             String kind = c.get("kind").asText();
-            ObjectNode r = kind.equals("policy") ? policy(c) : kind.equals("filter") ? filter(c) : record(c);
+            ObjectNode r = kind.equals("policy") ? policy(c)
+                : kind.equals("filter") ? filter(c)
+                : kind.equals("mm2") ? mm2(c)
+                : kind.equals("names") ? names()
+                : record(c);
             out.append(JSON.writeValueAsString(r)).append('\n');
         }
-        System.out.print(out);
+        answers.print(out);
+        answers.flush();
     }
 }

@@ -18,6 +18,9 @@ use std::process::{Command, Stdio};
 use serde_json::{json, Value as Json};
 use tributary_api::Props;
 use tributary_plugins::mirror::filter::NameFilter;
+use tributary_plugins::mirror::maker_config::{
+    MirrorConnector, MirrorMakerConfig, CLIENT_SECURITY_CONFIGS, CONNECTOR_CONFIGS,
+};
 use tributary_plugins::mirror::policy::ReplicationPolicy;
 use tributary_plugins::mirror::records::{self, Checkpoint, Heartbeat, OffsetSync};
 
@@ -156,7 +159,81 @@ fn cases() -> Vec<Json> {
     for (s, t, ts) in [("A", "B", 1_700_000_000_000i64), ("us-east", "", 0)] {
         out.push(json!({"kind": "heartbeat", "source": s, "target": t, "timestamp": ts}));
     }
+    out.push(json!({"kind": "names"}));
+    for mm2 in mm2_files() {
+        out.push(json!({"kind": "mm2", "props": mm2}));
+    }
     out
+}
+
+/// `mm2.properties` files: Apache's documented example, and settings at every level.
+fn mm2_files() -> Vec<Json> {
+    vec![
+        // Apache's example (connect-mirror-maker.properties), as shipped.
+        json!({
+            "clusters": "A, B",
+            "A.bootstrap.servers": "A_host1:9092, A_host2:9092, A_host3:9092",
+            "B.bootstrap.servers": "B_host1:9092, B_host2:9092, B_host3:9092",
+            "replication.factor": "1",
+            "checkpoints.topic.replication.factor": "1",
+            "heartbeats.topic.replication.factor": "1",
+            "offset-syncs.topic.replication.factor": "1",
+            "offset.storage.replication.factor": "1",
+            "status.storage.replication.factor": "1",
+            "config.storage.replication.factor": "1",
+            "A->B.enabled": "true",
+            "A->B.topics": ".*",
+            "B->A.enabled": "true",
+            "B->A.topics": ".*",
+        }),
+        // Three clusters, one flow off, heartbeats off for one pair, security at the top level
+        // and per cluster, client overrides, worker and converter settings, unknown keys.
+        json!({
+            "clusters": "us-east,us-west , eu",
+            "us-east.bootstrap.servers": "e:9092",
+            "us-west.bootstrap.servers": "w:9092",
+            "eu.bootstrap.servers": "eu:9092",
+            "security.protocol": "SASL_SSL",
+            "sasl.mechanism": "SCRAM-SHA-512",
+            "eu.security.protocol": "SSL",
+            "eu.ssl.truststore.location": "/etc/eu.jks",
+            "us-east.consumer.max.poll.records": "1000",
+            "us-east.producer.ssl.truststore.location": "/etc/east-producer.jks",
+            "us-west.admin.request.timeout.ms": "5000",
+            "us-east->us-west.enabled": "true",
+            "us-east->us-west.topics": "orders.*, payments",
+            "us-east->us-west.emit.checkpoints.interval.seconds": "5",
+            "us-east->eu.enabled": "TRUE",
+            "us-east->eu.emit.heartbeats.enabled": "false",
+            "eu->us-east.emit.heartbeats.enabled": "false",
+            "us-west->eu.enabled": "false",
+            "topics.exclude": ".*\\.tmp",
+            "groups": "billing.*",
+            "sync.topic.acls.enabled": "false",
+            "replication.policy.separator": "_",
+            "replication.policy.class": "org.apache.kafka.connect.mirror.DefaultReplicationPolicy",
+            "offset.storage.partitions": "5",
+            "config.storage.topic": "my-configs",
+            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "key.converter.schemas.enable": "false",
+            "tasks.max": "4",
+            "task.shutdown.graceful.timeout.ms": "1000",
+            "worker.id": "w1",
+            "unknown.setting": "x",
+            "dedicated.mode.enable.internal.rest": "true",
+        }),
+        // Heartbeats off everywhere and no flow enabled: no flow at all.
+        json!({"clusters": "A, B", "emit.heartbeats.enabled": "false"}),
+        // One cluster, duplicates.
+        json!({"clusters": "A, A", "A.bootstrap.servers": "a:1"}),
+        // No clusters.
+        json!({"A.bootstrap.servers": "a:1"}),
+    ]
+}
+
+fn sorted_json(p: &Props) -> Json {
+    let m: std::collections::BTreeMap<&String, &String> = p.iter().collect();
+    json!(m)
 }
 
 /// Tributary's answer to `case`, in the Java program's shape.
@@ -227,6 +304,53 @@ fn tributary(case: &Json) -> Json {
             assert_eq!(Heartbeat::decode(&r.key(), &r.value()).unwrap(), r);
             json!({"key": hex(&r.key()), "value": hex(&r.value()),
                    "partition": serde_json::to_string(&r.source_partition()).unwrap()})
+        }
+        "names" => {
+            let mut client: Vec<&str> = CLIENT_SECURITY_CONFIGS.to_vec();
+            client.push("bootstrap.servers");
+            client.sort();
+            let mut all: Vec<&str> = CONNECTOR_CONFIGS
+                .iter()
+                .chain(CLIENT_SECURITY_CONFIGS)
+                .copied()
+                .collect();
+            all.sort();
+            json!({"client": client, "connectors": all})
+        }
+        "mm2" => {
+            let c = match MirrorMakerConfig::parse(props(&case["props"])) {
+                Ok(c) => c,
+                Err(e) => return json!({"error": e}),
+            };
+            let mut workers = serde_json::Map::new();
+            let mut connectors = serde_json::Map::new();
+            let mut pairs = Vec::new();
+            for (s, t) in c.cluster_pairs() {
+                let flow = format!("{s}->{t}");
+                workers.insert(flow.clone(), sorted_json(&c.worker_config(&s, &t)));
+                let mut cs = serde_json::Map::new();
+                for (label, k) in [
+                    ("Source", MirrorConnector::Source),
+                    ("Checkpoint", MirrorConnector::Checkpoint),
+                    ("Heartbeat", MirrorConnector::Heartbeat),
+                ] {
+                    cs.insert(
+                        label.into(),
+                        sorted_json(&c.connector_base_config(&s, &t, k)),
+                    );
+                }
+                connectors.insert(flow.clone(), Json::Object(cs));
+                pairs.push(flow);
+            }
+            pairs.sort();
+            let mut clusters: Vec<&String> = c.clusters().iter().collect();
+            clusters.sort();
+            let cluster_props: serde_json::Map<String, Json> = clusters
+                .into_iter()
+                .map(|k| (k.clone(), sorted_json(&c.cluster_props(k))))
+                .collect();
+            json!({"workers": workers, "connectors": connectors, "pairs": pairs,
+                   "clusterProps": cluster_props})
         }
         "sourcePartition" => json!({
             "partition": serde_json::to_string(&records::source_partition(

@@ -4,6 +4,8 @@
 //!   `IdentityReplicationPolicy`): remote topic names and MirrorMaker's internal topic names;
 //! - [`filter`]: the default topic and group filters (`topics`, `topics.exclude`, `groups`,
 //!   `groups.exclude`);
+//! - [`maker_config`]: dedicated mode's `mm2.properties` (`MirrorMakerConfig`): the flows, and
+//!   the worker and connector configurations of each;
 //! - [`records`]: offset syncs, checkpoints and heartbeats byte for byte as Java writes them,
 //!   and the source partitions and offsets the connectors commit.
 //!
@@ -12,5 +14,6 @@
 //! `plugin.path`.
 
 pub mod filter;
+pub mod maker_config;
 pub mod policy;
 pub mod records;
