@@ -122,6 +122,10 @@ pub struct BrokerState {
     pub positions: HashMap<TopicPartition, i64>,
     pub paused: HashSet<TopicPartition>,
     pub rebalances: VecDeque<Rebalance>,
+    /// Rebalances due at a later poll call: (the call's number, counted from 1, the rebalance).
+    pub scheduled: Vec<(u64, Rebalance)>,
+    /// Poll calls so far.
+    pub polls: u64,
     /// The next commits to fail (retriably).
     pub failing_commits: usize,
     /// The next seeks to refuse (the partition not fetching yet).
@@ -168,6 +172,14 @@ impl MemoryBroker {
     /// Scripts a rebalance for the consumer's next poll.
     pub fn rebalance(&self, r: Rebalance) {
         self.state().rebalances.push_back(r);
+    }
+
+    /// Scripts a rebalance for the consumer's poll call `calls` calls from now (1: the next),
+    /// so it can fall in the middle of one turn of the loop, after records were polled.
+    pub fn rebalance_in_polls(&self, calls: u64, r: Rebalance) {
+        let mut s = self.state();
+        let at = s.polls + calls;
+        s.scheduled.push((at, r));
     }
 
     /// The group's committed offset of `tp`.
@@ -256,6 +268,16 @@ impl SinkConsumer for MemoryConsumer {
     }
 
     fn poll(&self, timeout: Duration) -> Option<Result<MemoryRecord, String>> {
+        {
+            let mut s = self.broker.state();
+            s.polls += 1;
+            let now = s.polls;
+            let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut s.scheduled)
+                .into_iter()
+                .partition(|(at, _)| *at <= now);
+            s.scheduled = later;
+            s.rebalances.extend(due.into_iter().map(|(_, r)| r));
+        }
         loop {
             // Each callback runs without the broker's lock: it calls back into the consumer.
             let next = self.broker.state().rebalances.pop_front();
@@ -310,8 +332,18 @@ impl SinkConsumer for MemoryConsumer {
         None
     }
 
+    /// Leaves the group: as librdkafka's consumer does, the assigned partitions are revoked
+    /// through the listener (which runs after the task stopped, at shutdown).
     fn unsubscribe(&self) {
-        self.broker.state().unsubscribed = true;
+        let assigned: Vec<TopicPartition> = {
+            let mut s = self.broker.state();
+            s.unsubscribed = true;
+            s.assigned.iter().cloned().collect()
+        };
+        if !assigned.is_empty() {
+            self.listener.revoked(self, &assigned);
+            self.broker.state().assigned.clear();
+        }
     }
 }
 

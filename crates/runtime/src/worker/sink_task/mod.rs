@@ -27,7 +27,7 @@
 //! is called on every turn, with no records when none are ready.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -121,6 +121,12 @@ struct Shared {
     /// state, the redelivery and the task's requests (after a rebalance or a change of any).
     pauses_stale: bool,
     failure: Option<ConnectError>,
+    /// Partitions revoked during the consumer's last poll call: records of theirs the loop's
+    /// poll returned before are dropped, not delivered (their next owner reads them).
+    revoked_in_poll: Vec<TopicPartition>,
+    /// The task was stopped (at shutdown): later rebalance callbacks (the consumer's own
+    /// revocation as it leaves the group) do nothing, as Connect's `taskStopped` check does.
+    stopped: bool,
 }
 
 impl Shared {
@@ -190,11 +196,16 @@ impl Shared {
 /// records; on assignment, pause what must not fetch yet and `open` the new partitions.
 struct SinkRebalance {
     shared: Arc<Mutex<Shared>>,
+    /// Counts revocations, so the loop's poll sees one without taking the lock per record.
+    revocations: Arc<AtomicU64>,
 }
 
 impl RebalanceListener for SinkRebalance {
     fn revoked(&self, consumer: &dyn ConsumerOps, revoked: &[TopicPartition]) {
         let mut shared = self.shared.lock().unwrap();
+        if shared.stopped {
+            return;
+        }
         if let Err(e) = commit(consumer, &mut shared, Some(revoked)) {
             tracing::warn!("commit on revocation failed: {e}");
         }
@@ -216,6 +227,10 @@ impl RebalanceListener for SinkRebalance {
         shared
             .pending
             .retain(|p| !revoked.iter().any(|tp| p.consumed_from(tp)));
+        // Nor those the current poll returned before this revocation (still in the loop's
+        // poll buffer, not yet in `pending`).
+        shared.revoked_in_poll.extend(revoked.iter().cloned());
+        self.revocations.fetch_add(1, Ordering::Release);
     }
 
     fn assigned(&self, consumer: &dyn ConsumerOps, assigned: &[TopicPartition]) {
@@ -429,6 +444,8 @@ struct SinkLoop<C> {
     /// The records of a turn's poll before they join the pending queue: one buffer kept for
     /// every turn (a record is moved into it and out again, no buffer grown per poll).
     polled: Vec<Pending>,
+    /// Revocations so far (the rebalance listener counts them).
+    revocations: Arc<AtomicU64>,
 }
 
 impl<C: SinkConsumer> SinkLoop<C> {
@@ -517,9 +534,13 @@ impl<C: SinkConsumer> SinkLoop<C> {
             held: HashSet::new(),
             pauses_stale: false,
             failure: None,
+            revoked_in_poll: Vec::new(),
+            stopped: false,
         }));
+        let revocations = Arc::new(AtomicU64::new(0));
         let listener = Arc::new(SinkRebalance {
             shared: shared.clone(),
+            revocations: revocations.clone(),
         });
         let consumer = clients.consumer(listener, counters.clone())?;
         consumer.subscribe(&subscription(&task_config)?)?;
@@ -543,6 +564,7 @@ impl<C: SinkConsumer> SinkLoop<C> {
             pauses_applied: None,
             clock,
             polled: Vec::new(),
+            revocations,
         })
     }
 
@@ -641,9 +663,22 @@ impl<C: SinkConsumer> SinkLoop<C> {
             counters: &self.counters,
         };
         let mut polled = std::mem::take(&mut self.polled);
-        let room = MAX_BATCH.saturating_sub(self.shared.lock().unwrap().pending.len());
+        let mut revocations = self.revocations.load(Ordering::Acquire);
+        let room = {
+            let mut s = self.shared.lock().unwrap();
+            s.revoked_in_poll.clear();
+            MAX_BATCH.saturating_sub(s.pending.len())
+        };
         loop {
-            match self.consumer.poll(wait) {
+            let next = self.consumer.poll(wait);
+            // A revocation inside that poll: what was polled before it of the revoked
+            // partitions goes (Connect removes a revoked partition's records from its batch).
+            let now = self.revocations.load(Ordering::Acquire);
+            if now != revocations {
+                revocations = now;
+                drop_revoked(&self.shared, &mut polled);
+            }
+            match next {
                 None => break,
                 Some(Ok(msg)) => {
                     self.counters
@@ -676,7 +711,13 @@ impl<C: SinkConsumer> SinkLoop<C> {
     /// redelivery is not due yet.
     fn deliver(&mut self, mut polled: Vec<Pending>, paused: bool) -> ConnectResult<()> {
         let mut s = self.shared.lock().unwrap();
+        let n = polled.len();
         s.pending.extend(polled.drain(..));
+        // Kept for the next turn; a buffer grown by a busy spell shrinks when polls get small
+        // (an idle task keeps a few entries, not a full batch).
+        if n < polled.capacity() / 4 {
+            polled.shrink_to(n.max(16));
+        }
         self.polled = polled;
         if let Some(e) = s.failure.take() {
             return Err(e);
@@ -759,6 +800,7 @@ impl<C: SinkConsumer> SinkLoop<C> {
         let call = self.counters.metrics.call(s.instance, TaskCall::Stop);
         let close = s.task.close(&assigned);
         let stop = s.task.stop();
+        s.stopped = true;
         drop(call);
         self.chain.close();
         self.counters.record_stop();
@@ -842,6 +884,16 @@ fn rewind(consumer: &dyn ConsumerOps, s: &mut Shared) {
 /// in Connect), then advances the offsets to commit. A retriable failure puts the batch back
 /// at the front of `pending` and schedules its redelivery after the task's `timeout`, or
 /// `until_commit` when it set none; other failures fail the task.
+/// Drops from `polled` (the records polled before the consumer's last poll call) those of the
+/// partitions revoked during that call; the list is taken, so records polled after a partition
+/// came back are kept.
+fn drop_revoked(shared: &Mutex<Shared>, polled: &mut Vec<Pending>) {
+    let revoked = std::mem::take(&mut shared.lock().unwrap().revoked_in_poll);
+    if !revoked.is_empty() {
+        polled.retain(|p| !revoked.iter().any(|tp| p.consumed_from(tp)));
+    }
+}
+
 fn deliver(
     s: &mut Shared,
     errant: Option<&WorkerErrantRecordReporter>,
@@ -850,7 +902,13 @@ fn deliver(
     clock: &dyn Clock,
     until_commit: impl FnOnce() -> Duration,
 ) -> ConnectResult<()> {
-    let mut batch: Vec<SinkRecord> = Vec::with_capacity(s.pending.len().min(MAX_BATCH));
+    // Sized exactly when nothing is held (every entry up to the limit is taken).
+    let capacity = if s.held.is_empty() {
+        s.pending.len().min(MAX_BATCH)
+    } else {
+        0
+    };
+    let mut batch: Vec<SinkRecord> = Vec::with_capacity(capacity);
     let mut raws: Vec<RawRecord> = Vec::new();
     let mut consumed: Vec<(TopicPartition, i64)> = Vec::new();
     s.take_batch(|p| match p {

@@ -455,6 +455,93 @@ fn a_revocation_commits_what_was_delivered_closes_and_drops_what_was_not() {
 }
 
 #[test]
+fn records_polled_before_a_revocation_in_the_same_turn_are_not_delivered() {
+    let mut h = started(Setup::default());
+    h.broker.rebalance(Rebalance::Assign(vec![tp(0), tp(1)]));
+    h.turn();
+    h.broker.append_n(&tp(0), 4);
+    // The second poll call of the next turn revokes partition 0: the loop has one of its
+    // records in hand by then (the consumer alternates partitions, partition 1 is empty).
+    h.broker
+        .rebalance_in_polls(2, Rebalance::Revoke(vec![tp(0)]));
+    h.turn();
+    h.turn();
+    assert!(
+        h.delivered_offsets(0).is_empty(),
+        "a revoked partition's records reached put: {:?}",
+        h.delivered_offsets(0)
+    );
+    assert_eq!(
+        h.broker.committed(&tp(0)),
+        None,
+        "nothing of partition 0 committed"
+    );
+    // Later commits never name the revoked partition (its new owner commits it).
+    h.broker.append_n(&tp(1), 2);
+    h.turn_until(200, "a commit of partition 1", |h| {
+        h.journal.commits().iter().any(|c| c.contains_key(&tp(1)))
+    });
+    assert!(
+        h.journal.commits().iter().all(|c| !c.contains_key(&tp(0))),
+        "{:?}",
+        h.journal.commits()
+    );
+    // Back to this task: every record of partition 0 is delivered, once each.
+    h.broker.rebalance(Rebalance::Assign(vec![tp(0)]));
+    h.turn_until(200, "partition 0 delivered", |h| {
+        h.delivered_offsets(0).len() == 4
+    });
+    assert_eq!(h.delivered_offsets(0), vec![0, 1, 2, 3]);
+}
+
+#[test]
+fn records_polled_after_a_partition_comes_back_in_the_same_turn_are_delivered() {
+    let mut h = started(Setup::default());
+    h.broker.rebalance(Rebalance::Assign(vec![tp(0)]));
+    h.turn();
+    h.broker.append_n(&tp(0), 3);
+    // Revoked and assigned again inside the second poll call (an eager rebalance), which then
+    // returns the first record again (the position went back to the committed offset).
+    h.broker
+        .rebalance_in_polls(2, Rebalance::Revoke(vec![tp(0)]));
+    h.broker
+        .rebalance_in_polls(2, Rebalance::Assign(vec![tp(0)]));
+    h.turn_until(200, "every record delivered", |h| {
+        h.delivered_offsets(0).len() >= 3
+    });
+    h.turn();
+    assert_eq!(
+        h.delivered_offsets(0),
+        vec![0, 1, 2],
+        "each record once, in order"
+    );
+}
+
+#[test]
+fn a_stopped_task_is_not_called_by_the_consumers_revocation_when_it_leaves() {
+    let mut h = started(Setup::default());
+    h.broker.append_n(&tp(0), 2);
+    h.broker.rebalance(Rebalance::Assign(vec![tp(0)]));
+    h.turn_until(3, "delivered", |h| h.journal.delivered().len() == 2);
+    h.shut_down(Ok(())).unwrap();
+    assert!(h.broker.state().unsubscribed);
+    // The consumer left the group after `stop` (its revocation ran then): the task saw
+    // nothing after its `stop`, as Connect skips a stopped task's revocation.
+    let events = h.journal.events();
+    let stop = events
+        .iter()
+        .position(|e| matches!(e, Event::Stop))
+        .expect("stopped");
+    assert!(
+        events[stop + 1..]
+            .iter()
+            .all(|e| !matches!(e, Event::Close(_) | Event::PreCommit(_) | Event::Commit(_))),
+        "called after stop: {:?}",
+        &events[stop + 1..]
+    );
+}
+
+#[test]
 fn a_retriable_put_failure_pauses_every_partition_and_redelivers_after_the_tasks_timeout() {
     let mut h = started(Setup::default());
     h.broker.rebalance(Rebalance::Assign(vec![tp(0), tp(1)]));
