@@ -19,7 +19,11 @@
  *        clusterProps, each flow's workerConfig and its three connectors' connectorBaseConfig,
  *        or {"error":message};
  *   {"kind":"names"}
- *     -> the settings MirrorClientConfig defines and those the three connectors define.
+ *     -> the settings MirrorClientConfig defines and those the three connectors define;
+ *   {"kind":"offsetSyncs","maxLag":n,"steps":[["record",topic,partition,up,down]|["promote"]]}
+ *     -> OffsetSyncWriter's pending and delayed syncs after each step;
+ *   {"kind":"taskConfigs","props":{...},"partitions":[[topic,partition],...],"maxTasks":n}
+ *     -> MirrorSourceConnector's task configs for those known partitions.
  *
  * It lives in org.apache.kafka.connect.mirror to call the package-private serializers.
  */
@@ -202,6 +206,44 @@ public class MirrorVectors {
         return r;
     }
 
+    private static com.fasterxml.jackson.databind.node.ArrayNode syncs(Map<TopicPartition, OffsetSync> m) {
+        com.fasterxml.jackson.databind.node.ArrayNode a = JSON.createArrayNode();
+        for (OffsetSync s : m.values()) {
+            a.add(JSON.createArrayNode().add(s.topicPartition().topic()).add(s.topicPartition().partition())
+                .add(s.upstreamOffset()).add(s.downstreamOffset()));
+        }
+        return a;
+    }
+
+    private static ObjectNode taskConfigs(JsonNode c) {
+        List<TopicPartition> parts = new ArrayList<>();
+        for (JsonNode p : c.get("partitions")) parts.add(new TopicPartition(p.get(0).asText(), p.get(1).asInt()));
+        MirrorSourceConnector connector = new MirrorSourceConnector(parts, new MirrorSourceConfig(props(c.get("props"))));
+        ObjectNode r = JSON.createObjectNode();
+        com.fasterxml.jackson.databind.node.ArrayNode tasks = r.putArray("tasks");
+        for (Map<String, String> t : connector.taskConfigs(c.get("maxTasks").asInt())) tasks.add(sorted(t));
+        return r;
+    }
+
+    private static ObjectNode offsetSyncs(JsonNode c) {
+        OffsetSyncWriter w = new OffsetSyncWriter(null, "unused",
+            new java.util.concurrent.Semaphore(10), c.get("maxLag").asLong());
+        ObjectNode r = JSON.createObjectNode();
+        com.fasterxml.jackson.databind.node.ArrayNode states = r.putArray("states");
+        for (JsonNode step : c.get("steps")) {
+            if (step.get(0).asText().equals("promote")) {
+                w.promoteDelayedOffsetSyncs();
+            } else {
+                w.maybeQueueOffsetSyncs(new TopicPartition(step.get(1).asText(), step.get(2).asInt()),
+                    step.get(3).asLong(), step.get(4).asLong());
+            }
+            ObjectNode st = states.addObject();
+            st.set("pending", syncs(w.getPendingOffsetSyncs()));
+            st.set("delayed", syncs(w.getDelayedOffsetSyncs()));
+        }
+        return r;
+    }
+
     public static void main(String[] args) throws Exception {
         // Anything Apache's classes log to standard output (MirrorMakerConfig sets up plugin
         // loading) goes to standard error; standard output carries only the answers.
@@ -218,6 +260,8 @@ public class MirrorVectors {
                 : kind.equals("filter") ? filter(c)
                 : kind.equals("mm2") ? mm2(c)
                 : kind.equals("names") ? names()
+                : kind.equals("offsetSyncs") ? offsetSyncs(c)
+                : kind.equals("taskConfigs") ? taskConfigs(c)
                 : record(c);
             out.append(JSON.writeValueAsString(r)).append('\n');
         }

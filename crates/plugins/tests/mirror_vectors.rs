@@ -17,10 +17,12 @@ use std::process::{Command, Stdio};
 
 use serde_json::{json, Value as Json};
 use tributary_api::Props;
+use tributary_plugins::mirror::assignment;
 use tributary_plugins::mirror::filter::NameFilter;
 use tributary_plugins::mirror::maker_config::{
     MirrorConnector, MirrorMakerConfig, CLIENT_SECURITY_CONFIGS, CONNECTOR_CONFIGS,
 };
+use tributary_plugins::mirror::offset_syncs::OffsetSyncQueue;
 use tributary_plugins::mirror::policy::ReplicationPolicy;
 use tributary_plugins::mirror::records::{self, Checkpoint, Heartbeat, OffsetSync};
 
@@ -48,6 +50,8 @@ fn cases() -> Vec<Json> {
         json!({"replication.policy.separator": "--",
                "replication.policy.internal.topic.separator.enabled": "TRUE"}),
         json!({"replication.policy.separator": ""}),
+        json!({"replication.policy.separator": "\\E"}),
+        json!({"replication.policy.separator": "|"}),
         json!({"replication.policy.internal.topic.separator.enabled": "false"}),
         json!({"replication.policy.class": "org.apache.kafka.connect.mirror.IdentityReplicationPolicy",
                "source.cluster.alias": "A"}),
@@ -72,6 +76,9 @@ fn cases() -> Vec<Json> {
         "A_orders",
         "B_A_orders",
         "A--orders",
+        "A---orders",
+        "A\\Eorders",
+        "A|orders",
         "A.checkpoints.internal",
         "A_checkpoints_internal",
         "mm2-offset-syncs.A.internal",
@@ -98,6 +105,9 @@ fn cases() -> Vec<Json> {
         ("topics", json!({"topics": "  "})),
         ("topics", json!({"topics": "orders,"})),
         ("topics", json!({"topics": "a,,b"})),
+        ("topics", json!({"topics": "a,a"})),
+        ("topics", json!({"topics": ",,"})),
+        ("topics", json!({"topics": "(", "topics.exclude": "a,"})),
         (
             "topics",
             json!({"topics": "orders(", "topics.exclude": "x"}),
@@ -160,10 +170,97 @@ fn cases() -> Vec<Json> {
         out.push(json!({"kind": "heartbeat", "source": s, "target": t, "timestamp": ts}));
     }
     out.push(json!({"kind": "names"}));
+    let base = json!({"source.cluster.alias": "A", "target.cluster.alias": "B",
+                      "connector.class": "org.apache.kafka.connect.mirror.MirrorSourceConnector",
+                      "name": "m", "tasks.max": "3"});
+    let parts = json!([
+        ["orders", 0],
+        ["orders", 1],
+        ["a-b", 2],
+        ["x", 0],
+        ["orders", 2]
+    ]);
+    for max_tasks in [1, 2, 3, 5, 9] {
+        out.push(json!({"kind": "taskConfigs", "props": base, "partitions": parts, "maxTasks": max_tasks}));
+    }
+    out.push(json!({"kind": "taskConfigs", "props": base, "partitions": [], "maxTasks": 3}));
+    for enabled in ["false", "FALSE", " false ", "true"] {
+        let mut p = base.clone();
+        p["enabled"] = json!(enabled);
+        out.push(json!({"kind": "taskConfigs", "props": p, "partitions": parts, "maxTasks": 2}));
+    }
+    for (max_lag, steps) in offset_sync_runs() {
+        out.push(json!({"kind": "offsetSyncs", "maxLag": max_lag, "steps": steps}));
+    }
     for mm2 in mm2_files() {
         out.push(json!({"kind": "mm2", "props": mm2}));
     }
     out
+}
+
+/// Runs of the offset-sync queue: replicated records (`["record", topic, partition, upstream,
+/// downstream]`) and commits (`["promote"]`), contiguous, with gaps, truncations, lags around
+/// `offset.lag.max` and several partitions interleaved; one pseudo-random run.
+fn offset_sync_runs() -> Vec<(i64, Vec<Json>)> {
+    let rec = |t: &str, p: i32, up: i64, down: i64| json!(["record", t, p, up, down]);
+    let promote = || json!(["promote"]);
+    let mut runs = vec![
+        (
+            3,
+            vec![
+                rec("t", 0, 0, 10),
+                rec("t", 0, 1, 11),
+                rec("t", 0, 2, 12),
+                rec("t", 0, 3, 13),
+                rec("t", 0, 4, 14),
+                promote(),
+                rec("t", 0, 5, 15),
+                promote(),
+                promote(),
+            ],
+        ),
+        (
+            100,
+            vec![
+                rec("t", 0, 0, 0),
+                rec("u", 1, 5, 0),
+                rec("t", 0, 1, 1),
+                rec("t", 0, 3, 2),
+                rec("u", 1, 6, 1),
+                rec("t", 0, 4, 0),
+                rec("t", 0, 5, 1),
+                promote(),
+                rec("u", 1, 7, 2),
+                rec("t", 0, 6, 2),
+            ],
+        ),
+        (0, vec![rec("t", 0, 0, 0), rec("t", 0, 1, 1), promote()]),
+    ];
+    // Pseudo-random: 3 partitions, mostly contiguous, sometimes a gap, a truncation or a commit.
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let mut up = [0i64; 3];
+    let mut down = [0i64; 3];
+    let mut steps = Vec::new();
+    for _ in 0..300 {
+        let p = next(3) as usize;
+        match next(20) {
+            0 => steps.push(promote()),
+            1 => up[p] += 1 + next(5) as i64,
+            2 => down[p] = down[p].saturating_sub(next(10) as i64),
+            _ => {}
+        }
+        steps.push(rec("r", p as i32, up[p], down[p]));
+        up[p] += 1;
+        down[p] += 1;
+    }
+    runs.push((7, steps));
+    runs
 }
 
 /// `mm2.properties` files: Apache's documented example, and settings at every level.
@@ -228,6 +325,27 @@ fn mm2_files() -> Vec<Json> {
         json!({"clusters": "A, A", "A.bootstrap.servers": "a:1"}),
         // No clusters.
         json!({"A.bootstrap.servers": "a:1"}),
+        // Empty cluster aliases, a bad protocol, a bad boolean: refused.
+        json!({"clusters": "A,,B"}),
+        json!({"clusters": " , "}),
+        json!({"clusters": "A, B", "security.protocol": "bogus"}),
+        json!({"clusters": "A, B", "dedicated.mode.enable.internal.rest": "yes"}),
+        // Aliases that prefix each other, top-level keys the connectors define, exact prefixes,
+        // an enabled flag with spaces (false in Java).
+        json!({
+            "clusters": "A, A.B",
+            "A.bootstrap.servers": "a:1",
+            "A.B.bootstrap.servers": "ab:1",
+            "A.consumer": "x",
+            "bootstrap.servers": "top:1",
+            "name": "my-name",
+            "enabled": "true",
+            "target.cluster.alias": "T",
+            "replication.policy": "rp",
+            "task": "t",
+            "security.protocol": "ssl",
+            "A->A.B.enabled": " true",
+        }),
     ]
 }
 
@@ -279,8 +397,9 @@ fn tributary(case: &Json) -> Json {
                 upstream_offset: i("upstream"),
                 downstream_offset: i("downstream"),
             };
-            assert_eq!(OffsetSync::decode(&r.key(), &r.value()).unwrap(), r);
-            json!({"key": hex(&r.key()), "value": hex(&r.value())})
+            let key = r.key().unwrap();
+            assert_eq!(OffsetSync::decode(&key, &r.value()).unwrap(), r);
+            json!({"key": hex(&key), "value": hex(&r.value())})
         }
         "checkpoint" => {
             let r = Checkpoint {
@@ -291,8 +410,9 @@ fn tributary(case: &Json) -> Json {
                 downstream_offset: i("downstream"),
                 metadata: s("metadata"),
             };
-            assert_eq!(Checkpoint::decode(&r.key(), &r.value()).unwrap(), r);
-            json!({"key": hex(&r.key()), "value": hex(&r.value()),
+            let (key, value) = (r.key().unwrap(), r.value().unwrap());
+            assert_eq!(Checkpoint::decode(&key, &value).unwrap(), r);
+            json!({"key": hex(&key), "value": hex(&value),
                    "partition": serde_json::to_string(&r.source_partition()).unwrap()})
         }
         "heartbeat" => {
@@ -301,9 +421,57 @@ fn tributary(case: &Json) -> Json {
                 target_cluster_alias: s("target"),
                 timestamp: i("timestamp"),
             };
-            assert_eq!(Heartbeat::decode(&r.key(), &r.value()).unwrap(), r);
-            json!({"key": hex(&r.key()), "value": hex(&r.value()),
+            let key = r.key().unwrap();
+            assert_eq!(Heartbeat::decode(&key, &r.value()).unwrap(), r);
+            json!({"key": hex(&key), "value": hex(&r.value()),
                    "partition": serde_json::to_string(&r.source_partition()).unwrap()})
+        }
+        "taskConfigs" => {
+            let parts: Vec<(String, i32)> = case["partitions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| {
+                    (
+                        p[0].as_str().unwrap().to_string(),
+                        p[1].as_i64().unwrap() as i32,
+                    )
+                })
+                .collect();
+            let configs =
+                assignment::task_configs(&props(&case["props"]), &parts, i("maxTasks") as usize)
+                    .unwrap();
+            for c in &configs {
+                let back = assignment::task_partitions(c).unwrap();
+                assert!(back.iter().all(|p| parts.contains(p)), "{back:?}");
+            }
+            json!({"tasks": configs.iter().map(sorted_json).collect::<Vec<_>>()})
+        }
+        "offsetSyncs" => {
+            let mut q = OffsetSyncQueue::new(i("maxLag"));
+            let list = |it: &mut dyn Iterator<Item = &OffsetSync>| -> Json {
+                it.map(|s| json!([s.topic, s.partition, s.upstream_offset, s.downstream_offset]))
+                    .collect()
+            };
+            let mut states = Vec::new();
+            for step in case["steps"].as_array().unwrap() {
+                if step[0] == "promote" {
+                    q.promote_delayed();
+                } else {
+                    q.record(
+                        (
+                            step[1].as_str().unwrap().to_string(),
+                            step[2].as_i64().unwrap() as i32,
+                        ),
+                        step[3].as_i64().unwrap(),
+                        step[4].as_i64().unwrap(),
+                    );
+                }
+                states.push(
+                    json!({"pending": list(&mut q.pending()), "delayed": list(&mut q.delayed())}),
+                );
+            }
+            json!({"states": states})
         }
         "names" => {
             let mut client: Vec<&str> = CLIENT_SECURITY_CONFIGS.to_vec();
@@ -382,14 +550,20 @@ fn mirror_maker_policies_filters_and_records_match_apaches() {
         ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("running java");
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap();
-    assert!(out.status.success(), "MirrorVectors failed");
+    // Java's log (the plugin scanner's complaints about classes missing from this narrow
+    // classpath) is shown only when the run fails.
+    assert!(
+        out.status.success(),
+        "MirrorVectors failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let java: Vec<Json> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()

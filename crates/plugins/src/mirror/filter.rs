@@ -55,12 +55,17 @@ impl NameFilter {
         include: (&str, &str),
         exclude: (&str, &str),
     ) -> Result<NameFilter, String> {
-        let compile = |(key, default): (&str, &str)| {
+        // Both lists are read (and refused) before either is compiled, as Java reads its
+        // config before compiling the patterns.
+        fn read<'a>(
+            props: &Props,
+            (key, default): (&'a str, &str),
+        ) -> Result<(&'a str, String, Vec<String>), String> {
             let value = props.get(key).map(String::as_str).unwrap_or(default);
-            let items = list(value);
-            if items.iter().any(|i| i.is_empty()) {
-                return Err(format!("Configuration '{key}' values must not be empty."));
-            }
+            super::config_list(key, value).map(|items| (key, value.to_string(), items))
+        }
+        let (include, exclude) = (read(props, include)?, read(props, exclude)?);
+        let compile = |(key, value, items): (&str, String, Vec<String>)| {
             compile_list(&items).map_err(|e| {
                 format!("Invalid value {value} for configuration {key}: not a regular expression list ({e})")
             })
@@ -79,22 +84,8 @@ impl NameFilter {
     }
 }
 
-/// A Connect LIST value: trimmed, split at commas with the white space around them, empty
-/// items kept (Connect 4.x then refuses them, as [`NameFilter`] does); a blank value is the
-/// empty list.
-fn list(value: &str) -> Vec<&str> {
-    let trimmed = value.trim_matches(|c: char| c <= ' ');
-    if trimmed.is_empty() {
-        return Vec::new();
-    }
-    trimmed
-        .split(',')
-        .map(|s| s.trim_matches(|c: char| c.is_ascii_whitespace() || c == '\u{b}'))
-        .collect()
-}
-
 /// `items` joined into one alternation; `None` for an empty list (which matches nothing).
-fn compile_list(items: &[&str]) -> Result<Option<JavaRegex>, String> {
+fn compile_list(items: &[String]) -> Result<Option<JavaRegex>, String> {
     if items.is_empty() {
         return Ok(None);
     }

@@ -31,6 +31,9 @@ pub const CONFIG_PROVIDERS_CONFIG: &str = "config.providers";
 /// `emit.heartbeats.enabled`: whether a flow emits heartbeats (default true), so a flow that is
 /// not enabled still runs its heartbeat connector.
 pub const EMIT_HEARTBEATS_ENABLED_CONFIG: &str = "emit.heartbeats.enabled";
+/// `dedicated.mode.enable.internal.rest`: KIP-710's internal REST server (BOOLEAN, default
+/// false).
+pub const ENABLE_INTERNAL_REST_CONFIG: &str = "dedicated.mode.enable.internal.rest";
 /// The converter MirrorMaker's workers default to.
 pub const BYTE_ARRAY_CONVERTER: &str = "org.apache.kafka.connect.converters.ByteArrayConverter";
 
@@ -216,24 +219,34 @@ pub struct MirrorMakerConfig {
 }
 
 impl MirrorMakerConfig {
-    /// Reads `props` (an `mm2.properties` file's entries). Errors as Java's (`Missing required
-    /// configuration "clusters" which has no default value.`), and for `config.providers`,
-    /// which Tributary's dedicated mode does not support yet.
+    /// Reads `props` (an `mm2.properties` file's entries). Errors as Java's: `clusters` missing
+    /// (`Missing required configuration "clusters" which has no default value.`) or with an
+    /// empty item, `security.protocol` not a protocol, `dedicated.mode.enable.internal.rest` not
+    /// a boolean; and `config.providers`, which Tributary's dedicated mode does not support yet.
+    /// Other settings are checked where they are used (the workers', the connectors').
     pub fn parse(props: Props) -> Result<MirrorMakerConfig, String> {
         let Some(clusters) = props.get(CLUSTERS_CONFIG) else {
             return Err(format!(
                 "Missing required configuration \"{CLUSTERS_CONFIG}\" which has no default value."
             ));
         };
-        let mut seen = BTreeSet::new();
-        let clusters: Vec<String> = list(clusters)
-            .into_iter()
-            .filter(|c| seen.insert(c.to_string()))
-            .map(str::to_string)
-            .collect();
+        let clusters = super::config_list(CLUSTERS_CONFIG, clusters)?;
+        if let Some(protocol) = props.get("security.protocol") {
+            const PROTOCOLS: [&str; 4] = ["SASL_SSL", "PLAINTEXT", "SSL", "SASL_PLAINTEXT"];
+            if !PROTOCOLS.iter().any(|p| p.eq_ignore_ascii_case(protocol)) {
+                return Err(format!(
+                    "Invalid value {protocol} for configuration security.protocol: String must be \
+                     one of (case insensitive): {}",
+                    PROTOCOLS.join(", ")
+                ));
+            }
+        }
+        if let Some(v) = props.get(ENABLE_INTERNAL_REST_CONFIG) {
+            super::config_bool(ENABLE_INTERNAL_REST_CONFIG, v)?;
+        }
         if props
             .get(CONFIG_PROVIDERS_CONFIG)
-            .is_some_and(|v| !list(v).is_empty())
+            .is_some_and(|v| !v.trim().is_empty())
         {
             return Err(format!(
                 "{CONFIG_PROVIDERS_CONFIG}: config providers are not supported by Tributary's \
@@ -254,7 +267,7 @@ impl MirrorMakerConfig {
     /// The flows `(source, target)` that run (`clusterPairs`): those enabled
     /// (`A->B.enabled=true`) and those emitting heartbeats (`emit.heartbeats.enabled`, top
     /// level or `A->B.`, default true), which is every pair unless heartbeats are turned off.
-    /// Sorted.
+    /// Sorted (Java lists them in its `HashSet`'s order, which nothing depends on).
     pub fn cluster_pairs(&self) -> Vec<(String, String)> {
         let global_heartbeats = self
             .raw
@@ -408,15 +421,6 @@ impl MirrorMakerConfig {
 /// Java's `Boolean.parseBoolean`: `true` in any case, anything else false.
 fn java_bool(v: &str) -> bool {
     v.eq_ignore_ascii_case("true")
-}
-
-/// A Connect LIST value: trimmed, split at commas with the white space around them.
-fn list(value: &str) -> Vec<&str> {
-    let trimmed = value.trim_matches(|c: char| c <= ' ');
-    if trimmed.is_empty() {
-        return Vec::new();
-    }
-    trimmed.split(',').map(str::trim).collect()
 }
 
 /// The entries whose key starts with `prefix` and is longer, with `prefix` removed (Kafka's

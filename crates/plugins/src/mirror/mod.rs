@@ -1,11 +1,14 @@
 //! MirrorMaker 2 natively (issue #44): the pieces of Apache's `connect-mirror` and
 //! `connect-mirror-client` that every MirrorMaker connector shares, with Java's behaviour.
+//! - [`assignment`]: the source partitions shared among MirrorSourceConnector's tasks;
 //! - [`policy`]: replication policies (`DefaultReplicationPolicy`,
 //!   `IdentityReplicationPolicy`): remote topic names and MirrorMaker's internal topic names;
 //! - [`filter`]: the default topic and group filters (`topics`, `topics.exclude`, `groups`,
 //!   `groups.exclude`);
 //! - [`maker_config`]: dedicated mode's `mm2.properties` (`MirrorMakerConfig`): the flows, and
 //!   the worker and connector configurations of each;
+//! - [`offset_syncs`]: when the source task writes offset syncs (`offset.lag.max`, gaps,
+//!   truncation, the commit's promotion of delayed syncs, at most ten in flight);
 //! - [`records`]: offset syncs, checkpoints and heartbeats byte for byte as Java writes them,
 //!   and the source partitions and offsets the connectors commit.
 //!
@@ -13,7 +16,43 @@
 //! `MirrorHeartbeatConnector`) are not native yet: they run as Apache's Java classes from
 //! `plugin.path`.
 
+pub mod assignment;
 pub mod filter;
 pub mod maker_config;
+pub mod offset_syncs;
 pub mod policy;
 pub mod records;
+
+/// A Connect LIST setting as Connect 4.x reads MirrorMaker's (`ConfigDef` LIST with
+/// `ValidList.anyNonDuplicateValues`): the value trimmed, split at commas with the ASCII white
+/// space around them, repeated items dropped (the first kept), a blank value the empty list,
+/// and an empty item refused (`Configuration '<key>' values must not be empty.`).
+pub fn config_list(key: &str, value: &str) -> Result<Vec<String>, String> {
+    let trimmed = value.trim_matches(|c: char| c <= ' ');
+    if trimmed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut items: Vec<String> = Vec::new();
+    for item in trimmed.split(',') {
+        let item = item.trim_matches(|c: char| c.is_ascii_whitespace() || c == '\u{b}');
+        if !items.iter().any(|i| i == item) {
+            items.push(item.to_string());
+        }
+    }
+    if items.iter().any(String::is_empty) {
+        return Err(format!("Configuration '{key}' values must not be empty."));
+    }
+    Ok(items)
+}
+
+/// A Connect BOOLEAN setting: `true` or `false` in any case, white space around ignored;
+/// anything else refused as Connect refuses it.
+pub fn config_bool(key: &str, value: &str) -> Result<bool, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(format!(
+            "Invalid value {value} for configuration {key}: Expected value to be either true or false"
+        )),
+    }
+}

@@ -11,7 +11,8 @@
 //!   names them so that heartbeats still trace the path they travelled.
 //!
 //! Every method answers exactly as the Java class does for the same configuration, edge cases
-//! included (`conformance/java/MirrorVectors.java` checks them against Apache's classes).
+//! included (`conformance/java/MirrorVectors.java` checks them against Apache's classes). One
+//! extension: `replication.policy.class` also accepts the two classes' simple names.
 
 use tributary_api::Props;
 
@@ -146,11 +147,11 @@ impl ReplicationPolicy {
         match &self.kind {
             PolicyKind::Identity { .. } if !looks_like_heartbeat(topic) => Some(topic.to_string()),
             _ => {
+                // The source is everything before the first separator, so the rest follows it.
                 let source = self.topic_source(topic)?;
                 topic
                     .get(source.len() + self.separator.len()..)
                     .map(str::to_string)
-                    .or(Some(String::new()))
             }
         }
     }

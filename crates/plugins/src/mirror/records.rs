@@ -34,12 +34,12 @@ pub struct OffsetSync {
 }
 
 impl OffsetSync {
-    /// The record key (`topic`, `partition`).
-    pub fn key(&self) -> Vec<u8> {
+    /// The record key (`topic`, `partition`). Errors: a topic longer than a STRING holds.
+    pub fn key(&self) -> Result<Vec<u8>, String> {
         let mut w = Writer::default();
-        w.string(&self.topic);
+        w.string("topic", &self.topic)?;
         w.int32(self.partition);
-        w.0
+        Ok(w.0)
     }
 
     /// The record value (`upstreamOffset`, `offset`).
@@ -77,23 +77,25 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
-    /// The record key (`group`, `topic`, `partition`).
-    pub fn key(&self) -> Vec<u8> {
+    /// The record key (`group`, `topic`, `partition`). Errors: a field longer than a STRING
+    /// holds.
+    pub fn key(&self) -> Result<Vec<u8>, String> {
         let mut w = Writer::default();
-        w.string(&self.group);
-        w.string(&self.topic);
+        w.string("group", &self.group)?;
+        w.string("topic", &self.topic)?;
         w.int32(self.partition);
-        w.0
+        Ok(w.0)
     }
 
-    /// The record value (version 0, `upstreamOffset`, `offset`, `metadata`).
-    pub fn value(&self) -> Vec<u8> {
+    /// The record value (version 0, `upstreamOffset`, `offset`, `metadata`). Errors: metadata
+    /// longer than a STRING holds (32,767 bytes).
+    pub fn value(&self) -> Result<Vec<u8>, String> {
         let mut w = Writer::default();
         w.int16(VERSION);
         w.int64(self.upstream_offset);
         w.int64(self.downstream_offset);
-        w.string(&self.metadata);
-        w.0
+        w.string("metadata", &self.metadata)?;
+        Ok(w.0)
     }
 
     /// Reads a record written by [`Checkpoint::key`] / [`Checkpoint::value`] or by Java (the
@@ -136,12 +138,13 @@ pub struct Heartbeat {
 }
 
 impl Heartbeat {
-    /// The record key (`sourceClusterAlias`, `targetClusterAlias`).
-    pub fn key(&self) -> Vec<u8> {
+    /// The record key (`sourceClusterAlias`, `targetClusterAlias`). Errors: an alias longer
+    /// than a STRING holds.
+    pub fn key(&self) -> Result<Vec<u8>, String> {
         let mut w = Writer::default();
-        w.string(&self.source_cluster_alias);
-        w.string(&self.target_cluster_alias);
-        w.0
+        w.string("sourceClusterAlias", &self.source_cluster_alias)?;
+        w.string("targetClusterAlias", &self.target_cluster_alias)?;
+        Ok(w.0)
     }
 
     /// The record value (version 0, `timestamp`).
@@ -191,8 +194,9 @@ pub fn source_partition(topic: &str, partition: i32, source_cluster_alias: &str)
     ])
 }
 
-/// The source offset MirrorMaker's connectors commit: `{"offset": offset}` (the next upstream
-/// record's offset for the source connector; 0 for checkpoints and heartbeats).
+/// The source offset MirrorMaker's connectors commit: `{"offset": offset}` (for the source
+/// connector the replicated record's own upstream offset, so a restarted task seeks to the
+/// one after it; 0 for checkpoints and heartbeats).
 pub fn source_offset(offset: i64) -> SourceMap {
     let mut map = SourceMap::new();
     map.insert("offset".to_string(), Json::from(offset));
@@ -223,12 +227,18 @@ impl Writer {
     fn int64(&mut self, v: i64) {
         self.0.extend_from_slice(&v.to_be_bytes());
     }
-    /// A STRING: a 16-bit length, then UTF-8. Longer strings than 32,767 bytes cannot be
-    /// written (Java fails too); topic names, group ids and aliases never are.
-    fn string(&mut self, s: &str) {
-        let len = i16::try_from(s.len()).unwrap_or(i16::MAX);
+    /// A STRING: a 16-bit length, then UTF-8. A string longer than 32,767 bytes cannot be
+    /// written: the error is Java's `SchemaException` message.
+    fn string(&mut self, field: &str, s: &str) -> Result<(), String> {
+        let len = i16::try_from(s.len()).map_err(|_| {
+            format!(
+                "Error writing field '{field}': String length {} is larger than the maximum string length.",
+                s.len()
+            )
+        })?;
         self.int16(len);
-        self.0.extend_from_slice(&s.as_bytes()[..len as usize]);
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
     }
 }
 
@@ -288,12 +298,12 @@ mod tests {
             downstream_offset: 42,
         };
         assert_eq!(
-            sync.key(),
+            sync.key().unwrap(),
             [&[0, 6][..], b"orders", &[0, 0, 0, 3]].concat(),
             "a STRING is a 16-bit length and the bytes"
         );
         assert_eq!(
-            OffsetSync::decode(&sync.key(), &sync.value()).unwrap(),
+            OffsetSync::decode(&sync.key().unwrap(), &sync.value()).unwrap(),
             sync
         );
         let cp = Checkpoint {
@@ -304,14 +314,33 @@ mod tests {
             downstream_offset: 5,
             metadata: String::new(),
         };
-        assert_eq!(&cp.value()[..2], &[0, 0], "version 0 first");
-        assert_eq!(Checkpoint::decode(&cp.key(), &cp.value()).unwrap(), cp);
+        assert_eq!(&cp.value().unwrap()[..2], &[0, 0], "version 0 first");
+        assert_eq!(
+            Checkpoint::decode(&cp.key().unwrap(), &cp.value().unwrap()).unwrap(),
+            cp
+        );
+        let long = Checkpoint {
+            metadata: "m".repeat(32_768),
+            ..cp.clone()
+        };
+        assert_eq!(
+            long.value().unwrap_err(),
+            "Error writing field 'metadata': String length 32768 is larger than the maximum string length."
+        );
+        let longest = Checkpoint {
+            metadata: "m".repeat(32_767),
+            ..cp
+        };
+        assert!(longest.value().is_ok());
         let hb = Heartbeat {
             source_cluster_alias: "A".into(),
             target_cluster_alias: "B".into(),
             timestamp: 1_700_000_000_000,
         };
-        assert_eq!(Heartbeat::decode(&hb.key(), &hb.value()).unwrap(), hb);
+        assert_eq!(
+            Heartbeat::decode(&hb.key().unwrap(), &hb.value()).unwrap(),
+            hb
+        );
     }
 
     #[test]
