@@ -197,6 +197,36 @@ pub fn read_samples(b: &[u8]) -> Result<Vec<tributary_api::metrics::Sample>, Cod
     Ok(out)
 }
 
+/// The first byte of an envelope whose value is null under a required schema: Java's
+/// JsonConverter cannot write that (`Conversion error: null value for field that is required`)
+/// though Connect passes such values on (a MirrorMaker tombstone is `Schema.BYTES_SCHEMA` with
+/// a null value), so `Codec.encode` writes this byte and then the envelope of the schema made
+/// optional. No JSON text starts with it.
+pub const NULL_UNDER_REQUIRED_SCHEMA: u8 = 0;
+
+/// Connect data from an envelope the bridge wrote (`Codec.encode`): the JsonConverter
+/// envelope, or [`NULL_UNDER_REQUIRED_SCHEMA`] and the envelope of a null value whose schema
+/// is made required again here. Errors: an envelope the JsonConverter cannot read.
+pub fn envelope_data(
+    envelope: &tributary_json::JsonConverter,
+    topic: &str,
+    bytes: Option<&[u8]>,
+) -> tributary_api::ConnectResult<tributary_api::data::SchemaAndValue> {
+    use tributary_api::converter::Converter as _;
+    match bytes {
+        Some([NULL_UNDER_REQUIRED_SCHEMA, rest @ ..]) => {
+            let mut data = envelope.to_connect_data(topic, Some(rest))?;
+            if let Some(schema) = data.schema.take() {
+                let mut required = (*schema).clone();
+                required.optional = false;
+                data.schema = Some(std::sync::Arc::new(required));
+            }
+            Ok(data)
+        }
+        other => envelope.to_connect_data(topic, other),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,5 +256,24 @@ mod tests {
         let mut o = PartitionOffsets::new();
         o.insert(TopicPartition::new("t", 3), 42);
         assert_eq!(read_offsets(&write_offsets(&o)).unwrap(), o);
+    }
+
+    #[test]
+    fn a_null_under_a_required_schema_crosses_with_its_schema_required() {
+        use tributary_api::data::{Schema, Value};
+        let envelope = tributary_json::JsonConverter::new();
+        let optional_bytes = br#"{"schema":{"type":"bytes","optional":true},"payload":null}"#;
+        let plain = envelope_data(&envelope, "t", Some(optional_bytes)).unwrap();
+        assert!(plain.schema.as_ref().unwrap().optional);
+        let marked: Vec<u8> = std::iter::once(NULL_UNDER_REQUIRED_SCHEMA)
+            .chain(optional_bytes.iter().copied())
+            .collect();
+        let data = envelope_data(&envelope, "t", Some(&marked)).unwrap();
+        assert_eq!(data.value, Value::Null);
+        assert_eq!(
+            *data.schema.unwrap(),
+            *Schema::bytes_schema(),
+            "Schema.BYTES_SCHEMA again"
+        );
     }
 }

@@ -273,9 +273,7 @@ impl Converter for JavaConverter {
         let data =
             self.instance
                 .call_with_headers("toConnectData", topic, &h.into_bytes(), value)?;
-        self.instance
-            .envelope
-            .to_connect_data(topic, data.as_deref())
+        crate::codec::envelope_data(&self.instance.envelope, topic, data.as_deref())
     }
 }
 
@@ -332,9 +330,7 @@ impl HeaderConverter for JavaHeaderConverter {
         let data = self
             .instance
             .call_with_key("toConnectHeader", topic, header_key, value)?;
-        self.instance
-            .envelope
-            .to_connect_data(topic, data.as_deref())
+        crate::codec::envelope_data(&self.instance.envelope, topic, data.as_deref())
     }
 }
 

@@ -199,21 +199,21 @@ impl JavaSourceTask {
             let topic = r.str().map_err(codec_err)?;
             let has_partition = r.u8().map_err(codec_err)? == 1;
             let partition = r.i32().map_err(codec_err)?;
-            let key = self
-                .envelope
-                .to_connect_data(&topic, r.bytes().map_err(codec_err)?)?;
-            let value = self
-                .envelope
-                .to_connect_data(&topic, r.bytes().map_err(codec_err)?)?;
+            let key =
+                crate::codec::envelope_data(&self.envelope, &topic, r.bytes().map_err(codec_err)?)?;
+            let value =
+                crate::codec::envelope_data(&self.envelope, &topic, r.bytes().map_err(codec_err)?)?;
             let has_ts = r.u8().map_err(codec_err)? == 1;
             let ts = r.i64().map_err(codec_err)?;
             let nh = r.count().map_err(codec_err)?;
             let mut headers = Headers::new();
             for _ in 0..nh {
                 let hk = r.str().map_err(codec_err)?;
-                let hv = self
-                    .envelope
-                    .to_connect_data(&topic, r.bytes().map_err(codec_err)?)?;
+                let hv = crate::codec::envelope_data(
+                    &self.envelope,
+                    &topic,
+                    r.bytes().map_err(codec_err)?,
+                )?;
                 headers.0.push(Header {
                     key: hk,
                     schema: hv.schema,
@@ -505,13 +505,13 @@ pub fn decode_sink_record(r: &mut Reader, envelope: &JsonConverter) -> ConnectRe
         2 => TimestampType::LogAppendTime,
         _ => TimestampType::NoTimestampType,
     };
-    let key = envelope.to_connect_data(&topic, r.bytes().map_err(codec_err)?)?;
-    let value = envelope.to_connect_data(&topic, r.bytes().map_err(codec_err)?)?;
+    let key = crate::codec::envelope_data(envelope, &topic, r.bytes().map_err(codec_err)?)?;
+    let value = crate::codec::envelope_data(envelope, &topic, r.bytes().map_err(codec_err)?)?;
     let nh = r.count().map_err(codec_err)?;
     let mut headers = Headers::new();
     for _ in 0..nh {
         let hk = r.str().map_err(codec_err)?;
-        let hv = envelope.to_connect_data(&topic, r.bytes().map_err(codec_err)?)?;
+        let hv = crate::codec::envelope_data(envelope, &topic, r.bytes().map_err(codec_err)?)?;
         headers.0.push(Header {
             key: hk,
             schema: hv.schema,

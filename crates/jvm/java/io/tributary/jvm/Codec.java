@@ -69,7 +69,55 @@ final class Codec {
      * record, source partitions and offsets) into the bytes that cross to Tributary.
      */
     static byte[] encode(JsonConverter c, String topic, Schema schema, Object value) {
+        if (value == null && schema != null && !schema.isOptional() && schema.defaultValue() == null) {
+            // Connect passes a null value under a required schema on (MirrorMaker's tombstones
+            // are BYTES_SCHEMA with a null value), but JsonConverter refuses to write it: the
+            // marker byte, then the envelope under the schema made optional; the Rust side
+            // (codec::envelope_data) makes it required again.
+            byte[] envelope = c.fromConnectData(topic, optionalCopy(schema), null);
+            byte[] out = new byte[envelope.length + 1];
+            out[0] = NULL_UNDER_REQUIRED_SCHEMA;
+            System.arraycopy(envelope, 0, out, 1, envelope.length);
+            return out;
+        }
         return c.fromConnectData(topic, schema, normalize(schema, value));
+    }
+
+    /** The first byte of an envelope of a null value under a required schema. */
+    static final byte NULL_UNDER_REQUIRED_SCHEMA = 0;
+
+    /** {@code schema} with everything kept but made optional. */
+    static Schema optionalCopy(Schema schema) {
+        org.apache.kafka.connect.data.SchemaBuilder b;
+        switch (schema.type()) {
+            case STRUCT:
+                b = org.apache.kafka.connect.data.SchemaBuilder.struct();
+                for (Field f : schema.fields()) {
+                    b.field(f.name(), f.schema());
+                }
+                break;
+            case ARRAY:
+                b = org.apache.kafka.connect.data.SchemaBuilder.array(schema.valueSchema());
+                break;
+            case MAP:
+                b = org.apache.kafka.connect.data.SchemaBuilder.map(schema.keySchema(), schema.valueSchema());
+                break;
+            default:
+                b = org.apache.kafka.connect.data.SchemaBuilder.type(schema.type());
+        }
+        if (schema.name() != null) {
+            b.name(schema.name());
+        }
+        if (schema.version() != null) {
+            b.version(schema.version());
+        }
+        if (schema.doc() != null) {
+            b.doc(schema.doc());
+        }
+        if (schema.parameters() != null) {
+            b.parameters(schema.parameters());
+        }
+        return b.optional().build();
     }
 
     /** The logical types JsonConverter converts by name, whose values are left as they are. */
