@@ -359,7 +359,9 @@ from confluent_kafka.schema_registry.avro import AvroDeserializer
 from confluent_kafka.schema_registry.json_schema import JSONDeserializer
 from confluent_kafka.serialization import SerializationContext, MessageField
 url, kind, topic, path = sys.argv[1:5]
-client = SchemaRegistryClient({"url": url})
+# A request the registry never answers (seen once) times out and is retried, instead of
+# hanging the test: the client has no timeout by default.
+client = SchemaRegistryClient({"url": url, "timeout": 30})
 if kind == "avro":
     deserializer = AvroDeserializer(client)
 elif kind == "protobuf":
