@@ -1,7 +1,7 @@
 /*
  * MirrorVectors: answers from Apache Kafka's MirrorMaker 2 classes (connect-mirror and
  * connect-mirror-client, from Maven Central) for crates/plugins/tests/mirror_vectors.rs, which
- * compares them with Tributary's native implementation (crates/plugins/src/mirror).
+ * compares them with Tributary's native implementation (crates/mirror).
  *
  * Reads JSON cases from stdin, one per line, and prints one JSON result per line:
  *   {"kind":"policy","props":{...},"alias":"A","topic":"t"}

@@ -132,6 +132,11 @@ pub struct PluginSet {
     /// Plugin metrics kept outside the worker's registry (the hosted JVM's), read at every
     /// scrape of `/metrics` (KIP-877).
     pub metric_collectors: Vec<crate::metrics::MetricCollector>,
+    /// Built-in connector classes that are previews: a Java plugin of the same class (from
+    /// `plugin.path`) is added beside the native one as another version (KIP-891) instead of
+    /// being shadowed by it, so the newest (the Java one) stays the default and the native one
+    /// runs when `connector.plugin.version` asks for its version.
+    pub previews: Vec<&'static str>,
 }
 
 impl PluginSet {
@@ -144,5 +149,6 @@ impl PluginSet {
         self.transformations.extend(other.transformations);
         self.predicates.extend(other.predicates);
         self.metric_collectors.extend(other.metric_collectors);
+        self.previews.extend(other.previews);
     }
 }

@@ -367,6 +367,7 @@ impl ShutdownSignal {
 async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, String> {
     let mut set = tributary_plugins::builtin();
     set.extend(tributary_registry::plugins());
+    set.extend(tributary_mirror::plugins());
     let list = |key: &str| -> Vec<String> {
         config
             .raw(key)
@@ -470,6 +471,10 @@ async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, St
                 class = c,
                 "Java transformation or predicate not used: the built-in class of that name runs natively"
             ),
+            // Transformations and predicates have no previews.
+            tributary_jvm::Merged::AddedBesidePreview(c) => {
+                tracing::info!(class = c, "Java transformation or predicate")
+            }
         }
     }
     for merged in tributary_jvm::merge(&mut set, java, &prefer_java) {
@@ -478,6 +483,10 @@ async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, St
             tributary_jvm::Merged::ReplacedNative(c) => tracing::info!(
                 class = c,
                 "Java connector plugin runs instead of the built-in class (tributary.plugins.prefer.java)"
+            ),
+            tributary_jvm::Merged::AddedBesidePreview(c) => tracing::info!(
+                class = c,
+                "Java connector plugin, the default version of its class; the native preview runs when connector.plugin.version names Tributary's version"
             ),
             tributary_jvm::Merged::ShadowedByNative(c) => tracing::warn!(
                 class = c,

@@ -129,10 +129,16 @@ pub enum Merged {
     ReplacedNative(&'static str),
     /// Left out: a built-in class of that name runs natively.
     ShadowedByNative(&'static str),
+    /// Added as another version beside a native preview of that class
+    /// ([`PluginSet::previews`]): the Java one is the default, the native one is chosen by
+    /// `connector.plugin.version`.
+    AddedBesidePreview(&'static str),
 }
 
 /// Adds Java connector plugins to `set`. A class that is also built in stays native unless
-/// `prefer_java` names it (class name), in which case the Java plugin replaces it.
+/// `prefer_java` names it (class name), in which case the Java plugin replaces it, or unless
+/// the built-in class is a preview ([`PluginSet::previews`]), in which case both are kept as
+/// versions of the class (KIP-891).
 pub fn merge(
     set: &mut PluginSet,
     java: Vec<ConnectorPlugin>,
@@ -151,6 +157,10 @@ pub fn merge(
         match native {
             None => {
                 out.push(Merged::Added(plugin.class));
+                set.connectors.push(plugin);
+            }
+            Some(_) if set.previews.contains(&plugin.class) => {
+                out.push(Merged::AddedBesidePreview(plugin.class));
                 set.connectors.push(plugin);
             }
             Some(_) if replaced.contains(&plugin.class) => {
@@ -218,5 +228,29 @@ mod tests {
         assert!(find("com.example.OtherConnector").is_hosted());
         // Nothing above started a JVM.
         assert!(!jvm_started());
+    }
+
+    #[test]
+    fn a_java_plugin_of_a_native_preview_is_kept_beside_it_as_another_version() {
+        let jvm = Arc::new(Jvm::new(JvmSettings::default()));
+        let class = "org.apache.kafka.connect.file.FileStreamSourceConnector";
+        let java = plugin_set(&jvm, &[desc(class, ConnectorType::Source)]);
+        let mut set = tributary_plugins::builtin();
+        set.previews.push(class);
+        assert_eq!(
+            merge(&mut set, java, &[]),
+            vec![Merged::AddedBesidePreview(class)]
+        );
+        let versions: Vec<(&str, bool)> = set
+            .connectors
+            .iter()
+            .filter(|p| p.class == class)
+            .map(|p| (p.version, p.is_hosted()))
+            .collect();
+        assert_eq!(
+            versions,
+            [(tributary_plugins::file::VERSION, false), ("4.1.1", true)],
+            "both versions, the native one first"
+        );
     }
 }

@@ -84,6 +84,57 @@ impl NameFilter {
     }
 }
 
+/// `config.properties.exclude`: the topic settings the source connector never copies to the
+/// target (`DefaultConfigPropertyFilter`).
+pub const CONFIG_PROPERTIES_EXCLUDE_CONFIG: &str = "config.properties.exclude";
+/// Its default (Connect 4.3's list, whose dots are regular expression wildcards, as in Java).
+pub const CONFIG_PROPERTIES_EXCLUDE_DEFAULT: &str = "follower.replication.throttled.replicas, leader.replication.throttled.replicas, message.timestamp.difference.max.ms, log.message.timestamp.before.max.ms, log.message.timestamp.after.max.ms, message.timestamp.type, unclean.leader.election.enable, min.insync.replicas";
+/// `use.defaults.from`: whose defaults a remote topic gets for settings the source topic has
+/// at their default (`target`, the default, leaves them out; `source` copies them).
+pub const USE_DEFAULTS_FROM_CONFIG: &str = "use.defaults.from";
+
+/// Which topic settings are copied to the remote topic (`DefaultConfigPropertyFilter`).
+#[derive(Debug, Clone)]
+pub struct ConfigPropertyFilter {
+    exclude: Option<JavaRegex>,
+    defaults_from_source: bool,
+}
+
+impl ConfigPropertyFilter {
+    /// The filter of a connector's settings. Errors: a list item that is not a regular
+    /// expression, named with the key.
+    pub fn new(props: &Props) -> Result<ConfigPropertyFilter, String> {
+        let key = CONFIG_PROPERTIES_EXCLUDE_CONFIG;
+        let value = props
+            .get(key)
+            .map(String::as_str)
+            .unwrap_or(CONFIG_PROPERTIES_EXCLUDE_DEFAULT);
+        let items = super::config_list(key, value)?;
+        let exclude = compile_list(&items).map_err(|e| {
+            format!("Invalid value {value} for configuration {key}: not a regular expression list ({e})")
+        })?;
+        let defaults_from_source = props
+            .get(USE_DEFAULTS_FROM_CONFIG)
+            .is_some_and(|v| v.trim() == "source");
+        Ok(ConfigPropertyFilter {
+            exclude,
+            defaults_from_source,
+        })
+    }
+
+    /// Whether `property` is copied (`shouldReplicateConfigProperty`): it matches no excluded
+    /// expression.
+    pub fn copies(&self, property: &str) -> bool {
+        !self.exclude.as_ref().is_some_and(|re| re.matches(property))
+    }
+
+    /// Whether a setting at the source's default is copied too
+    /// (`shouldReplicateSourceDefault`: `use.defaults.from=source`).
+    pub fn copies_source_defaults(&self) -> bool {
+        self.defaults_from_source
+    }
+}
+
 /// `items` joined into one alternation; `None` for an empty list (which matches nothing).
 fn compile_list(items: &[String]) -> Result<Option<JavaRegex>, String> {
     if items.is_empty() {

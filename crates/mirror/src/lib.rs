@@ -12,16 +12,47 @@
 //! - [`records`]: offset syncs, checkpoints and heartbeats byte for byte as Java writes them,
 //!   and the source partitions and offsets the connectors commit.
 //!
-//! The connectors themselves (`MirrorSourceConnector`, `MirrorCheckpointConnector`,
-//! `MirrorHeartbeatConnector`) are not native yet: they run as Apache's Java classes from
+//! - [`clients`]: the clients of the connectors' own clusters (`source.cluster.*`,
+//!   `target.cluster.*`, `consumer.*`, …) as `MirrorConnectorConfig` builds them;
+//! - [`source_connector`] and [`source_task`]: `MirrorSourceConnector` and `MirrorSourceTask`.
+//!
+//! [`plugins`] registers the native source connector as a *preview*: while Apache's class is
+//! on `plugin.path` it stays the default (the newest version) and the native one runs when a
+//! connector asks for it with `connector.plugin.version` set to Tributary's version; without
+//! Apache's jars the native one is the only version. `MirrorCheckpointConnector` and
+//! `MirrorHeartbeatConnector` are not native yet: they run as Apache's Java classes from
 //! `plugin.path`.
 
 pub mod assignment;
+pub mod clients;
 pub mod filter;
 pub mod maker_config;
 pub mod offset_syncs;
 pub mod policy;
 pub mod records;
+pub mod source_connector;
+pub mod source_task;
+
+use tributary_api::connector::ConnectorType;
+use tributary_api::plugin::{ConnectorPlugin, PluginSet, TaskFactory, TaskPlugin};
+
+/// The native MirrorMaker connectors and tasks, as previews (see the crate's documentation).
+pub fn plugins() -> PluginSet {
+    PluginSet {
+        connectors: vec![ConnectorPlugin::native(
+            source_connector::CONNECTOR_CLASS,
+            source_task::VERSION,
+            ConnectorType::Source,
+            || Box::new(source_connector::MirrorSourceConnector::new()),
+        )],
+        tasks: vec![TaskPlugin {
+            class: source_connector::TASK_CLASS,
+            new: TaskFactory::async_source(|| Box::new(source_task::MirrorSourceTask::new())),
+        }],
+        previews: vec![source_connector::CONNECTOR_CLASS],
+        ..PluginSet::default()
+    }
+}
 
 /// A Connect LIST setting as Connect 4.x reads MirrorMaker's (`ConfigDef` LIST with
 /// `ValidList.anyNonDuplicateValues`): the value trimmed, split at commas with the ASCII white

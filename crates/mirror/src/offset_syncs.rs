@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use indexmap::IndexMap;
 
-use super::records::OffsetSync;
+use crate::records::OffsetSync;
 
 /// Offset syncs in flight at most (Java's `MAX_OUTSTANDING_OFFSET_SYNCS`).
 pub const MAX_OUTSTANDING: usize = 10;

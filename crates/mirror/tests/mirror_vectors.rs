@@ -1,4 +1,4 @@
-//! Tributary's MirrorMaker 2 building blocks (`tributary_plugins::mirror`) against Apache's
+//! Tributary's MirrorMaker 2 building blocks (crate `tributary-mirror`) against Apache's
 //! own classes (connect-mirror and connect-mirror-client 4.3.1, the newest on Maven Central, on
 //! Connect 4.4.0's clients), live: `conformance/java/MirrorVectors.java` answers every case
 //! below with Apache's `DefaultReplicationPolicy` / `IdentityReplicationPolicy`,
@@ -17,14 +17,14 @@ use std::process::{Command, Stdio};
 
 use serde_json::{json, Value as Json};
 use tributary_api::Props;
-use tributary_plugins::mirror::assignment;
-use tributary_plugins::mirror::filter::NameFilter;
-use tributary_plugins::mirror::maker_config::{
+use tributary_mirror::assignment;
+use tributary_mirror::filter::NameFilter;
+use tributary_mirror::maker_config::{
     MirrorConnector, MirrorMakerConfig, CLIENT_SECURITY_CONFIGS, CONNECTOR_CONFIGS,
 };
-use tributary_plugins::mirror::offset_syncs::OffsetSyncQueue;
-use tributary_plugins::mirror::policy::ReplicationPolicy;
-use tributary_plugins::mirror::records::{self, Checkpoint, Heartbeat, OffsetSync};
+use tributary_mirror::offset_syncs::OffsetSyncQueue;
+use tributary_mirror::policy::ReplicationPolicy;
+use tributary_mirror::records::{self, Checkpoint, Heartbeat, OffsetSync};
 
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()

@@ -2,7 +2,6 @@
 //! - [`converters`]: `StringConverter`, `ByteArrayConverter`, `JsonConverter`,
 //!   `SimpleHeaderConverter`.
 //! - [`file`]: `FileStreamSourceConnector` / `FileStreamSinkConnector` and their tasks.
-//! - [`mirror`]: MirrorMaker 2's replication policies, filters and internal record formats.
 //! - [`testing`]: connectors for testing runtimes: Kafka's `VerifiableSource/Sink` and
 //!   `MockSource/Sink` connectors (`org.apache.kafka.connect.tools`) and Tributary's
 //!   `FlakySourceConnector`.
@@ -11,7 +10,6 @@
 
 pub mod converters;
 pub mod file;
-pub mod mirror;
 pub mod testing;
 
 use tributary_api::plugin::PluginSet;

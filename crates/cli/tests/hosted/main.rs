@@ -10,3 +10,4 @@ mod debezium_pipeline;
 mod hosted_registry_converter;
 mod java_plugins;
 mod java_transforms;
+mod mirror_native;

@@ -143,6 +143,7 @@ pub fn plugins() -> PluginSet {
             VERSION,
         )],
         metric_collectors: Vec::new(),
+        previews: Vec::new(),
     }
 }
 
