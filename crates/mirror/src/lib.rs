@@ -14,18 +14,19 @@
 //!
 //! - [`clients`]: the clients of the connectors' own clusters (`source.cluster.*`,
 //!   `target.cluster.*`, `consumer.*`, …) as `MirrorConnectorConfig` builds them;
-//! - [`source_connector`] and [`source_task`]: `MirrorSourceConnector` and `MirrorSourceTask`.
+//! - [`source_connector`] and [`source_task`]: `MirrorSourceConnector` and `MirrorSourceTask`;
+//! - [`heartbeat`]: `MirrorHeartbeatConnector` and `MirrorHeartbeatTask`.
 //!
-//! [`plugins`] registers the native source connector as a *preview*: while Apache's class is
+//! [`plugins`] registers the native source and heartbeat connectors as *previews*: while Apache's class is
 //! on `plugin.path` it stays the default (the newest version) and the native one runs when a
 //! connector asks for it with `connector.plugin.version` set to Tributary's version; without
-//! Apache's jars the native one is the only version. `MirrorCheckpointConnector` and
-//! `MirrorHeartbeatConnector` are not native yet: they run as Apache's Java classes from
-//! `plugin.path`.
+//! Apache's jars the native one is the only version. `MirrorCheckpointConnector` is not native
+//! yet: it runs as Apache's Java class from `plugin.path`.
 
 pub mod assignment;
 pub mod clients;
 pub mod filter;
+pub mod heartbeat;
 pub mod maker_config;
 pub mod offset_syncs;
 pub mod policy;
@@ -39,17 +40,34 @@ use tributary_api::plugin::{ConnectorPlugin, PluginSet, TaskFactory, TaskPlugin}
 /// The native MirrorMaker connectors and tasks, as previews (see the crate's documentation).
 pub fn plugins() -> PluginSet {
     PluginSet {
-        connectors: vec![ConnectorPlugin::native(
+        connectors: vec![
+            ConnectorPlugin::native(
+                source_connector::CONNECTOR_CLASS,
+                source_task::VERSION,
+                ConnectorType::Source,
+                || Box::new(source_connector::MirrorSourceConnector::new()),
+            ),
+            ConnectorPlugin::native(
+                heartbeat::CONNECTOR_CLASS,
+                source_task::VERSION,
+                ConnectorType::Source,
+                || Box::new(heartbeat::MirrorHeartbeatConnector::new()),
+            ),
+        ],
+        tasks: vec![
+            TaskPlugin {
+                class: source_connector::TASK_CLASS,
+                new: TaskFactory::async_source(|| Box::new(source_task::MirrorSourceTask::new())),
+            },
+            TaskPlugin {
+                class: heartbeat::TASK_CLASS,
+                new: TaskFactory::async_source(|| Box::new(heartbeat::MirrorHeartbeatTask::new())),
+            },
+        ],
+        previews: vec![
             source_connector::CONNECTOR_CLASS,
-            source_task::VERSION,
-            ConnectorType::Source,
-            || Box::new(source_connector::MirrorSourceConnector::new()),
-        )],
-        tasks: vec![TaskPlugin {
-            class: source_connector::TASK_CLASS,
-            new: TaskFactory::async_source(|| Box::new(source_task::MirrorSourceTask::new())),
-        }],
-        previews: vec![source_connector::CONNECTOR_CLASS],
+            heartbeat::CONNECTOR_CLASS,
+        ],
         ..PluginSet::default()
     }
 }

@@ -307,6 +307,50 @@ fn admin_pair(
     Ok((metadata, admin))
 }
 
+/// Creates `topic` on the `side` cluster, compacted with one partition, unless it exists
+/// (`MirrorUtils.createSinglePartitionCompactedTopic`); a topic made beforehand by an
+/// administrator is the usual locked-down setup, so a refusal to create it (authorization,
+/// an old broker) is logged at DEBUG, not an error. Errors: other failures, naming the topic.
+pub(crate) fn create_compacted_topic(
+    props: &Props,
+    side: Side,
+    role: &str,
+    topic: &str,
+    replication_factor: i32,
+    timeout: Duration,
+) -> ConnectResult<()> {
+    let (_, admin) = admin_pair(props, side, role)?;
+    let new_topic = NewTopic::new(topic, 1, TopicReplication::Fixed(replication_factor))
+        .set("cleanup.policy", "compact");
+    let options = AdminOptions::new()
+        .operation_timeout(Some(timeout))
+        .request_timeout(Some(timeout));
+    let results = futures::executor::block_on(admin.create_topics(&[new_topic], &options))
+        .map_err(|e| ConnectError::connect(format!("Could not create topic {topic}: {e}")))?;
+    for r in results {
+        match r {
+            Ok(t) => tracing::info!("Created topic {t}"),
+            Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
+            Err((t, code))
+                if matches!(
+                    code,
+                    RDKafkaErrorCode::TopicAuthorizationFailed
+                        | RDKafkaErrorCode::ClusterAuthorizationFailed
+                        | RDKafkaErrorCode::UnsupportedVersion
+                ) =>
+            {
+                tracing::debug!("Unable to create topic {t}: {code}; it must exist already")
+            }
+            Err((t, code)) => {
+                return Err(ConnectError::connect(format!(
+                    "Could not create topic {t}: {code}"
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Clusters {
     fn open(props: &Props, settings: Settings) -> ConnectResult<Clusters> {
         let (source_metadata, source_admin) =
@@ -336,55 +380,14 @@ impl Clusters {
             Side::Source => "offset-syncs-source-admin",
             Side::Target => "offset-syncs-target-admin",
         };
-        let (_, admin) = admin_pair(props, side, role)?;
-        let new_topic = NewTopic::new(
+        create_compacted_topic(
+            props,
+            side,
+            role,
             &topic,
-            1,
-            TopicReplication::Fixed(self.settings.offset_syncs_replication_factor),
+            self.settings.offset_syncs_replication_factor,
+            self.settings.admin_timeout,
         )
-        .set("cleanup.policy", "compact");
-        // A topic made beforehand by an administrator is the usual locked-down setup: a
-        // refusal to create it is not an error (`MirrorUtils.createCompactedTopic`).
-        self.create_topics(&admin, &[new_topic], "offset-syncs", true)
-    }
-
-    /// Creates `topics`; one that exists already is fine. Errors name the topic.
-    fn create_topics(
-        &self,
-        admin: &AdminClient<WorkerClientContext>,
-        topics: &[NewTopic<'_>],
-        what: &str,
-        refusal_is_fine: bool,
-    ) -> ConnectResult<()> {
-        let results = futures::executor::block_on(admin.create_topics(topics, &self.options()))
-            .map_err(|e| {
-                ConnectError::connect(format!("Could not create the {what} topics: {e}"))
-            })?;
-        for r in results {
-            match r {
-                Ok(t) => tracing::info!("Created {what} topic {t}"),
-                Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
-                Err((t, code))
-                    if refusal_is_fine
-                        && matches!(
-                            code,
-                            RDKafkaErrorCode::TopicAuthorizationFailed
-                                | RDKafkaErrorCode::ClusterAuthorizationFailed
-                                | RDKafkaErrorCode::UnsupportedVersion
-                        ) =>
-                {
-                    tracing::debug!(
-                        "Unable to create {what} topic {t}: {code}; it must exist already"
-                    )
-                }
-                Err((t, code)) => {
-                    return Err(ConnectError::connect(format!(
-                        "Could not create {what} topic {t}: {code}"
-                    )))
-                }
-            }
-        }
-        Ok(())
     }
 
     /// The partitions of `metadata`'s cluster's topics that `keep` accepts, sorted.
@@ -634,11 +637,11 @@ fn java_value(v: &serde_json::Value) -> String {
     }
 }
 
-/// `validateSourcePartitionString` (`cluster`, `topic`) and `validateSourcePartitionPartition`.
-fn validate_source_partition(partition: &SourceMap) -> ConnectResult<()> {
+/// `validateSourcePartitionString` of each of `keys`: present and a string.
+pub(crate) fn validate_string_keys(partition: &SourceMap, keys: &[&str]) -> ConnectResult<()> {
     let p = java_map(partition);
-    for key in ["cluster", "topic"] {
-        match partition.get(key) {
+    for key in keys {
+        match partition.get(*key) {
             None => {
                 return Err(ConnectError::connect(format!(
                     "Source partition {p} is missing the '{key}' key, which is required"
@@ -653,6 +656,13 @@ fn validate_source_partition(partition: &SourceMap) -> ConnectResult<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// `validateSourcePartitionString` (`cluster`, `topic`) and `validateSourcePartitionPartition`.
+fn validate_source_partition(partition: &SourceMap) -> ConnectResult<()> {
+    validate_string_keys(partition, &["cluster", "topic"])?;
+    let p = java_map(partition);
     match partition.get("partition") {
         None => Err(ConnectError::connect(format!(
             "Source partition {p} is missing the 'partition' key, which is required"
@@ -673,14 +683,22 @@ fn validate_source_partition(partition: &SourceMap) -> ConnectResult<()> {
     }
 }
 
-/// `validateSourceOffset`: an `offset` key, a non-negative integer.
-fn validate_source_offset(partition: &SourceMap, offset: &SourceMap) -> ConnectResult<()> {
+/// `validateSourceOffset`: an `offset` key, an integer, non-negative (or, with `only_zero`,
+/// zero).
+pub(crate) fn validate_offset(
+    partition: &SourceMap,
+    offset: &SourceMap,
+    only_zero: bool,
+) -> ConnectResult<()> {
     let (p, o) = (java_map(partition), java_map(offset));
     match offset.get("offset") {
         None => Err(ConnectError::connect(format!(
             "Source offset {o} for source partition {p} is missing the 'offset' key, which is required"
         ))),
         Some(v) => match v.as_i64() {
+            Some(n) if only_zero && n != 0 => Err(ConnectError::connect(format!(
+                "Source offset {o} for source partition {p} has an invalid value {v} for the 'offset' key; the only accepted value is 0"
+            ))),
             Some(n) if n < 0 => Err(ConnectError::connect(format!(
                 "Source offset {o} for source partition {p} has an invalid value {v} for the 'offset' key, which cannot be negative"
             ))),
@@ -872,7 +890,7 @@ impl Connector for MirrorSourceConnector {
         for (partition, offset) in entries {
             let Some(offset) = offset else { continue };
             validate_source_partition(partition)?;
-            validate_source_offset(partition, offset)?;
+            validate_offset(partition, offset, false)?;
         }
         Ok(true)
     }

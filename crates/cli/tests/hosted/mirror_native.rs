@@ -135,6 +135,24 @@ fn produce_partitions(bootstrap: &str, topic: &str, partitions: i32, n: usize) {
     p.flush(Duration::from_secs(30)).unwrap();
 }
 
+/// Deletes `topic` and waits until the broker no longer lists it (nothing when it does not
+/// exist).
+fn delete_topic(bootstrap: &str, topic: &str) {
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(admin.delete_topics(&[topic], &AdminOptions::new()))
+        .unwrap();
+    wait_for(&format!("{topic} deleted"), Duration::from_secs(60), || {
+        (partition_count(bootstrap, topic) == 0).then_some(())
+    });
+}
+
 /// The offset syncs in `topic`, decoded.
 fn offset_syncs(bootstrap: &str, topic: &str) -> Vec<OffsetSync> {
     read_records(bootstrap, topic)
@@ -461,4 +479,137 @@ fn native_mirror_source_replicates_as_apaches_does() {
             .any(|e| e.contains("ACL")),
         "{v}"
     );
+}
+
+/// The native `MirrorHeartbeatConnector` against Apache's, side by side on one worker, each
+/// under its own cluster aliases: both write heartbeats into the target's compacted
+/// one-partition `heartbeats` topic, once a second, keyed by their aliases, with the record
+/// timestamp the heartbeat's, and commit the same source offsets under Java's partition keys.
+#[test]
+fn native_heartbeats_are_apaches() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    const HEARTBEAT: &str = "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector";
+    let alias = unique("hb").replace('-', "_");
+    let connector = |name: &str, side: &str, extra: &str| {
+        format!(
+            "name={name}\nconnector.class={HEARTBEAT}\ntasks.max=3\n\
+             source.cluster.alias={alias}_{side}\ntarget.cluster.alias=t_{side}\n\
+             target.cluster.bootstrap.servers={bootstrap}\n\
+             heartbeats.topic.replication.factor=1\n\
+             key.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
+             value.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n{extra}"
+        )
+    };
+    std::fs::write(
+        dir.path().join("native.properties"),
+        connector(
+            "hb-native",
+            "n",
+            &format!("connector.plugin.version={NATIVE}\n"),
+        ),
+    )
+    .unwrap();
+    // The native connector alone first, on a broker without the topic: it creates it.
+    delete_topic(&bootstrap, "heartbeats");
+    let jvm = jvm_lines(&classpath, &plugin_path, &[]);
+    let w = StandaloneWorker::start(dir.path(), &bootstrap, &jvm, &["native.properties"]);
+    wait_for("the heartbeats topic", Duration::from_secs(60), || {
+        (partition_count(&bootstrap, "heartbeats") == 1).then_some(())
+    });
+    assert!(
+        topic_settings(&bootstrap, "heartbeats")
+            .contains(&("cleanup.policy".into(), "compact".into())),
+        "compacted"
+    );
+    // Then Apache's beside it.
+    let java_config: serde_json::Map<String, Json> = connector("hb-java", "j", "")
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_string(), Json::from(v)))
+        .collect();
+    let (code, body) = w.send(
+        "PUT",
+        "/connectors/hb-java/config",
+        Some(&Json::Object(java_config).to_string()),
+    );
+    assert_eq!(code, 201, "{body}");
+    let java = w.wait_state("hb-java", 1, "RUNNING");
+    let native = w.wait_state("hb-native", 1, "RUNNING");
+    assert_eq!(
+        native["tasks"].as_array().unwrap().len(),
+        1,
+        "one task: {native}"
+    );
+    assert_eq!(native["connector"]["version"], NATIVE, "{native}");
+    assert_eq!(
+        native["tasks"][0]["version"], NATIVE,
+        "the native task runs: {native}"
+    );
+    assert_eq!(
+        java["tasks"][0]["version"],
+        bridge_connect_version().as_str(),
+        "{java}"
+    );
+    assert_eq!(java["tasks"].as_array().unwrap().len(), 1, "{java}");
+    let beats = |side: &str| {
+        let source = format!("{alias}_{side}");
+        wait_for(
+            &format!("3 heartbeats of {source}"),
+            Duration::from_secs(60),
+            || {
+                let got: Vec<(tributary_mirror::records::Heartbeat, Option<i64>)> =
+                    read_records(&bootstrap, "heartbeats")
+                        .into_iter()
+                        .filter_map(|r| {
+                            let hb = tributary_mirror::records::Heartbeat::decode(
+                                r.key.as_deref()?,
+                                r.value.as_deref()?,
+                            )
+                            .ok()?;
+                            (hb.source_cluster_alias == source).then_some((hb, r.timestamp))
+                        })
+                        .collect();
+                (got.len() >= 3).then_some(got)
+            },
+        )
+    };
+    for side in ["n", "j"] {
+        let got = beats(side);
+        for (hb, ts) in &got {
+            assert_eq!(hb.target_cluster_alias, format!("t_{side}"));
+            assert_eq!(
+                *ts,
+                Some(hb.timestamp),
+                "the record's timestamp is the heartbeat's"
+            );
+        }
+        let gaps: Vec<i64> = got
+            .windows(2)
+            .map(|w| w[1].0.timestamp - w[0].0.timestamp)
+            .collect();
+        assert!(
+            gaps.iter().all(|g| *g >= 900),
+            "{side}: a heartbeat a second: {gaps:?}"
+        );
+    }
+    let offsets = |name: &str, side: &str| {
+        wait_for(
+            &format!("{name}'s offsets"),
+            Duration::from_secs(60),
+            || {
+                let (code, body) = w.get(&format!("/connectors/{name}/offsets"));
+                assert_eq!(code, 200, "{body}");
+                let text = body["offsets"]
+                    .to_string()
+                    .replace(&format!("{alias}_{side}"), "S")
+                    .replace(&format!("t_{side}"), "T");
+                (body["offsets"].as_array().is_some_and(|a| !a.is_empty())).then_some(text)
+            },
+        )
+    };
+    assert_eq!(offsets("hb-native", "n"), offsets("hb-java", "j"));
 }
