@@ -178,7 +178,7 @@ impl Connector for MirrorHeartbeatConnector {
         )?;
         self.interval = interval(props)?;
         self.props = props.clone();
-        let factor = long_setting(
+        let factor = crate::source_connector::short(
             props,
             "heartbeats.topic.replication.factor",
             HEARTBEATS_REPLICATION_FACTOR_DEFAULT,
@@ -189,7 +189,7 @@ impl Connector for MirrorHeartbeatConnector {
             Side::Target,
             "heartbeats-target-admin",
             policy.heartbeats_topic(),
-            i32::try_from(factor).unwrap_or(i32::MAX),
+            factor,
             Duration::from_millis(timeout.max(1) as u64),
         ) {
             tracing::error!("Scheduler for MirrorHeartbeatConnector caught exception in scheduled task: creating internal topics: {e}");

@@ -176,6 +176,19 @@ struct Settings {
     admin_timeout: Duration,
 }
 
+/// A SHORT setting (Java's `Short`), or its default; errors name the key.
+pub(crate) fn short(props: &Props, key: &str, default: i64) -> ConnectResult<i32> {
+    let v = long_setting(props, key, default).ok();
+    v.and_then(|v| i16::try_from(v).ok())
+        .map(i32::from)
+        .ok_or_else(|| {
+            ConnectError::config(format!(
+                "Invalid value {} for configuration {key}: Not a number of type SHORT",
+                props.get(key).map(|v| v.trim()).unwrap_or_default()
+            ))
+        })
+}
+
 impl Settings {
     fn parse(props: &Props) -> ConnectResult<Settings> {
         if let Some((key, message)) = refused_settings(props).into_iter().next() {
@@ -227,7 +240,8 @@ impl Settings {
             properties,
             heartbeats_replication: bool_setting(props, "heartbeats.replication.enabled", true)?,
             replication_factor: int("replication.factor", REPLICATION_FACTOR_DEFAULT)?,
-            offset_syncs_replication_factor: int(
+            offset_syncs_replication_factor: short(
+                props,
                 "offset-syncs.topic.replication.factor",
                 OFFSET_SYNCS_REPLICATION_FACTOR_DEFAULT,
             )?,
@@ -925,6 +939,27 @@ impl Connector for MirrorSourceConnector {
         if let Err(e) = ConfigPropertyFilter::new(props) {
             error(crate::filter::CONFIG_PROPERTIES_EXCLUDE_CONFIG, e);
         }
+        // Java's validateExactlyOnceConfigs: `required` needs a read_committed source consumer
+        // (the worker adds its own, more general error).
+        if props.get("exactly.once.support").map(String::as_str) == Some("required")
+            && self.exactly_once_support(props) != Some(ExactlyOnceSupport::Supported)
+        {
+            error(
+                "exactly.once.support",
+                "MirrorSourceConnector can only provide exactly-once guarantees when its source consumer is configured with isolation.level set to 'read_committed'; otherwise, records from aborted and uncommitted transactions will be replicated from the source cluster to the target cluster.".to_string(),
+            );
+        }
+        // Java's validateEmitOffsetSyncConfigs: offset-sync settings with the syncs off.
+        if props.get("emit.offset-syncs.enabled").map(String::as_str) == Some("false")
+            && props
+                .keys()
+                .any(|k| k.starts_with("offset-syncs-") || k.starts_with("offset-syncs.topic."))
+        {
+            error(
+                "emit.offset-syncs.enabled",
+                "MirrorSourceConnector can't setup offset-syncs feature while emit.offset-syncs.enabled set to false".to_string(),
+            );
+        }
         values
     }
 }
@@ -994,6 +1029,35 @@ mod tests {
             let e = check(map(partition), Some(map(offset))).unwrap_err();
             assert_eq!(e.to_string(), message);
         }
+    }
+
+    #[test]
+    fn validation_adds_javas_exactly_once_and_offset_sync_checks() {
+        let errors = |p: &Props, key: &str| -> Vec<String> {
+            MirrorSourceConnector::new()
+                .validate(p)
+                .into_iter()
+                .find(|v| v.name == key)
+                .map(|v| v.errors)
+                .unwrap_or_default()
+        };
+        let required = props(&[("exactly.once.support", "required")]);
+        assert_eq!(errors(&required, "exactly.once.support").len(), 1);
+        let committed = props(&[
+            ("exactly.once.support", "required"),
+            ("consumer.isolation.level", "read_committed"),
+        ]);
+        assert!(errors(&committed, "exactly.once.support").is_empty());
+        let off = props(&[
+            ("emit.offset-syncs.enabled", "false"),
+            ("offset-syncs.topic.location", "target"),
+        ]);
+        assert_eq!(
+            errors(&off, "emit.offset-syncs.enabled"),
+            ["MirrorSourceConnector can't setup offset-syncs feature while emit.offset-syncs.enabled set to false"]
+        );
+        let off_alone = props(&[("emit.offset-syncs.enabled", "false")]);
+        assert!(errors(&off_alone, "emit.offset-syncs.enabled").is_empty());
     }
 
     #[test]
@@ -1077,6 +1141,7 @@ mod tests {
         for (key, value) in [
             ("offset-syncs.topic.location", "elsewhere"),
             ("replication.factor", "two"),
+            ("offset-syncs.topic.replication.factor", "40000"),
             ("refresh.topics.enabled", "maybe"),
             ("replication.policy.class", "com.example.Policy"),
         ] {
