@@ -1,6 +1,6 @@
 /*
  * MirrorVectors: answers from Apache Kafka's MirrorMaker 2 classes (connect-mirror and
- * connect-mirror-client, from Maven Central) for crates/plugins/tests/mirror_vectors.rs, which
+ * connect-mirror-client, from Maven Central) for crates/mirror/tests/mirror_vectors.rs, which
  * compares them with Tributary's native implementation (crates/mirror).
  *
  * Reads JSON cases from stdin, one per line, and prints one JSON result per line:
@@ -23,7 +23,11 @@
  *   {"kind":"offsetSyncs","maxLag":n,"steps":[["record",topic,partition,up,down]|["promote"]]}
  *     -> OffsetSyncWriter's pending and delayed syncs after each step;
  *   {"kind":"taskConfigs","props":{...},"partitions":[[topic,partition],...],"maxTasks":n}
- *     -> MirrorSourceConnector's task configs for those known partitions.
+ *     -> MirrorSourceConnector's task configs for those known partitions;
+ *   {"kind":"offsetSyncStore","mustReadToEnd":b,"initial":[[t,p,up,down],...],"after":[...],
+ *    "queries":[[t,p,up],...]}
+ *     -> OffsetSyncStore fed the initial syncs during start and the others after: each
+ *        query's translateDownstream (null when empty) and its partition's 64 kept syncs.
  *
  * It lives in org.apache.kafka.connect.mirror to call the package-private serializers.
  */
@@ -244,6 +248,56 @@ public class MirrorVectors {
         return r;
     }
 
+    private static org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> syncRecord(JsonNode s) {
+        OffsetSync o = new OffsetSync(new TopicPartition(s.get(0).asText(), s.get(1).asInt()),
+            s.get(2).asLong(), s.get(3).asLong());
+        return new org.apache.kafka.clients.consumer.ConsumerRecord<>(
+            "mm2-offset-syncs.B.internal", 0, 0L, bytes(o.serializeKey()), bytes(o.serializeValue()));
+    }
+
+    private static byte[] bytes(ByteBuffer buf) {
+        byte[] b = new byte[buf.remaining()];
+        buf.duplicate().get(b);
+        return b;
+    }
+
+    private static ObjectNode offsetSyncStore(JsonNode c) {
+        OffsetSyncStore store = new OffsetSyncStore() {
+            @Override
+            void backingStoreStart() {
+                for (JsonNode s : c.get("initial")) {
+                    handleRecord(syncRecord(s));
+                }
+            }
+        };
+        store.start(c.get("mustReadToEnd").asBoolean());
+        for (JsonNode s : c.get("after")) {
+            store.handleRecord(syncRecord(s));
+        }
+        ObjectNode r = JSON.createObjectNode();
+        com.fasterxml.jackson.databind.node.ArrayNode translations = r.putArray("translations");
+        com.fasterxml.jackson.databind.node.ArrayNode slots = r.putArray("slots");
+        for (JsonNode q : c.get("queries")) {
+            TopicPartition tp = new TopicPartition(q.get(0).asText(), q.get(1).asInt());
+            java.util.OptionalLong t = store.translateDownstream("g", tp, q.get(2).asLong());
+            if (t.isPresent()) {
+                translations.add(t.getAsLong());
+            } else {
+                translations.addNull();
+            }
+            com.fasterxml.jackson.databind.node.ArrayNode kept = slots.addArray();
+            try {
+                for (int i = 0; i < OffsetSyncStore.SYNCS_PER_PARTITION; i++) {
+                    OffsetSync s = store.syncFor(tp, i);
+                    kept.addArray().add(s.upstreamOffset()).add(s.downstreamOffset());
+                }
+            } catch (IllegalArgumentException e) {
+                // No syncs for the partition: an empty list.
+            }
+        }
+        return r;
+    }
+
     public static void main(String[] args) throws Exception {
         // Anything Apache's classes log to standard output (MirrorMakerConfig sets up plugin
         // loading) goes to standard error; standard output carries only the answers.
@@ -262,6 +316,7 @@ public class MirrorVectors {
                 : kind.equals("names") ? names()
                 : kind.equals("offsetSyncs") ? offsetSyncs(c)
                 : kind.equals("taskConfigs") ? taskConfigs(c)
+                : kind.equals("offsetSyncStore") ? offsetSyncStore(c)
                 : record(c);
             out.append(JSON.writeValueAsString(r)).append('\n');
         }

@@ -9,6 +9,8 @@
 //!   the worker and connector configurations of each;
 //! - [`offset_syncs`]: when the source task writes offset syncs (`offset.lag.max`, gaps,
 //!   truncation, the commit's promotion of delayed syncs, at most ten in flight);
+//! - [`offset_sync_store`]: the checkpoint connector's store of offset syncs and its
+//!   translation of a group's upstream offsets (`OffsetSyncStore`);
 //! - [`records`]: offset syncs, checkpoints and heartbeats byte for byte as Java writes them,
 //!   and the source partitions and offsets the connectors commit.
 //!
@@ -28,6 +30,7 @@ pub mod clients;
 pub mod filter;
 pub mod heartbeat;
 pub mod maker_config;
+pub mod offset_sync_store;
 pub mod offset_syncs;
 pub mod policy;
 pub mod records;

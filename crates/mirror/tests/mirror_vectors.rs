@@ -22,6 +22,7 @@ use tributary_mirror::filter::NameFilter;
 use tributary_mirror::maker_config::{
     MirrorConnector, MirrorMakerConfig, CLIENT_SECURITY_CONFIGS, CONNECTOR_CONFIGS,
 };
+use tributary_mirror::offset_sync_store::OffsetSyncStore;
 use tributary_mirror::offset_syncs::OffsetSyncQueue;
 use tributary_mirror::policy::ReplicationPolicy;
 use tributary_mirror::records::{self, Checkpoint, Heartbeat, OffsetSync};
@@ -192,8 +193,68 @@ fn cases() -> Vec<Json> {
     for (max_lag, steps) in offset_sync_runs() {
         out.push(json!({"kind": "offsetSyncs", "maxLag": max_lag, "steps": steps}));
     }
+    for case in offset_sync_store_runs() {
+        out.push(case);
+    }
     for mm2 in mm2_files() {
         out.push(json!({"kind": "mm2", "props": mm2}));
+    }
+    out
+}
+
+/// Runs of the offset-sync store: syncs read during the initial read and after it (with and
+/// without `mustReadToEnd`), contiguous, sparse, rewound, on two partitions, and translations
+/// of offsets before, at, between and after them.
+fn offset_sync_store_runs() -> Vec<Json> {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let mut out = Vec::new();
+    for must_read_to_end in [true, false] {
+        // Dense: every offset synced, then a rewind.
+        let dense: Vec<Json> = (0..300).map(|u| json!(["t", 0, u, u * 2 + 7])).collect();
+        let mut after = dense.clone();
+        after.push(json!(["t", 0, 5, 9000]));
+        after.push(json!(["t", 0, 6, 9001]));
+        let queries: Vec<Json> = [0, 3, 5, 6, 7, 100]
+            .iter()
+            .map(|u| json!(["t", 0, u]))
+            .chain([json!(["u", 0, 1])])
+            .collect();
+        out.push(
+            json!({"kind": "offsetSyncStore", "mustReadToEnd": must_read_to_end,
+                        "initial": dense[..50], "after": after, "queries": queries}),
+        );
+        // Sparse and pseudo-random: gaps, equal offsets, two partitions interleaved.
+        let mut up = [0i64, 0];
+        let mut down = [0i64, 0];
+        let mut syncs = Vec::new();
+        for _ in 0..2_000 {
+            let p = next(2) as usize;
+            up[p] += next(40) as i64;
+            down[p] += 1 + next(3) as i64;
+            syncs.push(json!(["t", p, up[p], down[p]]));
+        }
+        let mut queries = Vec::new();
+        for (p, top) in up.iter().enumerate() {
+            for _ in 0..20 {
+                queries.push(json!(["t", p, next(*top as u64 + 50)]));
+            }
+            queries.push(json!(["t", p, top]));
+        }
+        out.push(
+            json!({"kind": "offsetSyncStore", "mustReadToEnd": must_read_to_end,
+                        "initial": syncs[..700], "after": syncs[700..], "queries": queries}),
+        );
+        // Only initial syncs.
+        out.push(
+            json!({"kind": "offsetSyncStore", "mustReadToEnd": must_read_to_end,
+                        "initial": syncs[..100], "after": [], "queries": queries[..5]}),
+        );
     }
     out
 }
@@ -446,6 +507,38 @@ fn tributary(case: &Json) -> Json {
                 assert!(back.iter().all(|p| parts.contains(p)), "{back:?}");
             }
             json!({"tasks": configs.iter().map(sorted_json).collect::<Vec<_>>()})
+        }
+        "offsetSyncStore" => {
+            let sync = |s: &Json| OffsetSync {
+                topic: s[0].as_str().unwrap().to_string(),
+                partition: s[1].as_i64().unwrap() as i32,
+                upstream_offset: s[2].as_i64().unwrap(),
+                downstream_offset: s[3].as_i64().unwrap(),
+            };
+            let mut store = OffsetSyncStore::new(case["mustReadToEnd"].as_bool().unwrap());
+            for s in case["initial"].as_array().unwrap() {
+                store.handle(&sync(s));
+            }
+            store.read_to_end();
+            for s in case["after"].as_array().unwrap() {
+                store.handle(&sync(s));
+            }
+            let mut translations = Vec::new();
+            let mut slots = Vec::new();
+            for q in case["queries"].as_array().unwrap() {
+                let (t, p, u) = (
+                    q[0].as_str().unwrap(),
+                    q[1].as_i64().unwrap() as i32,
+                    q[2].as_i64().unwrap(),
+                );
+                translations.push(json!(store.translate_downstream(t, p, u)));
+                let kept: Vec<Json> = (0..tributary_mirror::offset_sync_store::SYNCS_PER_PARTITION)
+                    .filter_map(|i| store.slot(t, p, i))
+                    .map(|(u, d)| json!([u, d]))
+                    .collect();
+                slots.push(json!(kept));
+            }
+            json!({"translations": translations, "slots": slots})
         }
         "offsetSyncs" => {
             let mut q = OffsetSyncQueue::new(i("maxLag"));
