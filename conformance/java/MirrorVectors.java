@@ -27,7 +27,11 @@
  *   {"kind":"offsetSyncStore","mustReadToEnd":b,"initial":[[t,p,up,down],...],"after":[...],
  *    "queries":[[t,p,up],...]}
  *     -> OffsetSyncStore fed the initial syncs during start and the others after: each
- *        query's translateDownstream (null when empty) and its partition's 64 kept syncs.
+ *        query's translateDownstream (null when empty) and its partition's 64 kept syncs;
+ *   {"kind":"checkpoints","props":{...},"source":"A","target":"B","topics":{...}|absent,
+ *    "syncs":[[t,p,up,down],...],"rounds":[[group,[[t,p,offset,metadata],...]],...]}
+ *     -> MirrorCheckpointTask.checkpointsForGroup for each round (the checkpoint store
+ *        updated after each, as the task does), sorted by topic and partition.
  *
  * It lives in org.apache.kafka.connect.mirror to call the package-private serializers.
  */
@@ -298,6 +302,58 @@ public class MirrorVectors {
         return r;
     }
 
+    private static ObjectNode checkpoints(JsonNode c) throws Exception {
+        OffsetSyncStore store = new OffsetSyncStore() {
+            @Override
+            void backingStoreStart() {
+                for (JsonNode s : c.get("syncs")) {
+                    handleRecord(syncRecord(s));
+                }
+            }
+        };
+        store.start(true);
+        Map<String, String> props = props(c.get("props"));
+        String cls = props.getOrDefault("replication.policy.class",
+            DefaultReplicationPolicy.class.getName());
+        ReplicationPolicy policy = (ReplicationPolicy) Class.forName(cls).getDeclaredConstructor().newInstance();
+        if (policy instanceof org.apache.kafka.common.Configurable) {
+            ((org.apache.kafka.common.Configurable) policy).configure(props);
+        }
+        CheckpointStore checkpointStore = new CheckpointStore(new HashMap<>());
+        MirrorCheckpointTask task = new MirrorCheckpointTask(c.get("source").asText(),
+            c.get("target").asText(), policy, store, new java.util.HashSet<>(), new HashMap<>(),
+            checkpointStore);
+        if (c.has("topics")) {
+            DefaultTopicFilter filter = new DefaultTopicFilter();
+            filter.configure(props(c.get("topics")));
+            java.lang.reflect.Field f = MirrorCheckpointTask.class.getDeclaredField("topicFilter");
+            f.setAccessible(true);
+            f.set(task, filter);
+        }
+        ObjectNode r = JSON.createObjectNode();
+        com.fasterxml.jackson.databind.node.ArrayNode rounds = r.putArray("rounds");
+        for (JsonNode round : c.get("rounds")) {
+            String group = round.get(0).asText();
+            Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> offsets = new HashMap<>();
+            for (JsonNode o : round.get(1)) {
+                offsets.put(new TopicPartition(o.get(0).asText(), o.get(1).asInt()),
+                    new org.apache.kafka.clients.consumer.OffsetAndMetadata(o.get(2).asLong(), o.get(3).asText()));
+            }
+            Map<TopicPartition, Checkpoint> emitted = task.checkpointsForGroup(offsets, group);
+            checkpointStore.update(group, emitted);
+            TreeMap<String, Checkpoint> sorted = new TreeMap<>();
+            for (Checkpoint cp : emitted.values()) {
+                sorted.put(cp.topicPartition().topic() + "\u0000" + String.format("%011d", cp.topicPartition().partition()), cp);
+            }
+            com.fasterxml.jackson.databind.node.ArrayNode out = rounds.addArray();
+            for (Checkpoint cp : sorted.values()) {
+                out.addArray().add(cp.topicPartition().topic()).add(cp.topicPartition().partition())
+                    .add(cp.upstreamOffset()).add(cp.downstreamOffset()).add(cp.metadata());
+            }
+        }
+        return r;
+    }
+
     public static void main(String[] args) throws Exception {
         // Anything Apache's classes log to standard output (MirrorMakerConfig sets up plugin
         // loading) goes to standard error; standard output carries only the answers.
@@ -317,6 +373,7 @@ public class MirrorVectors {
                 : kind.equals("offsetSyncs") ? offsetSyncs(c)
                 : kind.equals("taskConfigs") ? taskConfigs(c)
                 : kind.equals("offsetSyncStore") ? offsetSyncStore(c)
+                : kind.equals("checkpoints") ? checkpoints(c)
                 : record(c);
             out.append(JSON.writeValueAsString(r)).append('\n');
         }

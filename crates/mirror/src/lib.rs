@@ -9,6 +9,7 @@
 //!   the worker and connector configurations of each;
 //! - [`offset_syncs`]: when the source task writes offset syncs (`offset.lag.max`, gaps,
 //!   truncation, the commit's promotion of delayed syncs, at most ten in flight);
+//! - [`checkpoints`]: which checkpoints the checkpoint task emits for a group;
 //! - [`offset_sync_store`]: the checkpoint connector's store of offset syncs and its
 //!   translation of a group's upstream offsets (`OffsetSyncStore`);
 //! - [`records`]: offset syncs, checkpoints and heartbeats byte for byte as Java writes them,
@@ -26,6 +27,7 @@
 //! yet: it runs as Apache's Java class from `plugin.path`.
 
 pub mod assignment;
+pub mod checkpoints;
 pub mod clients;
 pub mod filter;
 pub mod heartbeat;

@@ -18,6 +18,7 @@ use std::process::{Command, Stdio};
 use serde_json::{json, Value as Json};
 use tributary_api::Props;
 use tributary_mirror::assignment;
+use tributary_mirror::checkpoints::{CheckpointPlanner, GroupOffset};
 use tributary_mirror::filter::NameFilter;
 use tributary_mirror::maker_config::{
     MirrorConnector, MirrorMakerConfig, CLIENT_SECURITY_CONFIGS, CONNECTOR_CONFIGS,
@@ -196,8 +197,62 @@ fn cases() -> Vec<Json> {
     for case in offset_sync_store_runs() {
         out.push(case);
     }
+    for case in checkpoint_runs() {
+        out.push(case);
+    }
     for mm2 in mm2_files() {
         out.push(json!({"kind": "mm2", "props": mm2}));
+    }
+    out
+}
+
+/// Runs of the checkpoint task's decisions: offset syncs of local and remote topics, groups
+/// committing, advancing, repeating and rewinding, a topic filter, both policies.
+fn checkpoint_runs() -> Vec<Json> {
+    let syncs = json!([
+        ["orders", 0, 100, 10],
+        ["orders", 0, 200, 110],
+        ["orders", 1, 0, 0],
+        ["B.orders", 0, 5, 50],
+        ["C.B.orders", 0, 7, 70],
+        ["pay", 0, 10, 1]
+    ]);
+    let o = |t: &str, p: i32, off: i64| json!([t, p, off, format!("m{off}")]);
+    let rounds = json!([
+        [
+            "g",
+            [
+                o("orders", 0, 150),
+                o("orders", 1, 0),
+                o("B.orders", 0, 6),
+                o("C.B.orders", 0, 7),
+                o("pay", 0, 10),
+                o("none", 0, 3)
+            ]
+        ],
+        ["g", [o("orders", 0, 150), o("orders", 1, 0)]],
+        ["g", [o("orders", 0, 250), o("orders", 1, 5)]],
+        ["g", [o("orders", 0, 120)]],
+        ["g", [o("orders", 0, 99), o("pay", 0, 9)]],
+        ["h", [o("orders", 0, 200), o("pay", 0, 11)]],
+        ["g", [o("orders", 0, 300)]]
+    ]);
+    let mut out = Vec::new();
+    for (props, topics) in [
+        (json!({}), None),
+        (json!({}), Some(json!({"topics": r"orders, B\..*"}))),
+        (
+            json!({"replication.policy.class": "org.apache.kafka.connect.mirror.IdentityReplicationPolicy", "source.cluster.alias": "A"}),
+            None,
+        ),
+        (json!({"replication.policy.separator": "_"}), None),
+    ] {
+        let mut case = json!({"kind": "checkpoints", "props": props, "source": "A", "target": "B",
+                              "syncs": syncs, "rounds": rounds});
+        if let Some(t) = topics {
+            case["topics"] = t;
+        }
+        out.push(case);
     }
     out
 }
@@ -507,6 +562,60 @@ fn tributary(case: &Json) -> Json {
                 assert!(back.iter().all(|p| parts.contains(p)), "{back:?}");
             }
             json!({"tasks": configs.iter().map(sorted_json).collect::<Vec<_>>()})
+        }
+        "checkpoints" => {
+            let mut store = OffsetSyncStore::new(true);
+            for s in case["syncs"].as_array().unwrap() {
+                store.handle(&OffsetSync {
+                    topic: s[0].as_str().unwrap().to_string(),
+                    partition: s[1].as_i64().unwrap() as i32,
+                    upstream_offset: s[2].as_i64().unwrap(),
+                    downstream_offset: s[3].as_i64().unwrap(),
+                });
+            }
+            store.read_to_end();
+            let policy = ReplicationPolicy::from_props(&props(&case["props"])).unwrap();
+            let topics = case
+                .get("topics")
+                .map(|t| NameFilter::topics(&props(t)).unwrap());
+            let mut planner = CheckpointPlanner::new(
+                policy,
+                case["source"].as_str().unwrap(),
+                case["target"].as_str().unwrap(),
+                topics,
+            );
+            let mut rounds = Vec::new();
+            for round in case["rounds"].as_array().unwrap() {
+                let group = round[0].as_str().unwrap();
+                let offsets: Vec<GroupOffset> = round[1]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|o| GroupOffset {
+                        topic: o[0].as_str().unwrap().to_string(),
+                        partition: o[1].as_i64().unwrap() as i32,
+                        offset: o[2].as_i64().unwrap(),
+                        metadata: o[3].as_str().unwrap().to_string(),
+                    })
+                    .collect();
+                let emitted = planner.checkpoints_for_group(group, &offsets, &store);
+                planner.update(group, &emitted);
+                rounds.push(
+                    emitted
+                        .values()
+                        .map(|c| {
+                            json!([
+                                c.topic,
+                                c.partition,
+                                c.upstream_offset,
+                                c.downstream_offset,
+                                c.metadata
+                            ])
+                        })
+                        .collect::<Vec<_>>(),
+                );
+            }
+            json!({"rounds": rounds})
         }
         "offsetSyncStore" => {
             let sync = |s: &Json| OffsetSync {
