@@ -258,6 +258,26 @@ impl ConfigValue {
             visible: true,
         }
     }
+
+    /// Adds `message` to the errors of `key` in `values`, appending a value for `key` (with
+    /// its raw `value`) when validation produced none (what Connect connectors do after
+    /// `super.validate`: `configValues.stream().filter(…).findAny().orElseGet(…)`).
+    pub fn add_error(
+        values: &mut Vec<ConfigValue>,
+        key: &str,
+        value: Option<&str>,
+        message: String,
+    ) {
+        match values.iter_mut().find(|v| v.name == key) {
+            Some(v) => v.errors.push(message),
+            None => {
+                let mut v = ConfigValue::new(key);
+                v.value = value.map(str::to_string);
+                v.errors.push(message);
+                values.push(v);
+            }
+        }
+    }
 }
 
 /// A set of configuration keys in definition order (`ConfigDef`).

@@ -222,15 +222,8 @@ impl Connector for MirrorHeartbeatConnector {
             errors.push((crate::policy::POLICY_CLASS_CONFIG.to_string(), e));
         }
         for (key, message) in errors {
-            match values.iter_mut().find(|v| v.name == key) {
-                Some(v) => v.errors.push(message),
-                None => {
-                    let mut v = tributary_api::config::ConfigValue::new(&key);
-                    v.value = props.get(&key).cloned();
-                    v.errors.push(message);
-                    values.push(v);
-                }
-            }
+            let value = props.get(&key).map(String::as_str);
+            tributary_api::config::ConfigValue::add_error(&mut values, &key, value, message);
         }
         values
     }

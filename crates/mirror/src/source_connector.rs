@@ -917,15 +917,13 @@ impl Connector for MirrorSourceConnector {
     /// the replication policy and filters (each error on its key).
     fn validate(&self, props: &Props) -> Vec<ConfigValue> {
         let mut values = self.config().validate(props);
-        let mut error = |key: &str, message: String| match values.iter_mut().find(|v| v.name == key)
-        {
-            Some(v) => v.errors.push(message),
-            None => {
-                let mut v = ConfigValue::new(key);
-                v.value = props.get(key).cloned();
-                v.errors.push(message);
-                values.push(v);
-            }
+        let mut error = |key: &str, message: String| {
+            ConfigValue::add_error(
+                &mut values,
+                key,
+                props.get(key).map(String::as_str),
+                message,
+            )
         };
         for (key, message) in refused_settings(props) {
             error(&key, message);

@@ -906,17 +906,22 @@ impl Rec {
 /// the topic does not exist; what was read by then after 120 s). The one whole-topic reader of
 /// the harness: the others map its records.
 pub fn read_records(bootstrap: &str, topic: &str) -> Vec<Rec> {
+    read_partition_records(bootstrap, topic, 0)
+}
+
+/// Every record of partition `partition` of `topic`, as [`read_records`] reads partition 0.
+pub fn read_partition_records(bootstrap: &str, topic: &str, partition: i32) -> Vec<Rec> {
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .set("group.id", unique("reader"))
         .set("enable.auto.commit", "false")
         .create()
         .unwrap();
-    let Ok((_, high)) = consumer.fetch_watermarks(topic, 0, Duration::from_secs(10)) else {
+    let Ok((_, high)) = consumer.fetch_watermarks(topic, partition, Duration::from_secs(10)) else {
         return Vec::new();
     };
     let mut tpl = TopicPartitionList::new();
-    tpl.add_partition_offset(topic, 0, Offset::Beginning)
+    tpl.add_partition_offset(topic, partition, Offset::Beginning)
         .unwrap();
     consumer.assign(&tpl).unwrap();
     let mut out = Vec::new();

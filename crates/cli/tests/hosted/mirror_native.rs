@@ -60,49 +60,6 @@ fn topic_settings(bootstrap: &str, topic: &str) -> Vec<(String, String)> {
     out
 }
 
-/// Every record of partition `partition` of `topic`.
-fn read_partition(bootstrap: &str, topic: &str, partition: i32) -> Vec<Rec> {
-    use rdkafka::message::{Headers as _, Message as _};
-    use rdkafka::{Offset, TopicPartitionList};
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("group.id", unique("reader"))
-        .set("enable.auto.commit", "false")
-        .create()
-        .unwrap();
-    let Ok((_, high)) = consumer.fetch_watermarks(topic, partition, Duration::from_secs(10)) else {
-        return Vec::new();
-    };
-    let mut tpl = TopicPartitionList::new();
-    tpl.add_partition_offset(topic, partition, Offset::Beginning)
-        .unwrap();
-    consumer.assign(&tpl).unwrap();
-    let mut out = Vec::new();
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while (out.len() as i64) < high && std::time::Instant::now() < deadline {
-        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(500)) {
-            let headers = m
-                .headers()
-                .map(|h| {
-                    h.iter()
-                        .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
-                        .collect()
-                })
-                .unwrap_or_default();
-            out.push(Rec {
-                key: m.key().map(<[u8]>::to_vec),
-                value: m.payload().map(<[u8]>::to_vec),
-                headers,
-                timestamp: m.timestamp().to_millis(),
-            });
-            if m.offset() + 1 >= high {
-                break;
-            }
-        }
-    }
-    out
-}
-
 /// Produces `n` records to each of `partitions` partitions of `topic`, with keys, values and
 /// a header (every tenth record without a key, every seventh without a value: a tombstone).
 fn produce_partitions(bootstrap: &str, topic: &str, partitions: i32, n: usize) {
@@ -332,7 +289,7 @@ fn native_mirror_source_replicates_as_apaches_does() {
     // Its records, partition by partition (keyless records and tombstones among them).
     produce_partitions(&source, &wide, 3, 40);
     for partition in 0..3 {
-        let expected = read_partition(&source, &wide, partition);
+        let expected = read_partition_records(&source, &wide, partition);
         assert_eq!(expected.len(), 40);
         for alias in ["n", "j"] {
             let remote = format!("{alias}.{wide}");
@@ -340,7 +297,7 @@ fn native_mirror_source_replicates_as_apaches_does() {
                 &format!("partition {partition} of {remote}"),
                 Duration::from_secs(60),
                 || {
-                    let got = read_partition(&bootstrap, &remote, partition);
+                    let got = read_partition_records(&bootstrap, &remote, partition);
                     (got.len() >= 40).then_some(got)
                 },
             );

@@ -451,15 +451,7 @@ fn refuse_worker_files(
     let Some(message) = support.file_paths.refusal(class, file) else {
         return;
     };
-    match values.iter_mut().find(|v| v.name == "file") {
-        Some(v) => v.errors.push(message),
-        None => {
-            let mut v = ConfigValue::new("file");
-            v.value = Some(file.to_string());
-            v.errors.push(message);
-            values.push(v);
-        }
-    }
+    ConfigValue::add_error(values, "file", Some(file), message);
 }
 
 /// Connect's message for a class that is not of the plugin `kind` wanted.
