@@ -18,14 +18,8 @@ use crate::offset_sync_store::OffsetSyncStore;
 use crate::policy::ReplicationPolicy;
 use crate::records::Checkpoint;
 
-/// A consumer group's committed offset on the source cluster.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GroupOffset {
-    pub topic: String,
-    pub partition: i32,
-    pub offset: i64,
-    pub metadata: String,
-}
+/// A consumer group's committed offset (with its metadata) on one cluster.
+pub use tributary_group::client::group_offsets::CommittedOffset as GroupOffset;
 
 /// The checkpoint task's decisions, and the last checkpoint of each group and partition.
 #[derive(Debug)]
@@ -121,6 +115,44 @@ impl CheckpointPlanner {
         }
     }
 
+    /// The offsets `sync.group.offsets.enabled` commits for the groups on the target (KIP-545,
+    /// Java's `syncGroupOffset` over `CheckpointStore.computeConvertedUpstreamOffset`): each
+    /// group's last checkpoints as offsets of the target's topics (downstream offset and the
+    /// upstream metadata). `idle` holds the committed offsets on the target of the groups
+    /// that are empty there: of those, only partitions without an offset or behind the
+    /// checkpoint are committed (a consumer of the target that went further is never moved
+    /// back); a group not in `idle` (unknown on the target, or with members, whose commit the
+    /// coordinator refuses) gets all of its checkpoints. Groups with nothing to commit are
+    /// left out.
+    pub fn offsets_to_sync(
+        &self,
+        idle: &HashMap<String, HashMap<(String, i32), i64>>,
+    ) -> BTreeMap<String, Vec<GroupOffset>> {
+        let mut out = BTreeMap::new();
+        for (group, checkpoints) in &self.last {
+            let target = idle.get(group);
+            let mut offsets: Vec<GroupOffset> = checkpoints
+                .values()
+                .filter(|c| {
+                    target
+                        .and_then(|t| t.get(&(c.topic.clone(), c.partition)))
+                        .is_none_or(|&committed| committed < c.downstream_offset)
+                })
+                .map(|c| GroupOffset {
+                    topic: c.topic.clone(),
+                    partition: c.partition,
+                    offset: c.downstream_offset,
+                    metadata: c.metadata.clone(),
+                })
+                .collect();
+            if !offsets.is_empty() {
+                offsets.sort();
+                out.insert(group.clone(), offsets);
+            }
+        }
+        out
+    }
+
     /// Seeds the last checkpoints (read back from the checkpoints topic at start).
     pub fn remember(&mut self, checkpoint: Checkpoint) {
         self.last
@@ -183,5 +215,56 @@ mod tests {
         // An upstream rewind is emitted.
         let rewind = planner.checkpoints_for_group("g", &[offset("orders", 120)], &store);
         assert_eq!(rewind.len(), 1);
+    }
+
+    #[test]
+    fn group_offsets_sync_never_moves_a_target_consumer_back() {
+        let policy = ReplicationPolicy::from_props(&Props::new()).unwrap();
+        let mut planner = CheckpointPlanner::new(policy, "A", "B", None);
+        let checkpoint = |group: &str, partition: i32, downstream: i64| Checkpoint {
+            group: group.into(),
+            topic: "A.orders".into(),
+            partition,
+            upstream_offset: downstream * 10,
+            downstream_offset: downstream,
+            metadata: format!("m{partition}"),
+        };
+        for c in [
+            checkpoint("idle", 0, 5),
+            checkpoint("idle", 1, 7),
+            checkpoint("idle", 2, 9),
+            checkpoint("ahead", 0, 3),
+            checkpoint("new", 0, 4),
+        ] {
+            planner.remember(c);
+        }
+        let idle = HashMap::from([
+            (
+                "idle".to_string(),
+                // Partition 0 behind, 1 ahead, 2 without an offset.
+                HashMap::from([
+                    (("A.orders".to_string(), 0), 2),
+                    (("A.orders".to_string(), 1), 8),
+                ]),
+            ),
+            (
+                "ahead".to_string(),
+                HashMap::from([(("A.orders".to_string(), 0), 3)]),
+            ),
+        ]);
+        let sync = planner.offsets_to_sync(&idle);
+        let got: Vec<(&str, i32, i64, &str)> = sync
+            .iter()
+            .flat_map(|(g, offsets)| {
+                offsets
+                    .iter()
+                    .map(move |o| (g.as_str(), o.partition, o.offset, o.metadata.as_str()))
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [("idle", 0, 5, "m0"), ("idle", 2, 9, "m2"), ("new", 0, 4, "m0")],
+            "equal offsets and offsets ahead are left alone; a group not idle gets every checkpoint"
+        );
     }
 }

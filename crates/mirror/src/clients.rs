@@ -38,7 +38,8 @@ pub enum Side {
 }
 
 impl Side {
-    fn prefix(self) -> &'static str {
+    /// `source` or `target`, as in `source.cluster.bootstrap.servers`.
+    pub fn prefix(self) -> &'static str {
         match self {
             Side::Source => "source",
             Side::Target => "target",

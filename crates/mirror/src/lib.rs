@@ -18,17 +18,21 @@
 //! - [`clients`]: the clients of the connectors' own clusters (`source.cluster.*`,
 //!   `target.cluster.*`, `consumer.*`, …) as `MirrorConnectorConfig` builds them;
 //! - [`source_connector`] and [`source_task`]: `MirrorSourceConnector` and `MirrorSourceTask`;
-//! - [`heartbeat`]: `MirrorHeartbeatConnector` and `MirrorHeartbeatTask`.
+//! - [`heartbeat`]: `MirrorHeartbeatConnector` and `MirrorHeartbeatTask`;
+//! - [`checkpoint_connector`] and [`checkpoint_task`]: `MirrorCheckpointConnector` and
+//!   `MirrorCheckpointTask`, with [`consumer_groups`] for the groups' offsets and states.
 //!
-//! [`plugins`] registers the native source and heartbeat connectors as *previews*: while Apache's class is
+//! [`plugins`] registers the three native connectors as *previews*: while Apache's class is
 //! on `plugin.path` it stays the default (the newest version) and the native one runs when a
 //! connector asks for it with `connector.plugin.version` set to Tributary's version; without
-//! Apache's jars the native one is the only version. `MirrorCheckpointConnector` is not native
-//! yet: it runs as Apache's Java class from `plugin.path`.
+//! Apache's jars the native one is the only version.
 
 pub mod assignment;
+pub mod checkpoint_connector;
+pub mod checkpoint_task;
 pub mod checkpoints;
 pub mod clients;
+pub mod consumer_groups;
 pub mod filter;
 pub mod heartbeat;
 pub mod maker_config;
@@ -58,6 +62,12 @@ pub fn plugins() -> PluginSet {
                 ConnectorType::Source,
                 || Box::new(heartbeat::MirrorHeartbeatConnector::new()),
             ),
+            ConnectorPlugin::native(
+                checkpoint_connector::CONNECTOR_CLASS,
+                source_task::VERSION,
+                ConnectorType::Source,
+                || Box::new(checkpoint_connector::MirrorCheckpointConnector::new()),
+            ),
         ],
         tasks: vec![
             TaskPlugin {
@@ -68,10 +78,17 @@ pub fn plugins() -> PluginSet {
                 class: heartbeat::TASK_CLASS,
                 new: TaskFactory::async_source(|| Box::new(heartbeat::MirrorHeartbeatTask::new())),
             },
+            TaskPlugin {
+                class: checkpoint_connector::TASK_CLASS,
+                new: TaskFactory::async_source(|| {
+                    Box::new(checkpoint_task::MirrorCheckpointTask::new())
+                }),
+            },
         ],
         previews: vec![
             source_connector::CONNECTOR_CLASS,
             heartbeat::CONNECTOR_CLASS,
+            checkpoint_connector::CONNECTOR_CLASS,
         ],
         ..PluginSet::default()
     }

@@ -590,9 +590,9 @@ impl Clusters {
     }
 }
 
-/// A stop request the refresher thread waits on.
+/// A stop request for a connector's refresh thread, and that thread's end.
 #[derive(Default)]
-struct StopFlag {
+pub(crate) struct StopFlag {
     stopped: Mutex<bool>,
     changed: Condvar,
     /// Set by the refresher thread as it ends (a condition variable of its own: one serves
@@ -603,7 +603,7 @@ struct StopFlag {
 
 impl StopFlag {
     /// Waits up to `d`; whether a stop was asked for.
-    fn wait(&self, d: Duration) -> bool {
+    pub(crate) fn wait(&self, d: Duration) -> bool {
         let guard = self.stopped.lock().unwrap_or_else(|e| e.into_inner());
         let (guard, _) = self
             .changed
@@ -612,19 +612,19 @@ impl StopFlag {
         *guard
     }
 
-    fn stop(&self) {
+    pub(crate) fn stop(&self) {
         *self.stopped.lock().unwrap_or_else(|e| e.into_inner()) = true;
         self.changed.notify_all();
     }
 
     /// The refresher's last act.
-    fn finished(&self) {
+    pub(crate) fn finished(&self) {
         *self.finished.lock().unwrap_or_else(|e| e.into_inner()) = true;
         self.finished_changed.notify_all();
     }
 
     /// Waits up to `d` for the refresher to finish; whether it did.
-    fn wait_finished(&self, d: Duration) -> bool {
+    pub(crate) fn wait_finished(&self, d: Duration) -> bool {
         let guard = self.finished.lock().unwrap_or_else(|e| e.into_inner());
         let (guard, _) = self
             .finished_changed
@@ -673,9 +673,10 @@ pub(crate) fn validate_string_keys(partition: &SourceMap, keys: &[&str]) -> Conn
     Ok(())
 }
 
-/// `validateSourcePartitionString` (`cluster`, `topic`) and `validateSourcePartitionPartition`.
-fn validate_source_partition(partition: &SourceMap) -> ConnectResult<()> {
-    validate_string_keys(partition, &["cluster", "topic"])?;
+/// `validateSourcePartitionString` of each of `keys` (`cluster` and `topic` for the source
+/// connector) and `validateSourcePartitionPartition`.
+pub(crate) fn validate_source_partition(partition: &SourceMap, keys: &[&str]) -> ConnectResult<()> {
+    validate_string_keys(partition, keys)?;
     let p = java_map(partition);
     match partition.get("partition") {
         None => Err(ConnectError::connect(format!(
@@ -903,7 +904,7 @@ impl Connector for MirrorSourceConnector {
         };
         for (partition, offset) in entries {
             let Some(offset) = offset else { continue };
-            validate_source_partition(partition)?;
+            validate_source_partition(partition, &["cluster", "topic"])?;
             validate_offset(partition, offset, false)?;
         }
         Ok(true)

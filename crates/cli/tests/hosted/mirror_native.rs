@@ -570,3 +570,337 @@ fn native_heartbeats_are_apaches() {
     };
     assert_eq!(offsets("hb-native", "n"), offsets("hb-java", "j"));
 }
+
+/// Commits `offsets` (partition, offset, metadata) of `topic` for `group` on `bootstrap`, as a
+/// consumer outside the group's generation would.
+fn commit_group(bootstrap: &str, group: &str, topic: &str, offsets: &[(i32, i64, &str)]) {
+    use rdkafka::consumer::CommitMode;
+    use rdkafka::{Offset, TopicPartitionList};
+    let c: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", group)
+        .set("enable.auto.commit", "false")
+        .create()
+        .unwrap();
+    let mut tpl = TopicPartitionList::new();
+    for (partition, offset, metadata) in offsets {
+        tpl.add_partition_offset(topic, *partition, Offset::Offset(*offset))
+            .unwrap();
+        tpl.find_partition(topic, *partition)
+            .unwrap()
+            .set_metadata(*metadata);
+    }
+    c.commit(&tpl, CommitMode::Sync).unwrap();
+}
+
+/// `group`'s committed offsets of `partitions` partitions of `topic` on `bootstrap`: (offset,
+/// metadata) each, `None` where nothing is committed.
+fn group_offsets(
+    bootstrap: &str,
+    group: &str,
+    topic: &str,
+    partitions: i32,
+) -> Vec<Option<(i64, String)>> {
+    use rdkafka::{Offset, TopicPartitionList};
+    let c: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", group)
+        .set("enable.auto.commit", "false")
+        .create()
+        .unwrap();
+    let mut tpl = TopicPartitionList::new();
+    for p in 0..partitions {
+        tpl.add_partition(topic, p);
+    }
+    let got = c.committed_offsets(tpl, Duration::from_secs(30)).unwrap();
+    (0..partitions)
+        .map(|p| {
+            let e = got.find_partition(topic, p).unwrap();
+            match e.offset() {
+                Offset::Offset(o) => Some((o, e.metadata().to_string())),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// The latest checkpoint of each (group, partition) in `topic`, with the remote topic's name
+/// as it is written.
+fn latest_checkpoints(
+    bootstrap: &str,
+    topic: &str,
+) -> std::collections::BTreeMap<(String, i32), tributary_mirror::records::Checkpoint> {
+    read_records(bootstrap, topic)
+        .into_iter()
+        .filter_map(|r| {
+            tributary_mirror::records::Checkpoint::decode(r.key.as_deref()?, r.value.as_deref()?)
+                .ok()
+        })
+        .map(|c| ((c.group.clone(), c.partition), c))
+        .collect()
+}
+
+/// The native `MirrorCheckpointConnector` against Apache's, side by side on one worker, each
+/// for its own flow (aliases `n` and `j`) over the same source topic, whose records the native
+/// source connector replicates for both: the same consumer groups found (a group with offsets
+/// only of a topic the filter rejects is left out) and given to the tasks; the same
+/// checkpoints (offsets translated through the offset syncs, the committed metadata kept) in
+/// each flow's `<alias>.checkpoints.internal`; the same offsets committed for the group on the
+/// target (`sync.group.offsets.enabled`); the same source offsets. Java's
+/// `RemoteClusterUtils` reads the native checkpoints, and a consumer of the target that
+/// starts at the offsets it translates reads what the group had not consumed on the source.
+#[test]
+fn native_checkpoints_are_apaches() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let mirror_jars = format!("{plugin_path}/connect-mirror/*");
+    let Some((probe_cp, _classes)) =
+        java_vector_program_with("RemoteClusterUtilsProbe.java", &mirror_jars)
+    else {
+        return;
+    };
+    let dir = test_dir();
+    let Some(second) = SecondBroker::start(dir.path()) else {
+        return;
+    };
+    let source = second.bootstrap();
+    let prefix = unique("cp").replace('-', "_");
+    let orders = format!("{prefix}.orders");
+    let skipped = format!("{prefix}.skipped");
+    create_topic(&source, &orders, 2);
+    create_topic(&source, &skipped, 1);
+    produce_partitions(&source, &orders, 2, 200);
+    let group = format!("{prefix}-g");
+    let other = format!("{prefix}-other");
+    // Everything consumed: the translation of the log end is exact (the last record's sync).
+    commit_group(&source, &group, &orders, &[(0, 200, "m0"), (1, 200, "m1")]);
+    commit_group(&source, &other, &skipped, &[(0, 0, "")]);
+
+    const CHECKPOINT: &str = "org.apache.kafka.connect.mirror.MirrorCheckpointConnector";
+    let flow = |name: &str, class: &str, alias: &str, extra: &str| {
+        format!(
+            "name={name}\nconnector.class={class}\ntasks.max=2\n\
+             source.cluster.alias={alias}\ntarget.cluster.alias=t{alias}\n\
+             source.cluster.bootstrap.servers={source}\ntarget.cluster.bootstrap.servers={bootstrap}\n\
+             topics={orders}\ngroups={prefix}.*\nreplication.factor=1\n\
+             offset-syncs.topic.replication.factor=1\ncheckpoints.topic.replication.factor=1\n\
+             sync.topic.acls.enabled=false\noffset.lag.max=0\nconsumer.poll.timeout.ms=500\n\
+             emit.checkpoints.interval.seconds=1\nrefresh.groups.interval.seconds=1\n\
+             sync.group.offsets.enabled=true\nsync.group.offsets.interval.seconds=1\n\
+             admin.timeout.ms=30000\n\
+             key.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
+             value.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
+             header.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n{extra}"
+        )
+    };
+    let native = format!("connector.plugin.version={NATIVE}\n");
+    for (file, body) in [
+        ("src-n.properties", flow("src-n", CLASS, "n", &native)),
+        ("src-j.properties", flow("src-j", CLASS, "j", &native)),
+        ("cp-n.properties", flow("cp-n", CHECKPOINT, "n", &native)),
+        ("cp-j.properties", flow("cp-j", CHECKPOINT, "j", "")),
+    ] {
+        std::fs::write(dir.path().join(file), body).unwrap();
+    }
+    let files = [
+        "src-n.properties",
+        "src-j.properties",
+        "cp-n.properties",
+        "cp-j.properties",
+    ];
+    let jvm = jvm_lines(&classpath, &plugin_path, &[]);
+    let w = StandaloneWorker::start(dir.path(), &bootstrap, &jvm, &files);
+    let cp_native = w.wait_state("cp-n", 1, "RUNNING");
+    let cp_java = w.wait_state("cp-j", 1, "RUNNING");
+    assert_eq!(cp_native["tasks"][0]["version"], NATIVE, "{cp_native}");
+    assert_eq!(
+        cp_java["tasks"][0]["version"],
+        bridge_connect_version().as_str(),
+        "{cp_java}"
+    );
+    // The same groups, to one task each (the other group has no offsets of `topics`).
+    let assigned = |name: &str| {
+        let (code, tasks) = w.get(&format!("/connectors/{name}/tasks"));
+        assert_eq!(code, 200, "{tasks}");
+        tasks
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                t["config"]["task.assigned.groups"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(assigned("cp-n"), std::slice::from_ref(&group));
+    assert_eq!(assigned("cp-n"), assigned("cp-j"));
+
+    // The same checkpoints, each flow's remote topic named after its alias.
+    // Each partition's latest checkpoint, once partition 0's reached `upstream` and every
+    // translation is exact (the remote topics are fresh: the same offsets; the first
+    // checkpoints may come while the last offset syncs are on their way, and are then
+    // translated through an earlier sync).
+    let checkpoints = |alias: &str, upstream: i64| {
+        let topic = format!("{alias}.checkpoints.internal");
+        wait_for(
+            &format!("checkpoints at {upstream} in {topic}"),
+            Duration::from_secs(120),
+            || {
+                let got = latest_checkpoints(&bootstrap, &topic);
+                let ours: Vec<_> = got
+                    .into_iter()
+                    .filter(|((g, _), _)| *g == group)
+                    .map(|(_, mut c)| {
+                        assert_eq!(c.topic, format!("{alias}.{orders}"), "{c:?}");
+                        c.topic = "REMOTE".into();
+                        c
+                    })
+                    .collect();
+                (ours.len() == 2
+                    && ours[0].upstream_offset >= upstream
+                    && ours
+                        .iter()
+                        .all(|c| c.downstream_offset == c.upstream_offset))
+                .then_some(ours)
+            },
+        )
+    };
+    let native_checkpoints = checkpoints("n", 200);
+    assert_eq!(native_checkpoints, checkpoints("j", 200));
+    let summary: Vec<(i32, i64, i64, &str)> = native_checkpoints
+        .iter()
+        .map(|c| {
+            (
+                c.partition,
+                c.upstream_offset,
+                c.downstream_offset,
+                c.metadata.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(summary, [(0, 200, 200, "m0"), (1, 200, 200, "m1")]);
+
+    // The group's offsets synced on the target, with the metadata, by both.
+    let synced = |alias: &str, at: i64| {
+        let topic = format!("{alias}.{orders}");
+        wait_for(
+            &format!("{group}'s offsets on {topic} at {at}"),
+            Duration::from_secs(120),
+            || {
+                let got = group_offsets(&bootstrap, &group, &topic, 2);
+                (got.iter()
+                    .all(|o| o.as_ref().is_some_and(|(o, _)| *o >= at)))
+                .then_some(got)
+            },
+        )
+    };
+    let on_target = synced("n", 200);
+    assert_eq!(
+        on_target,
+        [Some((200, "m0".to_string())), Some((200, "m1".to_string()))]
+    );
+    assert_eq!(on_target, synced("j", 200));
+
+    // The group moves on upstream; its checkpoints follow.
+    produce_partitions(&source, &orders, 1, 50);
+    commit_group(&source, &group, &orders, &[(0, 250, "m0-250")]);
+    let moved = checkpoints("n", 250);
+    assert_eq!(moved, checkpoints("j", 250));
+    assert_eq!(
+        (moved[0].upstream_offset, moved[0].downstream_offset),
+        (250, 250)
+    );
+
+    // Java's RemoteClusterUtils reads the native checkpoints as it reads Apache's.
+    let probe = |alias: &str| {
+        let out = std::process::Command::new("java")
+            .args([
+                "-Xmx256m",
+                "-cp",
+                &probe_cp,
+                "RemoteClusterUtilsProbe",
+                &bootstrap,
+                alias,
+                &group,
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "RemoteClusterUtilsProbe failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let read = probe("n");
+    assert!(
+        read.lines()
+            .any(|l| l == "checkpointTopic n.checkpoints.internal"),
+        "{read}"
+    );
+    let translated: Vec<&str> = read
+        .lines()
+        .filter(|l| l.starts_with("translated "))
+        .collect();
+    assert_eq!(
+        translated,
+        [
+            format!("translated n.{orders} 0 250 m0-250"),
+            format!("translated n.{orders} 1 200 m1"),
+        ]
+    );
+    let java_read = probe("j");
+    assert_eq!(
+        java_read
+            .lines()
+            .filter(|l| l.starts_with("translated "))
+            .map(|l| l.replace(&format!("j.{orders}"), "REMOTE"))
+            .collect::<Vec<_>>(),
+        translated
+            .iter()
+            .map(|l| l.replace(&format!("n.{orders}"), "REMOTE"))
+            .collect::<Vec<_>>()
+    );
+    // A consumer failing over to the target at the translated offset reads what the group
+    // had not consumed upstream.
+    produce_partitions(&source, &orders, 1, 10);
+    let remote = format!("n.{orders}");
+    let upstream = read_partition_records(&source, &orders, 0);
+    assert_eq!(upstream.len(), 260);
+    let downstream = wait_for(
+        &format!("260 records in {remote}-0"),
+        Duration::from_secs(60),
+        || {
+            let got = read_partition_records(&bootstrap, &remote, 0);
+            (got.len() >= 260).then_some(got)
+        },
+    );
+    assert_eq!(downstream[250..], upstream[250..]);
+
+    // The same source offsets (the checkpoint's partition, offset 0).
+    let offsets = |name: &str, alias: &str| {
+        let (code, body) = w.get(&format!("/connectors/{name}/offsets"));
+        assert_eq!(code, 200, "{body}");
+        let mut o: Vec<String> = body["offsets"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|o| {
+                o.to_string()
+                    .replace(&format!("{alias}.{orders}"), "REMOTE")
+            })
+            .collect();
+        o.sort();
+        o
+    };
+    let native_offsets = wait_for("cp-n's offsets", Duration::from_secs(60), || {
+        let o = offsets("cp-n", "n");
+        (o.len() == 2).then_some(o)
+    });
+    assert_eq!(native_offsets, offsets("cp-j", "j"));
+}

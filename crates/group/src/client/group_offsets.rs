@@ -2,7 +2,9 @@
 //! (KIP-875): `listConsumerGroupOffsets` (OffsetFetch for every topic), `alterConsumerGroupOffsets`
 //! (OffsetCommit with generation -1 and no member id, which the coordinator accepts only for
 //! an empty group), `deleteConsumerGroupOffsets` (OffsetDelete) and `deleteConsumerGroups`
-//! (DeleteGroups). Each call finds the group's coordinator, sends one request and returns the
+//! (DeleteGroups), and for MirrorMaker's checkpoint task (issue #44) the same with each
+//! offset's metadata ([`list_committed_offsets`], [`alter_committed_offsets`]) and a classic
+//! group's state (`describeConsumerGroups`: DescribeGroups, [`describe_group_state`]). Each call finds the group's coordinator, sends one request and returns the
 //! first partition or group error as [`GroupError::Broker`] with Kafka's code.
 
 use kafka_protocol::messages::offset_commit_request::{
@@ -12,8 +14,8 @@ use kafka_protocol::messages::offset_delete_request::{
     OffsetDeleteRequestPartition, OffsetDeleteRequestTopic,
 };
 use kafka_protocol::messages::{
-    ApiKey, DeleteGroupsRequest, GroupId, OffsetCommitRequest, OffsetDeleteRequest,
-    OffsetFetchRequest, TopicName,
+    ApiKey, DeleteGroupsRequest, DescribeGroupsRequest, GroupId, OffsetCommitRequest,
+    OffsetDeleteRequest, OffsetFetchRequest, TopicName,
 };
 use kafka_protocol::protocol::StrBytes;
 
@@ -62,12 +64,38 @@ async fn coordinator(bootstrap: &str, config: &GroupConfig) -> Result<Connection
     Err(last)
 }
 
+/// One committed offset with its metadata (Java's `TopicPartition` and `OffsetAndMetadata`):
+/// `offset` is that of the next record to consume.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CommittedOffset {
+    /// The topic.
+    pub topic: String,
+    /// The partition.
+    pub partition: i32,
+    /// The offset of the next record to consume.
+    pub offset: i64,
+    /// The metadata committed with the offset (empty when none was).
+    pub metadata: String,
+}
+
 /// The group's committed offsets, every topic, sorted by topic and partition (partitions
 /// without an offset left out). A group that does not exist has none.
 pub async fn list_group_offsets(
     bootstrap: &str,
     config: &GroupConfig,
 ) -> Result<Vec<GroupOffset>, GroupError> {
+    Ok(list_committed_offsets(bootstrap, config)
+        .await?
+        .into_iter()
+        .map(|o| (o.topic, o.partition, o.offset))
+        .collect())
+}
+
+/// [`list_group_offsets`] with each offset's metadata.
+pub async fn list_committed_offsets(
+    bootstrap: &str,
+    config: &GroupConfig,
+) -> Result<Vec<CommittedOffset>, GroupError> {
     let mut conn = coordinator(bootstrap, config).await?;
     let version = conn.version(ApiKey::OffsetFetch)?;
     let mut req = OffsetFetchRequest::default();
@@ -81,7 +109,12 @@ pub async fn list_group_offsets(
         for p in t.partitions {
             broker_error("OffsetFetch", p.error_code)?;
             if p.committed_offset >= 0 {
-                out.push((t.name.0.to_string(), p.partition_index, p.committed_offset));
+                out.push(CommittedOffset {
+                    topic: t.name.0.to_string(),
+                    partition: p.partition_index,
+                    offset: p.committed_offset,
+                    metadata: p.metadata.map(|m| m.to_string()).unwrap_or_default(),
+                });
             }
         }
     }
@@ -96,6 +129,24 @@ pub async fn alter_group_offsets(
     config: &GroupConfig,
     offsets: &[GroupOffset],
 ) -> Result<(), GroupError> {
+    let offsets: Vec<CommittedOffset> = offsets
+        .iter()
+        .map(|(topic, partition, offset)| CommittedOffset {
+            topic: topic.clone(),
+            partition: *partition,
+            offset: *offset,
+            metadata: String::new(),
+        })
+        .collect();
+    alter_committed_offsets(bootstrap, config, &offsets).await
+}
+
+/// [`alter_group_offsets`] with each offset's metadata.
+pub async fn alter_committed_offsets(
+    bootstrap: &str,
+    config: &GroupConfig,
+    offsets: &[CommittedOffset],
+) -> Result<(), GroupError> {
     let mut conn = coordinator(bootstrap, config).await?;
     let version = conn.version(ApiKey::OffsetCommit)?;
     let mut req = OffsetCommitRequest::default();
@@ -104,17 +155,17 @@ pub async fn alter_group_offsets(
     req.member_id = StrBytes::from_static_str("");
     req.retention_time_ms = -1;
     let mut topics: Vec<OffsetCommitRequestTopic> = Vec::new();
-    for (topic, partition, offset) in offsets {
+    for o in offsets {
         let mut p = OffsetCommitRequestPartition::default();
-        p.partition_index = *partition;
-        p.committed_offset = *offset;
+        p.partition_index = o.partition;
+        p.committed_offset = o.offset;
         p.committed_leader_epoch = -1;
-        p.committed_metadata = Some(StrBytes::from_static_str(""));
-        match topics.iter_mut().find(|t| t.name.0.as_str() == topic) {
+        p.committed_metadata = Some(StrBytes::from_string(o.metadata.clone()));
+        match topics.iter_mut().find(|t| t.name.0.as_str() == o.topic) {
             Some(t) => t.partitions.push(p),
             None => {
                 let mut t = OffsetCommitRequestTopic::default();
-                t.name = TopicName(StrBytes::from_string(topic.clone()));
+                t.name = TopicName(StrBytes::from_string(o.topic.clone()));
                 t.partitions.push(p);
                 topics.push(t);
             }
@@ -128,6 +179,26 @@ pub async fn alter_group_offsets(
         }
     }
     Ok(())
+}
+
+/// The group's state as its coordinator reports it to DescribeGroups (`Empty`, `Stable`,
+/// `PreparingRebalance`, `CompletingRebalance`, `Dead` for a group it does not know). Errors:
+/// the group's error code (e.g. a group of the new consumer protocol, KIP-848, which
+/// DescribeGroups does not describe).
+pub async fn describe_group_state(
+    bootstrap: &str,
+    config: &GroupConfig,
+) -> Result<String, GroupError> {
+    let mut conn = coordinator(bootstrap, config).await?;
+    let version = conn.version(ApiKey::DescribeGroups)?;
+    let mut req = DescribeGroupsRequest::default();
+    req.groups = vec![GroupId(StrBytes::from_string(config.group_id.clone()))];
+    let resp = conn.send(&req, version, config.request_timeout).await?;
+    let Some(group) = resp.groups.into_iter().next() else {
+        return Ok("Dead".to_string());
+    };
+    broker_error("DescribeGroups", group.error_code)?;
+    Ok(group.group_state.to_string())
 }
 
 /// Deletes the group's offsets of `partitions` (topic, partition). Errors:

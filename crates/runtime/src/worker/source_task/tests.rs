@@ -280,6 +280,30 @@ fn offsets_are_committed_on_the_interval_up_to_the_first_record_not_acknowledged
 }
 
 #[test]
+fn commit_is_called_at_each_interval_even_with_no_offset_to_write() {
+    // As Connect's `commitOffsets`, which calls `commitSourceTask` when nothing was flushed:
+    // a task that finishes work at its commit (MirrorSourceTask's delayed offset syncs) does
+    // not wait for another record.
+    let mut h = started(Setup::default());
+    h.producer.state().auto_ack = true;
+    h.polls([records(0..2)]);
+    h.turn();
+    h.commit_turn();
+    assert_eq!(h.journal.written(), vec![vec![1]]);
+    let commits = |h: &Harness| {
+        h.journal
+            .events()
+            .iter()
+            .filter(|e| **e == Event::Commit)
+            .count()
+    };
+    assert_eq!(commits(&h), 1);
+    h.commit_turn();
+    assert_eq!(h.journal.written(), vec![vec![1]], "nothing new to write");
+    assert_eq!(commits(&h), 2, "commit is called all the same");
+}
+
+#[test]
 fn commit_record_gets_each_acknowledged_record_with_its_metadata() {
     let mut h = started(Setup {
         wants_commit_record: true,

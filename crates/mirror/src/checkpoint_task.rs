@@ -1,0 +1,512 @@
+//! `MirrorCheckpointTask` natively (Apache's `org.apache.kafka.connect.mirror.MirrorCheckpointTask`):
+//! for its consumer groups (`task.assigned.groups`), translates their committed offsets on the
+//! source into offsets of the target's topics and writes them as checkpoints to partition 0 of
+//! `<source>.checkpoints.internal` on the target, where Java's `RemoteClusterUtils` and
+//! `translateOffsets` read them; with `sync.group.offsets.enabled`, commits them for the groups
+//! on the target too (KIP-545).
+//!
+//! - **Start** returns at once; a thread of the task's own then reads the checkpoints topic
+//!   to its end (the task's groups' last checkpoints, so that a restarted task neither repeats
+//!   nor rewinds them; if that read fails, the offset-sync store keeps only each partition's
+//!   latest sync until its own initial read ends, as Java's `CheckpointStore` and
+//!   `OffsetSyncStore.start(!checkpointsReadOk)`), then reads partition 0 of the offset-syncs
+//!   topic (`offset-syncs.topic.location`'s cluster) to its end, after which checkpoints start,
+//!   and keeps reading it for new syncs until the task stops. A topic not created yet is
+//!   waited for.
+//! - **Poll** (async): waits `emit.checkpoints.interval.seconds` (60 s, cut short by a stop),
+//!   then, once the stores are read, lists each group's committed offsets on the source and
+//!   returns the checkpoints [`CheckpointPlanner`] decides on: key and value as Java writes them
+//!   (`Schema.BYTES_SCHEMA`), source partition `{group, topic, partition}`, offset `{offset: 0}`,
+//!   record timestamp the poll's time. A group whose offsets cannot be listed is logged and
+//!   skipped, as Java does.
+//! - **Group offset sync** (`sync.group.offsets.enabled`, every
+//!   `sync.group.offsets.interval.seconds`, 60 s): a job on the worker's runtime looks up each
+//!   group on the target (DescribeGroups), takes the committed offsets of those that are empty
+//!   there, and commits what [`CheckpointPlanner::offsets_to_sync`] gives; a group with members
+//!   on the target refuses the commit, which is logged as Java logs it.
+//! - **Stop**: the reading thread and the sync job end.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::message::Message;
+use rdkafka::{Offset, TopicPartitionList};
+use tributary_api::data::{Schema, Value};
+use tributary_api::record::SourceRecord;
+use tributary_api::source::{AsyncSourceTask, SourceTaskContext, TaskFuture};
+use tributary_api::{ConnectError, ConnectResult, Props};
+use tributary_group::client::group_offsets::offset_codes;
+use tributary_group::client::GroupError;
+use tributary_runtime::config::clients::ClientKind;
+use tributary_runtime::kafka_client::{set_initial_token, WorkerClientContext};
+
+use crate::checkpoint_connector::{CheckpointSettings, TASK_CONSUMER_GROUPS};
+use crate::checkpoints::CheckpointPlanner;
+use crate::clients::{MirrorClients, Side};
+use crate::consumer_groups::GroupAdmin;
+use crate::offset_sync_store::OffsetSyncStore;
+use crate::records::{self, Checkpoint, OffsetSync};
+use crate::source_connector::StopFlag;
+use crate::source_task::{long_setting, CONSUMER_POLL_TIMEOUT_MS_DEFAULT, VERSION};
+
+/// What the reading thread and the task share.
+struct Stores {
+    planner: CheckpointPlanner,
+    syncs: OffsetSyncStore,
+    /// Both initial reads ended: checkpoints may be planned.
+    ready: bool,
+}
+
+/// MirrorMaker 2's checkpoint task, natively (see the module's documentation).
+#[derive(Default)]
+pub struct MirrorCheckpointTask {
+    context: Option<SourceTaskContext>,
+    running: Option<Running>,
+}
+
+struct Running {
+    groups: Vec<String>,
+    topic: String,
+    interval: Duration,
+    source: Arc<GroupAdmin>,
+    stores: Arc<Mutex<Stores>>,
+    reader: Arc<StopFlag>,
+    syncer: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl MirrorCheckpointTask {
+    /// A task that has not been started.
+    pub fn new() -> MirrorCheckpointTask {
+        MirrorCheckpointTask::default()
+    }
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// A consumer of partition 0 of `topic` on `side`, from its beginning (client role `role`,
+/// Java's; a placeholder `group.id` librdkafka's `assign` needs, never committed to).
+fn partition_zero_reader(
+    props: &Props,
+    side: Side,
+    role: &str,
+    topic: &str,
+) -> ConnectResult<BaseConsumer<WorkerClientContext>> {
+    let clients = MirrorClients::new(props);
+    let java = clients.java_settings(side, ClientKind::Consumer, role);
+    let base = vec![
+        (
+            "group.id",
+            format!(
+                "{}|uncommitted",
+                java.get("client.id").cloned().unwrap_or_default()
+            ),
+        ),
+        ("enable.auto.commit", "false".to_string()),
+    ];
+    let config = clients.client(side, ClientKind::Consumer, role, &base)?;
+    let consumer: BaseConsumer<WorkerClientContext> = config
+        .create_with_context(WorkerClientContext)
+        .map_err(|e| ConnectError::connect(format!("Failed to create the {role}: {e}")))?;
+    set_initial_token(consumer.client(), &config)
+        .map_err(|e| ConnectError::connect(format!("{role}: {e}")))?;
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition_offset(topic, 0, Offset::Beginning)
+        .map_err(|e| ConnectError::connect(e.to_string()))?;
+    consumer
+        .assign(&tpl)
+        .map_err(|e| ConnectError::connect(format!("{role}: {e}")))?;
+    Ok(consumer)
+}
+
+/// What a read hands each record: its key, value and offset.
+type OnRecord<'a> = dyn FnMut(&[u8], &[u8], i64) + 'a;
+
+/// Reads partition 0 of `topic` through `consumer` until its end as of now (the high
+/// watermark, waited for while the topic does not exist yet), handing each record's key and
+/// value to `each`. `false` when stopped first.
+fn read_to_end(
+    consumer: &BaseConsumer<WorkerClientContext>,
+    topic: &str,
+    poll: Duration,
+    stop: &StopFlag,
+    each: &mut OnRecord<'_>,
+) -> ConnectResult<bool> {
+    let high = loop {
+        match consumer.fetch_watermarks(topic, 0, poll.max(Duration::from_secs(1))) {
+            Ok((_, high)) => break high,
+            Err(e) => {
+                tracing::debug!("Waiting for topic {topic}: {e}");
+                if stop.wait(poll) {
+                    return Ok(false);
+                }
+            }
+        }
+    };
+    let mut next = 0;
+    while next < high {
+        if stop.wait(Duration::ZERO) {
+            return Ok(false);
+        }
+        match consumer.poll(poll) {
+            Some(Ok(m)) => {
+                next = m.offset() + 1;
+                each(
+                    m.key().unwrap_or_default(),
+                    m.payload().unwrap_or_default(),
+                    m.offset(),
+                );
+            }
+            Some(Err(e)) => {
+                return Err(ConnectError::connect(format!(
+                    "Could not read {topic}: {e}"
+                )))
+            }
+            None => {
+                // Past the records a compaction removed at the end? The position says.
+                if let Ok(position) = consumer.position() {
+                    if let Some(Offset::Offset(p)) =
+                        position.find_partition(topic, 0).map(|e| e.offset())
+                    {
+                        next = next.max(p);
+                    }
+                }
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// The reading thread: the checkpoints topic to its end, then the offset syncs to their end
+/// (checkpoints start), then new offset syncs until stopped.
+fn read_stores(
+    props: Props,
+    settings: CheckpointSettings,
+    groups: BTreeSet<String>,
+    stores: Arc<Mutex<Stores>>,
+    stop: Arc<StopFlag>,
+) {
+    let poll = Duration::from_millis(
+        long_setting(
+            &props,
+            "consumer.poll.timeout.ms",
+            CONSUMER_POLL_TIMEOUT_MS_DEFAULT as i64,
+        )
+        .unwrap_or(CONSUMER_POLL_TIMEOUT_MS_DEFAULT as i64)
+        .max(1) as u64,
+    );
+    // The checkpoints already written for the task's groups.
+    let mut previous = Vec::new();
+    let checkpoints_read = partition_zero_reader(
+        &props,
+        Side::Target,
+        "checkpoints-target-consumer",
+        &settings.checkpoints_topic,
+    )
+    .and_then(|consumer| {
+        read_to_end(
+            &consumer,
+            &settings.checkpoints_topic,
+            poll,
+            &stop,
+            &mut |key, value, offset| match Checkpoint::decode(key, value) {
+                Ok(c) if groups.contains(&c.group) => previous.push(c),
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!("Ignored invalid checkpoint record at offset {offset}: {e}")
+                }
+            },
+        )
+    });
+    let loaded = match checkpoints_read {
+        Ok(true) => true,
+        Ok(false) => return,
+        Err(e) => {
+            tracing::info!("Exception encountered loading checkpoints topic {} - this may degrade offset translation as only checkpoints for offsets which were mirrored after the task started will be emitted: {e}", settings.checkpoints_topic);
+            previous.clear();
+            false
+        }
+    };
+    {
+        let mut s = stores.lock().unwrap_or_else(|e| e.into_inner());
+        for c in previous {
+            s.planner.remember(c);
+        }
+        s.syncs = OffsetSyncStore::new(!loaded);
+    }
+    let (side, topic) = match crate::source_task::offset_syncs_topic(&props, &settings.policy) {
+        Ok(t) => t,
+        Err(e) => {
+            tracing::error!("Offset syncs cannot be read: {e}");
+            return;
+        }
+    };
+    let role = match side {
+        Side::Source => "offset-syncs-source-consumer",
+        Side::Target => "offset-syncs-target-consumer",
+    };
+    let consumer = match partition_zero_reader(&props, side, role, &topic) {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::error!("Offset syncs cannot be read: {e}");
+            return;
+        }
+    };
+    let mut handle = |key: &[u8], value: &[u8], offset: i64| match OffsetSync::decode(key, value) {
+        Ok(sync) => stores
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .syncs
+            .handle(&sync),
+        Err(e) => tracing::warn!("Ignored invalid offset sync at offset {offset}: {e}"),
+    };
+    loop {
+        match read_to_end(&consumer, &topic, poll, &stop, &mut handle) {
+            Ok(true) => break,
+            Ok(false) => return,
+            Err(e) => {
+                tracing::warn!("Reading the offset syncs again after: {e}");
+                if stop.wait(poll) {
+                    return;
+                }
+            }
+        }
+    }
+    {
+        let mut s = stores.lock().unwrap_or_else(|e| e.into_inner());
+        s.syncs.read_to_end();
+        s.ready = true;
+    }
+    tracing::debug!("Offset syncs of {topic} read; checkpoints start");
+    while !stop.wait(Duration::ZERO) {
+        match consumer.poll(poll) {
+            Some(Ok(m)) => handle(
+                m.key().unwrap_or_default(),
+                m.payload().unwrap_or_default(),
+                m.offset(),
+            ),
+            Some(Err(e)) => {
+                tracing::warn!("Error reading offset syncs from {topic}: {e}");
+                stop.wait(poll);
+            }
+            None => {}
+        }
+    }
+}
+
+/// One round of the group offset sync (`refreshIdleConsumerGroupOffset`, then
+/// `syncGroupOffset`).
+async fn sync_group_offsets(
+    target: &GroupAdmin,
+    groups: &[String],
+    stores: &Mutex<Stores>,
+    target_alias: &str,
+) {
+    let mut idle: HashMap<String, HashMap<(String, i32), i64>> = HashMap::new();
+    for group in groups {
+        match target.state(group).await {
+            Ok(state) if state == "Empty" => match target.committed_offsets(group).await {
+                Ok(offsets) => {
+                    idle.insert(
+                        group.clone(),
+                        offsets
+                            .into_iter()
+                            .map(|o| ((o.topic, o.partition), o.offset))
+                            .collect(),
+                    );
+                }
+                Err(e) => tracing::error!(
+                    "Error querying for consumer group {group} on cluster {target_alias}: {e}"
+                ),
+            },
+            Ok(_) => {}
+            Err(e) => tracing::error!(
+                "Error querying for consumer group {group} on cluster {target_alias}: {e}"
+            ),
+        }
+    }
+    let to_sync = stores
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .planner
+        .offsets_to_sync(&idle);
+    for (group, offsets) in to_sync {
+        match target.alter_offsets(&group, &offsets).await {
+            Ok(()) => tracing::trace!(
+                "Sync-ed {} offsets for consumer group {group}.",
+                offsets.len()
+            ),
+            Err(GroupError::Broker { code, .. }) if code == offset_codes::UNKNOWN_MEMBER_ID => {
+                tracing::warn!("Unable to sync offsets for consumer group {group}. This is likely caused by consumers currently using this group in the target cluster.")
+            }
+            Err(e) => tracing::error!("Unable to sync offsets for consumer group {group}: {e}"),
+        }
+    }
+}
+
+impl AsyncSourceTask for MirrorCheckpointTask {
+    fn version(&self) -> String {
+        VERSION.to_string()
+    }
+
+    fn initialize(&mut self, context: SourceTaskContext) {
+        self.context = Some(context);
+    }
+
+    fn start<'a>(&'a mut self, props: &'a Props) -> TaskFuture<'a, ()> {
+        Box::pin(async move {
+            let settings = CheckpointSettings::parse(props)?;
+            let groups: Vec<String> = match props.get(TASK_CONSUMER_GROUPS) {
+                Some(v) => {
+                    crate::config_list(TASK_CONSUMER_GROUPS, v).map_err(ConnectError::config)?
+                }
+                None => Vec::new(),
+            };
+            let source = Arc::new(GroupAdmin::new(
+                props,
+                Side::Source,
+                "checkpoint-source-admin",
+                settings.admin_timeout,
+            )?);
+            let target = GroupAdmin::new(
+                props,
+                Side::Target,
+                "checkpoint-target-admin",
+                settings.admin_timeout,
+            )?;
+            let stores = Arc::new(Mutex::new(Stores {
+                planner: CheckpointPlanner::new(
+                    settings.policy.clone(),
+                    &settings.source_alias,
+                    &settings.target_alias,
+                    Some(settings.topics.clone()),
+                ),
+                syncs: OffsetSyncStore::new(true),
+                ready: false,
+            }));
+            let reader = Arc::new(StopFlag::default());
+            let topic = settings.checkpoints_topic.clone();
+            // With checkpoints off the connector asks for no task; a task given such a
+            // configuration anyway waits as if the interval were Java's default.
+            let interval = settings.emit_checkpoints.unwrap_or(Duration::from_secs(60));
+            let syncer = settings.sync_group_offsets.map(|every| {
+                let stores = Arc::clone(&stores);
+                let groups = groups.clone();
+                let target_alias = settings.target_alias.clone();
+                tokio::spawn(async move {
+                    loop {
+                        tokio::time::sleep(every).await;
+                        if stores.lock().unwrap_or_else(|e| e.into_inner()).ready {
+                            sync_group_offsets(&target, &groups, &stores, &target_alias).await;
+                        }
+                    }
+                })
+            });
+            tracing::info!(
+                "{} checkpointing {} consumer groups {}->{}: {:?}.",
+                props.get("name").map(String::as_str).unwrap_or_default(),
+                groups.len(),
+                settings.source_alias,
+                settings.target_alias,
+                groups
+            );
+            {
+                let (props, stores, stop) =
+                    (props.clone(), Arc::clone(&stores), Arc::clone(&reader));
+                let set: BTreeSet<String> = groups.iter().cloned().collect();
+                std::thread::Builder::new()
+                    .name("mirror-checkpoint-stores".into())
+                    .spawn(move || {
+                        read_stores(props, settings, set, stores, Arc::clone(&stop));
+                        stop.finished();
+                    })
+                    .map_err(|e| {
+                        ConnectError::connect(format!("Could not start the store reader: {e}"))
+                    })?;
+            }
+            self.running = Some(Running {
+                groups,
+                topic,
+                interval,
+                source,
+                stores,
+                reader,
+                syncer,
+            });
+            Ok(())
+        })
+    }
+
+    /// Waits the interval (nothing when stopped meanwhile), then the checkpoints of every
+    /// group of the task (none before the stores are read).
+    fn poll(&mut self) -> TaskFuture<'_, Vec<SourceRecord>> {
+        Box::pin(async move {
+            let Some(r) = &self.running else {
+                return Ok(Vec::new());
+            };
+            match &self.context {
+                Some(c) => tokio::select! {
+                    () = tokio::time::sleep(r.interval) => {}
+                    () = c.stopped() => return Ok(Vec::new()),
+                },
+                None => tokio::time::sleep(r.interval).await,
+            }
+            if !r.stores.lock().unwrap_or_else(|e| e.into_inner()).ready {
+                return Ok(Vec::new());
+            }
+            let mut out = Vec::new();
+            for group in &r.groups {
+                let timestamp = now_ms();
+                let offsets = match r.source.committed_offsets(group).await {
+                    Ok(o) => o,
+                    Err(e) => {
+                        tracing::error!(
+                            "Error querying offsets for consumer group {group} on the source cluster: {e}"
+                        );
+                        continue;
+                    }
+                };
+                let checkpoints = {
+                    let mut s = r.stores.lock().unwrap_or_else(|e| e.into_inner());
+                    let s = &mut *s;
+                    let c = s.planner.checkpoints_for_group(group, &offsets, &s.syncs);
+                    s.planner.update(group, &c);
+                    c
+                };
+                for c in checkpoints.into_values() {
+                    let key = c.key().map_err(ConnectError::data)?;
+                    let value = c.value().map_err(ConnectError::data)?;
+                    out.push(SourceRecord {
+                        source_partition: Arc::new(c.source_partition()),
+                        source_offset: records::source_offset(0),
+                        topic: r.topic.clone(),
+                        kafka_partition: Some(0),
+                        key_schema: Some(Schema::bytes_schema()),
+                        key: Value::Bytes(key),
+                        value_schema: Some(Schema::bytes_schema()),
+                        value: Value::Bytes(value),
+                        timestamp: Some(timestamp),
+                        headers: Default::default(),
+                    });
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    fn stop(&mut self) -> TaskFuture<'_, ()> {
+        if let Some(r) = self.running.take() {
+            r.reader.stop();
+            if let Some(s) = r.syncer {
+                s.abort();
+            }
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
