@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Shared by connect-distributed.sh and connect-standalone.sh of a Tributary release archive:
+# Shared by connect-distributed.sh, connect-standalone.sh and connect-mirror-maker.sh of a
+# Tributary release archive:
 # reads the environment Apache Kafka's launch scripts read, hands the JVM options to
 # Tributary's embedded JVM (which hosts Java plugins of plugin.path), says which variables do
 # not apply, and runs the worker in the foreground or, with -daemon, in the background with
 # its output in $LOG_DIR/<name>.out, as kafka-run-class.sh does.
 #
-# usage: tributary-run-class.sh <distributed|standalone> <daemon name> <usage> [args…]
+# usage: tributary-run-class.sh <distributed|standalone|mirror-maker> <daemon name> <usage> [args…]
 
 mode="$1"; daemon_name="$2"; usage="$3"; shift 3
 here="${BASH_SOURCE[0]%/*}"; [ "$here" = "${BASH_SOURCE[0]}" ] && here=.

@@ -44,6 +44,7 @@ pub async fn run(worker_path: PathBuf) -> Result<(), String> {
         p.advertised_url.clone(),
         p.worker_id,
         Some(p.cluster_id),
+        Vec::new(),
     );
     // Abandoning the start is safe: the worker has not joined the group yet.
     let herder = tokio::select! {

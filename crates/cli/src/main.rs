@@ -12,6 +12,7 @@ mod connect_client;
 mod container;
 mod contexts;
 mod distributed;
+mod mirror_maker;
 mod standalone;
 mod startup;
 
@@ -44,6 +45,15 @@ enum Command {
     Distributed {
         /// The worker configuration (Java properties).
         worker_properties: PathBuf,
+    },
+    /// Runs MirrorMaker 2 in dedicated mode, like connect-mirror-maker.sh: one herder per
+    /// replication flow of an mm2.properties file whose target this process serves.
+    MirrorMaker {
+        /// MirrorMaker's configuration (mm2.properties).
+        mm2_properties: PathBuf,
+        /// The target clusters this process serves (default: every cluster of the file).
+        #[arg(long, num_args = 1.., value_name = "CLUSTER")]
+        clusters: Vec<String>,
     },
     /// A container image's entry point: a distributed worker from a mounted worker file, or
     /// from environment variables (Confluent's CONNECT_* and Debezium's image variables).
@@ -283,6 +293,7 @@ async fn client_command(command: Command) -> Result<ExitCode, String> {
         } => (target, A::Patch { name, set, remove }),
         Command::Standalone { .. }
         | Command::Distributed { .. }
+        | Command::MirrorMaker { .. }
         | Command::Container { .. }
         | Command::Healthcheck { .. } => unreachable!("worker commands run elsewhere"),
     };
@@ -325,6 +336,10 @@ fn main() -> ExitCode {
         Command::Distributed { worker_properties } => {
             runtime.block_on(distributed::run(worker_properties))
         }
+        Command::MirrorMaker {
+            mm2_properties,
+            clusters,
+        } => runtime.block_on(mirror_maker::run(mm2_properties, clusters)),
         Command::Container { .. } => unreachable!("turned into Distributed above"),
         Command::Healthcheck { url } => runtime.block_on(container::healthcheck(url)),
         Command::Apply(_)

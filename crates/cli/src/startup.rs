@@ -229,7 +229,7 @@ async fn check_oauth_logins(config: &WorkerConfig) -> Result<(), (String, String
 }
 
 /// Finds the Kafka cluster id; failing means Kafka is unreachable (Connect fails startup too).
-fn kafka_cluster_id(config: &WorkerConfig) -> Result<String, String> {
+pub(crate) fn kafka_cluster_id(config: &WorkerConfig) -> Result<String, String> {
     use rdkafka::producer::{BaseProducer, Producer};
     use tributary_runtime::kafka_client::{set_initial_token, WorkerClientContext};
     let admin = clients::admin_config(config).map_err(|e| e.to_string())?;
@@ -364,7 +364,7 @@ impl ShutdownSignal {
 /// Java plugin is used).
 /// Errors name the key: `plugin.path` without `tributary.jvm.classpath`, a scan that fails,
 /// `tributary.plugins.prefer.java` naming no Java plugin found on `plugin.path`.
-async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, String> {
+pub(crate) async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, String> {
     let mut set = tributary_plugins::builtin();
     set.extend(tributary_registry::plugins());
     set.extend(tributary_mirror::plugins());

@@ -271,7 +271,8 @@ pub fn group_partitions(groups: &[String], tasks: usize) -> Vec<Vec<String>> {
 }
 
 /// The consumer groups to checkpoint (`findConsumerGroups`): listed on the source, accepted by
-/// the group filter, with committed offsets of a topic the topic filter accepts.
+/// the group filter, with committed offsets of a topic the topic filter accepts. A group whose
+/// offsets cannot be read now is left out (logged) and looked at again at the next refresh.
 fn find_groups(
     runtime: &tokio::runtime::Runtime,
     admin: &GroupAdmin,
@@ -283,14 +284,16 @@ fn find_groups(
         if !settings.groups.accepts(&g.group) {
             continue;
         }
-        let offsets = runtime
-            .block_on(admin.committed_offsets(&g.group))
-            .map_err(|e| {
-                ConnectError::connect(format!(
-                    "Could not list offsets for consumer group {} on {} cluster: {e}",
+        let offsets = match runtime.block_on(admin.committed_offsets(&g.group)) {
+            Ok(o) => o,
+            Err(e) => {
+                tracing::warn!(
+                    "Could not list offsets for consumer group {} on {} cluster, left out until the next refresh: {e}",
                     g.group, settings.source_alias
-                ))
-            })?;
+                );
+                continue;
+            }
+        };
         if offsets.iter().any(|o| settings.topics.accepts(&o.topic)) {
             out.insert(g.group);
         } else {
@@ -375,6 +378,7 @@ impl Connector for MirrorCheckpointConnector {
             Side::Source,
             "checkpoint-source-admin",
             settings.admin_timeout,
+            true,
         )?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -11,8 +11,10 @@
 //!   latest sync until its own initial read ends, as Java's `CheckpointStore` and
 //!   `OffsetSyncStore.start(!checkpointsReadOk)`), then reads partition 0 of the offset-syncs
 //!   topic (`offset-syncs.topic.location`'s cluster) to its end, after which checkpoints start,
-//!   and keeps reading it for new syncs until the task stops. A topic not created yet is
-//!   waited for.
+//!   and keeps reading it for new syncs until the task stops. The offset-syncs topic is waited
+//!   for until it exists; the checkpoints topic 30 s at most, then the task goes on without its
+//!   previous checkpoints (as when it may not read them). The consumers are made at start: a
+//!   setting they refuse fails the task.
 //! - **Poll** (async): waits `emit.checkpoints.interval.seconds` (60 s, cut short by a stop),
 //!   then, once the stores are read, lists each group's committed offsets on the source and
 //!   returns the checkpoints [`CheckpointPlanner`] decides on: key and value as Java writes them
@@ -21,17 +23,21 @@
 //!   skipped, as Java does.
 //! - **Group offset sync** (`sync.group.offsets.enabled`, every
 //!   `sync.group.offsets.interval.seconds`, 60 s): a job on the worker's runtime looks up each
-//!   group on the target (DescribeGroups), takes the committed offsets of those that are empty
-//!   there, and commits what [`CheckpointPlanner::offsets_to_sync`] gives; a group with members
-//!   on the target refuses the commit, which is logged as Java logs it.
+//!   group on the target (DescribeGroups), takes the committed offsets of those without
+//!   members there (`Empty`, or `Dead`: unknown, or of the new consumer protocol), and commits
+//!   what [`CheckpointPlanner::offsets_to_sync`] gives, never moving one back; a group whose
+//!   state or offsets cannot be read waits for the next round; a group with members on the
+//!   target refuses the commit, which is logged as Java logs it.
 //! - **Stop**: the reading thread and the sync job end.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::KafkaError;
 use rdkafka::message::Message;
+use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 use tributary_api::data::{Schema, Value};
 use tributary_api::record::SourceRecord;
@@ -128,28 +134,62 @@ fn partition_zero_reader(
 /// What a read hands each record: its key, value and offset.
 type OnRecord<'a> = dyn FnMut(&[u8], &[u8], i64) + 'a;
 
-/// Reads partition 0 of `topic` through `consumer` until its end as of now (the high
-/// watermark, waited for while the topic does not exist yet), handing each record's key and
-/// value to `each`. `false` when stopped first.
+/// How long the checkpoints topic may take to be read at start before the task goes on
+/// without its previous checkpoints (Java's `KafkaBasedLog` gives its topic 30 s to appear).
+const CHECKPOINTS_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Whether a consumer error means the topic cannot be read at all (rather than a broker
+/// that is away for a while, which librdkafka reports and retries on its own).
+fn refused(e: &KafkaError) -> bool {
+    matches!(
+        e.rdkafka_error_code(),
+        Some(
+            RDKafkaErrorCode::TopicAuthorizationFailed
+                | RDKafkaErrorCode::GroupAuthorizationFailed
+                | RDKafkaErrorCode::ClusterAuthorizationFailed
+                | RDKafkaErrorCode::SaslAuthenticationFailed
+        )
+    )
+}
+
+/// Reads partition 0 of `topic` through `consumer` from its log start to its end as of now
+/// (the high watermark), handing each record's key and value to `each`. A topic that does
+/// not exist yet is waited for, until `deadline` if given. `Ok(false)` when stopped first.
+/// Errors: refused (authorization), or still not read at `deadline`.
 fn read_to_end(
     consumer: &BaseConsumer<WorkerClientContext>,
     topic: &str,
     poll: Duration,
     stop: &StopFlag,
+    deadline: Option<Instant>,
     each: &mut OnRecord<'_>,
 ) -> ConnectResult<bool> {
-    let high = loop {
+    let late = |what: &dyn std::fmt::Display| -> ConnectResult<()> {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(ConnectError::connect(format!(
+                "Could not read {topic} to its end in time: {what}"
+            )));
+        }
+        Ok(())
+    };
+    let (low, high) = loop {
         match consumer.fetch_watermarks(topic, 0, poll.max(Duration::from_secs(1))) {
-            Ok((_, high)) => break high,
+            Ok(w) => break w,
+            Err(e) if refused(&e) => {
+                return Err(ConnectError::connect(format!(
+                    "Could not read {topic}: {e}"
+                )))
+            }
             Err(e) => {
                 tracing::debug!("Waiting for topic {topic}: {e}");
+                late(&e)?;
                 if stop.wait(poll) {
                     return Ok(false);
                 }
             }
         }
     };
-    let mut next = 0;
+    let mut next = low.max(0);
     while next < high {
         if stop.wait(Duration::ZERO) {
             return Ok(false);
@@ -163,13 +203,17 @@ fn read_to_end(
                     m.offset(),
                 );
             }
-            Some(Err(e)) => {
+            Some(Err(e)) if refused(&e) => {
                 return Err(ConnectError::connect(format!(
                     "Could not read {topic}: {e}"
                 )))
             }
+            Some(Err(e)) => {
+                tracing::debug!("Reading {topic}: {e}");
+                late(&e)?;
+            }
             None => {
-                // Past the records a compaction removed at the end? The position says.
+                // Past records a compaction removed at the end? The position says.
                 if let Ok(position) = consumer.position() {
                     if let Some(Offset::Offset(p)) =
                         position.find_partition(topic, 0).map(|e| e.offset())
@@ -177,58 +221,51 @@ fn read_to_end(
                         next = next.max(p);
                     }
                 }
+                late(&"no record before the end offset")?;
             }
         }
     }
     Ok(true)
 }
 
+/// The consumers the reading thread reads with, made at start so that their settings fail
+/// the task.
+struct Readers {
+    checkpoints: BaseConsumer<WorkerClientContext>,
+    syncs: BaseConsumer<WorkerClientContext>,
+    syncs_topic: String,
+}
+
 /// The reading thread: the checkpoints topic to its end, then the offset syncs to their end
 /// (checkpoints start), then new offset syncs until stopped.
 fn read_stores(
-    props: Props,
-    settings: CheckpointSettings,
+    readers: Readers,
+    poll: Duration,
+    checkpoints_topic: String,
     groups: BTreeSet<String>,
     stores: Arc<Mutex<Stores>>,
     stop: Arc<StopFlag>,
 ) {
-    let poll = Duration::from_millis(
-        long_setting(
-            &props,
-            "consumer.poll.timeout.ms",
-            CONSUMER_POLL_TIMEOUT_MS_DEFAULT as i64,
-        )
-        .unwrap_or(CONSUMER_POLL_TIMEOUT_MS_DEFAULT as i64)
-        .max(1) as u64,
-    );
     // The checkpoints already written for the task's groups.
     let mut previous = Vec::new();
-    let checkpoints_read = partition_zero_reader(
-        &props,
-        Side::Target,
-        "checkpoints-target-consumer",
-        &settings.checkpoints_topic,
-    )
-    .and_then(|consumer| {
-        read_to_end(
-            &consumer,
-            &settings.checkpoints_topic,
-            poll,
-            &stop,
-            &mut |key, value, offset| match Checkpoint::decode(key, value) {
-                Ok(c) if groups.contains(&c.group) => previous.push(c),
-                Ok(_) => {}
-                Err(e) => {
-                    tracing::warn!("Ignored invalid checkpoint record at offset {offset}: {e}")
-                }
-            },
-        )
-    });
+    let checkpoints_read = read_to_end(
+        &readers.checkpoints,
+        &checkpoints_topic,
+        poll,
+        &stop,
+        Some(Instant::now() + CHECKPOINTS_READ_TIMEOUT),
+        &mut |key, value, offset| match Checkpoint::decode(key, value) {
+            Ok(c) if groups.contains(&c.group) => previous.push(c),
+            Ok(_) => {}
+            Err(e) => tracing::warn!("Ignored invalid checkpoint record at offset {offset}: {e}"),
+        },
+    );
+    drop(readers.checkpoints);
     let loaded = match checkpoints_read {
         Ok(true) => true,
         Ok(false) => return,
         Err(e) => {
-            tracing::info!("Exception encountered loading checkpoints topic {} - this may degrade offset translation as only checkpoints for offsets which were mirrored after the task started will be emitted: {e}", settings.checkpoints_topic);
+            tracing::warn!("Exception encountered loading checkpoints topic {checkpoints_topic} - this may degrade offset translation as only checkpoints for offsets which were mirrored after the task started will be emitted: {e}");
             previous.clear();
             false
         }
@@ -240,24 +277,8 @@ fn read_stores(
         }
         s.syncs = OffsetSyncStore::new(!loaded);
     }
-    let (side, topic) = match crate::source_task::offset_syncs_topic(&props, &settings.policy) {
-        Ok(t) => t,
-        Err(e) => {
-            tracing::error!("Offset syncs cannot be read: {e}");
-            return;
-        }
-    };
-    let role = match side {
-        Side::Source => "offset-syncs-source-consumer",
-        Side::Target => "offset-syncs-target-consumer",
-    };
-    let consumer = match partition_zero_reader(&props, side, role, &topic) {
-        Ok(c) => c,
-        Err(e) => {
-            tracing::error!("Offset syncs cannot be read: {e}");
-            return;
-        }
-    };
+    let topic = readers.syncs_topic;
+    let consumer = readers.syncs;
     let mut handle = |key: &[u8], value: &[u8], offset: i64| match OffsetSync::decode(key, value) {
         Ok(sync) => stores
             .lock()
@@ -267,7 +288,7 @@ fn read_stores(
         Err(e) => tracing::warn!("Ignored invalid offset sync at offset {offset}: {e}"),
     };
     loop {
-        match read_to_end(&consumer, &topic, poll, &stop, &mut handle) {
+        match read_to_end(&consumer, &topic, poll, &stop, None, &mut handle) {
             Ok(true) => break,
             Ok(false) => return,
             Err(e) => {
@@ -292,8 +313,11 @@ fn read_stores(
                 m.offset(),
             ),
             Some(Err(e)) => {
-                tracing::warn!("Error reading offset syncs from {topic}: {e}");
-                stop.wait(poll);
+                tracing::debug!("Reading offset syncs from {topic}: {e}");
+                if refused(&e) {
+                    tracing::warn!("Offset syncs cannot be read from {topic}: {e}");
+                    stop.wait(poll);
+                }
             }
             None => {}
         }
@@ -301,7 +325,10 @@ fn read_stores(
 }
 
 /// One round of the group offset sync (`refreshIdleConsumerGroupOffset`, then
-/// `syncGroupOffset`).
+/// `syncGroupOffset`). A group whose state or offsets on the target cannot be read now is left
+/// for the next round; every group not known to have members there (`Empty`, or `Dead`: not
+/// there, or of the new consumer protocol, which DescribeGroups does not describe) has its
+/// target offsets read, so that none is moved back.
 async fn sync_group_offsets(
     target: &GroupAdmin,
     groups: &[String],
@@ -309,26 +336,38 @@ async fn sync_group_offsets(
     target_alias: &str,
 ) {
     let mut idle: HashMap<String, HashMap<(String, i32), i64>> = HashMap::new();
+    let mut unknown: BTreeSet<&str> = BTreeSet::new();
     for group in groups {
-        match target.state(group).await {
-            Ok(state) if state == "Empty" => match target.committed_offsets(group).await {
-                Ok(offsets) => {
-                    idle.insert(
-                        group.clone(),
-                        offsets
-                            .into_iter()
-                            .map(|o| ((o.topic, o.partition), o.offset))
-                            .collect(),
-                    );
-                }
-                Err(e) => tracing::error!(
+        let state = match target.state(group).await {
+            Ok(state) => state,
+            Err(e) => {
+                tracing::error!(
                     "Error querying for consumer group {group} on cluster {target_alias}: {e}"
-                ),
-            },
-            Ok(_) => {}
-            Err(e) => tracing::error!(
-                "Error querying for consumer group {group} on cluster {target_alias}: {e}"
-            ),
+                );
+                unknown.insert(group);
+                continue;
+            }
+        };
+        if state != "Empty" && state != "Dead" {
+            // Members consume there: the commit below is refused, as Java's is.
+            continue;
+        }
+        match target.committed_offsets(group).await {
+            Ok(offsets) => {
+                idle.insert(
+                    group.clone(),
+                    offsets
+                        .into_iter()
+                        .map(|o| ((o.topic, o.partition), o.offset))
+                        .collect(),
+                );
+            }
+            Err(e) => {
+                tracing::error!(
+                    "Error querying for consumer group {group} on cluster {target_alias}: {e}"
+                );
+                unknown.insert(group);
+            }
         }
     }
     let to_sync = stores
@@ -337,6 +376,9 @@ async fn sync_group_offsets(
         .planner
         .offsets_to_sync(&idle);
     for (group, offsets) in to_sync {
+        if unknown.contains(group.as_str()) || !groups.contains(&group) {
+            continue;
+        }
         match target.alter_offsets(&group, &offsets).await {
             Ok(()) => tracing::trace!(
                 "Sync-ed {} offsets for consumer group {group}.",
@@ -373,13 +415,42 @@ impl AsyncSourceTask for MirrorCheckpointTask {
                 Side::Source,
                 "checkpoint-source-admin",
                 settings.admin_timeout,
+                false,
             )?);
-            let target = GroupAdmin::new(
-                props,
-                Side::Target,
-                "checkpoint-target-admin",
-                settings.admin_timeout,
-            )?;
+            let target = match settings.sync_group_offsets {
+                Some(_) => Some(GroupAdmin::new(
+                    props,
+                    Side::Target,
+                    "checkpoint-target-admin",
+                    settings.admin_timeout,
+                    false,
+                )?),
+                None => None,
+            };
+            let (syncs_side, syncs_topic) =
+                crate::source_task::offset_syncs_topic(props, &settings.policy)?;
+            let syncs_role = match syncs_side {
+                Side::Source => "offset-syncs-source-consumer",
+                Side::Target => "offset-syncs-target-consumer",
+            };
+            let readers = Readers {
+                checkpoints: partition_zero_reader(
+                    props,
+                    Side::Target,
+                    "checkpoints-target-consumer",
+                    &settings.checkpoints_topic,
+                )?,
+                syncs: partition_zero_reader(props, syncs_side, syncs_role, &syncs_topic)?,
+                syncs_topic,
+            };
+            let poll = Duration::from_millis(
+                long_setting(
+                    props,
+                    "consumer.poll.timeout.ms",
+                    CONSUMER_POLL_TIMEOUT_MS_DEFAULT as i64,
+                )?
+                .max(1) as u64,
+            );
             let stores = Arc::new(Mutex::new(Stores {
                 planner: CheckpointPlanner::new(
                     settings.policy.clone(),
@@ -395,19 +466,8 @@ impl AsyncSourceTask for MirrorCheckpointTask {
             // With checkpoints off the connector asks for no task; a task given such a
             // configuration anyway waits as if the interval were Java's default.
             let interval = settings.emit_checkpoints.unwrap_or(Duration::from_secs(60));
-            let syncer = settings.sync_group_offsets.map(|every| {
-                let stores = Arc::clone(&stores);
-                let groups = groups.clone();
-                let target_alias = settings.target_alias.clone();
-                tokio::spawn(async move {
-                    loop {
-                        tokio::time::sleep(every).await;
-                        if stores.lock().unwrap_or_else(|e| e.into_inner()).ready {
-                            sync_group_offsets(&target, &groups, &stores, &target_alias).await;
-                        }
-                    }
-                })
-            });
+            let sync = settings.sync_group_offsets.zip(target);
+            let target_alias = settings.target_alias.clone();
             tracing::info!(
                 "{} checkpointing {} consumer groups {}->{}: {:?}.",
                 props.get("name").map(String::as_str).unwrap_or_default(),
@@ -417,19 +477,38 @@ impl AsyncSourceTask for MirrorCheckpointTask {
                 groups
             );
             {
-                let (props, stores, stop) =
-                    (props.clone(), Arc::clone(&stores), Arc::clone(&reader));
+                let (stores, stop) = (Arc::clone(&stores), Arc::clone(&reader));
                 let set: BTreeSet<String> = groups.iter().cloned().collect();
+                let checkpoints_topic = settings.checkpoints_topic.clone();
                 std::thread::Builder::new()
                     .name("mirror-checkpoint-stores".into())
                     .spawn(move || {
-                        read_stores(props, settings, set, stores, Arc::clone(&stop));
+                        read_stores(
+                            readers,
+                            poll,
+                            checkpoints_topic,
+                            set,
+                            stores,
+                            Arc::clone(&stop),
+                        );
                         stop.finished();
                     })
                     .map_err(|e| {
                         ConnectError::connect(format!("Could not start the store reader: {e}"))
                     })?;
             }
+            let syncer = sync.map(|(every, target)| {
+                let stores = Arc::clone(&stores);
+                let groups = groups.clone();
+                tokio::spawn(async move {
+                    loop {
+                        tokio::time::sleep(every).await;
+                        if stores.lock().unwrap_or_else(|e| e.into_inner()).ready {
+                            sync_group_offsets(&target, &groups, &stores, &target_alias).await;
+                        }
+                    }
+                })
+            });
             self.running = Some(Running {
                 groups,
                 topic,
@@ -480,8 +559,15 @@ impl AsyncSourceTask for MirrorCheckpointTask {
                     c
                 };
                 for c in checkpoints.into_values() {
-                    let key = c.key().map_err(ConnectError::data)?;
-                    let value = c.value().map_err(ConnectError::data)?;
+                    // Metadata too long for a checkpoint: skipped (logged), as Java's poll
+                    // logs what fails and goes on.
+                    let (key, value) = match (c.key(), c.value()) {
+                        (Ok(k), Ok(v)) => (k, v),
+                        (Err(e), _) | (_, Err(e)) => {
+                            tracing::warn!("Failure polling consumer state for checkpoints: {e}");
+                            continue;
+                        }
+                    };
                     out.push(SourceRecord {
                         source_partition: Arc::new(c.source_partition()),
                         source_offset: records::source_offset(0),

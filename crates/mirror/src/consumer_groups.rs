@@ -33,8 +33,9 @@ pub struct GroupAdmin {
     client_id: String,
     security: ConnectionSecurity,
     timeout: Duration,
-    /// ListGroups goes to every broker: librdkafka's client does it.
-    lister: BaseConsumer<WorkerClientContext>,
+    /// ListGroups goes to every broker: librdkafka's client does it (the connector's admin
+    /// only; a task's has none).
+    lister: Option<BaseConsumer<WorkerClientContext>>,
 }
 
 impl std::fmt::Debug for GroupAdmin {
@@ -49,9 +50,16 @@ impl std::fmt::Debug for GroupAdmin {
 impl GroupAdmin {
     /// The `side` cluster's group admin for client role `role` (its `client.id` as Java's:
     /// `<source>-><target>|<name>|<role>`), each call bounded by `timeout`
-    /// (`admin.timeout.ms`). Errors: no `<side>.cluster.bootstrap.servers`, a security setting
-    /// that cannot be used (named with its prefix).
-    pub fn new(props: &Props, side: Side, role: &str, timeout: Duration) -> ConnectResult<Self> {
+    /// (`admin.timeout.ms`); with `listing`, it can list the cluster's groups too (a client of
+    /// librdkafka's is made for it). Errors: no `<side>.cluster.bootstrap.servers`, a security
+    /// setting that cannot be used (named with its prefix).
+    pub fn new(
+        props: &Props,
+        side: Side,
+        role: &str,
+        timeout: Duration,
+        listing: bool,
+    ) -> ConnectResult<Self> {
         let settings = MirrorClients::new(props).java_settings(side, ClientKind::Admin, role);
         let Some(bootstrap) = settings.get("bootstrap.servers").cloned() else {
             return Err(ConnectError::config(format!(
@@ -68,12 +76,17 @@ impl GroupAdmin {
             .and_then(|s| ConnectionSecurity::from_settings(&s))
             .map_err(|e| ConnectError::config(format!("{}.cluster.{e}", side.prefix())))?;
         // The listing client is made now, so that its settings fail the caller early.
-        let config = MirrorClients::new(props).client(side, ClientKind::Admin, role, &[])?;
-        let lister: BaseConsumer<WorkerClientContext> = config
-            .create_with_context(WorkerClientContext)
-            .map_err(|e| ConnectError::connect(format!("Failed to create the {role}: {e}")))?;
-        set_initial_token(lister.client(), &config)
-            .map_err(|e| ConnectError::connect(format!("{role}: {e}")))?;
+        let lister = if listing {
+            let config = MirrorClients::new(props).client(side, ClientKind::Admin, role, &[])?;
+            let lister: BaseConsumer<WorkerClientContext> = config
+                .create_with_context(WorkerClientContext)
+                .map_err(|e| ConnectError::connect(format!("Failed to create the {role}: {e}")))?;
+            set_initial_token(lister.client(), &config)
+                .map_err(|e| ConnectError::connect(format!("{role}: {e}")))?;
+            Some(lister)
+        } else {
+            None
+        };
         Ok(GroupAdmin {
             bootstrap,
             client_id: settings.get("client.id").cloned().unwrap_or_default(),
@@ -92,10 +105,15 @@ impl GroupAdmin {
 
     /// Every consumer group the cluster's brokers know, sorted by id: those of protocol type
     /// `consumer` and those that only commit offsets (`""`), as Java's `listConsumerGroups`.
-    /// Blocking (up to the timeout). Errors: a broker that does not answer.
+    /// Blocking (up to the timeout). Errors: a broker that does not answer, an admin made
+    /// without `listing`.
     pub fn list_consumer_groups(&self) -> ConnectResult<Vec<ListedGroup>> {
-        let list = self
-            .lister
+        let Some(lister) = &self.lister else {
+            return Err(ConnectError::connect(
+                "this group admin was made without a client to list groups",
+            ));
+        };
+        let list = lister
             .fetch_group_list(None, self.timeout)
             .map_err(|e| ConnectError::connect(format!("Could not list consumer groups: {e}")))?;
         let mut groups: Vec<ListedGroup> = list

@@ -259,6 +259,16 @@ impl MirrorMakerConfig {
         })
     }
 
+    /// A setting of the file as written (no level resolved).
+    pub fn setting(&self, key: &str) -> Option<&str> {
+        self.raw.get(key).map(String::as_str)
+    }
+
+    /// Every setting of the file as written.
+    pub fn settings(&self) -> &Props {
+        &self.raw
+    }
+
     /// The cluster aliases, each once.
     pub fn clusters(&self) -> &[String] {
         &self.clusters

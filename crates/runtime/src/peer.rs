@@ -48,6 +48,20 @@ const PATH_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANU
     .remove(b':')
     .remove(b'@');
 
+/// The path prefix of a REST namespace (MirrorMaker's dedicated mode, KIP-710: `/<source>/<target>`
+/// for a flow's herder), each segment percent-encoded; empty for no namespace.
+pub fn namespace_path(segments: &[String]) -> String {
+    segments
+        .iter()
+        .map(|s| {
+            format!(
+                "/{}",
+                percent_encoding::utf8_percent_encode(s, PATH_SEGMENT)
+            )
+        })
+        .collect()
+}
+
 /// `<advertised url>/connectors/<name>` with the name percent-encoded as one path segment
 /// (UTF-8), so that following the URL finds the connector.
 pub fn connector_url(base: &str, name: &str) -> String {

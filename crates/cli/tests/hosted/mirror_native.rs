@@ -60,38 +60,6 @@ fn topic_settings(bootstrap: &str, topic: &str) -> Vec<(String, String)> {
     out
 }
 
-/// Produces `n` records to each of `partitions` partitions of `topic`, with keys, values and
-/// a header (every tenth record without a key, every seventh without a value: a tombstone).
-fn produce_partitions(bootstrap: &str, topic: &str, partitions: i32, n: usize) {
-    use rdkafka::message::{Header, OwnedHeaders};
-    use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer as _, ThreadedProducer};
-    let p: ThreadedProducer<DefaultProducerContext> = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("enable.idempotence", "true")
-        .create()
-        .unwrap();
-    for partition in 0..partitions {
-        for i in 0..n {
-            let key = format!("p{partition}-k{i}");
-            let value = format!("p{partition} value {i}");
-            let mut r = BaseRecord::<[u8], [u8]>::to(topic)
-                .partition(partition)
-                .headers(OwnedHeaders::new().insert(Header {
-                    key: "n",
-                    value: Some(key.as_bytes()),
-                }));
-            if i % 10 != 0 {
-                r = r.key(key.as_bytes());
-            }
-            if i % 7 != 0 {
-                r = r.payload(value.as_bytes());
-            }
-            p.send(r).map_err(|(e, _)| e).unwrap();
-        }
-    }
-    p.flush(Duration::from_secs(30)).unwrap();
-}
-
 /// Deletes `topic` and waits until the broker no longer lists it (nothing when it does not
 /// exist).
 fn delete_topic(bootstrap: &str, topic: &str) {
@@ -569,28 +537,6 @@ fn native_heartbeats_are_apaches() {
         )
     };
     assert_eq!(offsets("hb-native", "n"), offsets("hb-java", "j"));
-}
-
-/// Commits `offsets` (partition, offset, metadata) of `topic` for `group` on `bootstrap`, as a
-/// consumer outside the group's generation would.
-fn commit_group(bootstrap: &str, group: &str, topic: &str, offsets: &[(i32, i64, &str)]) {
-    use rdkafka::consumer::CommitMode;
-    use rdkafka::{Offset, TopicPartitionList};
-    let c: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("group.id", group)
-        .set("enable.auto.commit", "false")
-        .create()
-        .unwrap();
-    let mut tpl = TopicPartitionList::new();
-    for (partition, offset, metadata) in offsets {
-        tpl.add_partition_offset(topic, *partition, Offset::Offset(*offset))
-            .unwrap();
-        tpl.find_partition(topic, *partition)
-            .unwrap()
-            .set_metadata(*metadata);
-    }
-    c.commit(&tpl, CommitMode::Sync).unwrap();
 }
 
 /// `group`'s committed offsets of `partitions` partitions of `topic` on `bootstrap`: (offset,

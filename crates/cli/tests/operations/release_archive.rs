@@ -51,7 +51,9 @@ fn unpacked(dir: &Path) -> PathBuf {
         "bin/tributary",
         "bin/connect-distributed.sh",
         "bin/connect-standalone.sh",
+        "bin/connect-mirror-maker.sh",
         "config/connect-distributed.properties",
+        "config/connect-mirror-maker.properties",
         "libs/jvm-bridge/CLASSPATH",
         "licenses/LICENSE",
         "licenses/THIRD-PARTY-JARS.txt",
@@ -161,6 +163,14 @@ fn the_release_archive_runs_workers_and_java_plugins_without_cargo_or_maven() {
         String::from_utf8_lossy(&out.stderr).contains("USAGE: ")
             && String::from_utf8_lossy(&out.stderr)
                 .contains("[-daemon] connect-distributed.properties"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let out = script("connect-mirror-maker.sh").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("[-daemon] mm2.properties"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

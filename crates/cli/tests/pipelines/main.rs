@@ -6,6 +6,7 @@
 
 use tributary_testkit as common;
 
+mod mirror_maker;
 mod registry_converters;
 mod sink_delivery;
 mod standalone;

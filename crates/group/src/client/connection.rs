@@ -45,6 +45,8 @@ pub(crate) fn client_versions(key: ApiKey) -> (i16, i16) {
         ApiKey::OffsetCommit => (2, 8),
         ApiKey::OffsetDelete => (0, 0),
         ApiKey::DeleteGroups => (0, 2),
+        // A classic group's state (MirrorMaker's group offset sync).
+        ApiKey::DescribeGroups => (0, 5),
         _ => (0, 0),
     }
 }

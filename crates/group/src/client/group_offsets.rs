@@ -101,13 +101,26 @@ pub async fn list_committed_offsets(
     let mut req = OffsetFetchRequest::default();
     req.group_id = GroupId(StrBytes::from_string(config.group_id.clone()));
     req.topics = None;
-    req.require_stable = version >= 7;
+    // Java's `ListConsumerGroupOffsetsOptions.requireStable` default: offsets of transactions
+    // still open are not waited for.
+    req.require_stable = false;
     let resp = conn.send(&req, version, config.request_timeout).await?;
     broker_error("OffsetFetch", resp.error_code)?;
     let mut out = Vec::new();
     for t in resp.topics {
         for p in t.partitions {
-            broker_error("OffsetFetch", p.error_code)?;
+            // As Java's `ListConsumerGroupOffsetsHandler`: a partition with an error is left
+            // out, the others are returned.
+            if p.error_code != 0 {
+                tracing::debug!(
+                    group = config.group_id,
+                    topic = %t.name.0,
+                    partition = p.partition_index,
+                    error = %error_name(p.error_code),
+                    "skipping a committed offset the coordinator could not return"
+                );
+                continue;
+            }
             if p.committed_offset >= 0 {
                 out.push(CommittedOffset {
                     topic: t.name.0.to_string(),
@@ -182,9 +195,9 @@ pub async fn alter_committed_offsets(
 }
 
 /// The group's state as its coordinator reports it to DescribeGroups (`Empty`, `Stable`,
-/// `PreparingRebalance`, `CompletingRebalance`, `Dead` for a group it does not know). Errors:
-/// the group's error code (e.g. a group of the new consumer protocol, KIP-848, which
-/// DescribeGroups does not describe).
+/// `PreparingRebalance`, `CompletingRebalance`; `Dead` for a group it does not know, and also
+/// for a group of the new consumer protocol, KIP-848, which DescribeGroups does not describe).
+/// Errors: the group's error code.
 pub async fn describe_group_state(
     bootstrap: &str,
     config: &GroupConfig,

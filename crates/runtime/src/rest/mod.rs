@@ -442,6 +442,16 @@ pub fn router(state: RestState) -> Router {
     scoped_router(state, |path| admin || !is_admin_path(path))
 }
 
+/// The router of MirrorMaker's internal REST server for one flow's herder (KIP-710, Java's
+/// `InternalMirrorResource`): only the endpoints followers call on their leader, task
+/// configurations and zombie fencing (`/connectors/{name}/tasks`, `/connectors/{name}/fence`),
+/// nested by the caller under the flow's namespace.
+pub fn internal_router(state: RestState) -> Router {
+    scoped_router(state, |path| {
+        path == "/connectors/{name}/tasks" || path == "/connectors/{name}/fence"
+    })
+}
+
 /// Whether a route belongs to the admin endpoints (KIP-495: `/admin/...`).
 fn is_admin_path(path: &str) -> bool {
     path == "/admin" || path.starts_with("/admin/")
@@ -544,6 +554,24 @@ pub async fn serve_admin(
 ) -> std::io::Result<()> {
     let tls = state.admin_tls.clone();
     serve_router(bound, admin_router(state), tls, shutdown).await
+}
+
+/// Serves MirrorMaker's internal REST server (KIP-710) on `bound` until `shutdown`: each
+/// flow's [`internal_router`] under its namespace path (`/<source>/<target>`,
+/// [`crate::peer::namespace_path`]); HTTPS when the first state has TLS.
+pub async fn serve_internal(
+    bound: BoundListener,
+    flows: Vec<(String, RestState)>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let tls = flows.first().and_then(|(_, s)| s.tls.clone());
+    let app = flows
+        .into_iter()
+        .fold(Router::new(), |r, (namespace, state)| {
+            r.nest(&namespace, internal_router(state))
+        })
+        .fallback(error::not_found);
+    serve_router(bound, app, tls, shutdown).await
 }
 
 async fn serve_router(

@@ -421,7 +421,13 @@ impl HerderLoop {
                 .map_err(ReconfigureError::Write);
         }
         let leader = leader_url.ok_or(ReconfigureError::NoLeader)?;
-        let url = format!("{}/connectors/{}/tasks", leader.trim_end_matches('/'), c);
+        let url = format!(
+            "{}/tasks",
+            crate::peer::connector_url(
+                &format!("{}{}", leader.trim_end_matches('/'), self.rest_namespace),
+                c
+            )
+        );
         let body = serde_json::to_vec(&configs).unwrap_or_default();
         let mut req = self
             .http
@@ -459,6 +465,7 @@ impl HerderLoop {
             }
         };
         if resp.status().is_success() {
+            tracing::info!(connector = c, url, "task configs handed to the leader");
             Ok(())
         } else if resp.status().as_u16() == 409 {
             // The leader is rebalancing (Connect's "Cannot complete request momentarily due

@@ -192,6 +192,8 @@ pub(super) struct ExactlyOnceTasks {
     pub(super) shared: std::sync::Weak<Shared>,
     pub(super) runtime: tokio::runtime::Handle,
     pub(super) http: reqwest::Client,
+    /// The group's REST namespace path prefix (see `HerderLoop::rest_namespace`).
+    pub(super) rest_namespace: String,
 }
 
 impl ExactlyOnceTasks {
@@ -288,7 +290,10 @@ impl ExactlyOnceTasks {
         };
         let url = format!(
             "{}/fence",
-            crate::peer::connector_url(leader.trim_end_matches('/'), &id.connector)
+            crate::peer::connector_url(
+                &format!("{}{}", leader.trim_end_matches('/'), self.rest_namespace),
+                &id.connector
+            )
         );
         let mut req = self.http.put(&url);
         if let Some(key) = s.config.snapshot().session_key.as_ref() {

@@ -290,6 +290,15 @@ impl DistributedHerder {
         }
     }
 
+    /// Whether this worker leads its group now: the last rebalance settled with it as leader
+    /// and it is not stopping (what MirrorMaker's dedicated mode waits for before it writes
+    /// its connectors' configs, as Java's `MirrorHerder.rebalanceSuccess` checks
+    /// `isLeader()`).
+    pub fn leads(&self) -> bool {
+        let m = *self.shared.membership.borrow();
+        !m.rebalancing && !m.stopping && self.shared.view.read().unwrap().is_leader
+    }
+
     /// The config snapshot, shared (cheap: no copy of the configs).
     fn snapshot(&self) -> Arc<ClusterConfigState> {
         self.shared.config.snapshot()
@@ -419,6 +428,9 @@ struct HerderLoop {
     sync_timeout: Duration,
     unsync_backoff: Duration,
     http: reqwest::Client,
+    /// The path prefix of the group's REST namespace ([`HerderParts::rest_namespace`]), put
+    /// after the leader's URL when forwarding to it.
+    rest_namespace: String,
     /// The round being completed, for the rebalance timeline: filled by `rebalance`, logged
     /// with its duration once it succeeded.
     round_record: Option<(RebalanceRecord, Option<LeaderView>)>,

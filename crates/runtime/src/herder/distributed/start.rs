@@ -26,18 +26,24 @@ pub struct HerderParts {
     pub connector_offset_topics: Option<Arc<ConnectorOffsetTopics>>,
     /// The group membership, not joined yet.
     pub member: Box<dyn GroupMembership>,
+    /// The REST namespace (path segments) under which the group's workers serve their internal
+    /// endpoints, which a follower forwards to: MirrorMaker's `[<source>, <target>]` (KIP-710;
+    /// Java's `restNamespace`), empty for a Connect worker.
+    pub rest_namespace: Vec<String>,
 }
 
 impl DistributedHerder {
     /// Starts a distributed worker: creates or checks the internal topics, reads them to their
     /// end, finds the group coordinator, then [`start_with`](Self::start_with) those. `url` is
-    /// the advertised REST URL (`http://host:port`), `worker_id` its `host:port`.
+    /// the advertised REST URL (`http://host:port`), `worker_id` its `host:port`,
+    /// `rest_namespace` that of [`HerderParts::rest_namespace`] (empty for a Connect worker).
     pub async fn start(
         config: WorkerConfig,
         plugins: Arc<Plugins>,
         url: String,
         worker_id: String,
         cluster_id: Option<String>,
+        rest_namespace: Vec<String>,
     ) -> Result<Arc<DistributedHerder>, StartError> {
         let d = config
             .settings()
@@ -213,6 +219,7 @@ impl DistributedHerder {
             offsets,
             connector_offset_topics: Some(connector_offset_topics),
             member: Box::new(member),
+            rest_namespace,
         };
         Self::start_with(config, plugins, url, worker_id, cluster_id, parts).await
     }
@@ -239,7 +246,9 @@ impl DistributedHerder {
             offsets,
             connector_offset_topics,
             member,
+            rest_namespace,
         } = parts;
+        let rest_namespace = crate::peer::namespace_path(&rest_namespace);
         let (requests_tx, requests_rx) = mpsc::unbounded_channel::<LoopRequest>();
 
         let reconfigure = requests_tx.clone();
@@ -346,6 +355,7 @@ impl DistributedHerder {
             unsync_backoff: d.worker_unsync_backoff,
             http: crate::peer::peer_http_client(&config)
                 .map_err(|(k, m)| StartError::Config(format!("{k}: {m}")))?,
+            rest_namespace: rest_namespace.clone(),
             round_record: None,
         };
         if d.exactly_once_source_support.enabled() {
@@ -355,6 +365,7 @@ impl DistributedHerder {
                     shared: Arc::downgrade(&shared),
                     runtime: tokio::runtime::Handle::current(),
                     http: lp.http.clone(),
+                    rest_namespace,
                 }));
         }
         let stop_rx = stop_tx.subscribe();

@@ -98,6 +98,7 @@ impl Cluster {
             offsets: self.offsets.clone(),
             connector_offset_topics: None,
             member: Box::new(self.group.member(format!("connect-{addr}"))),
+            rest_namespace: Vec::new(),
         };
         let herder = DistributedHerder::start_with(
             config,
