@@ -137,6 +137,12 @@ pub struct PluginSet {
     /// being shadowed by it, so the newest (the Java one) stays the default and the native one
     /// runs when `connector.plugin.version` asks for its version.
     pub previews: Vec<&'static str>,
+    /// Built-in connector classes whose native version is the default even beside Java
+    /// versions of the class from `plugin.path` (KIP-891): the Java ones are kept as other
+    /// versions, run when `connector.plugin.version` asks for one of theirs, and the native
+    /// one runs otherwise, though its version number is lower (MirrorMaker 2's connectors,
+    /// issue #44).
+    pub native_defaults: Vec<&'static str>,
 }
 
 impl PluginSet {
@@ -150,5 +156,6 @@ impl PluginSet {
         self.predicates.extend(other.predicates);
         self.metric_collectors.extend(other.metric_collectors);
         self.previews.extend(other.previews);
+        self.native_defaults.extend(other.native_defaults);
     }
 }

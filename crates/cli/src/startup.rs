@@ -471,8 +471,9 @@ pub(crate) async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<
                 class = c,
                 "Java transformation or predicate not used: the built-in class of that name runs natively"
             ),
-            // Transformations and predicates have no previews.
-            tributary_jvm::Merged::AddedBesidePreview(c) => {
+            // Transformations and predicates have no previews nor native defaults.
+            tributary_jvm::Merged::AddedBesidePreview(c)
+            | tributary_jvm::Merged::AddedBesideNative(c) => {
                 tracing::info!(class = c, "Java transformation or predicate")
             }
         }
@@ -487,6 +488,10 @@ pub(crate) async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<
             tributary_jvm::Merged::AddedBesidePreview(c) => tracing::info!(
                 class = c,
                 "Java connector plugin, the default version of its class; the native preview runs when connector.plugin.version names Tributary's version"
+            ),
+            tributary_jvm::Merged::AddedBesideNative(c) => tracing::info!(
+                class = c,
+                "Java connector plugin, another version of a class that runs natively by default; it runs when connector.plugin.version names its version"
             ),
             tributary_jvm::Merged::ShadowedByNative(c) => tracing::warn!(
                 class = c,

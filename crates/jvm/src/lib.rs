@@ -133,12 +133,17 @@ pub enum Merged {
     /// ([`PluginSet::previews`]): the Java one is the default, the native one is chosen by
     /// `connector.plugin.version`.
     AddedBesidePreview(&'static str),
+    /// Added as another version beside a native class that stays the default
+    /// ([`PluginSet::native_defaults`]): the Java one runs when `connector.plugin.version`
+    /// asks for its version.
+    AddedBesideNative(&'static str),
 }
 
 /// Adds Java connector plugins to `set`. A class that is also built in stays native unless
 /// `prefer_java` names it (class name), in which case the Java plugin replaces it, or unless
-/// the built-in class is a preview ([`PluginSet::previews`]), in which case both are kept as
-/// versions of the class (KIP-891).
+/// the built-in class is a preview ([`PluginSet::previews`]) or a native default
+/// ([`PluginSet::native_defaults`]), in which case both are kept as versions of the class
+/// (KIP-891).
 pub fn merge(
     set: &mut PluginSet,
     java: Vec<ConnectorPlugin>,
@@ -171,6 +176,10 @@ pub fn merge(
                 out.push(Merged::ReplacedNative(plugin.class));
                 replaced.push(plugin.class);
                 set.connectors[i] = plugin;
+            }
+            Some(_) if set.native_defaults.contains(&plugin.class) => {
+                out.push(Merged::AddedBesideNative(plugin.class));
+                set.connectors.push(plugin);
             }
             Some(_) => out.push(Merged::ShadowedByNative(plugin.class)),
         }
@@ -228,6 +237,34 @@ mod tests {
         assert!(find("com.example.OtherConnector").is_hosted());
         // Nothing above started a JVM.
         assert!(!jvm_started());
+    }
+
+    #[test]
+    fn a_java_plugin_of_a_native_default_is_kept_beside_it_unless_java_is_preferred() {
+        let jvm = Arc::new(Jvm::new(JvmSettings::default()));
+        let class = "org.apache.kafka.connect.file.FileStreamSourceConnector";
+        let mut set = tributary_plugins::builtin();
+        set.native_defaults.push(class);
+        let java = plugin_set(&jvm, &[desc(class, ConnectorType::Source)]);
+        assert_eq!(
+            merge(&mut set, java, &[]),
+            vec![Merged::AddedBesideNative(class)]
+        );
+        let hosted: Vec<bool> = set
+            .connectors
+            .iter()
+            .filter(|p| p.class == class)
+            .map(|p| p.is_hosted())
+            .collect();
+        assert_eq!(hosted, [false, true], "both versions kept");
+        let mut set = tributary_plugins::builtin();
+        set.native_defaults.push(class);
+        let java = plugin_set(&jvm, &[desc(class, ConnectorType::Source)]);
+        assert_eq!(
+            merge(&mut set, java, &[class.to_string()]),
+            vec![Merged::ReplacedNative(class)],
+            "tributary.plugins.prefer.java still replaces it"
+        );
     }
 
     #[test]

@@ -28,6 +28,8 @@
 //!   what [`CheckpointPlanner::offsets_to_sync`] gives, never moving one back; a group whose
 //!   state or offsets cannot be read waits for the next round; a group with members on the
 //!   target refuses the commit, which is logged as Java logs it.
+//! - **Metrics**: `checkpoint-latency-ms` and its statistics per group and partition, from
+//!   the poll that made a checkpoint to its acknowledgement ([`crate::metrics`]).
 //! - **Stop**: the reading thread and the sync job end.
 
 use std::collections::{BTreeSet, HashMap};
@@ -52,6 +54,7 @@ use crate::checkpoint_connector::{CheckpointSettings, TASK_CONSUMER_GROUPS};
 use crate::checkpoints::CheckpointPlanner;
 use crate::clients::{MirrorClients, Side};
 use crate::consumer_groups::GroupAdmin;
+use crate::metrics::MirrorCheckpointMetrics;
 use crate::offset_sync_store::OffsetSyncStore;
 use crate::records::{self, Checkpoint, OffsetSync};
 use crate::source_connector::StopFlag;
@@ -80,6 +83,8 @@ struct Running {
     stores: Arc<Mutex<Stores>>,
     reader: Arc<StopFlag>,
     syncer: Option<tokio::task::JoinHandle<()>>,
+    /// `checkpoint-latency-ms` and its statistics, per group and partition.
+    metrics: Option<MirrorCheckpointMetrics>,
 }
 
 impl MirrorCheckpointTask {
@@ -509,7 +514,16 @@ impl AsyncSourceTask for MirrorCheckpointTask {
                     }
                 })
             });
+            crate::metrics::note_names_formats(props);
+            let metrics = self.context.as_ref().map(|c| {
+                MirrorCheckpointMetrics::new(
+                    c.plugin_metrics.clone(),
+                    &settings.source_alias,
+                    &settings.target_alias,
+                )
+            });
             self.running = Some(Running {
+                metrics,
                 groups,
                 topic,
                 interval,
@@ -584,6 +598,32 @@ impl AsyncSourceTask for MirrorCheckpointTask {
             }
             Ok(out)
         })
+    }
+
+    fn wants_commit_record(&self) -> bool {
+        true
+    }
+
+    /// Records the checkpoint's latency (Java's `commitRecord`: from the poll that made it to
+    /// the target's acknowledgement).
+    fn commit_record(
+        &mut self,
+        record: &SourceRecord,
+        _metadata: Option<tributary_api::record::RecordMetadata>,
+    ) -> ConnectResult<()> {
+        let Some(metrics) = self.running.as_ref().and_then(|r| r.metrics.as_ref()) else {
+            return Ok(());
+        };
+        let p = &record.source_partition;
+        if let (Some(group), Some(topic), Some(partition)) = (
+            p.get("group").and_then(|v| v.as_str()),
+            p.get("topic").and_then(|v| v.as_str()),
+            p.get("partition").and_then(serde_json::Value::as_i64),
+        ) {
+            let latency = record.timestamp.map_or(0, |t| now_ms() - t);
+            metrics.checkpoint_latency(group, topic, partition as i32, latency);
+        }
+        Ok(())
     }
 
     fn stop(&mut self) -> TaskFuture<'_, ()> {

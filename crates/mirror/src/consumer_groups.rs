@@ -48,6 +48,17 @@ impl std::fmt::Debug for GroupAdmin {
 }
 
 impl GroupAdmin {
+    /// Where this admin's calls go, for the cluster administration calls of
+    /// `tributary_group::client::cluster_admin` (ACLs, topic settings).
+    pub fn admin_target(&self) -> tributary_group::client::cluster_admin::AdminTarget {
+        tributary_group::client::cluster_admin::AdminTarget {
+            bootstrap: self.bootstrap.clone(),
+            client_id: self.client_id.clone(),
+            timeout: self.timeout,
+            security: self.security.clone(),
+        }
+    }
+
     /// The `side` cluster's group admin for client role `role` (its `client.id` as Java's:
     /// `<source>-><target>|<name>|<role>`), each call bounded by `timeout`
     /// (`admin.timeout.ms`); with `listing`, it can list the cluster's groups too (a client of

@@ -19,13 +19,15 @@
 //!   `target.cluster.*`, `consumer.*`, …) as `MirrorConnectorConfig` builds them;
 //! - [`source_connector`] and [`source_task`]: `MirrorSourceConnector` and `MirrorSourceTask`;
 //! - [`heartbeat`]: `MirrorHeartbeatConnector` and `MirrorHeartbeatTask`;
+//! - [`metrics`]: the tasks' metrics (`record-count`, `replication-latency-ms`,
+//!   `checkpoint-latency-ms`, …) under Apache's names;
 //! - [`checkpoint_connector`] and [`checkpoint_task`]: `MirrorCheckpointConnector` and
 //!   `MirrorCheckpointTask`, with [`consumer_groups`] for the groups' offsets and states.
 //!
-//! [`plugins`] registers the three native connectors as *previews*: while Apache's class is
-//! on `plugin.path` it stays the default (the newest version) and the native one runs when a
-//! connector asks for it with `connector.plugin.version` set to Tributary's version; without
-//! Apache's jars the native one is the only version.
+//! [`plugins`] registers the three native connectors as the default versions of their classes
+//! (`PluginSet::native_defaults`): with Apache's `connect-mirror` on `plugin.path`, its classes
+//! are kept as other versions (KIP-891), which run when a connector asks for theirs with
+//! `connector.plugin.version`; otherwise the native ones run.
 
 pub mod assignment;
 pub mod checkpoint_connector;
@@ -36,6 +38,7 @@ pub mod consumer_groups;
 pub mod filter;
 pub mod heartbeat;
 pub mod maker_config;
+pub mod metrics;
 pub mod offset_sync_store;
 pub mod offset_syncs;
 pub mod policy;
@@ -46,7 +49,8 @@ pub mod source_task;
 use tributary_api::connector::ConnectorType;
 use tributary_api::plugin::{ConnectorPlugin, PluginSet, TaskFactory, TaskPlugin};
 
-/// The native MirrorMaker connectors and tasks, as previews (see the crate's documentation).
+/// The native MirrorMaker connectors and tasks, the default versions of their classes (see the
+/// crate's documentation).
 pub fn plugins() -> PluginSet {
     PluginSet {
         connectors: vec![
@@ -85,7 +89,7 @@ pub fn plugins() -> PluginSet {
                 }),
             },
         ],
-        previews: vec![
+        native_defaults: vec![
             source_connector::CONNECTOR_CLASS,
             heartbeat::CONNECTOR_CLASS,
             checkpoint_connector::CONNECTOR_CLASS,

@@ -16,18 +16,27 @@
 //! the source's partitions (or one missing on the target) asks the worker for new task
 //! configurations.
 //!
-//! Not native yet, and refused (naming the setting) or warned about: topic ACL sync
-//! (`sync.topic.acls.enabled=true` refused; left at its default it is warned about at start),
-//! the periodic topic configuration sync (topic settings are copied when a remote topic is
-//! created; later changes are not), custom `topic.filter.class`,
-//! `config.property.filter.class`, `forwarding.admin.class` and `metric.reporters`, and
-//! MirrorMaker's own metrics. Apache's class runs them, selected with
+//! Also on that thread, as Java's scheduler runs them (first at start, then every interval):
+//! - **topic ACL sync** (`sync.topic.acls.enabled`, every `sync.topic.acls.interval.seconds`,
+//!   600 s): the source's literal ACLs of replicated topics (but those allowing WRITE, which
+//!   only MirrorMaker may do on a remote topic) are created for the remote topics, an ALLOW ALL
+//!   becoming ALLOW READ; a source without an authorizer is logged once and skipped;
+//! - **topic config sync** (`sync.topic.configs.enabled`, every
+//!   `sync.topic.configs.interval.seconds`, 600 s): each replicated topic's settings (neither
+//!   read-only nor sensitive nor the broker's static ones, let through by
+//!   `config.properties.exclude`) are set on its remote topic, those at their default deleted
+//!   there unless `use.defaults.from=source` (IncrementalAlterConfigs, KIP-339); a target
+//!   without that API fails the connector, as Java's does.
+//!
+//! Not native yet, and refused (naming the setting): custom `topic.filter.class`,
+//! `config.property.filter.class`, `forwarding.admin.class` and `metric.reporters`;
+//! MirrorMaker's own metrics are not reported yet. Apache's class runs them, selected with
 //! `connector.plugin.version` (KIP-891).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rdkafka::admin::{
     AdminClient, AdminOptions, ConfigSource, NewPartitions, NewTopic, ResourceSpecifier,
@@ -47,9 +56,11 @@ use tributary_runtime::kafka_client::{set_initial_token, WorkerClientContext};
 
 use crate::assignment;
 use crate::clients::{MirrorClients, Side};
+use crate::consumer_groups::GroupAdmin;
 use crate::filter::{ConfigPropertyFilter, NameFilter};
 use crate::policy::ReplicationPolicy;
 use crate::source_task::{bool_setting, long_setting, offset_syncs_topic, VERSION};
+use tributary_group::client::cluster_admin::AdminTarget;
 
 /// The connector's Java class name.
 pub const CONNECTOR_CLASS: &str = "org.apache.kafka.connect.mirror.MirrorSourceConnector";
@@ -62,6 +73,8 @@ pub const REPLICATION_FACTOR_DEFAULT: i64 = 2;
 pub const OFFSET_SYNCS_REPLICATION_FACTOR_DEFAULT: i64 = 3;
 /// `refresh.topics.interval.seconds`'s default (s).
 pub const REFRESH_TOPICS_INTERVAL_SECONDS_DEFAULT: i64 = 600;
+/// `sync.topic.configs.interval.seconds` and `sync.topic.acls.interval.seconds`' default (s).
+pub const SYNC_INTERVAL_SECONDS_DEFAULT: i64 = 600;
 /// `admin.timeout.ms`'s default (ms): how long one administrative call may take.
 pub const ADMIN_TIMEOUT_MS_DEFAULT: i64 = 60_000;
 
@@ -87,8 +100,7 @@ const DEFAULT_CLASSES: &[(&str, &str)] = &[
 ];
 
 /// The settings the native connector does not implement, with why: a custom class for a
-/// pluggable setting, or topic ACL sync asked for. Each names its key and points to Apache's
-/// class.
+/// pluggable setting. Each names its key and points to Apache's class.
 pub fn refused_settings(props: &Props) -> Vec<(String, String)> {
     let mut refused = Vec::new();
     let hosted = "run Apache's MirrorSourceConnector for it (connector.plugin.version naming its version, with connect-mirror on plugin.path)";
@@ -102,15 +114,6 @@ pub fn refused_settings(props: &Props) -> Vec<(String, String)> {
                 ));
             }
         }
-    }
-    if props
-        .get("sync.topic.acls.enabled")
-        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
-    {
-        refused.push((
-            "sync.topic.acls.enabled".into(),
-            format!("Tributary's native MirrorSourceConnector does not sync topic ACLs yet: set sync.topic.acls.enabled=false, or {hosted}"),
-        ));
     }
     refused
 }
@@ -147,10 +150,10 @@ pub fn config_def() -> ConfigDef {
         ("consumer.poll.timeout.ms", ConfigType::Long, Some("1000"), "How long (ms) a task's poll waits for records from the source."),
         ("refresh.topics.enabled", ConfigType::Boolean, Some("true"), "Whether new topics and partitions on the source are looked for periodically."),
         ("refresh.topics.interval.seconds", ConfigType::Long, Some("600"), "How often (s) new topics and partitions are looked for."),
-        ("sync.topic.configs.enabled", ConfigType::Boolean, Some("true"), "Whether topic settings are copied (natively: when the remote topic is created)."),
-        ("sync.topic.configs.interval.seconds", ConfigType::Long, Some("600"), "How often (s) Apache's connector syncs topic settings."),
-        ("sync.topic.acls.enabled", ConfigType::Boolean, Some("true"), "Whether topic ACLs are synced (not native yet: set false, or run Apache's class)."),
-        ("sync.topic.acls.interval.seconds", ConfigType::Long, Some("600"), "How often (s) Apache's connector syncs topic ACLs."),
+        ("sync.topic.configs.enabled", ConfigType::Boolean, Some("true"), "Whether the source topics' settings are synced to their remote topics periodically."),
+        ("sync.topic.configs.interval.seconds", ConfigType::Long, Some("600"), "How often (s) topic settings are synced."),
+        ("sync.topic.acls.enabled", ConfigType::Boolean, Some("true"), "Whether the source topics' ACLs are synced to their remote topics periodically."),
+        ("sync.topic.acls.interval.seconds", ConfigType::Long, Some("600"), "How often (s) topic ACLs are synced."),
         ("heartbeats.replication.enabled", ConfigType::Boolean, Some("true"), "Whether heartbeats topics are replicated whatever the topic filter says."),
         ("admin.timeout.ms", ConfigType::Long, Some("60000"), "How long (ms) one administrative call may take."),
     ] {
@@ -172,7 +175,10 @@ struct Settings {
     offset_syncs_replication_factor: i32,
     emit_offset_syncs: bool,
     refresh: Option<Duration>,
-    copy_configs: bool,
+    /// `sync.topic.configs.*`: the topic config sync's interval, `None` when off.
+    sync_configs: Option<Duration>,
+    /// `sync.topic.acls.*`: the topic ACL sync's interval, `None` when off.
+    sync_acls: Option<Duration>,
     admin_timeout: Duration,
 }
 
@@ -247,7 +253,20 @@ impl Settings {
             )?,
             emit_offset_syncs: bool_setting(props, "emit.offset-syncs.enabled", true)?,
             refresh,
-            copy_configs: bool_setting(props, "sync.topic.configs.enabled", true)?,
+            sync_configs: crate::checkpoint_connector::interval(
+                props,
+                "sync.topic.configs.enabled",
+                true,
+                "sync.topic.configs.interval.seconds",
+                SYNC_INTERVAL_SECONDS_DEFAULT,
+            )?,
+            sync_acls: crate::checkpoint_connector::interval(
+                props,
+                "sync.topic.acls.enabled",
+                true,
+                "sync.topic.acls.interval.seconds",
+                SYNC_INTERVAL_SECONDS_DEFAULT,
+            )?,
             admin_timeout: Duration::from_millis(
                 long_setting(props, "admin.timeout.ms", ADMIN_TIMEOUT_MS_DEFAULT)?.max(1) as u64,
             ),
@@ -282,6 +301,17 @@ impl Settings {
     }
 }
 
+/// The periodic steps of a running connector (Java's scheduled tasks).
+#[derive(Debug, Clone, Copy)]
+enum Job {
+    /// `refreshTopicPartitions`.
+    RefreshTopics,
+    /// `syncTopicAcls`.
+    SyncAcls,
+    /// `syncTopicConfigs`.
+    SyncConfigs,
+}
+
 /// The source, target and offset-syncs clusters' clients of a running connector.
 struct Clusters {
     settings: Settings,
@@ -292,6 +322,15 @@ struct Clusters {
     /// The source partitions known, sorted: what the tasks share. Shared with the connector,
     /// which reads it for task configurations without waiting for a refresh in progress.
     known: Arc<Mutex<Vec<(String, i32)>>>,
+    /// The target's topics at the last refresh (`knownTargetTopicPartitions`' topics).
+    known_target: BTreeSet<String>,
+    /// ACLs and topic settings go through requests librdkafka's admin has not.
+    source_acls: AdminTarget,
+    target_acls: AdminTarget,
+    /// Runs those requests (the refresh thread has no runtime of its own).
+    runtime: tokio::runtime::Runtime,
+    /// The source had no authorizer at the last ACL sync (said once, as Java).
+    no_acl_authorizer: bool,
 }
 
 fn admin_pair(
@@ -371,13 +410,25 @@ impl Clusters {
             admin_pair(props, Side::Source, "replication-source-admin")?;
         let (target_metadata, target_admin) =
             admin_pair(props, Side::Target, "replication-target-admin")?;
+        let timeout = settings.admin_timeout;
+        let target = |side, role| {
+            GroupAdmin::new(props, side, role, timeout, false).map(|a| a.admin_target())
+        };
         Ok(Clusters {
+            source_acls: target(Side::Source, "replication-source-admin")?,
+            target_acls: target(Side::Target, "replication-target-admin")?,
+            runtime: tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| ConnectError::connect(format!("Could not start a runtime: {e}")))?,
             settings,
             source_metadata,
             target_metadata,
             source_admin,
             target_admin,
             known: Arc::default(),
+            known_target: BTreeSet::new(),
+            no_acl_authorizer: false,
         })
     }
 
@@ -438,6 +489,7 @@ impl Clusters {
         let s = &self.settings;
         let source = self.partitions(&self.source_metadata, |t| s.replicates(t), "source")?;
         let target = self.partitions(&self.target_metadata, |_| true, "target")?;
+        self.known_target = target.iter().map(|(t, _)| t.clone()).collect();
         let mut target_counts: BTreeMap<&str, usize> = BTreeMap::new();
         for (t, _) in &target {
             *target_counts.entry(t.as_str()).or_default() += 1;
@@ -509,6 +561,165 @@ impl Clusters {
         }
         *self.known.lock().unwrap_or_else(|e| e.into_inner()) = source;
         Ok(true)
+    }
+
+    /// The source topics whose remote topic exists (`topicsBeingReplicated`).
+    fn topics_being_replicated(&self) -> Vec<String> {
+        let s = &self.settings;
+        let known = self.known.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let topics: BTreeSet<String> = known.into_iter().map(|(t, _)| t).collect();
+        topics
+            .into_iter()
+            .filter(|t| {
+                self.known_target
+                    .contains(&s.policy.format_remote_topic(&s.source_alias, t))
+            })
+            .collect()
+    }
+
+    /// Java's `syncTopicAcls`: the source's literal topic ACLs of replicated topics, but those
+    /// allowing WRITE, created for the remote topics (an ALLOW ALL as ALLOW READ). Without an
+    /// authorizer on the source: logged once, nothing done.
+    fn sync_topic_acls(&mut self) -> ConnectResult<()> {
+        use tributary_group::client::cluster_admin::{
+            create_topic_acls, describe_topic_acls, operation, pattern, permission, TopicAcl,
+            SECURITY_DISABLED,
+        };
+        use tributary_group::client::GroupError;
+        let acls = match self
+            .runtime
+            .block_on(describe_topic_acls(&self.source_acls))
+        {
+            Ok(a) => a,
+            Err(GroupError::Broker { code, .. }) if code == SECURITY_DISABLED => {
+                if !self.no_acl_authorizer {
+                    self.no_acl_authorizer = true;
+                    tracing::info!("No ACL authorizer is configured on the source Kafka cluster, so no topic ACL syncing will take place. Consider disabling topic ACL syncing by setting sync.topic.acls.enabled to 'false'.");
+                } else {
+                    tracing::debug!(
+                        "Source-side ACL authorizer still not found; skipping topic ACL sync"
+                    );
+                }
+                return Ok(());
+            }
+            Err(e) => {
+                return Err(ConnectError::connect(format!(
+                    "describe ACLs on {} cluster: {e}",
+                    self.settings.source_alias
+                )))
+            }
+        };
+        let s = &self.settings;
+        let bindings: Vec<TopicAcl> = acls
+            .into_iter()
+            .filter(|a| a.pattern_type == pattern::LITERAL)
+            .filter(|a| !(a.permission == permission::ALLOW && a.operation == operation::WRITE))
+            .filter(|a| s.replicates(&a.topic))
+            .map(|a| TopicAcl {
+                topic: s.policy.format_remote_topic(&s.source_alias, &a.topic),
+                pattern_type: pattern::LITERAL,
+                operation: if a.permission == permission::ALLOW && a.operation == operation::ALL {
+                    operation::READ
+                } else {
+                    a.operation
+                },
+                ..a
+            })
+            .collect();
+        tracing::trace!("Syncing {} topic ACL bindings.", bindings.len());
+        let results = self
+            .runtime
+            .block_on(create_topic_acls(&self.target_acls, &bindings))
+            .map_err(|e| {
+                ConnectError::connect(format!("create ACLs on {} cluster: {e}", s.target_alias))
+            })?;
+        for (binding, r) in bindings.iter().zip(results) {
+            if let Err(e) = r {
+                tracing::warn!("Could not sync ACL of topic {}: {e}", binding.topic);
+            }
+        }
+        Ok(())
+    }
+
+    /// Java's `syncTopicConfigs`: each replicated topic's settings (neither read-only nor
+    /// sensitive nor the broker's static ones, let through by `config.properties.exclude`)
+    /// set on its remote topic, those at their default deleted there unless
+    /// `use.defaults.from=source`. A target without IncrementalAlterConfigs fails the
+    /// connector (through `context`), as Java's does; another refusal is logged.
+    fn sync_topic_configs(&self, context: Option<&dyn ConnectorContext>) -> ConnectResult<()> {
+        use tributary_group::client::cluster_admin::{alter_topic_configs, ConfigChange};
+        use tributary_group::client::GroupError;
+        const UNSUPPORTED_VERSION: i16 = 35;
+        let topics = self.topics_being_replicated();
+        if topics.is_empty() {
+            return Ok(());
+        }
+        let s = &self.settings;
+        let specs: Vec<ResourceSpecifier<'_>> =
+            topics.iter().map(|t| ResourceSpecifier::Topic(t)).collect();
+        let results = futures::executor::block_on(
+            self.source_admin.describe_configs(&specs, &self.options()),
+        )
+        .map_err(|e| ConnectError::connect(format!("Could not describe the source topics: {e}")))?;
+        let mut changes: Vec<(String, Vec<ConfigChange>)> = Vec::new();
+        for (topic, r) in topics.iter().zip(results) {
+            let resource = match r {
+                Ok(r) => r,
+                Err(code) => {
+                    tracing::warn!("Could not describe the settings of topic {topic}: {code}");
+                    continue;
+                }
+            };
+            let ops: Vec<ConfigChange> = resource
+                .entries
+                .into_iter()
+                .filter(|e| !e.is_read_only && !e.is_sensitive)
+                .filter(|e| e.source != ConfigSource::StaticBroker)
+                .filter(|e| s.properties.copies(&e.name))
+                .filter_map(|e| {
+                    if e.is_default && !s.properties.copies_source_defaults() {
+                        Some(ConfigChange::Delete(e.name))
+                    } else {
+                        e.value.map(|v| ConfigChange::Set(e.name, v))
+                    }
+                })
+                .collect();
+            changes.push((s.policy.format_remote_topic(&s.source_alias, topic), ops));
+        }
+        tracing::trace!("Syncing configs for {} topics.", changes.len());
+        let unsupported = |e: &dyn std::fmt::Display| {
+            let message = format!(
+                "the target cluster '{}' is not compatible with IncrementalAlterConfigs API: {e}",
+                s.target_alias
+            );
+            if let Some(c) = context {
+                c.raise_error(message.clone());
+            }
+            ConnectError::connect(message)
+        };
+        let outcomes = match self
+            .runtime
+            .block_on(alter_topic_configs(&self.target_acls, &changes))
+        {
+            Ok(o) => o,
+            Err(e @ GroupError::UnsupportedApi { .. }) => return Err(unsupported(&e)),
+            Err(e) => {
+                return Err(ConnectError::connect(format!(
+                    "incremental alter topic configs on {} cluster: {e}",
+                    s.target_alias
+                )))
+            }
+        };
+        for (topic, r) in outcomes {
+            match r {
+                Ok(()) => {}
+                Err(GroupError::Broker { code, .. }) if code == UNSUPPORTED_VERSION => {
+                    return Err(unsupported(&format!("topic {topic}")))
+                }
+                Err(e) => tracing::warn!("Could not alter configuration of topic {topic}: {e}"),
+            }
+        }
+        Ok(())
     }
 
     /// Creates the remote topics of `topics` (source name, partition count) with the source
@@ -792,17 +1003,11 @@ impl Connector for MirrorSourceConnector {
         if !settings.enabled {
             return Ok(());
         }
-        if !props.contains_key("sync.topic.acls.enabled") {
-            tracing::warn!(
-                "sync.topic.acls.enabled: Tributary's native MirrorSourceConnector does not sync topic ACLs yet; set sync.topic.acls.enabled=false to say so, or run Apache's class (connector.plugin.version)"
-            );
-        }
-        if settings.copy_configs {
-            tracing::warn!(
-                "sync.topic.configs.enabled: Tributary's native MirrorSourceConnector copies a topic's settings when it creates the remote topic; later changes on the source are not synced yet"
-            );
-        }
-        let refresh = settings.refresh;
+        let jobs = [
+            (Job::RefreshTopics, settings.refresh, false),
+            (Job::SyncAcls, settings.sync_acls, true),
+            (Job::SyncConfigs, settings.sync_configs, true),
+        ];
         let emit = settings.emit_offset_syncs;
         let mut clusters = Clusters::open(props, settings)?;
         self.known = Arc::clone(&clusters.known);
@@ -821,22 +1026,50 @@ impl Connector for MirrorSourceConnector {
             props.get("name").map(String::as_str).unwrap_or_default(),
             self.known.lock().unwrap_or_else(|e| e.into_inner()).len()
         );
-        if let Some(interval) = refresh {
+        // Java's scheduler: the topic refresh after an interval, the ACL and config syncs at
+        // once, then each every its interval, one at a time on the connector's own thread.
+        let now = Instant::now();
+        let mut due: Vec<(Job, Duration, Instant)> = jobs
+            .into_iter()
+            .filter_map(|(job, every, at_once)| {
+                every.map(|e| (job, e, if at_once { now } else { now + e }))
+            })
+            .collect();
+        if !due.is_empty() {
             let stop = Arc::new(StopFlag::default());
             let context = self.context.clone();
             let flag = Arc::clone(&stop);
             let thread = std::thread::Builder::new()
                 .name("mirror-source-refresh".into())
                 .spawn(move || {
-                    while !flag.wait(interval) {
-                        match clusters.refresh() {
-                            Ok(true) => {
-                                if let Some(c) = &context {
-                                    c.request_task_reconfiguration();
-                                }
+                    while let Some(next) = due.iter().map(|(_, _, at)| *at).min() {
+                        if flag.wait(next.saturating_duration_since(Instant::now())) {
+                            break;
+                        }
+                        let now = Instant::now();
+                        for (job, every, at) in due.iter_mut() {
+                            if *at > now {
+                                continue;
                             }
-                            Ok(false) => {}
-                            Err(e) => logged("refreshing topics", Err(e)),
+                            *at = now + *every;
+                            match job {
+                                Job::RefreshTopics => match clusters.refresh() {
+                                    Ok(true) => {
+                                        if let Some(c) = &context {
+                                            c.request_task_reconfiguration();
+                                        }
+                                    }
+                                    Ok(false) => {}
+                                    Err(e) => logged("refreshing topics", Err(e)),
+                                },
+                                Job::SyncAcls => {
+                                    logged("syncing topic ACLs", clusters.sync_topic_acls())
+                                }
+                                Job::SyncConfigs => logged(
+                                    "syncing topic configs",
+                                    clusters.sync_topic_configs(context.as_deref()),
+                                ),
+                            }
                         }
                     }
                     flag.finished();
@@ -1086,7 +1319,7 @@ mod tests {
             ("sync.topic.acls.enabled", "TRUE"),
         ]);
         let refused: Vec<String> = refused_settings(&p).into_iter().map(|(k, _)| k).collect();
-        assert_eq!(refused, ["topic.filter.class", "sync.topic.acls.enabled"]);
+        assert_eq!(refused, ["topic.filter.class"], "ACL sync is native");
         let e = Settings::parse(&p).err().expect("refused");
         assert!(e.to_string().contains("topic.filter.class"), "{e}");
         let values = MirrorSourceConnector::new().validate(&p);
@@ -1097,9 +1330,15 @@ mod tests {
                 .map(|v| v.errors.clone())
         };
         assert_eq!(errors("topic.filter.class").map(|e| e.len()), Some(1));
-        assert_eq!(errors("sync.topic.acls.enabled").map(|e| e.len()), Some(1));
+        assert!(errors("sync.topic.acls.enabled").is_none_or(|e| e.is_empty()));
         assert!(errors("config.property.filter.class").is_none_or(|e| e.is_empty()));
-        assert!(Settings::parse(&props(&[("sync.topic.acls.enabled", "false")])).is_ok());
+        let s = Settings::parse(&props(&[
+            ("sync.topic.acls.enabled", "false"),
+            ("sync.topic.configs.interval.seconds", "5"),
+        ]))
+        .unwrap();
+        assert_eq!(s.sync_acls, None);
+        assert_eq!(s.sync_configs, Some(Duration::from_secs(5)));
     }
 
     #[test]

@@ -17,6 +17,9 @@
 //!   sent to partition 0 of `mm2-offset-syncs.<alias>.internal` on the cluster
 //!   `offset-syncs.topic.location` names (the target's alias on the source by default), at most
 //!   ten in flight; each offset commit promotes the delayed ones.
+//! - **Metrics**: each partition's `record-count`, `byte-count`, `record-age-ms`,
+//!   `replication-latency-ms` and their rates and statistics, as Apache's task reports them
+//!   with `metric.names.formats=new` ([`crate::metrics`]).
 //! - **Stop**: the consumer is closed; syncs in flight get up to 5 s to be delivered.
 
 use std::collections::HashMap;
@@ -37,6 +40,7 @@ use tributary_runtime::kafka_client::{oauth_token, set_initial_token, WorkerClie
 
 use crate::assignment;
 use crate::clients::{MirrorClients, Side, SOURCE_CLUSTER_ALIAS_DEFAULT};
+use crate::metrics::MirrorSourceMetrics;
 use crate::offset_syncs::{OffsetSyncQueue, OFFSET_LAG_MAX_DEFAULT};
 use crate::policy::ReplicationPolicy;
 use crate::records::{self, OffsetSync};
@@ -200,6 +204,8 @@ struct Running {
     poll_timeout: Duration,
     max_poll_records: usize,
     syncs: Option<OffsetSyncWriter>,
+    /// MirrorMaker's per-partition metrics (`record-count`, `replication-latency-ms`, …).
+    metrics: MirrorSourceMetrics,
 }
 
 /// Turns consumed records into source records.
@@ -312,7 +318,22 @@ impl Running {
             source_alias,
             clients.target_alias()
         );
+        let remote: Vec<(String, i32)> = partitions
+            .iter()
+            .map(|(t, p)| (policy.format_remote_topic(&source_alias, t), *p))
+            .collect();
+        crate::metrics::note_names_formats(props);
+        let metrics = match context {
+            Some(c) => MirrorSourceMetrics::new(
+                &c.plugin_metrics,
+                &source_alias,
+                &clients.target_alias(),
+                &remote,
+            ),
+            None => MirrorSourceMetrics::default(),
+        };
         Ok(Running {
+            metrics,
             consumer,
             converter: Converter {
                 policy,
@@ -325,6 +346,24 @@ impl Running {
             syncs,
         })
     }
+}
+
+impl Running {
+    /// A record's age and size for the metrics (Java's `recordAge`, `recordBytes`).
+    fn polled(&self, r: &SourceRecord, m: &impl Message) {
+        let now = now_ms();
+        let age = m.timestamp().to_millis().map_or(0, |t| now - t);
+        let bytes = m.payload().map_or(0, <[u8]>::len);
+        self.metrics
+            .polled(&r.topic, r.kafka_partition.unwrap_or(0), age, bytes, now);
+    }
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
 }
 
 impl Converter {
@@ -436,6 +475,7 @@ impl AsyncSourceTask for MirrorSourceTask {
                 }
                 Ok(Ok(m)) => {
                     let r = running.converter.convert(&m);
+                    running.polled(&r, &m);
                     out.push(r);
                 }
             }
@@ -444,6 +484,7 @@ impl AsyncSourceTask for MirrorSourceTask {
                 match tokio::time::timeout(Duration::ZERO, running.consumer.recv()).await {
                     Ok(Ok(m)) => {
                         let r = running.converter.convert(&m);
+                        running.polled(&r, &m);
                         out.push(r);
                     }
                     Ok(Err(e)) => {
@@ -480,7 +521,7 @@ impl AsyncSourceTask for MirrorSourceTask {
         record: &SourceRecord,
         metadata: Option<RecordMetadata>,
     ) -> ConnectResult<()> {
-        let Some(syncs) = self.running.as_ref().and_then(|r| r.syncs.as_ref()) else {
+        let Some(running) = self.running.as_ref() else {
             return Ok(());
         };
         let Some(metadata) = metadata else {
@@ -497,6 +538,16 @@ impl AsyncSourceTask for MirrorSourceTask {
             );
             return Ok(());
         }
+        let now = now_ms();
+        running.metrics.acknowledged(
+            &record.topic,
+            record.kafka_partition.unwrap_or(metadata.partition),
+            record.timestamp.map_or(0, |t| now - t),
+            now,
+        );
+        let Some(syncs) = running.syncs.as_ref() else {
+            return Ok(());
+        };
         let topic = record
             .source_partition
             .get("topic")

@@ -251,8 +251,19 @@ impl Plugins {
 
     /// Indexes a set of plugins.
     pub fn new(set: PluginSet) -> Plugins {
-        let (connector_index, connector_versions) =
+        let (mut connector_index, mut connector_versions) =
             version_index(&set.connectors, |p| p.class, |p| p.version);
+        // A native default stays the default whatever the Java versions beside it
+        // (`PluginSet::native_defaults`): it is put last, where the newest goes.
+        for class in &set.native_defaults {
+            if let Some(indexes) = connector_versions.get_mut(class) {
+                if let Some(pos) = indexes.iter().position(|i| !set.connectors[*i].is_hosted()) {
+                    let native = indexes.remove(pos);
+                    indexes.push(native);
+                    connector_index.insert(class, native);
+                }
+            }
+        }
         let (converter_index, converter_versions) =
             version_index(&set.converters, |p| p.class, |p| p.version);
         let (header_converter_index, header_converter_versions) =
@@ -799,6 +810,45 @@ mod tests {
             single.contains("which does not match the required version range [99,)"),
             "{single}"
         );
+    }
+
+    #[test]
+    fn a_native_default_stays_the_default_beside_newer_java_versions() {
+        let mut set = tributary_plugins::builtin();
+        let file = set
+            .connectors
+            .iter()
+            .find(|c| c.class.ends_with("FileStreamSourceConnector"))
+            .unwrap()
+            .clone();
+        let mut native = file.clone();
+        native.class = "org.example.Mirror";
+        native.version = "0.1.0";
+        set.connectors.push(native);
+        for version in ["4.4.0", "4.3.1"] {
+            let mut java = file.clone();
+            java.class = "org.example.Mirror";
+            java.version = version;
+            let factory: tributary_api::plugin::HostedTaskFactory =
+                std::sync::Arc::new(|_| unreachable!("no task made"));
+            java.tasks = Some(factory);
+            set.connectors.push(java);
+        }
+        set.native_defaults.push("org.example.Mirror");
+        let p = Plugins::new(set);
+        let chosen = |req: Option<&str>| {
+            let c = p.connector_plugin_in("Mirror", req).unwrap();
+            (c.version, c.is_hosted())
+        };
+        assert_eq!(chosen(None), ("0.1.0", false), "the native one by default");
+        assert_eq!(chosen(Some("latest")), ("0.1.0", false));
+        assert_eq!(
+            chosen(Some("4.4.0")),
+            ("4.4.0", true),
+            "a Java one by its version"
+        );
+        assert_eq!(chosen(Some("[4.0,4.4)")), ("4.3.1", true));
+        assert_eq!(chosen(Some("0.1.0")), ("0.1.0", false));
     }
 
     #[test]

@@ -1299,3 +1299,23 @@ pub fn commit_group(bootstrap: &str, group: &str, topic: &str, offsets: &[(i32, 
     }
     c.commit(&tpl, CommitMode::Sync).unwrap();
 }
+
+/// The class path of Apache's MirrorMaker 2 driver (`org.apache.kafka.connect.mirror.MirrorMaker`,
+/// what `connect-mirror-maker.sh` runs), from `scripts/jvm-bridge mirror-maker-classpath`
+/// (Connect's jars, `connect-mirror` and argparse4j from Maven Central); `None` (after
+/// [`missing`]) without java/mvn.
+pub fn mirror_maker_classpath() -> Option<String> {
+    let out = Command::new(repo_root().join("scripts/jvm-bridge"))
+        .arg("mirror-maker-classpath")
+        .stderr(Stdio::inherit())
+        .output()
+        .ok();
+    match out {
+        Some(o) if o.status.success() => {
+            Some(String::from_utf8(o.stdout).unwrap().trim().to_string())
+        }
+        _ => missing(
+            "`scripts/jvm-bridge mirror-maker-classpath` failed (no java/mvn, or no network?)",
+        ),
+    }
+}

@@ -724,6 +724,8 @@ fn mirror_maker_replicates_a_topic_between_two_brokers() {
     };
     produce_batch(&records(&first));
     let alias = unique("src").replace('-', "_");
+    // Apache's class, hosted: Tributary's native MirrorSourceConnector is the default version.
+    let java_version = bridge_connect_version();
     let connector = format!(
         "name=mm2\nconnector.class=org.apache.kafka.connect.mirror.MirrorSourceConnector\n\
          tasks.max=1\nsource.cluster.alias={alias}\ntarget.cluster.alias=dst\n\
@@ -733,6 +735,7 @@ fn mirror_maker_replicates_a_topic_between_two_brokers() {
          sync.topic.acls.enabled=false\n\
          refresh.topics.interval.seconds=1\n\
          metric.names.formats=new\n\
+         connector.plugin.version={java_version}\n\
          key.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
          value.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
          header.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n"

@@ -1,7 +1,8 @@
-//! The native `MirrorSourceConnector` (issue #44) checked against Apache's (`connect-mirror`
+//! The native MirrorMaker 2 connectors (issue #44) checked against Apache's (`connect-mirror`
 //! from Maven Central, hosted from its plugin directory) as the oracle: one worker runs both
-//! on the same topics of a second broker, Apache's as the default version of the class and the
-//! native one chosen by `connector.plugin.version`, each under its own cluster aliases.
+//! on the same topics of a second broker, each under its own cluster aliases. The native
+//! version is the default of each class; Apache's runs when `connector.plugin.version` names
+//! its version (KIP-891), and the tests name each explicitly.
 
 use crate::common;
 
@@ -58,6 +59,30 @@ fn topic_settings(bootstrap: &str, topic: &str) -> Vec<(String, String)> {
         .collect();
     out.sort();
     out
+}
+
+/// Replaces the settings set on `topic` with `settings` (AlterConfigs: the others go back to
+/// their defaults).
+fn alter_topic_settings(bootstrap: &str, topic: &str, settings: &[(&str, &str)]) {
+    use rdkafka::admin::AlterConfig;
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut change = AlterConfig::new(ResourceSpecifier::Topic(topic));
+    for (k, v) in settings {
+        change = change.set(k, v);
+    }
+    for r in rt
+        .block_on(admin.alter_configs(&[change], &AdminOptions::new()))
+        .unwrap()
+    {
+        r.unwrap();
+    }
 }
 
 /// Deletes `topic` and waits until the broker no longer lists it (nothing when it does not
@@ -120,6 +145,7 @@ fn connector(
          source.cluster.bootstrap.servers={source}\ntarget.cluster.bootstrap.servers={target}\n\
          topics={prefix}.*\nreplication.factor=1\noffset-syncs.topic.replication.factor=1\n\
          sync.topic.acls.enabled=false\nrefresh.topics.interval.seconds=1\n\
+         sync.topic.configs.interval.seconds=1\nmetric.names.formats=new\n\
          consumer.poll.timeout.ms=500\nadmin.timeout.ms=30000\nproducer.override.linger.ms=5\n\
          key.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
          value.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
@@ -185,7 +211,14 @@ fn native_mirror_source_replicates_as_apaches_does() {
 
     std::fs::write(
         dir.path().join("java.properties"),
-        connector("mm2-java", "j", &source, &bootstrap, &prefix, ""),
+        connector(
+            "mm2-java",
+            "j",
+            &source,
+            &bootstrap,
+            &prefix,
+            &format!("connector.plugin.version={}\n", bridge_connect_version()),
+        ),
     )
     .unwrap();
     std::fs::write(
@@ -286,6 +319,27 @@ fn native_mirror_source_replicates_as_apaches_does() {
         !settings.iter().any(|(k, _)| k == "min.insync.replicas"),
         "{settings:?}"
     );
+    // Settings changed on the source later reach the remote topics (sync.topic.configs), and
+    // one removed there is removed on the remote topics too: the same for both connectors.
+    alter_topic_settings(
+        &source,
+        &wide,
+        &[("retention.ms", "222222222"), ("min.insync.replicas", "1")],
+    );
+    let synced = |alias: &str| {
+        let remote = format!("{alias}.{wide}");
+        wait_for(
+            &format!("{remote}'s settings synced"),
+            Duration::from_secs(60),
+            || {
+                let s = topic_settings(&bootstrap, &remote);
+                (s.contains(&("retention.ms".into(), "222222222".into()))
+                    && !s.iter().any(|(k, _)| k == "max.message.bytes"))
+                .then_some(s)
+            },
+        )
+    };
+    assert_eq!(synced("n"), synced("j"));
 
     // Offset syncs, on the source cluster, named after each target alias: every sync maps an
     // upstream offset to the same downstream one (fresh remote topics), and the last record's
@@ -328,6 +382,59 @@ fn native_mirror_source_replicates_as_apaches_does() {
     };
     assert_eq!(last("mm2-native", "n"), last("mm2-java", "j"));
 
+    // MirrorMaker's metrics (KIP-1280 names): the same series for both connectors' remote
+    // topic, record-count at the 300 records replicated, with the same tags.
+    let series = |name: &str, alias: &str| {
+        let remote = format!("{alias}.{orders}");
+        metric_series(&metrics_page(&w.url), name)
+            .into_iter()
+            .filter(|(labels, _)| labels.get("topic") == Some(&remote))
+            .map(|(mut labels, v)| {
+                for k in ["connector", "source", "target", "topic", "task"] {
+                    labels.remove(k);
+                }
+                (labels, v)
+            })
+            .collect::<Vec<_>>()
+    };
+    for alias in ["n", "j"] {
+        wait_for(
+            &format!("record-count 300 for {alias}.{orders}"),
+            Duration::from_secs(60),
+            || {
+                series("kafka_connect_plugins_record_count", alias)
+                    .iter()
+                    .any(|(_, v)| *v == 300.0)
+                    .then_some(())
+            },
+        );
+    }
+    for name in [
+        "kafka_connect_plugins_record_count",
+        "kafka_connect_plugins_byte_count",
+    ] {
+        assert_eq!(series(name, "n"), series(name, "j"), "{name}");
+    }
+    let page = metrics_page(&w.url);
+    for name in [
+        "record_rate",
+        "byte_rate",
+        "record_age_ms",
+        "record_age_ms_max",
+        "record_age_ms_min",
+        "record_age_ms_avg",
+        "replication_latency_ms",
+        "replication_latency_ms_max",
+        "replication_latency_ms_min",
+        "replication_latency_ms_avg",
+    ] {
+        let name = format!("kafka_connect_plugins_{name}");
+        let native: Vec<_> = series(&name, "n").into_iter().map(|(l, _)| l).collect();
+        let java: Vec<_> = series(&name, "j").into_iter().map(|(l, _)| l).collect();
+        assert!(!native.is_empty(), "{name}:\n{page}");
+        assert_eq!(native, java, "{name}");
+    }
+
     // A topic created while they run is found by both.
     let late = format!("{prefix}.late");
     create_topic(&source, &late, 1);
@@ -368,7 +475,6 @@ fn native_mirror_source_replicates_as_apaches_does() {
         "connector.plugin.version": NATIVE,
         "name": "refused",
         "topic.filter.class": "com.example.MyTopicFilter",
-        "sync.topic.acls.enabled": "true",
     });
     let (code, v) = w.send(
         "PUT",
@@ -396,12 +502,6 @@ fn native_mirror_source_replicates_as_apaches_does() {
         errors("topic.filter.class")
             .iter()
             .any(|e| e.contains("com.example.MyTopicFilter")),
-        "{v}"
-    );
-    assert!(
-        errors("sync.topic.acls.enabled")
-            .iter()
-            .any(|e| e.contains("ACL")),
         "{v}"
     );
 }
@@ -451,7 +551,8 @@ fn native_heartbeats_are_apaches() {
         "compacted"
     );
     // Then Apache's beside it.
-    let java_config: serde_json::Map<String, Json> = connector("hb-java", "j", "")
+    let java_version = format!("connector.plugin.version={}\n", bridge_connect_version());
+    let java_config: serde_json::Map<String, Json> = connector("hb-java", "j", &java_version)
         .lines()
         .filter_map(|l| l.split_once('='))
         .map(|(k, v)| (k.to_string(), Json::from(v)))
@@ -635,7 +736,7 @@ fn native_checkpoints_are_apaches() {
              sync.topic.acls.enabled=false\noffset.lag.max=0\nconsumer.poll.timeout.ms=500\n\
              emit.checkpoints.interval.seconds=1\nrefresh.groups.interval.seconds=1\n\
              sync.group.offsets.enabled=true\nsync.group.offsets.interval.seconds=1\n\
-             admin.timeout.ms=30000\n\
+             admin.timeout.ms=30000\nmetric.names.formats=new\n\
              key.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
              value.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
              header.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n{extra}"
@@ -646,7 +747,15 @@ fn native_checkpoints_are_apaches() {
         ("src-n.properties", flow("src-n", CLASS, "n", &native)),
         ("src-j.properties", flow("src-j", CLASS, "j", &native)),
         ("cp-n.properties", flow("cp-n", CHECKPOINT, "n", &native)),
-        ("cp-j.properties", flow("cp-j", CHECKPOINT, "j", "")),
+        (
+            "cp-j.properties",
+            flow(
+                "cp-j",
+                CHECKPOINT,
+                "j",
+                &format!("connector.plugin.version={}\n", bridge_connect_version()),
+            ),
+        ),
     ] {
         std::fs::write(dir.path().join(file), body).unwrap();
     }
@@ -849,4 +958,250 @@ fn native_checkpoints_are_apaches() {
         (o.len() == 2).then_some(o)
     });
     assert_eq!(native_offsets, offsets("cp-j", "j"));
+
+    // Their checkpoint-latency-ms series (KIP-1280 names): one per group and partition, with
+    // the same tags.
+    for name in [
+        "checkpoint_latency_ms",
+        "checkpoint_latency_ms_max",
+        "checkpoint_latency_ms_min",
+        "checkpoint_latency_ms_avg",
+    ] {
+        let name = format!("kafka_connect_plugins_{name}");
+        let of = |alias: &str| {
+            let mut labels: Vec<_> = metric_series(&metrics_page(&w.url), &name)
+                .into_iter()
+                .filter(|(l, _)| {
+                    l.get("group") == Some(&group)
+                        && l.get("source").map(String::as_str) == Some(alias)
+                })
+                .map(|(mut l, _)| {
+                    assert_eq!(l.get("topic"), Some(&format!("{alias}.{orders}")), "{l:?}");
+                    for k in ["connector", "source", "target", "topic", "task"] {
+                        l.remove(k);
+                    }
+                    l
+                })
+                .collect();
+            labels.sort_by_key(|l| format!("{l:?}"));
+            labels
+        };
+        let native = of("n");
+        assert_eq!(native.len(), 2, "{name}: both partitions");
+        assert_eq!(native, of("j"), "{name}");
+    }
+}
+
+/// One connector moves from Apache's `MirrorSourceConnector` to the native one and back by its
+/// `connector.plugin.version` alone (Apache's version, Tributary's) (a handover: same name, same committed source offsets):
+/// each picks up where the other stopped, so the remote topic holds every source record once,
+/// in order.
+#[test]
+fn a_flow_hands_over_between_apaches_and_the_native_connector() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, plugin_path)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let Some(second) = SecondBroker::start(dir.path()) else {
+        return;
+    };
+    let source = second.bootstrap();
+    let prefix = unique("ho").replace('-', "_");
+    let topic = format!("{prefix}.orders");
+    create_topic(&source, &topic, 2);
+    produce_partitions(&source, &topic, 2, 50);
+    std::fs::write(
+        dir.path().join("handover.properties"),
+        connector(
+            "mm2-handover",
+            "h",
+            &source,
+            &bootstrap,
+            &prefix,
+            &format!("connector.plugin.version={}\n", bridge_connect_version()),
+        ),
+    )
+    .unwrap();
+    let jvm = jvm_lines(&classpath, &plugin_path, &[]);
+    let w = StandaloneWorker::start(dir.path(), &bootstrap, &jvm, &["handover.properties"]);
+    let remote = format!("h.{topic}");
+    let replicated = |per_partition: usize| {
+        for p in 0..2 {
+            let want = read_partition_records(&source, &topic, p);
+            assert_eq!(want.len(), per_partition);
+            let got = wait_for(
+                &format!("{per_partition} records in {remote}-{p}"),
+                Duration::from_secs(120),
+                || {
+                    let got = read_partition_records(&bootstrap, &remote, p);
+                    (got.len() >= per_partition).then_some(got)
+                },
+            );
+            assert_eq!(got, want, "partition {p}: each record once, in order");
+        }
+    };
+    let version_of = |w: &StandaloneWorker| {
+        let status = w.wait_state("mm2-handover", 2, "RUNNING");
+        status["tasks"][0]["version"].as_str().unwrap().to_string()
+    };
+    assert_eq!(version_of(&w), bridge_connect_version());
+    replicated(50);
+    let config = |version: Option<&str>| -> String {
+        let mut c: serde_json::Map<String, Json> =
+            connector("mm2-handover", "h", &source, &bootstrap, &prefix, "")
+                .lines()
+                .filter_map(|l| l.split_once('='))
+                .map(|(k, v)| (k.to_string(), Json::from(v)))
+                .collect();
+        if let Some(v) = version {
+            c.insert("connector.plugin.version".into(), Json::from(v));
+        }
+        Json::Object(c).to_string()
+    };
+    // To the native connector…
+    let (code, body) = w.send(
+        "PUT",
+        "/connectors/mm2-handover/config",
+        Some(&config(Some(NATIVE))),
+    );
+    assert_eq!(code, 200, "{body}");
+    wait_for("the native tasks", Duration::from_secs(60), || {
+        (version_of(&w) == NATIVE).then_some(())
+    });
+    produce_partitions(&source, &topic, 2, 30);
+    replicated(80);
+    // …and back to Apache's.
+    let java = bridge_connect_version();
+    let (code, body) = w.send(
+        "PUT",
+        "/connectors/mm2-handover/config",
+        Some(&config(Some(&java))),
+    );
+    assert_eq!(code, 200, "{body}");
+    wait_for("Apache's tasks", Duration::from_secs(60), || {
+        (version_of(&w) == java).then_some(())
+    });
+    produce_partitions(&source, &topic, 2, 30);
+    replicated(110);
+}
+
+/// Apache's MirrorMaker 2 driver (`connect-mirror-maker.sh`'s class, Java) and
+/// `tributary mirror-maker` as two processes of one dedicated cluster, with KIP-710's internal
+/// REST servers: they share the flow's group (the Java process running Apache's classes, the
+/// Tributary one the native ones), the records of A reach B, and after the Java process is
+/// killed (SIGKILL) the Tributary one runs the whole flow with no record missing.
+#[test]
+fn a_java_and_a_tributary_mirror_maker_share_a_dedicated_cluster() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(classpath) = mirror_maker_classpath() else {
+        return;
+    };
+    let dir = test_dir();
+    let Some(second) = SecondBroker::start(dir.path()) else {
+        return;
+    };
+    let source = second.bootstrap();
+    let tag = unique("mx").replace('-', "_");
+    let (a, b) = (format!("a{tag}"), format!("b{tag}"));
+    let topic = format!("{tag}.orders");
+    create_topic(&source, &topic, 4);
+    produce_partitions(&source, &topic, 4, 50);
+    let port = faults::free_ports(2);
+    let file = |name: &str, port: u16| {
+        let path = dir.path().join(name);
+        std::fs::write(
+            &path,
+            format!(
+                "clusters = {a}, {b}\n{a}.bootstrap.servers = {source}\n{b}.bootstrap.servers = {bootstrap}\n\
+                 {a}->{b}.enabled = true\n{a}->{b}.topics = {tag}.*\nemit.heartbeats.enabled = false\n\
+                 tasks.max = 4\nreplication.factor=1\ncheckpoints.topic.replication.factor=1\n\
+                 heartbeats.topic.replication.factor=1\noffset-syncs.topic.replication.factor=1\n\
+                 offset.storage.replication.factor=1\nstatus.storage.replication.factor=1\n\
+                 config.storage.replication.factor=1\nrefresh.topics.interval.seconds=1\n\
+                 sync.topic.acls.enabled=false\n{b}.offset.flush.interval.ms=1000\n\
+                 {b}.scheduled.rebalance.max.delay.ms=3000\n\
+                 dedicated.mode.enable.internal.rest = true\nlisteners = http://127.0.0.1:{port}\n"
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let java_file = file("java.properties", port);
+    let ours = file("tributary.properties", port + 1);
+    let log = dir.path().join("java-mirror-maker.log");
+    std::fs::write(
+        dir.path().join("log4j2.properties"),
+        "rootLogger.level = INFO\nrootLogger.appenderRef.console.ref = STDERR\nappender.console.type = Console\nappender.console.name = STDERR\nappender.console.target = SYSTEM_ERR\nappender.console.layout.type = PatternLayout\nappender.console.layout.pattern = [%d] %p %m (%c)%n\n",
+    )
+    .unwrap();
+    let logf = std::fs::File::create(&log).unwrap();
+    let mut java = std::process::Command::new("java")
+        .args(["-Xms256M", "-Xmx1G"])
+        .arg(format!(
+            "-Dlog4j2.configurationFile={}",
+            dir.path().join("log4j2.properties").display()
+        ))
+        .args([
+            "-cp",
+            &classpath,
+            "org.apache.kafka.connect.mirror.MirrorMaker",
+        ])
+        .arg(&java_file)
+        .stdout(logf.try_clone().unwrap())
+        .stderr(logf)
+        .spawn()
+        .unwrap();
+    let java_output = || std::fs::read_to_string(&log).unwrap_or_default();
+    let remote = format!("{a}.{topic}");
+    let all = |per_partition: usize, who: &dyn Fn() -> String| {
+        for p in 0..4 {
+            let want = read_partition_records(&source, &topic, p);
+            assert_eq!(want.len(), per_partition);
+            let got = wait_for(
+                &format!("{per_partition} records in {remote}-{p}"),
+                Duration::from_secs(180),
+                || {
+                    let got = read_partition_records(&bootstrap, &remote, p);
+                    (got.len() >= per_partition).then_some(got)
+                },
+            );
+            // At least once: every source record, in order (a crash may add duplicates).
+            let mut next = 0;
+            for r in &got {
+                if next < want.len() && *r == want[next] {
+                    next += 1;
+                }
+            }
+            assert_eq!(
+                next,
+                want.len(),
+                "partition {p}: a record is missing\n{}",
+                who()
+            );
+        }
+    };
+    all(50, &java_output);
+    let tributary = MirrorMakerProcess::start(dir.path(), &ours, &[]);
+    // The Tributary process joins the Java one's group and gets a share of the flow.
+    wait_for(
+        "the Tributary process to run a share of the flow",
+        Duration::from_secs(120),
+        || {
+            tributary
+                .output()
+                .lines()
+                .any(|l| l.contains("joined the group") && !l.contains("connectors=[] tasks=[]"))
+                .then_some(())
+        },
+    );
+    produce_partitions(&source, &topic, 4, 25);
+    all(75, &|| tributary.output());
+    // The Java process dies; the Tributary one runs everything.
+    java.kill().ok();
+    java.wait().ok();
+    produce_partitions(&source, &topic, 4, 25);
+    all(100, &|| {
+        format!("{}\n--- java ---\n{}", tributary.output(), java_output())
+    });
 }

@@ -724,3 +724,139 @@ fn a_client_certificate_is_the_principal_of_rest_authorization() {
 fn json_config() -> String {
     r#"{"connector.class":"VerifiableSource","topic":"by-cert","throughput":"1"}"#.to_string()
 }
+
+/// Kafka's own `AclCommand` (from the broker's jars, `scripts/kafka libs`) through `bootstrap`
+/// (a listener of a super user): its output.
+fn acl_command(bootstrap: &str, args: &[&str]) -> String {
+    let libs = Command::new(repo_root().join("scripts/kafka"))
+        .arg("libs")
+        .output()
+        .unwrap();
+    let libs = String::from_utf8(libs.stdout).unwrap().trim().to_string();
+    let out = Command::new("java")
+        .args(["-Xmx256m", "-cp", &format!("{libs}/*")])
+        .arg("org.apache.kafka.tools.AclCommand")
+        .args(["--bootstrap-server", bootstrap])
+        .args(args)
+        .output()
+        .expect("running AclCommand");
+    assert!(
+        out.status.success(),
+        "AclCommand {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// The native `MirrorSourceConnector` syncs topic ACLs as Java's does (issue #44), against the
+/// secured broker's ACL authorizer: a flow from the broker into itself (alias `src`), the
+/// connector's own clients on SASL_SSL as `admin`. The source topic's literal ACLs reach the
+/// remote topic, an ALLOW ALL as ALLOW READ, a DENY as it is, and an ALLOW WRITE (only
+/// MirrorMaker writes a remote topic) not at all; Kafka's `AclCommand` lists the result.
+#[test]
+fn native_mirror_syncs_topic_acls() {
+    use tributary_group::client::cluster_admin::{
+        create_topic_acls, describe_topic_acls, operation, pattern, permission, AdminTarget,
+        TopicAcl,
+    };
+    let Some(s) = secure() else { return };
+    let internal = s.var("KAFKA_SECURE_INTERNAL");
+    let dir = test_dir();
+    let prefix = unique("acl").replace('-', "_");
+    let topic = format!("{prefix}.orders");
+    create_topic(&internal, &topic, 1);
+    let admin = AdminTarget {
+        bootstrap: internal.clone(),
+        client_id: "acl-test".into(),
+        timeout: Duration::from_secs(30),
+        security: Default::default(),
+    };
+    let acl = |principal: &str, op: i8, perm: i8| TopicAcl {
+        topic: topic.clone(),
+        pattern_type: pattern::LITERAL,
+        principal: principal.into(),
+        host: "*".into(),
+        operation: op,
+        permission: perm,
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for r in rt
+        .block_on(create_topic_acls(
+            &admin,
+            &[
+                acl("User:alice", operation::READ, permission::ALLOW),
+                acl("User:bob", operation::ALL, permission::ALLOW),
+                acl("User:carol", operation::WRITE, permission::ALLOW),
+                acl("User:dave", 8, permission::DENY), // DESCRIBE
+            ],
+        ))
+        .unwrap()
+    {
+        r.unwrap();
+    }
+    let side = |prefix: &str| {
+        sasl_ssl_lines(&s, "admin", "admin-secret", "PEM")
+            .lines()
+            .filter(|l| {
+                !l.starts_with("producer.")
+                    && !l.starts_with("consumer.")
+                    && !l.starts_with("admin.")
+            })
+            .map(|l| format!("{prefix}.cluster.{l}\n"))
+            .collect::<String>()
+    };
+    std::fs::write(
+        dir.path().join("mirror.properties"),
+        format!(
+            "name=acl-mirror\nconnector.class=org.apache.kafka.connect.mirror.MirrorSourceConnector\n\
+             source.cluster.alias=src\ntarget.cluster.alias=tgt\n\
+             source.cluster.bootstrap.servers={sasl}\ntarget.cluster.bootstrap.servers={sasl}\n{source}{target}\
+             topics={prefix}\\..*\nreplication.factor=1\noffset-syncs.topic.replication.factor=1\n\
+             sync.topic.acls.interval.seconds=1\n\
+             key.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n\
+             value.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n",
+            sasl = s.sasl_ssl,
+            source = side("source"),
+            target = side("target"),
+        ),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(dir.path(), &internal, "", &["mirror.properties"]);
+    w.wait_state("acl-mirror", 1, "RUNNING");
+    let remote = format!("src.{topic}");
+    let synced = wait_for(
+        &format!("the ACLs of {remote}"),
+        Duration::from_secs(90),
+        || {
+            let acls: Vec<(String, i8, i8)> = rt
+                .block_on(describe_topic_acls(&admin))
+                .unwrap()
+                .into_iter()
+                .filter(|a| a.topic == remote)
+                .map(|a| (a.principal, a.operation, a.permission))
+                .collect();
+            (acls.len() >= 3).then_some(acls)
+        },
+    );
+    assert_eq!(
+        synced,
+        [
+            ("User:alice".to_string(), operation::READ, permission::ALLOW),
+            ("User:bob".to_string(), operation::READ, permission::ALLOW),
+            ("User:dave".to_string(), 8, permission::DENY),
+        ]
+    );
+    // Kafka's own tool sees them so.
+    let listed = acl_command(&internal, &["--list", "--topic", &remote]);
+    for line in [
+        "principal=User:alice, host=*, operation=READ, permissionType=ALLOW",
+        "principal=User:bob, host=*, operation=READ, permissionType=ALLOW",
+        "principal=User:dave, host=*, operation=DESCRIBE, permissionType=DENY",
+    ] {
+        assert!(listed.contains(line), "{line} in:\n{listed}");
+    }
+    assert!(!listed.contains("User:carol"), "{listed}");
+}

@@ -47,6 +47,10 @@ pub(crate) fn client_versions(key: ApiKey) -> (i16, i16) {
         ApiKey::DeleteGroups => (0, 2),
         // A classic group's state (MirrorMaker's group offset sync).
         ApiKey::DescribeGroups => (0, 5),
+        // MirrorMaker's topic ACL and topic config sync (`cluster_admin`).
+        ApiKey::DescribeAcls => (1, 3),
+        ApiKey::CreateAcls => (1, 3),
+        ApiKey::IncrementalAlterConfigs => (0, 1),
         _ => (0, 0),
     }
 }

@@ -24,6 +24,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod cluster_admin;
 mod connection;
 pub mod group_offsets;
 mod member;

@@ -144,6 +144,7 @@ pub fn plugins() -> PluginSet {
         )],
         metric_collectors: Vec::new(),
         previews: Vec::new(),
+        native_defaults: Vec::new(),
     }
 }
 
