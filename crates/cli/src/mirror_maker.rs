@@ -169,57 +169,87 @@ pub async fn run(path: PathBuf, clusters: Vec<String>) -> Result<(), String> {
             .join(", ")
     );
     let config = Arc::new(config);
-    let mut herders: Vec<Arc<FlowHerder>> = Vec::new();
-    let mut leaders = Vec::new();
-    for (source, target) in flows {
+    // The herders start together (each reads its internal topics and finds its coordinator),
+    // as Java's start them without waiting for one another.
+    let mut starting = tokio::task::JoinSet::new();
+    for (i, (source, target)) in flows.into_iter().enumerate() {
         let flow_name = format!("{source}->{target}");
         let source_label = format!("{file} ({flow_name})");
-        let props: HashMap<String, String> =
+        let mut props: HashMap<String, String> =
             config.worker_config(&source, &target).into_iter().collect();
+        if internal_rest {
+            // The followers' client for the leader's internal REST server: the listener's
+            // TLS settings, as Java's RestClient reads them from the top level.
+            for (k, v) in config.settings() {
+                if k.starts_with("listeners.https.") {
+                    props.insert(k.clone(), v.clone());
+                }
+            }
+        }
         let worker = WorkerConfig::parse(WorkerMode::Distributed, props, &source_label)
             .map_err(|e| e.to_string())?;
-        let start = async {
+        let url = url.clone();
+        starting.spawn(async move {
             let plugins = Arc::new(load_plugins(&worker, &source_label).await?);
             let w = worker.clone();
             let cluster_id = tokio::task::spawn_blocking(move || kafka_cluster_id(&w))
                 .await
                 .map_err(|e| e.to_string())?
                 .map_err(|e| format!("{source_label}: cluster {target}: {e}"))?;
-            DistributedHerder::start(
+            let herder = DistributedHerder::start(
                 worker,
                 plugins,
-                url.clone(),
+                url,
                 flow_name.clone(),
                 Some(cluster_id),
                 vec![source.clone(), target.clone()],
             )
             .await
-            .map_err(|e| format!("{source_label}: {e}"))
-        };
-        let herder = tokio::select! {
-            h = start => h,
+            .map_err(|e| format!("{source_label}: {e}"))?;
+            tracing::info!("created herder for {flow_name}");
+            Ok::<_, String>((
+                i,
+                Arc::new(FlowHerder {
+                    source,
+                    target,
+                    herder,
+                }),
+            ))
+        });
+    }
+    let mut started: Vec<(usize, Arc<FlowHerder>)> = Vec::new();
+    let mut failure = None;
+    loop {
+        tokio::select! {
+            next = starting.join_next() => match next {
+                None => break,
+                Some(Ok(Ok(flow))) => started.push(flow),
+                Some(Ok(Err(e))) => {
+                    failure.get_or_insert(e);
+                }
+                Some(Err(e)) => {
+                    failure.get_or_insert(e.to_string());
+                }
+            },
             _ = signal.wait() => {
                 tracing::info!("stopping before MirrorMaker started");
+                starting.abort_all();
+                let herders: Vec<Arc<FlowHerder>> = started.into_iter().map(|(_, f)| f).collect();
                 stop_all(&herders).await;
                 return Ok(());
             }
-        };
-        let herder = match herder {
-            Ok(h) => h,
-            Err(e) => {
-                stop_all(&herders).await;
-                return Err(e);
-            }
-        };
-        tracing::info!("created herder for {flow_name}");
-        let flow = Arc::new(FlowHerder {
-            source,
-            target,
-            herder,
-        });
-        leaders.push(tokio::spawn(lead(Arc::clone(&config), Arc::clone(&flow))));
-        herders.push(flow);
+        }
     }
+    started.sort_by_key(|(i, _)| *i);
+    let herders: Vec<Arc<FlowHerder>> = started.into_iter().map(|(_, f)| f).collect();
+    if let Some(e) = failure {
+        stop_all(&herders).await;
+        return Err(e);
+    }
+    let leaders: Vec<_> = herders
+        .iter()
+        .map(|f| tokio::spawn(lead(Arc::clone(&config), Arc::clone(f))))
+        .collect();
     let server = internal.map(|i| {
         let flows = herders
             .iter()

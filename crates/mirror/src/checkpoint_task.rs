@@ -285,11 +285,14 @@ fn read_stores(
     let topic = readers.syncs_topic;
     let consumer = readers.syncs;
     let mut handle = |key: &[u8], value: &[u8], offset: i64| match OffsetSync::decode(key, value) {
-        Ok(sync) => stores
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .syncs
-            .handle(&sync),
+        Ok(sync) => {
+            tracing::trace!("offset sync at {offset}: {sync:?}");
+            stores
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .syncs
+                .handle(&sync)
+        }
         Err(e) => tracing::warn!("Ignored invalid offset sync at offset {offset}: {e}"),
     };
     loop {
@@ -572,6 +575,17 @@ impl AsyncSourceTask for MirrorCheckpointTask {
                     s.planner.update(group, &c);
                     c
                 };
+                tracing::debug!(
+                    "group {group}: committed offsets on the source {:?}, new checkpoints {:?}",
+                    offsets
+                        .iter()
+                        .map(|o| (o.topic.as_str(), o.partition, o.offset))
+                        .collect::<Vec<_>>(),
+                    checkpoints
+                        .values()
+                        .map(|c| (c.partition, c.upstream_offset, c.downstream_offset))
+                        .collect::<Vec<_>>()
+                );
                 for c in checkpoints.into_values() {
                     // Metadata too long for a checkpoint: skipped (logged), as Java's poll
                     // logs what fails and goes on.

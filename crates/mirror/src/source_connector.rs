@@ -237,6 +237,22 @@ impl Settings {
         };
         // Checked here so that a bad value fails the connector, not each task.
         offset_syncs_topic(props, &policy)?;
+        let sync_interval = |enabled: &str, seconds: &str| -> ConnectResult<Option<Duration>> {
+            let every = crate::checkpoint_connector::interval(
+                props,
+                enabled,
+                true,
+                seconds,
+                SYNC_INTERVAL_SECONDS_DEFAULT,
+            )?;
+            // As Java's scheduler: zero is refused (a negative interval turns the sync off).
+            if every == Some(Duration::ZERO) {
+                return Err(ConnectError::config(format!(
+                    "Invalid value 0 for configuration {seconds}: a periodic step needs a positive interval (a negative one turns it off)"
+                )));
+            }
+            Ok(every)
+        };
         Ok(Settings {
             enabled: bool_setting(props, "enabled", true)?,
             source_alias: clients.source_alias(),
@@ -253,19 +269,13 @@ impl Settings {
             )?,
             emit_offset_syncs: bool_setting(props, "emit.offset-syncs.enabled", true)?,
             refresh,
-            sync_configs: crate::checkpoint_connector::interval(
-                props,
+            sync_configs: sync_interval(
                 "sync.topic.configs.enabled",
-                true,
                 "sync.topic.configs.interval.seconds",
-                SYNC_INTERVAL_SECONDS_DEFAULT,
             )?,
-            sync_acls: crate::checkpoint_connector::interval(
-                props,
+            sync_acls: sync_interval(
                 "sync.topic.acls.enabled",
-                true,
                 "sync.topic.acls.interval.seconds",
-                SYNC_INTERVAL_SECONDS_DEFAULT,
             )?,
             admin_timeout: Duration::from_millis(
                 long_setting(props, "admin.timeout.ms", ADMIN_TIMEOUT_MS_DEFAULT)?.max(1) as u64,
@@ -1050,6 +1060,10 @@ impl Connector for MirrorSourceConnector {
                         for (job, every, at) in due.iter_mut() {
                             if *at > now {
                                 continue;
+                            }
+                            // A stop asked for during an earlier step: nothing more runs.
+                            if flag.wait(Duration::ZERO) {
+                                break;
                             }
                             *at = now + *every;
                             match job {

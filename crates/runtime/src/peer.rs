@@ -56,11 +56,20 @@ pub fn namespace_path(segments: &[String]) -> String {
         .map(|s| {
             format!(
                 "/{}",
-                percent_encoding::utf8_percent_encode(s, PATH_SEGMENT)
+                percent_encoding::utf8_percent_encode(s, JAVA_URL_ENCODED)
             )
         })
         .collect()
 }
+
+/// What Java's `URLEncoder.encode` (UTF-8) leaves as it is: letters, digits and `.-*_`; a
+/// space is `+` there, which MirrorMaker's `encodePath` turns into `%20`, as encoding it here
+/// does.
+const JAVA_URL_ENCODED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'.')
+    .remove(b'-')
+    .remove(b'*')
+    .remove(b'_');
 
 /// `<advertised url>/connectors/<name>` with the name percent-encoded as one path segment
 /// (UTF-8), so that following the URL finds the connector.

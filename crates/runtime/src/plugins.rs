@@ -218,11 +218,17 @@ fn choose_version<'a, T>(
     let Some(requirement) = requirement.map(str::trim).filter(|r| !r.is_empty()) else {
         return Ok(newest);
     };
+    if requirement == "latest" {
+        return Ok(newest);
+    }
+    // The highest version the requirement accepts (the order of `indexes` puts a native
+    // default last whatever its version; a requirement goes by versions alone). Of equal
+    // versions, the one added last.
     let found = indexes
         .iter()
-        .rev()
         .map(|i| &items[*i])
-        .find(|p| crate::config::plugin_version::version_accepted(requirement, version(p)));
+        .filter(|p| crate::config::plugin_version::version_accepted(requirement, version(p)))
+        .max_by(|a, b| crate::config::plugin_version::compare(version(a), version(b)));
     match found {
         Some(p) => Ok(p),
         None if indexes.len() == 1 => Err(PluginError::VersionMismatch {
@@ -849,6 +855,11 @@ mod tests {
         );
         assert_eq!(chosen(Some("[4.0,4.4)")), ("4.3.1", true));
         assert_eq!(chosen(Some("0.1.0")), ("0.1.0", false));
+        assert_eq!(
+            chosen(Some("[0,)")),
+            ("4.4.0", true),
+            "a range goes by versions alone"
+        );
     }
 
     #[test]

@@ -959,8 +959,10 @@ fn native_checkpoints_are_apaches() {
     });
     assert_eq!(native_offsets, offsets("cp-j", "j"));
 
-    // Their checkpoint-latency-ms series (KIP-1280 names): one per group and partition, with
-    // the same tags.
+    // Their checkpoint-latency-ms series (KIP-1280 names), with the same tags: one per group
+    // and partition natively; Apache's 4.3.1 registers the sensor of the first partition only
+    // (every group and partition gets the same sensor name, refused after the first), so its
+    // series are among the native ones.
     for name in [
         "checkpoint_latency_ms",
         "checkpoint_latency_ms_max",
@@ -988,7 +990,12 @@ fn native_checkpoints_are_apaches() {
         };
         let native = of("n");
         assert_eq!(native.len(), 2, "{name}: both partitions");
-        assert_eq!(native, of("j"), "{name}");
+        let java = of("j");
+        assert!(!java.is_empty(), "{name}");
+        assert!(
+            java.iter().all(|l| native.contains(l)),
+            "{name}: {java:?} in {native:?}"
+        );
     }
 }
 

@@ -81,7 +81,13 @@ pub async fn forward(State(state): State<RestState>, req: Request, next: Next) -
         Some(true) => "false",
         Some(false) => return conflict(),
     };
-    let url = forward_url(&target, parts.uri.path(), &pairs, next_forward);
+    // Under a nested router (MirrorMaker's internal REST server, KIP-710) the request's own
+    // path lacks the namespace; the original one has it, and is what the leader serves.
+    let path = parts
+        .extensions
+        .get::<axum::extract::OriginalUri>()
+        .map_or_else(|| parts.uri.path().to_string(), |o| o.0.path().to_string());
+    let url = forward_url(&target, &path, &pairs, next_forward);
     tracing::debug!(%url, method = %parts.method, "forwarding request");
     let principal = parts
         .extensions

@@ -447,9 +447,16 @@ pub fn router(state: RestState) -> Router {
 /// configurations and zombie fencing (`/connectors/{name}/tasks`, `/connectors/{name}/fence`),
 /// nested by the caller under the flow's namespace.
 pub fn internal_router(state: RestState) -> Router {
-    scoped_router(state, |path| {
-        path == "/connectors/{name}/tasks" || path == "/connectors/{name}/fence"
-    })
+    let routes = [
+        ("/connectors/{name}/tasks", post(connectors::put_tasks)),
+        ("/connectors/{name}/fence", put(connectors::fence_zombies)),
+    ];
+    layered(
+        state,
+        routes
+            .into_iter()
+            .fold(Router::new(), |r, (path, handlers)| r.route(path, handlers)),
+    )
 }
 
 /// Whether a route belongs to the admin endpoints (KIP-495: `/admin/...`).
@@ -463,10 +470,16 @@ pub fn admin_router(state: RestState) -> Router {
 }
 
 fn scoped_router(state: RestState, keep: impl Fn(&str) -> bool) -> Router {
-    routes()
+    let routes = routes()
         .into_iter()
         .filter(|(path, _)| keep(path))
-        .fold(Router::new(), |r, (path, handlers)| r.route(path, handlers))
+        .fold(Router::new(), |r, (path, handlers)| r.route(path, handlers));
+    layered(state, routes)
+}
+
+/// `routes` with the fallbacks, forwarding, authorization and the JSON content-type check.
+fn layered(state: RestState, routes: Router<RestState>) -> Router {
+    routes
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         // Handlers read bodies as large as forwarding buffers (axum's default is 2 MiB).

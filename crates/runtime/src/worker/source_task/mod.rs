@@ -607,6 +607,13 @@ impl Loop {
         // Shutdown: the task stops first (it polls no more), as Connect stops a task before its
         // final offset commit; then in-flight records get a chance to be acknowledged, and what
         // was is committed.
+        // Records Kafka acknowledged since the last turn reach `commit_record` before the task
+        // stops: Connect calls it from the producer's callback as each record is acknowledged,
+        // so a task stopped right after its records were acknowledged has seen them all
+        // (MirrorSourceTask queues its offset syncs there).
+        if let Err(e) = self.deliver_commit_records() {
+            tracing::warn!(task = %self.reporter.id, "commit_record failed while stopping: {e}");
+        }
         let call = self.counters.metrics.call(self.instance, TaskCall::Stop);
         let stop = self.task.stop();
         drop(call);
@@ -678,15 +685,21 @@ impl Loop {
         let acked = std::mem::take(&mut *acks.lock().unwrap());
         for (seq, meta) in acked {
             if let Some(rec) = map.remove(&seq) {
-                self.task.commit_record(
-                    &rec,
+                let metadata =
                     meta.map(
                         |(partition, offset)| tributary_api::record::RecordMetadata {
                             partition,
                             offset,
                         },
-                    ),
-                )?;
+                    );
+                // As Connect's `WorkerSourceTask.commitTaskRecord`: an error is logged, and
+                // neither the task nor its other records are affected.
+                if let Err(e) = self.task.commit_record(&rec, metadata) {
+                    tracing::error!(
+                        task = %self.reporter.id,
+                        "Exception thrown while calling task.commitRecord(): {e}"
+                    );
+                }
             }
         }
         Ok(())

@@ -47,6 +47,8 @@ struct Script {
     /// What the next `poll`s return (then no records).
     polls: VecDeque<ConnectResult<Vec<SourceRecord>>>,
     panic_in_poll: bool,
+    /// `commit_record` fails (after recording the call).
+    fail_commit_record: bool,
 }
 
 struct ScriptedTask {
@@ -91,6 +93,11 @@ impl SourceTask for ScriptedTask {
             record.source_offset["n"].as_i64().unwrap(),
             metadata.map(|m| (m.partition, m.offset)),
         ));
+        if self.script.lock().unwrap().fail_commit_record {
+            return Err(ConnectError::connect(
+                "Sensor checkpoint-latency already exists",
+            ));
+        }
         Ok(())
     }
     fn stop(&mut self) -> ConnectResult<()> {
@@ -331,6 +338,31 @@ fn commit_record_gets_each_acknowledged_record_with_its_metadata() {
 }
 
 #[test]
+fn a_failing_commit_record_is_logged_and_fails_nothing() {
+    // As Connect's `commitTaskRecord`, which logs what `commitRecord` throws.
+    let mut h = started(Setup {
+        wants_commit_record: true,
+        ..Default::default()
+    });
+    h.script.lock().unwrap().fail_commit_record = true;
+    h.producer.state().auto_ack = true;
+    h.polls([records(0..2), records(2..4)]);
+    h.turn();
+    h.turn();
+    h.turn();
+    assert_eq!(h.state(), Some(State::Running));
+    let acked = h
+        .journal
+        .events()
+        .into_iter()
+        .filter(|e| matches!(e, Event::CommitRecord(..)))
+        .count();
+    assert_eq!(acked, 4, "every record handed over");
+    h.commit_turn();
+    assert_eq!(h.journal.written().last(), Some(&vec![3]));
+}
+
+#[test]
 fn a_send_kafka_refuses_fails_the_task_and_its_offset_is_never_committed() {
     let mut h = started(Setup::default());
     h.polls([records(0..3)]);
@@ -439,6 +471,34 @@ fn a_stop_stops_the_task_before_the_final_commit_which_waits_for_records_in_flig
     assert_eq!(
         &events[events.len() - 3..],
         &[Event::Stop, Event::OffsetsWritten(vec![2]), Event::Commit]
+    );
+}
+
+#[test]
+fn records_acknowledged_after_the_last_turn_reach_commit_record_before_the_task_stops() {
+    let mut h = started(Setup {
+        wants_commit_record: true,
+        ..Default::default()
+    });
+    h.polls([records(0..2)]);
+    h.turn();
+    // Acknowledged, and the task asked to stop before another turn.
+    h.producer.ack(0);
+    h.producer.ack(0);
+    h.control.stop();
+    h.lp.take().unwrap().shut_down(Ok(())).unwrap();
+    let events = h.journal.events();
+    let stop = events.iter().position(|e| *e == Event::Stop).unwrap();
+    let acked: Vec<usize> = events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e, Event::CommitRecord(..)))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(acked.len(), 2, "{events:?}");
+    assert!(
+        acked.iter().all(|i| *i < stop),
+        "before the stop: {events:?}"
     );
 }
 
