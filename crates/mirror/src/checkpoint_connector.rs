@@ -32,11 +32,9 @@ use tributary_api::{ConnectError, ConnectResult, Props};
 use crate::clients::{MirrorClients, Side};
 use crate::consumer_groups::GroupAdmin;
 use crate::filter::NameFilter;
+use crate::offset_validation::{validate_offset, validate_source_partition};
 use crate::policy::ReplicationPolicy;
-use crate::source_connector::{
-    create_compacted_topic, short, validate_offset, validate_source_partition, StopFlag,
-    ADMIN_TIMEOUT_MS_DEFAULT,
-};
+use crate::source_connector::{create_compacted_topic, short, StopFlag, ADMIN_TIMEOUT_MS_DEFAULT};
 use crate::source_task::{bool_setting, long_setting, VERSION};
 
 /// The connector's Java class name.

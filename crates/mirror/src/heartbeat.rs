@@ -241,11 +241,11 @@ impl Connector for MirrorHeartbeatConnector {
         };
         for (partition, offset) in entries {
             let Some(offset) = offset else { continue };
-            crate::source_connector::validate_string_keys(
+            crate::offset_validation::validate_string_keys(
                 partition,
                 &["sourceClusterAlias", "targetClusterAlias"],
             )?;
-            crate::source_connector::validate_offset(partition, offset, true)?;
+            crate::offset_validation::validate_offset(partition, offset, true)?;
         }
         Ok(true)
     }

@@ -41,6 +41,7 @@ pub mod maker_config;
 pub mod metrics;
 pub mod offset_sync_store;
 pub mod offset_syncs;
+pub mod offset_validation;
 pub mod policy;
 pub mod records;
 pub mod source_connector;

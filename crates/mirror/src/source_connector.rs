@@ -49,7 +49,6 @@ use tributary_api::config::{ConfigDef, ConfigType, ConfigValue, Importance};
 use tributary_api::connector::{
     Connector, ConnectorContext, ConnectorType, ExactlyOnceSupport, OffsetAlteration,
 };
-use tributary_api::record::SourceMap;
 use tributary_api::{ConnectError, ConnectResult, Props};
 use tributary_runtime::config::clients::ClientKind;
 use tributary_runtime::kafka_client::{set_initial_token, WorkerClientContext};
@@ -58,6 +57,7 @@ use crate::assignment;
 use crate::clients::{MirrorClients, Side};
 use crate::consumer_groups::GroupAdmin;
 use crate::filter::{ConfigPropertyFilter, NameFilter};
+use crate::offset_validation::{validate_offset, validate_source_partition};
 use crate::policy::ReplicationPolicy;
 use crate::source_task::{bool_setting, long_setting, offset_syncs_topic, VERSION};
 use tributary_group::client::cluster_admin::AdminTarget;
@@ -855,98 +855,6 @@ impl StopFlag {
     }
 }
 
-/// Java's `HashMap.toString` of a source partition or offset: `{k=v, …}`.
-fn java_map(map: &SourceMap) -> String {
-    let items: Vec<String> = map
-        .iter()
-        .map(|(k, v)| format!("{k}={}", java_value(v)))
-        .collect();
-    format!("{{{}}}", items.join(", "))
-}
-
-/// A JSON value as Java's `toString` shows the object it reads as (strings without quotes).
-fn java_value(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-/// `validateSourcePartitionString` of each of `keys`: present and a string.
-pub(crate) fn validate_string_keys(partition: &SourceMap, keys: &[&str]) -> ConnectResult<()> {
-    let p = java_map(partition);
-    for key in keys {
-        match partition.get(*key) {
-            None => {
-                return Err(ConnectError::connect(format!(
-                    "Source partition {p} is missing the '{key}' key, which is required"
-                )))
-            }
-            Some(serde_json::Value::String(_)) => {}
-            Some(v) => {
-                return Err(ConnectError::connect(format!(
-                    "Source partition {p} has an invalid value {} for the '{key}' key, which must be a string",
-                    java_value(v)
-                )))
-            }
-        }
-    }
-    Ok(())
-}
-
-/// `validateSourcePartitionString` of each of `keys` (`cluster` and `topic` for the source
-/// connector) and `validateSourcePartitionPartition`.
-pub(crate) fn validate_source_partition(partition: &SourceMap, keys: &[&str]) -> ConnectResult<()> {
-    validate_string_keys(partition, keys)?;
-    let p = java_map(partition);
-    match partition.get("partition") {
-        None => Err(ConnectError::connect(format!(
-            "Source partition {p} is missing the 'partition' key, which is required"
-        ))),
-        Some(v) => match v.as_i64() {
-            Some(n) if n > i64::from(i32::MAX) || !v.is_i64() => Err(ConnectError::connect(format!(
-                "Source partition {p} has an invalid value {v} for the 'partition' key, which must be an integer"
-            ))),
-            Some(n) if (n as i32) < 0 => Err(ConnectError::connect(format!(
-                "Source partition {p} has an invalid value {v} for the 'partition' key, which cannot be negative"
-            ))),
-            Some(_) => Ok(()),
-            None => Err(ConnectError::connect(format!(
-                "Source partition {p} has an invalid value {} for the 'partition' key, which must be an integer",
-                java_value(v)
-            ))),
-        },
-    }
-}
-
-/// `validateSourceOffset`: an `offset` key, an integer, non-negative (or, with `only_zero`,
-/// zero).
-pub(crate) fn validate_offset(
-    partition: &SourceMap,
-    offset: &SourceMap,
-    only_zero: bool,
-) -> ConnectResult<()> {
-    let (p, o) = (java_map(partition), java_map(offset));
-    match offset.get("offset") {
-        None => Err(ConnectError::connect(format!(
-            "Source offset {o} for source partition {p} is missing the 'offset' key, which is required"
-        ))),
-        Some(v) => match v.as_i64() {
-            Some(n) if only_zero && n != 0 => Err(ConnectError::connect(format!(
-                "Source offset {o} for source partition {p} has an invalid value {v} for the 'offset' key; the only accepted value is 0"
-            ))),
-            Some(n) if n < 0 => Err(ConnectError::connect(format!(
-                "Source offset {o} for source partition {p} has an invalid value {v} for the 'offset' key, which cannot be negative"
-            ))),
-            Some(_) => Ok(()),
-            None => Err(ConnectError::connect(format!(
-                "Source offset {o} for source partition {p} has an invalid value {} for the 'offset' key, which must be an integer",
-                java_value(v)
-            ))),
-        },
-    }
-}
-
 /// MirrorMaker 2's source connector, natively (see the module's documentation).
 #[derive(Default)]
 pub struct MirrorSourceConnector {
@@ -1213,6 +1121,7 @@ impl Connector for MirrorSourceConnector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tributary_api::record::SourceMap;
 
     /// `pairs` over `source.cluster.alias=A` (required).
     fn props(pairs: &[(&str, &str)]) -> Props {
