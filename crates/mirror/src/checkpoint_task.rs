@@ -546,12 +546,8 @@ impl AsyncSourceTask for MirrorCheckpointTask {
             let Some(r) = &self.running else {
                 return Ok(Vec::new());
             };
-            match &self.context {
-                Some(c) => tokio::select! {
-                    () = tokio::time::sleep(r.interval) => {}
-                    () = c.stopped() => return Ok(Vec::new()),
-                },
-                None => tokio::time::sleep(r.interval).await,
+            if !crate::source_task::wait_unless_stopped(self.context.as_ref(), r.interval).await {
+                return Ok(Vec::new());
             }
             if !r.stores.lock().unwrap_or_else(|e| e.into_inner()).ready {
                 return Ok(Vec::new());

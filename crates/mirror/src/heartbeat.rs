@@ -322,12 +322,8 @@ impl AsyncSourceTask for MirrorHeartbeatTask {
             let Some(r) = &self.running else {
                 return Ok(Vec::new());
             };
-            match &self.context {
-                Some(c) => tokio::select! {
-                    () = tokio::time::sleep(r.interval) => {}
-                    () = c.stopped() => return Ok(Vec::new()),
-                },
-                None => tokio::time::sleep(r.interval).await,
+            if !crate::source_task::wait_unless_stopped(self.context.as_ref(), r.interval).await {
+                return Ok(Vec::new());
             }
             let heartbeat = Heartbeat {
                 source_cluster_alias: r.source_alias.clone(),

@@ -56,6 +56,24 @@ pub const MAX_POLL_RECORDS_DEFAULT: usize = 500;
 /// How long a stopping task waits for its offset syncs in flight.
 const SYNC_FLUSH_ON_STOP: Duration = Duration::from_secs(5);
 
+/// Waits `interval` unless the runtime asks the task to stop first (through `context`);
+/// whether the whole interval went by. The periodic tasks' (heartbeats, checkpoints) wait.
+pub(crate) async fn wait_unless_stopped(
+    context: Option<&SourceTaskContext>,
+    interval: Duration,
+) -> bool {
+    match context {
+        Some(c) => tokio::select! {
+            () = tokio::time::sleep(interval) => true,
+            () = c.stopped() => false,
+        },
+        None => {
+            tokio::time::sleep(interval).await;
+            true
+        }
+    }
+}
+
 /// A long setting of the task's configuration, or its default; errors name the key.
 pub(crate) fn long_setting(props: &Props, key: &str, default: i64) -> ConnectResult<i64> {
     match props.get(key) {
