@@ -7,6 +7,7 @@ use tributary_testkit as common;
 
 mod broker_faults;
 mod hung_plugins;
+mod mirror_faults;
 mod network_faults;
 mod send_failures;
 mod shared_producer;
