@@ -20,7 +20,8 @@
 //! Prints the medians of `--rounds` rounds and the ratios to Java's and to the raw limit.
 //!
 //! Usage: `mirror-maker [--records N] [--partitions P] [--rounds R] [--rate N]
-//! [--latency-seconds S] [--tributary PATH] [--skip-hosted]` (`scripts/bench mirror`).
+//! [--latency-seconds S] [--tributary PATH] [--skip-hosted] [--only raw,native,java,hosted]`
+//! (`scripts/bench mirror`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -62,6 +63,10 @@ struct Args {
     /// Leave out Tributary hosting Apache's classes (it needs the Java bridge).
     #[arg(long)]
     skip_hosted: bool,
+    /// Only these contenders (comma-separated: raw, native, java, hosted), e.g. to profile one;
+    /// ratios to a contender left out print as NaN.
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -436,7 +441,13 @@ fn run_one(
     args: &Args,
     round: usize,
 ) -> Result<Outcome, String> {
-    let alias = format!("r{round}{}", format!("{who:?}").to_lowercase());
+    // Unique per run: a flow's group is named after its aliases, and the benchmark's broker B
+    // outlives runs.
+    let alias = format!(
+        "r{round}{}{}",
+        format!("{who:?}").to_lowercase(),
+        &topic[topic.len().saturating_sub(6)..]
+    );
     // A latency topic of its own: no other contender's records to replicate first.
     let latency_topic = &format!("{latency_topic}{}", format!("{who:?}").to_lowercase());
     tributary_bench::kafka::Broker::connect(a)?.create_topic_partitions(latency_topic, 1, &[])?;
@@ -596,6 +607,19 @@ fn run(args: Args) -> Result<(), String> {
     let mut contenders = vec![Contender::Raw, Contender::Native, Contender::Java];
     if !args.skip_hosted {
         contenders.push(Contender::Hosted);
+    }
+    if !args.only.is_empty() {
+        contenders.retain(|c| {
+            args.only
+                .iter()
+                .any(|o| o.eq_ignore_ascii_case(&format!("{c:?}")))
+        });
+        if contenders.is_empty() {
+            return Err(format!(
+                "--only {}: no contender of raw, native, java, hosted",
+                args.only.join(",")
+            ));
+        }
     }
     let mut results: Vec<(Contender, Vec<Outcome>)> =
         contenders.iter().map(|c| (*c, Vec::new())).collect();

@@ -223,9 +223,9 @@ fn register_value_stats(
     }
 }
 
-/// One replicated partition's statistics.
-#[derive(Default)]
-struct PartitionStats {
+/// One replicated partition's statistics (shared: a clone records into the same series).
+#[derive(Default, Clone)]
+pub struct PartitionStats {
     /// Records acknowledged on the target, with their replication latency.
     latency: Shared,
     /// Records polled, with their age.
@@ -335,6 +335,12 @@ impl MirrorSourceMetrics {
         self.partitions.get(topic)?.get(&partition)
     }
 
+    /// The statistics of `topic`/`partition` (remote), shared: a task keeps them per
+    /// partition rather than looking them up for every record.
+    pub fn partition(&self, topic: &str, partition: i32) -> Option<PartitionStats> {
+        self.stats(topic, partition).cloned()
+    }
+
     /// A record of `topic`/`partition` (remote) polled at `now_ms`, `age_ms` old, with
     /// `value_bytes` of value (Java's `recordAge` and `recordBytes`).
     pub fn polled(
@@ -346,14 +352,7 @@ impl MirrorSourceMetrics {
         now_ms: i64,
     ) {
         if let Some(s) = self.stats(topic, partition) {
-            s.age
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .record(age_ms as f64, now_ms);
-            s.bytes
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .record(value_bytes as f64, now_ms);
+            s.polled(age_ms, value_bytes, now_ms);
         }
     }
 
@@ -361,11 +360,30 @@ impl MirrorSourceMetrics {
     /// its timestamp (Java's `countRecord` and `replicationLatency`).
     pub fn acknowledged(&self, topic: &str, partition: i32, latency_ms: i64, now_ms: i64) {
         if let Some(s) = self.stats(topic, partition) {
-            s.latency
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .record(latency_ms as f64, now_ms);
+            s.acknowledged(latency_ms, now_ms);
         }
+    }
+}
+
+impl PartitionStats {
+    /// A record polled at `now_ms`, `age_ms` old, with `value_bytes` of value.
+    pub fn polled(&self, age_ms: i64, value_bytes: usize, now_ms: i64) {
+        self.age
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .record(age_ms as f64, now_ms);
+        self.bytes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .record(value_bytes as f64, now_ms);
+    }
+
+    /// A record acknowledged at `now_ms`, `latency_ms` after its timestamp.
+    pub fn acknowledged(&self, latency_ms: i64, now_ms: i64) {
+        self.latency
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .record(latency_ms as f64, now_ms);
     }
 }
 

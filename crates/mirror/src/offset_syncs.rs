@@ -27,6 +27,16 @@ pub const OFFSET_LAG_MAX_DEFAULT: i64 = 100;
 /// A source partition: topic and partition number.
 pub type TopicPartition = (String, i32);
 
+/// The offset sync of `tp` mapping `upstream` to `downstream`.
+fn sync_of(tp: &TopicPartition, upstream: i64, downstream: i64) -> OffsetSync {
+    OffsetSync {
+        topic: tp.0.clone(),
+        partition: tp.1,
+        upstream_offset: upstream,
+        downstream_offset: downstream,
+    }
+}
+
 /// One partition's history (Java's `PartitionState`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct PartitionState {
@@ -89,25 +99,32 @@ impl OffsetSyncQueue {
     /// The record at `upstream` of `tp` was written at `downstream` on the target
     /// (`maybeQueueOffsetSyncs`): its sync becomes pending when due, else delayed (replacing
     /// the partition's earlier delayed one).
-    pub fn record(&mut self, tp: TopicPartition, upstream: i64, downstream: i64) {
-        let state = self
-            .states
-            .entry(tp.clone())
-            .or_insert_with(PartitionState::new);
-        let sync = OffsetSync {
-            topic: tp.0.clone(),
-            partition: tp.1,
-            upstream_offset: upstream,
-            downstream_offset: downstream,
+    pub fn record(&mut self, tp: &TopicPartition, upstream: i64, downstream: i64) {
+        // No allocation on the common path (a partition seen before, its sync delayed).
+        let due = match self.states.get_mut(tp) {
+            Some(state) => state.update(upstream, downstream, self.max_lag),
+            None => {
+                let mut state = PartitionState::new();
+                let due = state.update(upstream, downstream, self.max_lag);
+                self.states.insert(tp.clone(), state);
+                due
+            }
         };
-        if state.update(upstream, downstream, self.max_lag) {
-            state.should_sync = false;
-            self.delayed.shift_remove(&tp);
+        if due {
+            if let Some(state) = self.states.get_mut(tp) {
+                state.should_sync = false;
+            }
+            self.delayed.shift_remove(tp);
             // A partition already pending keeps its place and takes the newer sync, as a
             // `LinkedHashMap.put` does.
-            self.pending.insert(tp, sync);
+            self.pending
+                .insert(tp.clone(), sync_of(tp, upstream, downstream));
+        } else if let Some(sync) = self.delayed.get_mut(tp) {
+            sync.upstream_offset = upstream;
+            sync.downstream_offset = downstream;
         } else {
-            self.delayed.insert(tp, sync);
+            self.delayed
+                .insert(tp.clone(), sync_of(tp, upstream, downstream));
         }
     }
 
@@ -160,15 +177,15 @@ mod tests {
     #[test]
     fn the_first_record_syncs_then_contiguous_ones_wait_for_the_lag() {
         let mut q = OffsetSyncQueue::new(3);
-        q.record(tp(0), 0, 10);
+        q.record(&tp(0), 0, 10);
         assert_eq!(ups(q.take_sendable().into_iter()), [(0, 0, 10)]);
         q.completed();
-        q.record(tp(0), 1, 11);
-        q.record(tp(0), 2, 12);
+        q.record(&tp(0), 1, 11);
+        q.record(&tp(0), 2, 12);
         assert!(q.take_sendable().is_empty(), "within the lag: delayed");
         assert_eq!(ups(q.delayed().cloned()), [(0, 2, 12)]);
-        q.record(tp(0), 3, 13);
-        q.record(tp(0), 4, 14); // 14 - (10 + 1) >= 3
+        q.record(&tp(0), 3, 13);
+        q.record(&tp(0), 4, 14); // 14 - (10 + 1) >= 3
         assert_eq!(ups(q.take_sendable().into_iter()), [(0, 4, 14)]);
         assert_eq!(q.delayed().count(), 0);
     }
@@ -176,14 +193,14 @@ mod tests {
     #[test]
     fn a_gap_upstream_syncs_at_once_and_a_commit_promotes_the_rest() {
         let mut q = OffsetSyncQueue::new(100);
-        q.record(tp(0), 0, 0);
-        q.record(tp(1), 5, 0);
+        q.record(&tp(0), 0, 0);
+        q.record(&tp(1), 5, 0);
         assert_eq!(q.take_sendable().len(), 2);
         q.completed();
         q.completed();
-        q.record(tp(0), 1, 1);
-        q.record(tp(0), 3, 2); // skipped upstream offset 2
-        q.record(tp(1), 6, 1);
+        q.record(&tp(0), 1, 1);
+        q.record(&tp(0), 3, 2); // skipped upstream offset 2
+        q.record(&tp(1), 6, 1);
         assert_eq!(ups(q.pending().cloned()), [(0, 3, 2)]);
         q.promote_delayed();
         assert_eq!(ups(q.take_sendable().into_iter()), [(0, 3, 2), (1, 6, 1)]);
@@ -193,7 +210,7 @@ mod tests {
     fn at_most_ten_are_in_flight() {
         let mut q = OffsetSyncQueue::new(100);
         for p in 0..12 {
-            q.record(tp(p), 0, 0);
+            q.record(&tp(p), 0, 0);
         }
         assert_eq!(q.take_sendable().len(), MAX_OUTSTANDING);
         assert!(q.take_sendable().is_empty());

@@ -26,6 +26,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::FutureExt as _;
 use rdkafka::consumer::{Consumer, StreamConsumer};
 use rdkafka::message::{Headers as _, Message};
 use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
@@ -40,7 +41,7 @@ use tributary_runtime::kafka_client::{oauth_token, set_initial_token, WorkerClie
 
 use crate::assignment;
 use crate::clients::{MirrorClients, Side, SOURCE_CLUSTER_ALIAS_DEFAULT};
-use crate::metrics::MirrorSourceMetrics;
+use crate::metrics::{MirrorSourceMetrics, PartitionStats};
 use crate::offset_syncs::{OffsetSyncQueue, OFFSET_LAG_MAX_DEFAULT};
 use crate::policy::ReplicationPolicy;
 use crate::records::{self, OffsetSync};
@@ -222,18 +223,37 @@ struct Running {
     poll_timeout: Duration,
     max_poll_records: usize,
     syncs: Option<OffsetSyncWriter>,
-    /// MirrorMaker's per-partition metrics (`record-count`, `replication-latency-ms`, …).
-    metrics: MirrorSourceMetrics,
 }
 
 /// Turns consumed records into source records.
 struct Converter {
     policy: ReplicationPolicy,
     source_alias: String,
-    /// Source partition maps, built once per partition and shared by its records.
-    partitions: HashMap<(String, i32), Arc<SourceMap>>,
-    /// Remote topic names, once per source topic.
-    remote_topics: HashMap<String, String>,
+    /// Per source topic (looked up by `&str`, no allocation per record): its remote name and
+    /// its partitions' shared state.
+    topics: HashMap<String, TopicEntry>,
+    /// The partitions' state by the address of their source partition map (the `Arc` every
+    /// record of the partition shares, kept alive here), for `commit_record`.
+    by_source_partition: HashMap<usize, Arc<PartitionEntry>>,
+    /// MirrorMaker's per-partition metrics (`record-count`, `replication-latency-ms`, …),
+    /// whose partitions' statistics the entries hold.
+    metrics: MirrorSourceMetrics,
+}
+
+/// A source topic's remote name and partitions.
+struct TopicEntry {
+    remote: String,
+    partitions: HashMap<i32, Arc<PartitionEntry>>,
+}
+
+/// What the records of one source partition share: their source partition map, the key of
+/// their offset syncs, and their metrics.
+struct PartitionEntry {
+    source_partition: Arc<SourceMap>,
+    /// (source topic, partition): the offset syncs' key.
+    sync_key: (String, i32),
+    /// The remote partition's statistics (none when the task has no metrics for it).
+    stats: Option<PartitionStats>,
 }
 
 impl Running {
@@ -269,7 +289,10 @@ impl Running {
         };
         // librdkafka's defaults that differ from Java's consumer: `read_uncommitted` (Java's
         // default; librdkafka reads committed only), and the runtime's fetch tuning (issue #34:
-        // a 10 ms fetch backoff instead of 1 s, 4 MiB prefetched instead of 64 MiB). A
+        // a 10 ms fetch backoff instead of 1 s, 4 MiB prefetched instead of 64 MiB), with at
+        // most 10,000 records prefetched a partition instead of 100,000 (a task behind a
+        // backlog of small records held them all: peak RSS 176 MiB → 115 MiB in `scripts/bench
+        // mirror`, records/s within the run-to-run spread). A
         // `group.id` is needed by librdkafka's `assign` (Java's group-less consumer needs
         // none); without the user's, a placeholder that is never committed to nor read.
         let user_group = java.get("group.id").cloned();
@@ -277,6 +300,7 @@ impl Running {
             ("isolation.level", "read_uncommitted".to_string()),
             ("fetch.queue.backoff.ms", "10".to_string()),
             ("queued.max.messages.kbytes", "4096".to_string()),
+            ("queued.min.messages", "10000".to_string()),
         ];
         if user_group.is_none() {
             base.push(("group.id", format!("{}|uncommitted", java["client.id"])));
@@ -351,29 +375,18 @@ impl Running {
             None => MirrorSourceMetrics::default(),
         };
         Ok(Running {
-            metrics,
             consumer,
             converter: Converter {
                 policy,
                 source_alias,
-                partitions: HashMap::new(),
-                remote_topics: HashMap::new(),
+                topics: HashMap::new(),
+                by_source_partition: HashMap::new(),
+                metrics,
             },
             poll_timeout: Duration::from_millis(poll_timeout.max(0) as u64),
             max_poll_records,
             syncs,
         })
-    }
-}
-
-impl Running {
-    /// A record's age and size for the metrics (Java's `recordAge`, `recordBytes`).
-    fn polled(&self, r: &SourceRecord, m: &impl Message) {
-        let now = now_ms();
-        let age = m.timestamp().to_millis().map_or(0, |t| now - t);
-        let bytes = m.payload().map_or(0, <[u8]>::len);
-        self.metrics
-            .polled(&r.topic, r.kafka_partition.unwrap_or(0), age, bytes, now);
     }
 }
 
@@ -385,31 +398,47 @@ fn now_ms() -> i64 {
 }
 
 impl Converter {
-    /// The source record of one consumed record (`convertRecord`).
-    fn convert(&mut self, m: &impl Message) -> SourceRecord {
-        let topic = m.topic();
-        let partition = m.partition();
-        let source_partition = match self.partitions.get(&(topic.to_string(), partition)) {
-            Some(p) => Arc::clone(p),
-            None => {
-                let p = Arc::new(records::source_partition(
+    /// The shared state of `topic`/`partition`, built at its first record.
+    fn entry(&mut self, topic: &str, partition: i32) -> (&str, &Arc<PartitionEntry>) {
+        if !self.topics.contains_key(topic) {
+            let remote = self.policy.format_remote_topic(&self.source_alias, topic);
+            self.topics.insert(
+                topic.to_string(),
+                TopicEntry {
+                    remote,
+                    partitions: HashMap::new(),
+                },
+            );
+        }
+        let t = self.topics.get_mut(topic).expect("inserted above");
+        let entry = t.partitions.entry(partition).or_insert_with(|| {
+            let e = Arc::new(PartitionEntry {
+                source_partition: Arc::new(records::source_partition(
                     topic,
                     partition,
                     &self.source_alias,
-                ));
-                self.partitions
-                    .insert((topic.to_string(), partition), Arc::clone(&p));
-                p
-            }
-        };
-        let remote = match self.remote_topics.get(topic) {
-            Some(r) => r.clone(),
-            None => {
-                let r = self.policy.format_remote_topic(&self.source_alias, topic);
-                self.remote_topics.insert(topic.to_string(), r.clone());
-                r
-            }
-        };
+                )),
+                sync_key: (topic.to_string(), partition),
+                stats: self.metrics.partition(&t.remote, partition),
+            });
+            self.by_source_partition
+                .insert(Arc::as_ptr(&e.source_partition) as usize, Arc::clone(&e));
+            e
+        });
+        (&t.remote, entry)
+    }
+
+    /// The source record of one consumed record (`convertRecord`), counting its age at
+    /// `now_ms` and its size in the partition's metrics (Java's `recordAge`, `recordBytes`).
+    fn convert(&mut self, m: &impl Message, now_ms: i64) -> SourceRecord {
+        let partition = m.partition();
+        let (remote, entry) = self.entry(m.topic(), partition);
+        if let Some(stats) = &entry.stats {
+            let age = m.timestamp().to_millis().map_or(0, |t| now_ms - t);
+            stats.polled(age, m.payload().map_or(0, <[u8]>::len), now_ms);
+        }
+        let source_partition = Arc::clone(&entry.source_partition);
+        let topic = remote.to_string();
         let bytes = |b: Option<&[u8]>| b.map_or(Value::Null, |b| Value::Bytes(b.to_vec()));
         let mut headers = Headers::new();
         if let Some(hs) = m.headers() {
@@ -420,7 +449,7 @@ impl Converter {
         SourceRecord {
             source_partition,
             source_offset: records::source_offset(m.offset()),
-            topic: remote,
+            topic,
             kafka_partition: Some(partition),
             key_schema: Some(optional_bytes()),
             key: bytes(m.key()),
@@ -429,6 +458,22 @@ impl Converter {
             timestamp: m.timestamp().to_millis(),
             headers,
         }
+    }
+
+    /// The state of the partition `record` came from: found by its shared source partition
+    /// map, else (a record rebuilt elsewhere) by the map's `topic` and `partition`.
+    fn entry_of(&self, record: &SourceRecord) -> Option<Arc<PartitionEntry>> {
+        let ptr = Arc::as_ptr(&record.source_partition) as usize;
+        if let Some(e) = self.by_source_partition.get(&ptr) {
+            return Some(Arc::clone(e));
+        }
+        let topic = record.source_partition.get("topic")?.as_str()?;
+        let partition = record
+            .source_partition
+            .get("partition")?
+            .as_i64()
+            .and_then(|p| i32::try_from(p).ok())?;
+        self.topics.get(topic)?.partitions.get(&partition).cloned()
     }
 }
 
@@ -492,24 +537,20 @@ impl AsyncSourceTask for MirrorSourceTask {
                     return Ok(out);
                 }
                 Ok(Ok(m)) => {
-                    let r = running.converter.convert(&m);
-                    running.polled(&r, &m);
-                    out.push(r);
+                    out.push(running.converter.convert(&m, now_ms()));
                 }
             }
-            // What the consumer already fetched, without waiting.
+            // What the consumer already fetched, without waiting (one clock reading for the
+            // batch's metrics: it takes microseconds).
+            let now = now_ms();
             while out.len() < running.max_poll_records {
-                match tokio::time::timeout(Duration::ZERO, running.consumer.recv()).await {
-                    Ok(Ok(m)) => {
-                        let r = running.converter.convert(&m);
-                        running.polled(&r, &m);
-                        out.push(r);
-                    }
-                    Ok(Err(e)) => {
+                match running.consumer.recv().now_or_never() {
+                    Some(Ok(m)) => out.push(running.converter.convert(&m, now)),
+                    Some(Err(e)) => {
                         tracing::warn!("Failure during poll: {e}");
                         break;
                     }
-                    Err(_) => break,
+                    None => break,
                 }
             }
             Ok(out)
@@ -556,34 +597,22 @@ impl AsyncSourceTask for MirrorSourceTask {
             );
             return Ok(());
         }
-        let now = now_ms();
-        running.metrics.acknowledged(
-            &record.topic,
-            record.kafka_partition.unwrap_or(metadata.partition),
-            record.timestamp.map_or(0, |t| now - t),
-            now,
-        );
+        let Some(entry) = running.converter.entry_of(record) else {
+            return Ok(());
+        };
+        if let Some(stats) = &entry.stats {
+            let now = now_ms();
+            stats.acknowledged(record.timestamp.map_or(0, |t| now - t), now);
+        }
         let Some(syncs) = running.syncs.as_ref() else {
             return Ok(());
         };
-        let topic = record
-            .source_partition
-            .get("topic")
-            .and_then(|t| t.as_str());
-        let partition = record
-            .source_partition
-            .get("partition")
-            .and_then(serde_json::Value::as_i64);
         let upstream = record
             .source_offset
             .get("offset")
             .and_then(serde_json::Value::as_i64);
-        if let (Some(topic), Some(partition), Some(upstream)) = (topic, partition, upstream) {
-            lock(&syncs.queue).record(
-                (topic.to_string(), partition as i32),
-                upstream,
-                metadata.offset,
-            );
+        if let Some(upstream) = upstream {
+            lock(&syncs.queue).record(&entry.sync_key, upstream, metadata.offset);
             syncs.fire_pending();
         }
         Ok(())
@@ -624,8 +653,9 @@ mod tests {
         Converter {
             policy,
             source_alias: "A".into(),
-            partitions: HashMap::new(),
-            remote_topics: HashMap::new(),
+            topics: HashMap::new(),
+            by_source_partition: HashMap::new(),
+            metrics: MirrorSourceMetrics::default(),
         }
     }
 
@@ -650,7 +680,7 @@ mod tests {
             42,
             Some(headers),
         );
-        let r = c.convert(&m);
+        let r = c.convert(&m, 0);
         assert_eq!(r.topic, "A.orders");
         assert_eq!(r.kafka_partition, Some(3));
         assert_eq!(
@@ -683,8 +713,48 @@ mod tests {
             ]
         );
         // The partition map is built once and shared by the partition's records.
-        let again = c.convert(&m);
+        let again = c.convert(&m, 0);
         assert!(Arc::ptr_eq(&r.source_partition, &again.source_partition));
+    }
+
+    /// `commit_record` finds a record's partition (its offset syncs' key) by the map the
+    /// partition's records share, or by the map's fields when a record carries a copy.
+    #[test]
+    fn an_acknowledged_record_finds_its_partition() {
+        let mut c = converter(ReplicationPolicy::from_props(&Props::new()).unwrap());
+        let m = |topic: &str, partition: i32| {
+            OwnedMessage::new(
+                None,
+                None,
+                topic.into(),
+                Timestamp::NotAvailable,
+                partition,
+                7,
+                None,
+            )
+        };
+        let a = c.convert(&m("orders", 1), 0);
+        let b = c.convert(&m("orders", 2), 0);
+        let other = c.convert(&m("payments", 1), 0);
+        for (r, key) in [
+            (&a, ("orders", 1)),
+            (&b, ("orders", 2)),
+            (&other, ("payments", 1)),
+        ] {
+            let e = c.entry_of(r).expect("known partition");
+            assert_eq!((e.sync_key.0.as_str(), e.sync_key.1), key);
+        }
+        let mut copied = a.clone();
+        copied.source_partition = Arc::new((*a.source_partition).clone());
+        assert_eq!(
+            c.entry_of(&copied).unwrap().sync_key,
+            ("orders".to_string(), 1)
+        );
+        copied.source_partition = Arc::new(records::source_partition("orders", 9, "A"));
+        assert!(
+            c.entry_of(&copied).is_none(),
+            "a partition the task never polled"
+        );
     }
 
     #[test]
@@ -707,7 +777,7 @@ mod tests {
             0,
             None,
         );
-        let r = converter(policy).convert(&m);
+        let r = converter(policy).convert(&m, 0);
         assert_eq!(r.topic, "orders");
         assert_eq!(r.key, Value::Bytes(b"k".to_vec()));
         assert_eq!(r.value, Value::Null, "a tombstone stays one");

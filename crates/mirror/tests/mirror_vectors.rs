@@ -661,7 +661,7 @@ fn tributary(case: &Json) -> Json {
                     q.promote_delayed();
                 } else {
                     q.record(
-                        (
+                        &(
                             step[1].as_str().unwrap().to_string(),
                             step[2].as_i64().unwrap() as i32,
                         ),
