@@ -14,7 +14,9 @@
 //! Each round preloads `--records` records (8-byte keys, `--value-bytes` values) into a topic of
 //! `--partitions` partitions on A, then runs each contender in turn (a fresh source alias, so a
 //! fresh remote topic) and measures records/s from the first record on B to the last (end
-//! offsets polled every 50 ms: startup is left out), the process's peak RSS, and then the
+//! offsets polled every 50 ms: startup is left out), the CPU time the process spent over the
+//! same span per million records (the raw limit's is the benchmark process's, its readers
+//! included), the process's peak RSS, and then the
 //! replication latency at a fixed rate (`--rate` records/s for `--latency-seconds`, produce on
 //! A → consumed on B, from the record's timestamp, which MirrorMaker keeps): p50 and p99.
 //! Prints the medians of `--rounds` rounds and the ratios to Java's and to the raw limit.
@@ -91,6 +93,9 @@ impl Contender {
 #[derive(Clone, Copy, Debug, Default)]
 struct Outcome {
     records_per_s: f64,
+    /// The process's CPU time (user + system) per million records replicated, from the first
+    /// record on B to the last (s).
+    cpu_s_per_million: f64,
     peak_rss_kib: u64,
     p50_ms: f64,
     p99_ms: f64,
@@ -193,32 +198,36 @@ fn records_in(consumer: &BaseConsumer, topic: &str, partitions: i32) -> i64 {
         .sum()
 }
 
-/// Records/s from the first record of `topic` on B to the `n`th (polled every 50 ms), or an
-/// error after `timeout`.
+/// Records/s from the first record of `topic` on B to the `n`th (polled every 50 ms), and the
+/// CPU seconds process `pid` (`"self"` for this one) spent per million records over the same
+/// span; an error after `timeout`.
 fn time_replication(
     b: &str,
     topic: &str,
     partitions: i32,
     n: usize,
     timeout: Duration,
-) -> Result<f64, String> {
+    pid: &str,
+) -> Result<(f64, f64), String> {
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", b)
         .set("log_level", "3")
         .create()
         .map_err(|e| e.to_string())?;
     let deadline = Instant::now() + timeout;
-    let mut first: Option<(Instant, i64)> = None;
+    let cpu = || tributary_bench::proc_stats::cpu_seconds(pid).unwrap_or(f64::NAN);
+    let mut first: Option<(Instant, i64, f64)> = None;
     loop {
         let now = Instant::now();
         let count = records_in(&consumer, topic, partitions);
         if count > 0 && first.is_none() {
-            first = Some((now, count));
+            first = Some((now, count, cpu()));
         }
         if count as usize >= n {
-            let (t0, c0) = first.expect("seen");
+            let (t0, c0, cpu0) = first.expect("seen");
             let secs = now.duration_since(t0).as_secs_f64().max(0.001);
-            return Ok((count - c0) as f64 / secs);
+            let records = (count - c0).max(1) as f64;
+            return Ok((records / secs, (cpu() - cpu0) * 1e6 / records));
         }
         if now > deadline {
             return Err(format!("{topic}: {count} of {n} records after {timeout:?}"));
@@ -467,12 +476,13 @@ fn run_one(
         let (partitions, n) = (args.partitions, args.records);
         let copier = std::thread::spawn(move || raw_copy(&a2, &t2, &b2, &r2, partitions, n));
         let sampler = RssSampler::start(std::process::id(), Duration::from_millis(100));
-        let rate = time_replication(
+        let (rate, cpu) = time_replication(
             b,
             &remote,
             args.partitions,
             args.records,
             Duration::from_secs(600),
+            "self",
         )?;
         copier
             .join()
@@ -500,6 +510,7 @@ fn run_one(
             .map_err(|_| "raw copy panicked".to_string())??;
         return Ok(Outcome {
             records_per_s: rate,
+            cpu_s_per_million: cpu,
             peak_rss_kib: peak,
             p50_ms: percentile(&l, 0.5),
             p99_ms: percentile(&l, 0.99),
@@ -548,6 +559,7 @@ fn run_one(
         args.partitions,
         args.records,
         Duration::from_secs(900),
+        &pid.to_string(),
     )
     .and_then(|rate| {
         let l = latencies(
@@ -562,9 +574,11 @@ fn run_one(
     });
     let peak = sampler.finish();
     stop(child);
-    let (rate, l) = measured.map_err(|e| format!("{}: {e}; log {}", who.label(), log.display()))?;
+    let ((rate, cpu), l) =
+        measured.map_err(|e| format!("{}: {e}; log {}", who.label(), log.display()))?;
     Ok(Outcome {
         records_per_s: rate,
+        cpu_s_per_million: cpu,
         peak_rss_kib: peak,
         p50_ms: percentile(&l, 0.5),
         p99_ms: percentile(&l, 0.99),
@@ -653,8 +667,9 @@ fn run(args: Args) -> Result<(), String> {
                 round,
             )?;
             say(format!(
-                "  {:.0} records/s, peak RSS {:.1} MiB, latency p50 {:.0} ms, p99 {:.0} ms",
+                "  {:.0} records/s, {:.1} CPU s per million records, peak RSS {:.1} MiB, latency p50 {:.0} ms, p99 {:.0} ms",
                 o.records_per_s,
+                o.cpu_s_per_million,
                 o.peak_rss_kib as f64 / 1024.0,
                 o.p50_ms,
                 o.p99_ms
@@ -679,12 +694,15 @@ fn run(args: Args) -> Result<(), String> {
     let java_rate = med(Contender::Java, |o| o.records_per_s);
     let raw_rate = med(Contender::Raw, |o| o.records_per_s);
     let java_rss = med(Contender::Java, |o| o.peak_rss_kib as f64);
+    let java_cpu = med(Contender::Java, |o| o.cpu_s_per_million);
     let java_p99 = med(Contender::Java, |o| o.p99_ms);
     let mut t = Table::new(&[
         "",
         "records/s",
         "× Java",
         "% of raw",
+        "CPU s / 1M records",
+        "÷ Java's CPU",
         "peak RSS",
         "÷ Java's RSS",
         "p50 ms",
@@ -695,12 +713,15 @@ fn run(args: Args) -> Result<(), String> {
         let rate = med(*c, |o| o.records_per_s);
         let rss = med(*c, |o| o.peak_rss_kib as f64);
         let p99 = med(*c, |o| o.p99_ms);
+        let cpu = med(*c, |o| o.cpu_s_per_million);
         t.row(
             c.label(),
             vec![
                 format!("{rate:.0}"),
                 format!("{:.2}", rate / java_rate),
                 format!("{:.0} %", 100.0 * rate / raw_rate),
+                format!("{cpu:.1}"),
+                format!("{:.2}", cpu / java_cpu),
                 format!("{:.1} MiB", rss / 1024.0),
                 format!("{:.3}", rss / java_rss),
                 format!("{:.0}", med(*c, |o| o.p50_ms)),

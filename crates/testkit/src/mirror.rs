@@ -65,6 +65,13 @@ impl Drop for MirrorMakerProcess {
 /// Produces `n` records to each of `partitions` partitions of `topic`, with keys, values and
 /// a header (every tenth record without a key, every seventh without a value: a tombstone).
 pub fn produce_partitions(bootstrap: &str, topic: &str, partitions: i32, n: usize) {
+    for partition in 0..partitions {
+        produce_partitions_from(bootstrap, topic, partition, n);
+    }
+}
+
+/// Produces `n` records to partition `partition` of `topic` as [`produce_partitions`] does.
+pub fn produce_partitions_from(bootstrap: &str, topic: &str, partition: i32, n: usize) {
     use rdkafka::message::{Header, OwnedHeaders};
     use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer as _, ThreadedProducer};
     let p: ThreadedProducer<DefaultProducerContext> = ClientConfig::new()
@@ -72,24 +79,22 @@ pub fn produce_partitions(bootstrap: &str, topic: &str, partitions: i32, n: usiz
         .set("enable.idempotence", "true")
         .create()
         .unwrap();
-    for partition in 0..partitions {
-        for i in 0..n {
-            let key = format!("p{partition}-k{i}");
-            let value = format!("p{partition} value {i}");
-            let mut r = BaseRecord::<[u8], [u8]>::to(topic)
-                .partition(partition)
-                .headers(OwnedHeaders::new().insert(Header {
-                    key: "n",
-                    value: Some(key.as_bytes()),
-                }));
-            if i % 10 != 0 {
-                r = r.key(key.as_bytes());
-            }
-            if i % 7 != 0 {
-                r = r.payload(value.as_bytes());
-            }
-            p.send(r).map_err(|(e, _)| e).unwrap();
+    for i in 0..n {
+        let key = format!("p{partition}-k{i}");
+        let value = format!("p{partition} value {i}");
+        let mut r = BaseRecord::<[u8], [u8]>::to(topic)
+            .partition(partition)
+            .headers(OwnedHeaders::new().insert(Header {
+                key: "n",
+                value: Some(key.as_bytes()),
+            }));
+        if i % 10 != 0 {
+            r = r.key(key.as_bytes());
         }
+        if i % 7 != 0 {
+            r = r.payload(value.as_bytes());
+        }
+        p.send(r).map_err(|(e, _)| e).unwrap();
     }
     p.flush(Duration::from_secs(30)).unwrap();
 }

@@ -85,6 +85,27 @@ fn alter_topic_settings(bootstrap: &str, topic: &str, settings: &[(&str, &str)])
     }
 }
 
+/// Raises `topic`'s partition count to `total` (CreatePartitions).
+fn add_partitions(bootstrap: &str, topic: &str, total: usize) {
+    use rdkafka::admin::NewPartitions;
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for r in rt
+        .block_on(
+            admin.create_partitions(&[NewPartitions::new(topic, total)], &AdminOptions::new()),
+        )
+        .unwrap()
+    {
+        r.unwrap();
+    }
+}
+
 /// Deletes `topic` and waits until the broker no longer lists it (nothing when it does not
 /// exist).
 fn delete_topic(bootstrap: &str, topic: &str) {
@@ -435,6 +456,35 @@ fn native_mirror_source_replicates_as_apaches_does() {
         assert_eq!(native, java, "{name}");
     }
 
+    // Partitions added to the source topic while the connectors run: the remote topics get
+    // them too (refresh.topics), and the new partitions' records follow. (After the metrics:
+    // the tasks are reconfigured, and a new task's counts start again, Java's as ours.)
+    add_partitions(&source, &wide, 5);
+    for alias in ["n", "j"] {
+        let remote = format!("{alias}.{wide}");
+        wait_for(
+            &format!("{remote} grown to 5 partitions"),
+            Duration::from_secs(60),
+            || (partition_count(&bootstrap, &remote) == 5).then_some(()),
+        );
+    }
+    for partition in 3..5 {
+        produce_partitions_from(&source, &wide, partition, 25);
+        let expected = read_partition_records(&source, &wide, partition);
+        assert_eq!(expected.len(), 25);
+        for alias in ["n", "j"] {
+            let remote = format!("{alias}.{wide}");
+            let got = wait_for(
+                &format!("new partition {partition} of {remote}"),
+                Duration::from_secs(60),
+                || {
+                    let got = read_partition_records(&bootstrap, &remote, partition);
+                    (got.len() >= 25).then_some(got)
+                },
+            );
+            assert_eq!(got, expected, "{remote}-{partition}");
+        }
+    }
     // A topic created while they run is found by both.
     let late = format!("{prefix}.late");
     create_topic(&source, &late, 1);
