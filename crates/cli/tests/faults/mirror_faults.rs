@@ -64,7 +64,10 @@ fn committed_records(bootstrap: &str, topic: &str, partition: i32) -> Vec<Seen> 
             Some(Err(_)) | None => {}
         }
     }
-    out
+    panic!(
+        "{topic}-{partition} on {bootstrap}: no end of the partition after 120 s ({} records read)",
+        out.len()
+    );
 }
 
 /// The committed records of every partition of `topic`.
@@ -76,8 +79,9 @@ fn all_committed(bootstrap: &str, topic: &str) -> Vec<Vec<Seen>> {
 
 /// Compares the target's records with the source's, partition by partition: every source
 /// record must be there in order; a record seen again (replicated twice after a crash) is a
-/// duplicate. Panics naming the first missing record; returns the duplicates' count.
-fn check(what: &str, source: &[Vec<Seen>], target: &[Vec<Seen>]) -> usize {
+/// duplicate. The duplicates' count, or what is wrong: a record the source does not have (or
+/// out of order), or the first source record missing on the target.
+fn compare(source: &[Vec<Seen>], target: &[Vec<Seen>]) -> Result<usize, String> {
     let mut duplicates = 0;
     for (p, (want, have)) in source.iter().zip(target).enumerate() {
         let mut next = 0;
@@ -86,24 +90,40 @@ fn check(what: &str, source: &[Vec<Seen>], target: &[Vec<Seen>]) -> usize {
             if next < want.len() && *r == want[next] {
                 next += 1;
                 seen.insert(r.clone());
-            } else {
-                assert!(
-                    seen.contains(r),
-                    "{what}: partition {p}: a record the source does not have (or out of \
-                     order) on the target: {r:?}"
-                );
+            } else if seen.contains(r) {
                 duplicates += 1;
+            } else {
+                return Err(format!(
+                    "partition {p}: a record the source does not have (or out of order) on \
+                     the target: {r:?}"
+                ));
             }
         }
-        assert_eq!(
-            next,
-            want.len(),
-            "{what}: partition {p}: record {next} of {} missing on the target: {:?}",
-            want.len(),
-            want.get(next)
-        );
+        if next < want.len() {
+            return Err(format!(
+                "partition {p}: record {next} of {} missing on the target: {:?}",
+                want.len(),
+                want.get(next)
+            ));
+        }
     }
-    duplicates
+    Ok(duplicates)
+}
+
+/// Waits until the target's remote topic holds every source record in order (duplicates
+/// allowed: only then is a replay after a crash complete); panics naming what is wrong after
+/// 180 s, or at once for a record out of place. The duplicates' count.
+fn wait_complete(what: &str, source: &[Vec<Seen>], target: &str, remote: &str) -> usize {
+    let deadline = std::time::Instant::now() + Duration::from_secs(180);
+    loop {
+        match compare(source, &all_committed(target, remote)) {
+            Ok(duplicates) => return duplicates,
+            // A record out of place never becomes right.
+            Err(e) if e.contains("does not have") => panic!("{what}: {e}"),
+            Err(e) if std::time::Instant::now() > deadline => panic!("{what}: {e}"),
+            Err(_) => std::thread::sleep(Duration::from_millis(500)),
+        }
+    }
 }
 
 /// A producer writing to every partition of `topic` on `bootstrap` in a thread until
@@ -354,15 +374,7 @@ fn a_mirror_loses_nothing_through_a_sigkill_and_broker_restarts_on_either_side()
 
     let want = all_committed(&source, &topic);
     let total: usize = want.iter().map(Vec::len).sum();
-    let got = wait_for(
-        &format!("{total} records on the target"),
-        Duration::from_secs(180),
-        || {
-            let got = all_committed(&target, &remote);
-            (got.iter().zip(&want).all(|(g, w)| g.len() >= w.len())).then_some(got)
-        },
-    );
-    let duplicates = check("at least once", &want, &got);
+    let duplicates = wait_complete("at least once", &want, &target, &remote);
     eprintln!("{total} records replicated through a SIGKILL and two broker restarts, {duplicates} duplicates");
     second.wait_state("mirror", 2, "RUNNING");
 }
@@ -420,21 +432,14 @@ fn exactly_once_replication_has_no_duplicate_after_a_sigkill() {
             .all(|(_, v, _)| !v.as_deref().unwrap_or_default().starts_with(b"aborted")),
         "the checker's source reader saw an aborted record"
     );
-    let got = wait_for(
-        &format!("{total} committed records on the target"),
-        Duration::from_secs(180),
-        || {
-            let got = all_committed(&target, &remote);
-            (got.iter().zip(&want).all(|(g, w)| g.len() >= w.len())).then_some(got)
-        },
-    );
     assert_eq!(
-        check("exactly once", &want, &got),
+        wait_complete("exactly once", &want, &target, &remote),
         0,
         "exactly-once replication wrote a record twice"
     );
     assert_eq!(
-        got, want,
+        all_committed(&target, &remote),
+        want,
         "the target holds exactly the source's committed records"
     );
     eprintln!("{total} committed records replicated once each through a SIGKILL");
