@@ -13,11 +13,20 @@ pub fn offset_key(connector: &str, partition: serde_json::Value) -> String {
     serde_json::json!([connector, partition]).to_string()
 }
 
-use super::unique;
+use super::{unique, Rec};
 
 /// Every (key, value) a `read_committed` consumer sees in partition 0 of `topic`, up to its
 /// last stable offset.
 pub fn read_committed(bootstrap: &str, topic: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
+    read_committed_partition(bootstrap, topic, 0)
+        .into_iter()
+        .map(|r| (r.key.unwrap_or_default(), r.value.unwrap_or_default()))
+        .collect()
+}
+
+/// Every record a `read_committed` consumer sees in `partition` of `topic`, up to its last
+/// stable offset. Panics when it cannot be read there within 120 s.
+pub fn read_committed_partition(bootstrap: &str, topic: &str, partition: i32) -> Vec<Rec> {
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .set("group.id", unique("eos-reader"))
@@ -30,10 +39,10 @@ pub fn read_committed(bootstrap: &str, topic: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
         .unwrap();
     // With read_committed the end offset is the last stable offset.
     let (_, end) = consumer
-        .fetch_watermarks(topic, 0, Duration::from_secs(10))
+        .fetch_watermarks(topic, partition, Duration::from_secs(10))
         .unwrap();
     let mut tpl = TopicPartitionList::new();
-    tpl.add_partition_offset(topic, 0, Offset::Beginning)
+    tpl.add_partition_offset(topic, partition, Offset::Beginning)
         .unwrap();
     consumer.assign(&tpl).unwrap();
     let mut out = Vec::new();
@@ -45,10 +54,7 @@ pub fn read_committed(bootstrap: &str, topic: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
             // fetch never ends at the last stable offset: the record before `end` ends it.
             Some(Ok(m)) if m.offset() >= end => return out,
             Some(Ok(m)) => {
-                out.push((
-                    m.key().unwrap_or_default().to_vec(),
-                    m.payload().unwrap_or_default().to_vec(),
-                ));
+                out.push(Rec::of(&m));
                 if m.offset() + 1 >= end {
                     return out;
                 }
@@ -61,7 +67,7 @@ pub fn read_committed(bootstrap: &str, topic: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
                 let at = consumer
                     .position()
                     .unwrap()
-                    .find_partition(topic, 0)
+                    .find_partition(topic, partition)
                     .and_then(|p| match p.offset() {
                         Offset::Offset(o) => Some(o),
                         _ => None,
@@ -72,8 +78,9 @@ pub fn read_committed(bootstrap: &str, topic: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
                 // position past it: caught up there too when that offset holds no record.
                 if at >= end
                     || (at == end - 1
-                        && *marker_last
-                            .get_or_insert_with(|| !holds_record(bootstrap, topic, end - 1)))
+                        && *marker_last.get_or_insert_with(|| {
+                            !holds_record(bootstrap, topic, partition, end - 1)
+                        }))
                 {
                     return out;
                 }
@@ -83,10 +90,10 @@ pub fn read_committed(bootstrap: &str, topic: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
     }
 }
 
-/// Whether `offset` of partition 0 of `topic` holds a record (committed, aborted or in an
+/// Whether `offset` of `partition` of `topic` holds a record (committed, aborted or in an
 /// open transaction) rather than a transaction marker: a `read_uncommitted` consumer started
 /// there returns it.
-fn holds_record(bootstrap: &str, topic: &str, offset: i64) -> bool {
+fn holds_record(bootstrap: &str, topic: &str, partition: i32, offset: i64) -> bool {
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .set("group.id", unique("eos-probe"))
@@ -95,7 +102,7 @@ fn holds_record(bootstrap: &str, topic: &str, offset: i64) -> bool {
         .create()
         .unwrap();
     let mut tpl = TopicPartitionList::new();
-    tpl.add_partition_offset(topic, 0, Offset::Offset(offset))
+    tpl.add_partition_offset(topic, partition, Offset::Offset(offset))
         .unwrap();
     consumer.assign(&tpl).unwrap();
     let deadline = Instant::now() + Duration::from_secs(5);

@@ -894,6 +894,23 @@ pub struct Rec {
 }
 
 impl Rec {
+    /// A consumed message as a record.
+    pub fn of(m: &impl Message) -> Rec {
+        Rec {
+            key: m.key().map(<[u8]>::to_vec),
+            value: m.payload().map(<[u8]>::to_vec),
+            headers: m
+                .headers()
+                .map(|h| {
+                    h.iter()
+                        .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            timestamp: m.timestamp().to_millis(),
+        }
+    }
+
     /// The first header named `key`, as text.
     pub fn header(&self, key: &str) -> Option<String> {
         self.headers
@@ -930,19 +947,7 @@ pub fn read_partition_records(bootstrap: &str, topic: &str, partition: i32) -> V
     let deadline = Instant::now() + Duration::from_secs(120);
     while (out.len() as i64) < high && Instant::now() < deadline {
         if let Some(Ok(m)) = consumer.poll(Duration::from_millis(500)) {
-            out.push(Rec {
-                key: m.key().map(<[u8]>::to_vec),
-                value: m.payload().map(<[u8]>::to_vec),
-                headers: m
-                    .headers()
-                    .map(|h| {
-                        h.iter()
-                            .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                timestamp: m.timestamp().to_millis(),
-            });
+            out.push(Rec::of(&m));
             if m.offset() + 1 >= high {
                 break;
             }

@@ -20,9 +20,8 @@ use common::faults::OwnBroker;
 use common::*;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::message::{Header, Headers, Message, OwnedHeaders};
+use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
-use rdkafka::{Offset, TopicPartitionList};
 
 const CLASS: &str = "org.apache.kafka.connect.mirror.MirrorSourceConnector";
 const PARTITIONS: i32 = 3;
@@ -30,44 +29,20 @@ const PARTITIONS: i32 = 3;
 /// A record as the checker compares it: key, value and the `seq` header.
 type Seen = (Option<Vec<u8>>, Option<Vec<u8>>, Option<Vec<u8>>);
 
-/// Every record of `partition` of `topic` up to its current end, read as a `read_committed`
-/// consumer (librdkafka's default), so records of aborted transactions and the transactions'
-/// markers are skipped. Reads until the consumer reports the end of the partition.
+/// The records of `partition` of `topic` a `read_committed` reader sees (records of aborted
+/// transactions and the transactions' markers skipped), as the checker compares them.
 fn committed_records(bootstrap: &str, topic: &str, partition: i32) -> Vec<Seen> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .set("group.id", unique("checker"))
-        .set("enable.auto.commit", "false")
-        .set("enable.partition.eof", "true")
-        .set("isolation.level", "read_committed")
-        .create()
-        .unwrap();
-    let mut tpl = TopicPartitionList::new();
-    tpl.add_partition_offset(topic, partition, Offset::Beginning)
-        .unwrap();
-    consumer.assign(&tpl).unwrap();
-    let mut out = Vec::new();
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    while std::time::Instant::now() < deadline {
-        match consumer.poll(Duration::from_millis(500)) {
-            Some(Ok(m)) => out.push((
-                m.key().map(<[u8]>::to_vec),
-                m.payload().map(<[u8]>::to_vec),
-                m.headers().and_then(|h| {
-                    h.iter()
-                        .find(|h| h.key == "seq")
-                        .and_then(|h| h.value.map(<[u8]>::to_vec))
-                }),
-            )),
-            Some(Err(rdkafka::error::KafkaError::PartitionEOF(_))) => return out,
-            // The topic may not exist yet: nothing replicated so far.
-            Some(Err(_)) | None => {}
-        }
-    }
-    panic!(
-        "{topic}-{partition} on {bootstrap}: no end of the partition after 120 s ({} records read)",
-        out.len()
-    );
+    common::eos::read_committed_partition(bootstrap, topic, partition)
+        .into_iter()
+        .map(|r| {
+            let seq = r
+                .headers
+                .into_iter()
+                .find(|(k, _)| k == "seq")
+                .and_then(|(_, v)| v);
+            (r.key, r.value, seq)
+        })
+        .collect()
 }
 
 /// The committed records of every partition of `topic`.
@@ -301,6 +276,13 @@ fn put_connector(w: &DistributedWorker, config: &str) {
     w.wait_state("mirror", 2, "RUNNING");
 }
 
+/// A broker of the test's own in `d/name` (cluster A, the source, or B, the target).
+fn own_broker(d: &Path, name: &str) -> OwnBroker {
+    let home = d.join(name);
+    std::fs::create_dir_all(&home).unwrap();
+    OwnBroker::start(&home, "")
+}
+
 fn worker(d: &Path, name: &str, bootstrap: &str, group: &str, extra: &str) -> DistributedWorker {
     let w = DistributedWorker::start(
         d,
@@ -323,11 +305,7 @@ fn a_mirror_loses_nothing_through_a_sigkill_and_broker_restarts_on_either_side()
     let Some(_) = kafka() else { return };
     let dir = test_dir();
     let d = dir.path();
-    let (a_dir, b_dir) = (d.join("a"), d.join("b"));
-    std::fs::create_dir_all(&a_dir).unwrap();
-    std::fs::create_dir_all(&b_dir).unwrap();
-    let a = OwnBroker::start(&a_dir, "");
-    let b = OwnBroker::start(&b_dir, "");
+    let (a, b) = (own_broker(d, "a"), own_broker(d, "b"));
     let (source, target) = (a.bootstrap(), b.bootstrap());
     let topic = unique("orders");
     let remote = format!("src.{topic}");
@@ -389,11 +367,7 @@ fn exactly_once_replication_has_no_duplicate_after_a_sigkill() {
     let Some(_) = kafka() else { return };
     let dir = test_dir();
     let d = dir.path();
-    let (a_dir, b_dir) = (d.join("a"), d.join("b"));
-    std::fs::create_dir_all(&a_dir).unwrap();
-    std::fs::create_dir_all(&b_dir).unwrap();
-    let a = OwnBroker::start(&a_dir, "");
-    let b = OwnBroker::start(&b_dir, "");
+    let (a, b) = (own_broker(d, "a"), own_broker(d, "b"));
     let (source, target) = (a.bootstrap(), b.bootstrap());
     let topic = unique("payments");
     let remote = format!("src.{topic}");

@@ -152,6 +152,25 @@ fn committed(w: &StandaloneWorker, name: &str, alias: &str) -> Vec<String> {
     out
 }
 
+/// Partition `partition` of `topic` holds `n` records on `source`, and both connectors' remote
+/// topics (`n.` and `j.`) on `target` get the same records in that partition.
+fn assert_partition_mirrored(source: &str, target: &str, topic: &str, partition: i32, n: usize) {
+    let expected = read_partition_records(source, topic, partition);
+    assert_eq!(expected.len(), n);
+    for alias in ["n", "j"] {
+        let remote = format!("{alias}.{topic}");
+        let got = wait_for(
+            &format!("partition {partition} of {remote}"),
+            Duration::from_secs(60),
+            || {
+                let got = read_partition_records(target, &remote, partition);
+                (got.len() >= n).then_some(got)
+            },
+        );
+        assert_eq!(got, expected, "{remote}-{partition}");
+    }
+}
+
 fn connector(
     name: &str,
     alias: &str,
@@ -311,20 +330,7 @@ fn native_mirror_source_replicates_as_apaches_does() {
     // Its records, partition by partition (keyless records and tombstones among them).
     produce_partitions(&source, &wide, 3, 40);
     for partition in 0..3 {
-        let expected = read_partition_records(&source, &wide, partition);
-        assert_eq!(expected.len(), 40);
-        for alias in ["n", "j"] {
-            let remote = format!("{alias}.{wide}");
-            let got = wait_for(
-                &format!("partition {partition} of {remote}"),
-                Duration::from_secs(60),
-                || {
-                    let got = read_partition_records(&bootstrap, &remote, partition);
-                    (got.len() >= 40).then_some(got)
-                },
-            );
-            assert_eq!(got, expected, "{remote}-{partition}");
-        }
+        assert_partition_mirrored(&source, &bootstrap, &wide, partition, 40);
     }
     let settings = topic_settings(&bootstrap, &format!("n.{wide}"));
     assert_eq!(settings, topic_settings(&bootstrap, &format!("j.{wide}")));
@@ -470,20 +476,7 @@ fn native_mirror_source_replicates_as_apaches_does() {
     }
     for partition in 3..5 {
         produce_partitions_from(&source, &wide, partition, 25);
-        let expected = read_partition_records(&source, &wide, partition);
-        assert_eq!(expected.len(), 25);
-        for alias in ["n", "j"] {
-            let remote = format!("{alias}.{wide}");
-            let got = wait_for(
-                &format!("new partition {partition} of {remote}"),
-                Duration::from_secs(60),
-                || {
-                    let got = read_partition_records(&bootstrap, &remote, partition);
-                    (got.len() >= 25).then_some(got)
-                },
-            );
-            assert_eq!(got, expected, "{remote}-{partition}");
-        }
+        assert_partition_mirrored(&source, &bootstrap, &wide, partition, 25);
     }
     // A topic created while they run is found by both.
     let late = format!("{prefix}.late");
