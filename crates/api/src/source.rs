@@ -302,6 +302,11 @@ pub trait AsyncSourceTask: Send {
     fn wants_commit_record(&self) -> bool {
         false
     }
+    /// Whether [`AsyncSourceTask::commit_record`] reads the record's key, value, schemas or
+    /// headers (see [`SourceTask::commit_record_reads_payload`]).
+    fn commit_record_reads_payload(&self) -> bool {
+        true
+    }
     /// Soon after Kafka acknowledged a record (Connect's `commitRecord`); must not block.
     fn commit_record(
         &mut self,
@@ -339,6 +344,13 @@ pub trait SourceTask: Send {
     /// always calls `commitRecord`).
     fn wants_commit_record(&self) -> bool {
         false
+    }
+    /// Whether [`SourceTask::commit_record`] reads the record's key, value, schemas or headers.
+    /// A task that answers `false` is handed the record with only its source partition and
+    /// offset, topic, Kafka partition and timestamp (key and value null, no headers), which
+    /// spares the runtime a copy of every payload in flight (a Tributary addition).
+    fn commit_record_reads_payload(&self) -> bool {
+        true
     }
     /// Called on the task's thread, soon after Kafka acknowledged a record (`metadata`), for
     /// tasks whose [`SourceTask::wants_commit_record`] is true (Connect's

@@ -571,6 +571,10 @@ impl AsyncSourceTask for MirrorSourceTask {
     fn wants_commit_record(&self) -> bool {
         true
     }
+    /// It reads the record's source partition and offset, topic and timestamp only.
+    fn commit_record_reads_payload(&self) -> bool {
+        false
+    }
 
     /// Queues the record's offset sync (`maybeQueueOffsetSyncs`) and sends what is due. A
     /// record without metadata (dropped by a transformation) or without its source offset

@@ -139,6 +139,13 @@ impl SourceTaskInstance {
         }
     }
 
+    pub(super) fn commit_record_reads_payload(&self) -> bool {
+        match self {
+            SourceTaskInstance::Blocking(t) => t.commit_record_reads_payload(),
+            SourceTaskInstance::Async { task, .. } => task.commit_record_reads_payload(),
+        }
+    }
+
     pub(super) fn commit_record(
         &mut self,
         record: &SourceRecord,

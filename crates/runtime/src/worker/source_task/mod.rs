@@ -51,6 +51,7 @@ use crate::storage::offset::{
 };
 use crate::storage::status::State;
 
+mod in_flight;
 mod instance;
 #[cfg(test)]
 mod memory;
@@ -162,7 +163,7 @@ struct Loop {
     reporter: TaskStatusReporter,
     /// For tasks wanting `commit_record`: the records in flight by sequence number, and the
     /// acknowledgements the producer callback collected.
-    in_flight: Option<(HashMap<u64, SourceRecord>, RecordAcks)>,
+    in_flight: Option<(in_flight::InFlightRecords, RecordAcks)>,
     /// `offset.flush.timeout.ms`: longest an offset commit waits for Kafka.
     offset_flush_timeout: Duration,
     chain: TransformationChain<SourceRecord>,
@@ -170,6 +171,9 @@ struct Loop {
     reporters: Arc<ErrorReporters>,
     /// Keep the polled form of each record: for `commit_record` or the error log's details.
     keep_originals: bool,
+    /// Keep only what `commit_record` reads of it: the task does not read the payload
+    /// ([`SourceTask::commit_record_reads_payload`]) and the error log does not show it.
+    originals_without_payload: bool,
     /// The polled form of records in flight, for failed sends (error log details).
     originals: Option<Arc<Mutex<HashMap<u64, SourceRecord>>>>,
     /// Set for an exactly-once task.
@@ -414,8 +418,10 @@ impl Loop {
             ErrorReporters::new(reporter.id.clone(), &errors, None)
                 .with_metrics(counters.metrics.errors.clone()),
         );
-        let keep_originals =
-            task.wants_commit_record() || (errors.log_enable && errors.log_include_messages);
+        let logs_messages = errors.log_enable && errors.log_include_messages;
+        let keep_originals = task.wants_commit_record() || logs_messages;
+        let originals_without_payload =
+            task.wants_commit_record() && !task.commit_record_reads_payload() && !logs_messages;
         let originals = (errors.tolerance == ToleranceType::All
             && errors.log_enable
             && errors.log_include_messages)
@@ -507,12 +513,13 @@ impl Loop {
             topic_creator: topic_creation
                 .map(|(rules, admin)| super::topic_creation::TopicCreator::new(rules, admin)),
             reporter: reporter.clone(),
-            in_flight: record_acks.map(|a| (HashMap::new(), a)),
+            in_flight: record_acks.map(|a| (in_flight::InFlightRecords::default(), a)),
             offset_flush_timeout,
             chain,
             operator,
             reporters,
             keep_originals,
+            originals_without_payload,
             originals,
             transactions,
             last_commit: clock.now(),
@@ -684,7 +691,7 @@ impl Loop {
         };
         let acked = std::mem::take(&mut *acks.lock().unwrap());
         for (seq, meta) in acked {
-            if let Some(rec) = map.remove(&seq) {
+            if let Some(rec) = map.remove(seq) {
                 let metadata =
                     meta.map(
                         |(partition, offset)| tributary_api::record::RecordMetadata {
@@ -897,7 +904,13 @@ impl Loop {
     /// unsent and uncommitted).
     fn process(&mut self, record: SourceRecord) -> ConnectResult<bool> {
         let mut ctx = ProcessingContext::default();
-        let mut original = self.keep_originals.then(|| record.clone());
+        let mut original = self.keep_originals.then(|| {
+            if self.originals_without_payload {
+                without_payload(&record)
+            } else {
+                record.clone()
+            }
+        });
         let record = if self.chain.is_empty() {
             record
         } else {
@@ -1260,7 +1273,7 @@ impl Loop {
             originals.lock().unwrap().remove(&seq);
         }
         if let Some((map, _)) = self.in_flight.as_mut() {
-            map.remove(&seq);
+            map.remove(seq);
         }
     }
 
@@ -1364,4 +1377,22 @@ fn convert_data(
         }
         converter.from_connect_data_owned(topic, schema, data)
     })
+}
+
+/// `record` as a task that does not read the payload in `commit_record` is handed it: its
+/// source partition and offset, topic, Kafka partition and timestamp; key and value null,
+/// no schemas or headers.
+fn without_payload(record: &SourceRecord) -> SourceRecord {
+    SourceRecord {
+        source_partition: Arc::clone(&record.source_partition),
+        source_offset: record.source_offset.clone(),
+        topic: record.topic.clone(),
+        kafka_partition: record.kafka_partition,
+        key_schema: None,
+        key: tributary_api::data::Value::Null,
+        value_schema: None,
+        value: tributary_api::data::Value::Null,
+        timestamp: record.timestamp,
+        headers: Default::default(),
+    }
 }

@@ -49,12 +49,15 @@ struct Script {
     panic_in_poll: bool,
     /// `commit_record` fails (after recording the call).
     fail_commit_record: bool,
+    /// The value of each record `commit_record` was handed.
+    committed_values: Vec<Value>,
 }
 
 struct ScriptedTask {
     journal: Journal,
     script: Arc<Mutex<Script>>,
     wants_commit_record: bool,
+    reads_payload: bool,
 }
 
 impl SourceTask for ScriptedTask {
@@ -84,6 +87,9 @@ impl SourceTask for ScriptedTask {
     fn wants_commit_record(&self) -> bool {
         self.wants_commit_record
     }
+    fn commit_record_reads_payload(&self) -> bool {
+        self.reads_payload
+    }
     fn commit_record(
         &mut self,
         record: &SourceRecord,
@@ -93,7 +99,9 @@ impl SourceTask for ScriptedTask {
             record.source_offset["n"].as_i64().unwrap(),
             metadata.map(|m| (m.partition, m.offset)),
         ));
-        if self.script.lock().unwrap().fail_commit_record {
+        let mut script = self.script.lock().unwrap();
+        script.committed_values.push(record.value.clone());
+        if script.fail_commit_record {
             return Err(ConnectError::connect(
                 "Sensor checkpoint-latency already exists",
             ));
@@ -111,6 +119,8 @@ struct Setup {
     limits: Limits,
     target: TargetState,
     wants_commit_record: bool,
+    /// What the scripted task's `commit_record_reads_payload` answers.
+    commit_record_reads_payload: bool,
     /// The task, instead of the scripted blocking one.
     task: Option<SourceTaskInstance>,
 }
@@ -122,6 +132,7 @@ impl Default for Setup {
             limits: Limits::default(),
             target: TargetState::Started,
             wants_commit_record: false,
+            commit_record_reads_payload: true,
             task: None,
         }
     }
@@ -173,6 +184,7 @@ fn parts(setup: Setup) -> (SourceTaskArgs, MemoryClients, Harness) {
                 journal: journal.clone(),
                 script: script.clone(),
                 wants_commit_record: setup.wants_commit_record,
+                reads_payload: setup.commit_record_reads_payload,
             }))
         }),
         task_config: Props::new(),
@@ -335,6 +347,51 @@ fn commit_record_gets_each_acknowledged_record_with_its_metadata() {
             Event::CommitRecord(0, Some((0, 1))),
         ]
     );
+}
+
+#[test]
+fn commit_record_gets_the_payload_unless_the_task_does_not_read_it() {
+    let committed = |reads_payload: bool, errors: ErrorHandlingConfig| {
+        let mut h = started(Setup {
+            wants_commit_record: true,
+            commit_record_reads_payload: reads_payload,
+            errors,
+            ..Default::default()
+        });
+        h.polls([records(0..2)]);
+        h.turn();
+        h.producer.ack(0);
+        h.producer.ack(0);
+        h.turn();
+        let acked: Vec<i64> = h
+            .journal
+            .events()
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::CommitRecord(n, Some(_)) => Some(n),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(acked, vec![0, 1], "source offsets are always there");
+        let values = std::mem::take(&mut h.script.lock().unwrap().committed_values);
+        values
+    };
+    let v = |s: &str| Value::String(s.into());
+    assert_eq!(
+        committed(true, ErrorHandlingConfig::default()),
+        vec![v("v0"), v("v1")]
+    );
+    assert_eq!(
+        committed(false, ErrorHandlingConfig::default()),
+        vec![Value::Null, Value::Null]
+    );
+    // The error log shows polled records in full: they are kept whole for it.
+    let logging = ErrorHandlingConfig {
+        log_enable: true,
+        log_include_messages: true,
+        ..Default::default()
+    };
+    assert_eq!(committed(false, logging), vec![v("v0"), v("v1")]);
 }
 
 #[test]
