@@ -368,6 +368,7 @@ pub(crate) async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<
     let mut set = tributary_plugins::builtin();
     set.extend(tributary_registry::plugins());
     set.extend(tributary_mirror::plugins());
+    set.extend(tributary_postgres::plugins());
     let list = |key: &str| -> Vec<String> {
         config
             .raw(key)

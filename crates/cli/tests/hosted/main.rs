@@ -11,3 +11,4 @@ mod hosted_registry_converter;
 mod java_plugins;
 mod java_transforms;
 mod mirror_native;
+mod postgres_native;

@@ -265,12 +265,10 @@ fn the_release_archive_runs_workers_and_java_plugins_without_cargo_or_maven() {
     // Debezium's PostgreSQL connector loads from plugin.path through the bundled bridge, and its
     // own ConfigDef answers validation.
     assert!(
-        plugins
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|p| p["class"] == "io.debezium.connector.postgresql.PostgresConnector"),
-        "{plugins}"
+        plugins.as_array().unwrap().iter().any(|p| p["class"]
+            == "io.debezium.connector.postgresql.PostgresConnector"
+            && p["version"] == "3.6.1.Final"),
+        "Debezium's own version, beside the native preview: {plugins}"
     );
     let infos: serde_json::Value = client
         .put(format!(

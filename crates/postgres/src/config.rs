@@ -1,0 +1,454 @@
+//! The native `PostgresConnector`'s settings: Debezium 3.6.1's keys and defaults
+//! (`PostgresConnectorConfig`), and the refusal, naming the key, of every setting this version
+//! does not implement, so that nothing is silently mapped differently from Debezium.
+
+use regex::Regex;
+use tributary_api::config::{ConfigDef, ConfigType, Importance};
+use tributary_api::{ConnectError, ConnectResult, Props};
+
+/// Debezium's version whose events this connector writes (`source.version`).
+pub const DEBEZIUM_VERSION: &str = "3.6.1.Final";
+
+/// What a refusal tells the user to do instead.
+pub const USE_HOSTED: &str = "use Debezium's own connector (its plugin on plugin.path, selected with connector.plugin.version=3.6.1.Final)";
+
+/// The `snapshot.mode`s Debezium knows, and whether this version implements them.
+const SNAPSHOT_MODES: [(&str, bool); 9] = [
+    ("initial", false),
+    ("initial_only", true),
+    ("no_data", false),
+    ("never", false),
+    ("always", false),
+    ("when_needed", false),
+    ("configuration_based", false),
+    ("custom", false),
+    ("recovery", false),
+];
+
+/// `decimal.handling.mode` (Debezium's `DecimalHandlingMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecimalMode {
+    /// `precise`: Connect's `Decimal`, or Debezium's `VariableScaleDecimal` without a scale.
+    Precise,
+    /// `double`: FLOAT64.
+    Double,
+    /// `string`: the plain decimal string.
+    String,
+}
+
+/// The connector's settings, parsed. Built by [`PostgresConfig::parse`].
+#[derive(Debug, Clone)]
+pub struct PostgresConfig {
+    pub hostname: String,
+    pub port: u16,
+    pub user: String,
+    pub password: Option<String>,
+    pub dbname: String,
+    /// `topic.prefix`: the first part of every topic name and the source partition's `server`.
+    pub topic_prefix: String,
+    /// `topic.delimiter` (default `.`).
+    pub topic_delimiter: String,
+    pub decimal_mode: DecimalMode,
+    /// `snapshot.fetch.size` (default 10,240 rows a round trip).
+    pub fetch_size: usize,
+    pub tables: TableFilter,
+}
+
+/// `schema.include.list` / `schema.exclude.list` / `table.include.list` /
+/// `table.exclude.list`: regular expressions matched case-insensitively against the whole
+/// `schema` or `schema.table` name, as Debezium's `RelationalTableFilters` do.
+#[derive(Debug, Clone, Default)]
+pub struct TableFilter {
+    schema_include: Vec<Regex>,
+    schema_exclude: Vec<Regex>,
+    table_include: Vec<Regex>,
+    table_exclude: Vec<Regex>,
+}
+
+impl TableFilter {
+    /// The order Debezium snapshots `tables` (captured `(schema, table)` pairs) in
+    /// (`RelationalSnapshotChangeEventSource.addSignalingCollectionAndSort`): pattern by pattern
+    /// of `table.include.list`, each pattern's tables sorted by `schema.table` as Java compares
+    /// strings (UTF-16 code units), a table once; all sorted without an include list.
+    pub fn snapshot_order(&self, tables: Vec<(String, String)>) -> Vec<(String, String)> {
+        let id = |t: &(String, String)| format!("{}.{}", t.0, t.1);
+        let java_cmp = |a: &String, b: &String| a.encode_utf16().cmp(b.encode_utf16());
+        let mut sorted = tables;
+        sorted.sort_by(|a, b| java_cmp(&id(a), &id(b)));
+        if self.table_include.is_empty() {
+            return sorted;
+        }
+        let mut ordered: Vec<(String, String)> = Vec::with_capacity(sorted.len());
+        for pattern in &self.table_include {
+            for t in &sorted {
+                if pattern.is_match(&id(t)) && !ordered.contains(t) {
+                    ordered.push(t.clone());
+                }
+            }
+        }
+        ordered
+    }
+
+    /// Whether table `schema.table` is captured.
+    pub fn includes(&self, schema: &str, table: &str) -> bool {
+        let full = format!("{schema}.{table}");
+        let any = |list: &[Regex], s: &str| list.iter().any(|r| r.is_match(s));
+        if !self.schema_include.is_empty() && !any(&self.schema_include, schema) {
+            return false;
+        }
+        if any(&self.schema_exclude, schema) {
+            return false;
+        }
+        if !self.table_include.is_empty() {
+            return any(&self.table_include, &full);
+        }
+        !any(&self.table_exclude, &full)
+    }
+}
+
+/// Keys of the Connect framework, which the connector leaves to the runtime.
+fn is_framework_key(key: &str) -> bool {
+    const EXACT: [&str; 11] = [
+        "task.class",
+        "name",
+        "connector.class",
+        "tasks.max",
+        "connector.plugin.version",
+        "exactly.once.support",
+        "transaction.boundary",
+        "offsets.storage.topic",
+        "config.action.reload",
+        "tasks.max.enforce",
+        "transforms",
+    ];
+    const PREFIXES: [&str; 12] = [
+        "key.converter",
+        "value.converter",
+        "header.converter",
+        "transforms.",
+        "predicates",
+        "errors.",
+        "topic.creation.",
+        "transaction.boundary.",
+        "producer.override.",
+        "consumer.override.",
+        "admin.override.",
+        "tributary.",
+    ];
+    EXACT.contains(&key) || PREFIXES.iter().any(|p| key.starts_with(p))
+}
+
+/// Debezium keys this version reads.
+const IMPLEMENTED: [&str; 21] = [
+    "database.hostname",
+    "database.port",
+    "database.user",
+    "database.password",
+    "database.dbname",
+    "database.sslmode",
+    "topic.prefix",
+    "topic.delimiter",
+    "plugin.name",
+    "snapshot.mode",
+    "snapshot.fetch.size",
+    "schema.include.list",
+    "schema.exclude.list",
+    "table.include.list",
+    "table.exclude.list",
+    "decimal.handling.mode",
+    "time.precision.mode",
+    "binary.handling.mode",
+    "tombstones.on.delete",
+    // Streaming settings: with snapshot.mode=initial_only Debezium opens no slot either.
+    "slot.name",
+    "publication.name",
+];
+
+/// Streaming settings accepted and, like Debezium under `initial_only`, not used.
+const STREAMING_ONLY: [&str; 3] = [
+    "publication.autocreate.mode",
+    "slot.drop.on.stop",
+    "slot.stream.params",
+];
+
+/// The settings this version refuses, each with its reason (empty: none). Shared by the
+/// connector's `validate` (one error per key) and `start` (the first fails it).
+pub fn refused_settings(props: &Props) -> Vec<(String, String)> {
+    let mut refused = Vec::new();
+    let mut keys: Vec<&String> = props.keys().collect();
+    keys.sort();
+    for key in keys {
+        if is_framework_key(key)
+            || IMPLEMENTED.contains(&key.as_str())
+            || STREAMING_ONLY.contains(&key.as_str())
+        {
+            continue;
+        }
+        refused.push((
+            key.clone(),
+            format!("'{key}' is not implemented by Tributary's native PostgresConnector yet; {USE_HOSTED}"),
+        ));
+    }
+    let mut refuse_value = |key: &str, allowed: &[&str], default: &str| {
+        let value = props.get(key).map_or(default, |v| v.trim());
+        if !allowed.iter().any(|a| a.eq_ignore_ascii_case(value)) {
+            refused.push((
+                key.to_string(),
+                format!("{key}={value} is not implemented by Tributary's native PostgresConnector yet (it implements {}); {USE_HOSTED}", allowed.join(", ")),
+            ));
+        }
+    };
+    refuse_value("plugin.name", &["pgoutput"], "decoderbufs");
+    refuse_value("time.precision.mode", &["adaptive"], "adaptive");
+    refuse_value("binary.handling.mode", &["bytes"], "bytes");
+    refuse_value(
+        "database.sslmode",
+        &["disable", "prefer", "allow"],
+        "prefer",
+    );
+    let mode = props
+        .get("snapshot.mode")
+        .map_or("initial", |v| v.trim())
+        .to_ascii_lowercase();
+    match SNAPSHOT_MODES.iter().find(|(m, _)| *m == mode) {
+        Some((_, true)) => {}
+        Some((_, false)) => refused.push((
+            "snapshot.mode".into(),
+            format!("snapshot.mode={mode} needs streaming from a replication slot, which Tributary's native PostgresConnector does not do yet (it implements initial_only); {USE_HOSTED}"),
+        )),
+        None => refused.push((
+            "snapshot.mode".into(),
+            format!("Value '{mode}' is not a valid snapshot.mode"),
+        )),
+    }
+    refused
+}
+
+fn list(props: &Props, key: &str) -> ConnectResult<Vec<Regex>> {
+    let Some(value) = props.get(key) else {
+        return Ok(Vec::new());
+    };
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|p| {
+            Regex::new(&format!("(?i)^(?:{p})$")).map_err(|e| {
+                ConnectError::config(format!(
+                    "{key}: '{p}' is not a valid regular expression: {e}"
+                ))
+            })
+        })
+        .collect()
+}
+
+impl PostgresConfig {
+    /// Parses `props`. Errors name the key: a refused setting ([`refused_settings`]), a
+    /// missing required key, a number or regular expression that does not parse.
+    pub fn parse(props: &Props) -> ConnectResult<PostgresConfig> {
+        if let Some((key, message)) = refused_settings(props).into_iter().next() {
+            return Err(ConnectError::config(format!("{key}: {message}")));
+        }
+        let required = |key: &str| -> ConnectResult<String> {
+            props
+                .get(key)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| {
+                    ConnectError::config(format!(
+                        "The '{key}' value is invalid: A value is required"
+                    ))
+                })
+        };
+        let port = match props.get("database.port") {
+            None => 5432,
+            Some(p) => p.trim().parse().map_err(|_| {
+                ConnectError::config(format!("database.port: '{p}' is not a valid port"))
+            })?,
+        };
+        let fetch_size = match props.get("snapshot.fetch.size") {
+            None => 10_240,
+            Some(n) => n.trim().parse::<usize>().map_err(|_| {
+                ConnectError::config(format!("snapshot.fetch.size: '{n}' is not a number"))
+            })?,
+        }
+        .max(1);
+        if props.get("schema.include.list").is_some() && props.get("schema.exclude.list").is_some()
+        {
+            return Err(ConnectError::config(
+                "schema.exclude.list: \"schema.include.list\" is already specified",
+            ));
+        }
+        if props.get("table.include.list").is_some() && props.get("table.exclude.list").is_some() {
+            return Err(ConnectError::config(
+                "table.exclude.list: \"table.include.list\" is already specified",
+            ));
+        }
+        let decimal_mode = match props
+            .get("decimal.handling.mode")
+            .map_or("precise", |v| v.trim())
+            .to_ascii_lowercase()
+            .as_str()
+        {
+            "precise" => DecimalMode::Precise,
+            "double" => DecimalMode::Double,
+            "string" => DecimalMode::String,
+            other => {
+                return Err(ConnectError::config(format!(
+                    "decimal.handling.mode: Value '{other}' is not one of precise, double, string"
+                )))
+            }
+        };
+        Ok(PostgresConfig {
+            hostname: required("database.hostname")?,
+            port,
+            user: required("database.user")?,
+            password: props.get("database.password").cloned(),
+            dbname: required("database.dbname")?,
+            topic_prefix: required("topic.prefix")?,
+            topic_delimiter: props
+                .get("topic.delimiter")
+                .cloned()
+                .unwrap_or_else(|| ".".into()),
+            decimal_mode,
+            fetch_size,
+            tables: TableFilter {
+                schema_include: list(props, "schema.include.list")?,
+                schema_exclude: list(props, "schema.exclude.list")?,
+                table_include: list(props, "table.include.list")?,
+                table_exclude: list(props, "table.exclude.list")?,
+            },
+        })
+    }
+
+    /// The topic of table `schema.table` (Debezium's default topic naming strategy).
+    pub fn topic(&self, schema: &str, table: &str) -> String {
+        let d = &self.topic_delimiter;
+        format!("{}{d}{schema}{d}{table}", self.topic_prefix)
+    }
+}
+
+/// The connector's configuration keys, as `GET /connector-plugins/.../config` lists them.
+pub fn config_def() -> ConfigDef {
+    let mut def = ConfigDef::new();
+    for (key, t, default, doc) in [
+        ("database.hostname", ConfigType::String, None, "Resolvable hostname or IP address of the database server."),
+        ("database.port", ConfigType::Int, Some("5432"), "Port of the database server."),
+        ("database.user", ConfigType::String, None, "Name of the database user to be used when connecting to the database."),
+        ("database.password", ConfigType::Password, Some(""), "Password of the database user to be used when connecting to the database."),
+        ("database.dbname", ConfigType::String, None, "The name of the database from which the connector should capture changes."),
+        ("database.sslmode", ConfigType::String, Some("prefer"), "Whether to use an encrypted connection (disable, allow and prefer connect without TLS natively)."),
+        ("topic.prefix", ConfigType::String, None, "Topic prefix that identifies and provides a namespace for the particular database server."),
+        ("topic.delimiter", ConfigType::String, Some("."), "Delimiter between the parts of topic names."),
+        ("plugin.name", ConfigType::String, Some("decoderbufs"), "The logical decoding plugin (pgoutput natively)."),
+        ("snapshot.mode", ConfigType::String, Some("initial"), "The criteria for running a snapshot (initial_only natively, for now)."),
+        ("snapshot.fetch.size", ConfigType::Int, Some("10240"), "Rows read per round trip during the snapshot."),
+        ("schema.include.list", ConfigType::List, Some(""), "Regular expressions of the schemas to capture."),
+        ("schema.exclude.list", ConfigType::List, Some(""), "Regular expressions of the schemas not to capture."),
+        ("table.include.list", ConfigType::List, Some(""), "Regular expressions of the tables (schema.table) to capture."),
+        ("table.exclude.list", ConfigType::List, Some(""), "Regular expressions of the tables (schema.table) not to capture."),
+        ("decimal.handling.mode", ConfigType::String, Some("precise"), "How DECIMAL and NUMERIC columns are represented: precise, double or string."),
+        ("time.precision.mode", ConfigType::String, Some("adaptive"), "How temporal columns are represented (adaptive natively)."),
+        ("binary.handling.mode", ConfigType::String, Some("bytes"), "How binary columns are represented (bytes natively)."),
+        ("tombstones.on.delete", ConfigType::Boolean, Some("true"), "Whether a delete is followed by a tombstone."),
+        ("slot.name", ConfigType::String, Some("debezium"), "The replication slot's name (unused by initial_only)."),
+        ("publication.name", ConfigType::String, Some("dbz_publication"), "The publication's name (unused by initial_only)."),
+    ] {
+        def = def.define(key, t, Some(default), None, Importance::High, doc);
+    }
+    def
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn props(pairs: &[(&str, &str)]) -> Props {
+        let mut p: Props = [
+            (
+                "connector.class",
+                "io.debezium.connector.postgresql.PostgresConnector",
+            ),
+            ("database.hostname", "db"),
+            ("database.user", "u"),
+            ("database.dbname", "inventory"),
+            ("topic.prefix", "dbserver1"),
+            ("plugin.name", "pgoutput"),
+            ("snapshot.mode", "initial_only"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        for (k, v) in pairs {
+            p.insert(k.to_string(), v.to_string());
+        }
+        p
+    }
+
+    #[test]
+    fn a_setting_not_implemented_is_refused_by_name() {
+        assert!(refused_settings(&props(&[])).is_empty());
+        let refused = refused_settings(&props(&[
+            ("column.exclude.list", "public.t.secret"),
+            ("snapshot.mode", "initial"),
+            ("time.precision.mode", "connect"),
+            ("key.converter.schemas.enable", "false"),
+        ]));
+        let keys: Vec<&str> = refused.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            vec![
+                "column.exclude.list",
+                "time.precision.mode",
+                "snapshot.mode"
+            ]
+        );
+        assert!(refused
+            .iter()
+            .all(|(_, m)| m.contains("connector.plugin.version")));
+        // Debezium's default plugin is decoderbufs, which is not pgoutput.
+        let mut p = props(&[]);
+        p.remove("plugin.name");
+        assert_eq!(refused_settings(&p)[0].0, "plugin.name");
+        let e = PostgresConfig::parse(&props(&[("snapshot.mode", "always")])).unwrap_err();
+        assert!(e.to_string().contains("snapshot.mode"), "{e}");
+    }
+
+    #[test]
+    fn tables_are_filtered_as_debezium_filters_them() {
+        let c = PostgresConfig::parse(&props(&[("table.include.list", "public.cust.*,inv\\.t")]))
+            .unwrap();
+        assert!(c.tables.includes("public", "customers"));
+        assert!(c.tables.includes("PUBLIC", "Customers"), "case-insensitive");
+        assert!(c.tables.includes("inv", "t"));
+        assert!(!c.tables.includes("public", "orders"));
+        assert!(
+            !c.tables.includes("x", "public.customers"),
+            "the whole name"
+        );
+        let t = |s: &str, n: &str| (s.to_string(), n.to_string());
+        assert_eq!(
+            c.tables.snapshot_order(vec![
+                t("public", "customers"),
+                t("inv", "t"),
+                t("public", "cust_b"),
+                t("public", "Cust_a")
+            ]),
+            vec![
+                t("public", "Cust_a"),
+                t("public", "cust_b"),
+                t("public", "customers"),
+                t("inv", "t")
+            ],
+            "pattern by pattern, each sorted as Java sorts strings"
+        );
+        let c = PostgresConfig::parse(&props(&[("schema.exclude.list", "audit")])).unwrap();
+        assert!(!c.tables.includes("audit", "log") && c.tables.includes("public", "log"));
+        assert_eq!(c.topic("public", "t"), "dbserver1.public.t");
+        assert!(PostgresConfig::parse(&props(&[
+            ("table.include.list", "a"),
+            ("table.exclude.list", "b")
+        ]))
+        .is_err());
+    }
+}

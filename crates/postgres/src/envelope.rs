@@ -1,0 +1,419 @@
+//! Debezium's change events for a captured table: the key and value schemas, the `source`
+//! block (`io.debezium.connector.postgresql.Source`), the envelope (`<topic>.Envelope`,
+//! version 2) and the source partition and offsets, as Debezium 3.6.1 writes them.
+
+use std::sync::{Arc, OnceLock};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use tributary_api::data::java_hash_map;
+use tributary_api::data::{SchemaBuilder, SchemaRef, Struct, Value};
+use tributary_api::record::{SourceMap, SourceRecord};
+use tributary_api::ConnectResult;
+
+use crate::config::{DecimalMode, DEBEZIUM_VERSION};
+use crate::types::{self, Column, Kind};
+
+/// `source.snapshot`'s values (Debezium's `SnapshotRecord`), as the `io.debezium.data.Enum`
+/// schema lists them.
+const SNAPSHOT_VALUES: &str =
+    "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental";
+
+/// A snapshot record's place (Debezium's `SnapshotMarkerResolver`): `last` wins over `first`,
+/// then the table's own last and first records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SnapshotMarker {
+    First,
+    FirstInDataCollection,
+    True,
+    LastInDataCollection,
+    Last,
+}
+
+impl SnapshotMarker {
+    /// The marker of a record from its position in the snapshot and in its table.
+    pub fn resolve(
+        first_in_snapshot: bool,
+        last_in_snapshot: bool,
+        first_in_table: bool,
+        last_in_table: bool,
+    ) -> SnapshotMarker {
+        if last_in_snapshot {
+            SnapshotMarker::Last
+        } else if first_in_snapshot {
+            SnapshotMarker::First
+        } else if last_in_table {
+            SnapshotMarker::LastInDataCollection
+        } else if first_in_table {
+            SnapshotMarker::FirstInDataCollection
+        } else {
+            SnapshotMarker::True
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            SnapshotMarker::First => "first",
+            SnapshotMarker::FirstInDataCollection => "first_in_data_collection",
+            SnapshotMarker::True => "true",
+            SnapshotMarker::LastInDataCollection => "last_in_data_collection",
+            SnapshotMarker::Last => "last",
+        }
+    }
+}
+
+/// `io.debezium.connector.postgresql.Source`, version 1.
+pub fn source_schema() -> SchemaRef {
+    static SCHEMA: OnceLock<SchemaRef> = OnceLock::new();
+    SCHEMA
+        .get_or_init(|| {
+            let s = || SchemaBuilder::string().build();
+            let opt_s = || SchemaBuilder::string().optional().build();
+            let l = || SchemaBuilder::int64().build();
+            let opt_l = || SchemaBuilder::int64().optional().build();
+            let snapshot = SchemaBuilder::string()
+                .optional()
+                .name("io.debezium.data.Enum")
+                .version(1)
+                .parameter("allowed", SNAPSHOT_VALUES)
+                .default_value(Value::String("false".into()))
+                .expect("a string default")
+                .build();
+            let fields = [
+                ("version", s()),
+                ("connector", s()),
+                ("name", s()),
+                ("ts_ms", l()),
+                ("snapshot", snapshot),
+                ("db", s()),
+                ("sequence", opt_s()),
+                ("ts_us", opt_l()),
+                ("ts_ns", opt_l()),
+                ("schema", s()),
+                ("table", s()),
+                ("txId", opt_l()),
+                ("lsn", opt_l()),
+                ("xmin", opt_l()),
+                ("origin", opt_s()),
+                ("origin_lsn", opt_l()),
+            ];
+            let mut b = SchemaBuilder::struct_()
+                .name("io.debezium.connector.postgresql.Source")
+                .version(1);
+            for (name, schema) in fields {
+                b = b.field(name, schema).expect("distinct fields");
+            }
+            b.build()
+        })
+        .clone()
+}
+
+/// `event.block`, version 1: the `transaction` block (null unless
+/// `provide.transaction.metadata`).
+fn transaction_schema() -> SchemaRef {
+    SchemaBuilder::struct_()
+        .optional()
+        .name("event.block")
+        .version(1)
+        .field("id", SchemaBuilder::string().build())
+        .and_then(|b| b.field("total_order", SchemaBuilder::int64().build()))
+        .and_then(|b| b.field("data_collection_order", SchemaBuilder::int64().build()))
+        .expect("distinct fields")
+        .build()
+}
+
+/// A captured table: its columns, topic and schemas.
+#[derive(Debug, Clone)]
+pub struct CapturedTable {
+    pub schema: String,
+    pub table: String,
+    pub topic: String,
+    pub columns: Vec<(Column, SchemaRef, Kind)>,
+    /// Indexes into `columns` of the primary key, in the key's order.
+    pub key_columns: Vec<usize>,
+    /// `<topic>.Key`; `None` for a table without a primary key (null keys, as Debezium).
+    pub key_schema: Option<SchemaRef>,
+    /// `<topic>.Value`.
+    pub value_schema: SchemaRef,
+    /// `<topic>.Envelope`.
+    pub envelope_schema: SchemaRef,
+}
+
+impl CapturedTable {
+    /// The table's schemas from its columns (table order) and primary key (key order).
+    /// Errors: a column of a type without a mapping (named, see [`types::column_schema`]).
+    pub fn new(
+        topic: String,
+        schema: &str,
+        table: &str,
+        columns: Vec<Column>,
+        key: &[String],
+        decimals: DecimalMode,
+    ) -> ConnectResult<CapturedTable> {
+        let full = format!("{schema}.{table}");
+        let mut mapped = Vec::with_capacity(columns.len());
+        for mut c in columns {
+            if key.contains(&c.name) {
+                c.not_null = true;
+            }
+            let (s, kind) = types::column_schema(&full, &c, decimals)?;
+            mapped.push((c, s, kind));
+        }
+        let key_columns: Vec<usize> = key
+            .iter()
+            .filter_map(|k| mapped.iter().position(|(c, _, _)| &c.name == k))
+            .collect();
+        let key_schema = if key_columns.is_empty() {
+            None
+        } else {
+            let mut b = SchemaBuilder::struct_().name(format!("{topic}.Key"));
+            for i in &key_columns {
+                let (c, s, _) = &mapped[*i];
+                b = b.field(c.name.clone(), s.clone())?;
+            }
+            Some(b.build())
+        };
+        let mut b = SchemaBuilder::struct_()
+            .optional()
+            .name(format!("{topic}.Value"));
+        for (c, s, _) in &mapped {
+            b = b.field(c.name.clone(), s.clone())?;
+        }
+        let value_schema = b.build();
+        let opt_l = || SchemaBuilder::int64().optional().build();
+        let envelope_schema = SchemaBuilder::struct_()
+            .name(format!("{topic}.Envelope"))
+            .version(2)
+            .field("before", value_schema.clone())?
+            .field("after", value_schema.clone())?
+            .field("source", source_schema())?
+            .field("transaction", transaction_schema())?
+            .field("op", SchemaBuilder::string().build())?
+            .field("ts_ms", opt_l())?
+            .field("ts_us", opt_l())?
+            .field("ts_ns", opt_l())?
+            .build();
+        Ok(CapturedTable {
+            schema: schema.to_string(),
+            table: table.to_string(),
+            topic,
+            columns: mapped,
+            key_columns,
+            key_schema,
+            value_schema,
+            envelope_schema,
+        })
+    }
+
+    /// A row's `Value` struct from its columns' text (`None`: NULL).
+    pub fn row(&self, texts: &[Option<&str>]) -> ConnectResult<Value> {
+        let values = self
+            .columns
+            .iter()
+            .zip(texts)
+            .map(|((_, schema, kind), text)| types::value(kind, schema, *text))
+            .collect::<ConnectResult<Vec<Value>>>()?;
+        Ok(Value::Struct(Struct::from_values(
+            self.value_schema.clone(),
+            values,
+        )?))
+    }
+
+    /// The row's key struct, or null for a table without a primary key.
+    pub fn key(&self, row: &Value) -> ConnectResult<Value> {
+        let (Some(schema), Value::Struct(row)) = (&self.key_schema, row) else {
+            return Ok(Value::Null);
+        };
+        let values = self
+            .key_columns
+            .iter()
+            .map(|i| row.get_by_index(*i).clone())
+            .collect();
+        Ok(Value::Struct(Struct::from_values(schema.clone(), values)?))
+    }
+}
+
+/// Where and when a change happened, for its `source` block and offset.
+#[derive(Debug, Clone)]
+pub struct SourcePosition {
+    /// Microseconds since the epoch (Debezium's `ts_usec`; `ts_ms`, `ts_us`, `ts_ns` derive).
+    pub ts_us: i64,
+    pub tx_id: Option<i64>,
+    pub lsn: Option<i64>,
+    /// The last commit's LSN (`sequence`'s first element, the offset's `lsn_commit`).
+    pub last_commit_lsn: Option<i64>,
+    /// `Some` for a snapshot record.
+    pub snapshot: Option<SnapshotMarker>,
+}
+
+/// The connector's shared settings for building records.
+#[derive(Debug, Clone)]
+pub struct EventBuilder {
+    /// `topic.prefix`: the `source.name` and the partition's `server`.
+    pub server: String,
+    pub db: String,
+    /// `{"server": <topic.prefix>}`, shared by every record.
+    pub partition: Arc<SourceMap>,
+}
+
+/// Now, since the epoch, in ns.
+fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
+}
+
+impl EventBuilder {
+    pub fn new(server: &str, db: &str) -> EventBuilder {
+        let mut partition = SourceMap::new();
+        partition.insert("server".into(), server.into());
+        EventBuilder {
+            server: server.to_string(),
+            db: db.to_string(),
+            partition: Arc::new(partition),
+        }
+    }
+
+    fn source(&self, table: &CapturedTable, pos: &SourcePosition) -> ConnectResult<Value> {
+        let opt = |v: Option<i64>| v.map_or(Value::Null, Value::Int64);
+        let sequence = format!(
+            "[{},{}]",
+            pos.last_commit_lsn
+                .map_or("null".to_string(), |l| format!("\"{l}\"")),
+            pos.lsn.map_or("null".to_string(), |l| format!("\"{l}\""))
+        );
+        Ok(Value::Struct(Struct::from_values(
+            source_schema(),
+            vec![
+                Value::String(DEBEZIUM_VERSION.into()),
+                Value::String("postgresql".into()),
+                Value::String(self.server.clone()),
+                Value::Int64(pos.ts_us.div_euclid(1000)),
+                Value::String(pos.snapshot.map_or("false", SnapshotMarker::as_str).into()),
+                Value::String(self.db.clone()),
+                Value::String(sequence),
+                Value::Int64(pos.ts_us),
+                Value::Int64(pos.ts_us * 1000),
+                Value::String(table.schema.clone()),
+                Value::String(table.table.clone()),
+                opt(pos.tx_id),
+                opt(pos.lsn),
+                Value::Null,
+                Value::Null,
+                Value::Null,
+            ],
+        )?))
+    }
+
+    /// A change event: `op` is `r`, `c`, `u` or `d`.
+    pub fn event(
+        &self,
+        table: &CapturedTable,
+        op: &str,
+        before: Value,
+        after: Value,
+        pos: &SourcePosition,
+        offset: SourceMap,
+    ) -> ConnectResult<SourceRecord> {
+        let key = self.key_of(table, &before, &after)?;
+        let now = now_ns();
+        let envelope = Struct::from_values(
+            table.envelope_schema.clone(),
+            vec![
+                before,
+                after,
+                self.source(table, pos)?,
+                Value::Null,
+                Value::String(op.into()),
+                Value::Int64(now.div_euclid(1_000_000)),
+                Value::Int64(now.div_euclid(1_000)),
+                Value::Int64(now),
+            ],
+        )?;
+        let mut record = SourceRecord::new(
+            Arc::clone(&self.partition),
+            offset,
+            table.topic.clone(),
+            Some(table.envelope_schema.clone()),
+            Value::Struct(envelope),
+        );
+        record.key_schema = table.key_schema.clone();
+        record.key = key;
+        Ok(record)
+    }
+
+    fn key_of(&self, table: &CapturedTable, before: &Value, after: &Value) -> ConnectResult<Value> {
+        match after {
+            Value::Null => table.key(before),
+            _ => table.key(after),
+        }
+    }
+}
+
+/// A snapshot record's offset (`PostgresOffsetContext.getOffset` during a snapshot), its keys
+/// in the order Java's `HashMap` iterates them (as Connect's JSON converter writes them).
+pub fn snapshot_offset(pos: &SourcePosition, last: bool) -> SourceMap {
+    let mut entries: Vec<(&str, serde_json::Value)> = vec![("ts_usec", pos.ts_us.into())];
+    if let Some(tx) = pos.tx_id {
+        entries.push(("txId", tx.into()));
+    }
+    if let Some(lsn) = pos.lsn {
+        entries.push(("lsn", lsn.into()));
+    }
+    entries.push(("snapshot", "INITIAL".into()));
+    entries.push(("last_snapshot_record", last.into()));
+    // The last record goes out once the snapshot completed (Debezium buffers it until then).
+    entries.push(("snapshot_completed", last.into()));
+    java_ordered(&entries)
+}
+
+fn java_ordered(entries: &[(&str, serde_json::Value)]) -> SourceMap {
+    let keys: Vec<&str> = entries.iter().map(|(k, _)| *k).collect();
+    java_hash_map::order(&keys)
+        .into_iter()
+        .map(|(k, v)| (entries[k].0.to_string(), entries[v].1.clone()))
+        .collect()
+}
+
+/// Whether a committed offset says the snapshot is done (a streaming offset, or the last
+/// snapshot record's, or a completed snapshot's).
+pub fn snapshot_done(offset: &SourceMap) -> bool {
+    let flag = |k: &str| offset.get(k).and_then(serde_json::Value::as_bool) == Some(true);
+    !offset.contains_key("snapshot") || flag("last_snapshot_record") || flag("snapshot_completed")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn last_wins_over_first_as_in_debezium() {
+        use SnapshotMarker::*;
+        assert_eq!(SnapshotMarker::resolve(true, true, true, true), Last);
+        assert_eq!(SnapshotMarker::resolve(true, false, true, false), First);
+        assert_eq!(
+            SnapshotMarker::resolve(false, false, true, true),
+            LastInDataCollection
+        );
+        assert_eq!(
+            SnapshotMarker::resolve(false, false, true, false),
+            FirstInDataCollection
+        );
+        assert_eq!(SnapshotMarker::resolve(false, false, false, false), True);
+    }
+
+    #[test]
+    fn a_snapshot_offset_marks_its_last_record() {
+        let pos = SourcePosition {
+            ts_us: 5,
+            tx_id: Some(7),
+            lsn: Some(9),
+            last_commit_lsn: None,
+            snapshot: Some(SnapshotMarker::True),
+        };
+        assert!(!snapshot_done(&snapshot_offset(&pos, false)));
+        assert!(snapshot_done(&snapshot_offset(&pos, true)));
+        let mut streaming = SourceMap::new();
+        streaming.insert("lsn".into(), 9.into());
+        assert!(snapshot_done(&streaming));
+    }
+}

@@ -1,0 +1,213 @@
+//! Debezium's PostgreSQL connector natively (issue #45): `io.debezium.connector.postgresql.
+//! PostgresConnector` writing the change events, schemas and offsets Debezium 3.6.1 writes.
+//!
+//! - [`config`]: Debezium's settings, and the refusal (naming the key) of each one this version
+//!   does not implement;
+//! - [`types`]: column types as Debezium represents them in Connect;
+//! - [`envelope`]: key and value schemas, the `source` block, the envelope, offsets;
+//! - [`snapshot`]: the consistent initial snapshot.
+//!
+//! This version takes snapshots (`snapshot.mode=initial_only`); streaming from a replication
+//! slot is next. Until it lands, the native connector is not the default version of its class:
+//! with Debezium's plugin on `plugin.path` its class (version 3.6.1.Final) stays the default, and
+//! a connector selects the native one with `connector.plugin.version` set to Tributary's version
+//! (KIP-891); without Debezium's plugin the native one is the only version.
+
+pub mod config;
+pub mod envelope;
+pub mod snapshot;
+pub mod types;
+
+use tokio::sync::mpsc;
+use tributary_api::config::{ConfigDef, ConfigValue};
+use tributary_api::connector::{Connector, ConnectorType};
+use tributary_api::plugin::{ConnectorPlugin, PluginSet, TaskFactory, TaskPlugin};
+use tributary_api::record::SourceRecord;
+use tributary_api::source::{AsyncSourceTask, SourceTaskContext, TaskFuture};
+use tributary_api::{ConnectError, ConnectResult, Props};
+
+use crate::config::PostgresConfig;
+use crate::envelope::EventBuilder;
+
+/// Debezium's connector class, under which the native connector runs.
+pub const CONNECTOR_CLASS: &str = "io.debezium.connector.postgresql.PostgresConnector";
+/// Debezium's task class.
+pub const TASK_CLASS: &str = "io.debezium.connector.postgresql.PostgresConnectorTask";
+/// The native connector's version: Tributary's.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The native connector and its task, a preview (`PluginSet::previews`): Debezium's plugin of
+/// the class, when on `plugin.path`, stays the default version.
+pub fn plugins() -> PluginSet {
+    PluginSet {
+        connectors: vec![ConnectorPlugin::native(
+            CONNECTOR_CLASS,
+            VERSION,
+            ConnectorType::Source,
+            || Box::new(PostgresConnector::default()),
+        )],
+        tasks: vec![TaskPlugin {
+            class: TASK_CLASS,
+            new: TaskFactory::async_source(|| Box::new(PostgresConnectorTask::default())),
+        }],
+        previews: vec![CONNECTOR_CLASS],
+        ..PluginSet::default()
+    }
+}
+
+/// `PostgresConnector`: one task (Debezium's PostgreSQL connector never runs more).
+#[derive(Default)]
+pub struct PostgresConnector {
+    props: Props,
+}
+
+impl Connector for PostgresConnector {
+    fn version(&self) -> String {
+        VERSION.to_string()
+    }
+
+    fn connector_type(&self) -> ConnectorType {
+        ConnectorType::Source
+    }
+
+    fn task_class(&self) -> String {
+        TASK_CLASS.to_string()
+    }
+
+    /// Errors: a setting refused or invalid (named).
+    fn start(&mut self, props: &Props) -> ConnectResult<()> {
+        PostgresConfig::parse(props)?;
+        self.props = props.clone();
+        Ok(())
+    }
+
+    fn task_configs(&mut self, _max_tasks: usize) -> ConnectResult<Vec<Props>> {
+        Ok(vec![self.props.clone()])
+    }
+
+    fn stop(&mut self) -> ConnectResult<()> {
+        Ok(())
+    }
+
+    fn config(&self) -> ConfigDef {
+        config::config_def()
+    }
+
+    /// Connect's checks of the keys, plus one error on each refused setting.
+    fn validate(&self, props: &Props) -> Vec<ConfigValue> {
+        let mut values = self.config().validate(props);
+        for (key, message) in config::refused_settings(props) {
+            let value = props.get(&key).map(String::as_str);
+            ConfigValue::add_error(&mut values, &key, value, message);
+        }
+        values
+    }
+}
+
+/// What the task does next.
+enum State {
+    /// Not started, or stopped.
+    Idle,
+    /// Taking the snapshot: its records arrive on the channel, which closes when it is done.
+    Snapshot {
+        records: mpsc::Receiver<ConnectResult<Vec<SourceRecord>>>,
+        reader: tokio::task::JoinHandle<()>,
+    },
+    /// Nothing left to read (`initial_only` after its snapshot).
+    Done,
+}
+
+/// `PostgresConnectorTask`.
+pub struct PostgresConnectorTask {
+    context: Option<SourceTaskContext>,
+    state: State,
+}
+
+impl Default for PostgresConnectorTask {
+    fn default() -> Self {
+        PostgresConnectorTask {
+            context: None,
+            state: State::Idle,
+        }
+    }
+}
+
+impl AsyncSourceTask for PostgresConnectorTask {
+    fn version(&self) -> String {
+        VERSION.to_string()
+    }
+
+    fn initialize(&mut self, context: SourceTaskContext) {
+        self.context = Some(context);
+    }
+
+    /// Reads the committed offset: a snapshot completed before (or a streaming offset) leaves
+    /// nothing to do under `initial_only`; otherwise the snapshot starts (again, from the
+    /// beginning, as Debezium redoes an interrupted one). Errors: a setting (named), the
+    /// offset store's.
+    fn start<'a>(&'a mut self, props: &'a Props) -> TaskFuture<'a, ()> {
+        Box::pin(async move {
+            let config = PostgresConfig::parse(props)?;
+            let events = EventBuilder::new(&config.topic_prefix, &config.dbname);
+            let reader = self
+                .context
+                .as_ref()
+                .map(|c| c.offset_reader.clone())
+                .ok_or_else(|| ConnectError::connect("the task was not initialized"))?;
+            let partition = (*events.partition).clone();
+            let offset = tokio::task::spawn_blocking(move || reader.offset(&partition))
+                .await
+                .map_err(|e| ConnectError::connect(format!("reading the offset: {e}")))??;
+            if let Some(offset) = offset.filter(envelope::snapshot_done) {
+                tracing::info!(
+                    ?offset,
+                    "Previous snapshot has completed successfully; snapshot.mode=initial_only has nothing more to do"
+                );
+                self.state = State::Done;
+                return Ok(());
+            }
+            let (tx, rx) = mpsc::channel(2);
+            let reader = tokio::spawn(async move {
+                if let Err(e) = snapshot::run(&config, &events, &tx).await {
+                    // Nobody to tell when the task already stopped.
+                    tx.send(Err(e)).await.ok();
+                }
+            });
+            self.state = State::Snapshot {
+                records: rx,
+                reader,
+            };
+            Ok(())
+        })
+    }
+
+    /// The snapshot's next batch; once it is done, empty batches once a second. Errors: the
+    /// snapshot's (the database's), which fail the task.
+    fn poll(&mut self) -> TaskFuture<'_, Vec<SourceRecord>> {
+        Box::pin(async move {
+            if let State::Snapshot { records, .. } = &mut self.state {
+                match records.recv().await {
+                    Some(batch) => return batch,
+                    None => self.state = State::Done,
+                }
+            }
+            if let Some(c) = &self.context {
+                let stopped = c.stopping.stopped();
+                tokio::time::timeout(std::time::Duration::from_secs(1), stopped)
+                    .await
+                    .ok();
+            }
+            Ok(Vec::new())
+        })
+    }
+
+    fn stop(&mut self) -> TaskFuture<'_, ()> {
+        Box::pin(async move {
+            if let State::Snapshot { reader, .. } = std::mem::replace(&mut self.state, State::Idle)
+            {
+                reader.abort();
+            }
+            Ok(())
+        })
+    }
+}

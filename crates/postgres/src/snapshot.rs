@@ -1,0 +1,299 @@
+//! The initial snapshot, as Debezium's `PostgresSnapshotChangeEventSource` takes it: one
+//! `SERIALIZABLE, READ ONLY, DEFERRABLE` transaction, its transaction id and the WAL position
+//! at its start in every record, each captured table read in full (`SELECT *`, through a
+//! cursor of `snapshot.fetch.size` rows) as `r` events.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use tokio::sync::mpsc;
+use tokio_postgres::{Client, NoTls, SimpleQueryMessage};
+use tributary_api::data::Value;
+use tributary_api::record::SourceRecord;
+use tributary_api::{ConnectError, ConnectResult};
+
+use crate::config::PostgresConfig;
+use crate::envelope::{
+    snapshot_offset, CapturedTable, EventBuilder, SnapshotMarker, SourcePosition,
+};
+use crate::types::Column;
+
+fn pg_error(what: &str) -> impl Fn(tokio_postgres::Error) -> ConnectError + '_ {
+    move |e| {
+        // The server's message (with its SQLSTATE) rather than tokio-postgres's "db error".
+        let detail = e
+            .as_db_error()
+            .map(|d| format!("{}: {}", d.code().code(), d.message()))
+            .unwrap_or_else(|| e.to_string());
+        ConnectError::connect(format!("{what}: {detail}"))
+    }
+}
+
+/// Connects to the configured database, the connection driven by a task of its own.
+pub async fn connect(config: &PostgresConfig) -> ConnectResult<Client> {
+    let mut pg = tokio_postgres::Config::new();
+    pg.host(&config.hostname)
+        .port(config.port)
+        .user(&config.user)
+        .dbname(&config.dbname)
+        .application_name("Debezium Snapshot");
+    if let Some(p) = &config.password {
+        pg.password(p);
+    }
+    let (client, connection) = pg.connect(NoTls).await.map_err(pg_error(&format!(
+        "connecting to {}:{}/{}",
+        config.hostname, config.port, config.dbname
+    )))?;
+    tokio::spawn(async move {
+        if let Err(e) = connection.await {
+            tracing::debug!("PostgreSQL connection ended: {e}");
+        }
+    });
+    Ok(client)
+}
+
+/// The rows of a simple query, each column as text (`None`: NULL).
+async fn rows(client: &Client, sql: &str) -> ConnectResult<Vec<Vec<Option<String>>>> {
+    let messages = client.simple_query(sql).await.map_err(pg_error(sql))?;
+    Ok(messages
+        .into_iter()
+        .filter_map(|m| match m {
+            SimpleQueryMessage::Row(r) => {
+                Some((0..r.len()).map(|i| r.get(i).map(str::to_string)).collect())
+            }
+            _ => None,
+        })
+        .collect())
+}
+
+fn quote_ident(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}
+
+/// `X/Y` (PostgreSQL's LSN text) as Debezium's number: `X << 32 | Y`.
+pub fn parse_lsn(text: &str) -> ConnectResult<i64> {
+    let (hi, lo) = text
+        .split_once('/')
+        .ok_or_else(|| ConnectError::connect(format!("not an LSN: {text}")))?;
+    let part = |p: &str| {
+        u64::from_str_radix(p, 16).map_err(|_| ConnectError::connect(format!("not an LSN: {text}")))
+    };
+    Ok(((part(hi)? << 32) | part(lo)?) as i64)
+}
+
+/// The captured tables, in the order Debezium snapshots them
+/// ([`crate::config::TableFilter::snapshot_order`]), with their schemas. Errors: a
+/// column of a type this version does not map (named).
+pub async fn captured_tables(
+    client: &Client,
+    config: &PostgresConfig,
+) -> ConnectResult<Vec<CapturedTable>> {
+    let tables = rows(
+        client,
+        "SELECT n.nspname, c.relname, c.oid FROM pg_catalog.pg_class c \
+         JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+         WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition \
+         AND n.nspname NOT IN ('pg_catalog', 'information_schema') \
+         AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%' \
+         ORDER BY n.nspname, c.relname",
+    )
+    .await?;
+    let mut oids = std::collections::HashMap::new();
+    let mut included = Vec::new();
+    for t in tables {
+        let (Some(schema), Some(table), Some(oid)) = (&t[0], &t[1], &t[2]) else {
+            continue;
+        };
+        if config.tables.includes(schema, table) {
+            oids.insert((schema.clone(), table.clone()), oid.clone());
+            included.push((schema.clone(), table.clone()));
+        }
+    }
+    let mut captured = Vec::new();
+    for (schema, table) in config.tables.snapshot_order(included) {
+        let oid = &oids[&(schema.clone(), table.clone())];
+        let (schema, table) = (&schema, &table);
+        let columns = rows(
+            client,
+            &format!(
+                "SELECT a.attname, t.typname, a.atttypmod, a.attnotnull, \
+                 pg_catalog.pg_get_expr(d.adbin, d.adrelid) \
+                 FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid \
+                 LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum \
+                 WHERE a.attrelid = {oid} AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum"
+            ),
+        )
+        .await?
+        .into_iter()
+        .map(|c| Column {
+            name: c[0].clone().unwrap_or_default(),
+            type_name: c[1].clone().unwrap_or_default(),
+            typmod: c[2].as_deref().and_then(|m| m.parse().ok()).unwrap_or(-1),
+            not_null: c[3].as_deref() == Some("t"),
+            default: c[4].clone(),
+        })
+        .collect();
+        let key: Vec<String> = rows(
+            client,
+            &format!(
+                "SELECT a.attname FROM pg_catalog.pg_index i \
+                 JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) \
+                 WHERE i.indrelid = {oid} AND i.indisprimary \
+                 ORDER BY array_position(i.indkey::int2[], a.attnum)"
+            ),
+        )
+        .await?
+        .into_iter()
+        .filter_map(|r| r[0].clone())
+        .collect();
+        captured.push(CapturedTable::new(
+            config.topic(schema, table),
+            schema,
+            table,
+            columns,
+            &key,
+            config.decimal_mode,
+        )?);
+    }
+    Ok(captured)
+}
+
+fn now_us() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64)
+}
+
+/// Takes the snapshot, sending its records in batches of at most `fetch_size` to `out` (which
+/// bounds how far the snapshot runs ahead of the producer). Returns when every table was read,
+/// or early when `out` is closed (the task stopped). Errors: the database's (with the query).
+pub async fn run(
+    config: &PostgresConfig,
+    events: &EventBuilder,
+    out: &mpsc::Sender<ConnectResult<Vec<SourceRecord>>>,
+) -> ConnectResult<()> {
+    let client = connect(config).await?;
+    // The text forms the value conversions read, whatever the server's defaults.
+    client
+        .batch_execute(
+            "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, MDY'; SET bytea_output = 'hex'; \
+             SET extra_float_digits = 1; SET IntervalStyle = 'postgres'",
+        )
+        .await
+        .map_err(pg_error("setting the session"))?;
+    client
+        .batch_execute("BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY DEFERRABLE")
+        .await
+        .map_err(pg_error("beginning the snapshot transaction"))?;
+    let position = rows(
+        &client,
+        "SELECT (CASE pg_is_in_recovery() WHEN 't' THEN '0'::xid8 ELSE pg_current_xact_id() END), \
+         (CASE pg_is_in_recovery() WHEN 't' THEN pg_last_wal_receive_lsn() ELSE pg_current_wal_lsn() END)",
+    )
+    .await?;
+    let tx_id = position[0][0]
+        .as_deref()
+        .and_then(|t| t.parse::<i64>().ok())
+        .filter(|t| *t > 0);
+    let lsn = position[0][1].as_deref().map(parse_lsn).transpose()?;
+    let tables = captured_tables(&client, config).await?;
+    tracing::info!(
+        tables = tables.len(),
+        "Snapshot of {} begins (txId {tx_id:?}, lsn {lsn:?})",
+        config.dbname
+    );
+    // The snapshot's last row is only known once every table was read (a table after it may
+    // be empty): each row waits here until the next one, and the last becomes `last`.
+    let mut pending: Option<(usize, Vec<Option<String>>, SourcePosition)> = None;
+    let build = |(index, row, pos): (usize, Vec<Option<String>>, SourcePosition)| {
+        let table: &CapturedTable = &tables[index];
+        let texts: Vec<Option<&str>> = row.iter().map(Option::as_deref).collect();
+        let after = table.row(&texts)?;
+        let last = pos.snapshot == Some(SnapshotMarker::Last);
+        let offset = snapshot_offset(&pos, last);
+        events.event(table, "r", Value::Null, after, &pos, offset)
+    };
+    for (index, table) in tables.iter().enumerate() {
+        // Debezium stamps a table's records with the time its read began.
+        let mut pos = SourcePosition {
+            ts_us: now_us(),
+            tx_id,
+            lsn,
+            last_commit_lsn: None,
+            snapshot: None,
+        };
+        let select = format!(
+            "SELECT * FROM {}.{}",
+            quote_ident(&table.schema),
+            quote_ident(&table.table)
+        );
+        client
+            .batch_execute(&format!(
+                "DECLARE snapshot_rows NO SCROLL CURSOR FOR {select}"
+            ))
+            .await
+            .map_err(pg_error(&select))?;
+        let fetch = format!("FETCH FORWARD {} FROM snapshot_rows", config.fetch_size);
+        // One row held back, to know whether the one before it is the table's last.
+        let mut held: Option<Vec<Option<String>>> = None;
+        let mut first_in_table = true;
+        loop {
+            let batch = rows(&client, &fetch).await?;
+            let end = batch.is_empty();
+            let mut records = Vec::with_capacity(batch.len());
+            let mut queue: Vec<Vec<Option<String>>> = held.take().into_iter().collect();
+            queue.extend(batch);
+            if !end {
+                held = queue.pop();
+            }
+            let n = queue.len();
+            for (i, row) in queue.into_iter().enumerate() {
+                let last_in_table = end && i + 1 == n;
+                pos.snapshot = Some(SnapshotMarker::resolve(
+                    index == 0 && first_in_table,
+                    false,
+                    first_in_table,
+                    last_in_table,
+                ));
+                first_in_table = false;
+                if let Some(previous) = pending.replace((index, row, pos.clone())) {
+                    records.push(build(previous)?);
+                }
+            }
+            if !records.is_empty() && out.send(Ok(records)).await.is_err() {
+                return Ok(());
+            }
+            if end {
+                break;
+            }
+        }
+        client
+            .batch_execute("CLOSE snapshot_rows")
+            .await
+            .map_err(pg_error("closing the snapshot cursor"))?;
+    }
+    if let Some((index, row, mut pos)) = pending.take() {
+        pos.snapshot = Some(SnapshotMarker::Last);
+        let last = build((index, row, pos))?;
+        if out.send(Ok(vec![last])).await.is_err() {
+            return Ok(());
+        }
+    }
+    client
+        .batch_execute("COMMIT")
+        .await
+        .map_err(pg_error("ending the snapshot transaction"))?;
+    tracing::info!("Snapshot of {} completed", config.dbname);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lsns_read_as_debezium_reads_them() {
+        assert_eq!(parse_lsn("0/1B36F7E8").unwrap(), 0x1B36_F7E8);
+        assert_eq!(parse_lsn("1/0").unwrap(), 1 << 32);
+        assert!(parse_lsn("x").is_err());
+    }
+}
