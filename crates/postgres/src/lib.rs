@@ -148,6 +148,12 @@ impl AsyncSourceTask for PostgresConnectorTask {
     fn start<'a>(&'a mut self, props: &'a Props) -> TaskFuture<'a, ()> {
         Box::pin(async move {
             let config = PostgresConfig::parse(props)?;
+            let sslmode = props.get("database.sslmode").map_or("prefer", |m| m.trim());
+            if !sslmode.eq_ignore_ascii_case("disable") {
+                tracing::warn!(
+                    "database.sslmode={sslmode}: Tributary's native PostgresConnector connects without TLS (Debezium's would use TLS when the server offers it); set database.sslmode=disable to say so, or use Debezium's own connector"
+                );
+            }
             let events = EventBuilder::new(&config.topic_prefix, &config.dbname);
             let reader = self
                 .context
