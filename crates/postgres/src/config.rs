@@ -16,8 +16,8 @@ pub const USE_HOSTED: &str = "use Debezium's own connector (its plugin on plugin
 const SNAPSHOT_MODES: [(&str, bool); 9] = [
     ("initial", false),
     ("initial_only", true),
-    ("no_data", false),
-    ("never", false),
+    ("no_data", true),
+    ("never", true),
     ("always", false),
     ("when_needed", false),
     ("configuration_based", false),
@@ -36,6 +36,26 @@ pub enum DecimalMode {
     String,
 }
 
+/// `publication.autocreate.mode` (Debezium's `AutoCreateMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PublicationAutocreate {
+    /// `all_tables` (the default): `CREATE PUBLICATION … FOR ALL TABLES`.
+    AllTables,
+    /// `filtered`: a publication of the captured tables.
+    Filtered,
+    /// `disabled`: the publication must exist.
+    Disabled,
+}
+
+/// `snapshot.mode`, of the modes this version implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SnapshotMode {
+    /// `initial_only`: a snapshot, no streaming.
+    InitialOnly,
+    /// `no_data` (or its former name `never`): streaming only, from the slot's position.
+    NoData,
+}
+
 /// The connector's settings, parsed. Built by [`PostgresConfig::parse`].
 #[derive(Debug, Clone)]
 pub struct PostgresConfig {
@@ -52,6 +72,14 @@ pub struct PostgresConfig {
     /// `snapshot.fetch.size` (default 10,240 rows a round trip).
     pub fetch_size: usize,
     pub tables: TableFilter,
+    pub snapshot_mode: SnapshotMode,
+    /// `slot.name` (default `debezium`).
+    pub slot_name: String,
+    /// `publication.name` (default `dbz_publication`).
+    pub publication_name: String,
+    pub publication_autocreate: PublicationAutocreate,
+    /// `tombstones.on.delete` (default true).
+    pub tombstones_on_delete: bool,
 }
 
 /// `schema.include.list` / `schema.exclude.list` / `table.include.list` /
@@ -139,7 +167,7 @@ fn is_framework_key(key: &str) -> bool {
 }
 
 /// Debezium keys this version reads.
-const IMPLEMENTED: [&str; 21] = [
+const IMPLEMENTED: [&str; 23] = [
     "database.hostname",
     "database.port",
     "database.user",
@@ -159,16 +187,10 @@ const IMPLEMENTED: [&str; 21] = [
     "time.precision.mode",
     "binary.handling.mode",
     "tombstones.on.delete",
-    // Streaming settings: with snapshot.mode=initial_only Debezium opens no slot either.
     "slot.name",
     "publication.name",
-];
-
-/// Streaming settings accepted and, like Debezium under `initial_only`, not used.
-const STREAMING_ONLY: [&str; 3] = [
     "publication.autocreate.mode",
     "slot.drop.on.stop",
-    "slot.stream.params",
 ];
 
 /// The settings this version refuses, each with its reason (empty: none). Shared by the
@@ -178,10 +200,7 @@ pub fn refused_settings(props: &Props) -> Vec<(String, String)> {
     let mut keys: Vec<&String> = props.keys().collect();
     keys.sort();
     for key in keys {
-        if is_framework_key(key)
-            || IMPLEMENTED.contains(&key.as_str())
-            || STREAMING_ONLY.contains(&key.as_str())
-        {
+        if is_framework_key(key) || IMPLEMENTED.contains(&key.as_str()) {
             continue;
         }
         refused.push((
@@ -201,6 +220,7 @@ pub fn refused_settings(props: &Props) -> Vec<(String, String)> {
     refuse_value("plugin.name", &["pgoutput"], "decoderbufs");
     refuse_value("time.precision.mode", &["adaptive"], "adaptive");
     refuse_value("binary.handling.mode", &["bytes"], "bytes");
+    refuse_value("slot.drop.on.stop", &["false"], "false");
     refuse_value(
         "database.sslmode",
         &["disable", "prefer", "allow"],
@@ -214,7 +234,7 @@ pub fn refused_settings(props: &Props) -> Vec<(String, String)> {
         Some((_, true)) => {}
         Some((_, false)) => refused.push((
             "snapshot.mode".into(),
-            format!("snapshot.mode={mode} needs streaming from a replication slot, which Tributary's native PostgresConnector does not do yet (it implements initial_only); {USE_HOSTED}"),
+            format!("snapshot.mode={mode} is not implemented by Tributary's native PostgresConnector yet (it implements initial_only and no_data); {USE_HOSTED}"),
         )),
         None => refused.push((
             "snapshot.mode".into(),
@@ -299,7 +319,47 @@ impl PostgresConfig {
                 )))
             }
         };
+        let word = |key: &str, default: &str| {
+            props
+                .get(key)
+                .map_or(default, |v| v.trim())
+                .to_ascii_lowercase()
+        };
+        let snapshot_mode = match word("snapshot.mode", "initial").as_str() {
+            "initial_only" => SnapshotMode::InitialOnly,
+            _ => SnapshotMode::NoData,
+        };
+        let publication_autocreate = match word("publication.autocreate.mode", "all_tables").as_str() {
+            "all_tables" => PublicationAutocreate::AllTables,
+            "filtered" => PublicationAutocreate::Filtered,
+            "disabled" => PublicationAutocreate::Disabled,
+            other => {
+                return Err(ConnectError::config(format!(
+                    "publication.autocreate.mode: Value '{other}' is not one of all_tables, filtered, disabled (no_tables is not implemented natively yet; {USE_HOSTED})"
+                )))
+            }
+        };
+        let tombstones_on_delete = match word("tombstones.on.delete", "true").as_str() {
+            "true" => true,
+            "false" => false,
+            other => {
+                return Err(ConnectError::config(format!(
+                    "tombstones.on.delete: Value '{other}' is not a boolean"
+                )))
+            }
+        };
         Ok(PostgresConfig {
+            snapshot_mode,
+            slot_name: props
+                .get("slot.name")
+                .map_or("debezium", |v| v.trim())
+                .to_string(),
+            publication_name: props
+                .get("publication.name")
+                .map_or("dbz_publication", |v| v.trim())
+                .to_string(),
+            publication_autocreate,
+            tombstones_on_delete,
             hostname: required("database.hostname")?,
             port,
             user: required("database.user")?,
@@ -341,7 +401,7 @@ pub fn config_def() -> ConfigDef {
         ("topic.prefix", ConfigType::String, None, "Topic prefix that identifies and provides a namespace for the particular database server."),
         ("topic.delimiter", ConfigType::String, Some("."), "Delimiter between the parts of topic names."),
         ("plugin.name", ConfigType::String, Some("decoderbufs"), "The logical decoding plugin (pgoutput natively)."),
-        ("snapshot.mode", ConfigType::String, Some("initial"), "The criteria for running a snapshot (initial_only natively, for now)."),
+        ("snapshot.mode", ConfigType::String, Some("initial"), "The criteria for running a snapshot (initial_only and no_data natively, for now)."),
         ("snapshot.fetch.size", ConfigType::Int, Some("10240"), "Rows read per round trip during the snapshot."),
         ("schema.include.list", ConfigType::List, Some(""), "Regular expressions of the schemas to capture."),
         ("schema.exclude.list", ConfigType::List, Some(""), "Regular expressions of the schemas not to capture."),
@@ -351,8 +411,10 @@ pub fn config_def() -> ConfigDef {
         ("time.precision.mode", ConfigType::String, Some("adaptive"), "How temporal columns are represented (adaptive natively)."),
         ("binary.handling.mode", ConfigType::String, Some("bytes"), "How binary columns are represented (bytes natively)."),
         ("tombstones.on.delete", ConfigType::Boolean, Some("true"), "Whether a delete is followed by a tombstone."),
-        ("slot.name", ConfigType::String, Some("debezium"), "The replication slot's name (unused by initial_only)."),
-        ("publication.name", ConfigType::String, Some("dbz_publication"), "The publication's name (unused by initial_only)."),
+        ("slot.name", ConfigType::String, Some("debezium"), "The logical replication slot streamed from (created when missing)."),
+        ("publication.name", ConfigType::String, Some("dbz_publication"), "The publication the slot streams (created per publication.autocreate.mode)."),
+        ("publication.autocreate.mode", ConfigType::String, Some("all_tables"), "Whether and how the publication is created when missing: all_tables, filtered, disabled."),
+        ("slot.drop.on.stop", ConfigType::Boolean, Some("false"), "Whether the slot is dropped when the task stops (false natively)."),
     ] {
         def = def.define(key, t, Some(default), None, Importance::High, doc);
     }

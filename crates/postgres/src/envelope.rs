@@ -366,7 +366,8 @@ pub fn snapshot_offset(pos: &SourcePosition, last: bool) -> SourceMap {
     java_ordered(&entries)
 }
 
-fn java_ordered(entries: &[(&str, serde_json::Value)]) -> SourceMap {
+/// `entries` in the order a Java `HashMap` they were put into iterates them.
+pub fn java_ordered(entries: &[(&str, serde_json::Value)]) -> SourceMap {
     let keys: Vec<&str> = entries.iter().map(|(k, _)| *k).collect();
     java_hash_map::order(&keys)
         .into_iter()

@@ -5,17 +5,20 @@
 //!   does not implement;
 //! - [`types`]: column types as Debezium represents them in Connect;
 //! - [`envelope`]: key and value schemas, the `source` block, the envelope, offsets;
-//! - [`snapshot`]: the consistent initial snapshot.
+//! - [`snapshot`]: the consistent initial snapshot;
+//! - [`pgoutput`] and [`streaming`]: changes from a logical replication slot.
 //!
-//! This version takes snapshots (`snapshot.mode=initial_only`); streaming from a replication
-//! slot is next. Until it lands, the native connector is not the default version of its class:
+//! This version takes snapshots (`snapshot.mode=initial_only`) or streams changes from the
+//! slot (`snapshot.mode=no_data`); the two together (`initial`) are next. Until it lands, the native connector is not the default version of its class:
 //! with Debezium's plugin on `plugin.path` its class (version 3.6.1.Final) stays the default, and
 //! a connector selects the native one with `connector.plugin.version` set to Tributary's version
 //! (KIP-891); without Debezium's plugin the native one is the only version.
 
 pub mod config;
 pub mod envelope;
+pub mod pgoutput;
 pub mod snapshot;
+pub mod streaming;
 pub mod types;
 
 use tokio::sync::mpsc;
@@ -113,6 +116,12 @@ enum State {
         records: mpsc::Receiver<ConnectResult<Vec<SourceRecord>>>,
         reader: tokio::task::JoinHandle<()>,
     },
+    /// Streaming from the slot: records arrive on the channel; `handle` confirms positions.
+    Streaming {
+        records: mpsc::Receiver<ConnectResult<Vec<SourceRecord>>>,
+        reader: tokio::task::JoinHandle<()>,
+        handle: streaming::StreamingHandle,
+    },
     /// Nothing left to read (`initial_only` after its snapshot).
     Done,
 }
@@ -164,6 +173,21 @@ impl AsyncSourceTask for PostgresConnectorTask {
             let offset = tokio::task::spawn_blocking(move || reader.offset(&partition))
                 .await
                 .map_err(|e| ConnectError::connect(format!("reading the offset: {e}")))??;
+            if config.snapshot_mode == config::SnapshotMode::NoData {
+                let (handle, confirmed) = streaming::confirmations();
+                let (tx, rx) = mpsc::channel(2);
+                let reader = tokio::spawn(async move {
+                    if let Err(e) = streaming::run(&config, &events, &tx, confirmed).await {
+                        tx.send(Err(e)).await.ok();
+                    }
+                });
+                self.state = State::Streaming {
+                    records: rx,
+                    reader,
+                    handle,
+                };
+                return Ok(());
+            }
             if let Some(offset) = offset.filter(envelope::snapshot_done) {
                 tracing::info!(
                     ?offset,
@@ -191,11 +215,20 @@ impl AsyncSourceTask for PostgresConnectorTask {
     /// snapshot's (the database's), which fail the task.
     fn poll(&mut self) -> TaskFuture<'_, Vec<SourceRecord>> {
         Box::pin(async move {
-            if let State::Snapshot { records, .. } = &mut self.state {
-                match records.recv().await {
+            match &mut self.state {
+                State::Snapshot { records, .. } => match records.recv().await {
                     Some(batch) => return batch,
                     None => self.state = State::Done,
+                },
+                State::Streaming { records, .. } => {
+                    let wait = std::time::Duration::from_secs(1);
+                    return match tokio::time::timeout(wait, records.recv()).await {
+                        Ok(Some(batch)) => batch,
+                        Ok(None) => Err(ConnectError::connect("the replication stream ended")),
+                        Err(_) => Ok(Vec::new()),
+                    };
                 }
+                _ => {}
             }
             if let Some(c) = &self.context {
                 let stopped = c.stopping.stopped();
@@ -207,11 +240,42 @@ impl AsyncSourceTask for PostgresConnectorTask {
         })
     }
 
+    /// Once offsets were committed, confirms the last committed transaction's end to the
+    /// server (`lsn_commit` of the committed offset), so the slot keeps the WAL of every change
+    /// not yet durable in Kafka and nothing else.
+    fn commit(&mut self) -> TaskFuture<'_, ()> {
+        Box::pin(async move {
+            let (State::Streaming { handle, .. }, Some(context)) = (&self.state, &self.context)
+            else {
+                return Ok(());
+            };
+            let reader = context.offset_reader.clone();
+            let mut partition = tributary_api::record::SourceMap::new();
+            let server = context
+                .config
+                .get("topic.prefix")
+                .cloned()
+                .unwrap_or_default();
+            partition.insert("server".into(), server.trim().into());
+            let offset = tokio::task::spawn_blocking(move || reader.offset(&partition))
+                .await
+                .map_err(|e| ConnectError::connect(format!("reading the offset: {e}")))??;
+            if let Some(lsn) = offset
+                .as_ref()
+                .and_then(|o| o.get("lsn_commit"))
+                .and_then(serde_json::Value::as_u64)
+            {
+                handle.confirm(lsn);
+            }
+            Ok(())
+        })
+    }
+
     fn stop(&mut self) -> TaskFuture<'_, ()> {
         Box::pin(async move {
-            if let State::Snapshot { reader, .. } = std::mem::replace(&mut self.state, State::Idle)
-            {
-                reader.abort();
+            match std::mem::replace(&mut self.state, State::Idle) {
+                State::Snapshot { reader, .. } | State::Streaming { reader, .. } => reader.abort(),
+                _ => {}
             }
             Ok(())
         })

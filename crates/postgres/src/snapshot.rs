@@ -65,7 +65,8 @@ async fn rows(client: &Client, sql: &str) -> ConnectResult<Vec<Vec<Option<String
         .collect())
 }
 
-fn quote_ident(s: &str) -> String {
+/// `s` as a quoted SQL identifier.
+pub fn quote_ident(s: &str) -> String {
     format!("\"{}\"", s.replace('"', "\"\""))
 }
 

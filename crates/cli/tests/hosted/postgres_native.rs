@@ -310,3 +310,196 @@ fn native_snapshot_equals_debeziums() {
 }
 
 const PG_SOURCE: &str = "io.debezium.connector.postgresql.PostgresConnector";
+
+/// Tables the streaming test changes: one with a TOAST-able column, one with
+/// `REPLICA IDENTITY FULL`.
+const STREAM_SCHEMA: &str = "
+CREATE TABLE items (id integer PRIMARY KEY, name text, qty numeric(10,2), big text,
+  at timestamptz, u uuid, j jsonb);
+CREATE TABLE audit (id integer PRIMARY KEY, v text);
+ALTER TABLE audit REPLICA IDENTITY FULL;
+";
+
+/// Transactions, each run on its own: inserts, an update leaving a TOAST-ed value unchanged,
+/// a key change, deletes, a transaction across both tables (FULL identity: updates and
+/// deletes carry the old row), a truncate (Debezium skips truncates by default).
+const STREAM_CHANGES: [&str; 7] = [
+    "INSERT INTO items VALUES (1, 'a', 1.50, (SELECT string_agg(md5(g::text), '') FROM generate_series(1, 400) g),
+      '2024-01-01 12:00:00+02', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{\"k\": 1}')",
+    "INSERT INTO items VALUES (2, 'b', NULL, NULL, NULL, NULL, NULL)",
+    "UPDATE items SET name = 'a2' WHERE id = 1",
+    "UPDATE items SET id = 3 WHERE id = 2",
+    "DELETE FROM items WHERE id = 1",
+    "BEGIN;
+     INSERT INTO audit VALUES (1, 'x');
+     UPDATE audit SET v = 'y' WHERE id = 1;
+     INSERT INTO items VALUES (4, 'd', 2, 'small', NULL, NULL, '[]');
+     DELETE FROM audit WHERE id = 1;
+     COMMIT",
+    "TRUNCATE audit",
+];
+
+/// Records each table's changes give: items 2 creates, an update, a key change (delete,
+/// tombstone, create), a delete and its tombstone, a create; audit a create, an update, a
+/// delete and its tombstone.
+const STREAM_TABLES: [(&str, usize); 2] = [("items", 9), ("audit", 4)];
+
+/// Drops the test's replication slots (after its worker stopped: a slot in use cannot go).
+struct Slots<'a>(&'a Pg, Vec<String>);
+
+impl Drop for Slots<'_> {
+    fn drop(&mut self) {
+        for slot in &self.1 {
+            let sql = format!(
+                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '{slot}'"
+            );
+            let deadline = std::time::Instant::now() + Duration::from_secs(15);
+            while self.0.try_sql("postgres", &sql).is_none() && std::time::Instant::now() < deadline
+            {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        }
+    }
+}
+
+/// The streamed change events (`snapshot.mode=no_data`) equal Debezium's, read from two
+/// slots of the same database: the same changes, so everything is compared, LSNs, transaction
+/// ids, commit times and `sequence` included, except the envelope's own capture times. The
+/// committed offsets are equal too, and the native slot's confirmed position follows its
+/// committed offset.
+#[test]
+fn native_stream_equals_debeziums() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(pg) = Pg::from_env() else { return };
+    let Some((classpath, plugin_path)) = debezium_plugins() else {
+        return;
+    };
+    let db = unique("pgs").replace('-', "_");
+    let _db_guard = pg.create_db(&db);
+    pg.sql(&db, STREAM_SCHEMA);
+    let (hosted_prefix, native_prefix) = (unique("dbz"), unique("native"));
+    let (hosted_slot, native_slot) = (format!("{db}_h"), format!("{db}_n"));
+    let _slots = Slots(&pg, vec![hosted_slot.clone(), native_slot.clone()]);
+    let config = |prefix: &str, version: &str, slot: &str| {
+        let mut c = pg.source_config(&db, prefix);
+        c.insert("snapshot.mode".into(), "no_data".into());
+        c.insert(
+            "table.include.list".into(),
+            "public.items,public.audit".into(),
+        );
+        c.insert("slot.name".into(), slot.into());
+        c.insert("publication.name".into(), format!("pub_{slot}"));
+        c.insert("connector.plugin.version".into(), version.into());
+        c
+    };
+    let dir = test_dir();
+    std::fs::write(
+        dir.path().join("hosted.properties"),
+        properties(
+            "pg-hosted",
+            &config(&hosted_prefix, "3.6.1.Final", &hosted_slot),
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("native.properties"),
+        properties(
+            "pg-native",
+            &config(&native_prefix, env!("CARGO_PKG_VERSION"), &native_slot),
+        ),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &format!(
+            "key.converter=org.apache.kafka.connect.json.JsonConverter\nvalue.converter=org.apache.kafka.connect.json.JsonConverter\noffset.flush.interval.ms=500\nplugin.path={plugin_path}\ntributary.jvm.classpath={classpath}\ntributary.jvm.options=-Xmx512m -XX:+UseSerialGC\n"
+        ),
+        &["hosted.properties", "native.properties"],
+    );
+    w.wait_state("pg-native", 1, "RUNNING");
+    w.wait_state("pg-hosted", 1, "RUNNING");
+    // Both stream from their slots before the changes are made.
+    wait_until("both slots streaming", &w, || {
+        pg.try_sql(
+            "postgres",
+            &format!(
+                "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name IN ('{hosted_slot}', '{native_slot}')"
+            ),
+        )
+        .as_deref()
+            == Some("2")
+    });
+    for transaction in STREAM_CHANGES {
+        pg.sql(&db, transaction);
+    }
+    for (table, n) in STREAM_TABLES {
+        for prefix in [&hosted_prefix, &native_prefix] {
+            let topic = format!("{prefix}.public.{table}");
+            wait_until(&format!("{n} records in {topic}"), &w, || {
+                topic_end(&bootstrap, &topic) >= n as i64
+            });
+        }
+    }
+    // Only the envelope's own times differ between the two captures.
+    let capture = |prefix: &str, table: &str| -> Vec<Value> {
+        read_topic_records(&bootstrap, &format!("{prefix}.public.{table}"))
+            .into_iter()
+            .map(|(k, v)| {
+                let parse = |b: &[u8]| -> Value {
+                    if b.is_empty() {
+                        return Value::Null;
+                    }
+                    let text = String::from_utf8_lossy(b).replace(prefix, "PREFIX");
+                    serde_json::from_str(&text).unwrap()
+                };
+                let mut value = parse(&v);
+                if let Some(p) = value.get_mut("payload").and_then(Value::as_object_mut) {
+                    for t in ["ts_ms", "ts_us", "ts_ns"] {
+                        p.insert(t.into(), json!("<capture time>"));
+                    }
+                }
+                json!([parse(&k), value])
+            })
+            .collect()
+    };
+    for (table, n) in STREAM_TABLES {
+        let hosted = capture(&hosted_prefix, table);
+        let native = capture(&native_prefix, table);
+        assert_eq!((hosted.len(), native.len()), (n, n), "{table}");
+        for (i, (h, n)) in hosted.iter().zip(&native).enumerate() {
+            if let Some(d) = first_difference(&format!("{table}[{i}]"), h, n) {
+                panic!("the native record differs from Debezium's at {d}\nDebezium: {h}\nnative:   {n}");
+            }
+        }
+    }
+    // The committed offsets agree, and the native slot confirmed what its offset holds.
+    let offset = |name: &str, prefix: &str| {
+        let (code, body) = w.get(&format!("/connectors/{name}/offsets"));
+        assert_eq!(code, 200, "{body}");
+        json!(body.to_string().replace(prefix, "PREFIX"))
+    };
+    wait_until("equal committed offsets", &w, || {
+        let hosted = offset("pg-hosted", &hosted_prefix);
+        hosted != json!(r#"{"offsets":[]}"#) && hosted == offset("pg-native", &native_prefix)
+    });
+    let (_, body) = w.get("/connectors/pg-native/offsets");
+    let lsn_commit = body["offsets"][0]["offset"]["lsn_commit"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("lsn_commit in the committed offset: {body}"));
+    wait_until(
+        "the native slot to confirm its committed position",
+        &w,
+        || {
+            pg.try_sql(
+            "postgres",
+            &format!(
+                "SELECT confirmed_flush_lsn - '0/0'::pg_lsn >= {lsn_commit} FROM pg_replication_slots WHERE slot_name = '{native_slot}'"
+            ),
+        )
+        .as_deref()
+            == Some("t")
+        },
+    );
+    drop(w);
+}
