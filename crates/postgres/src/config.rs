@@ -14,7 +14,7 @@ pub const USE_HOSTED: &str = "use Debezium's own connector (its plugin on plugin
 
 /// The `snapshot.mode`s Debezium knows, and whether this version implements them.
 const SNAPSHOT_MODES: [(&str, bool); 9] = [
-    ("initial", false),
+    ("initial", true),
     ("initial_only", true),
     ("no_data", true),
     ("never", true),
@@ -50,6 +50,10 @@ pub enum PublicationAutocreate {
 /// `snapshot.mode`, of the modes this version implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SnapshotMode {
+    /// `initial` (Debezium's default): a snapshot when no completed one is in the offsets,
+    /// then streaming from the slot, the snapshot taken in the slot's exported snapshot when
+    /// the slot is new.
+    Initial,
     /// `initial_only`: a snapshot, no streaming.
     InitialOnly,
     /// `no_data` (or its former name `never`): streaming only, from the slot's position.
@@ -234,7 +238,7 @@ pub fn refused_settings(props: &Props) -> Vec<(String, String)> {
         Some((_, true)) => {}
         Some((_, false)) => refused.push((
             "snapshot.mode".into(),
-            format!("snapshot.mode={mode} is not implemented by Tributary's native PostgresConnector yet (it implements initial_only and no_data); {USE_HOSTED}"),
+            format!("snapshot.mode={mode} is not implemented by Tributary's native PostgresConnector yet (it implements initial, initial_only and no_data); {USE_HOSTED}"),
         )),
         None => refused.push((
             "snapshot.mode".into(),
@@ -326,6 +330,7 @@ impl PostgresConfig {
                 .to_ascii_lowercase()
         };
         let snapshot_mode = match word("snapshot.mode", "initial").as_str() {
+            "initial" => SnapshotMode::Initial,
             "initial_only" => SnapshotMode::InitialOnly,
             _ => SnapshotMode::NoData,
         };
@@ -401,7 +406,7 @@ pub fn config_def() -> ConfigDef {
         ("topic.prefix", ConfigType::String, None, "Topic prefix that identifies and provides a namespace for the particular database server."),
         ("topic.delimiter", ConfigType::String, Some("."), "Delimiter between the parts of topic names."),
         ("plugin.name", ConfigType::String, Some("decoderbufs"), "The logical decoding plugin (pgoutput natively)."),
-        ("snapshot.mode", ConfigType::String, Some("initial"), "The criteria for running a snapshot (initial_only and no_data natively, for now)."),
+        ("snapshot.mode", ConfigType::String, Some("initial"), "The criteria for running a snapshot (initial, initial_only and no_data natively, for now)."),
         ("snapshot.fetch.size", ConfigType::Int, Some("10240"), "Rows read per round trip during the snapshot."),
         ("schema.include.list", ConfigType::List, Some(""), "Regular expressions of the schemas to capture."),
         ("schema.exclude.list", ConfigType::List, Some(""), "Regular expressions of the schemas not to capture."),
@@ -452,7 +457,7 @@ mod tests {
         assert!(refused_settings(&props(&[])).is_empty());
         let refused = refused_settings(&props(&[
             ("column.exclude.list", "public.t.secret"),
-            ("snapshot.mode", "initial"),
+            ("snapshot.mode", "when_needed"),
             ("time.precision.mode", "connect"),
             ("key.converter.schemas.enable", "false"),
         ]));

@@ -8,8 +8,9 @@
 //! - [`snapshot`]: the consistent initial snapshot;
 //! - [`pgoutput`] and [`streaming`]: changes from a logical replication slot.
 //!
-//! This version takes snapshots (`snapshot.mode=initial_only`) or streams changes from the
-//! slot (`snapshot.mode=no_data`); the two together (`initial`) are next. Until it lands, the native connector is not the default version of its class:
+//! This version snapshots and streams (`snapshot.mode` `initial`, `initial_only`, `no_data`)
+//! for the common column types. Until it covers what Debezium's users rely on, the native
+//! connector is not the default version of its class:
 //! with Debezium's plugin on `plugin.path` its class (version 3.6.1.Final) stays the default, and
 //! a connector selects the native one with `connector.plugin.version` set to Tributary's version
 //! (KIP-891); without Debezium's plugin the native one is the only version.
@@ -150,10 +151,11 @@ impl AsyncSourceTask for PostgresConnectorTask {
         self.context = Some(context);
     }
 
-    /// Reads the committed offset: a snapshot completed before (or a streaming offset) leaves
-    /// nothing to do under `initial_only`; otherwise the snapshot starts (again, from the
-    /// beginning, as Debezium redoes an interrupted one). Errors: a setting (named), the
-    /// offset store's.
+    /// Reads the committed offset and starts what `snapshot.mode` asks: `no_data` streams from
+    /// it ([`streaming::Resume`]); `initial` streams from it when it says the snapshot is done,
+    /// else snapshots (again from the beginning, as Debezium redoes an interrupted one) and
+    /// then streams; `initial_only` snapshots unless one completed. Errors: a setting (named),
+    /// the offset store's.
     fn start<'a>(&'a mut self, props: &'a Props) -> TaskFuture<'a, ()> {
         Box::pin(async move {
             let config = PostgresConfig::parse(props)?;
@@ -173,11 +175,27 @@ impl AsyncSourceTask for PostgresConnectorTask {
             let offset = tokio::task::spawn_blocking(move || reader.offset(&partition))
                 .await
                 .map_err(|e| ConnectError::connect(format!("reading the offset: {e}")))??;
-            if config.snapshot_mode == config::SnapshotMode::NoData {
+            let plan = match config.snapshot_mode {
+                config::SnapshotMode::InitialOnly => None,
+                config::SnapshotMode::NoData => Some(streaming::Plan::Stream(
+                    streaming::Resume::from_offset(offset.as_ref()),
+                )),
+                config::SnapshotMode::Initial => Some(match &offset {
+                    Some(o) if envelope::snapshot_done(o) => {
+                        tracing::info!(
+                            ?offset,
+                            "A previous offset indicating a completed snapshot has been found; streaming"
+                        );
+                        streaming::Plan::Stream(streaming::Resume::from_offset(Some(o)))
+                    }
+                    _ => streaming::Plan::SnapshotThenStream,
+                }),
+            };
+            if let Some(plan) = plan {
                 let (handle, confirmed) = streaming::confirmations();
                 let (tx, rx) = mpsc::channel(2);
                 let reader = tokio::spawn(async move {
-                    if let Err(e) = streaming::run(&config, &events, &tx, confirmed).await {
+                    if let Err(e) = streaming::run(&config, &events, &tx, confirmed, plan).await {
                         tx.send(Err(e)).await.ok();
                     }
                 });
@@ -198,7 +216,7 @@ impl AsyncSourceTask for PostgresConnectorTask {
             }
             let (tx, rx) = mpsc::channel(2);
             let reader = tokio::spawn(async move {
-                if let Err(e) = snapshot::run(&config, &events, &tx).await {
+                if let Err(e) = snapshot::run(&config, &events, &tx, None).await {
                     // Nobody to tell when the task already stopped.
                     tx.send(Err(e)).await.ok();
                 }

@@ -164,14 +164,37 @@ fn now_us() -> i64 {
         .map_or(0, |d| d.as_micros() as i64)
 }
 
+/// A snapshot a new replication slot exported (`CREATE_REPLICATION_SLOT … EXPORT_SNAPSHOT`):
+/// the database as of the slot's consistent point, where its stream begins.
+#[derive(Debug, Clone)]
+pub struct ExportedSnapshot {
+    /// The name `SET TRANSACTION SNAPSHOT` takes.
+    pub name: String,
+    /// The slot's `consistent_point`, the snapshot's `lsn`.
+    pub lsn: i64,
+}
+
+/// How a snapshot ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SnapshotEnd {
+    /// Every table was read; the WAL position its records carry (`lsn`), where streaming
+    /// continues.
+    Completed { lsn: Option<i64> },
+    /// `out` closed first: the task stopped.
+    Stopped,
+}
+
 /// Takes the snapshot, sending its records in batches of at most `fetch_size` to `out` (which
-/// bounds how far the snapshot runs ahead of the producer). Returns when every table was read,
-/// or early when `out` is closed (the task stopped). Errors: the database's (with the query).
+/// bounds how far the snapshot runs ahead of the producer): in `exported` when given
+/// (`REPEATABLE READ`, its `lsn` the slot's consistent point, as Debezium does for a slot it
+/// just created), else in a `SERIALIZABLE, READ ONLY, DEFERRABLE` transaction at the current
+/// WAL position. Errors: the database's (with the query).
 pub async fn run(
     config: &PostgresConfig,
     events: &EventBuilder,
     out: &mpsc::Sender<ConnectResult<Vec<SourceRecord>>>,
-) -> ConnectResult<()> {
+    exported: Option<&ExportedSnapshot>,
+) -> ConnectResult<SnapshotEnd> {
     let client = connect(config).await?;
     // The text forms the value conversions read, whatever the server's defaults.
     client
@@ -181,8 +204,15 @@ pub async fn run(
         )
         .await
         .map_err(pg_error("setting the session"))?;
+    let begin = match exported {
+        Some(e) => format!(
+            "BEGIN ISOLATION LEVEL REPEATABLE READ; SET TRANSACTION SNAPSHOT '{}'",
+            e.name.replace('\'', "''")
+        ),
+        None => "BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY DEFERRABLE".to_string(),
+    };
     client
-        .batch_execute("BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY DEFERRABLE")
+        .batch_execute(&begin)
         .await
         .map_err(pg_error("beginning the snapshot transaction"))?;
     let position = rows(
@@ -195,7 +225,10 @@ pub async fn run(
         .as_deref()
         .and_then(|t| t.parse::<i64>().ok())
         .filter(|t| *t > 0);
-    let lsn = position[0][1].as_deref().map(parse_lsn).transpose()?;
+    let lsn = match exported {
+        Some(e) => Some(e.lsn),
+        None => position[0][1].as_deref().map(parse_lsn).transpose()?,
+    };
     let tables = captured_tables(&client, config).await?;
     tracing::info!(
         tables = tables.len(),
@@ -261,7 +294,7 @@ pub async fn run(
                 }
             }
             if !records.is_empty() && out.send(Ok(records)).await.is_err() {
-                return Ok(());
+                return Ok(SnapshotEnd::Stopped);
             }
             if end {
                 break;
@@ -276,7 +309,7 @@ pub async fn run(
         pos.snapshot = Some(SnapshotMarker::Last);
         let last = build((index, row, pos))?;
         if out.send(Ok(vec![last])).await.is_err() {
-            return Ok(());
+            return Ok(SnapshotEnd::Stopped);
         }
     }
     client
@@ -284,7 +317,7 @@ pub async fn run(
         .await
         .map_err(pg_error("ending the snapshot transaction"))?;
     tracing::info!("Snapshot of {} completed", config.dbname);
-    Ok(())
+    Ok(SnapshotEnd::Completed { lsn })
 }
 
 #[cfg(test)]
