@@ -1,8 +1,16 @@
-//! `debezium-snapshot` (issue #15's benchmark): Debezium's PostgreSQL source connector (a Java
-//! plugin from `plugin.path`) snapshotting a table of `--rows` rows (default 1,000,000) into
-//! Kafka, hosted by Tributary (in its in-process JVM) and by Java Connect 4.1.1, in the same run
-//! on the same broker and database; plus the idle RSS of a Tributary worker with `plugin.path`
-//! set but no Java plugin in use, next to one without it.
+//! `debezium-snapshot` (issues #15 and #45's benchmark): Debezium's PostgreSQL source
+//! connector snapshotting a table of `--rows` rows (default 1,000,000) into Kafka and then
+//! streaming `--changes` row changes (default 1,000,000), three ways in the same run on the same
+//! broker and database: Debezium's Java plugin (from `plugin.path`) hosted by Java Connect
+//! 4.1.1, the same plugin hosted by Tributary (in its in-process JVM), and Tributary's native
+//! connector of the same class (`connector.plugin.version`, issue #45); plus the idle RSS of a
+//! Tributary worker with `plugin.path` set but no Java plugin in use, next to one without it.
+//!
+//! The stream: once the snapshot is in Kafka the connector is paused, the changes are made
+//! (updates of existing rows, inserts of new ones and deletes of those, in transactions of 1,
+//! 10, 100 and 1,000 rows in turn; a delete gives a record and its tombstone), the connector is
+//! resumed, and the records/s are counted from the resume until every change event is in the
+//! topic: the connector catching up on WAL the slot holds, as after a restart or a burst.
 //!
 //! The table (`id` integer key, a name, an e-mail, an amount and a timestamp per row) is made
 //! once per run in a database of its own in the PostgreSQL of `scripts/postgres`. Each round
@@ -42,6 +50,10 @@ struct Args {
     /// Rows in the snapshotted table.
     #[arg(long, default_value_t = 1_000_000)]
     rows: u64,
+    /// Row changes streamed after the snapshot (0: none); a multiple of 4 (half updates, a
+    /// quarter inserts, a quarter deletes).
+    #[arg(long, default_value_t = 1_000_000)]
+    changes: u64,
     /// Rounds; the table shows the median of the rounds.
     #[arg(long, default_value_t = 3)]
     rounds: usize,
@@ -99,6 +111,33 @@ impl Pg {
         })
     }
 
+    /// Runs the statements of `script` (read from standard input, so it may be long) in
+    /// database `db`.
+    fn script(&self, db: &str, script: &str) -> Result<(), String> {
+        use std::io::Write;
+        let mut child = Command::new(&self.script)
+            .args(["psql", "-d", db, "-v", "ON_ERROR_STOP=1", "-Atq", "-f", "-"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("{}: {e}", self.script.display()))?;
+        child
+            .stdin
+            .take()
+            .ok_or("psql has no stdin")?
+            .write_all(script.as_bytes())
+            .map_err(|e| format!("writing to psql: {e}"))?;
+        let out = child.wait_with_output().map_err(|e| format!("psql: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "psql -d {db} -f -: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(())
+    }
+
     /// Runs `sql` in database `db`; returns its unaligned output.
     fn sql(&self, db: &str, sql: &str) -> Result<String, String> {
         let out = Command::new(&self.script)
@@ -116,12 +155,97 @@ impl Pg {
 }
 
 /// One snapshot: records/s from the POST, seconds to the first record, records/s from the
-/// first record on, and the worker's peak RSS (KiB).
+/// first record on, and the worker's peak RSS (KiB) over the snapshot and the stream; the
+/// stream's records/s (0 without changes).
 struct Snapshot {
     records_per_sec: f64,
     first_record_secs: f64,
     records_per_sec_after_first: f64,
     peak_rss_kib: u64,
+    stream_records_per_sec: f64,
+}
+
+/// What runs the connector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Variant {
+    /// Tributary's native connector (`connector.plugin.version` = Tributary's version).
+    Native,
+    /// Debezium's plugin hosted by Tributary.
+    Hosted,
+    /// Debezium's plugin on Java Connect.
+    Java,
+}
+
+impl Variant {
+    fn runtime(self) -> Runtime {
+        match self {
+            Variant::Java => Runtime::Java,
+            _ => Runtime::Tributary,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Variant::Native => "native",
+            Variant::Hosted => "hosted",
+            Variant::Java => "java",
+        }
+    }
+
+    fn title(self, heap: &str) -> String {
+        match self {
+            Variant::Native => "Tributary, native connector".to_string(),
+            Variant::Hosted => format!("Tributary hosting Debezium (JVM -Xmx{heap})"),
+            Variant::Java => format!("{} (-Xmx{heap})", Runtime::Java.title()),
+        }
+    }
+
+    /// `connector.plugin.version`, when chosen.
+    fn plugin_version(self) -> Option<&'static str> {
+        match self {
+            Variant::Native => Some(env!("CARGO_PKG_VERSION")),
+            Variant::Hosted => Some(DEBEZIUM_VERSION),
+            Variant::Java => None,
+        }
+    }
+}
+
+/// Debezium's release on `plugin.path` (`scripts/plugins debezium`).
+const DEBEZIUM_VERSION: &str = "3.6.1.Final";
+
+/// The change script: `changes / 2` updates of existing rows, `changes / 4` inserts of new
+/// rows (ids after `rows`) and as many deletes of them, in transactions of 1, 10, 100 and 1,000
+/// rows in turn; the table ends as it began but for the amounts. Returns the script and the
+/// records it gives (a delete gives two: the event and its tombstone).
+fn change_script(rows: u64, changes: u64) -> (String, u64) {
+    let sizes = [1u64, 10, 100, 1000];
+    let mut script = String::new();
+    let emit = |kind: &str, total: u64, first_id: u64, script: &mut String| {
+        let (mut done, mut turn) = (0u64, 0usize);
+        while done < total {
+            let n = sizes[turn % sizes.len()].min(total - done);
+            let (a, b) = (first_id + done, first_id + done + n - 1);
+            let sql = match kind {
+                "update" => {
+                    format!("UPDATE rows SET amount = amount + 1 WHERE id BETWEEN {a} AND {b}")
+                }
+                "insert" => format!(
+                    "INSERT INTO rows SELECT g, 'customer ' || g, 'c' || g || '@example.com', \
+                     (g % 100000) / 100.0, timestamp '2026-01-01' + g * interval '1 second' \
+                     FROM generate_series({a}, {b}) g"
+                ),
+                _ => format!("DELETE FROM rows WHERE id BETWEEN {a} AND {b}"),
+            };
+            script.push_str(&format!("BEGIN;\n{sql};\nCOMMIT;\n"));
+            done += n;
+            turn += 1;
+        }
+    };
+    let (updates, inserts) = (changes / 2, changes / 4);
+    emit("update", updates.min(rows), 1, &mut script);
+    emit("insert", inserts, rows + 1, &mut script);
+    emit("delete", inserts, rows + 1, &mut script);
+    (script, updates.min(rows) + inserts + 2 * inserts)
 }
 
 fn worker_props(
@@ -147,12 +271,57 @@ fn worker_props(
     props
 }
 
+/// Waits until the connector and its task report `state`.
+fn wait_connector_state(rest: &Rest, state: &str) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let (_, body) = rest.get("/connectors/dbz/status")?;
+        if body["connector"]["state"] == state
+            && body["tasks"]
+                .as_array()
+                .is_some_and(|t| !t.is_empty() && t.iter().all(|t| t["state"] == state))
+        {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(format!("the connector is not {state} after 120 s: {body}"));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Waits until `topic` holds `count` records (at most 1800 s); returns when it did.
+fn wait_records(
+    ctx: &Context<'_>,
+    w: &mut tributary_bench::worker::Worker,
+    rest: &Rest,
+    topic: &str,
+    count: i64,
+) -> Result<Instant, String> {
+    let deadline = Instant::now() + Duration::from_secs(1800);
+    loop {
+        let end = ctx.admin.try_end_offset(topic).unwrap_or(0);
+        if end >= count {
+            return Ok(Instant::now());
+        }
+        w.check_alive()?;
+        if Instant::now() > deadline {
+            let status = rest.get("/connectors/dbz/status").map(|r| r.1);
+            return Err(format!(
+                "{end} of {count} records in {topic} after 1800 s; status {status:?}"
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn snapshot(
     args: &Args,
-    runtime: Runtime,
+    variant: Variant,
     ctx: &Context<'_>,
     name: &str,
 ) -> Result<Snapshot, String> {
+    let runtime = variant.runtime();
     let group = format!("dbzbench-{name}");
     let prefix = format!("dbz{name}").replace('-', "");
     let topic = format!("{prefix}.public.rows");
@@ -179,8 +348,12 @@ fn snapshot(
             "publication.name": format!("{slot}_pub"),
             "publication.autocreate.mode": "filtered",
             "table.include.list": "public.rows",
-            "snapshot.mode": "initial",
+                        "snapshot.mode": "initial",
         });
+        let mut config = config;
+        if let Some(v) = variant.plugin_version() {
+            config["connector.plugin.version"] = json!(v);
+        }
         let sampler = RssSampler::start(w.pid(), Duration::from_millis(100));
         let began = Instant::now();
         let (code, body) = rest.send(
@@ -214,12 +387,31 @@ fn snapshot(
         let took = began.elapsed();
         let (first_at, first_count) = first.unwrap_or((Instant::now(), 0));
         let after_first = first_at.elapsed().as_secs_f64();
+        let mut stream_records_per_sec = 0.0;
+        if args.changes > 0 {
+            // The stream: changes made while the connector is paused, then caught up on.
+            let (code, body) = rest.send("PUT", "/connectors/dbz/pause", None)?;
+            if code != 202 {
+                return Err(format!("pause answered {code}: {body}"));
+            }
+            wait_connector_state(&rest, "PAUSED")?;
+            let (script, records) = change_script(args.rows, args.changes);
+            ctx.pg.script(DATABASE, &script)?;
+            let resumed = Instant::now();
+            let (code, body) = rest.send("PUT", "/connectors/dbz/resume", None)?;
+            if code != 202 {
+                return Err(format!("resume answered {code}: {body}"));
+            }
+            let done = wait_records(ctx, &mut w, &rest, &topic, (args.rows + records) as i64)?;
+            stream_records_per_sec = records as f64 / done.duration_since(resumed).as_secs_f64();
+        }
         Ok(Snapshot {
             records_per_sec: args.rows as f64 / took.as_secs_f64(),
             first_record_secs: first_at.duration_since(began).as_secs_f64(),
             records_per_sec_after_first: (args.rows as i64 - first_count) as f64
                 / after_first.max(0.001),
             peak_rss_kib: sampler.finish(),
+            stream_records_per_sec,
         })
     })();
     // Stopped (the connector drops its slot on a clean stop), then anything left is removed.
@@ -321,44 +513,46 @@ fn run(args: &Args) -> Result<(), String> {
     };
     let run = stamp();
     let rounds = args.rounds.max(1);
-    let mut results: BTreeMap<Runtime, Vec<Snapshot>> = BTreeMap::new();
+    let mut results: BTreeMap<Variant, Vec<Snapshot>> = BTreeMap::new();
     let mut per_round = Table::new(&[
         "round",
-        "runtime",
-        "records/s",
+        "runs the connector",
+        "snapshot records/s",
         "POST → first record s",
         "records/s after first",
+        "stream records/s",
         "peak RSS MiB",
     ]);
+    let heap = &args.java_heap;
     for round in 1..=rounds {
-        let order = if round % 2 == 1 {
-            [Runtime::Java, Runtime::Tributary]
-        } else {
-            [Runtime::Tributary, Runtime::Java]
-        };
-        for runtime in order {
-            let name = format!("{run}-{round}-{}", runtime.label());
-            let s = snapshot(args, runtime, &ctx, &name)?;
+        let mut order = [Variant::Java, Variant::Hosted, Variant::Native];
+        // Each variant first in turn.
+        order.rotate_left((round - 1) % 3);
+        for variant in order {
+            let name = format!("{run}-{round}-{}", variant.label());
+            let s = snapshot(args, variant, &ctx, &name)?;
             say(format!(
-                "round {round}: {}: {:.0} records/s ({:.1} s to the first record, {:.0} \
-                 records/s after it), peak RSS {} MiB",
-                runtime.title(),
+                "round {round}: {}: snapshot {:.0} records/s ({:.1} s to the first record, {:.0} \
+                 records/s after it), stream {:.0} records/s, peak RSS {} MiB",
+                variant.title(heap),
                 s.records_per_sec,
                 s.first_record_secs,
                 s.records_per_sec_after_first,
+                s.stream_records_per_sec,
                 s.peak_rss_kib / 1024
             ));
             per_round.row(
                 round.to_string(),
                 vec![
-                    runtime.title().to_string(),
+                    variant.title(heap),
                     format!("{:.0}", s.records_per_sec),
                     format!("{:.1}", s.first_record_secs),
                     format!("{:.0}", s.records_per_sec_after_first),
+                    format!("{:.0}", s.stream_records_per_sec),
                     format!("{}", s.peak_rss_kib / 1024),
                 ],
             );
-            results.entry(runtime).or_default().push(s);
+            results.entry(variant).or_default().push(s);
         }
     }
     let idle_plain = idle_rss(args, &ctx, false, &format!("{run}-plain"))?;
@@ -366,7 +560,7 @@ fn run(args: &Args) -> Result<(), String> {
     pg.sql("postgres", &format!("DROP DATABASE IF EXISTS {DATABASE}"))
         .ok();
 
-    let med = |r: Runtime, f: fn(&Snapshot) -> f64| {
+    let med = |r: Variant, f: fn(&Snapshot) -> f64| {
         median(
             results
                 .get(&r)
@@ -374,51 +568,48 @@ fn run(args: &Args) -> Result<(), String> {
                 .unwrap_or_default(),
         )
     };
-    let rate = |r: Runtime| med(r, |s| s.records_per_sec);
-    let first = |r: Runtime| med(r, |s| s.first_record_secs);
-    let after = |r: Runtime| med(r, |s| s.records_per_sec_after_first);
-    let rss = |r: Runtime| {
-        median(
-            results
-                .get(&r)
-                .map(|v| v.iter().map(|s| s.peak_rss_kib as f64 / 1024.0).collect())
-                .unwrap_or_default(),
-        )
-    };
+    let rate = |r: Variant| med(r, |s| s.records_per_sec);
+    let first = |r: Variant| med(r, |s| s.first_record_secs);
+    let after = |r: Variant| med(r, |s| s.records_per_sec_after_first);
+    let stream = |r: Variant| med(r, |s| s.stream_records_per_sec);
+    let rss = |r: Variant| med(r, |s| s.peak_rss_kib as f64 / 1024.0);
     let mut table = Table::new(&[
-        "Debezium PostgreSQL snapshot (median)",
-        "records/s",
+        "Debezium PostgreSQL (median)",
+        "snapshot records/s",
         "POST → first record s",
         "records/s after first",
+        "stream records/s",
         "peak RSS MiB",
     ]);
-    for runtime in [Runtime::Tributary, Runtime::Java] {
-        let label = match runtime {
-            Runtime::Java => format!("{} (-Xmx{})", runtime.title(), args.java_heap),
-            Runtime::Tributary => format!("{} (JVM -Xmx{})", runtime.title(), args.java_heap),
-        };
+    let all = [Variant::Native, Variant::Hosted, Variant::Java];
+    for variant in all {
         table.row(
-            &label,
+            variant.title(heap),
             vec![
-                format!("{:.0}", rate(runtime)),
-                format!("{:.1}", first(runtime)),
-                format!("{:.0}", after(runtime)),
-                format!("{:.0}", rss(runtime)),
+                format!("{:.0}", rate(variant)),
+                format!("{:.1}", first(variant)),
+                format!("{:.0}", after(variant)),
+                format!("{:.0}", stream(variant)),
+                format!("{:.0}", rss(variant)),
             ],
         );
     }
-    table.row(
-        "Tributary / Java",
-        vec![
-            format!("{:.2}x", rate(Runtime::Tributary) / rate(Runtime::Java)),
-            format!("{:.2}x", first(Runtime::Tributary) / first(Runtime::Java)),
-            format!("{:.2}x", after(Runtime::Tributary) / after(Runtime::Java)),
-            format!("{:.2}x", rss(Runtime::Tributary) / rss(Runtime::Java)),
-        ],
-    );
+    for variant in [Variant::Native, Variant::Hosted] {
+        let ratio = |f: &dyn Fn(Variant) -> f64| format!("{:.2}x", f(variant) / f(Variant::Java));
+        table.row(
+            format!("{} / Java", variant.title(heap)),
+            vec![
+                ratio(&rate),
+                ratio(&first),
+                ratio(&after),
+                ratio(&stream),
+                ratio(&rss),
+            ],
+        );
+    }
     println!(
-        "Median of {rounds} round(s), a table of {} rows, JsonConverter with schemas:",
-        args.rows
+        "Median of {rounds} round(s), a table of {} rows then {} row changes, JsonConverter with schemas:",
+        args.rows, args.changes
     );
     print!("{}", table.text());
     println!("\nEach round:");

@@ -18,8 +18,8 @@ const SNAPSHOT_MODES: [(&str, bool); 9] = [
     ("initial_only", true),
     ("no_data", true),
     ("never", true),
-    ("always", false),
-    ("when_needed", false),
+    ("always", true),
+    ("when_needed", true),
     ("configuration_based", false),
     ("custom", false),
     ("recovery", false),
@@ -58,6 +58,11 @@ pub enum SnapshotMode {
     InitialOnly,
     /// `no_data` (or its former name `never`): streaming only, from the slot's position.
     NoData,
+    /// `always`: a snapshot at every start, then streaming.
+    Always,
+    /// `when_needed`: as `initial`, and a snapshot again when the committed offset's position
+    /// is no longer in the slot (`WhenNeededSnapshotter`).
+    WhenNeeded,
 }
 
 /// The connector's settings, parsed. Built by [`PostgresConfig::parse`].
@@ -238,7 +243,7 @@ pub fn refused_settings(props: &Props) -> Vec<(String, String)> {
         Some((_, true)) => {}
         Some((_, false)) => refused.push((
             "snapshot.mode".into(),
-            format!("snapshot.mode={mode} is not implemented by Tributary's native PostgresConnector yet (it implements initial, initial_only and no_data); {USE_HOSTED}"),
+            format!("snapshot.mode={mode} is not implemented by Tributary's native PostgresConnector yet (it implements initial, initial_only, no_data, never, always and when_needed); {USE_HOSTED}"),
         )),
         None => refused.push((
             "snapshot.mode".into(),
@@ -332,6 +337,8 @@ impl PostgresConfig {
         let snapshot_mode = match word("snapshot.mode", "initial").as_str() {
             "initial" => SnapshotMode::Initial,
             "initial_only" => SnapshotMode::InitialOnly,
+            "always" => SnapshotMode::Always,
+            "when_needed" => SnapshotMode::WhenNeeded,
             _ => SnapshotMode::NoData,
         };
         let publication_autocreate = match word("publication.autocreate.mode", "all_tables").as_str() {
@@ -406,7 +413,7 @@ pub fn config_def() -> ConfigDef {
         ("topic.prefix", ConfigType::String, None, "Topic prefix that identifies and provides a namespace for the particular database server."),
         ("topic.delimiter", ConfigType::String, Some("."), "Delimiter between the parts of topic names."),
         ("plugin.name", ConfigType::String, Some("decoderbufs"), "The logical decoding plugin (pgoutput natively)."),
-        ("snapshot.mode", ConfigType::String, Some("initial"), "The criteria for running a snapshot (initial, initial_only and no_data natively, for now)."),
+        ("snapshot.mode", ConfigType::String, Some("initial"), "The criteria for running a snapshot (initial, initial_only, no_data, never, always and when_needed natively, for now)."),
         ("snapshot.fetch.size", ConfigType::Int, Some("10240"), "Rows read per round trip during the snapshot."),
         ("schema.include.list", ConfigType::List, Some(""), "Regular expressions of the schemas to capture."),
         ("schema.exclude.list", ConfigType::List, Some(""), "Regular expressions of the schemas not to capture."),
@@ -457,7 +464,7 @@ mod tests {
         assert!(refused_settings(&props(&[])).is_empty());
         let refused = refused_settings(&props(&[
             ("column.exclude.list", "public.t.secret"),
-            ("snapshot.mode", "when_needed"),
+            ("snapshot.mode", "configuration_based"),
             ("time.precision.mode", "connect"),
             ("key.converter.schemas.enable", "false"),
         ]));
@@ -477,7 +484,7 @@ mod tests {
         let mut p = props(&[]);
         p.remove("plugin.name");
         assert_eq!(refused_settings(&p)[0].0, "plugin.name");
-        let e = PostgresConfig::parse(&props(&[("snapshot.mode", "always")])).unwrap_err();
+        let e = PostgresConfig::parse(&props(&[("snapshot.mode", "recovery")])).unwrap_err();
         assert!(e.to_string().contains("snapshot.mode"), "{e}");
     }
 

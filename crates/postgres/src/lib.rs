@@ -175,22 +175,7 @@ impl AsyncSourceTask for PostgresConnectorTask {
             let offset = tokio::task::spawn_blocking(move || reader.offset(&partition))
                 .await
                 .map_err(|e| ConnectError::connect(format!("reading the offset: {e}")))??;
-            let plan = match config.snapshot_mode {
-                config::SnapshotMode::InitialOnly => None,
-                config::SnapshotMode::NoData => Some(streaming::Plan::Stream(
-                    streaming::Resume::from_offset(offset.as_ref()),
-                )),
-                config::SnapshotMode::Initial => Some(match &offset {
-                    Some(o) if envelope::snapshot_done(o) => {
-                        tracing::info!(
-                            ?offset,
-                            "A previous offset indicating a completed snapshot has been found; streaming"
-                        );
-                        streaming::Plan::Stream(streaming::Resume::from_offset(Some(o)))
-                    }
-                    _ => streaming::Plan::SnapshotThenStream,
-                }),
-            };
+            let plan = streaming::plan(&config, offset.as_ref()).await?;
             if let Some(plan) = plan {
                 let (handle, confirmed) = streaming::confirmations();
                 let (tx, rx) = mpsc::channel(2);

@@ -401,6 +401,85 @@ impl Stream<'_> {
     }
 }
 
+/// What a task starting under `config.snapshot_mode` with the committed `offset` does
+/// (`None`: `initial_only`, which never streams), as Debezium's snapshotters and
+/// `BaseSourceTask.validateSchemaHistory` decide: a snapshot interrupted before is taken again
+/// (an error under `no_data`, which never snapshots); a stored position the slot no longer
+/// holds (the slot is gone, or its `restart_lsn` is past the offset's `lsn_proc`) is an error,
+/// or under `when_needed` a new snapshot. Errors: those, and the database's.
+pub async fn plan(
+    config: &PostgresConfig,
+    offset: Option<&SourceMap>,
+) -> ConnectResult<Option<Plan>> {
+    use crate::config::SnapshotMode as Mode;
+    let mode = config.snapshot_mode;
+    if mode == Mode::InitialOnly {
+        return Ok(None);
+    }
+    let Some(offset) = offset else {
+        tracing::info!("Connector started with no previous offset");
+        return Ok(Some(match mode {
+            Mode::NoData => Plan::Stream(Resume::default()),
+            _ => Plan::SnapshotThenStream,
+        }));
+    };
+    if !crate::envelope::snapshot_done(offset) {
+        if mode == Mode::NoData {
+            return Err(ConnectError::connect(
+                "The connector previously stopped while taking a snapshot, but now the connector is configured to never allow snapshots. Reconfigure the connector to use snapshots initially or when needed.",
+            ));
+        }
+        tracing::info!(
+            ?offset,
+            "The previous snapshot did not complete; taking it again"
+        );
+        return Ok(Some(Plan::SnapshotThenStream));
+    }
+    if mode == Mode::Always {
+        return Ok(Some(Plan::SnapshotThenStream));
+    }
+    let resume = Resume::from_offset(Some(offset));
+    if !log_position_available(config, &resume).await? {
+        tracing::warn!("Last recorded offset is no longer available on the server.");
+        if mode == Mode::WhenNeeded {
+            tracing::info!("The last recorded offset is no longer available but we are in when_needed snapshot mode. Attempting to snapshot data to fill the gap.");
+            return Ok(Some(Plan::SnapshotThenStream));
+        }
+        return Err(ConnectError::connect(format!(
+            "The connector is trying to read change stream starting at {offset:?}, but this is no longer available on the server. Reconfigure the connector to use a snapshot mode when needed."
+        )));
+    }
+    tracing::info!(
+        ?offset,
+        "A previous offset indicating a completed snapshot has been found; streaming"
+    );
+    Ok(Some(Plan::Stream(resume)))
+}
+
+/// Whether the slot still holds the stored position (`PostgresConnection.validateLogPosition`):
+/// it exists, and its `restart_lsn` is not past the offset's `lsn_proc` (true without one).
+async fn log_position_available(config: &PostgresConfig, resume: &Resume) -> ConnectResult<bool> {
+    let client = snapshot::connect(config).await?;
+    let row = client
+        .query_opt(
+            "SELECT (restart_lsn - '0/0'::pg_lsn)::text FROM pg_catalog.pg_replication_slots \
+             WHERE slot_name = $1 AND database = current_database() AND plugin = 'pgoutput'",
+            &[&config.slot_name],
+        )
+        .await
+        .map_err(pg("reading the replication slot"))?;
+    let Some(row) = row else {
+        return Ok(false);
+    };
+    let restart: Option<String> = row.get(0);
+    let restart = restart.and_then(|r| r.parse::<i64>().ok());
+    tracing::info!("Slot '{}' has restart LSN {restart:?}", config.slot_name);
+    Ok(match (resume.last_event_lsn, restart) {
+        (Some(stored), Some(restart)) => restart <= stored,
+        _ => true,
+    })
+}
+
 /// The replication session's settings: `pgoutput` prints values with the walsender session's
 /// settings, pinned as the snapshot's.
 fn replication_config(config: &PostgresConfig, start_lsn: u64) -> ReplicationConfig {
@@ -693,6 +772,70 @@ mod tests {
         f.begin(1200);
         assert!(!f.skip_change(600));
         f.commit();
+    }
+
+    fn config(mode: &str) -> PostgresConfig {
+        let props: tributary_api::Props = [
+            ("database.hostname", "db.invalid"),
+            ("database.user", "u"),
+            ("database.dbname", "inventory"),
+            ("topic.prefix", "dbserver1"),
+            ("plugin.name", "pgoutput"),
+            ("snapshot.mode", mode),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        PostgresConfig::parse(&props).unwrap()
+    }
+
+    /// `plan` on the paths that need no database (a stored position to check needs one).
+    fn plan_of(mode: &str, offset: Option<&SourceMap>) -> ConnectResult<Option<Plan>> {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(plan(&config(mode), offset))
+    }
+
+    #[test]
+    fn each_snapshot_mode_plans_as_debeziums_snapshotter() {
+        assert_eq!(plan_of("initial_only", None).unwrap(), None);
+        for mode in ["initial", "always", "when_needed"] {
+            assert_eq!(
+                plan_of(mode, None).unwrap(),
+                Some(Plan::SnapshotThenStream),
+                "{mode}"
+            );
+        }
+        for mode in ["no_data", "never"] {
+            assert_eq!(
+                plan_of(mode, None).unwrap(),
+                Some(Plan::Stream(Resume::default())),
+                "{mode}"
+            );
+        }
+        // A snapshot interrupted: taken again, unless snapshots are never allowed.
+        let mut interrupted = offset(&[("lsn", 500), ("txId", 7)]);
+        interrupted.insert("snapshot".into(), "INITIAL".into());
+        interrupted.insert("last_snapshot_record".into(), false.into());
+        for mode in ["initial", "always", "when_needed"] {
+            assert_eq!(
+                plan_of(mode, Some(&interrupted)).unwrap(),
+                Some(Plan::SnapshotThenStream),
+                "{mode}"
+            );
+        }
+        let refused = plan_of("no_data", Some(&interrupted)).unwrap_err();
+        assert!(
+            refused.to_string().contains("never allow snapshots"),
+            "{refused}"
+        );
+        // `always` snapshots even after a completed one, without asking the database.
+        let streaming = offset(&[("lsn_proc", 900), ("lsn", 900), ("lsn_commit", 800)]);
+        assert_eq!(
+            plan_of("always", Some(&streaming)).unwrap(),
+            Some(Plan::SnapshotThenStream)
+        );
     }
 
     #[test]

@@ -272,7 +272,7 @@ fn native_snapshot_equals_debeziums() {
     refused.insert("connector.class".into(), PG_SOURCE.into());
     refused.insert("name".into(), "pg-refused".into());
     refused.insert("column.exclude.list".into(), "public.types.txt".into());
-    refused.insert("snapshot.mode".into(), "when_needed".into());
+    refused.insert("snapshot.mode".into(), "configuration_based".into());
     let (code, body) = rest_request(
         &w.url,
         "PUT",
@@ -606,4 +606,213 @@ fn native_initial_snapshot_then_stream_equals_debeziums() {
     pair.wait_records(&bootstrap, &resumed);
     pair.assert_equal_offsets(&pg);
     pair.assert_equal_records(&bootstrap, &resumed);
+}
+
+/// The records of `topic` as `(op, id)` (`("tombstone", key id)` for a tombstone), in order.
+fn ops(bootstrap: &str, topic: &str) -> Vec<(String, i64)> {
+    read_topic_records(bootstrap, topic)
+        .into_iter()
+        .map(|(k, v)| {
+            let key: Value = serde_json::from_slice(&k).unwrap();
+            let id = key["payload"]["id"].as_i64().unwrap();
+            if v.is_empty() {
+                return ("tombstone".to_string(), id);
+            }
+            let value: Value = serde_json::from_slice(&v).unwrap();
+            (value["payload"]["op"].as_str().unwrap().to_string(), id)
+        })
+        .collect()
+}
+
+fn op_list(expected: &[(&str, i64)]) -> Vec<(String, i64)> {
+    expected.iter().map(|(o, i)| (o.to_string(), *i)).collect()
+}
+
+/// One connector `pg` on a standalone worker whose connector file is rewritten between runs.
+struct Single<'a> {
+    dir: TestDir,
+    bootstrap: &'a str,
+    config: BTreeMap<String, String>,
+    extra: String,
+}
+
+impl Single<'_> {
+    fn run(&self, changes: &[(&str, &str)]) -> StandaloneWorker {
+        let mut config = self.config.clone();
+        for (k, v) in changes {
+            config.insert(k.to_string(), v.to_string());
+        }
+        std::fs::write(
+            self.dir.path().join("pg.properties"),
+            properties("pg", &config),
+        )
+        .unwrap();
+        StandaloneWorker::start(
+            self.dir.path(),
+            self.bootstrap,
+            &self.extra,
+            &["pg.properties"],
+        )
+    }
+}
+
+/// Debezium's snapshot modes natively: a slot dropped while the worker was down fails the task
+/// under `initial` (the stored position is gone: streaming from a new slot would lose
+/// changes) and takes a new snapshot under `when_needed`; `always` snapshots at every start.
+#[test]
+fn native_snapshot_modes_follow_debeziums_rules() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(pg) = Pg::from_env() else { return };
+    let db = unique("pgm").replace('-', "_");
+    let _db_guard = pg.create_db(&db);
+    pg.sql(
+        &db,
+        "CREATE TABLE customers (id integer PRIMARY KEY, name text); INSERT INTO customers VALUES (1, 'a')",
+    );
+    let prefix = unique("modes");
+    let topic = format!("{prefix}.public.customers");
+    let mut config = pg.source_config(&db, &prefix);
+    config.insert(
+        "connector.plugin.version".into(),
+        env!("CARGO_PKG_VERSION").into(),
+    );
+    let single = Single {
+        dir: test_dir(),
+        bootstrap: &bootstrap,
+        config,
+        extra: "key.converter=org.apache.kafka.connect.json.JsonConverter\nvalue.converter=org.apache.kafka.connect.json.JsonConverter\noffset.flush.interval.ms=500\n".into(),
+    };
+    let slot = format!("slot_{db}");
+    let mut w = single.run(&[]);
+    w.wait_state("pg", 1, "RUNNING");
+    wait_until("the snapshot", &w, || topic_end(&bootstrap, &topic) >= 1);
+    pg.sql(&db, "INSERT INTO customers VALUES (2, 'b')");
+    wait_until("the stream", &w, || topic_end(&bootstrap, &topic) >= 2);
+    w.terminate();
+    pg.sql(
+        "postgres",
+        &format!("SELECT pg_drop_replication_slot('{slot}')"),
+    );
+    // initial: the stored position is no longer in any slot.
+    let mut w = single.run(&[]);
+    let failed = wait_for("the task to fail", Duration::from_secs(60), || {
+        let (_, body) = w.get("/connectors/pg/status");
+        (body["tasks"][0]["state"] == "FAILED").then(|| body["tasks"][0]["trace"].to_string())
+    });
+    assert!(
+        failed.contains("no longer available on the server"),
+        "{failed}"
+    );
+    w.terminate();
+    // when_needed: a new snapshot fills the gap, then the stream goes on.
+    let mut w = single.run(&[("snapshot.mode", "when_needed")]);
+    w.wait_state("pg", 1, "RUNNING");
+    wait_until("the second snapshot", &w, || {
+        topic_end(&bootstrap, &topic) >= 4
+    });
+    pg.sql(&db, "INSERT INTO customers VALUES (3, 'c')");
+    wait_until("the stream after it", &w, || {
+        topic_end(&bootstrap, &topic) >= 5
+    });
+    w.terminate();
+    // always: a snapshot at every start, though the offsets hold a streaming position.
+    let mut w = single.run(&[("snapshot.mode", "always")]);
+    w.wait_state("pg", 1, "RUNNING");
+    wait_until("the third snapshot", &w, || {
+        topic_end(&bootstrap, &topic) >= 8
+    });
+    w.terminate();
+    assert_eq!(
+        ops(&bootstrap, &topic),
+        op_list(&[
+            ("r", 1),
+            ("c", 2),
+            ("r", 1),
+            ("r", 2),
+            ("c", 3),
+            ("r", 1),
+            ("r", 2),
+            ("r", 3)
+        ])
+    );
+}
+
+/// Handover: one connector moved from Debezium's plugin to the native one and back by
+/// `connector.plugin.version`, mid-stream, with changes made while the worker is down each
+/// time: neither takes a new snapshot, each resumes from the other's offsets, every change is
+/// in Kafka once.
+#[test]
+fn a_connector_hands_over_between_debezium_and_native() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(pg) = Pg::from_env() else { return };
+    let Some((classpath, plugin_path)) = debezium_plugins() else {
+        return;
+    };
+    let db = unique("pgh").replace('-', "_");
+    let _db_guard = pg.create_db(&db);
+    pg.sql(
+        &db,
+        "CREATE TABLE customers (id integer PRIMARY KEY, name text); INSERT INTO customers VALUES (10, 'seed')",
+    );
+    let prefix = unique("handover");
+    let topic = format!("{prefix}.public.customers");
+    let single = Single {
+        dir: test_dir(),
+        bootstrap: &bootstrap,
+        config: pg.source_config(&db, &prefix),
+        extra: format!(
+            "key.converter=org.apache.kafka.connect.json.JsonConverter\nvalue.converter=org.apache.kafka.connect.json.JsonConverter\noffset.flush.interval.ms=500\nplugin.path={plugin_path}\ntributary.jvm.classpath={classpath}\ntributary.jvm.options=-Xmx512m -XX:+UseSerialGC\n"
+        ),
+    };
+    let hosted = [("connector.plugin.version", "3.6.1.Final")];
+    let native = [("connector.plugin.version", env!("CARGO_PKG_VERSION"))];
+    let version = |w: &StandaloneWorker| {
+        let (_, body) = w.get("/connectors/pg");
+        body["config"]["connector.plugin.version"].clone()
+    };
+    let mut w = single.run(&hosted);
+    w.wait_state("pg", 1, "RUNNING");
+    assert_eq!(version(&w), "3.6.1.Final");
+    wait_until("Debezium's snapshot", &w, || {
+        topic_end(&bootstrap, &topic) >= 1
+    });
+    pg.sql(&db, "INSERT INTO customers VALUES (1, 'a')");
+    wait_until("Debezium's stream", &w, || {
+        topic_end(&bootstrap, &topic) >= 2
+    });
+    w.terminate();
+    pg.sql(&db, "INSERT INTO customers VALUES (2, 'b')");
+    let mut w = single.run(&native);
+    w.wait_state("pg", 1, "RUNNING");
+    wait_until("the native stream resuming", &w, || {
+        topic_end(&bootstrap, &topic) >= 3
+    });
+    pg.sql(&db, "INSERT INTO customers VALUES (3, 'c')");
+    wait_until("the native stream", &w, || {
+        topic_end(&bootstrap, &topic) >= 4
+    });
+    w.terminate();
+    pg.sql(&db, "UPDATE customers SET name = 'a2' WHERE id = 1");
+    let mut w = single.run(&hosted);
+    w.wait_state("pg", 1, "RUNNING");
+    wait_until("Debezium resuming", &w, || {
+        topic_end(&bootstrap, &topic) >= 5
+    });
+    pg.sql(&db, "DELETE FROM customers WHERE id = 2");
+    wait_until("Debezium's stream again", &w, || {
+        topic_end(&bootstrap, &topic) >= 7
+    });
+    w.terminate();
+    assert_eq!(
+        ops(&bootstrap, &topic),
+        op_list(&[
+            ("r", 10),
+            ("c", 1),
+            ("c", 2),
+            ("c", 3),
+            ("u", 1),
+            ("d", 2),
+            ("tombstone", 2)
+        ])
+    );
 }
