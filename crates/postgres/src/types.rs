@@ -296,11 +296,37 @@ fn micros_of_day(t: NaiveTime) -> i64 {
     i64::from(t.num_seconds_from_midnight()) * 1_000_000 + i64::from(t.nanosecond() / 1_000)
 }
 
+/// The value of a missing (NULL) column: null when its field is optional; else, as Debezium's
+/// `JdbcValueConverters.convertValue` gives it (a `NOT NULL` column missing from a delete's
+/// old key tuple under `REPLICA IDENTITY DEFAULT`), the field's default, or its type's zero:
+/// 0, false, "", empty bytes, the epoch, midnight.
+fn fallback(kind: &Kind, schema: &SchemaRef) -> ConnectResult<Value> {
+    if schema.optional {
+        return Ok(Value::Null);
+    }
+    if let Some(default) = &schema.default_value {
+        return Ok(default.clone());
+    }
+    let zero = match kind {
+        Kind::Int16 | Kind::Int32 | Kind::Int64 | Kind::Float32 | Kind::Float64 => "0",
+        Kind::Decimal { .. } | Kind::VariableScaleDecimal | Kind::DecimalAsDouble => "0",
+        Kind::DecimalAsString => "0",
+        Kind::Boolean => "f",
+        Kind::Text | Kind::Named => "",
+        Kind::Bytes => "\\x",
+        Kind::Date => "1970-01-01",
+        Kind::TimestampMillis | Kind::TimestampMicros => "1970-01-01 00:00:00",
+        Kind::ZonedTimestamp { .. } => return Ok(Value::String("1970-01-01T00:00:00Z".into())),
+        Kind::TimeMillis | Kind::TimeMicros => "00:00:00",
+    };
+    value(kind, schema, Some(zero))
+}
+
 /// Converts a column's text (with session settings `DateStyle=ISO`, `TimeZone=UTC`,
 /// `bytea_output=hex`, `extra_float_digits=1`) to its Connect value; `None` is SQL NULL.
 pub fn value(kind: &Kind, schema: &SchemaRef, text: Option<&str>) -> ConnectResult<Value> {
     let Some(text) = text else {
-        return Ok(Value::Null);
+        return fallback(kind, schema);
     };
     Ok(match kind {
         Kind::Int16 => Value::Int16(parse(kind, text)?),

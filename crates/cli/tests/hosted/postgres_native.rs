@@ -318,12 +318,17 @@ CREATE TABLE items (id integer PRIMARY KEY, name text, qty numeric(10,2), big te
   at timestamptz, u uuid, j jsonb);
 CREATE TABLE audit (id integer PRIMARY KEY, v text);
 ALTER TABLE audit REPLICA IDENTITY FULL;
+CREATE TABLE strict (id integer PRIMARY KEY, n integer NOT NULL, s text NOT NULL,
+  d date NOT NULL, ts timestamp NOT NULL, tz timestamptz NOT NULL, b boolean NOT NULL,
+  amt numeric(8,2) NOT NULL, u uuid NOT NULL, by bytea NOT NULL, def text NOT NULL DEFAULT 'dflt');
 ";
 
 /// Transactions, each run on its own: inserts, an update leaving a TOAST-ed value unchanged,
 /// a key change, deletes, a transaction across both tables (FULL identity: updates and
-/// deletes carry the old row), a truncate (Debezium skips truncates by default).
-const STREAM_CHANGES: [&str; 7] = [
+/// deletes carry the old row), a truncate (Debezium skips truncates by default), a delete
+/// from a table of `NOT NULL` columns (the old key tuple has none of them: Debezium fills its
+/// `before` with their defaults or zeros).
+const STREAM_CHANGES: [&str; 9] = [
     "INSERT INTO items VALUES (1, 'a', 1.50, (SELECT string_agg(md5(g::text), '') FROM generate_series(1, 400) g),
       '2024-01-01 12:00:00+02', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{\"k\": 1}')",
     "INSERT INTO items VALUES (2, 'b', NULL, NULL, NULL, NULL, NULL)",
@@ -336,13 +341,15 @@ const STREAM_CHANGES: [&str; 7] = [
      INSERT INTO items VALUES (4, 'd', 2, 'small', NULL, NULL, '[]');
      DELETE FROM audit WHERE id = 1;
      COMMIT",
-    "TRUNCATE audit",
+        "TRUNCATE audit",
+    "INSERT INTO strict VALUES (1, 5, 'x', '2024-01-02', '2024-01-02 03:04:05', '2024-01-02 03:04:05.678+01', true, 12.5, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '\\x01', 'given')",
+    "DELETE FROM strict WHERE id = 1",
 ];
 
 /// Records each table's changes give: items 2 creates, an update, a key change (delete,
 /// tombstone, create), a delete and its tombstone, a create; audit a create, an update, a
-/// delete and its tombstone.
-const STREAM_TABLES: [(&str, usize); 2] = [("items", 9), ("audit", 4)];
+/// delete and its tombstone; strict a create, a delete and its tombstone.
+const STREAM_TABLES: [(&str, usize); 3] = [("items", 9), ("audit", 4), ("strict", 3)];
 
 /// Drops the test's replication slots (after its worker stopped: a slot in use cannot go).
 struct Slots<'a>(&'a Pg, Vec<String>);
@@ -391,7 +398,7 @@ impl Pair {
             c.insert("snapshot.mode".into(), snapshot_mode.into());
             c.insert(
                 "table.include.list".into(),
-                "public.items,public.audit".into(),
+                "public.items,public.audit,public.strict".into(),
             );
             c.insert("slot.name".into(), slots[i].clone());
             c.insert("publication.name".into(), format!("pub_{}", slots[i]));
