@@ -299,12 +299,21 @@ fn wait_records(
     count: i64,
 ) -> Result<Instant, String> {
     let deadline = Instant::now() + Duration::from_secs(1800);
+    let mut polls = 0u64;
     loop {
         let end = ctx.admin.try_end_offset(topic).unwrap_or(0);
         if end >= count {
             return Ok(Instant::now());
         }
         w.check_alive()?;
+        polls += 1;
+        // A failed task gives no more records: say so now rather than at the deadline.
+        if polls.is_multiple_of(40) {
+            let (_, status) = rest.get("/connectors/dbz/status")?;
+            if status.to_string().contains("\"FAILED\"") {
+                return Err(format!("the connector failed: {status}"));
+            }
+        }
         if Instant::now() > deadline {
             let status = rest.get("/connectors/dbz/status").map(|r| r.1);
             return Err(format!(
