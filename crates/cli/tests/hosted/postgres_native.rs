@@ -325,10 +325,11 @@ CREATE TABLE strict (id integer PRIMARY KEY, n integer NOT NULL, s text NOT NULL
 
 /// Transactions, each run on its own: inserts, an update leaving a TOAST-ed value unchanged,
 /// a key change, deletes, a transaction across both tables (FULL identity: updates and
-/// deletes carry the old row), a truncate (Debezium skips truncates by default), a delete
+/// deletes carry the old row), a key change under FULL identity, a truncate (Debezium skips
+/// truncates by default), a delete
 /// from a table of `NOT NULL` columns (the old key tuple has none of them: Debezium fills its
 /// `before` with their defaults or zeros).
-const STREAM_CHANGES: [&str; 9] = [
+const STREAM_CHANGES: [&str; 11] = [
     "INSERT INTO items VALUES (1, 'a', 1.50, (SELECT string_agg(md5(g::text), '') FROM generate_series(1, 400) g),
       '2024-01-01 12:00:00+02', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{\"k\": 1}')",
     "INSERT INTO items VALUES (2, 'b', NULL, NULL, NULL, NULL, NULL)",
@@ -341,15 +342,18 @@ const STREAM_CHANGES: [&str; 9] = [
      INSERT INTO items VALUES (4, 'd', 2, 'small', NULL, NULL, '[]');
      DELETE FROM audit WHERE id = 1;
      COMMIT",
-        "TRUNCATE audit",
+            "INSERT INTO audit VALUES (5, 'k')",
+    "UPDATE audit SET id = 6 WHERE id = 5",
+    "TRUNCATE audit",
     "INSERT INTO strict VALUES (1, 5, 'x', '2024-01-02', '2024-01-02 03:04:05', '2024-01-02 03:04:05.678+01', true, 12.5, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '\\x01', 'given')",
     "DELETE FROM strict WHERE id = 1",
 ];
 
 /// Records each table's changes give: items 2 creates, an update, a key change (delete,
 /// tombstone, create), a delete and its tombstone, a create; audit a create, an update, a
-/// delete and its tombstone; strict a create, a delete and its tombstone.
-const STREAM_TABLES: [(&str, usize); 3] = [("items", 9), ("audit", 4), ("strict", 3)];
+/// delete and its tombstone, a create and a key change under FULL identity (delete,
+/// tombstone, create); strict a create, a delete and its tombstone.
+const STREAM_TABLES: [(&str, usize); 3] = [("items", 9), ("audit", 8), ("strict", 3)];
 
 /// Drops the test's replication slots (after its worker stopped: a slot in use cannot go).
 struct Slots<'a>(&'a Pg, Vec<String>);
@@ -666,6 +670,7 @@ impl Single<'_> {
 /// Debezium's snapshot modes natively: a slot dropped while the worker was down fails the task
 /// under `initial` (the stored position is gone: streaming from a new slot would lose
 /// changes) and takes a new snapshot under `when_needed`; `always` snapshots at every start.
+/// A change the stream cannot map to the catalog's columns fails the task, never vanishes.
 #[test]
 fn native_snapshot_modes_follow_debeziums_rules() {
     let Some(bootstrap) = kafka() else { return };
@@ -728,6 +733,18 @@ fn native_snapshot_modes_follow_debeziums_rules() {
     wait_until("the third snapshot", &w, || {
         topic_end(&bootstrap, &topic) >= 8
     });
+    w.terminate();
+    // A change made before a column was added while the worker was down: its columns are
+    // not the catalog's, which this version does not follow yet; the task fails rather than
+    // drop the change.
+    pg.sql(&db, "INSERT INTO customers VALUES (4, 'd')");
+    pg.sql(&db, "ALTER TABLE customers ADD COLUMN extra integer");
+    let mut w = single.run(&[]);
+    let failed = wait_for("the task to fail", Duration::from_secs(60), || {
+        let (_, body) = w.get("/connectors/pg/status");
+        (body["tasks"][0]["state"] == "FAILED").then(|| body["tasks"][0]["trace"].to_string())
+    });
+    assert!(failed.contains("are not the catalog's"), "{failed}");
     w.terminate();
     assert_eq!(
         ops(&bootstrap, &topic),
