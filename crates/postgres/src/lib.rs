@@ -26,7 +26,7 @@ use tokio::sync::mpsc;
 use tributary_api::config::{ConfigDef, ConfigValue};
 use tributary_api::connector::{Connector, ConnectorType};
 use tributary_api::plugin::{ConnectorPlugin, PluginSet, TaskFactory, TaskPlugin};
-use tributary_api::record::SourceRecord;
+use tributary_api::record::{SourceMap, SourceRecord};
 use tributary_api::source::{AsyncSourceTask, SourceTaskContext, TaskFuture};
 use tributary_api::{ConnectError, ConnectResult, Props};
 
@@ -117,14 +117,31 @@ enum State {
         records: mpsc::Receiver<ConnectResult<Vec<SourceRecord>>>,
         reader: tokio::task::JoinHandle<()>,
     },
-    /// Streaming from the slot: records arrive on the channel; `handle` confirms positions.
+    /// Streaming from the slot: records arrive on the channel; `handle` confirms the
+    /// positions the offsets of `partition` commit.
     Streaming {
         records: mpsc::Receiver<ConnectResult<Vec<SourceRecord>>>,
         reader: tokio::task::JoinHandle<()>,
         handle: streaming::StreamingHandle,
+        partition: SourceMap,
     },
     /// Nothing left to read (`initial_only` after its snapshot).
     Done,
+}
+
+/// The committed offset of `partition`, read off the runtime's thread. Errors: the task was
+/// not initialized, the offset store's.
+async fn committed_offset(
+    context: Option<&SourceTaskContext>,
+    partition: &SourceMap,
+) -> ConnectResult<Option<SourceMap>> {
+    let reader = context
+        .map(|c| c.offset_reader.clone())
+        .ok_or_else(|| ConnectError::connect("the task was not initialized"))?;
+    let partition = partition.clone();
+    tokio::task::spawn_blocking(move || reader.offset(&partition))
+        .await
+        .map_err(|e| ConnectError::connect(format!("reading the offset: {e}")))?
 }
 
 /// `PostgresConnectorTask`.
@@ -166,15 +183,8 @@ impl AsyncSourceTask for PostgresConnectorTask {
                 );
             }
             let events = EventBuilder::new(&config.topic_prefix, &config.dbname);
-            let reader = self
-                .context
-                .as_ref()
-                .map(|c| c.offset_reader.clone())
-                .ok_or_else(|| ConnectError::connect("the task was not initialized"))?;
             let partition = (*events.partition).clone();
-            let offset = tokio::task::spawn_blocking(move || reader.offset(&partition))
-                .await
-                .map_err(|e| ConnectError::connect(format!("reading the offset: {e}")))??;
+            let offset = committed_offset(self.context.as_ref(), &partition).await?;
             let plan = streaming::plan(&config, offset.as_ref()).await?;
             if let Some(plan) = plan {
                 let (handle, confirmed) = streaming::confirmations();
@@ -188,6 +198,7 @@ impl AsyncSourceTask for PostgresConnectorTask {
                     records: rx,
                     reader,
                     handle,
+                    partition,
                 };
                 return Ok(());
             }
@@ -248,21 +259,13 @@ impl AsyncSourceTask for PostgresConnectorTask {
     /// not yet durable in Kafka and nothing else.
     fn commit(&mut self) -> TaskFuture<'_, ()> {
         Box::pin(async move {
-            let (State::Streaming { handle, .. }, Some(context)) = (&self.state, &self.context)
+            let State::Streaming {
+                handle, partition, ..
+            } = &self.state
             else {
                 return Ok(());
             };
-            let reader = context.offset_reader.clone();
-            let mut partition = tributary_api::record::SourceMap::new();
-            let server = context
-                .config
-                .get("topic.prefix")
-                .cloned()
-                .unwrap_or_default();
-            partition.insert("server".into(), server.trim().into());
-            let offset = tokio::task::spawn_blocking(move || reader.offset(&partition))
-                .await
-                .map_err(|e| ConnectError::connect(format!("reading the offset: {e}")))??;
+            let offset = committed_offset(self.context.as_ref(), partition).await?;
             if let Some(lsn) = offset
                 .as_ref()
                 .and_then(|o| o.get("lsn_commit"))
