@@ -89,6 +89,27 @@ pub struct PostgresConfig {
     pub publication_autocreate: PublicationAutocreate,
     /// `tombstones.on.delete` (default true).
     pub tombstones_on_delete: bool,
+    /// `message.prefix.include.list` / `message.prefix.exclude.list`: the logical decoding
+    /// messages captured, by prefix (Debezium's `LogicalDecodingMessageFilter`).
+    pub messages: PrefixFilter,
+}
+
+/// Regular expressions matched case-insensitively against a whole logical decoding message
+/// prefix: the include list when given, else the exclude list, else every prefix.
+#[derive(Debug, Clone, Default)]
+pub struct PrefixFilter {
+    include: Vec<Regex>,
+    exclude: Vec<Regex>,
+}
+
+impl PrefixFilter {
+    /// Whether messages of `prefix` are captured.
+    pub fn includes(&self, prefix: &str) -> bool {
+        if !self.include.is_empty() {
+            return self.include.iter().any(|r| r.is_match(prefix));
+        }
+        !self.exclude.iter().any(|r| r.is_match(prefix))
+    }
 }
 
 /// `schema.include.list` / `schema.exclude.list` / `table.include.list` /
@@ -176,7 +197,7 @@ fn is_framework_key(key: &str) -> bool {
 }
 
 /// Debezium keys this version reads.
-const IMPLEMENTED: [&str; 23] = [
+const IMPLEMENTED: [&str; 25] = [
     "database.hostname",
     "database.port",
     "database.user",
@@ -200,6 +221,8 @@ const IMPLEMENTED: [&str; 23] = [
     "publication.name",
     "publication.autocreate.mode",
     "slot.drop.on.stop",
+    "message.prefix.include.list",
+    "message.prefix.exclude.list",
 ];
 
 /// The settings this version refuses, each with its reason (empty: none). Shared by the
@@ -308,6 +331,13 @@ impl PostgresConfig {
                 "schema.exclude.list: \"schema.include.list\" is already specified",
             ));
         }
+        if props.get("message.prefix.include.list").is_some()
+            && props.get("message.prefix.exclude.list").is_some()
+        {
+            return Err(ConnectError::config(
+                "message.prefix.exclude.list: \"message.prefix.include.list\" is already specified",
+            ));
+        }
         if props.get("table.include.list").is_some() && props.get("table.exclude.list").is_some() {
             return Err(ConnectError::config(
                 "table.exclude.list: \"table.include.list\" is already specified",
@@ -384,6 +414,10 @@ impl PostgresConfig {
                 .unwrap_or_else(|| ".".into()),
             decimal_mode,
             fetch_size,
+            messages: PrefixFilter {
+                include: list(props, "message.prefix.include.list")?,
+                exclude: list(props, "message.prefix.exclude.list")?,
+            },
             tables: TableFilter {
                 schema_include: list(props, "schema.include.list")?,
                 schema_exclude: list(props, "schema.exclude.list")?,
@@ -427,6 +461,8 @@ pub fn config_def() -> ConfigDef {
         ("publication.name", ConfigType::String, Some("dbz_publication"), "The publication the slot streams (created per publication.autocreate.mode)."),
         ("publication.autocreate.mode", ConfigType::String, Some("all_tables"), "Whether and how the publication is created when missing: all_tables, filtered, disabled."),
         ("slot.drop.on.stop", ConfigType::Boolean, Some("false"), "Whether the slot is dropped when the task stops (false natively)."),
+        ("message.prefix.include.list", ConfigType::List, Some(""), "Regular expressions of the logical decoding message prefixes to capture."),
+        ("message.prefix.exclude.list", ConfigType::List, Some(""), "Regular expressions of the logical decoding message prefixes not to capture."),
     ] {
         def = def.define(key, t, Some(default), None, Importance::High, doc);
     }

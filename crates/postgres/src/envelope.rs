@@ -274,6 +274,12 @@ impl EventBuilder {
     }
 
     fn source(&self, table: &CapturedTable, pos: &SourcePosition) -> ConnectResult<Value> {
+        self.source_of(&table.schema, &table.table, pos)
+    }
+
+    /// The `source` block of an event of table `schema.table` (both empty for a logical
+    /// decoding message, as Debezium's `SourceInfo` has no table then).
+    fn source_of(&self, schema: &str, table: &str, pos: &SourcePosition) -> ConnectResult<Value> {
         let opt = |v: Option<i64>| v.map_or(Value::Null, Value::Int64);
         let sequence = format!(
             "[{},{}]",
@@ -293,8 +299,8 @@ impl EventBuilder {
                 Value::String(sequence),
                 Value::Int64(pos.ts_us),
                 Value::Int64(pos.ts_us * 1000),
-                Value::String(table.schema.clone()),
-                Value::String(table.table.clone()),
+                Value::String(schema.to_string()),
+                Value::String(table.to_string()),
                 opt(pos.tx_id),
                 opt(pos.lsn),
                 Value::Null,
@@ -341,12 +347,97 @@ impl EventBuilder {
         Ok(record)
     }
 
+    /// A logical decoding message's event (`pg_logical_emit_message`), as Debezium's
+    /// `LogicalDecodingMessageMonitor` writes it to `<topic.prefix>.message`: key
+    /// `MessageKey {prefix}`, value `MessageValue {op: "m", ts_ms, source, transaction,
+    /// message: {prefix, content}}`, `content` as `binary.handling.mode` gives bytes.
+    pub fn message(
+        &self,
+        prefix: &str,
+        content: Value,
+        pos: &SourcePosition,
+        offset: SourceMap,
+    ) -> ConnectResult<SourceRecord> {
+        let schemas = message_schemas(&content);
+        let block = Struct::from_values(
+            schemas.block.clone(),
+            vec![Value::String(prefix.to_string()), content],
+        )?;
+        let value = Struct::from_values(
+            schemas.value.clone(),
+            vec![
+                Value::String("m".into()),
+                Value::Int64(now_ns().div_euclid(1_000_000)),
+                self.source_of("", "", pos)?,
+                Value::Null,
+                Value::Struct(block),
+            ],
+        )?;
+        let key =
+            Struct::from_values(schemas.key.clone(), vec![Value::String(prefix.to_string())])?;
+        let mut record = SourceRecord::new(
+            Arc::clone(&self.partition),
+            offset,
+            format!("{}.message", self.server),
+            Some(schemas.value.clone()),
+            Value::Struct(value),
+        );
+        record.key_schema = Some(schemas.key.clone());
+        record.key = Value::Struct(key);
+        Ok(record)
+    }
+
     fn key_of(&self, table: &CapturedTable, before: &Value, after: &Value) -> ConnectResult<Value> {
         match after {
             Value::Null => table.key(before),
             _ => table.key(after),
         }
     }
+}
+
+/// The schemas of a logical decoding message's event (`PostgresSchemaFactory`).
+struct MessageSchemas {
+    key: SchemaRef,
+    block: SchemaRef,
+    value: SchemaRef,
+}
+
+/// The message schemas for a `content` of bytes (`binary.handling.mode=bytes`) or of a string
+/// (the other modes).
+fn message_schemas(content: &Value) -> &'static MessageSchemas {
+    static BYTES: OnceLock<MessageSchemas> = OnceLock::new();
+    static STRING: OnceLock<MessageSchemas> = OnceLock::new();
+    let (cell, content_schema): (_, fn() -> SchemaRef) = match content {
+        Value::String(_) => (&STRING, || SchemaBuilder::string().optional().build()),
+        _ => (&BYTES, || SchemaBuilder::bytes().optional().build()),
+    };
+    cell.get_or_init(|| {
+        let opt_s = || SchemaBuilder::string().optional().build();
+        let key = SchemaBuilder::struct_()
+            .name("io.debezium.connector.postgresql.MessageKey")
+            .version(1)
+            .field("prefix", opt_s())
+            .expect("one field")
+            .build();
+        let block = SchemaBuilder::struct_()
+            .name("io.debezium.connector.postgresql.Message")
+            .version(1)
+            .field("prefix", opt_s())
+            .and_then(|b| b.field("content", content_schema()))
+            .expect("distinct fields")
+            .build();
+        let value = SchemaBuilder::struct_()
+            .name("io.debezium.connector.postgresql.MessageValue")
+            .version(1)
+            .field("op", SchemaBuilder::string().build())
+            .and_then(|b| b.field("ts_ms", SchemaBuilder::int64().optional().build()))
+            .and_then(|b| b.field("source", source_schema()))
+            .and_then(|b| b.field("transaction", transaction_schema()))
+            .and_then(|b| b.field("message", block.clone()))
+            .expect("distinct fields")
+            .build();
+        MessageSchemas { key, block, value }
+    })
 }
 
 /// A snapshot record's offset (`PostgresOffsetContext.getOffset` during a snapshot), its keys
@@ -375,11 +466,23 @@ pub fn java_ordered(entries: &[(&str, serde_json::Value)]) -> SourceMap {
         .collect()
 }
 
-/// Whether a committed offset says the snapshot is done (a streaming offset, or the last
-/// snapshot record's, or a completed snapshot's).
+/// Whether a committed offset says the initial snapshot is done, as Debezium's
+/// `OffsetContext.Loader` and `CommonOffsetContext.isInitialSnapshotRunning` read it: unless
+/// `snapshot` names an initial snapshot (`INITIAL`, or `true` / `"true"` as older versions
+/// wrote it) that neither reached its last record (`last_snapshot_record`, a boolean) nor
+/// completed (`snapshot_completed`, `true` or `"true"`). A `BLOCKING` (on-demand) snapshot's
+/// offset is a streaming one.
 pub fn snapshot_done(offset: &SourceMap) -> bool {
-    let flag = |k: &str| offset.get(k).and_then(serde_json::Value::as_bool) == Some(true);
-    !offset.contains_key("snapshot") || flag("last_snapshot_record") || flag("snapshot_completed")
+    use serde_json::Value as J;
+    let initial = match offset.get("snapshot") {
+        Some(J::Bool(b)) => *b,
+        Some(J::String(s)) => s == "INITIAL" || s == "true",
+        _ => false,
+    };
+    let last = offset.get("last_snapshot_record") == Some(&J::Bool(true));
+    let completed = matches!(offset.get("snapshot_completed"), Some(J::Bool(true)))
+        || matches!(offset.get("snapshot_completed"), Some(J::String(s)) if s == "true");
+    !initial || last || completed
 }
 
 #[cfg(test)]
@@ -416,5 +519,24 @@ mod tests {
         let mut streaming = SourceMap::new();
         streaming.insert("lsn".into(), 9.into());
         assert!(snapshot_done(&streaming));
+        // Older versions' flags, and an on-demand snapshot's offset, as Debezium reads them.
+        let with = |pairs: &[(&str, serde_json::Value)]| {
+            let mut o = streaming.clone();
+            for (k, v) in pairs {
+                o.insert(k.to_string(), v.clone());
+            }
+            o
+        };
+        assert!(!snapshot_done(&with(&[("snapshot", true.into())])));
+        assert!(!snapshot_done(&with(&[("snapshot", "true".into())])));
+        assert!(snapshot_done(&with(&[("snapshot", "BLOCKING".into())])));
+        assert!(snapshot_done(&with(&[
+            ("snapshot", "INITIAL".into()),
+            ("snapshot_completed", "true".into())
+        ])));
+        assert!(!snapshot_done(&with(&[
+            ("snapshot", "INITIAL".into()),
+            ("last_snapshot_record", false.into())
+        ])));
     }
 }

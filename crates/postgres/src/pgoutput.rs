@@ -53,7 +53,8 @@ pub enum Message {
     Truncate {
         relations: Vec<u32>,
     },
-    /// Begin, Commit, Origin, Type, Message: handled elsewhere or not used.
+    /// Begin, Commit, Message (decoded by the replication client), Origin, Type: handled
+    /// elsewhere or not used.
     Other(u8),
 }
 
@@ -261,6 +262,7 @@ mod tests {
             }
         );
         assert!(decode(&upd[..upd.len() - 2]).is_err(), "truncated");
+
         assert_eq!(decode(b"Y").unwrap(), Message::Other(b'Y'));
     }
 }

@@ -93,6 +93,26 @@ async fn prepare_publication(
     Ok(())
 }
 
+/// Errors before PostgreSQL 14: the replication client asks `pgoutput` for logical decoding
+/// messages (`messages 'true'`), an option older servers refuse. Errors: that (with the
+/// server's version), the database's.
+async fn refuse_older_than_14(client: &tokio_postgres::Client) -> ConnectResult<()> {
+    let row = client
+        .query_one("SELECT current_setting('server_version_num')::int", &[])
+        .await
+        .map_err(pg("reading the server's version"))?;
+    let version: i32 = row.get(0);
+    if version < 140_000 {
+        return Err(ConnectError::connect(format!(
+            "PostgreSQL {}.{}: Tributary's native PostgresConnector streams from PostgreSQL 14 or later; {}",
+            version / 10_000,
+            version % 10_000,
+            crate::config::USE_HOSTED
+        )));
+    }
+    Ok(())
+}
+
 /// Errors on a captured partitioned table: its changes come from its partitions' relations,
 /// which this version does not map back to it (`publish_via_partition_root`), and a change is
 /// never dropped. Errors: that (named), the database's.
@@ -237,6 +257,10 @@ struct Stream<'a> {
     last_commit_lsn: Option<i64>,
     /// What a resumed stream skips.
     skip: ResumeFilter,
+    /// The last transaction's commit time (µs since the Unix epoch), which a message outside
+    /// a transaction carries (Debezium's `SourceInfo` keeps its timestamp when a message has
+    /// none).
+    last_ts_us: i64,
 }
 
 /// What a stream resumed from a committed offset skips, as Debezium's `WalPositionLocator`
@@ -379,6 +403,51 @@ impl Stream<'_> {
         java_ordered(&entries)
     }
 
+    /// The event of a logical decoding message at `lsn` (none when its prefix is not
+    /// captured, or it was written before a restart), as Debezium's streaming source gives
+    /// it: within a transaction, that transaction's id and commit time; on its own, no
+    /// transaction id, the last commit time, and its own position as the last commit
+    /// (`lsn_commit`), Debezium committing it at once.
+    fn logical_message(
+        &mut self,
+        lsn: i64,
+        transactional: bool,
+        prefix: &str,
+        content: Vec<u8>,
+    ) -> ConnectResult<Option<SourceRecord>> {
+        if transactional {
+            if self.skip.skip_change(lsn) {
+                return Ok(None);
+            }
+        } else {
+            if self.skip.commits_before.is_some_and(|c| lsn <= c) {
+                return Ok(None);
+            }
+            self.last_commit_lsn = Some(lsn);
+        }
+        if !self.config.messages.includes(prefix) {
+            return Ok(None);
+        }
+        let pos = SourcePosition {
+            ts_us: if transactional {
+                self.tx.map_or(self.last_ts_us, |(_, ts)| ts)
+            } else {
+                self.last_ts_us
+            },
+            tx_id: if transactional {
+                self.tx.map(|(id, _)| id)
+            } else {
+                None
+            },
+            lsn: Some(lsn),
+            last_commit_lsn: self.last_commit_lsn,
+            snapshot: None,
+        };
+        let offset = self.offset(&pos, "MESSAGE");
+        let content = Value::Bytes(content);
+        Ok(Some(self.events.message(prefix, content, &pos, offset)?))
+    }
+
     /// The records of one change message (none for a table not captured).
     async fn change(&mut self, lsn: i64, message: Message) -> ConnectResult<Vec<SourceRecord>> {
         let (tx_id, ts_us) = self.tx.unwrap_or((0, 0));
@@ -421,7 +490,16 @@ impl Stream<'_> {
                 let after = Self::row(table, &new)?;
                 out.push(events.event(table, "c", Value::Null, after, &pos, offset_insert)?);
             }
-            Message::Update { old, new, .. } => {
+            Message::Update { old, mut new, .. } => {
+                // A TOAST-ed value that did not change is the old tuple's when it was sent
+                // (REPLICA IDENTITY FULL), as Debezium's emitter takes it from its old values.
+                if let Some((_, old)) = &old {
+                    for (n, o) in new.iter_mut().zip(old) {
+                        if *n == Datum::Unchanged && matches!(o, Datum::Text(_)) {
+                            *n = o.clone();
+                        }
+                    }
+                }
                 let after = Self::row(table, &new)?;
                 let before = match old {
                     Some((_, old)) => Self::row(table, &old)?,
@@ -595,6 +673,7 @@ pub async fn run(
         )
         .await
         .map_err(|e| ConnectError::connect(format!("setting the session: {e}")))?;
+    refuse_older_than_14(&client).await?;
     refuse_partitioned(&client, config).await?;
     prepare_publication(&client, config).await?;
     let exists = slot_exists(&client, config).await?;
@@ -646,6 +725,9 @@ pub async fn run(
         tx: None,
         last_commit_lsn: resume.last_commit_lsn,
         skip: ResumeFilter::new(&resume),
+        last_ts_us: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as i64),
     };
     stream.run(repl, out, confirmed).await
 }
@@ -659,7 +741,13 @@ async fn connect_streaming(
         "Streaming from the replication slot at {} (0: its confirmed position)",
         resume.start_lsn
     );
-    ReplicationClient::connect(replication_config(config, resume.start_lsn))
+    let mut settings = replication_config(config, resume.start_lsn);
+    // Until the task confirms more, the server hears the stored transaction end, not the
+    // start position (which may lie inside a transaction not yet written in full).
+    if let Some(commit) = resume.last_commit_lsn {
+        settings = settings.with_ack_lsn(Lsn((commit as u64).min(resume.start_lsn)));
+    }
+    ReplicationClient::connect(settings)
         .await
         .map_err(replication_error)
 }
@@ -695,6 +783,7 @@ impl Stream<'_> {
                     commit_time_micros,
                 } => {
                     self.tx = Some((i64::from(xid), commit_time_micros + PG_EPOCH_US));
+                    self.last_ts_us = commit_time_micros + PG_EPOCH_US;
                     self.skip.begin(final_lsn.0 as i64);
                 }
                 ReplicationEvent::Commit { end_lsn, .. } => {
@@ -739,7 +828,29 @@ impl Stream<'_> {
                         return Ok(());
                     }
                 }
-                ReplicationEvent::KeepAlive { .. } | ReplicationEvent::Message { .. } => {}
+                ReplicationEvent::Message {
+                    transactional,
+                    lsn,
+                    prefix,
+                    content,
+                } => {
+                    // The message's own LSN is its XLogData's start, Debezium's position.
+                    let record = self.logical_message(
+                        lsn.0 as i64,
+                        transactional,
+                        &prefix,
+                        content.to_vec(),
+                    )?;
+                    batch.extend(record);
+                    // A message outside a transaction is a commit of its own.
+                    if !transactional
+                        && !batch.is_empty()
+                        && out.send(Ok(std::mem::take(&mut batch))).await.is_err()
+                    {
+                        return Ok(());
+                    }
+                }
+                ReplicationEvent::KeepAlive { .. } => {}
                 ReplicationEvent::StoppedAt { .. } => {
                     return Err(replication_error("the stream stopped"));
                 }

@@ -316,7 +316,7 @@ const PG_SOURCE: &str = "io.debezium.connector.postgresql.PostgresConnector";
 const STREAM_SCHEMA: &str = "
 CREATE TABLE items (id integer PRIMARY KEY, name text, qty numeric(10,2), big text,
   at timestamptz, u uuid, j jsonb);
-CREATE TABLE audit (id integer PRIMARY KEY, v text);
+CREATE TABLE audit (id integer PRIMARY KEY, v text, big text);
 ALTER TABLE audit REPLICA IDENTITY FULL;
 CREATE TABLE strict (id integer PRIMARY KEY, n integer NOT NULL, s text NOT NULL,
   d date NOT NULL, ts timestamp NOT NULL, tz timestamptz NOT NULL, b boolean NOT NULL,
@@ -329,7 +329,7 @@ CREATE TABLE strict (id integer PRIMARY KEY, n integer NOT NULL, s text NOT NULL
 /// truncates by default), a delete
 /// from a table of `NOT NULL` columns (the old key tuple has none of them: Debezium fills its
 /// `before` with their defaults or zeros).
-const STREAM_CHANGES: [&str; 11] = [
+const STREAM_CHANGES: [&str; 14] = [
     "INSERT INTO items VALUES (1, 'a', 1.50, (SELECT string_agg(md5(g::text), '') FROM generate_series(1, 400) g),
       '2024-01-01 12:00:00+02', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{\"k\": 1}')",
     "INSERT INTO items VALUES (2, 'b', NULL, NULL, NULL, NULL, NULL)",
@@ -344,6 +344,13 @@ const STREAM_CHANGES: [&str; 11] = [
      COMMIT",
             "INSERT INTO audit VALUES (5, 'k')",
     "UPDATE audit SET id = 6 WHERE id = 5",
+    "BEGIN;
+     INSERT INTO audit VALUES (7, 'big', (SELECT string_agg(md5(g::text), '') FROM generate_series(1, 400) g));
+     SELECT pg_logical_emit_message(true, 'audit', 'in a transaction');
+     COMMIT",
+    "UPDATE audit SET v = 'big2' WHERE id = 7",
+    "SELECT pg_logical_emit_message(false, 'audit', '\\x00ff'::bytea);
+     SELECT pg_logical_emit_message(false, 'other', 'on its own')",
     "TRUNCATE audit",
     "INSERT INTO strict VALUES (1, 5, 'x', '2024-01-02', '2024-01-02 03:04:05', '2024-01-02 03:04:05.678+01', true, 12.5, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '\\x01', 'given')",
     "DELETE FROM strict WHERE id = 1",
@@ -352,8 +359,21 @@ const STREAM_CHANGES: [&str; 11] = [
 /// Records each table's changes give: items 2 creates, an update, a key change (delete,
 /// tombstone, create), a delete and its tombstone, a create; audit a create, an update, a
 /// delete and its tombstone, a create and a key change under FULL identity (delete,
-/// tombstone, create); strict a create, a delete and its tombstone.
-const STREAM_TABLES: [(&str, usize); 3] = [("items", 9), ("audit", 8), ("strict", 3)];
+/// tombstone, create), a create with a TOAST-ed value and an update leaving it unchanged
+/// (FULL identity: the old row's value, not the placeholder); strict a create, a delete and
+/// its tombstone; `<prefix>.message` ("message") the logical decoding messages, one in a
+/// transaction and two on their own.
+const STREAM_TABLES: [(&str, usize); 4] =
+    [("items", 9), ("audit", 10), ("strict", 3), ("message", 3)];
+
+/// The topic of `table` under `prefix` (`message`: the logical decoding messages' topic).
+fn table_topic(prefix: &str, table: &str) -> String {
+    if table == "message" {
+        format!("{prefix}.message")
+    } else {
+        format!("{prefix}.public.{table}")
+    }
+}
 
 /// Drops the test's replication slots (after its worker stopped: a slot in use cannot go).
 struct Slots<'a>(&'a Pg, Vec<String>);
@@ -463,7 +483,7 @@ impl Pair {
     fn wait_records(&self, bootstrap: &str, tables: &[(&str, usize)]) {
         for (table, n) in tables {
             for prefix in &self.prefixes {
-                let topic = format!("{prefix}.public.{table}");
+                let topic = table_topic(prefix, table);
                 wait_until(&format!("{n} records in {topic}"), &self.w, || {
                     topic_end(bootstrap, &topic) >= *n as i64
                 });
@@ -476,7 +496,7 @@ impl Pair {
     /// envelope's capture times.
     fn assert_equal_records(&self, bootstrap: &str, tables: &[(&str, usize)]) {
         let capture = |prefix: &str, table: &str| -> Vec<Value> {
-            read_topic_records(bootstrap, &format!("{prefix}.public.{table}"))
+            read_topic_records(bootstrap, &table_topic(prefix, table))
                 .into_iter()
                 .map(|(k, v)| {
                     let parse = |b: &[u8]| -> Value {
