@@ -36,6 +36,63 @@ pub enum DecimalMode {
     String,
 }
 
+/// `binary.handling.mode` (Debezium's `BinaryHandlingMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinaryMode {
+    /// `bytes` (the default): BYTES.
+    Bytes,
+    /// `base64`: a string, standard alphabet with padding.
+    Base64,
+    /// `base64-url-safe`: a string, URL-safe alphabet with padding.
+    Base64UrlSafe,
+    /// `hex`: a string of lowercase hexadecimal digits.
+    Hex,
+}
+
+/// `time.precision.mode` (Debezium's `TemporalPrecisionMode`), of the modes this version
+/// implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeMode {
+    /// `adaptive` (the default): `io.debezium.time` types by the column's precision.
+    Adaptive,
+    /// `adaptive_time_microseconds`: as `adaptive`, every `time` as `MicroTime`.
+    AdaptiveTimeMicroseconds,
+    /// `microseconds`: every `time` as `MicroTime`, every `timestamp` as `MicroTimestamp`.
+    Microseconds,
+    /// `connect`: Connect's `Date`, `Time` and `Timestamp` (milliseconds).
+    Connect,
+}
+
+/// `interval.handling.mode` (Debezium's `IntervalHandlingMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntervalMode {
+    /// `numeric` (the default): `io.debezium.time.MicroDuration`, µs (a month being 365.25 / 12
+    /// days).
+    Numeric,
+    /// `string`: `io.debezium.time.Interval`, ISO 8601 `PnYnMnDTnHnMnS`.
+    String,
+}
+
+/// The settings that decide how column values are represented.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TypeSettings {
+    pub decimals: DecimalMode,
+    pub binary: BinaryMode,
+    pub time: TimeMode,
+    pub intervals: IntervalMode,
+}
+
+impl Default for TypeSettings {
+    fn default() -> Self {
+        TypeSettings {
+            decimals: DecimalMode::Precise,
+            binary: BinaryMode::Bytes,
+            time: TimeMode::Adaptive,
+            intervals: IntervalMode::Numeric,
+        }
+    }
+}
+
 /// `publication.autocreate.mode` (Debezium's `AutoCreateMode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PublicationAutocreate {
@@ -77,7 +134,9 @@ pub struct PostgresConfig {
     pub topic_prefix: String,
     /// `topic.delimiter` (default `.`).
     pub topic_delimiter: String,
-    pub decimal_mode: DecimalMode,
+    /// `decimal.handling.mode`, `binary.handling.mode`, `time.precision.mode`,
+    /// `interval.handling.mode`.
+    pub types: TypeSettings,
     /// `snapshot.fetch.size` (default 10,240 rows a round trip).
     pub fetch_size: usize,
     pub tables: TableFilter,
@@ -197,7 +256,7 @@ fn is_framework_key(key: &str) -> bool {
 }
 
 /// Debezium keys this version reads.
-const IMPLEMENTED: [&str; 25] = [
+const IMPLEMENTED: [&str; 26] = [
     "database.hostname",
     "database.port",
     "database.user",
@@ -216,6 +275,7 @@ const IMPLEMENTED: [&str; 25] = [
     "decimal.handling.mode",
     "time.precision.mode",
     "binary.handling.mode",
+    "interval.handling.mode",
     "tombstones.on.delete",
     "slot.name",
     "publication.name",
@@ -250,8 +310,16 @@ pub fn refused_settings(props: &Props) -> Vec<(String, String)> {
         }
     };
     refuse_value("plugin.name", &["pgoutput"], "decoderbufs");
-    refuse_value("time.precision.mode", &["adaptive"], "adaptive");
-    refuse_value("binary.handling.mode", &["bytes"], "bytes");
+    refuse_value(
+        "time.precision.mode",
+        &[
+            "adaptive",
+            "adaptive_time_microseconds",
+            "microseconds",
+            "connect",
+        ],
+        "adaptive",
+    );
     refuse_value("slot.drop.on.stop", &["false"], "false");
     refuse_value(
         "database.sslmode",
@@ -364,6 +432,32 @@ impl PostgresConfig {
                 .map_or(default, |v| v.trim())
                 .to_ascii_lowercase()
         };
+        let binary = match word("binary.handling.mode", "bytes").as_str() {
+            "bytes" => BinaryMode::Bytes,
+            "base64" => BinaryMode::Base64,
+            "base64-url-safe" => BinaryMode::Base64UrlSafe,
+            "hex" => BinaryMode::Hex,
+            other => {
+                return Err(ConnectError::config(format!(
+                    "binary.handling.mode: Value '{other}' is not one of bytes, base64, base64-url-safe, hex"
+                )))
+            }
+        };
+        let time = match word("time.precision.mode", "adaptive").as_str() {
+            "adaptive_time_microseconds" => TimeMode::AdaptiveTimeMicroseconds,
+            "microseconds" => TimeMode::Microseconds,
+            "connect" => TimeMode::Connect,
+            _ => TimeMode::Adaptive,
+        };
+        let intervals = match word("interval.handling.mode", "numeric").as_str() {
+            "numeric" => IntervalMode::Numeric,
+            "string" => IntervalMode::String,
+            other => {
+                return Err(ConnectError::config(format!(
+                    "interval.handling.mode: Value '{other}' is not one of numeric, string"
+                )))
+            }
+        };
         let snapshot_mode = match word("snapshot.mode", "initial").as_str() {
             "initial" => SnapshotMode::Initial,
             "initial_only" => SnapshotMode::InitialOnly,
@@ -412,7 +506,12 @@ impl PostgresConfig {
                 .get("topic.delimiter")
                 .cloned()
                 .unwrap_or_else(|| ".".into()),
-            decimal_mode,
+            types: TypeSettings {
+                decimals: decimal_mode,
+                binary,
+                time,
+                intervals,
+            },
             fetch_size,
             messages: PrefixFilter {
                 include: list(props, "message.prefix.include.list")?,
@@ -454,8 +553,9 @@ pub fn config_def() -> ConfigDef {
         ("table.include.list", ConfigType::List, Some(""), "Regular expressions of the tables (schema.table) to capture."),
         ("table.exclude.list", ConfigType::List, Some(""), "Regular expressions of the tables (schema.table) not to capture."),
         ("decimal.handling.mode", ConfigType::String, Some("precise"), "How DECIMAL and NUMERIC columns are represented: precise, double or string."),
-        ("time.precision.mode", ConfigType::String, Some("adaptive"), "How temporal columns are represented (adaptive natively)."),
-        ("binary.handling.mode", ConfigType::String, Some("bytes"), "How binary columns are represented (bytes natively)."),
+        ("time.precision.mode", ConfigType::String, Some("adaptive"), "How temporal columns are represented (adaptive, adaptive_time_microseconds, microseconds and connect natively)."),
+        ("binary.handling.mode", ConfigType::String, Some("bytes"), "How binary columns are represented: bytes, base64, base64-url-safe or hex."),
+        ("interval.handling.mode", ConfigType::String, Some("numeric"), "How interval columns are represented: numeric (microseconds) or string (ISO 8601)."),
         ("tombstones.on.delete", ConfigType::Boolean, Some("true"), "Whether a delete is followed by a tombstone."),
         ("slot.name", ConfigType::String, Some("debezium"), "The logical replication slot streamed from (created when missing)."),
         ("publication.name", ConfigType::String, Some("dbz_publication"), "The publication the slot streams (created per publication.autocreate.mode)."),
@@ -501,7 +601,7 @@ mod tests {
         let refused = refused_settings(&props(&[
             ("column.exclude.list", "public.t.secret"),
             ("snapshot.mode", "configuration_based"),
-            ("time.precision.mode", "connect"),
+            ("time.precision.mode", "isostring"),
             ("key.converter.schemas.enable", "false"),
         ]));
         let keys: Vec<&str> = refused.iter().map(|(k, _)| k.as_str()).collect();

@@ -10,7 +10,7 @@ use tributary_api::data::{SchemaBuilder, SchemaRef, Struct, Value};
 use tributary_api::record::{SourceMap, SourceRecord};
 use tributary_api::ConnectResult;
 
-use crate::config::{DecimalMode, DEBEZIUM_VERSION};
+use crate::config::{TypeSettings, DEBEZIUM_VERSION};
 use crate::types::{self, Column, Kind};
 
 /// `source.snapshot`'s values (Debezium's `SnapshotRecord`), as the `io.debezium.data.Enum`
@@ -147,7 +147,7 @@ impl CapturedTable {
         table: &str,
         columns: Vec<Column>,
         key: &[String],
-        decimals: DecimalMode,
+        settings: TypeSettings,
     ) -> ConnectResult<CapturedTable> {
         let full = format!("{schema}.{table}");
         let mut mapped = Vec::with_capacity(columns.len());
@@ -155,7 +155,7 @@ impl CapturedTable {
             if key.contains(&c.name) {
                 c.not_null = true;
             }
-            let (s, kind) = types::column_schema(&full, &c, decimals)?;
+            let (s, kind) = types::column_schema(&full, &c, settings)?;
             mapped.push((c, s, kind));
         }
         let key_columns: Vec<usize> = key

@@ -117,8 +117,12 @@ pub async fn captured_tables(
             client,
             &format!(
                 "SELECT a.attname, t.typname, a.atttypmod, a.attnotnull, \
-                 pg_catalog.pg_get_expr(d.adbin, d.adrelid) \
+                 pg_catalog.pg_get_expr(d.adbin, d.adrelid), \
+                 CASE WHEN t.typcategory = 'A' THEN e.typname END, \
+                 (SELECT string_agg(l.enumlabel, ',' ORDER BY l.oid) FROM pg_catalog.pg_enum l \
+                  WHERE l.enumtypid = CASE WHEN t.typcategory = 'A' THEN e.oid ELSE t.oid END) \
                  FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid \
+                 LEFT JOIN pg_catalog.pg_type e ON e.oid = t.typelem \
                  LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum \
                  WHERE a.attrelid = {oid} AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum"
             ),
@@ -131,6 +135,10 @@ pub async fn captured_tables(
             typmod: c[2].as_deref().and_then(|m| m.parse().ok()).unwrap_or(-1),
             not_null: c[3].as_deref() == Some("t"),
             default: c[4].clone(),
+            element: c[5].clone(),
+            enum_values: c[6]
+                .as_deref()
+                .map(|labels| labels.split(',').map(str::to_string).collect()),
         })
         .collect();
         let key: Vec<String> = rows(
@@ -152,7 +160,7 @@ pub async fn captured_tables(
             table,
             columns,
             &key,
-            config.decimal_mode,
+            config.types,
         )?);
     }
     Ok(captured)

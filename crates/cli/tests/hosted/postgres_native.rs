@@ -409,6 +409,26 @@ const PAIR_FILES: [&str; 2] = ["hosted.properties", "native.properties"];
 impl Pair {
     /// Starts both under `snapshot.mode` and waits until both stream from their slots.
     fn start(pg: &Pg, db: &str, bootstrap: &str, snapshot_mode: &str) -> Option<Pair> {
+        Pair::start_with(
+            pg,
+            db,
+            bootstrap,
+            snapshot_mode,
+            "public.items,public.audit,public.strict",
+            &[],
+        )
+    }
+
+    /// [`Pair::start`] capturing `tables` (`table.include.list`), with `settings` added to
+    /// both connectors' configurations.
+    fn start_with(
+        pg: &Pg,
+        db: &str,
+        bootstrap: &str,
+        snapshot_mode: &str,
+        tables: &str,
+        settings: &[(&str, &str)],
+    ) -> Option<Pair> {
         let (classpath, plugin_path) = debezium_plugins()?;
         let prefixes = [unique("dbz"), unique("native")];
         let slots = [format!("{db}_h"), format!("{db}_n")];
@@ -420,10 +440,10 @@ impl Pair {
         {
             let mut c = pg.source_config(db, &prefixes[i]);
             c.insert("snapshot.mode".into(), snapshot_mode.into());
-            c.insert(
-                "table.include.list".into(),
-                "public.items,public.audit,public.strict".into(),
-            );
+            c.insert("table.include.list".into(), tables.into());
+            for (k, v) in settings {
+                c.insert(k.to_string(), v.to_string());
+            }
             c.insert("slot.name".into(), slots[i].clone());
             c.insert("publication.name".into(), format!("pub_{}", slots[i]));
             c.insert("connector.plugin.version".into(), version.into());
@@ -637,6 +657,94 @@ fn native_initial_snapshot_then_stream_equals_debeziums() {
     pair.wait_records(&bootstrap, &resumed);
     pair.assert_equal_offsets(&pg);
     pair.assert_equal_records(&bootstrap, &resumed);
+}
+
+/// Types beyond the first suite's, each column in a snapshot row and in streamed changes:
+/// enums and arrays of enums, one-dimensional arrays of the mapped types (NULL elements,
+/// quoting), intervals, `timetz`, network addresses, ranges, `xml`, `oid`.
+const KINDS_SCHEMA: &str = "
+CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
+CREATE TABLE kinds (
+  id integer PRIMARY KEY,
+  m mood, ms mood[], m_req mood NOT NULL DEFAULT 'ok',
+  ia int4[], sa smallint[], ba bigint[], ta text[], va varchar(10)[], na numeric(6,2)[],
+  fa float8[], boa boolean[], da date[], ua uuid[], ja jsonb[], tsa timestamp[],
+  tza timestamptz[], tma time(3)[], bya bytea[],
+  iv interval, tz timetz, tz3 timetz(3),
+  ip inet, cn cidr, mac macaddr, mac8 macaddr8, r4 int4range, r8 int8range, rn numrange,
+  rd daterange, rts tsrange, x xml, o oid,
+  by bytea, dt date, ts timestamp, ts3 timestamp(3), tm time, tm3 time(3), n numeric(8,3)
+);
+";
+
+/// A row of `kinds` with every column set (`id` and the interval vary).
+fn kinds_row(id: i32, interval: &str) -> String {
+    format!(
+        "INSERT INTO kinds VALUES ({id}, 'happy', '{{sad,happy}}', 'sad',
+          '{{1,NULL,3}}', '{{-32768,7}}', '{{9000000000}}', '{{\"a b\",\"x\\\"y\",NULL,\"NULL\",\"\"}}', '{{vc}}', '{{1.50,-0.01}}',
+          '{{1.5,-0.25}}', '{{t,f,NULL}}', '{{2024-02-29,1969-12-31}}', '{{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}}',
+          ARRAY['{{\"a\": 1}}'::jsonb, '[]'], '{{\"2024-02-29 12:34:56.789\"}}',
+          '{{\"2024-02-29 12:34:56.789+02\"}}', '{{12:34:56.789}}', '{{\"\\\\x0102ff\",NULL}}',
+          '{interval}', '12:34:56.5+02', '01:00:00.123-03:30',
+          '192.168.0.1/24', '10.0.0.0/8', '08:00:2b:01:02:03', '08:00:2b:01:02:03:04:05', '[1,10)',
+          '[5,)', '(1.5,2.5]', '[2024-01-01,2024-02-01)', '[\"2024-01-01 10:00\",\"2024-01-02 00:00\")',
+          '<a>b</a>', 4242, '\\x00ff', '2024-02-29', '2024-02-29 12:34:56.789123', '2024-02-29 12:34:56.789',
+          '12:34:56.789123', '12:34:56.789', 12345.678)"
+    )
+}
+
+/// Enums, arrays, intervals, `timetz` and the string-like types equal Debezium's in the
+/// snapshot and the stream, under the default settings and under each other
+/// `binary.handling.mode`, `time.precision.mode`, `interval.handling.mode` and
+/// `decimal.handling.mode` the native connector implements.
+#[test]
+fn native_types_and_settings_equal_debeziums() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(pg) = Pg::from_env() else { return };
+    let variants: [&[(&str, &str)]; 3] = [
+        &[],
+        &[
+            ("interval.handling.mode", "string"),
+            ("binary.handling.mode", "base64"),
+            ("time.precision.mode", "connect"),
+            ("decimal.handling.mode", "double"),
+        ],
+        &[
+            ("binary.handling.mode", "hex"),
+            ("time.precision.mode", "microseconds"),
+            ("decimal.handling.mode", "string"),
+        ],
+    ];
+    for settings in variants {
+        let db = unique("pgk").replace('-', "_");
+        let _db_guard = pg.create_db(&db);
+        pg.sql(&db, KINDS_SCHEMA);
+        pg.sql(&db, &kinds_row(1, "1 year 2 mons 3 days 04:05:06.78"));
+        pg.sql(&db, "INSERT INTO kinds (id, m_req) VALUES (2, 'happy')");
+        pg.sql(
+            &db,
+            "INSERT INTO kinds (id, ms, ia, ta, iv, tz) VALUES (3, '{}', '{}', '{}', '-1 days +02:00:00', '00:00:00+00')",
+        );
+        let _slots = Slots(&pg, vec![format!("{db}_h"), format!("{db}_n")]);
+        let Some(pair) =
+            Pair::start_with(&pg, &db, &bootstrap, "initial", "public.kinds", settings)
+        else {
+            return;
+        };
+        pair.wait_records(&bootstrap, &[("kinds", 3)]);
+        for change in [
+            kinds_row(4, "-1 years -2 mons"),
+            "UPDATE kinds SET iv = '00:00:00.000001', m = 'ok', ia = '{7}' WHERE id = 1".into(),
+            "UPDATE kinds SET iv = '100:00:00', tz = '23:59:59.999999-11' WHERE id = 3".into(),
+            "DELETE FROM kinds WHERE id = 2".into(),
+        ] {
+            pg.sql(&db, &change);
+        }
+        // 3 snapshot records, a create, two updates, a delete and its tombstone.
+        pair.wait_records(&bootstrap, &[("kinds", 8)]);
+        pair.assert_equal_records(&bootstrap, &[("kinds", 8)]);
+        drop(pair);
+    }
 }
 
 /// The records of `topic` as `(op, id)` (`("tombstone", key id)` for a tombstone), in order.
