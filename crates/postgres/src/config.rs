@@ -102,6 +102,8 @@ pub enum PublicationAutocreate {
     Filtered,
     /// `disabled`: the publication must exist.
     Disabled,
+    /// `no_tables`: a publication of no table (tables are added to it by hand).
+    NoTables,
 }
 
 /// `snapshot.mode`, of the modes this version implements.
@@ -148,6 +150,12 @@ pub struct PostgresConfig {
     pub publication_autocreate: PublicationAutocreate,
     /// `tombstones.on.delete` (default true).
     pub tombstones_on_delete: bool,
+    /// `skipped.operations`: the `op` codes (`c`, `u`, `d`, `t`) whose events are not written
+    /// (default `t`: no truncate events; `none`: every event).
+    pub skipped_operations: Vec<char>,
+    /// Whether `skipped.operations` was set (Debezium then restricts the publication's
+    /// `publish` operations).
+    pub skipped_operations_set: bool,
     /// `message.prefix.include.list` / `message.prefix.exclude.list`: the logical decoding
     /// messages captured, by prefix (Debezium's `LogicalDecodingMessageFilter`).
     pub messages: PrefixFilter,
@@ -256,7 +264,7 @@ fn is_framework_key(key: &str) -> bool {
 }
 
 /// Debezium keys this version reads.
-const IMPLEMENTED: [&str; 26] = [
+const IMPLEMENTED: [&str; 27] = [
     "database.hostname",
     "database.port",
     "database.user",
@@ -277,6 +285,7 @@ const IMPLEMENTED: [&str; 26] = [
     "binary.handling.mode",
     "interval.handling.mode",
     "tombstones.on.delete",
+    "skipped.operations",
     "slot.name",
     "publication.name",
     "publication.autocreate.mode",
@@ -469,9 +478,10 @@ impl PostgresConfig {
             "all_tables" => PublicationAutocreate::AllTables,
             "filtered" => PublicationAutocreate::Filtered,
             "disabled" => PublicationAutocreate::Disabled,
+            "no_tables" => PublicationAutocreate::NoTables,
             other => {
                 return Err(ConnectError::config(format!(
-                    "publication.autocreate.mode: Value '{other}' is not one of all_tables, filtered, disabled (no_tables is not implemented natively yet; {USE_HOSTED})"
+                    "publication.autocreate.mode: Value '{other}' is not one of all_tables, filtered, disabled, no_tables"
                 )))
             }
         };
@@ -484,7 +494,21 @@ impl PostgresConfig {
                 )))
             }
         };
+        let mut skipped_operations = Vec::new();
+        for op in word("skipped.operations", "t").split(',').map(str::trim) {
+            match op {
+                "none" | "" => {}
+                "c" | "u" | "d" | "t" => skipped_operations.extend(op.chars()),
+                other => {
+                    return Err(ConnectError::config(format!(
+                        "skipped.operations: Value '{other}' is not one of c, u, d, t, none"
+                    )))
+                }
+            }
+        }
         Ok(PostgresConfig {
+            skipped_operations,
+            skipped_operations_set: props.contains_key("skipped.operations"),
             snapshot_mode,
             slot_name: props
                 .get("slot.name")
@@ -526,6 +550,11 @@ impl PostgresConfig {
         })
     }
 
+    /// Whether events of operation `op` (`c`, `u`, `d`, `t`) are not written.
+    pub fn skips(&self, op: char) -> bool {
+        self.skipped_operations.contains(&op)
+    }
+
     /// The topic of table `schema.table` (Debezium's default topic naming strategy).
     pub fn topic(&self, schema: &str, table: &str) -> String {
         let d = &self.topic_delimiter;
@@ -557,9 +586,10 @@ pub fn config_def() -> ConfigDef {
         ("binary.handling.mode", ConfigType::String, Some("bytes"), "How binary columns are represented: bytes, base64, base64-url-safe or hex."),
         ("interval.handling.mode", ConfigType::String, Some("numeric"), "How interval columns are represented: numeric (microseconds) or string (ISO 8601)."),
         ("tombstones.on.delete", ConfigType::Boolean, Some("true"), "Whether a delete is followed by a tombstone."),
+        ("skipped.operations", ConfigType::List, Some("t"), "The operations whose events are not written: c, u, d, t (truncate), or none."),
         ("slot.name", ConfigType::String, Some("debezium"), "The logical replication slot streamed from (created when missing)."),
         ("publication.name", ConfigType::String, Some("dbz_publication"), "The publication the slot streams (created per publication.autocreate.mode)."),
-        ("publication.autocreate.mode", ConfigType::String, Some("all_tables"), "Whether and how the publication is created when missing: all_tables, filtered, disabled."),
+        ("publication.autocreate.mode", ConfigType::String, Some("all_tables"), "Whether and how the publication is created when missing: all_tables, filtered, disabled, no_tables."),
         ("slot.drop.on.stop", ConfigType::Boolean, Some("false"), "Whether the slot is dropped when the task stops (false natively)."),
         ("message.prefix.include.list", ConfigType::List, Some(""), "Regular expressions of the logical decoding message prefixes to capture."),
         ("message.prefix.exclude.list", ConfigType::List, Some(""), "Regular expressions of the logical decoding message prefixes not to capture."),

@@ -347,6 +347,20 @@ impl EventBuilder {
         Ok(record)
     }
 
+    /// A truncate event of `table` (`op` `t`, no `before` or `after`), as Debezium's
+    /// `Envelope.truncate`: no key, nor key schema.
+    pub fn truncate(
+        &self,
+        table: &CapturedTable,
+        pos: &SourcePosition,
+        offset: SourceMap,
+    ) -> ConnectResult<SourceRecord> {
+        let mut record = self.event(table, "t", Value::Null, Value::Null, pos, offset)?;
+        record.key_schema = None;
+        record.key = Value::Null;
+        Ok(record)
+    }
+
     /// A logical decoding message's event (`pg_logical_emit_message`), as Debezium's
     /// `LogicalDecodingMessageMonitor` writes it to `<topic.prefix>.message`: key
     /// `MessageKey {prefix}`, value `MessageValue {op: "m", ts_ms, source, transaction,
@@ -388,8 +402,9 @@ impl EventBuilder {
     }
 
     fn key_of(&self, table: &CapturedTable, before: &Value, after: &Value) -> ConnectResult<Value> {
-        match after {
-            Value::Null => table.key(before),
+        match (before, after) {
+            (Value::Null, Value::Null) => Ok(Value::Null),
+            (_, Value::Null) => table.key(before),
             _ => table.key(after),
         }
     }

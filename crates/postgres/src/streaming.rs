@@ -2,7 +2,8 @@
 //! `PostgresStreamingChangeEventSource` does: the publication and the slot created when
 //! missing (`publication.autocreate.mode`), row changes as `c`, `u` and `d` events (a key
 //! change as a delete, its tombstone and a create; a delete followed by its tombstone when
-//! `tombstones.on.delete`), truncates skipped (Debezium's default `skipped.operations=t`),
+//! `tombstones.on.delete`), truncate events unless skipped (Debezium's default
+//! `skipped.operations=t` skips them),
 //! TOAST-ed values that did not change as `__debezium_unavailable_value`; the slot's position
 //! confirmed to the server only once the offsets holding it are committed
 //! ([`StreamingHandle::confirm`]).
@@ -45,52 +46,125 @@ fn pg(what: &'static str) -> impl Fn(tokio_postgres::Error) -> ConnectError {
     }
 }
 
-/// Creates the publication when missing (per `publication.autocreate.mode`), as Debezium does
-/// before its slot. Errors: the database's; a missing publication with `disabled`.
+/// The publication's `WITH (publish = …)` operations when `skipped.operations` is set and skips
+/// some (Debezium's `buildPublishOptionValue`): the server then leaves the skipped operations
+/// (and transactions of nothing else) out of the stream.
+fn publish_option(config: &PostgresConfig) -> Option<String> {
+    if !config.skipped_operations_set || config.skipped_operations.is_empty() {
+        return None;
+    }
+    let ops: Vec<&str> = [
+        ('c', "insert"),
+        ('u', "update"),
+        ('d', "delete"),
+        ('t', "truncate"),
+    ]
+    .into_iter()
+    .filter(|(op, _)| !config.skips(*op))
+    .map(|(_, name)| name)
+    .collect();
+    Some(ops.join(","))
+}
+
+/// The captured tables as a publication's table list (`"schema"."table", …`). Errors: none
+/// captured (Debezium's message), the database's.
+async fn publication_tables(
+    client: &tokio_postgres::Client,
+    config: &PostgresConfig,
+) -> ConnectResult<Vec<(String, String)>> {
+    let tables: Vec<(String, String)> = snapshot::captured_tables(client, config)
+        .await?
+        .into_iter()
+        .map(|t| (t.schema, t.table))
+        .collect();
+    if tables.is_empty() {
+        return Err(ConnectError::connect(format!(
+            "No table filters found for filtered publication {}",
+            config.publication_name
+        )));
+    }
+    Ok(tables)
+}
+
+fn table_list(tables: &[(String, String)]) -> String {
+    tables
+        .iter()
+        .map(|(s, t)| format!("{}.{}", quote_ident(s), quote_ident(t)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Creates the publication when missing, or brings a `filtered` one up to the captured
+/// tables, as Debezium's `PostgresReplicationConnection.initPublication` does per
+/// `publication.autocreate.mode` (`all_tables`, `filtered`, `no_tables`, `disabled`), with
+/// `WITH (publish = …)` from `skipped.operations`. Errors: the database's; a missing
+/// publication under `disabled`; an existing all-tables publication under `filtered`.
 async fn prepare_publication(
     client: &tokio_postgres::Client,
     config: &PostgresConfig,
 ) -> ConnectResult<()> {
-    let exists = client
+    let all_tables: Option<bool> = client
         .query_opt(
-            "SELECT 1 FROM pg_catalog.pg_publication WHERE pubname = $1",
+            "SELECT puballtables FROM pg_catalog.pg_publication WHERE pubname = $1",
             &[&config.publication_name],
         )
         .await
         .map_err(pg("looking for the publication"))?
-        .is_some();
-    if !exists {
-        let name = quote_ident(&config.publication_name);
-        let sql = match config.publication_autocreate {
-            PublicationAutocreate::Disabled => {
-                return Err(ConnectError::connect(format!(
-                    "Publication '{}' does not exist and publication.autocreate.mode is disabled",
-                    config.publication_name
-                )))
+        .map(|row| row.get(0));
+    let name = quote_ident(&config.publication_name);
+    let with = publish_option(config)
+        .map(|ops| format!(" WITH (publish = '{ops}')"))
+        .unwrap_or_default();
+    let sql = match (all_tables, config.publication_autocreate) {
+        (None, PublicationAutocreate::Disabled) => {
+            return Err(ConnectError::connect(
+                "Publication autocreation is disabled, please create one and restart the connector.",
+            ))
+        }
+        (None, PublicationAutocreate::AllTables) => {
+            format!("CREATE PUBLICATION {name} FOR ALL TABLES{with}")
+        }
+        (None, PublicationAutocreate::NoTables) => format!("CREATE PUBLICATION {name}{with}"),
+        (None, PublicationAutocreate::Filtered) => {
+            let tables = publication_tables(client, config).await?;
+            format!("CREATE PUBLICATION {name} FOR TABLE {}{with}", table_list(&tables))
+        }
+        (Some(true), PublicationAutocreate::Filtered) => {
+            return Err(ConnectError::connect(format!(
+                "A logical publication for all tables named '{}' for plugin 'pgoutput' and database '{}' is already active on the server and can not be altered. If you need to exclude some tables or include only specific subset, please recreate the publication with necessary configuration or let plugin recreate it by dropping existing publication. Otherwise please change the 'publication.autocreate.mode' property to 'all_tables'.",
+                config.publication_name, config.dbname
+            )))
+        }
+        (Some(false), PublicationAutocreate::Filtered) => {
+            let mut tables = publication_tables(client, config).await?;
+            let mut published: Vec<(String, String)> = client
+                .query(
+                    "SELECT schemaname, tablename FROM pg_catalog.pg_publication_tables WHERE pubname = $1",
+                    &[&config.publication_name],
+                )
+                .await
+                .map_err(pg("reading the publication's tables"))?
+                .into_iter()
+                .map(|row| (row.get(0), row.get(1)))
+                .collect();
+            tables.sort();
+            published.sort();
+            if tables == published {
+                return Ok(());
             }
-            PublicationAutocreate::AllTables => format!("CREATE PUBLICATION {name} FOR ALL TABLES"),
-            PublicationAutocreate::Filtered => {
-                let tables = snapshot::captured_tables(client, config).await?;
-                if tables.is_empty() {
-                    return Err(ConnectError::connect(format!(
-                        "No table filters found for filtered publication {}",
-                        config.publication_name
-                    )));
-                }
-                let list: Vec<String> = tables
-                    .iter()
-                    .map(|t| format!("{}.{}", quote_ident(&t.schema), quote_ident(&t.table)))
-                    .collect();
-                format!("CREATE PUBLICATION {name} FOR TABLE {}", list.join(", "))
-            }
-        };
-        tracing::info!("Creating publication: {sql}");
-        client
-            .batch_execute(&sql)
-            .await
-            .map_err(pg("creating the publication"))?;
-    }
-    Ok(())
+            format!("ALTER PUBLICATION {name} SET TABLE {}{}", table_list(&tables), {
+                publish_option(config)
+                    .map(|ops| format!("; ALTER PUBLICATION {name} SET (publish = '{ops}')"))
+                    .unwrap_or_default()
+            })
+        }
+        (Some(_), _) => return Ok(()),
+    };
+    tracing::info!("Creating or updating publication with statement '{sql}'");
+    client
+        .batch_execute(&sql)
+        .await
+        .map_err(pg("creating the publication"))
 }
 
 /// Errors before PostgreSQL 14: the replication client asks `pgoutput` for logical decoding
@@ -261,6 +335,9 @@ struct Stream<'a> {
     /// a transaction carries (Debezium's `SourceInfo` keeps its timestamp when a message has
     /// none).
     last_ts_us: i64,
+    /// The last message processed in full (a change's position, a commit record's),
+    /// Debezium's `lastCompletelyProcessedLsn`.
+    last_processed_lsn: Option<i64>,
 }
 
 /// What a stream resumed from a committed offset skips, as Debezium's `WalPositionLocator`
@@ -424,6 +501,7 @@ impl Stream<'_> {
                 return Ok(None);
             }
             self.last_commit_lsn = Some(lsn);
+            self.last_processed_lsn = Some(lsn);
         }
         if !self.config.messages.includes(prefix) {
             return Ok(None);
@@ -443,9 +521,50 @@ impl Stream<'_> {
             last_commit_lsn: self.last_commit_lsn,
             snapshot: None,
         };
-        let offset = self.offset(&pos, "MESSAGE");
+        let mut offset = self.offset(&pos, "MESSAGE");
+        if transactional {
+            // Not the last event of its position for Debezium: the processed position stays
+            // the one before it.
+            match self.last_processed_lsn.or(self.last_commit_lsn) {
+                Some(processed) => offset.insert("lsn_proc".into(), processed.into()),
+                None => offset.remove("lsn_proc"),
+            };
+        }
         let content = Value::Bytes(content);
         Ok(Some(self.events.message(prefix, content, &pos, offset)?))
+    }
+
+    /// The truncate events of the captured tables among `relations` (one `TRUNCATE`
+    /// statement), in its order. As in Debezium, only the last table's event counts as the
+    /// position processed (`lsn_proc`): a restart from an earlier one's offset replays the
+    /// whole truncate (whose earlier events then carry the last processed position this
+    /// stream knows, which may be before the one Debezium would give).
+    async fn truncate(
+        &mut self,
+        pos: SourcePosition,
+        relations: Vec<u32>,
+    ) -> ConnectResult<Vec<SourceRecord>> {
+        let mut tables = Vec::new();
+        for relation in relations {
+            if let Some(table) = self.table(relation).await? {
+                tables.push(table.clone());
+            }
+        }
+        let lsn = pos.lsn;
+        let mut out = Vec::with_capacity(tables.len());
+        for (i, table) in tables.iter().enumerate() {
+            let last = i + 1 == tables.len();
+            let mut offset = self.offset(&pos, "TRUNCATE");
+            if !last {
+                let known = self.last_processed_lsn.or(self.last_commit_lsn);
+                match known.filter(|p| Some(*p) < lsn) {
+                    Some(processed) => offset.insert("lsn_proc".into(), processed.into()),
+                    None => offset.remove("lsn_proc"),
+                };
+            }
+            out.push(self.events.truncate(table, &pos, offset)?);
+        }
+        Ok(out)
     }
 
     /// The records of one change message (none for a table not captured).
@@ -463,8 +582,13 @@ impl Stream<'_> {
             Message::Insert { relation, .. }
             | Message::Update { relation, .. }
             | Message::Delete { relation, .. } => *relation,
+            Message::Truncate { relations } if !self.config.skips('t') => {
+                return self.truncate(pos, relations.clone()).await;
+            }
             _ => return Ok(Vec::new()),
         };
+        let skips = |op: char| self.config.skips(op);
+        let (skip_c, skip_u, skip_d) = (skips('c'), skips('u'), skips('d'));
         let offset_update = self.offset(&pos, "UPDATE");
         let offset_insert = self.offset(&pos, "INSERT");
         let offset_delete = self.offset(&pos, "DELETE");
@@ -474,6 +598,9 @@ impl Stream<'_> {
         };
         let mut out = Vec::new();
         let delete = |out: &mut Vec<SourceRecord>, before: Value, offset: SourceMap| {
+            if skip_d {
+                return Ok(());
+            }
             let record = events.event(table, "d", before, Value::Null, &pos, offset)?;
             let tombstone = tombstones.then(|| {
                 let mut t = record.clone();
@@ -486,6 +613,7 @@ impl Stream<'_> {
             ConnectResult::Ok(())
         };
         match message {
+            Message::Insert { .. } if skip_c => {}
             Message::Insert { new, .. } => {
                 let after = Self::row(table, &new)?;
                 out.push(events.event(table, "c", Value::Null, after, &pos, offset_insert)?);
@@ -508,10 +636,20 @@ impl Stream<'_> {
                 // The key changed (old and new keys compared, as Debezium's emitter does,
                 // whatever the replica identity sent): a delete (with its tombstone) and a
                 // create.
+                // Each part is skipped by its own operation, as Debezium's dispatcher skips.
                 if !before.is_null() && table.key(&before)? != table.key(&after)? {
                     delete(&mut out, before, offset_update.clone())?;
-                    out.push(events.event(table, "c", Value::Null, after, &pos, offset_update)?);
-                } else {
+                    if !skip_c {
+                        out.push(events.event(
+                            table,
+                            "c",
+                            Value::Null,
+                            after,
+                            &pos,
+                            offset_update,
+                        )?);
+                    }
+                } else if !skip_u {
                     out.push(events.event(table, "u", before, after, &pos, offset_update)?);
                 }
             }
@@ -725,6 +863,7 @@ pub async fn run(
         tx: None,
         last_commit_lsn: resume.last_commit_lsn,
         skip: ResumeFilter::new(&resume),
+        last_processed_lsn: None,
         last_ts_us: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_micros() as i64),
@@ -786,7 +925,8 @@ impl Stream<'_> {
                     self.last_ts_us = commit_time_micros + PG_EPOCH_US;
                     self.skip.begin(final_lsn.0 as i64);
                 }
-                ReplicationEvent::Commit { end_lsn, .. } => {
+                ReplicationEvent::Commit { lsn, end_lsn, .. } => {
+                    self.last_processed_lsn = Some(lsn.0 as i64);
                     self.tx = None;
                     self.skip.commit();
                     self.last_commit_lsn = Some(end_lsn.0 as i64);
@@ -822,6 +962,7 @@ impl Stream<'_> {
                         continue;
                     }
                     batch.extend(self.change(lsn, message).await?);
+                    self.last_processed_lsn = Some(lsn);
                     if batch.len() >= BATCH
                         && out.send(Ok(std::mem::take(&mut batch))).await.is_err()
                     {

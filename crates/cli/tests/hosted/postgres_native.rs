@@ -659,6 +659,49 @@ fn native_initial_snapshot_then_stream_equals_debeziums() {
     pair.assert_equal_records(&bootstrap, &resumed);
 }
 
+/// Truncate events (`skipped.operations=none`, one table's and two tables' at once) and
+/// skipped operations (`c,d`: neither creates nor deletes, nor the parts of a key change, nor
+/// tombstones, but truncates) equal Debezium's, offsets included.
+#[test]
+fn native_truncates_and_skipped_operations_equal_debeziums() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(pg) = Pg::from_env() else { return };
+    let variants: [(&str, [(&str, usize); 4]); 2] = [
+        (
+            "none",
+            [("items", 10), ("audit", 11), ("strict", 4), ("message", 3)],
+        ),
+        (
+            "c,d",
+            [("items", 2), ("audit", 3), ("strict", 1), ("message", 3)],
+        ),
+    ];
+    for (skipped, tables) in variants {
+        let db = unique("pgt").replace('-', "_");
+        let _db_guard = pg.create_db(&db);
+        pg.sql(&db, STREAM_SCHEMA);
+        let _slots = Slots(&pg, vec![format!("{db}_h"), format!("{db}_n")]);
+        let Some(pair) = Pair::start_with(
+            &pg,
+            &db,
+            &bootstrap,
+            "no_data",
+            "public.items,public.audit,public.strict",
+            &[("skipped.operations", skipped)],
+        ) else {
+            return;
+        };
+        for transaction in STREAM_CHANGES {
+            pg.sql(&db, transaction);
+        }
+        pg.sql(&db, "TRUNCATE items, strict");
+        pair.wait_records(&bootstrap, &tables);
+        pair.assert_equal_records(&bootstrap, &tables);
+        pair.assert_equal_offsets(&pg);
+        drop(pair);
+    }
+}
+
 /// Types beyond the first suite's, each column in a snapshot row and in streamed changes:
 /// enums and arrays of enums, one-dimensional arrays of the mapped types (NULL elements,
 /// quoting), intervals, `timetz`, network addresses, ranges, `xml`, `oid`.
