@@ -142,6 +142,8 @@ pub struct PostgresConfig {
     /// `snapshot.fetch.size` (default 10,240 rows a round trip).
     pub fetch_size: usize,
     pub tables: TableFilter,
+    /// `column.include.list` / `column.exclude.list`.
+    pub columns: ColumnFilter,
     pub snapshot_mode: SnapshotMode,
     /// `slot.name` (default `debezium`).
     pub slot_name: String,
@@ -231,6 +233,27 @@ impl TableFilter {
     }
 }
 
+/// `column.include.list` / `column.exclude.list`: regular expressions matched
+/// case-insensitively against a whole `schema.table.column` name (Debezium's
+/// `ColumnNameFilterFactory` for PostgreSQL); an excluded column is left out of the value, not
+/// of the key.
+#[derive(Debug, Clone, Default)]
+pub struct ColumnFilter {
+    include: Vec<Regex>,
+    exclude: Vec<Regex>,
+}
+
+impl ColumnFilter {
+    /// Whether column `schema.table.column` is in the value.
+    pub fn includes(&self, schema: &str, table: &str, column: &str) -> bool {
+        let full = format!("{schema}.{table}.{column}");
+        if !self.include.is_empty() {
+            return self.include.iter().any(|r| r.is_match(&full));
+        }
+        !self.exclude.iter().any(|r| r.is_match(&full))
+    }
+}
+
 /// Keys of the Connect framework, which the connector leaves to the runtime.
 fn is_framework_key(key: &str) -> bool {
     const EXACT: [&str; 11] = [
@@ -264,7 +287,7 @@ fn is_framework_key(key: &str) -> bool {
 }
 
 /// Debezium keys this version reads.
-const IMPLEMENTED: [&str; 27] = [
+const IMPLEMENTED: [&str; 29] = [
     "database.hostname",
     "database.port",
     "database.user",
@@ -280,6 +303,8 @@ const IMPLEMENTED: [&str; 27] = [
     "schema.exclude.list",
     "table.include.list",
     "table.exclude.list",
+    "column.include.list",
+    "column.exclude.list",
     "decimal.handling.mode",
     "time.precision.mode",
     "binary.handling.mode",
@@ -415,6 +440,12 @@ impl PostgresConfig {
                 "message.prefix.exclude.list: \"message.prefix.include.list\" is already specified",
             ));
         }
+        if props.get("column.include.list").is_some() && props.get("column.exclude.list").is_some()
+        {
+            return Err(ConnectError::config(
+                "column.exclude.list: \"column.include.list\" is already specified",
+            ));
+        }
         if props.get("table.include.list").is_some() && props.get("table.exclude.list").is_some() {
             return Err(ConnectError::config(
                 "table.exclude.list: \"table.include.list\" is already specified",
@@ -541,6 +572,10 @@ impl PostgresConfig {
                 include: list(props, "message.prefix.include.list")?,
                 exclude: list(props, "message.prefix.exclude.list")?,
             },
+            columns: ColumnFilter {
+                include: list(props, "column.include.list")?,
+                exclude: list(props, "column.exclude.list")?,
+            },
             tables: TableFilter {
                 schema_include: list(props, "schema.include.list")?,
                 schema_exclude: list(props, "schema.exclude.list")?,
@@ -581,6 +616,8 @@ pub fn config_def() -> ConfigDef {
         ("schema.exclude.list", ConfigType::List, Some(""), "Regular expressions of the schemas not to capture."),
         ("table.include.list", ConfigType::List, Some(""), "Regular expressions of the tables (schema.table) to capture."),
         ("table.exclude.list", ConfigType::List, Some(""), "Regular expressions of the tables (schema.table) not to capture."),
+        ("column.include.list", ConfigType::List, Some(""), "Regular expressions of the columns (schema.table.column) in the change events' values."),
+        ("column.exclude.list", ConfigType::List, Some(""), "Regular expressions of the columns (schema.table.column) left out of the change events' values."),
         ("decimal.handling.mode", ConfigType::String, Some("precise"), "How DECIMAL and NUMERIC columns are represented: precise, double or string."),
         ("time.precision.mode", ConfigType::String, Some("adaptive"), "How temporal columns are represented (adaptive, adaptive_time_microseconds, microseconds and connect natively)."),
         ("binary.handling.mode", ConfigType::String, Some("bytes"), "How binary columns are represented: bytes, base64, base64-url-safe or hex."),
@@ -629,7 +666,7 @@ mod tests {
     fn a_setting_not_implemented_is_refused_by_name() {
         assert!(refused_settings(&props(&[])).is_empty());
         let refused = refused_settings(&props(&[
-            ("column.exclude.list", "public.t.secret"),
+            ("heartbeat.interval.ms", "1000"),
             ("snapshot.mode", "configuration_based"),
             ("time.precision.mode", "isostring"),
             ("key.converter.schemas.enable", "false"),
@@ -638,7 +675,7 @@ mod tests {
         assert_eq!(
             keys,
             vec![
-                "column.exclude.list",
+                "heartbeat.interval.ms",
                 "time.precision.mode",
                 "snapshot.mode"
             ]

@@ -128,6 +128,8 @@ pub struct CapturedTable {
     pub table: String,
     pub topic: String,
     pub columns: Vec<(Column, SchemaRef, Kind)>,
+    /// Indexes into `columns` of the value's fields (the included columns), in table order.
+    pub value_columns: Vec<usize>,
     /// Indexes into `columns` of the primary key, in the key's order.
     pub key_columns: Vec<usize>,
     /// `<topic>.Key`; `None` for a table without a primary key (null keys, as Debezium).
@@ -138,9 +140,20 @@ pub struct CapturedTable {
     pub envelope_schema: SchemaRef,
 }
 
+/// A row as a change event carries it: its `Value` struct (the included columns) and its key
+/// (null for a table without a primary key).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub value: Value,
+    pub key: Value,
+}
+
 impl CapturedTable {
-    /// The table's schemas from its columns (table order) and primary key (key order).
-    /// Errors: a column of a type without a mapping (named, see [`types::column_schema`]).
+    /// The table's schemas from its columns (table order) and primary key (key order); the
+    /// value holds the columns `included` accepts (`column.include.list` /
+    /// `column.exclude.list`), as Debezium's `TableSchemaBuilder` filters. Errors: an emitted
+    /// column of a type without a mapping (named, see [`types::column_schema`]); a key column
+    /// left out (named: Debezium's snapshot keys then hold its zero value, not followed).
     pub fn new(
         topic: String,
         schema: &str,
@@ -148,14 +161,37 @@ impl CapturedTable {
         columns: Vec<Column>,
         key: &[String],
         settings: TypeSettings,
+        included: &dyn Fn(&str) -> bool,
     ) -> ConnectResult<CapturedTable> {
         let full = format!("{schema}.{table}");
         let mut mapped = Vec::with_capacity(columns.len());
-        for mut c in columns {
-            if key.contains(&c.name) {
+        let mut value_columns = Vec::new();
+        for (i, mut c) in columns.into_iter().enumerate() {
+            let in_key = key.contains(&c.name);
+            if in_key {
                 c.not_null = true;
             }
-            let (s, kind) = types::column_schema(&full, &c, settings)?;
+            let in_value = included(&c.name);
+            if in_key && !in_value {
+                // Debezium's snapshot then writes the column's zero value in the key.
+                return Err(tributary_api::ConnectError::config(format!(
+                    "column.include.list / column.exclude.list leave key column {full}.{} out of the value, which Tributary's native PostgresConnector does not follow; {}",
+                    c.name,
+                    crate::config::USE_HOSTED
+                )));
+            }
+            let (s, kind) = if in_key || in_value {
+                types::column_schema(&full, &c, settings)?
+            } else {
+                // Never converted: its text is skipped.
+                (
+                    SchemaBuilder::string().optional().build(),
+                    types::Kind::Text,
+                )
+            };
+            if in_value {
+                value_columns.push(i);
+            }
             mapped.push((c, s, kind));
         }
         let key_columns: Vec<usize> = key
@@ -175,7 +211,8 @@ impl CapturedTable {
         let mut b = SchemaBuilder::struct_()
             .optional()
             .name(format!("{topic}.Value"));
-        for (c, s, _) in &mapped {
+        for i in &value_columns {
+            let (c, s, _) = &mapped[*i];
             b = b.field(c.name.clone(), s.clone())?;
         }
         let value_schema = b.build();
@@ -197,6 +234,7 @@ impl CapturedTable {
             table: table.to_string(),
             topic,
             columns: mapped,
+            value_columns,
             key_columns,
             key_schema,
             value_schema,
@@ -204,31 +242,30 @@ impl CapturedTable {
         })
     }
 
-    /// A row's `Value` struct from its columns' text (`None`: NULL).
-    pub fn row(&self, texts: &[Option<&str>]) -> ConnectResult<Value> {
-        let values = self
-            .columns
-            .iter()
-            .zip(texts)
-            .map(|((_, schema, kind), text)| types::value(kind, schema, *text))
-            .collect::<ConnectResult<Vec<Value>>>()?;
-        Ok(Value::Struct(Struct::from_values(
-            self.value_schema.clone(),
-            values,
-        )?))
-    }
-
-    /// The row's key struct, or null for a table without a primary key.
-    pub fn key(&self, row: &Value) -> ConnectResult<Value> {
-        let (Some(schema), Value::Struct(row)) = (&self.key_schema, row) else {
-            return Ok(Value::Null);
+    /// A row from its columns' text (`None`: NULL), every column's in table order.
+    pub fn row(&self, texts: &[Option<&str>]) -> ConnectResult<Row> {
+        let convert = |i: &usize| {
+            let (_, schema, kind) = &self.columns[*i];
+            types::value(kind, schema, texts.get(*i).copied().flatten())
         };
         let values = self
-            .key_columns
+            .value_columns
             .iter()
-            .map(|i| row.get_by_index(*i).clone())
-            .collect();
-        Ok(Value::Struct(Struct::from_values(schema.clone(), values)?))
+            .map(convert)
+            .collect::<ConnectResult<Vec<Value>>>()?;
+        let value = Value::Struct(Struct::from_values(self.value_schema.clone(), values)?);
+        let key = match &self.key_schema {
+            None => Value::Null,
+            Some(schema) => {
+                let values = self
+                    .key_columns
+                    .iter()
+                    .map(convert)
+                    .collect::<ConnectResult<Vec<Value>>>()?;
+                Value::Struct(Struct::from_values(schema.clone(), values)?)
+            }
+        };
+        Ok(Row { value, key })
     }
 }
 
@@ -310,17 +347,23 @@ impl EventBuilder {
         )?))
     }
 
-    /// A change event: `op` is `r`, `c`, `u` or `d`.
+    /// A change event: `op` is `r`, `c`, `u`, `d` or `t`; its key is `after`'s, else
+    /// `before`'s, else null.
     pub fn event(
         &self,
         table: &CapturedTable,
         op: &str,
-        before: Value,
-        after: Value,
+        before: Option<Row>,
+        after: Option<Row>,
         pos: &SourcePosition,
         offset: SourceMap,
     ) -> ConnectResult<SourceRecord> {
-        let key = self.key_of(table, &before, &after)?;
+        let key = after
+            .as_ref()
+            .or(before.as_ref())
+            .map_or(Value::Null, |r| r.key.clone());
+        let before = before.map_or(Value::Null, |r| r.value);
+        let after = after.map_or(Value::Null, |r| r.value);
         let now = now_ns();
         let envelope = Struct::from_values(
             table.envelope_schema.clone(),
@@ -355,7 +398,7 @@ impl EventBuilder {
         pos: &SourcePosition,
         offset: SourceMap,
     ) -> ConnectResult<SourceRecord> {
-        let mut record = self.event(table, "t", Value::Null, Value::Null, pos, offset)?;
+        let mut record = self.event(table, "t", None, None, pos, offset)?;
         record.key_schema = None;
         record.key = Value::Null;
         Ok(record)
@@ -399,14 +442,6 @@ impl EventBuilder {
         record.key_schema = Some(schemas.key.clone());
         record.key = Value::Struct(key);
         Ok(record)
-    }
-
-    fn key_of(&self, table: &CapturedTable, before: &Value, after: &Value) -> ConnectResult<Value> {
-        match (before, after) {
-            (Value::Null, Value::Null) => Ok(Value::Null),
-            (_, Value::Null) => table.key(before),
-            _ => table.key(after),
-        }
     }
 }
 

@@ -7,7 +7,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use tokio::sync::mpsc;
 use tokio_postgres::{Client, NoTls, SimpleQueryMessage};
-use tributary_api::data::Value;
 use tributary_api::record::SourceRecord;
 use tributary_api::{ConnectError, ConnectResult};
 
@@ -161,6 +160,7 @@ pub async fn captured_tables(
             columns,
             &key,
             config.types,
+            &|column: &str| config.columns.includes(schema, table, column),
         )?);
     }
     Ok(captured)
@@ -252,7 +252,7 @@ pub async fn run(
         let after = table.row(&texts)?;
         let last = pos.snapshot == Some(SnapshotMarker::Last);
         let offset = snapshot_offset(&pos, last);
-        events.event(table, "r", Value::Null, after, &pos, offset)
+        events.event(table, "r", None, Some(after), &pos, offset)
     };
     for (index, table) in tables.iter().enumerate() {
         // Debezium stamps a table's records with the time its read began.

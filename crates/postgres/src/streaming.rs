@@ -17,7 +17,7 @@ use tributary_api::record::{SourceMap, SourceRecord};
 use tributary_api::{ConnectError, ConnectResult};
 
 use crate::config::{PostgresConfig, PublicationAutocreate};
-use crate::envelope::{java_ordered, CapturedTable, EventBuilder, SourcePosition};
+use crate::envelope::{java_ordered, CapturedTable, EventBuilder, Row, SourcePosition};
 use crate::pgoutput::{self, Datum, Message};
 use crate::snapshot::{self, quote_ident};
 use crate::types::Kind;
@@ -454,7 +454,7 @@ impl Stream<'_> {
             .collect()
     }
 
-    fn row(table: &CapturedTable, tuple: &[Datum]) -> ConnectResult<Value> {
+    fn row(table: &CapturedTable, tuple: &[Datum]) -> ConnectResult<Row> {
         let texts = Self::texts(table, tuple)?;
         let refs: Vec<Option<&str>> = texts.iter().map(Option::as_deref).collect();
         table.row(&refs)
@@ -530,7 +530,7 @@ impl Stream<'_> {
                 None => offset.remove("lsn_proc"),
             };
         }
-        let content = Value::Bytes(content);
+        let content = crate::types::binary(self.config.types.binary, content);
         Ok(Some(self.events.message(prefix, content, &pos, offset)?))
     }
 
@@ -597,11 +597,11 @@ impl Stream<'_> {
             return Ok(Vec::new());
         };
         let mut out = Vec::new();
-        let delete = |out: &mut Vec<SourceRecord>, before: Value, offset: SourceMap| {
+        let delete = |out: &mut Vec<SourceRecord>, before: Row, offset: SourceMap| {
             if skip_d {
                 return Ok(());
             }
-            let record = events.event(table, "d", before, Value::Null, &pos, offset)?;
+            let record = events.event(table, "d", Some(before), None, &pos, offset)?;
             let tombstone = tombstones.then(|| {
                 let mut t = record.clone();
                 t.value_schema = None;
@@ -616,7 +616,7 @@ impl Stream<'_> {
             Message::Insert { .. } if skip_c => {}
             Message::Insert { new, .. } => {
                 let after = Self::row(table, &new)?;
-                out.push(events.event(table, "c", Value::Null, after, &pos, offset_insert)?);
+                out.push(events.event(table, "c", None, Some(after), &pos, offset_insert)?);
             }
             Message::Update { old, mut new, .. } => {
                 // A TOAST-ed value that did not change is the old tuple's when it was sent
@@ -630,27 +630,27 @@ impl Stream<'_> {
                 }
                 let after = Self::row(table, &new)?;
                 let before = match old {
-                    Some((_, old)) => Self::row(table, &old)?,
-                    None => Value::Null,
+                    Some((_, old)) => Some(Self::row(table, &old)?),
+                    None => None,
                 };
                 // The key changed (old and new keys compared, as Debezium's emitter does,
                 // whatever the replica identity sent): a delete (with its tombstone) and a
                 // create.
                 // Each part is skipped by its own operation, as Debezium's dispatcher skips.
-                if !before.is_null() && table.key(&before)? != table.key(&after)? {
+                if let Some(before) = before.clone().filter(|b| b.key != after.key) {
                     delete(&mut out, before, offset_update.clone())?;
                     if !skip_c {
                         out.push(events.event(
                             table,
                             "c",
-                            Value::Null,
-                            after,
+                            None,
+                            Some(after),
                             &pos,
                             offset_update,
                         )?);
                     }
                 } else if !skip_u {
-                    out.push(events.event(table, "u", before, after, &pos, offset_update)?);
+                    out.push(events.event(table, "u", before, Some(after), &pos, offset_update)?);
                 }
             }
             Message::Delete { old: (_, old), .. } => {

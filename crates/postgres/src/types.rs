@@ -516,17 +516,7 @@ pub fn value(kind: &Kind, schema: &SchemaRef, text: Option<&str>) -> ConnectResu
         Kind::ConnectTimestamp => {
             Value::Timestamp(naive_timestamp(kind, text)?.and_utc().timestamp_millis())
         }
-        Kind::BytesAs(mode) => {
-            use base64::Engine as _;
-            let bytes = hex(kind, text)?;
-            Value::String(match mode {
-                BinaryMode::Base64 => base64::engine::general_purpose::STANDARD.encode(bytes),
-                BinaryMode::Base64UrlSafe => {
-                    base64::engine::general_purpose::URL_SAFE.encode(bytes)
-                }
-                _ => bytes.iter().map(|b| format!("{b:02x}")).collect(),
-            })
-        }
+        Kind::BytesAs(mode) => binary(*mode, hex(kind, text)?),
         Kind::MicroDuration => Value::Int64(
             Interval::parse(text)
                 .ok_or_else(|| bad(kind, text))?
@@ -554,6 +544,22 @@ pub fn value(kind: &Kind, schema: &SchemaRef, text: Option<&str>) -> ConnectResu
             )
         }
     })
+}
+
+/// `bytes` as `binary.handling.mode` represents them: BYTES, or a string in base64 (standard or
+/// URL-safe alphabet, padded) or lowercase hexadecimal.
+pub fn binary(mode: BinaryMode, bytes: Vec<u8>) -> Value {
+    use base64::Engine as _;
+    match mode {
+        BinaryMode::Bytes => Value::Bytes(bytes),
+        BinaryMode::Base64 => {
+            Value::String(base64::engine::general_purpose::STANDARD.encode(bytes))
+        }
+        BinaryMode::Base64UrlSafe => {
+            Value::String(base64::engine::general_purpose::URL_SAFE.encode(bytes))
+        }
+        BinaryMode::Hex => Value::String(bytes.iter().map(|b| format!("{b:02x}")).collect()),
+    }
 }
 
 /// An interval as the PostgreSQL JDBC driver's `PGInterval` reads PostgreSQL's output

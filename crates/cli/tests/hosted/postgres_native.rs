@@ -271,7 +271,7 @@ fn native_snapshot_equals_debeziums() {
     let mut refused = config(&native_prefix, env!("CARGO_PKG_VERSION"));
     refused.insert("connector.class".into(), PG_SOURCE.into());
     refused.insert("name".into(), "pg-refused".into());
-    refused.insert("column.exclude.list".into(), "public.types.txt".into());
+    refused.insert("signal.data.collection".into(), "public.signals".into());
     refused.insert("snapshot.mode".into(), "configuration_based".into());
     let (code, body) = rest_request(
         &w.url,
@@ -300,7 +300,7 @@ fn native_snapshot_equals_debeziums() {
         .collect();
     assert_eq!(
         errors.keys().collect::<Vec<_>>(),
-        vec!["column.exclude.list", "snapshot.mode"],
+        vec!["signal.data.collection", "snapshot.mode"],
         "{body}"
     );
     assert!(errors
@@ -739,7 +739,8 @@ fn kinds_row(id: i32, interval: &str) -> String {
 /// Enums, arrays, intervals, `timetz` and the string-like types equal Debezium's in the
 /// snapshot and the stream, under the default settings and under each other
 /// `binary.handling.mode`, `time.precision.mode`, `interval.handling.mode` and
-/// `decimal.handling.mode` the native connector implements.
+/// `decimal.handling.mode` the native connector implements, with `column.exclude.list` and
+/// `column.include.list`.
 #[test]
 fn native_types_and_settings_equal_debeziums() {
     let Some(bootstrap) = kafka() else { return };
@@ -751,11 +752,13 @@ fn native_types_and_settings_equal_debeziums() {
             ("binary.handling.mode", "base64"),
             ("time.precision.mode", "connect"),
             ("decimal.handling.mode", "double"),
+            ("column.exclude.list", "public\\.kinds\\.(x|o)"),
         ],
         &[
             ("binary.handling.mode", "hex"),
             ("time.precision.mode", "microseconds"),
             ("decimal.handling.mode", "string"),
+            ("column.include.list", "PUBLIC.kinds.(id|m|iv|tz|by)"),
         ],
     ];
     for settings in variants {
