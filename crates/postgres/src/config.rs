@@ -144,6 +144,14 @@ pub struct PostgresConfig {
     pub tables: TableFilter,
     /// `column.include.list` / `column.exclude.list`.
     pub columns: ColumnFilter,
+    /// `heartbeat.interval.ms` (default 0: no heartbeats).
+    pub heartbeat_interval: std::time::Duration,
+    /// `heartbeat.action.query`: run on each heartbeat.
+    pub heartbeat_action_query: Option<String>,
+    /// `topic.heartbeat.prefix` (default `__debezium-heartbeat`).
+    pub heartbeat_prefix: String,
+    /// `topic.heartbeat.name`: the heartbeat topic, overriding prefix and `topic.prefix`.
+    pub heartbeat_topic_name: Option<String>,
     pub snapshot_mode: SnapshotMode,
     /// `slot.name` (default `debezium`).
     pub slot_name: String,
@@ -287,7 +295,7 @@ fn is_framework_key(key: &str) -> bool {
 }
 
 /// Debezium keys this version reads.
-const IMPLEMENTED: [&str; 29] = [
+const IMPLEMENTED: [&str; 33] = [
     "database.hostname",
     "database.port",
     "database.user",
@@ -311,6 +319,10 @@ const IMPLEMENTED: [&str; 29] = [
     "interval.handling.mode",
     "tombstones.on.delete",
     "skipped.operations",
+    "heartbeat.interval.ms",
+    "heartbeat.action.query",
+    "topic.heartbeat.prefix",
+    "topic.heartbeat.name",
     "slot.name",
     "publication.name",
     "publication.autocreate.mode",
@@ -537,7 +549,26 @@ impl PostgresConfig {
                 }
             }
         }
+        let heartbeat_ms = match props.get("heartbeat.interval.ms") {
+            None => 0,
+            Some(n) => n.trim().parse::<u64>().map_err(|_| {
+                ConnectError::config(format!(
+                    "heartbeat.interval.ms: '{n}' is not a number of milliseconds"
+                ))
+            })?,
+        };
+        let non_empty = |key: &str| {
+            props
+                .get(key)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
         Ok(PostgresConfig {
+            heartbeat_interval: std::time::Duration::from_millis(heartbeat_ms),
+            heartbeat_action_query: non_empty("heartbeat.action.query"),
+            heartbeat_prefix: non_empty("topic.heartbeat.prefix")
+                .unwrap_or_else(|| "__debezium-heartbeat".into()),
+            heartbeat_topic_name: non_empty("topic.heartbeat.name"),
             skipped_operations,
             skipped_operations_set: props.contains_key("skipped.operations"),
             snapshot_mode,
@@ -585,6 +616,17 @@ impl PostgresConfig {
         })
     }
 
+    /// The heartbeat topic: `topic.heartbeat.name`, else `<topic.heartbeat.prefix><topic.delimiter><topic.prefix>`
+    /// (Debezium's `AbstractTopicNamingStrategy.heartbeatTopic`).
+    pub fn heartbeat_topic(&self) -> String {
+        self.heartbeat_topic_name.clone().unwrap_or_else(|| {
+            format!(
+                "{}{}{}",
+                self.heartbeat_prefix, self.topic_delimiter, self.topic_prefix
+            )
+        })
+    }
+
     /// Whether events of operation `op` (`c`, `u`, `d`, `t`) are not written.
     pub fn skips(&self, op: char) -> bool {
         self.skipped_operations.contains(&op)
@@ -623,6 +665,10 @@ pub fn config_def() -> ConfigDef {
         ("binary.handling.mode", ConfigType::String, Some("bytes"), "How binary columns are represented: bytes, base64, base64-url-safe or hex."),
         ("interval.handling.mode", ConfigType::String, Some("numeric"), "How interval columns are represented: numeric (microseconds) or string (ISO 8601)."),
         ("tombstones.on.delete", ConfigType::Boolean, Some("true"), "Whether a delete is followed by a tombstone."),
+        ("heartbeat.interval.ms", ConfigType::Int, Some("0"), "Length of an interval in milli-seconds in in which the connector periodically sends heartbeat messages to a heartbeat topic (0: none)."),
+        ("heartbeat.action.query", ConfigType::String, Some(""), "A query run against the database on each heartbeat."),
+        ("topic.heartbeat.prefix", ConfigType::String, Some("__debezium-heartbeat"), "The prefix of the heartbeat topic's name."),
+        ("topic.heartbeat.name", ConfigType::String, Some(""), "The heartbeat topic's name, instead of the prefix and topic.prefix."),
         ("skipped.operations", ConfigType::List, Some("t"), "The operations whose events are not written: c, u, d, t (truncate), or none."),
         ("slot.name", ConfigType::String, Some("debezium"), "The logical replication slot streamed from (created when missing)."),
         ("publication.name", ConfigType::String, Some("dbz_publication"), "The publication the slot streams (created per publication.autocreate.mode)."),
@@ -666,7 +712,7 @@ mod tests {
     fn a_setting_not_implemented_is_refused_by_name() {
         assert!(refused_settings(&props(&[])).is_empty());
         let refused = refused_settings(&props(&[
-            ("heartbeat.interval.ms", "1000"),
+            ("provide.transaction.metadata", "true"),
             ("snapshot.mode", "configuration_based"),
             ("time.precision.mode", "isostring"),
             ("key.converter.schemas.enable", "false"),
@@ -675,7 +721,7 @@ mod tests {
         assert_eq!(
             keys,
             vec![
-                "heartbeat.interval.ms",
+                "provide.transaction.metadata",
                 "time.precision.mode",
                 "snapshot.mode"
             ]

@@ -404,6 +404,46 @@ impl EventBuilder {
         Ok(record)
     }
 
+    /// A heartbeat record (Debezium's `HeartbeatImpl`) to `topic`, partition 0, carrying
+    /// `offset`: key `io.debezium.connector.common.ServerNameKey {serverName: topic.prefix}`,
+    /// value `io.debezium.connector.common.Heartbeat {ts_ms: now}`.
+    pub fn heartbeat(&self, topic: &str, offset: SourceMap) -> SourceRecord {
+        static SCHEMAS: OnceLock<(SchemaRef, SchemaRef)> = OnceLock::new();
+        let (key_schema, value_schema) = SCHEMAS.get_or_init(|| {
+            let key = SchemaBuilder::struct_()
+                .name("io.debezium.connector.common.ServerNameKey")
+                .version(1)
+                .field("serverName", SchemaBuilder::string().build())
+                .expect("one field")
+                .build();
+            let value = SchemaBuilder::struct_()
+                .name("io.debezium.connector.common.Heartbeat")
+                .version(1)
+                .field("ts_ms", SchemaBuilder::int64().build())
+                .expect("one field")
+                .build();
+            (key, value)
+        });
+        let key = Struct::from_values(key_schema.clone(), vec![Value::String(self.server.clone())])
+            .expect("a string field");
+        let value = Struct::from_values(
+            value_schema.clone(),
+            vec![Value::Int64(now_ns().div_euclid(1_000_000))],
+        )
+        .expect("an int64 field");
+        let mut record = SourceRecord::new(
+            Arc::clone(&self.partition),
+            offset,
+            topic.to_string(),
+            Some(value_schema.clone()),
+            Value::Struct(value),
+        );
+        record.kafka_partition = Some(0);
+        record.key_schema = Some(key_schema.clone());
+        record.key = Value::Struct(key);
+        record
+    }
+
     /// A logical decoding message's event (`pg_logical_emit_message`), as Debezium's
     /// `LogicalDecodingMessageMonitor` writes it to `<topic.prefix>.message`: key
     /// `MessageKey {prefix}`, value `MessageValue {op: "m", ts_ms, source, transaction,

@@ -338,6 +338,25 @@ struct Stream<'a> {
     /// The last message processed in full (a change's position, a commit record's),
     /// Debezium's `lastCompletelyProcessedLsn`.
     last_processed_lsn: Option<i64>,
+    /// The offset Debezium's offset context holds after the last commit (or message outside
+    /// a transaction), which heartbeats carry; `None` before the first.
+    current_offset: Option<SourceMap>,
+    /// `heartbeat.interval.ms` > 0: when the next heartbeat is due.
+    heartbeats: Option<Heartbeats>,
+}
+
+/// Heartbeats (`heartbeat.interval.ms`, Debezium's `HeartbeatImpl` and
+/// `DatabaseHeartbeatImpl`).
+struct Heartbeats {
+    interval: std::time::Duration,
+    next: tokio::time::Instant,
+}
+
+async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// What a stream resumed from a committed offset skips, as Debezium's `WalPositionLocator`
@@ -480,6 +499,35 @@ impl Stream<'_> {
         java_ordered(&entries)
     }
 
+    /// A heartbeat when one is due (`idle`: no message came before it was), as Debezium's
+    /// heartbeat sends it: `heartbeat.action.query` run first (its failure logged), then a
+    /// record to the heartbeat topic with the last commit's offset, so that committing it
+    /// lets the slot release WAL that only uncaptured changes filled. None before the first
+    /// commit, or when not due.
+    async fn heartbeat(&mut self, idle: bool) -> Option<SourceRecord> {
+        let beats = self.heartbeats.as_mut()?;
+        let now = tokio::time::Instant::now();
+        if now < beats.next {
+            return None;
+        }
+        beats.next = now + beats.interval;
+        if let Some(query) = &self.config.heartbeat_action_query {
+            match self.client.batch_execute(query).await {
+                Ok(()) => tracing::debug!("Executed heartbeat action query"),
+                Err(e) => tracing::error!(
+                    "Could not execute heartbeat action (Error: {}): {e}",
+                    e.code().map_or("", |c| c.code())
+                ),
+            }
+        }
+        let offset = self.current_offset.clone()?;
+        tracing::debug!(idle, "Generating heartbeat event");
+        Some(
+            self.events
+                .heartbeat(&self.config.heartbeat_topic(), offset),
+        )
+    }
+
     /// The event of a logical decoding message at `lsn` (none when its prefix is not
     /// captured, or it was written before a restart), as Debezium's streaming source gives
     /// it: within a transaction, that transaction's id and commit time; on its own, no
@@ -502,9 +550,6 @@ impl Stream<'_> {
             }
             self.last_commit_lsn = Some(lsn);
             self.last_processed_lsn = Some(lsn);
-        }
-        if !self.config.messages.includes(prefix) {
-            return Ok(None);
         }
         let pos = SourcePosition {
             ts_us: if transactional {
@@ -529,6 +574,12 @@ impl Stream<'_> {
                 Some(processed) => offset.insert("lsn_proc".into(), processed.into()),
                 None => offset.remove("lsn_proc"),
             };
+        }
+        if !transactional {
+            self.current_offset = Some(offset.clone());
+        }
+        if !self.config.messages.includes(prefix) {
+            return Ok(None);
         }
         let content = crate::types::binary(self.config.types.binary, content);
         Ok(Some(self.events.message(prefix, content, &pos, offset)?))
@@ -864,6 +915,11 @@ pub async fn run(
         last_commit_lsn: resume.last_commit_lsn,
         skip: ResumeFilter::new(&resume),
         last_processed_lsn: None,
+        current_offset: None,
+        heartbeats: (!config.heartbeat_interval.is_zero()).then(|| Heartbeats {
+            interval: config.heartbeat_interval,
+            next: tokio::time::Instant::now() + config.heartbeat_interval,
+        }),
         last_ts_us: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_micros() as i64),
@@ -901,8 +957,20 @@ impl Stream<'_> {
         self.reload_tables().await?;
         let mut batch: Vec<SourceRecord> = Vec::new();
         loop {
+            let next_beat = self.heartbeats.as_ref().map(|h| h.next);
             let event = tokio::select! {
                 e = repl.recv() => e.map_err(replication_error)?,
+                _ = sleep_until(next_beat), if next_beat.is_some() => {
+                    // Idle: a heartbeat with the last position, as Debezium's stream loop
+                    // sends one when no message came.
+                    if let Some(beat) = self.heartbeat(true).await {
+                        batch.push(beat);
+                        if out.send(Ok(std::mem::take(&mut batch))).await.is_err() {
+                            return Ok(());
+                        }
+                    }
+                    continue;
+                }
                 changed = confirmed.changed() => {
                     if changed.is_err() {
                         return Ok(());
@@ -925,11 +993,23 @@ impl Stream<'_> {
                     self.last_ts_us = commit_time_micros + PG_EPOCH_US;
                     self.skip.begin(final_lsn.0 as i64);
                 }
-                ReplicationEvent::Commit { lsn, end_lsn, .. } => {
-                    self.last_processed_lsn = Some(lsn.0 as i64);
-                    self.tx = None;
+                ReplicationEvent::Commit { end_lsn, .. } => {
+                    // Debezium's position of a commit is its message's: the transaction's end.
+                    let end = end_lsn.0 as i64;
+                    self.last_processed_lsn = Some(end);
+                    self.last_commit_lsn = Some(end);
                     self.skip.commit();
-                    self.last_commit_lsn = Some(end_lsn.0 as i64);
+                    if let Some((tx_id, ts_us)) = self.tx.take() {
+                        let pos = SourcePosition {
+                            ts_us,
+                            tx_id: Some(tx_id),
+                            lsn: Some(end),
+                            last_commit_lsn: Some(end),
+                            snapshot: None,
+                        };
+                        self.current_offset = Some(self.offset(&pos, "COMMIT"));
+                    }
+                    batch.extend(self.heartbeat(false).await);
                     if !batch.is_empty() && out.send(Ok(std::mem::take(&mut batch))).await.is_err()
                     {
                         return Ok(());
@@ -984,6 +1064,9 @@ impl Stream<'_> {
                     )?;
                     batch.extend(record);
                     // A message outside a transaction is a commit of its own.
+                    if !transactional {
+                        batch.extend(self.heartbeat(false).await);
+                    }
                     if !transactional
                         && !batch.is_empty()
                         && out.send(Ok(std::mem::take(&mut batch))).await.is_err()

@@ -702,6 +702,85 @@ fn native_truncates_and_skipped_operations_equal_debeziums() {
     }
 }
 
+/// Heartbeats (`heartbeat.interval.ms`) as Debezium's: records to
+/// `__debezium-heartbeat.<topic.prefix>` with the same key and value schemas, carrying the last
+/// commit's offset, so that changes only to tables not captured still move the committed
+/// offset (equal to Debezium's, `messageType` COMMIT) and the slot's confirmed position; and
+/// `heartbeat.action.query` run on each.
+#[test]
+fn native_heartbeats_equal_debeziums() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(pg) = Pg::from_env() else { return };
+    let db = unique("pgh").replace('-', "_");
+    let _db_guard = pg.create_db(&db);
+    pg.sql(&db, STREAM_SCHEMA);
+    pg.sql(
+        &db,
+        "CREATE TABLE other (id integer PRIMARY KEY); CREATE TABLE beats (id serial PRIMARY KEY)",
+    );
+    let _slots = Slots(&pg, vec![format!("{db}_h"), format!("{db}_n")]);
+    let Some(pair) = Pair::start_with(
+        &pg,
+        &db,
+        &bootstrap,
+        "no_data",
+        "public.items,public.audit,public.strict",
+        &[("heartbeat.interval.ms", "300")],
+    ) else {
+        return;
+    };
+    pg.sql(&db, STREAM_CHANGES[1]);
+    for id in 1..=3 {
+        pg.sql(&db, &format!("INSERT INTO other VALUES ({id})"));
+    }
+    pair.wait_records(&bootstrap, &[("items", 1)]);
+    // The offsets converge on the last transaction's commit, which only heartbeats carry.
+    pair.assert_equal_offsets(&pg);
+    let (_, offsets) = pair.w.get("/connectors/pg-native/offsets");
+    assert_eq!(
+        offsets["offsets"][0]["offset"]["messageType"], "COMMIT",
+        "{offsets}"
+    );
+    let heartbeat = |prefix: &str| {
+        let records = read_topic_records(&bootstrap, &format!("__debezium-heartbeat.{prefix}"));
+        assert!(!records.is_empty(), "heartbeats of {prefix}");
+        let (k, v) = records.last().unwrap().clone();
+        let mut value: Value = serde_json::from_slice(&v).unwrap();
+        assert!(value["payload"]["ts_ms"].as_i64().unwrap() > 0);
+        value["payload"]["ts_ms"] = json!("<time>");
+        let key = String::from_utf8_lossy(&k).replace(prefix, "PREFIX");
+        (serde_json::from_str::<Value>(&key).unwrap(), value)
+    };
+    assert_eq!(
+        heartbeat(&pair.prefixes[1]),
+        heartbeat(&pair.prefixes[0]),
+        "heartbeat records"
+    );
+
+    // heartbeat.action.query runs on each heartbeat.
+    let mut config: BTreeMap<String, String> = {
+        let (_, body) = pair.w.get("/connectors/pg-native/config");
+        serde_json::from_value(body).unwrap()
+    };
+    config.insert(
+        "heartbeat.action.query".into(),
+        "INSERT INTO beats VALUES (DEFAULT)".into(),
+    );
+    let (code, body) = rest_request(
+        &pair.w.url,
+        "PUT",
+        "/connectors/pg-native/config",
+        Some(&json!(config)),
+        &[],
+    );
+    assert!(code == 200 || code == 201, "{code} {body}");
+    wait_until("the heartbeat action query to run", &pair.w, || {
+        pg.try_sql(&db, "SELECT count(*) >= 3 FROM beats")
+            .as_deref()
+            == Some("t")
+    });
+}
+
 /// Types beyond the first suite's, each column in a snapshot row and in streamed changes:
 /// enums and arrays of enums, one-dimensional arrays of the mapped types (NULL elements,
 /// quoting), intervals, `timetz`, network addresses, ranges, `xml`, `oid`.
