@@ -144,6 +144,9 @@ pub struct PostgresConfig {
     pub tables: TableFilter,
     /// `column.include.list` / `column.exclude.list`.
     pub columns: ColumnFilter,
+    /// `retriable.restart.connector.wait.ms` (default 10,000 ms): how long the task waits
+    /// after a broken connection before it starts again from its committed offset.
+    pub retry_wait: std::time::Duration,
     /// `heartbeat.interval.ms` (default 0: no heartbeats).
     pub heartbeat_interval: std::time::Duration,
     /// `heartbeat.action.query`: run on each heartbeat.
@@ -295,7 +298,7 @@ fn is_framework_key(key: &str) -> bool {
 }
 
 /// Debezium keys this version reads.
-const IMPLEMENTED: [&str; 33] = [
+const IMPLEMENTED: [&str; 34] = [
     "database.hostname",
     "database.port",
     "database.user",
@@ -321,6 +324,7 @@ const IMPLEMENTED: [&str; 33] = [
     "skipped.operations",
     "heartbeat.interval.ms",
     "heartbeat.action.query",
+    "retriable.restart.connector.wait.ms",
     "topic.heartbeat.prefix",
     "topic.heartbeat.name",
     "slot.name",
@@ -557,6 +561,14 @@ impl PostgresConfig {
                 ))
             })?,
         };
+        let retry_ms = match props.get("retriable.restart.connector.wait.ms") {
+            None => 10_000,
+            Some(n) => n.trim().parse::<u64>().map_err(|_| {
+                ConnectError::config(format!(
+                    "retriable.restart.connector.wait.ms: '{n}' is not a number of milliseconds"
+                ))
+            })?,
+        };
         let non_empty = |key: &str| {
             props
                 .get(key)
@@ -564,6 +576,7 @@ impl PostgresConfig {
                 .filter(|v| !v.is_empty())
         };
         Ok(PostgresConfig {
+            retry_wait: std::time::Duration::from_millis(retry_ms),
             heartbeat_interval: std::time::Duration::from_millis(heartbeat_ms),
             heartbeat_action_query: non_empty("heartbeat.action.query"),
             heartbeat_prefix: non_empty("topic.heartbeat.prefix")
@@ -665,6 +678,7 @@ pub fn config_def() -> ConfigDef {
         ("binary.handling.mode", ConfigType::String, Some("bytes"), "How binary columns are represented: bytes, base64, base64-url-safe or hex."),
         ("interval.handling.mode", ConfigType::String, Some("numeric"), "How interval columns are represented: numeric (microseconds) or string (ISO 8601)."),
         ("tombstones.on.delete", ConfigType::Boolean, Some("true"), "Whether a delete is followed by a tombstone."),
+        ("retriable.restart.connector.wait.ms", ConfigType::Long, Some("10000"), "Milliseconds to wait before restarting the connector after a retriable error (a broken connection)."),
         ("heartbeat.interval.ms", ConfigType::Int, Some("0"), "Length of an interval in milli-seconds in in which the connector periodically sends heartbeat messages to a heartbeat topic (0: none)."),
         ("heartbeat.action.query", ConfigType::String, Some(""), "A query run against the database on each heartbeat."),
         ("topic.heartbeat.prefix", ConfigType::String, Some("__debezium-heartbeat"), "The prefix of the heartbeat topic's name."),

@@ -127,6 +127,9 @@ enum State {
     },
     /// Nothing left to read (`initial_only` after its snapshot).
     Done,
+    /// The connection failed: starting again from the committed offset at `at`
+    /// (`retriable.restart.connector.wait.ms` after the failure).
+    Restarting { at: tokio::time::Instant },
 }
 
 /// The committed offset of `partition`, read off the runtime's thread. Errors: the task was
@@ -148,6 +151,8 @@ async fn committed_offset(
 pub struct PostgresConnectorTask {
     context: Option<SourceTaskContext>,
     state: State,
+    /// The task's configuration, kept to start again after a connection failure.
+    props: Props,
 }
 
 impl Default for PostgresConnectorTask {
@@ -155,6 +160,80 @@ impl Default for PostgresConnectorTask {
         PostgresConnectorTask {
             context: None,
             state: State::Idle,
+            props: Props::new(),
+        }
+    }
+}
+
+impl PostgresConnectorTask {
+    /// Reads the committed offset and starts what `snapshot.mode` asks: `no_data` streams from
+    /// it ([`streaming::Resume`]); `initial` streams from it when it says the snapshot is done,
+    /// else snapshots (again from the beginning, as Debezium redoes an interrupted one) and
+    /// then streams; `initial_only` snapshots unless one completed. Errors: a setting (named),
+    /// the offset store's, the database's (retriable when the connection failed).
+    async fn begin(&mut self) -> ConnectResult<()> {
+        let config = PostgresConfig::parse(&self.props)?;
+        let events = EventBuilder::new(&config.topic_prefix, &config.dbname);
+        let partition = (*events.partition).clone();
+        let offset = committed_offset(self.context.as_ref(), &partition).await?;
+        let plan = streaming::plan(&config, offset.as_ref()).await?;
+        if let Some(plan) = plan {
+            let (handle, confirmed) = streaming::confirmations();
+            let (tx, rx) = mpsc::channel(2);
+            let reader = tokio::spawn(async move {
+                if let Err(e) = streaming::run(&config, &events, &tx, confirmed, plan).await {
+                    tx.send(Err(e)).await.ok();
+                }
+            });
+            self.state = State::Streaming {
+                records: rx,
+                reader,
+                handle,
+                partition,
+            };
+            return Ok(());
+        }
+        if let Some(offset) = offset.filter(envelope::snapshot_done) {
+            tracing::info!(
+                ?offset,
+                "Previous snapshot has completed successfully; snapshot.mode=initial_only has nothing more to do"
+            );
+            self.state = State::Done;
+            return Ok(());
+        }
+        let (tx, rx) = mpsc::channel(2);
+        let reader = tokio::spawn(async move {
+            if let Err(e) = snapshot::run(&config, &events, &tx, None).await {
+                // Nobody to tell when the task already stopped.
+                tx.send(Err(e)).await.ok();
+            }
+        });
+        self.state = State::Snapshot {
+            records: rx,
+            reader,
+        };
+        Ok(())
+    }
+
+    /// After a retriable failure (the connection to PostgreSQL broke): stops reading and
+    /// starts again from the committed offset after `retriable.restart.connector.wait.ms`,
+    /// as Debezium restarts its task; records already handed over may come again
+    /// (at-least-once), none is skipped.
+    fn restart_later(&mut self, cause: &ConnectError) {
+        let wait = PostgresConfig::parse(&self.props)
+            .map(|c| c.retry_wait)
+            .unwrap_or(std::time::Duration::from_secs(10));
+        tracing::warn!(
+            "{cause}; the connector will restart from its committed offset in {} ms",
+            wait.as_millis()
+        );
+        if let State::Snapshot { reader, .. } | State::Streaming { reader, .. } = std::mem::replace(
+            &mut self.state,
+            State::Restarting {
+                at: tokio::time::Instant::now() + wait,
+            },
+        ) {
+            reader.abort();
         }
     }
 }
@@ -168,81 +247,64 @@ impl AsyncSourceTask for PostgresConnectorTask {
         self.context = Some(context);
     }
 
-    /// Reads the committed offset and starts what `snapshot.mode` asks: `no_data` streams from
-    /// it ([`streaming::Resume`]); `initial` streams from it when it says the snapshot is done,
-    /// else snapshots (again from the beginning, as Debezium redoes an interrupted one) and
-    /// then streams; `initial_only` snapshots unless one completed. Errors: a setting (named),
-    /// the offset store's.
+    /// Checks the settings and begins (see `begin`). Errors: a setting (named), the offset
+    /// store's, the database's.
     fn start<'a>(&'a mut self, props: &'a Props) -> TaskFuture<'a, ()> {
         Box::pin(async move {
-            let config = PostgresConfig::parse(props)?;
+            PostgresConfig::parse(props)?;
             let sslmode = props.get("database.sslmode").map_or("prefer", |m| m.trim());
             if !sslmode.eq_ignore_ascii_case("disable") {
                 tracing::warn!(
                     "database.sslmode={sslmode}: Tributary's native PostgresConnector connects without TLS (Debezium's would use TLS when the server offers it); set database.sslmode=disable to say so, or use Debezium's own connector"
                 );
             }
-            let events = EventBuilder::new(&config.topic_prefix, &config.dbname);
-            let partition = (*events.partition).clone();
-            let offset = committed_offset(self.context.as_ref(), &partition).await?;
-            let plan = streaming::plan(&config, offset.as_ref()).await?;
-            if let Some(plan) = plan {
-                let (handle, confirmed) = streaming::confirmations();
-                let (tx, rx) = mpsc::channel(2);
-                let reader = tokio::spawn(async move {
-                    if let Err(e) = streaming::run(&config, &events, &tx, confirmed, plan).await {
-                        tx.send(Err(e)).await.ok();
-                    }
-                });
-                self.state = State::Streaming {
-                    records: rx,
-                    reader,
-                    handle,
-                    partition,
-                };
-                return Ok(());
-            }
-            if let Some(offset) = offset.filter(envelope::snapshot_done) {
-                tracing::info!(
-                    ?offset,
-                    "Previous snapshot has completed successfully; snapshot.mode=initial_only has nothing more to do"
-                );
-                self.state = State::Done;
-                return Ok(());
-            }
-            let (tx, rx) = mpsc::channel(2);
-            let reader = tokio::spawn(async move {
-                if let Err(e) = snapshot::run(&config, &events, &tx, None).await {
-                    // Nobody to tell when the task already stopped.
-                    tx.send(Err(e)).await.ok();
-                }
-            });
-            self.state = State::Snapshot {
-                records: rx,
-                reader,
-            };
-            Ok(())
+            self.props = props.clone();
+            self.begin().await
         })
     }
 
-    /// The snapshot's next batch; once it is done, empty batches once a second. Errors: the
-    /// snapshot's (the database's), which fail the task.
+    /// The snapshot's or the stream's next batch; once the snapshot is done (`initial_only`),
+    /// empty batches once a second. A retriable failure (the connection broke) starts the
+    /// task again from its committed offset after `retriable.restart.connector.wait.ms`.
+    /// Errors: the others (a change that cannot be represented, the database refusing), which
+    /// fail the task.
     fn poll(&mut self) -> TaskFuture<'_, Vec<SourceRecord>> {
         Box::pin(async move {
-            match &mut self.state {
+            let wait = std::time::Duration::from_secs(1);
+            let received = match &mut self.state {
                 State::Snapshot { records, .. } => match records.recv().await {
-                    Some(batch) => return batch,
-                    None => self.state = State::Done,
+                    Some(batch) => Some(batch),
+                    None => {
+                        self.state = State::Done;
+                        None
+                    }
                 },
                 State::Streaming { records, .. } => {
-                    let wait = std::time::Duration::from_secs(1);
-                    return match tokio::time::timeout(wait, records.recv()).await {
+                    Some(match tokio::time::timeout(wait, records.recv()).await {
                         Ok(Some(batch)) => batch,
                         Ok(None) => Err(ConnectError::connect("the replication stream ended")),
                         Err(_) => Ok(Vec::new()),
-                    };
+                    })
                 }
-                _ => {}
+                State::Restarting { at } => {
+                    let at = *at;
+                    if tokio::time::Instant::now() < at {
+                        let until = at.min(tokio::time::Instant::now() + wait);
+                        tokio::time::sleep_until(until).await;
+                        return Ok(Vec::new());
+                    }
+                    Some(self.begin().await.map(|()| Vec::new()))
+                }
+                State::Idle | State::Done => None,
+            };
+            if let Some(received) = received {
+                return match received {
+                    Err(e @ ConnectError::Retriable(_)) => {
+                        self.restart_later(&e);
+                        Ok(Vec::new())
+                    }
+                    other => other,
+                };
             }
             if let Some(c) = &self.context {
                 let stopped = c.stopping.stopped();

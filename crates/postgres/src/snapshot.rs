@@ -17,13 +17,26 @@ use crate::envelope::{
 use crate::types::Column;
 
 fn pg_error(what: &str) -> impl Fn(tokio_postgres::Error) -> ConnectError + '_ {
-    move |e| {
-        // The server's message (with its SQLSTATE) rather than tokio-postgres's "db error".
-        let detail = e
-            .as_db_error()
-            .map(|d| format!("{}: {}", d.code().code(), d.message()))
-            .unwrap_or_else(|| e.to_string());
-        ConnectError::connect(format!("{what}: {detail}"))
+    move |e| pg_failure(what, &e)
+}
+
+/// A database error as the task reports it: the server's message with its SQLSTATE (rather
+/// than tokio-postgres's "db error"), retriable ([`ConnectError::Retriable`]: the task
+/// restarts from its committed offset) when the connection failed or the server ended it
+/// (no SQLSTATE, class `08` connection exception, `57P01`–`57P03` shutdown or unavailable),
+/// as Debezium's `PostgresErrorHandler` retries.
+pub fn pg_failure(what: &str, e: &tokio_postgres::Error) -> ConnectError {
+    match e.as_db_error() {
+        Some(d) => {
+            let code = d.code().code();
+            let message = format!("{what}: {code}: {}", d.message());
+            if code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03") {
+                ConnectError::Retriable(message)
+            } else {
+                ConnectError::connect(message)
+            }
+        }
+        None => ConnectError::Retriable(format!("{what}: {e}")),
     }
 }
 

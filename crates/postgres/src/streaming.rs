@@ -32,18 +32,14 @@ const PG_EPOCH_US: i64 = 946_684_800_000_000;
 /// Records per batch handed to the task at most.
 const BATCH: usize = 1_000;
 
+/// A failure of the replication stream: retriable (the task restarts from its committed
+/// offset), as Debezium retries a broken replication connection.
 fn replication_error(e: impl std::fmt::Display) -> ConnectError {
-    ConnectError::connect(format!("replication stream: {e}"))
+    ConnectError::Retriable(format!("replication stream: {e}"))
 }
 
 fn pg(what: &'static str) -> impl Fn(tokio_postgres::Error) -> ConnectError {
-    move |e: tokio_postgres::Error| {
-        let detail = e
-            .as_db_error()
-            .map(|d| format!("{}: {}", d.code().code(), d.message()))
-            .unwrap_or_else(|| e.to_string());
-        ConnectError::connect(format!("{what}: {detail}"))
-    }
+    move |e: tokio_postgres::Error| snapshot::pg_failure(what, &e)
 }
 
 /// The publication's `WITH (publish = …)` operations when `skipped.operations` is set and skips

@@ -1093,3 +1093,157 @@ fn a_connector_hands_over_between_debezium_and_native() {
         ])
     );
 }
+
+/// Rows the fault test's table holds before the connector starts (its snapshot).
+const FAULT_SNAPSHOT_ROWS: i64 = 200_000;
+
+/// Inserts rows `from..from + txs * 200` of `t` in `txs` transactions of 200 rows, on a
+/// thread of its own (the load the faults below strike).
+fn insert_burst(pg: &Pg, db: &str, from: i64, txs: i64) -> std::thread::JoinHandle<()> {
+    let (pg, db) = (pg.clone(), db.to_string());
+    std::thread::spawn(move || {
+        for i in 0..txs {
+            let start = from + i * 200;
+            pg.sql(
+                &db,
+                &format!(
+                    "INSERT INTO t SELECT g, 'v' || g FROM generate_series({start}, {}) g",
+                    start + 199
+                ),
+            );
+        }
+    })
+}
+
+/// The ids the topic's create and snapshot records hold, and how many records there are.
+fn captured_ids(bootstrap: &str, topic: &str) -> (std::collections::BTreeSet<i64>, usize) {
+    let records = read_topic_records(bootstrap, topic);
+    let ids = records
+        .iter()
+        .filter_map(|(k, v)| {
+            let value: Value = serde_json::from_slice(v).ok()?;
+            matches!(value["op"].as_str(), Some("r" | "c")).then_some(())?;
+            serde_json::from_slice::<Value>(k).ok()?["id"].as_i64()
+        })
+        .collect();
+    (ids, records.len())
+}
+
+/// Faults struck at the native connector (issue #45's fault tests): the worker SIGKILLed
+/// during the snapshot and again during streaming (with changes made while it is down), the
+/// replication connection cut, and every connection of the connector terminated at once as a
+/// PostgreSQL restart ends them. After each the task starts again from its committed
+/// offsets (by itself after a broken connection, `retriable.restart.connector.wait.ms`), and
+/// in the end every row is in Kafka at least once: none is missing.
+#[test]
+fn native_connector_loses_no_change_through_faults() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(pg) = Pg::from_env() else { return };
+    let db = unique("pgf").replace('-', "_");
+    let _db_guard = pg.create_db(&db);
+    pg.sql(
+        &db,
+        &format!(
+            "CREATE TABLE t (id bigint PRIMARY KEY, v text);
+             INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, {FAULT_SNAPSHOT_ROWS}) g"
+        ),
+    );
+    let prefix = unique("fault");
+    let topic = format!("{prefix}.public.t");
+    let mut config = pg.source_config(&db, &prefix);
+    config.insert("table.include.list".into(), "public.t".into());
+    config.insert("retriable.restart.connector.wait.ms".into(), "500".into());
+    config.insert("database.sslmode".into(), "disable".into());
+    let dir = test_dir();
+    std::fs::write(
+        dir.path().join("native.properties"),
+        properties("pg-faults", &config),
+    )
+    .unwrap();
+    let files = ["native.properties"];
+    let mut w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        "key.converter=org.apache.kafka.connect.json.JsonConverter\nkey.converter.schemas.enable=false\nvalue.converter=org.apache.kafka.connect.json.JsonConverter\nvalue.converter.schemas.enable=false\noffset.flush.interval.ms=200\n",
+        &files,
+    );
+    let slot = format!("slot_{db}");
+    let active_pid = || {
+        pg.try_sql(
+            "postgres",
+            &format!(
+                "SELECT active_pid FROM pg_replication_slots WHERE slot_name = '{slot}' AND active"
+            ),
+        )
+        .filter(|p| !p.is_empty())
+    };
+
+    // SIGKILL during the snapshot: the interrupted snapshot is taken again.
+    wait_until("the snapshot to begin", &w, || {
+        topic_end(&bootstrap, &topic) > 0
+    });
+    let written = topic_end(&bootstrap, &topic);
+    assert!(
+        written < FAULT_SNAPSHOT_ROWS,
+        "the snapshot ended before the kill ({written} records)"
+    );
+    w.kill();
+    w = StandaloneWorker::spawn(dir.path(), &files);
+    wait_until("the snapshot again, then streaming", &w, || {
+        active_pid().is_some()
+    });
+
+    // SIGKILL during streaming, changes made while the worker is down.
+    let mut next = FAULT_SNAPSHOT_ROWS + 1;
+    let burst = insert_burst(&pg, &db, next, 40);
+    next += 40 * 200;
+    let before = topic_end(&bootstrap, &topic);
+    wait_until("streamed changes", &w, || {
+        topic_end(&bootstrap, &topic) > before
+    });
+    w.kill();
+    burst.join().unwrap();
+    w = StandaloneWorker::spawn(dir.path(), &files);
+    wait_until("streaming again", &w, || active_pid().is_some());
+
+    // The replication connection cut mid-stream; then every connection of the connector
+    // ended at once, as a PostgreSQL restart ends them.
+    for cut in [
+        format!("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '{slot}'"),
+        format!("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{db}' AND application_name LIKE 'Debezium%'"),
+    ] {
+        let pid = active_pid().expect("a walsender");
+        let burst = insert_burst(&pg, &db, next, 20);
+        next += 20 * 200;
+        let before = topic_end(&bootstrap, &topic);
+        wait_until("streamed changes", &w, || topic_end(&bootstrap, &topic) > before);
+        pg.sql("postgres", &cut);
+        burst.join().unwrap();
+        wait_until("a new replication connection", &w, || {
+            active_pid().is_some_and(|p| p != pid)
+        });
+        assert!(
+            w.log_text().contains("will restart from its committed offset"),
+            "the task restarted by itself"
+        );
+    }
+    w.wait_state("pg-faults", 1, "RUNNING");
+
+    // Every row, at least once.
+    let expected: std::collections::BTreeSet<i64> = (1..next).collect();
+    let mut last = (Default::default(), 0);
+    wait_until("every row in Kafka", &w, || {
+        if topic_end(&bootstrap, &topic) < expected.len() as i64 {
+            return false;
+        }
+        last = captured_ids(&bootstrap, &topic);
+        last.0 == expected
+    });
+    let (ids, records) = last;
+    assert_eq!(ids.len(), expected.len());
+    eprintln!(
+        "{} rows, {records} records: {} written again after the faults (at-least-once)",
+        expected.len(),
+        records - expected.len()
+    );
+}
