@@ -357,7 +357,10 @@ fn snapshot(
             "publication.name": format!("{slot}_pub"),
             "publication.autocreate.mode": "filtered",
             "table.include.list": "public.rows",
-                        "snapshot.mode": "initial",
+            // Plain connections for every variant, as the README's figures were measured
+            // (scripts/postgres offers TLS, which `prefer` would take).
+            "database.sslmode": "disable",
+            "snapshot.mode": "initial",
         });
         let mut config = config;
         if let Some(v) = variant.plugin_version() {

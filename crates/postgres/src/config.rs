@@ -132,6 +132,8 @@ pub struct PostgresConfig {
     pub user: String,
     pub password: Option<String>,
     pub dbname: String,
+    /// `database.sslmode`, `database.sslrootcert`.
+    pub ssl: crate::tls::SslSettings,
     /// `topic.prefix`: the first part of every topic name and the source partition's `server`.
     pub topic_prefix: String,
     /// `topic.delimiter` (default `.`).
@@ -298,13 +300,14 @@ fn is_framework_key(key: &str) -> bool {
 }
 
 /// Debezium keys this version reads.
-const IMPLEMENTED: [&str; 34] = [
+const IMPLEMENTED: [&str; 35] = [
     "database.hostname",
     "database.port",
     "database.user",
     "database.password",
     "database.dbname",
     "database.sslmode",
+    "database.sslrootcert",
     "topic.prefix",
     "topic.delimiter",
     "plugin.name",
@@ -371,11 +374,6 @@ pub fn refused_settings(props: &Props) -> Vec<(String, String)> {
         "adaptive",
     );
     refuse_value("slot.drop.on.stop", &["false"], "false");
-    refuse_value(
-        "database.sslmode",
-        &["disable", "prefer", "allow"],
-        "prefer",
-    );
     let mode = props
         .get("snapshot.mode")
         .map_or("initial", |v| v.trim())
@@ -576,6 +574,10 @@ impl PostgresConfig {
                 .filter(|v| !v.is_empty())
         };
         Ok(PostgresConfig {
+            ssl: crate::tls::SslSettings::parse(
+                props.get("database.sslmode").map(String::as_str),
+                props.get("database.sslrootcert").map(String::as_str),
+            )?,
             retry_wait: std::time::Duration::from_millis(retry_ms),
             heartbeat_interval: std::time::Duration::from_millis(heartbeat_ms),
             heartbeat_action_query: non_empty("heartbeat.action.query"),
@@ -661,7 +663,8 @@ pub fn config_def() -> ConfigDef {
         ("database.user", ConfigType::String, None, "Name of the database user to be used when connecting to the database."),
         ("database.password", ConfigType::Password, Some(""), "Password of the database user to be used when connecting to the database."),
         ("database.dbname", ConfigType::String, None, "The name of the database from which the connector should capture changes."),
-        ("database.sslmode", ConfigType::String, Some("prefer"), "Whether to use an encrypted connection (disable, allow and prefer connect without TLS natively)."),
+        ("database.sslmode", ConfigType::String, Some("prefer"), "Whether to use an encrypted connection: disable, allow, prefer, require, verify-ca or verify-full."),
+        ("database.sslrootcert", ConfigType::String, None, "The PEM file of the certificates the server's is verified against (verify-ca, verify-full; default ~/.postgresql/root.crt)."),
         ("topic.prefix", ConfigType::String, None, "Topic prefix that identifies and provides a namespace for the particular database server."),
         ("topic.delimiter", ConfigType::String, Some("."), "Delimiter between the parts of topic names."),
         ("plugin.name", ConfigType::String, Some("decoderbufs"), "The logical decoding plugin (pgoutput natively)."),

@@ -20,6 +20,7 @@ pub mod envelope;
 pub mod pgoutput;
 pub mod snapshot;
 pub mod streaming;
+pub mod tls;
 pub mod types;
 
 use tokio::sync::mpsc;
@@ -252,12 +253,6 @@ impl AsyncSourceTask for PostgresConnectorTask {
     fn start<'a>(&'a mut self, props: &'a Props) -> TaskFuture<'a, ()> {
         Box::pin(async move {
             PostgresConfig::parse(props)?;
-            let sslmode = props.get("database.sslmode").map_or("prefer", |m| m.trim());
-            if !sslmode.eq_ignore_ascii_case("disable") {
-                tracing::warn!(
-                    "database.sslmode={sslmode}: Tributary's native PostgresConnector connects without TLS (Debezium's would use TLS when the server offers it); set database.sslmode=disable to say so, or use Debezium's own connector"
-                );
-            }
             self.props = props.clone();
             self.begin().await
         })

@@ -36,7 +36,16 @@ pub fn pg_failure(what: &str, e: &tokio_postgres::Error) -> ConnectError {
                 ConnectError::connect(message)
             }
         }
-        None => ConnectError::Retriable(format!("{what}: {e}")),
+        None => {
+            // The causes too (a TLS handshake's: the certificate's error).
+            let mut message = format!("{what}: {e}");
+            let mut source = std::error::Error::source(e);
+            while let Some(cause) = source {
+                message.push_str(&format!(": {cause}"));
+                source = cause.source();
+            }
+            ConnectError::Retriable(message)
+        }
     }
 }
 
@@ -51,15 +60,29 @@ pub async fn connect(config: &PostgresConfig) -> ConnectResult<Client> {
     if let Some(p) = &config.password {
         pg.password(p);
     }
-    let (client, connection) = pg.connect(NoTls).await.map_err(pg_error(&format!(
+    pg.ssl_mode(config.ssl.postgres_mode());
+    let what = format!(
         "connecting to {}:{}/{}",
         config.hostname, config.port, config.dbname
-    )))?;
-    tokio::spawn(async move {
-        if let Err(e) = connection.await {
-            tracing::debug!("PostgreSQL connection ended: {e}");
-        }
-    });
+    );
+    let client = if config.ssl.mode == crate::tls::SslMode::Disable {
+        let (client, connection) = pg.connect(NoTls).await.map_err(pg_error(&what))?;
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!("PostgreSQL connection ended: {e}");
+            }
+        });
+        client
+    } else {
+        let tls = tokio_postgres_rustls::MakeRustlsConnect::new(config.ssl.client_config()?);
+        let (client, connection) = pg.connect(tls).await.map_err(pg_error(&what))?;
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!("PostgreSQL connection ended: {e}");
+            }
+        });
+        client
+    };
     Ok(client)
 }
 

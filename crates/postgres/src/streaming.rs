@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use pgwire_replication::{Lsn, ReplicationClient, ReplicationConfig, ReplicationEvent, TlsConfig};
+use pgwire_replication::{Lsn, ReplicationClient, ReplicationConfig, ReplicationEvent};
 use tokio::sync::{mpsc, watch};
 use tributary_api::data::Value;
 use tributary_api::record::{SourceMap, SourceRecord};
@@ -800,7 +800,7 @@ fn replication_config(config: &PostgresConfig, start_lsn: u64) -> ReplicationCon
         config.publication_name.as_str(),
     )
     .with_port(config.port)
-    .with_tls(TlsConfig::disabled())
+    .with_tls(config.ssl.replication(&config.hostname))
     .with_start_lsn(Lsn(start_lsn))
     .with_options(
         "-c TimeZone=UTC -c DateStyle=ISO,MDY -c bytea_output=hex -c extra_float_digits=1 -c IntervalStyle=postgres",

@@ -1247,3 +1247,96 @@ fn native_connector_loses_no_change_through_faults() {
         records - expected.len()
     );
 }
+
+/// TLS (`database.sslmode=verify-full` with `database.sslrootcert`, scripts/postgres's CA):
+/// the snapshot and the stream run over TLS on every connection of the connector (the
+/// queries' and the replication connection); with roots that do not hold the server's CA the
+/// connector does not connect, and says why.
+#[test]
+fn native_connector_verifies_the_server_over_tls() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(pg) = Pg::from_env() else { return };
+    let Some(ca) = std::env::var("PG_SSLROOTCERT")
+        .ok()
+        .filter(|p| !p.is_empty())
+    else {
+        eprintln!("skipped: PG_SSLROOTCERT is not set (scripts/postgres env sets it)");
+        return;
+    };
+    let db = unique("pgtls").replace('-', "_");
+    let _db_guard = pg.create_db(&db);
+    pg.sql(
+        &db,
+        "CREATE TABLE t (id integer PRIMARY KEY, v text); INSERT INTO t VALUES (1, 'a')",
+    );
+    let prefix = unique("tls");
+    let topic = format!("{prefix}.public.t");
+    let mut config = pg.source_config(&db, &prefix);
+    config.insert("table.include.list".into(), "public.t".into());
+    config.insert("database.sslmode".into(), "verify-full".into());
+    config.insert("database.sslrootcert".into(), ca);
+    config.insert("retriable.restart.connector.wait.ms".into(), "500".into());
+    let mut wrong = config.clone();
+    wrong.insert(
+        "database.sslrootcert".into(),
+        "/etc/ssl/certs/ca-certificates.crt".into(),
+    );
+    wrong.insert("topic.prefix".into(), unique("tlswrong"));
+    wrong.insert("slot.name".into(), format!("slot_{db}_w"));
+    let dir = test_dir();
+    std::fs::write(
+        dir.path().join("tls.properties"),
+        properties("pg-tls", &config),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("wrong.properties"),
+        properties("pg-tls-wrong", &wrong),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        "key.converter=org.apache.kafka.connect.json.JsonConverter\nvalue.converter=org.apache.kafka.connect.json.JsonConverter\noffset.flush.interval.ms=500\n",
+        &["tls.properties", "wrong.properties"],
+    );
+    wait_until("the snapshot", &w, || topic_end(&bootstrap, &topic) >= 1);
+    let slot = format!("slot_{db}");
+    wait_until("streaming", &w, || {
+        pg.try_sql(
+            "postgres",
+            &format!(
+                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{slot}' AND active"
+            ),
+        )
+        .as_deref()
+            == Some("1")
+    });
+    pg.sql(&db, "INSERT INTO t VALUES (2, 'b')");
+    wait_until("the streamed change", &w, || {
+        topic_end(&bootstrap, &topic) >= 2
+    });
+    // Every connection of the connector to the database is encrypted: the replication
+    // connection and the catalog's.
+    let connections = pg.sql(
+        "postgres",
+        &format!(
+            "SELECT a.backend_type, s.ssl FROM pg_stat_activity a JOIN pg_stat_ssl s ON s.pid = a.pid \
+             WHERE a.pid = (SELECT active_pid FROM pg_replication_slots WHERE slot_name = '{slot}') \
+             OR (a.datname = '{db}' AND a.application_name = 'Debezium Snapshot') ORDER BY 1"
+        ),
+    );
+    assert!(
+        connections.contains("walsender|t") && connections.contains("client backend|t"),
+        "{connections}"
+    );
+    assert!(!connections.contains("|f"), "{connections}");
+    // Roots without the server's CA: no connection, the certificate named as the cause.
+    wait_until("the unverifiable server refused", &w, || {
+        w.log_text().contains("UnknownIssuer")
+    });
+    assert_eq!(
+        topic_end(&bootstrap, &format!("{}.public.t", wrong["topic.prefix"])),
+        0
+    );
+}
