@@ -116,6 +116,94 @@ pub fn parse_lsn(text: &str) -> ConnectResult<i64> {
     Ok(((part(hi)? << 32) | part(lo)?) as i64)
 }
 
+/// The type of `oid` as a [`Column`] without a name, modifier or constraints: its name, an
+/// array's element, an enum's (or an enum array's element's) labels. The SQL's columns, as
+/// [`table_columns`] reads them.
+const TYPE_COLUMNS: &str = "t.typname, CASE WHEN t.typcategory = 'A' THEN e.typname END, \
+     (SELECT string_agg(l.enumlabel, ',' ORDER BY l.oid) FROM pg_catalog.pg_enum l \
+      WHERE l.enumtypid = CASE WHEN t.typcategory = 'A' THEN e.oid ELSE t.oid END)";
+
+/// The columns of table `oid` in the catalog now, in table order. Errors: the database's.
+pub async fn table_columns(client: &Client, oid: &str) -> ConnectResult<Vec<Column>> {
+    Ok(rows(
+        client,
+        &format!(
+            "SELECT a.attname, a.atttypmod, a.attnotnull, \
+             pg_catalog.pg_get_expr(d.adbin, d.adrelid), {TYPE_COLUMNS} \
+             FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid \
+             LEFT JOIN pg_catalog.pg_type e ON e.oid = t.typelem \
+             LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum \
+             WHERE a.attrelid = {oid} AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum"
+        ),
+    )
+    .await?
+    .into_iter()
+    .map(|c| Column {
+        name: c[0].clone().unwrap_or_default(),
+        typmod: c[1].as_deref().and_then(|m| m.parse().ok()).unwrap_or(-1),
+        not_null: c[2].as_deref() == Some("t"),
+        default: c[3].clone(),
+        type_name: c[4].clone().unwrap_or_default(),
+        element: c[5].clone(),
+        enum_values: c[6]
+            .as_deref()
+            .map(|labels| labels.split(',').map(str::to_string).collect()),
+    })
+    .collect())
+}
+
+/// Type `oid` as a nullable column named `name` with modifier `typmod` and no default (a
+/// column a replication stream's relation names that the catalog no longer has, or whose
+/// type changed since). Errors: the database's; an unknown type.
+pub async fn column_of_type(
+    client: &Client,
+    name: &str,
+    oid: u32,
+    typmod: i32,
+) -> ConnectResult<Column> {
+    let row = rows(
+        client,
+        &format!(
+            "SELECT {TYPE_COLUMNS} FROM pg_catalog.pg_type t \
+             LEFT JOIN pg_catalog.pg_type e ON e.oid = t.typelem WHERE t.oid = {oid}"
+        ),
+    )
+    .await?
+    .into_iter()
+    .next()
+    .ok_or_else(|| {
+        ConnectError::connect(format!("column {name} has an unknown type (oid {oid})"))
+    })?;
+    Ok(Column {
+        name: name.to_string(),
+        typmod,
+        not_null: false,
+        default: None,
+        type_name: row[0].clone().unwrap_or_default(),
+        element: row[1].clone(),
+        enum_values: row[2]
+            .as_deref()
+            .map(|labels| labels.split(',').map(str::to_string).collect()),
+    })
+}
+
+/// The primary key of table `oid`, in key order (empty without one). Errors: the database's.
+pub async fn primary_key(client: &Client, oid: &str) -> ConnectResult<Vec<String>> {
+    Ok(rows(
+        client,
+        &format!(
+            "SELECT a.attname FROM pg_catalog.pg_index i \
+             JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) \
+             WHERE i.indrelid = {oid} AND i.indisprimary \
+             ORDER BY array_position(i.indkey::int2[], a.attnum)"
+        ),
+    )
+    .await?
+    .into_iter()
+    .filter_map(|r| r[0].clone())
+    .collect())
+}
+
 /// The captured tables, in the order Debezium snapshots them
 /// ([`crate::config::TableFilter::snapshot_order`]), with their schemas. Errors: a
 /// column of a type this version does not map (named).
@@ -148,47 +236,8 @@ pub async fn captured_tables(
     for (schema, table) in config.tables.snapshot_order(included) {
         let oid = &oids[&(schema.clone(), table.clone())];
         let (schema, table) = (&schema, &table);
-        let columns = rows(
-            client,
-            &format!(
-                "SELECT a.attname, t.typname, a.atttypmod, a.attnotnull, \
-                 pg_catalog.pg_get_expr(d.adbin, d.adrelid), \
-                 CASE WHEN t.typcategory = 'A' THEN e.typname END, \
-                 (SELECT string_agg(l.enumlabel, ',' ORDER BY l.oid) FROM pg_catalog.pg_enum l \
-                  WHERE l.enumtypid = CASE WHEN t.typcategory = 'A' THEN e.oid ELSE t.oid END) \
-                 FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid \
-                 LEFT JOIN pg_catalog.pg_type e ON e.oid = t.typelem \
-                 LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum \
-                 WHERE a.attrelid = {oid} AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum"
-            ),
-        )
-        .await?
-        .into_iter()
-        .map(|c| Column {
-            name: c[0].clone().unwrap_or_default(),
-            type_name: c[1].clone().unwrap_or_default(),
-            typmod: c[2].as_deref().and_then(|m| m.parse().ok()).unwrap_or(-1),
-            not_null: c[3].as_deref() == Some("t"),
-            default: c[4].clone(),
-            element: c[5].clone(),
-            enum_values: c[6]
-                .as_deref()
-                .map(|labels| labels.split(',').map(str::to_string).collect()),
-        })
-        .collect();
-        let key: Vec<String> = rows(
-            client,
-            &format!(
-                "SELECT a.attname FROM pg_catalog.pg_index i \
-                 JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) \
-                 WHERE i.indrelid = {oid} AND i.indisprimary \
-                 ORDER BY array_position(i.indkey::int2[], a.attnum)"
-            ),
-        )
-        .await?
-        .into_iter()
-        .filter_map(|r| r[0].clone())
-        .collect();
+        let columns = table_columns(client, oid).await?;
+        let key = primary_key(client, oid).await?;
         captured.push(CapturedTable::new(
             config.topic(schema, table),
             schema,

@@ -317,10 +317,11 @@ struct Stream<'a> {
     config: &'a PostgresConfig,
     events: &'a EventBuilder,
     client: &'a tokio_postgres::Client,
-    /// Captured tables by `schema.table`.
-    tables: HashMap<String, CapturedTable>,
-    /// Relation ids to `schema.table` and the column names the relation message listed.
-    relations: HashMap<u32, (String, Vec<String>)>,
+    /// Relations' tables as their last relation message describes them, by relation id
+    /// (`None`: not captured); built at the relation's first change after that message.
+    tables: HashMap<u32, Option<CapturedTable>>,
+    /// Relation ids to their schema, name and columns, as the last relation message listed.
+    relations: HashMap<u32, (String, String, Vec<pgoutput::RelationColumn>)>,
     /// The transaction being read: its id and commit time (µs since the Unix epoch).
     tx: Option<(i64, i64)>,
     /// Where the last transaction's commit ended (`lsn_commit`, `sequence`'s first element).
@@ -400,42 +401,56 @@ impl ResumeFilter {
 }
 
 impl Stream<'_> {
-    async fn reload_tables(&mut self) -> ConnectResult<()> {
-        self.tables = snapshot::captured_tables(self.client, self.config)
-            .await?
-            .into_iter()
-            .map(|t| (format!("{}.{}", t.schema, t.table), t))
-            .collect();
-        Ok(())
-    }
-
-    /// The captured table of relation `id`, its catalog read again when its columns changed.
+    /// The captured table of relation `id` as its last relation message describes it, as
+    /// Debezium's `PgOutputMessageDecoder` rebuilds a table at each relation message: the
+    /// message's columns (names, types, modifiers) in its order, with the catalog's current
+    /// `NOT NULL`, defaults and primary key for those it still has (a column dropped since is
+    /// optional, without a default). So a change written before an `ALTER TABLE` the
+    /// connector reads later keeps the columns it had, and a generated column (never in the
+    /// stream) is left out. `None` for a table not captured. Errors: the database's; a type
+    /// this version does not map (named).
     async fn table(&mut self, id: u32) -> ConnectResult<Option<&CapturedTable>> {
-        let Some((name, columns)) = self.relations.get(&id).cloned() else {
-            return Err(ConnectError::connect(format!(
-                "a change of relation {id} came before its description"
-            )));
-        };
-        let current =
-            |t: &CapturedTable| t.columns.iter().map(|(c, _, _)| &c.name).eq(columns.iter());
-        if self.tables.get(&name).is_some_and(|t| !current(t)) {
-            self.reload_tables().await?;
+        if !self.tables.contains_key(&id) {
+            let Some((schema, name, relation)) = self.relations.get(&id).cloned() else {
+                return Err(ConnectError::connect(format!(
+                    "a change of relation {id} came before its description"
+                )));
+            };
+            let table = if self.config.tables.includes(&schema, &name) {
+                let oid = id.to_string();
+                let catalog = snapshot::table_columns(self.client, &oid).await?;
+                let key: Vec<String> = snapshot::primary_key(self.client, &oid)
+                    .await?
+                    .into_iter()
+                    .filter(|k| relation.iter().any(|c| &c.name == k))
+                    .collect();
+                let mut columns = Vec::with_capacity(relation.len());
+                for c in &relation {
+                    let mut column =
+                        snapshot::column_of_type(self.client, &c.name, c.type_oid, c.typmod)
+                            .await?;
+                    if let Some(now) = catalog.iter().find(|k| k.name == c.name) {
+                        column.not_null = now.not_null;
+                        column.default = now.default.clone();
+                    }
+                    columns.push(column);
+                }
+                let config = self.config;
+                Some(CapturedTable::new(
+                    config.topic(&schema, &name),
+                    &schema,
+                    &name,
+                    columns,
+                    &key,
+                    config.types,
+                    &|column: &str| config.columns.includes(&schema, &name, column),
+                )?)
+            } else {
+                None
+            };
+            self.tables.insert(id, table);
         }
-        match self.tables.get(&name) {
-            None => Ok(None),
-            Some(t) if current(t) => Ok(Some(t)),
-            // A captured table's change is never dropped: the task fails instead.
-            Some(t) => Err(ConnectError::connect(format!(
-                "the replication stream's columns of {name} ({}) are not the catalog's ({}): a column added, dropped or renamed since the change, or a generated column; the native connector does not follow that yet; {}",
-                columns.join(", "),
-                t.columns
-                    .iter()
-                    .map(|(c, _, _)| c.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                crate::config::USE_HOSTED
-            ))),
-        }
+        Ok(self.tables.get(&id).and_then(Option::as_ref))
     }
 
     /// A tuple as the text of each column, an unchanged TOAST-ed value as Debezium's
@@ -950,7 +965,8 @@ impl Stream<'_> {
         out: &mpsc::Sender<ConnectResult<Vec<SourceRecord>>>,
         mut confirmed: watch::Receiver<u64>,
     ) -> ConnectResult<()> {
-        self.reload_tables().await?;
+        // Every captured table's columns mapped, or the task fails now, naming the column.
+        snapshot::captured_tables(self.client, self.config).await?;
         let mut batch: Vec<SourceRecord> = Vec::new();
         loop {
             let next_beat = self.heartbeats.as_ref().map(|h| h.next);
@@ -1023,13 +1039,9 @@ impl Stream<'_> {
                         ..
                     } = &message
                     {
-                        self.relations.insert(
-                            *id,
-                            (
-                                format!("{namespace}.{name}"),
-                                columns.iter().map(|c| c.name.clone()).collect(),
-                            ),
-                        );
+                        self.relations
+                            .insert(*id, (namespace.clone(), name.clone(), columns.clone()));
+                        self.tables.remove(id);
                         continue;
                     }
                     let lsn = wal_start.0 as i64;
