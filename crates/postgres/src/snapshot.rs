@@ -187,20 +187,50 @@ pub async fn column_of_type(
     })
 }
 
-/// The primary key of table `oid`, in key order (empty without one). Errors: the database's.
+/// The key of table `oid`, in key order, as Debezium's `readPrimaryKeyOrUniqueIndexNames`
+/// reads it: the primary key, else the columns of the first unique index by name (as the JDBC
+/// driver's `getIndexInfo` lists them); empty without either. Errors: the database's.
 pub async fn primary_key(client: &Client, oid: &str) -> ConnectResult<Vec<String>> {
-    Ok(rows(
+    let index_columns = |condition: &str| {
+        format!(
+            "SELECT a.attname FROM pg_catalog.pg_index i \
+             JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid \
+             JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) \
+             WHERE i.indrelid = {oid} AND {condition} \
+             ORDER BY array_position(i.indkey::int2[], a.attnum)"
+        )
+    };
+    let column = |r: Vec<Option<String>>| r.into_iter().next().flatten();
+    let key: Vec<String> = rows(client, &index_columns("i.indisprimary"))
+        .await?
+        .into_iter()
+        .filter_map(column)
+        .collect();
+    if !key.is_empty() {
+        return Ok(key);
+    }
+    let first_unique = rows(
         client,
         &format!(
-            "SELECT a.attname FROM pg_catalog.pg_index i \
-             JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) \
-             WHERE i.indrelid = {oid} AND i.indisprimary \
-             ORDER BY array_position(i.indkey::int2[], a.attnum)"
+            "SELECT ic.relname FROM pg_catalog.pg_index i \
+             JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid \
+             WHERE i.indrelid = {oid} AND i.indisunique ORDER BY ic.relname LIMIT 1"
         ),
     )
     .await?
     .into_iter()
-    .filter_map(|r| r[0].clone())
+    .next()
+    .and_then(column);
+    let Some(index) = first_unique else {
+        return Ok(Vec::new());
+    };
+    Ok(rows(
+        client,
+        &index_columns(&format!("ic.relname = '{}'", index.replace('\'', "''"))),
+    )
+    .await?
+    .into_iter()
+    .filter_map(column)
     .collect())
 }
 
