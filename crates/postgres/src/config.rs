@@ -160,6 +160,8 @@ pub struct PostgresConfig {
     pub snapshot_mode: SnapshotMode,
     /// `slot.name` (default `debezium`).
     pub slot_name: String,
+    /// `slot.drop.on.stop` (default false): the slot is dropped when the task stops.
+    pub slot_drop_on_stop: bool,
     /// `publication.name` (default `dbz_publication`).
     pub publication_name: String,
     pub publication_autocreate: PublicationAutocreate,
@@ -373,7 +375,6 @@ pub fn refused_settings(props: &Props) -> Vec<(String, String)> {
         ],
         "adaptive",
     );
-    refuse_value("slot.drop.on.stop", &["false"], "false");
     let mode = props
         .get("snapshot.mode")
         .map_or("initial", |v| v.trim())
@@ -573,7 +574,17 @@ impl PostgresConfig {
                 .map(|v| v.trim().to_string())
                 .filter(|v| !v.is_empty())
         };
+        let slot_drop_on_stop = match word("slot.drop.on.stop", "false").as_str() {
+            "true" => true,
+            "false" => false,
+            other => {
+                return Err(ConnectError::config(format!(
+                    "slot.drop.on.stop: Value '{other}' is not a boolean"
+                )))
+            }
+        };
         Ok(PostgresConfig {
+            slot_drop_on_stop,
             ssl: crate::tls::SslSettings::parse(
                 props.get("database.sslmode").map(String::as_str),
                 props.get("database.sslrootcert").map(String::as_str),
@@ -690,7 +701,7 @@ pub fn config_def() -> ConfigDef {
         ("slot.name", ConfigType::String, Some("debezium"), "The logical replication slot streamed from (created when missing)."),
         ("publication.name", ConfigType::String, Some("dbz_publication"), "The publication the slot streams (created per publication.autocreate.mode)."),
         ("publication.autocreate.mode", ConfigType::String, Some("all_tables"), "Whether and how the publication is created when missing: all_tables, filtered, disabled, no_tables."),
-        ("slot.drop.on.stop", ConfigType::Boolean, Some("false"), "Whether the slot is dropped when the task stops (false natively)."),
+        ("slot.drop.on.stop", ConfigType::Boolean, Some("false"), "Whether the replication slot is dropped when the task stops (not for production: changes made while the task is stopped are lost)."),
         ("message.prefix.include.list", ConfigType::List, Some(""), "Regular expressions of the logical decoding message prefixes to capture."),
         ("message.prefix.exclude.list", ConfigType::List, Some(""), "Regular expressions of the logical decoding message prefixes not to capture."),
     ] {

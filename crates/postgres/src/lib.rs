@@ -252,7 +252,12 @@ impl AsyncSourceTask for PostgresConnectorTask {
     /// store's, the database's.
     fn start<'a>(&'a mut self, props: &'a Props) -> TaskFuture<'a, ()> {
         Box::pin(async move {
-            PostgresConfig::parse(props)?;
+            let config = PostgresConfig::parse(props)?;
+            if config.slot_drop_on_stop {
+                tracing::warn!(
+                    "Connector has enabled automated replication slot removal upon restart (slot.drop.on.stop = true). This setting is not recommended for production environments, as a new replication slot will be created after a connector restart, resulting in missed data change events."
+                );
+            }
             self.props = props.clone();
             self.begin().await
         })
@@ -334,11 +339,23 @@ impl AsyncSourceTask for PostgresConnectorTask {
         })
     }
 
+    /// Stops reading; under `slot.drop.on.stop` drops the slot once the replication
+    /// connection has let go of it, as Debezium's replication connection does on close.
+    /// Errors: none (a slot that cannot be dropped is logged).
     fn stop(&mut self) -> TaskFuture<'_, ()> {
         Box::pin(async move {
-            match std::mem::replace(&mut self.state, State::Idle) {
-                State::Snapshot { reader, .. } | State::Streaming { reader, .. } => reader.abort(),
-                _ => {}
+            let streamed = match std::mem::replace(&mut self.state, State::Idle) {
+                State::Snapshot { reader, .. } | State::Streaming { reader, .. } => {
+                    reader.abort();
+                    reader.await.ok();
+                    true
+                }
+                _ => false,
+            };
+            if let (true, Ok(config)) = (streamed, PostgresConfig::parse(&self.props)) {
+                if config.slot_drop_on_stop {
+                    streaming::drop_slot(&config).await;
+                }
             }
             Ok(())
         })

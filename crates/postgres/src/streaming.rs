@@ -282,6 +282,46 @@ impl Resume {
     }
 }
 
+/// Drops the slot (`slot.drop.on.stop`), waiting up to 10 s for the server to let go of it
+/// after the replication connection closed. Failures are logged, not returned: the task is
+/// stopping.
+pub async fn drop_slot(config: &PostgresConfig) {
+    let client = match snapshot::connect(config).await {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::warn!(slot = %config.slot_name, "could not drop the replication slot: {e}");
+            return;
+        }
+    };
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let dropped = client
+            .query(
+                "SELECT pg_catalog.pg_drop_replication_slot(slot_name) FROM pg_catalog.pg_replication_slots \
+                 WHERE slot_name = $1 AND database = current_database() AND NOT active",
+                &[&config.slot_name],
+            )
+            .await;
+        let left = client
+            .query_opt(
+                "SELECT 1 FROM pg_catalog.pg_replication_slots WHERE slot_name = $1 AND database = current_database()",
+                &[&config.slot_name],
+            )
+            .await;
+        match (dropped, left) {
+            (_, Ok(None)) => {
+                tracing::info!(slot = %config.slot_name, "Dropped the replication slot (slot.drop.on.stop)");
+                return;
+            }
+            _ if tokio::time::Instant::now() >= deadline => {
+                tracing::warn!(slot = %config.slot_name, "could not drop the replication slot: still in use");
+                return;
+            }
+            _ => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+        }
+    }
+}
+
 /// What [`run`] does before streaming.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Plan {

@@ -990,6 +990,7 @@ impl Single<'_> {
 /// under `initial` (the stored position is gone: streaming from a new slot would lose
 /// changes) and takes a new snapshot under `when_needed`; `always` snapshots at every start.
 /// A change made before a column was added, read after it, is written with its own columns.
+/// `slot.drop.on.stop` drops the slot when the task stops.
 #[test]
 fn native_snapshot_modes_follow_debeziums_rules() {
     let Some(bootstrap) = kafka() else { return };
@@ -1075,6 +1076,27 @@ fn native_snapshot_modes_follow_debeziums_rules() {
             ("r", 3),
             ("c", 4)
         ])
+    );
+    // slot.drop.on.stop: the slot goes with the task, once its connection let go of it.
+    let slot_count = || {
+        pg.try_sql(
+            "postgres",
+            &format!(
+                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{slot}' AND active"
+            ),
+        )
+    };
+    let mut w = single.run(&[("slot.drop.on.stop", "true")]);
+    wait_until("streaming", &w, || slot_count().as_deref() == Some("1"));
+    w.terminate();
+    assert_eq!(
+        pg.try_sql(
+            "postgres",
+            &format!("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{slot}'"),
+        )
+        .as_deref(),
+        Some("0"),
+        "the slot dropped on stop"
     );
 }
 
