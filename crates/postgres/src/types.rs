@@ -296,43 +296,89 @@ fn default_value(
     kind: &Kind,
     expression: &str,
 ) -> ConnectResult<Option<String>> {
-    // Debezium's placeholders for generated defaults (`nextval(…)`, `now()`, …), by type.
+    if column.element.is_some() {
+        return Ok(None);
+    }
+    if column.enum_values.is_some() {
+        // `extractEnumDefault`: the quoted literal before its cast (`'ok'::mood`), else none.
+        let literal = expression.rfind("::").and_then(|cast| {
+            let value = &expression[..cast];
+            (value.len() >= 2 && value.starts_with('\'') && value.ends_with('\''))
+                .then(|| value[1..value.len() - 1].to_string())
+        });
+        return Ok(literal);
+    }
+    // Debezium's placeholders for generated defaults (`nextval(…)`, `now()`,
+    // `CURRENT_TIMESTAMP`, …), by type, in the text form `value` reads.
     let placeholder = match column.type_name.as_str() {
-        _ if column.element.is_some() => return Ok(None),
-        _ if column.enum_values.is_some() => Some(""),
         "bool" => Some("false"),
         "bpchar" | "varchar" | "text" | "xml" => Some(""),
         "json" | "jsonb" => Some("{}"),
         "uuid" => Some("00000000-0000-0000-0000-000000000000"),
         "numeric" | "float4" | "float8" => Some("0.0"),
         "int2" | "int4" | "int8" => Some("0"),
+        "date" => Some("1970-01-01"),
+        "time" => Some("00:00:00"),
+        "timestamp" => Some("1970-01-01 00:00:00"),
+        "timestamptz" => Some("1970-01-01 00:00:00+00"),
+        // A generated interval default has no placeholder natively (Debezium's "epoch").
+        "interval" => None,
         // Types Debezium's PostgresDefaultValueConverter has no mapper for: no default.
         "bytea" | "oid" | "inet" | "cidr" | "macaddr" | "macaddr8" | "int4range" | "int8range"
         | "numrange" | "daterange" | "tsrange" | "timetz" => return Ok(None),
-        _ => None,
+        _ => {
+            return Err(ConnectError::config(format!(
+                "column {table}.{} has default {expression}, which Tributary's native PostgresConnector does not read for type {} yet; {USE_HOSTED}",
+                column.name, column.type_name
+            )))
+        }
     };
-    let Some(placeholder) = placeholder else {
-        return Err(ConnectError::config(format!(
-            "column {table}.{} has default {expression}, which Tributary's native PostgresConnector does not read for type {} yet; {USE_HOSTED}",
-            column.name, column.type_name
-        )));
-    };
+    // `FUNCTION_DEFAULT_PATTERN` and `CURRENT_DATE_TIMES`.
     let function = {
         let e = expression.trim_start_matches('(');
         let name_len = e
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
             .unwrap_or(e.len());
-        name_len > 0 && e[name_len..].starts_with('(') && e.contains(')')
+        (name_len > 0 && e[name_len..].starts_with('(') && e.contains(')'))
+            || matches!(
+                expression.to_ascii_lowercase().as_str(),
+                "current_timestamp"
+                    | "current_time"
+                    | "current_date"
+                    | "localtime"
+                    | "localtimestamp"
+            )
     };
     let literal = if function {
-        Some(placeholder.to_string())
+        match placeholder {
+            Some(p) => Some(p.to_string()),
+            None => {
+                return Err(ConnectError::config(format!(
+                    "column {table}.{} has default {expression}, which Tributary's native PostgresConnector does not read for type {} yet; {USE_HOSTED}",
+                    column.name, column.type_name
+                )))
+            }
+        }
     } else if !expression.contains('\'') {
         (!expression.starts_with("NULL::")).then(|| expression.to_string())
     } else {
-        let start = expression.find('\'').expect("a quote") + 1;
-        expression[start..]
-            .find('\'')
-            .map(|end| expression[start..start + end].to_string())
+        // The first quoted literal, `''` standing for a quote.
+        let mut chars = expression[expression.find('\'').expect("a quote") + 1..].chars();
+        let mut text = String::new();
+        let mut closed = false;
+        while let Some(c) = chars.next() {
+            if c == '\'' {
+                if chars.clone().next() == Some('\'') {
+                    chars.next();
+                    text.push('\'');
+                    continue;
+                }
+                closed = true;
+                break;
+            }
+            text.push(c);
+        }
+        closed.then_some(text)
     };
     let Some(text) = literal else {
         return Ok(None);
@@ -808,9 +854,36 @@ mod tests {
         assert_eq!(default_of("text", -1, "NULL::text"), None);
         assert_eq!(default_of("numeric", -1, "1.5"), None, "no struct default");
         assert_eq!(default_of("bytea", -1, "'\\x00'::bytea"), None);
-        let mut c = col("date", -1);
-        c.default = Some("CURRENT_DATE".into());
+        assert_eq!(
+            default_of("text", -1, "'it''s'::text"),
+            Some(Value::String("it's".into()))
+        );
+        // Generated temporal defaults get Debezium's placeholders, literals their value.
+        assert_eq!(
+            default_of("date", -1, "CURRENT_DATE"),
+            Some(Value::Int32(0))
+        );
+        assert_eq!(default_of("timestamp", -1, "now()"), Some(Value::Int64(0)));
+        assert_eq!(
+            default_of(
+                "timestamptz",
+                -1,
+                "'2024-01-01 08:00:00+00'::timestamp with time zone"
+            ),
+            Some(Value::String("2024-01-01T08:00:00.000000Z".into()))
+        );
+        assert_eq!(
+            default_of("interval", -1, "'1 day'::interval"),
+            Some(Value::Int64(86_400_000_000))
+        );
+        let mut c = col("interval", -1);
+        c.default = Some("make_interval(1)".into());
         assert!(column_schema("t", &c, TypeSettings::default()).is_err());
+        let mut c = col("mood", -1);
+        c.enum_values = Some(vec!["sad".into(), "ok".into()]);
+        c.default = Some("'ok'::mood".into());
+        let (schema, _) = column_schema("t", &c, TypeSettings::default()).unwrap();
+        assert_eq!(schema.default_value, Some(Value::String("ok".into())));
     }
 
     #[test]

@@ -849,7 +849,8 @@ fn native_follows_schema_changes_as_debezium_does() {
 
 /// Types beyond the first suite's, each column in a snapshot row and in streamed changes:
 /// enums and arrays of enums, one-dimensional arrays of the mapped types (NULL elements,
-/// quoting), intervals, `timetz`, network addresses, ranges, `xml`, `oid`.
+/// quoting), intervals, `timetz`, network addresses, ranges, `xml`, `oid`; column defaults of
+/// the temporal types, enums, `uuid`, `jsonb` and quoted text, generated and literal.
 const KINDS_SCHEMA: &str = "
 CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
 CREATE TABLE kinds (
@@ -861,7 +862,11 @@ CREATE TABLE kinds (
   iv interval, tz timetz, tz3 timetz(3),
   ip inet, cn cidr, mac macaddr, mac8 macaddr8, r4 int4range, r8 int8range, rn numrange,
   rd daterange, rts tsrange, x xml, o oid,
-  by bytea, dt date, ts timestamp, ts3 timestamp(3), tm time, tm3 time(3), n numeric(8,3)
+  by bytea, dt date, ts timestamp, ts3 timestamp(3), tm time, tm3 time(3), n numeric(8,3),
+  dd date DEFAULT CURRENT_DATE, tsd timestamp DEFAULT now(),
+  tzd timestamptz DEFAULT '2024-01-01 10:00:00+02', td time(3) DEFAULT '12:00:00',
+  ivd interval DEFAULT '1 day 02:00:00', ud uuid DEFAULT gen_random_uuid(),
+  jd jsonb DEFAULT '{}', ed mood DEFAULT 'ok', qd text DEFAULT 'it''s'
 );
 ";
 
