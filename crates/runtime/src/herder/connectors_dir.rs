@@ -247,8 +247,11 @@ pub async fn run(
         let Some(h) = herder.upgrade() else {
             return;
         };
-        // A new leader's first pass is no drift either: its files are news to it.
-        let files_changed = changed || !leading;
+        // A worker's first pass is no drift: its files are news to it. A leader that lost
+        // leadership for a moment (a rebalance: a connector's config changed, a worker joined)
+        // and regained it compares with its own last pass: files changed since are news,
+        // anything else differing is drift.
+        let files_changed = changed || last_fingerprint.is_none();
         let (s, r) = (settings.clone(), report.clone());
         let outcome =
             tokio::task::spawn_blocking(move || pass(h.as_ref(), &s, files_changed, &r)).await;
