@@ -124,13 +124,24 @@ pub enum SnapshotMode {
     WhenNeeded,
 }
 
+/// A password: its `Debug` shows `[hidden]`, so no formatted config carries it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Password(pub String);
+
+impl std::fmt::Debug for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[hidden]")
+    }
+}
+
 /// The connector's settings, parsed. Built by [`PostgresConfig::parse`].
 #[derive(Debug, Clone)]
 pub struct PostgresConfig {
     pub hostname: String,
     pub port: u16,
     pub user: String,
-    pub password: Option<String>,
+    /// `database.password`; its `Debug` hides it.
+    pub password: Option<Password>,
     pub dbname: String,
     /// `database.sslmode`, `database.sslrootcert`.
     pub ssl: crate::tls::SslSettings,
@@ -611,7 +622,7 @@ impl PostgresConfig {
             hostname: required("database.hostname")?,
             port,
             user: required("database.user")?,
-            password: props.get("database.password").cloned(),
+            password: props.get("database.password").cloned().map(Password),
             dbname: required("database.dbname")?,
             topic_prefix: required("topic.prefix")?,
             topic_delimiter: props
@@ -763,6 +774,13 @@ mod tests {
         assert_eq!(refused_settings(&p)[0].0, "plugin.name");
         let e = PostgresConfig::parse(&props(&[("snapshot.mode", "recovery")])).unwrap_err();
         assert!(e.to_string().contains("snapshot.mode"), "{e}");
+    }
+
+    #[test]
+    fn the_password_never_shows_in_a_formatted_config() {
+        let c = PostgresConfig::parse(&props(&[("database.password", "s3cr3t-pw")])).unwrap();
+        assert!(!format!("{c:?}").contains("s3cr3t-pw"));
+        assert_eq!(c.password.unwrap().0, "s3cr3t-pw");
     }
 
     #[test]

@@ -166,11 +166,8 @@ impl CapturedTable {
         let full = format!("{schema}.{table}");
         let mut mapped = Vec::with_capacity(columns.len());
         let mut value_columns = Vec::new();
-        for (i, mut c) in columns.into_iter().enumerate() {
+        for (i, c) in columns.into_iter().enumerate() {
             let in_key = key.contains(&c.name);
-            if in_key {
-                c.not_null = true;
-            }
             let in_value = included(&c.name);
             if in_key && !in_value {
                 // Debezium's snapshot then writes the column's zero value in the key.

@@ -102,7 +102,16 @@ impl Connector for PostgresConnector {
     fn validate(&self, props: &Props) -> Vec<ConfigValue> {
         let mut values = self.config().validate(props);
         for (key, message) in config::refused_settings(props) {
-            let value = props.get(&key).map(String::as_str);
+            // A refused key may hold a secret (`database.sslpassword`, …): shown as Connect
+            // shows a password, never in plain text.
+            let secret = ["password", "secret", "credential"]
+                .iter()
+                .any(|w| key.to_ascii_lowercase().contains(w));
+            let value = if secret {
+                props.get(&key).map(|_| "[hidden]")
+            } else {
+                props.get(&key).map(String::as_str)
+            };
             ConfigValue::add_error(&mut values, &key, value, message);
         }
         values
@@ -359,5 +368,30 @@ impl AsyncSourceTask for PostgresConnectorTask {
             }
             Ok(())
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validation_never_echoes_a_refused_secret() {
+        let props: Props = [
+            ("connector.class", CONNECTOR_CLASS),
+            ("database.hostname", "db"),
+            ("database.user", "u"),
+            ("database.dbname", "inventory"),
+            ("topic.prefix", "p"),
+            ("plugin.name", "pgoutput"),
+            ("database.sslpassword", "k3y-pw"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let values = PostgresConnector::default().validate(&props);
+        let shown = format!("{values:?}");
+        assert!(shown.contains("database.sslpassword"), "refused by name");
+        assert!(!shown.contains("k3y-pw"), "{shown}");
     }
 }

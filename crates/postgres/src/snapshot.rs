@@ -58,7 +58,7 @@ pub async fn connect(config: &PostgresConfig) -> ConnectResult<Client> {
         .dbname(&config.dbname)
         .application_name("Debezium Snapshot");
     if let Some(p) = &config.password {
-        pg.password(p);
+        pg.password(&p.0);
     }
     pg.ssl_mode(config.ssl.postgres_mode());
     let what = format!(

@@ -820,7 +820,8 @@ pub async fn plan(
 }
 
 /// Whether the slot still holds the stored position (`PostgresConnection.validateLogPosition`):
-/// it exists, and its `restart_lsn` is not past the offset's `lsn_proc` (true without one).
+/// it exists, and its `restart_lsn` is not past the offset's `lsn_proc` (true without one;
+/// false for an invalidated slot, which has no `restart_lsn`).
 async fn log_position_available(config: &PostgresConfig, resume: &Resume) -> ConnectResult<bool> {
     let client = snapshot::connect(config).await?;
     let row = client
@@ -837,9 +838,17 @@ async fn log_position_available(config: &PostgresConfig, resume: &Resume) -> Con
     let restart: Option<String> = row.get(0);
     let restart = restart.and_then(|r| r.parse::<i64>().ok());
     tracing::info!("Slot '{}' has restart LSN {restart:?}", config.slot_name);
-    Ok(match (resume.last_event_lsn, restart) {
+    // The stored `lsn_proc`, whatever message it was written for (a heartbeat's too): a
+    // resume point exists exactly when the offset has one.
+    let stored = resume
+        .last_commit_lsn
+        .is_some()
+        .then_some(resume.start_lsn as i64);
+    Ok(match (stored, restart) {
+        (None, _) => true,
         (Some(stored), Some(restart)) => restart <= stored,
-        _ => true,
+        // An invalidated slot (no restart LSN) holds nothing.
+        (Some(_), None) => false,
     })
 }
 
@@ -849,7 +858,11 @@ fn replication_config(config: &PostgresConfig, start_lsn: u64) -> ReplicationCon
     ReplicationConfig::new(
         config.hostname.clone(),
         config.user.clone(),
-        config.password.clone().unwrap_or_default(),
+        config
+            .password
+            .as_ref()
+            .map(|p| p.0.clone())
+            .unwrap_or_default(),
         config.dbname.clone(),
         config.slot_name.clone(),
         config.publication_name.as_str(),
