@@ -248,6 +248,9 @@ pub struct Resume {
     /// The offset's `lsn_proc`: the changes of the first transaction streamed at or before it
     /// were written already (the offset was committed mid-transaction) and are skipped.
     pub last_event_lsn: Option<i64>,
+    /// The offset's `txId` with `last_event_lsn`: the transaction those written changes
+    /// belong to (another one first is replayed whole, as `WalPositionLocator` replays it).
+    pub tx_id: Option<i64>,
 }
 
 impl Resume {
@@ -272,6 +275,7 @@ impl Resume {
                 start_lsn: proc as u64,
                 last_commit_lsn: long("lsn_commit").or(Some(proc)),
                 last_event_lsn: change.then_some(proc),
+                tx_id: long("txId").filter(|_| change),
             },
             (None, Some(lsn)) => Resume {
                 start_lsn: lsn as u64,
@@ -404,7 +408,12 @@ async fn sleep_until(at: Option<tokio::time::Instant>) {
 pub struct ResumeFilter {
     commits_before: Option<i64>,
     changes_up_to: Option<i64>,
+    /// The stored offset's transaction (`txId`): only its changes up to `changes_up_to` were
+    /// written; another transaction is replayed whole.
+    stored_tx: Option<i64>,
     skipping_tx: bool,
+    /// The transaction being read is the stored one.
+    in_stored_tx: bool,
 }
 
 impl ResumeFilter {
@@ -413,18 +422,21 @@ impl ResumeFilter {
         ResumeFilter {
             commits_before: resume.last_commit_lsn,
             changes_up_to: resume.last_event_lsn,
+            stored_tx: resume.tx_id,
             skipping_tx: false,
+            in_stored_tx: false,
         }
     }
 
-    /// A transaction begins whose commit record is at `final_lsn`.
-    pub fn begin(&mut self, final_lsn: i64) {
+    /// A transaction `xid` begins whose commit record is at `final_lsn`.
+    pub fn begin(&mut self, final_lsn: i64, xid: i64) {
         self.skipping_tx = self.commits_before.is_some_and(|c| final_lsn < c);
+        self.in_stored_tx = self.stored_tx.is_none_or(|t| t == xid);
     }
 
     /// Whether the change at `lsn` was written before (and is skipped).
     pub fn skip_change(&mut self, lsn: i64) -> bool {
-        if self.skipping_tx || self.changes_up_to.is_some_and(|l| lsn <= l) {
+        if self.skipping_tx || (self.in_stored_tx && self.changes_up_to.is_some_and(|l| lsn <= l)) {
             return true;
         }
         self.changes_up_to = None;
@@ -1056,7 +1068,7 @@ impl Stream<'_> {
                 } => {
                     self.tx = Some((i64::from(xid), commit_time_micros + PG_EPOCH_US));
                     self.last_ts_us = commit_time_micros + PG_EPOCH_US;
-                    self.skip.begin(final_lsn.0 as i64);
+                    self.skip.begin(final_lsn.0 as i64, i64::from(xid));
                 }
                 ReplicationEvent::Commit { end_lsn, .. } => {
                     // Debezium's position of a commit is its message's: the transaction's end.
@@ -1170,7 +1182,8 @@ mod tests {
             Resume {
                 start_lsn: 500,
                 last_commit_lsn: None,
-                last_event_lsn: None
+                last_event_lsn: None,
+                tx_id: None
             }
         );
         let streaming = offset(&[("lsn_proc", 900), ("lsn", 900), ("lsn_commit", 800)]);
@@ -1179,7 +1192,8 @@ mod tests {
             Resume {
                 start_lsn: 900,
                 last_commit_lsn: Some(800),
-                last_event_lsn: Some(900)
+                last_event_lsn: Some(900),
+                tx_id: None
             }
         );
         // Without lsn_commit, the processed position stands for it (Debezium's fallback).
@@ -1199,11 +1213,11 @@ mod tests {
             ("lsn_commit", 800),
         ]))));
         // A transaction resent whose commit (at 780) precedes the stored one: all skipped.
-        f.begin(780);
+        f.begin(780, 1);
         assert!(f.skip_change(700) && f.skip_change(790));
         f.commit();
         // The interrupted transaction: up to 900 skipped, after it written.
-        f.begin(1000);
+        f.begin(1000, 1);
         assert!(f.skip_change(850));
         assert!(f.skip_change(900));
         assert!(!f.skip_change(950));
@@ -1211,7 +1225,7 @@ mod tests {
         f.commit();
         // Then nothing is skipped, even a change at an LSN below the stored one (a transaction
         // that began earlier and committed later).
-        f.begin(1200);
+        f.begin(1200, 1);
         assert!(!f.skip_change(600));
         f.commit();
     }
@@ -1287,14 +1301,41 @@ mod tests {
         );
         let mut f = ResumeFilter::new(&resume);
         // The transaction it follows, resent: skipped.
-        f.begin(880);
+        f.begin(880, 1);
         assert!(f.skip_change(850));
         f.commit();
         // The next one began before it committed: written whole.
-        f.begin(1000);
+        f.begin(1000, 1);
         assert!(!f.skip_change(870));
         assert!(!f.skip_change(950));
         f.commit();
+    }
+
+    #[test]
+    fn only_the_stored_transaction_has_changes_skipped() {
+        // Stored: change 900 of transaction 42 written, the last commit at 800.
+        let mut stored = offset(&[
+            ("lsn_proc", 900),
+            ("lsn", 900),
+            ("lsn_commit", 800),
+            ("txId", 42),
+        ]);
+        stored.insert("messageType".into(), "INSERT".into());
+        let mut f = ResumeFilter::new(&Resume::from_offset(Some(&stored)));
+        // Another transaction comes first (the slot confirmed past 42's start): its changes
+        // below 900 were never written, none is skipped.
+        f.begin(1000, 41);
+        assert!(!f.skip_change(850));
+        f.commit();
+        // The stored transaction, after it, is replayed whole (at-least-once).
+        f.begin(1100, 42);
+        assert!(!f.skip_change(880));
+        f.commit();
+        // When the stored transaction comes first, its written changes are skipped.
+        let mut f = ResumeFilter::new(&Resume::from_offset(Some(&stored)));
+        f.begin(1000, 42);
+        assert!(f.skip_change(900));
+        assert!(!f.skip_change(950));
     }
 
     #[test]
@@ -1304,7 +1345,7 @@ mod tests {
             Resume::from_offset(Some(&offset(&[("lsn", 500)]))),
         ] {
             let mut f = ResumeFilter::new(&resume);
-            f.begin(10);
+            f.begin(10, 1);
             assert!(!f.skip_change(5));
             f.commit();
         }
