@@ -469,6 +469,17 @@ impl Stream<'_> {
                 )));
             };
             let table = if self.config.tables.includes(&schema, &name) {
+                // Debezium refuses names that differ only by case (its decoder's check).
+                let mut seen = std::collections::HashSet::new();
+                if let Some(c) = relation
+                    .iter()
+                    .find(|c| !seen.insert(c.name.to_lowercase()))
+                {
+                    return Err(ConnectError::connect(format!(
+                        "Table '{schema}.{name}' has columns that differ only by case. Column name: '{}'. Debezium does not support case-sensitive duplicate column names as this causes data corruption. Please rename one of the duplicate columns before running Debezium.",
+                        c.name
+                    )));
+                }
                 let oid = id.to_string();
                 let catalog = snapshot::table_columns(self.client, &oid).await?;
                 let key: Vec<String> = snapshot::primary_key(self.client, &oid)
