@@ -563,21 +563,14 @@ impl PostgresConfig {
                 }
             }
         }
-        let heartbeat_ms = match props.get("heartbeat.interval.ms") {
-            None => 0,
-            Some(n) => n.trim().parse::<u64>().map_err(|_| {
-                ConnectError::config(format!(
-                    "heartbeat.interval.ms: '{n}' is not a number of milliseconds"
-                ))
-            })?,
-        };
-        let retry_ms = match props.get("retriable.restart.connector.wait.ms") {
-            None => 10_000,
-            Some(n) => n.trim().parse::<u64>().map_err(|_| {
-                ConnectError::config(format!(
-                    "retriable.restart.connector.wait.ms: '{n}' is not a number of milliseconds"
-                ))
-            })?,
+        let millis = |key: &str, default: u64| -> ConnectResult<std::time::Duration> {
+            let ms = match props.get(key) {
+                None => default,
+                Some(n) => n.trim().parse::<u64>().map_err(|_| {
+                    ConnectError::config(format!("{key}: '{n}' is not a number of milliseconds"))
+                })?,
+            };
+            Ok(std::time::Duration::from_millis(ms))
         };
         let non_empty = |key: &str| {
             props
@@ -600,8 +593,8 @@ impl PostgresConfig {
                 props.get("database.sslmode").map(String::as_str),
                 props.get("database.sslrootcert").map(String::as_str),
             )?,
-            retry_wait: std::time::Duration::from_millis(retry_ms),
-            heartbeat_interval: std::time::Duration::from_millis(heartbeat_ms),
+            retry_wait: millis("retriable.restart.connector.wait.ms", 10_000)?,
+            heartbeat_interval: millis("heartbeat.interval.ms", 0)?,
             heartbeat_action_query: non_empty("heartbeat.action.query"),
             heartbeat_prefix: non_empty("topic.heartbeat.prefix")
                 .unwrap_or_else(|| "__debezium-heartbeat".into()),

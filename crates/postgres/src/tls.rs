@@ -84,7 +84,7 @@ impl SslSettings {
     /// The rustls configuration of the queries' connections. Errors: the roots' file cannot
     /// be read or holds no certificate (named).
     pub fn client_config(&self) -> ConnectResult<rustls::ClientConfig> {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let provider = tributary_security::tls::provider();
         let verifier: Arc<dyn ServerCertVerifier> = match self.mode {
             SslMode::Disable | SslMode::Prefer | SslMode::Require => {
                 Arc::new(Unverified(provider.clone()))
@@ -101,7 +101,7 @@ impl SslSettings {
                         .build()
                         .map_err(|e| ConnectError::config(format!("database.sslrootcert: {e}")))?;
                 if self.mode == SslMode::VerifyCa {
-                    Arc::new(ChainOnly(webpki))
+                    Arc::new(tributary_security::tls::ChainOnlyVerifier(webpki))
                 } else {
                     webpki
                 }
@@ -205,54 +205,6 @@ impl ServerCertVerifier for Unverified {
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.0.signature_verification_algorithms.supported_schemes()
-    }
-}
-
-/// `verify-ca`: the chain verified, not the name.
-#[derive(Debug)]
-struct ChainOnly(Arc<WebPkiServerVerifier>);
-
-impl ServerCertVerifier for ChainOnly {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        intermediates: &[CertificateDer<'_>],
-        server_name: &ServerName<'_>,
-        ocsp: &[u8],
-        now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        match self
-            .0
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
-        {
-            Err(rustls::Error::InvalidCertificate(rustls::CertificateError::NotValidForName))
-            | Err(rustls::Error::InvalidCertificate(
-                rustls::CertificateError::NotValidForNameContext { .. },
-            )) => Ok(ServerCertVerified::assertion()),
-            other => other,
-        }
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
     }
 }
 

@@ -250,9 +250,10 @@ pub fn server_config(
 }
 
 /// Checks the chain and signatures as WebPKI does, but not the host name
-/// (`ssl.endpoint.identification.algorithm=` empty, as Java allows).
+/// (`ssl.endpoint.identification.algorithm=` empty, as Java allows; PostgreSQL's
+/// `sslmode=verify-ca`).
 #[derive(Debug)]
-struct ChainOnlyVerifier(Arc<WebPkiServerVerifier>);
+pub struct ChainOnlyVerifier(pub Arc<WebPkiServerVerifier>);
 
 impl ServerCertVerifier for ChainOnlyVerifier {
     fn verify_server_cert(
