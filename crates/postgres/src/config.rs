@@ -93,6 +93,22 @@ impl Default for TypeSettings {
     }
 }
 
+/// `lsn.flush.mode` (Debezium's `LsnFlushMode`): who confirms positions to the server (the
+/// slot's `confirmed_flush_lsn`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LsnFlushMode {
+    /// `connector` (the default): the end of the last transaction whose offset is committed.
+    Connector,
+    /// `manual` (or `flush.lsn.source=false`): never; the slot is managed outside.
+    Manual,
+    /// `connector_and_driver`: as `connector`, and while nothing is pending (no transaction
+    /// being read, every record handed over committed) the position the server's keepalive
+    /// gives, as pgjdbc's keepalive flush does: a slot whose WAL holds nothing captured moves
+    /// on, and a server shutting down (which waits until its walsenders' clients confirmed
+    /// all they were sent) is not held up.
+    ConnectorAndDriver,
+}
+
 /// `publication.autocreate.mode` (Debezium's `AutoCreateMode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PublicationAutocreate {
@@ -178,6 +194,13 @@ pub struct PostgresConfig {
     pub publication_autocreate: PublicationAutocreate,
     /// `tombstones.on.delete` (default true).
     pub tombstones_on_delete: bool,
+    /// `lsn.flush.mode` (else `flush.lsn.source`).
+    pub lsn_flush: LsnFlushMode,
+    /// `provide.transaction.metadata` (default false): BEGIN and END records on
+    /// [`PostgresConfig::transaction_topic`], each change event's `transaction` block filled.
+    pub provide_transaction_metadata: bool,
+    /// `topic.transaction` (default `transaction`): the transaction topic's last part.
+    pub transaction_topic_suffix: String,
     /// `skipped.operations`: the `op` codes (`c`, `u`, `d`, `t`) whose events are not written
     /// (default `t`: no truncate events; `none`: every event).
     pub skipped_operations: Vec<char>,
@@ -313,7 +336,7 @@ fn is_framework_key(key: &str) -> bool {
 }
 
 /// Debezium keys this version reads.
-const IMPLEMENTED: [&str; 35] = [
+const IMPLEMENTED: [&str; 39] = [
     "database.hostname",
     "database.port",
     "database.user",
@@ -337,6 +360,10 @@ const IMPLEMENTED: [&str; 35] = [
     "binary.handling.mode",
     "interval.handling.mode",
     "tombstones.on.delete",
+    "provide.transaction.metadata",
+    "topic.transaction",
+    "lsn.flush.mode",
+    "flush.lsn.source",
     "skipped.operations",
     "heartbeat.interval.ms",
     "heartbeat.action.query",
@@ -551,6 +578,16 @@ impl PostgresConfig {
                 )))
             }
         };
+        let provide_transaction_metadata =
+            match word("provide.transaction.metadata", "false").as_str() {
+                "true" => true,
+                "false" => false,
+                other => {
+                    return Err(ConnectError::config(format!(
+                        "provide.transaction.metadata: Value '{other}' is not a boolean"
+                    )))
+                }
+            };
         let mut skipped_operations = Vec::new();
         for op in word("skipped.operations", "t").split(',').map(str::trim) {
             match op {
@@ -587,6 +624,40 @@ impl PostgresConfig {
                 )))
             }
         };
+        let lsn_flush = match props.get("lsn.flush.mode").map(|v| v.trim().to_ascii_lowercase()) {
+            Some(v) if v == "connector" => LsnFlushMode::Connector,
+            Some(v) if v == "manual" => LsnFlushMode::Manual,
+            Some(v) if v == "connector_and_driver" => LsnFlushMode::ConnectorAndDriver,
+            Some(other) => {
+                return Err(ConnectError::config(format!(
+                    "lsn.flush.mode: Value '{other}' must be one of connector, manual, connector_and_driver"
+                )))
+            }
+            None => match props.get("flush.lsn.source").map(|v| v.trim().to_ascii_lowercase()) {
+                None => LsnFlushMode::Connector,
+                Some(v) => {
+                    tracing::warn!("Property 'flush.lsn.source' is deprecated and replaced by 'lsn.flush.mode' and will be removed in a future build.");
+                    match v.as_str() {
+                        "true" => LsnFlushMode::Connector,
+                        "false" => LsnFlushMode::Manual,
+                        other => {
+                            return Err(ConnectError::config(format!(
+                                "flush.lsn.source: Value '{other}' is not a boolean"
+                            )))
+                        }
+                    }
+                }
+            },
+        };
+        let mut heartbeat_interval = millis("heartbeat.interval.ms", 0)?;
+        // Debezium's fallback: the keepalive flush needs records to carry positions to Kafka.
+        if lsn_flush == LsnFlushMode::ConnectorAndDriver
+            && heartbeat_interval.is_zero()
+            && !provide_transaction_metadata
+        {
+            tracing::warn!("heartbeat.interval.ms was internally set to 600000 ms since lsn.flush.mode=connector_and_driver requires periodic opportunities to propagate LSNs to Kafka. If this behavior is not desired, explicitly set heartbeat.interval.ms to more than 0 or enable provide.transaction.metadata.");
+            heartbeat_interval = std::time::Duration::from_millis(600_000);
+        }
         Ok(PostgresConfig {
             slot_drop_on_stop,
             ssl: crate::tls::SslSettings::parse(
@@ -594,7 +665,8 @@ impl PostgresConfig {
                 props.get("database.sslrootcert").map(String::as_str),
             )?,
             retry_wait: millis("retriable.restart.connector.wait.ms", 10_000)?,
-            heartbeat_interval: millis("heartbeat.interval.ms", 0)?,
+            heartbeat_interval,
+            lsn_flush,
             heartbeat_action_query: non_empty("heartbeat.action.query"),
             heartbeat_prefix: non_empty("topic.heartbeat.prefix")
                 .unwrap_or_else(|| "__debezium-heartbeat".into()),
@@ -612,6 +684,9 @@ impl PostgresConfig {
                 .to_string(),
             publication_autocreate,
             tombstones_on_delete,
+            provide_transaction_metadata,
+            transaction_topic_suffix: non_empty("topic.transaction")
+                .unwrap_or_else(|| "transaction".into()),
             hostname: required("database.hostname")?,
             port,
             user: required("database.user")?,
@@ -657,6 +732,15 @@ impl PostgresConfig {
         })
     }
 
+    /// The transaction topic (`provide.transaction.metadata`), as Debezium's topic naming
+    /// strategy names it: `<topic.prefix><topic.delimiter><topic.transaction>`.
+    pub fn transaction_topic(&self) -> String {
+        format!(
+            "{}{}{}",
+            self.topic_prefix, self.topic_delimiter, self.transaction_topic_suffix
+        )
+    }
+
     /// Whether events of operation `op` (`c`, `u`, `d`, `t`) are not written.
     pub fn skips(&self, op: char) -> bool {
         self.skipped_operations.contains(&op)
@@ -696,6 +780,10 @@ pub fn config_def() -> ConfigDef {
         ("binary.handling.mode", ConfigType::String, Some("bytes"), "How binary columns are represented: bytes, base64, base64-url-safe or hex."),
         ("interval.handling.mode", ConfigType::String, Some("numeric"), "How interval columns are represented: numeric (microseconds) or string (ISO 8601)."),
         ("tombstones.on.delete", ConfigType::Boolean, Some("true"), "Whether a delete is followed by a tombstone."),
+        ("lsn.flush.mode", ConfigType::String, Some("connector"), "Who confirms positions to the server: connector (the last committed transaction's end), manual (never), connector_and_driver (also the server's position while nothing is pending)."),
+        ("flush.lsn.source", ConfigType::Boolean, Some("true"), "(Deprecated) true: lsn.flush.mode=connector; false: manual."),
+        ("provide.transaction.metadata", ConfigType::Boolean, Some("false"), "Whether BEGIN and END records of each transaction go to the transaction topic and change events carry their transaction block."),
+        ("topic.transaction", ConfigType::String, Some("transaction"), "The transaction topic's name after topic.prefix and topic.delimiter."),
         ("retriable.restart.connector.wait.ms", ConfigType::Long, Some("10000"), "Milliseconds to wait before restarting the connector after a retriable error (a broken connection)."),
         ("heartbeat.interval.ms", ConfigType::Int, Some("0"), "Length of an interval in milli-seconds in in which the connector periodically sends heartbeat messages to a heartbeat topic (0: none)."),
         ("heartbeat.action.query", ConfigType::String, Some(""), "A query run against the database on each heartbeat."),
@@ -741,23 +829,50 @@ mod tests {
     }
 
     #[test]
+    fn lsn_flush_mode_is_read_as_debezium_reads_it() {
+        let parse = |pairs: &[(&str, &str)]| PostgresConfig::parse(&props(pairs));
+        let c = parse(&[]).unwrap();
+        assert_eq!(c.lsn_flush, LsnFlushMode::Connector);
+        assert!(c.heartbeat_interval.is_zero());
+        // The keepalive flush needs heartbeats to carry positions: 10 minutes unless set.
+        let c = parse(&[("lsn.flush.mode", "CONNECTOR_AND_DRIVER")]).unwrap();
+        assert_eq!(c.lsn_flush, LsnFlushMode::ConnectorAndDriver);
+        assert_eq!(c.heartbeat_interval.as_millis(), 600_000);
+        let c = parse(&[
+            ("lsn.flush.mode", "connector_and_driver"),
+            ("heartbeat.interval.ms", "5000"),
+        ])
+        .unwrap();
+        assert_eq!(c.heartbeat_interval.as_millis(), 5_000);
+        let c = parse(&[
+            ("lsn.flush.mode", "connector_and_driver"),
+            ("provide.transaction.metadata", "true"),
+        ])
+        .unwrap();
+        assert!(c.heartbeat_interval.is_zero());
+        // The deprecated boolean, and lsn.flush.mode over it.
+        let c = parse(&[("flush.lsn.source", "false")]).unwrap();
+        assert_eq!(c.lsn_flush, LsnFlushMode::Manual);
+        let c = parse(&[
+            ("flush.lsn.source", "false"),
+            ("lsn.flush.mode", "connector"),
+        ])
+        .unwrap();
+        assert_eq!(c.lsn_flush, LsnFlushMode::Connector);
+        let e = parse(&[("lsn.flush.mode", "driver")]).unwrap_err();
+        assert!(e.to_string().contains("lsn.flush.mode"), "{e}");
+    }
+
+    #[test]
     fn a_setting_not_implemented_is_refused_by_name() {
         assert!(refused_settings(&props(&[])).is_empty());
         let refused = refused_settings(&props(&[
-            ("provide.transaction.metadata", "true"),
             ("snapshot.mode", "configuration_based"),
             ("time.precision.mode", "isostring"),
             ("key.converter.schemas.enable", "false"),
         ]));
         let keys: Vec<&str> = refused.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(
-            keys,
-            vec![
-                "provide.transaction.metadata",
-                "time.precision.mode",
-                "snapshot.mode"
-            ]
-        );
+        assert_eq!(keys, vec!["time.precision.mode", "snapshot.mode"]);
         assert!(refused
             .iter()
             .all(|(_, m)| m.contains("connector.plugin.version")));

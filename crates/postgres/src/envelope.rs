@@ -109,7 +109,7 @@ pub fn source_schema() -> SchemaRef {
 
 /// `event.block`, version 1: the `transaction` block (null unless
 /// `provide.transaction.metadata`).
-fn transaction_schema() -> SchemaRef {
+pub(crate) fn transaction_schema() -> SchemaRef {
     SchemaBuilder::struct_()
         .optional()
         .name("event.block")

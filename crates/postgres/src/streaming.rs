@@ -9,6 +9,8 @@
 //! ([`StreamingHandle::confirm`]).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use pgwire_replication::{Lsn, ReplicationClient, ReplicationConfig, ReplicationEvent};
 use tokio::sync::{mpsc, watch};
@@ -16,10 +18,11 @@ use tributary_api::data::Value;
 use tributary_api::record::{SourceMap, SourceRecord};
 use tributary_api::{ConnectError, ConnectResult};
 
-use crate::config::{PostgresConfig, PublicationAutocreate};
+use crate::config::{LsnFlushMode, PostgresConfig, PublicationAutocreate};
 use crate::envelope::{java_ordered, CapturedTable, EventBuilder, Row, SourcePosition};
 use crate::pgoutput::{self, Datum, Message};
 use crate::snapshot::{self, quote_ident};
+use crate::transaction::{message_collection, TransactionContext};
 use crate::types::Kind;
 
 /// What Debezium puts in place of a TOAST-ed value that did not change
@@ -36,6 +39,30 @@ const BATCH: usize = 1_000;
 /// offset), as Debezium retries a broken replication connection.
 fn replication_error(e: impl std::fmt::Display) -> ConnectError {
     ConnectError::Retriable(format!("replication stream: {e}"))
+}
+
+/// A failure of the replication client, as Debezium's `PostgresErrorHandler` treats the
+/// driver's: permanent (the task fails, naming it) when retrying cannot help (the server
+/// refused the login, or answered with an error of class `28` invalid authorization, `3D`
+/// unknown database, `42` syntax or access rule, `0A` unsupported feature, `22` data), else
+/// retriable (a broken connection, the server shutting down, the slot still held by the
+/// previous walsender).
+fn replication_failure(e: pgwire_replication::PgWireError) -> ConnectError {
+    use pgwire_replication::PgWireError as E;
+    let permanent = match &e {
+        E::Auth(_) => true,
+        E::Server(message) => message
+            .split("SQLSTATE ")
+            .nth(1)
+            .map(|code| code.get(..2).unwrap_or(""))
+            .is_some_and(|class| matches!(class, "28" | "3D" | "42" | "0A" | "22")),
+        _ => false,
+    };
+    if permanent {
+        ConnectError::connect(format!("replication connection: {e}"))
+    } else {
+        replication_error(e)
+    }
 }
 
 fn pg(what: &'static str) -> impl Fn(tokio_postgres::Error) -> ConnectError {
@@ -164,9 +191,16 @@ async fn prepare_publication(
 }
 
 /// Errors before PostgreSQL 14: the replication client asks `pgoutput` for logical decoding
-/// messages (`messages 'true'`), an option older servers refuse. Errors: that (with the
-/// server's version), the database's.
-async fn refuse_older_than_14(client: &tokio_postgres::Client) -> ConnectResult<()> {
+/// messages (`messages 'true'`), an option older servers refuse. With
+/// `provide.transaction.metadata`, errors before PostgreSQL 15: PostgreSQL 14's `pgoutput`
+/// sends a transaction's Begin message at the transaction's first WAL record, a position
+/// the replication client does not pass on (the BEGIN record's `lsn`); from 15 on it sends
+/// it with the first change, at that change's position. Errors: those (with the server's
+/// version), the database's.
+async fn refuse_older_than_14(
+    client: &tokio_postgres::Client,
+    config: &PostgresConfig,
+) -> ConnectResult<()> {
     let row = client
         .query_one("SELECT current_setting('server_version_num')::int", &[])
         .await
@@ -175,6 +209,14 @@ async fn refuse_older_than_14(client: &tokio_postgres::Client) -> ConnectResult<
     if version < 140_000 {
         return Err(ConnectError::connect(format!(
             "PostgreSQL {}.{}: Tributary's native PostgresConnector streams from PostgreSQL 14 or later; {}",
+            version / 10_000,
+            version % 10_000,
+            crate::config::USE_HOSTED
+        )));
+    }
+    if version < 150_000 && config.provide_transaction_metadata {
+        return Err(ConnectError::connect(format!(
+            "provide.transaction.metadata=true: Tributary's native PostgresConnector provides transaction metadata from PostgreSQL 15 on (this server is {}.{}); {}",
             version / 10_000,
             version % 10_000,
             crate::config::USE_HOSTED
@@ -251,6 +293,9 @@ pub struct Resume {
     /// The offset's `txId` with `last_event_lsn`: the transaction those written changes
     /// belong to (another one first is replayed whole, as `WalPositionLocator` replays it).
     pub tx_id: Option<i64>,
+    /// The transaction metadata's counters the offset stored (`provide.transaction.metadata`):
+    /// the stored transaction, resumed, goes on counting from them.
+    pub transaction: TransactionContext,
 }
 
 impl Resume {
@@ -276,6 +321,7 @@ impl Resume {
                 last_commit_lsn: long("lsn_commit").or(Some(proc)),
                 last_event_lsn: change.then_some(proc),
                 tx_id: long("txId").filter(|_| change),
+                transaction: TransactionContext::from_offset(offset),
             },
             (None, Some(lsn)) => Resume {
                 start_lsn: lsn as u64,
@@ -336,10 +382,51 @@ pub enum Plan {
     SnapshotThenStream,
 }
 
+/// The channel the snapshot and the stream hand their batches of records (or a failure) to
+/// the task by, counting the batches of records sent, so the stream can tell when the task
+/// has every one it sent committed ([`StreamingHandle::committed_batches`]).
+#[derive(Clone)]
+pub struct Batches {
+    tx: mpsc::Sender<ConnectResult<Vec<SourceRecord>>>,
+    sent: Arc<AtomicU64>,
+}
+
+impl Batches {
+    /// A channel holding at most `capacity` batches, and its receiving end.
+    pub fn channel(capacity: usize) -> (Batches, mpsc::Receiver<ConnectResult<Vec<SourceRecord>>>) {
+        let (tx, rx) = mpsc::channel(capacity);
+        (
+            Batches {
+                tx,
+                sent: Arc::new(AtomicU64::new(0)),
+            },
+            rx,
+        )
+    }
+
+    /// Sends `batch` (a non-empty one counted first). Errors: the task stopped receiving.
+    pub async fn send(
+        &self,
+        batch: ConnectResult<Vec<SourceRecord>>,
+    ) -> Result<(), mpsc::error::SendError<ConnectResult<Vec<SourceRecord>>>> {
+        if batch.as_ref().is_ok_and(|b| !b.is_empty()) {
+            self.sent.fetch_add(1, Ordering::SeqCst);
+        }
+        self.tx.send(batch).await
+    }
+
+    /// The batches of records sent so far.
+    fn sent(&self) -> u64 {
+        self.sent.load(Ordering::SeqCst)
+    }
+}
+
 /// The task's side of a running stream: confirms positions to the server.
 #[derive(Clone)]
 pub struct StreamingHandle {
     confirmed: watch::Sender<u64>,
+    /// How many of the batches of records received are committed, once all of them are.
+    committed_batches: watch::Sender<u64>,
 }
 
 impl StreamingHandle {
@@ -352,6 +439,20 @@ impl StreamingHandle {
                 *current = lsn;
             }
             raise
+        });
+    }
+
+    /// Tells the stream that the offsets of the first `received` batches of records the
+    /// task received (all it received) are committed: when that is every batch sent and no
+    /// transaction is being read, the stream confirms the server's position on its next
+    /// keepalive, as PostgreSQL's own subscriber does when nothing is pending, so a slot
+    /// whose WAL holds nothing captured moves on and a server shutting down (which waits for
+    /// its walsenders' clients to confirm everything sent) is not held up.
+    pub fn committed_batches(&self, received: u64) {
+        self.committed_batches.send_if_modified(|n| {
+            let changed = *n != received;
+            *n = received;
+            changed
         });
     }
 }
@@ -384,6 +485,11 @@ struct Stream<'a> {
     current_offset: Option<SourceMap>,
     /// `heartbeat.interval.ms` > 0: when the next heartbeat is due.
     heartbeats: Option<Heartbeats>,
+    /// A transaction's Begin message came, and its position (the next message's: `pgoutput`
+    /// on PostgreSQL 15 and later sends Begin with its first change) is not known yet.
+    begin_pending: bool,
+    /// The transaction metadata's counters (`provide.transaction.metadata`).
+    transaction: TransactionContext,
 }
 
 /// Heartbeats (`heartbeat.interval.ms`, Debezium's `HeartbeatImpl` and
@@ -441,6 +547,12 @@ impl ResumeFilter {
         }
         self.changes_up_to = None;
         false
+    }
+
+    /// Whether the transaction being read is skipped whole (it committed before the stored
+    /// offset).
+    pub fn skipping(&self) -> bool {
+        self.skipping_tx
     }
 
     /// The transaction ended: after the first one not written in full, nothing is skipped.
@@ -573,6 +685,145 @@ impl Stream<'_> {
         java_ordered(&entries)
     }
 
+    /// The transaction's BEGIN record (`provide.transaction.metadata`), at `lsn`, the
+    /// position of the first message after the Begin message (the Begin message's own on
+    /// PostgreSQL 15 and later, which sends it with the transaction's first change), as
+    /// Debezium's streaming source dispatches it: the counters start again, and the record
+    /// carries the transaction's id, commit time and position with the last position
+    /// processed before it. None when not asked for, or when the transaction (or its start)
+    /// was written before the restart: then the counters the offset stored go on.
+    fn begun(&mut self, lsn: i64) -> ConnectResult<Option<SourceRecord>> {
+        if !std::mem::take(&mut self.begin_pending) || !self.config.provide_transaction_metadata {
+            return Ok(None);
+        }
+        let Some((tx_id, ts_us)) = self.tx else {
+            return Ok(None);
+        };
+        if self.skip.skip_change(lsn) {
+            return Ok(None);
+        }
+        self.transaction.begin(tx_id.to_string());
+        let pos = SourcePosition {
+            ts_us,
+            tx_id: Some(tx_id),
+            lsn: Some(lsn),
+            last_commit_lsn: self.last_commit_lsn,
+            snapshot: None,
+        };
+        let mut offset = self.offset(&pos, "BEGIN");
+        match self.last_processed_lsn.or(self.last_commit_lsn) {
+            Some(processed) => offset.insert("lsn_proc".into(), processed.into()),
+            None => offset.remove("lsn_proc"),
+        };
+        let record = self.transaction.record(
+            &self.events.partition,
+            &self.config.transaction_topic(),
+            false,
+            ts_us.div_euclid(1000),
+            offset,
+        )?;
+        Ok(Some(record))
+    }
+
+    /// `records` (one message's, in order) with the transaction metadata Debezium's
+    /// `TransactionMonitor.dataEvent` adds (`provide.transaction.metadata`), each event
+    /// counted under `collection`: its `transaction` block and the counters in its offset (a
+    /// tombstone shares its delete's offset). A record of a transaction other than the one in
+    /// progress (none began: the offset stored none) first ends that one (END record) and
+    /// begins its own (BEGIN record); a message outside any transaction ends the one in
+    /// progress.
+    fn with_transaction(
+        &mut self,
+        records: Vec<SourceRecord>,
+        collection: &str,
+        transactional: bool,
+    ) -> ConnectResult<Vec<SourceRecord>> {
+        if !self.config.provide_transaction_metadata || records.is_empty() {
+            return Ok(records);
+        }
+        let topic = self.config.transaction_topic();
+        let partition = Arc::clone(&self.events.partition);
+        let mut out = Vec::with_capacity(records.len() + 2);
+        let mut last_offset: Option<SourceMap> = None;
+        for mut record in records {
+            if matches!(record.value, Value::Null) {
+                if let Some(offset) = &last_offset {
+                    record.source_offset = offset.clone();
+                }
+                out.push(record);
+                continue;
+            }
+            let (tx_id, ts_us) = self.tx.unwrap_or((0, self.last_ts_us));
+            let ts_ms = ts_us.div_euclid(1000);
+            let id = tx_id.to_string();
+            if !transactional {
+                if self.transaction.in_progress() {
+                    let end = self.transaction.record(
+                        &partition,
+                        &topic,
+                        true,
+                        ts_ms,
+                        record.source_offset.clone(),
+                    )?;
+                    out.push(end);
+                }
+                self.transaction.end();
+                out.push(record);
+                continue;
+            }
+            if self.transaction.id() != Some(id.as_str()) {
+                if self.transaction.in_progress() {
+                    let end = self.transaction.record(
+                        &partition,
+                        &topic,
+                        true,
+                        ts_ms,
+                        record.source_offset.clone(),
+                    )?;
+                    out.push(end);
+                }
+                self.transaction.begin(id);
+                let begin = self.transaction.record(
+                    &partition,
+                    &topic,
+                    false,
+                    ts_ms,
+                    record.source_offset.clone(),
+                )?;
+                out.push(begin);
+            }
+            let lsn = record
+                .source_offset
+                .get("lsn")
+                .and_then(serde_json::Value::as_i64);
+            let block = self.transaction.event(collection, lsn)?;
+            if let Value::Struct(value) = std::mem::replace(&mut record.value, Value::Null) {
+                record.value = Value::Struct(value.put("transaction", block)?);
+            }
+            record.source_offset = self.transaction.store(record.source_offset);
+            last_offset = Some(record.source_offset.clone());
+            out.push(record);
+        }
+        Ok(out)
+    }
+
+    /// The transaction's END record (`provide.transaction.metadata`, a transaction in
+    /// progress), carrying the commit's `offset`; the counters end.
+    fn ended(&mut self, ts_us: i64, offset: SourceMap) -> ConnectResult<Option<SourceRecord>> {
+        if !self.config.provide_transaction_metadata || !self.transaction.in_progress() {
+            return Ok(None);
+        }
+        let record = self.transaction.record(
+            &self.events.partition,
+            &self.config.transaction_topic(),
+            true,
+            ts_us.div_euclid(1000),
+            offset,
+        )?;
+        self.transaction.end();
+        Ok(Some(record))
+    }
+
     /// A heartbeat when one is due (`idle`: no message came before it was), as Debezium's
     /// heartbeat sends it: `heartbeat.action.query` run first (its failure logged), then a
     /// record to the heartbeat topic with the last commit's offset, so that committing it
@@ -613,14 +864,14 @@ impl Stream<'_> {
         transactional: bool,
         prefix: &str,
         content: Vec<u8>,
-    ) -> ConnectResult<Option<SourceRecord>> {
+    ) -> ConnectResult<Vec<SourceRecord>> {
         if transactional {
             if self.skip.skip_change(lsn) {
-                return Ok(None);
+                return Ok(Vec::new());
             }
         } else {
             if self.skip.commits_before.is_some_and(|c| lsn <= c) {
-                return Ok(None);
+                return Ok(Vec::new());
             }
             self.last_commit_lsn = Some(lsn);
             self.last_processed_lsn = Some(lsn);
@@ -653,10 +904,11 @@ impl Stream<'_> {
             self.current_offset = Some(offset.clone());
         }
         if !self.config.messages.includes(prefix) {
-            return Ok(None);
+            return Ok(Vec::new());
         }
         let content = crate::types::binary(self.config.types.binary, content);
-        Ok(Some(self.events.message(prefix, content, &pos, offset)?))
+        let record = self.events.message(prefix, content, &pos, offset)?;
+        self.with_transaction(vec![record], &message_collection(), transactional)
     }
 
     /// The truncate events of the captured tables among `relations` (one `TRUNCATE`
@@ -687,7 +939,9 @@ impl Stream<'_> {
                     None => offset.remove("lsn_proc"),
                 };
             }
-            out.push(self.events.truncate(table, &pos, offset)?);
+            let record = self.events.truncate(table, &pos, offset)?;
+            let collection = format!("{}.{}", table.schema, table.table);
+            out.extend(self.with_transaction(vec![record], &collection, true)?);
         }
         Ok(out)
     }
@@ -721,6 +975,7 @@ impl Stream<'_> {
         let Some(table) = self.table(relation).await? else {
             return Ok(Vec::new());
         };
+        let collection = format!("{}.{}", table.schema, table.table);
         let mut out = Vec::new();
         let delete = |out: &mut Vec<SourceRecord>, before: Row, offset: SourceMap| {
             if skip_d {
@@ -783,7 +1038,7 @@ impl Stream<'_> {
             }
             _ => {}
         }
-        Ok(out)
+        self.with_transaction(out, &collection, true)
     }
 }
 
@@ -907,7 +1162,7 @@ async fn create_slot_exporting(
 ) -> ConnectResult<(ReplicationClient, snapshot::ExportedSnapshot)> {
     let mut repl = ReplicationClient::connect_gated(replication_config(config, 0))
         .await
-        .map_err(replication_error)?;
+        .map_err(replication_failure)?;
     let command = format!(
         "CREATE_REPLICATION_SLOT {} LOGICAL pgoutput EXPORT_SNAPSHOT",
         quote_ident(&config.slot_name)
@@ -937,8 +1192,8 @@ async fn create_slot_exporting(
 pub async fn run(
     config: &PostgresConfig,
     events: &EventBuilder,
-    out: &mpsc::Sender<ConnectResult<Vec<SourceRecord>>>,
-    confirmed: watch::Receiver<u64>,
+    out: &Batches,
+    confirmed: Confirmations,
     plan: Plan,
 ) -> ConnectResult<()> {
     let client = snapshot::connect(config).await?;
@@ -949,7 +1204,7 @@ pub async fn run(
         )
         .await
         .map_err(|e| ConnectError::connect(format!("setting the session: {e}")))?;
-    refuse_older_than_14(&client).await?;
+    refuse_older_than_14(&client, config).await?;
     refuse_partitioned(&client, config).await?;
     prepare_publication(&client, config).await?;
     let exists = slot_exists(&client, config).await?;
@@ -961,7 +1216,7 @@ pub async fn run(
                 snapshot::SnapshotEnd::Completed { .. } => {}
             }
             // Streaming begins where the slot was created: its confirmed position.
-            repl.start().await.map_err(replication_error)?;
+            repl.start().await.map_err(replication_failure)?;
             (repl, Resume::default())
         }
         Plan::SnapshotThenStream => {
@@ -1007,6 +1262,8 @@ pub async fn run(
             interval: config.heartbeat_interval,
             next: tokio::time::Instant::now() + config.heartbeat_interval,
         }),
+        begin_pending: false,
+        transaction: resume.transaction.clone(),
         last_ts_us: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_micros() as i64),
@@ -1026,28 +1283,43 @@ async fn connect_streaming(
     let mut settings = replication_config(config, resume.start_lsn);
     // Until the task confirms more, the server hears the stored transaction end, not the
     // start position (which may lie inside a transaction not yet written in full).
-    if let Some(commit) = resume.last_commit_lsn {
+    if let Some(commit) = resume
+        .last_commit_lsn
+        .filter(|_| config.lsn_flush != LsnFlushMode::Manual)
+    {
         settings = settings.with_ack_lsn(Lsn((commit as u64).min(resume.start_lsn)));
     }
     ReplicationClient::connect(settings)
         .await
-        .map_err(replication_error)
+        .map_err(replication_failure)
 }
 
 impl Stream<'_> {
     async fn run(
         mut self,
         mut repl: ReplicationClient,
-        out: &mpsc::Sender<ConnectResult<Vec<SourceRecord>>>,
-        mut confirmed: watch::Receiver<u64>,
+        out: &Batches,
+        mut confirmed: Confirmations,
     ) -> ConnectResult<()> {
         // Every captured table's columns mapped, or the task fails now, naming the column.
         snapshot::captured_tables(self.client, self.config).await?;
         let mut batch: Vec<SourceRecord> = Vec::new();
+        // The server's position as its last keepalive gave it.
+        let mut server_end: Option<Lsn> = None;
+        // Under lsn.flush.mode=connector_and_driver, with nothing pending (no transaction
+        // being read, every batch sent committed), the server's position holds nothing more
+        // to write: it is confirmed.
+        let keepalive_flush = self.config.lsn_flush == LsnFlushMode::ConnectorAndDriver;
+        let idle = |stream: &Self, batch: &Vec<SourceRecord>, confirmed: &Confirmations| {
+            keepalive_flush
+                && stream.tx.is_none()
+                && batch.is_empty()
+                && *confirmed.committed_batches.borrow() == out.sent()
+        };
         loop {
             let next_beat = self.heartbeats.as_ref().map(|h| h.next);
             let event = tokio::select! {
-                e = repl.recv() => e.map_err(replication_error)?,
+                e = repl.recv() => e.map_err(replication_failure)?,
                 _ = sleep_until(next_beat), if next_beat.is_some() => {
                     // Idle: a heartbeat with the last position, as Debezium's stream loop
                     // sends one when no message came.
@@ -1059,11 +1331,23 @@ impl Stream<'_> {
                     }
                     continue;
                 }
-                changed = confirmed.changed() => {
+                changed = confirmed.committed_batches.changed() => {
                     if changed.is_err() {
                         return Ok(());
                     }
-                    let lsn = *confirmed.borrow_and_update();
+                    if let Some(end) = server_end.filter(|_| idle(&self, &batch, &confirmed)) {
+                        repl.update_applied_lsn(end);
+                    }
+                    continue;
+                }
+                changed = confirmed.positions.changed() => {
+                    if changed.is_err() {
+                        return Ok(());
+                    }
+                    let lsn = *confirmed.positions.borrow_and_update();
+                    if self.config.lsn_flush == LsnFlushMode::Manual {
+                        continue;
+                    }
                     repl.update_applied_lsn(Lsn(lsn));
                     continue;
                 }
@@ -1080,13 +1364,16 @@ impl Stream<'_> {
                     self.tx = Some((i64::from(xid), commit_time_micros + PG_EPOCH_US));
                     self.last_ts_us = commit_time_micros + PG_EPOCH_US;
                     self.skip.begin(final_lsn.0 as i64, i64::from(xid));
+                    self.begin_pending = true;
                 }
                 ReplicationEvent::Commit { end_lsn, .. } => {
                     // Debezium's position of a commit is its message's: the transaction's end.
                     let end = end_lsn.0 as i64;
                     self.last_processed_lsn = Some(end);
                     self.last_commit_lsn = Some(end);
+                    let skipped = self.skip.skipping();
                     self.skip.commit();
+                    self.begin_pending = false;
                     if let Some((tx_id, ts_us)) = self.tx.take() {
                         let pos = SourcePosition {
                             ts_us,
@@ -1095,7 +1382,11 @@ impl Stream<'_> {
                             last_commit_lsn: Some(end),
                             snapshot: None,
                         };
-                        self.current_offset = Some(self.offset(&pos, "COMMIT"));
+                        let offset = self.offset(&pos, "COMMIT");
+                        if !skipped {
+                            batch.extend(self.ended(ts_us, offset.clone())?);
+                        }
+                        self.current_offset = Some(offset);
                     }
                     batch.extend(self.heartbeat(false).await);
                     if !batch.is_empty() && out.send(Ok(std::mem::take(&mut batch))).await.is_err()
@@ -1106,6 +1397,11 @@ impl Stream<'_> {
                 ReplicationEvent::XLogData {
                     wal_start, data, ..
                 } => {
+                    // A relation (or type) message before the first change has no position
+                    // (the server sends 0 for it, not the last write at its position).
+                    if wal_start.0 != 0 {
+                        batch.extend(self.begun(wal_start.0 as i64)?);
+                    }
                     let message = pgoutput::decode(&data)?;
                     if let Message::Relation {
                         id,
@@ -1140,6 +1436,9 @@ impl Stream<'_> {
                     content,
                 } => {
                     // The message's own LSN is its XLogData's start, Debezium's position.
+                    if transactional {
+                        batch.extend(self.begun(lsn.0 as i64)?);
+                    }
                     let record = self.logical_message(
                         lsn.0 as i64,
                         transactional,
@@ -1158,7 +1457,12 @@ impl Stream<'_> {
                         return Ok(());
                     }
                 }
-                ReplicationEvent::KeepAlive { .. } => {}
+                ReplicationEvent::KeepAlive { wal_end, .. } => {
+                    server_end = Some(wal_end);
+                    if idle(&self, &batch, &confirmed) {
+                        repl.update_applied_lsn(wal_end);
+                    }
+                }
                 ReplicationEvent::StoppedAt { .. } => {
                     return Err(replication_error("the stream stopped"));
                 }
@@ -1168,9 +1472,26 @@ impl Stream<'_> {
 }
 
 /// A handle and the receiver [`run`] reads confirmations from.
-pub fn confirmations() -> (StreamingHandle, watch::Receiver<u64>) {
+pub fn confirmations() -> (StreamingHandle, Confirmations) {
     let (tx, rx) = watch::channel(0);
-    (StreamingHandle { confirmed: tx }, rx)
+    let (batches_tx, batches_rx) = watch::channel(0);
+    (
+        StreamingHandle {
+            confirmed: tx,
+            committed_batches: batches_tx,
+        },
+        Confirmations {
+            positions: rx,
+            committed_batches: batches_rx,
+        },
+    )
+}
+
+/// The stream's side of [`StreamingHandle`]: the positions the task confirms, and how many
+/// batches of records it has committed.
+pub struct Confirmations {
+    positions: watch::Receiver<u64>,
+    committed_batches: watch::Receiver<u64>,
 }
 
 #[cfg(test)]
@@ -1185,6 +1506,31 @@ mod tests {
     }
 
     #[test]
+    fn refusals_of_the_server_fail_the_task_and_broken_connections_are_retried() {
+        use pgwire_replication::PgWireError as E;
+        let permanent = |e: E| !matches!(replication_failure(e), ConnectError::Retriable(_));
+        assert!(permanent(E::Auth("password authentication failed".into())));
+        for message in [
+            "FATAL: password authentication failed for user \"x\" (SQLSTATE 28P01)",
+            "FATAL: database \"nope\" does not exist (SQLSTATE 3D000)",
+            "ERROR: publication \"p\" does not exist (SQLSTATE 42704)",
+            "FATAL: must be superuser or replication role (SQLSTATE 42501)",
+        ] {
+            assert!(permanent(E::Server(message.into())), "{message}");
+        }
+        for message in [
+            "ERROR: replication slot \"s\" is active for PID 7 (SQLSTATE 55006)",
+            "FATAL: terminating connection due to administrator command (SQLSTATE 57P01)",
+            "FATAL: the database system is starting up (SQLSTATE 57P03)",
+            "no code",
+        ] {
+            assert!(!permanent(E::Server(message.into())), "{message}");
+        }
+        let reset = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        assert!(!permanent(E::from(reset)));
+    }
+
+    #[test]
     fn resume_points_are_read_as_debezium_reads_them() {
         assert_eq!(Resume::from_offset(None), Resume::default());
         let snapshot = offset(&[("lsn", 500), ("txId", 7)]);
@@ -1194,7 +1540,8 @@ mod tests {
                 start_lsn: 500,
                 last_commit_lsn: None,
                 last_event_lsn: None,
-                tx_id: None
+                tx_id: None,
+                transaction: TransactionContext::default(),
             }
         );
         let streaming = offset(&[("lsn_proc", 900), ("lsn", 900), ("lsn_commit", 800)]);
@@ -1204,7 +1551,8 @@ mod tests {
                 start_lsn: 900,
                 last_commit_lsn: Some(800),
                 last_event_lsn: Some(900),
-                tx_id: None
+                tx_id: None,
+                transaction: TransactionContext::default(),
             }
         );
         // Without lsn_commit, the processed position stands for it (Debezium's fallback).

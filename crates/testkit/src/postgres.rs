@@ -154,3 +154,88 @@ impl Pg {
         .collect()
     }
 }
+
+/// A PostgreSQL cluster of the test's own (`scripts/postgres` on a free port), for faults
+/// that strike the whole server (a restart) without touching the tests that share the
+/// cluster of `PG_PORT`. Deleted (`scripts/postgres reset`) when dropped.
+pub struct OwnCluster {
+    /// Its superuser's connection.
+    pub pg: Pg,
+}
+
+impl OwnCluster {
+    fn script(&self, command: &str) -> std::process::Output {
+        Command::new(crate::repo_root().join("scripts/postgres"))
+            .arg(command)
+            .env("PG_PORT", &self.pg.port)
+            .output()
+            .expect("running scripts/postgres")
+    }
+
+    /// Starts a new cluster on a free port, like the shared one's (`PG_USER` and
+    /// `PG_PASSWORD` of `shared`). Panics when it does not start.
+    pub fn start(shared: &Pg) -> OwnCluster {
+        let cluster = OwnCluster {
+            pg: Pg {
+                port: crate::faults::free_port().to_string(),
+                ..shared.clone()
+            },
+        };
+        let out = cluster.script("start");
+        assert!(
+            out.status.success(),
+            "scripts/postgres start on {}: {}",
+            cluster.pg.port,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        cluster
+    }
+
+    /// Stops the server at once, as a crash stops it (`scripts/postgres crash`: immediate
+    /// shutdown, every session cut; crash recovery at the next start).
+    pub fn crash(&self) {
+        let out = self.script("crash");
+        assert!(
+            out.status.success(),
+            "scripts/postgres crash: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// Stops the server as an administrator restarting it does (fast shutdown: sessions
+    /// ended, a shutdown checkpoint written once every walsender's client confirmed all it
+    /// was sent). Panics when it is still running after `scripts/postgres stop` (60 s).
+    pub fn stop(&self) {
+        self.script("stop");
+        let status = self.script("status");
+        assert!(
+            !status.status.success(),
+            "the server on {} did not stop: {}",
+            self.pg.port,
+            String::from_utf8_lossy(&status.stdout)
+        );
+    }
+
+    /// Starts the stopped server again; returns once it answers.
+    pub fn start_again(&self) {
+        let out = self.script("start");
+        assert!(
+            out.status.success(),
+            "scripts/postgres start: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+impl Drop for OwnCluster {
+    fn drop(&mut self) {
+        let out = self.script("reset");
+        if !out.status.success() {
+            eprintln!(
+                "could not delete the cluster on {}: {}",
+                self.pg.port,
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
