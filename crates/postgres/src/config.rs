@@ -101,11 +101,12 @@ pub enum LsnFlushMode {
     Connector,
     /// `manual` (or `flush.lsn.source=false`): never; the slot is managed outside.
     Manual,
-    /// `connector_and_driver`: as `connector`, and while nothing is pending (no transaction
-    /// being read, every record handed over committed) the position the server's keepalive
-    /// gives, as pgjdbc's keepalive flush does: a slot whose WAL holds nothing captured moves
-    /// on, and a server shutting down (which waits until its walsenders' clients confirmed
-    /// all they were sent) is not held up.
+    /// `connector_and_driver`: as `connector`, and the position the server's keepalive gives
+    /// once the confirmed position reached the start of the last message received (a
+    /// commit's: its transaction's end, which a committed offset's `lsn_commit` reaches, e.g.
+    /// a heartbeat's), as pgjdbc's keepalive flush does: a slot whose WAL holds nothing
+    /// captured moves on, and a server shutting down (which waits until its walsenders'
+    /// clients confirmed all they were sent) is not held up.
     ConnectorAndDriver,
 }
 

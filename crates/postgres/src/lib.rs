@@ -135,9 +135,6 @@ enum State {
         reader: tokio::task::JoinHandle<()>,
         handle: streaming::StreamingHandle,
         partition: SourceMap,
-        /// Batches of records received so far, and the last record's offset.
-        received: u64,
-        last_received: Option<SourceMap>,
     },
     /// Nothing left to read (`initial_only` after its snapshot).
     Done,
@@ -193,7 +190,7 @@ impl PostgresConnectorTask {
         let plan = streaming::plan(&config, offset.as_ref()).await?;
         if let Some(plan) = plan {
             let (handle, confirmed) = streaming::confirmations();
-            let (tx, rx) = streaming::Batches::channel(2);
+            let (tx, rx) = mpsc::channel(2);
             let reader = tokio::spawn(async move {
                 if let Err(e) = streaming::run(&config, &events, &tx, confirmed, plan).await {
                     tx.send(Err(e)).await.ok();
@@ -204,8 +201,6 @@ impl PostgresConnectorTask {
                 reader,
                 handle,
                 partition,
-                received: 0,
-                last_received: None,
             };
             return Ok(());
         }
@@ -217,7 +212,7 @@ impl PostgresConnectorTask {
             self.state = State::Done;
             return Ok(());
         }
-        let (tx, rx) = streaming::Batches::channel(2);
+        let (tx, rx) = mpsc::channel(2);
         let reader = tokio::spawn(async move {
             if let Err(e) = snapshot::run(&config, &events, &tx, None).await {
                 // Nobody to tell when the task already stopped.
@@ -294,22 +289,13 @@ impl AsyncSourceTask for PostgresConnectorTask {
                         None
                     }
                 },
-                State::Streaming {
-                    records,
-                    received,
-                    last_received,
-                    ..
-                } => Some(match tokio::time::timeout(wait, records.recv()).await {
-                    Ok(Some(batch)) => {
-                        if let Some(last) = batch.as_ref().ok().and_then(|b| b.last()) {
-                            *received += 1;
-                            *last_received = Some(last.source_offset.clone());
-                        }
-                        batch
-                    }
-                    Ok(None) => Err(ConnectError::connect("the replication stream ended")),
-                    Err(_) => Ok(Vec::new()),
-                }),
+                State::Streaming { records, .. } => {
+                    Some(match tokio::time::timeout(wait, records.recv()).await {
+                        Ok(Some(batch)) => batch,
+                        Ok(None) => Err(ConnectError::connect("the replication stream ended")),
+                        Err(_) => Ok(Vec::new()),
+                    })
+                }
                 State::Restarting { at } => {
                     let at = *at;
                     if tokio::time::Instant::now() < at {
@@ -342,26 +328,16 @@ impl AsyncSourceTask for PostgresConnectorTask {
 
     /// Once offsets were committed, confirms the last committed transaction's end to the
     /// server (`lsn_commit` of the committed offset), so the slot keeps the WAL of every change
-    /// not yet durable in Kafka and nothing else; and when the last record received is the
-    /// one committed, tells the stream every batch is (it then confirms the server's position
-    /// while idle: `StreamingHandle::committed_batches`).
+    /// not yet durable in Kafka and nothing else.
     fn commit(&mut self) -> TaskFuture<'_, ()> {
         Box::pin(async move {
             let State::Streaming {
-                handle,
-                partition,
-                received,
-                last_received,
-                ..
+                handle, partition, ..
             } = &self.state
             else {
                 return Ok(());
             };
             let offset = committed_offset(self.context.as_ref(), partition).await?;
-            // Every batch received is committed when the last record's offset is.
-            if offset.is_some() && offset == *last_received {
-                handle.committed_batches(*received);
-            }
             if let Some(lsn) = offset
                 .as_ref()
                 .and_then(|o| o.get("lsn_commit"))

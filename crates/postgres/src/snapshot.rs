@@ -5,7 +5,9 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use tokio::sync::mpsc;
 use tokio_postgres::{Client, NoTls, SimpleQueryMessage};
+use tributary_api::record::SourceRecord;
 use tributary_api::{ConnectError, ConnectResult};
 
 use crate::config::PostgresConfig;
@@ -313,7 +315,7 @@ pub enum SnapshotEnd {
 pub async fn run(
     config: &PostgresConfig,
     events: &EventBuilder,
-    out: &crate::streaming::Batches,
+    out: &mpsc::Sender<ConnectResult<Vec<SourceRecord>>>,
     exported: Option<&ExportedSnapshot>,
 ) -> ConnectResult<SnapshotEnd> {
     let client = connect(config).await?;

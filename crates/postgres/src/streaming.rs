@@ -9,7 +9,6 @@
 //! ([`StreamingHandle::confirm`]).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use pgwire_replication::{Lsn, ReplicationClient, ReplicationConfig, ReplicationEvent};
@@ -41,12 +40,11 @@ fn replication_error(e: impl std::fmt::Display) -> ConnectError {
     ConnectError::Retriable(format!("replication stream: {e}"))
 }
 
-/// A failure of the replication client, as Debezium's `PostgresErrorHandler` treats the
-/// driver's: permanent (the task fails, naming it) when retrying cannot help (the server
-/// refused the login, or answered with an error of class `28` invalid authorization, `3D`
-/// unknown database, `42` syntax or access rule, `0A` unsupported feature, `22` data), else
-/// retriable (a broken connection, the server shutting down, the slot still held by the
-/// previous walsender).
+/// A failure of the replication client while connecting or starting to stream: permanent
+/// (the task fails, naming it) when retrying cannot help (the server refused the login, or
+/// answered with an error of class `28` invalid authorization, `3D` unknown database, `42`
+/// syntax or access rule, `22` data), else retriable (a broken connection, the server
+/// shutting down or still in recovery, the slot still held by the previous walsender).
 fn replication_failure(e: pgwire_replication::PgWireError) -> ConnectError {
     use pgwire_replication::PgWireError as E;
     let permanent = match &e {
@@ -55,7 +53,7 @@ fn replication_failure(e: pgwire_replication::PgWireError) -> ConnectError {
             .split("SQLSTATE ")
             .nth(1)
             .map(|code| code.get(..2).unwrap_or(""))
-            .is_some_and(|class| matches!(class, "28" | "3D" | "42" | "0A" | "22")),
+            .is_some_and(|class| matches!(class, "28" | "3D" | "42" | "22")),
         _ => false,
     };
     if permanent {
@@ -277,6 +275,23 @@ async fn slot_exists(
     Ok(true)
 }
 
+/// The slot's confirmed position (`confirmed_flush_lsn`), where a stream started without a
+/// position begins. Errors: the database's.
+async fn slot_confirmed_lsn(
+    client: &tokio_postgres::Client,
+    config: &PostgresConfig,
+) -> ConnectResult<Option<i64>> {
+    let row = client
+        .query_opt(
+            "SELECT (confirmed_flush_lsn - '0/0'::pg_lsn)::bigint FROM pg_catalog.pg_replication_slots \
+             WHERE slot_name = $1 AND database = current_database()",
+            &[&config.slot_name],
+        )
+        .await
+        .map_err(pg("reading the replication slot's position"))?;
+    Ok(row.and_then(|r| r.get::<_, Option<i64>>(0)))
+}
+
 /// Where streaming begins, read from the committed offset as Debezium's
 /// `PostgresStreamingChangeEventSource` reads it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -382,51 +397,10 @@ pub enum Plan {
     SnapshotThenStream,
 }
 
-/// The channel the snapshot and the stream hand their batches of records (or a failure) to
-/// the task by, counting the batches of records sent, so the stream can tell when the task
-/// has every one it sent committed ([`StreamingHandle::committed_batches`]).
-#[derive(Clone)]
-pub struct Batches {
-    tx: mpsc::Sender<ConnectResult<Vec<SourceRecord>>>,
-    sent: Arc<AtomicU64>,
-}
-
-impl Batches {
-    /// A channel holding at most `capacity` batches, and its receiving end.
-    pub fn channel(capacity: usize) -> (Batches, mpsc::Receiver<ConnectResult<Vec<SourceRecord>>>) {
-        let (tx, rx) = mpsc::channel(capacity);
-        (
-            Batches {
-                tx,
-                sent: Arc::new(AtomicU64::new(0)),
-            },
-            rx,
-        )
-    }
-
-    /// Sends `batch` (a non-empty one counted first). Errors: the task stopped receiving.
-    pub async fn send(
-        &self,
-        batch: ConnectResult<Vec<SourceRecord>>,
-    ) -> Result<(), mpsc::error::SendError<ConnectResult<Vec<SourceRecord>>>> {
-        if batch.as_ref().is_ok_and(|b| !b.is_empty()) {
-            self.sent.fetch_add(1, Ordering::SeqCst);
-        }
-        self.tx.send(batch).await
-    }
-
-    /// The batches of records sent so far.
-    fn sent(&self) -> u64 {
-        self.sent.load(Ordering::SeqCst)
-    }
-}
-
 /// The task's side of a running stream: confirms positions to the server.
 #[derive(Clone)]
 pub struct StreamingHandle {
     confirmed: watch::Sender<u64>,
-    /// How many of the batches of records received are committed, once all of them are.
-    committed_batches: watch::Sender<u64>,
 }
 
 impl StreamingHandle {
@@ -439,20 +413,6 @@ impl StreamingHandle {
                 *current = lsn;
             }
             raise
-        });
-    }
-
-    /// Tells the stream that the offsets of the first `received` batches of records the
-    /// task received (all it received) are committed: when that is every batch sent and no
-    /// transaction is being read, the stream confirms the server's position on its next
-    /// keepalive, as PostgreSQL's own subscriber does when nothing is pending, so a slot
-    /// whose WAL holds nothing captured moves on and a server shutting down (which waits for
-    /// its walsenders' clients to confirm everything sent) is not held up.
-    pub fn committed_batches(&self, received: u64) {
-        self.committed_batches.send_if_modified(|n| {
-            let changed = *n != received;
-            *n = received;
-            changed
         });
     }
 }
@@ -702,6 +662,11 @@ impl Stream<'_> {
         if self.skip.skip_change(lsn) {
             return Ok(None);
         }
+        // The transaction the offset stored as in progress, replayed after a restart: its
+        // counters go on and no second BEGIN is written (Debezium's TransactionMonitor).
+        if self.transaction.id() == Some(tx_id.to_string().as_str()) {
+            return Ok(None);
+        }
         self.transaction.begin(tx_id.to_string());
         let pos = SourcePosition {
             ts_us,
@@ -830,12 +795,27 @@ impl Stream<'_> {
     /// lets the slot release WAL that only uncaptured changes filled. None before the first
     /// commit, or when not due.
     async fn heartbeat(&mut self, idle: bool) -> Option<SourceRecord> {
+        let offset = self.current_offset.clone();
+        self.heartbeat_with(idle, offset).await
+    }
+
+    /// [`Stream::heartbeat`] carrying `offset` (none: no heartbeat). No idle heartbeat while a
+    /// transaction is being read: the last commit's offset would be older than the records
+    /// already handed over.
+    async fn heartbeat_with(
+        &mut self,
+        idle: bool,
+        offset: Option<SourceMap>,
+    ) -> Option<SourceRecord> {
         let beats = self.heartbeats.as_mut()?;
         let now = tokio::time::Instant::now();
         if now < beats.next {
             return None;
         }
         beats.next = now + beats.interval;
+        if idle && self.tx.is_some() {
+            return None;
+        }
         if let Some(query) = &self.config.heartbeat_action_query {
             match self.client.batch_execute(query).await {
                 Ok(()) => tracing::debug!("Executed heartbeat action query"),
@@ -845,7 +825,7 @@ impl Stream<'_> {
                 ),
             }
         }
-        let offset = self.current_offset.clone()?;
+        let offset = offset?;
         tracing::debug!(idle, "Generating heartbeat event");
         Some(
             self.events
@@ -1192,8 +1172,8 @@ async fn create_slot_exporting(
 pub async fn run(
     config: &PostgresConfig,
     events: &EventBuilder,
-    out: &Batches,
-    confirmed: Confirmations,
+    out: &mpsc::Sender<ConnectResult<Vec<SourceRecord>>>,
+    confirmed: watch::Receiver<u64>,
     plan: Plan,
 ) -> ConnectResult<()> {
     let client = snapshot::connect(config).await?;
@@ -1247,6 +1227,10 @@ pub async fn run(
             (connect_streaming(config, &resume).await?, resume)
         }
     };
+    let start_position = match resume.start_lsn {
+        0 => slot_confirmed_lsn(&client, config).await?,
+        lsn => Some(lsn as i64),
+    };
     let stream = Stream {
         config,
         events,
@@ -1256,7 +1240,8 @@ pub async fn run(
         tx: None,
         last_commit_lsn: resume.last_commit_lsn,
         skip: ResumeFilter::new(&resume),
-        last_processed_lsn: None,
+        // Debezium's last completely processed position starts where the stream starts.
+        last_processed_lsn: start_position,
         current_offset: None,
         heartbeats: (!config.heartbeat_interval.is_zero()).then(|| Heartbeats {
             interval: config.heartbeat_interval,
@@ -1283,10 +1268,10 @@ async fn connect_streaming(
     let mut settings = replication_config(config, resume.start_lsn);
     // Until the task confirms more, the server hears the stored transaction end, not the
     // start position (which may lie inside a transaction not yet written in full).
-    if let Some(commit) = resume
-        .last_commit_lsn
-        .filter(|_| config.lsn_flush != LsnFlushMode::Manual)
-    {
+    if config.lsn_flush == LsnFlushMode::Manual {
+        // Nothing confirmed: the server ignores a position of 0.
+        settings = settings.with_ack_lsn(Lsn(0));
+    } else if let Some(commit) = resume.last_commit_lsn {
         settings = settings.with_ack_lsn(Lsn((commit as u64).min(resume.start_lsn)));
     }
     ReplicationClient::connect(settings)
@@ -1298,28 +1283,30 @@ impl Stream<'_> {
     async fn run(
         mut self,
         mut repl: ReplicationClient,
-        out: &Batches,
-        mut confirmed: Confirmations,
+        out: &mpsc::Sender<ConnectResult<Vec<SourceRecord>>>,
+        mut confirmed: watch::Receiver<u64>,
     ) -> ConnectResult<()> {
         // Every captured table's columns mapped, or the task fails now, naming the column.
         snapshot::captured_tables(self.client, self.config).await?;
         let mut batch: Vec<SourceRecord> = Vec::new();
         // The server's position as its last keepalive gave it.
         let mut server_end: Option<Lsn> = None;
-        // Under lsn.flush.mode=connector_and_driver, with nothing pending (no transaction
-        // being read, every batch sent committed), the server's position holds nothing more
-        // to write: it is confirmed.
+        // Under lsn.flush.mode=connector_and_driver, the keepalive flush of pgjdbc (which
+        // Debezium turns on): once the task confirmed a position at or past the start of the
+        // last message received (a commit's: its transaction's end, which only a committed
+        // offset's lsn_commit reaches), everything received is durable and the server's
+        // position holds nothing more to write: it is confirmed.
         let keepalive_flush = self.config.lsn_flush == LsnFlushMode::ConnectorAndDriver;
-        let idle = |stream: &Self, batch: &Vec<SourceRecord>, confirmed: &Confirmations| {
-            keepalive_flush
-                && stream.tx.is_none()
-                && batch.is_empty()
-                && *confirmed.committed_batches.borrow() == out.sent()
+        let mut last_message_start: u64 = 0;
+        let flushable = |confirmed: &watch::Receiver<u64>, last_message_start: u64| {
+            keepalive_flush && *confirmed.borrow() >= last_message_start
         };
         loop {
             let next_beat = self.heartbeats.as_ref().map(|h| h.next);
             let event = tokio::select! {
-                e = repl.recv() => e.map_err(replication_failure)?,
+                // A failure while streaming is retried, as Debezium retries any failure of its
+                // replication stream.
+                e = repl.recv() => e.map_err(replication_error)?,
                 _ = sleep_until(next_beat), if next_beat.is_some() => {
                     // Idle: a heartbeat with the last position, as Debezium's stream loop
                     // sends one when no message came.
@@ -1331,22 +1318,16 @@ impl Stream<'_> {
                     }
                     continue;
                 }
-                changed = confirmed.committed_batches.changed() => {
+                changed = confirmed.changed() => {
                     if changed.is_err() {
                         return Ok(());
                     }
-                    if let Some(end) = server_end.filter(|_| idle(&self, &batch, &confirmed)) {
-                        repl.update_applied_lsn(end);
-                    }
-                    continue;
-                }
-                changed = confirmed.positions.changed() => {
-                    if changed.is_err() {
-                        return Ok(());
-                    }
-                    let lsn = *confirmed.positions.borrow_and_update();
+                    let lsn = *confirmed.borrow_and_update();
                     if self.config.lsn_flush == LsnFlushMode::Manual {
                         continue;
+                    }
+                    if let Some(end) = server_end.filter(|_| flushable(&confirmed, last_message_start)) {
+                        repl.update_applied_lsn(end);
                     }
                     repl.update_applied_lsn(Lsn(lsn));
                     continue;
@@ -1368,6 +1349,7 @@ impl Stream<'_> {
                 }
                 ReplicationEvent::Commit { end_lsn, .. } => {
                     // Debezium's position of a commit is its message's: the transaction's end.
+                    last_message_start = end_lsn.0;
                     let end = end_lsn.0 as i64;
                     self.last_processed_lsn = Some(end);
                     self.last_commit_lsn = Some(end);
@@ -1383,12 +1365,17 @@ impl Stream<'_> {
                             snapshot: None,
                         };
                         let offset = self.offset(&pos, "COMMIT");
+                        self.current_offset = Some(offset.clone());
+                        // As Debezium commits a transaction: the heartbeat first (its offset
+                        // still holding the transaction's counters), then the END record.
+                        let in_progress = Some(self.transaction.store(offset.clone()));
+                        batch.extend(self.heartbeat_with(false, in_progress).await);
                         if !skipped {
-                            batch.extend(self.ended(ts_us, offset.clone())?);
+                            batch.extend(self.ended(ts_us, offset)?);
                         }
-                        self.current_offset = Some(offset);
+                    } else {
+                        batch.extend(self.heartbeat(false).await);
                     }
-                    batch.extend(self.heartbeat(false).await);
                     if !batch.is_empty() && out.send(Ok(std::mem::take(&mut batch))).await.is_err()
                     {
                         return Ok(());
@@ -1400,6 +1387,7 @@ impl Stream<'_> {
                     // A relation (or type) message before the first change has no position
                     // (the server sends 0 for it, not the last write at its position).
                     if wal_start.0 != 0 {
+                        last_message_start = wal_start.0;
                         batch.extend(self.begun(wal_start.0 as i64)?);
                     }
                     let message = pgoutput::decode(&data)?;
@@ -1436,6 +1424,7 @@ impl Stream<'_> {
                     content,
                 } => {
                     // The message's own LSN is its XLogData's start, Debezium's position.
+                    last_message_start = lsn.0;
                     if transactional {
                         batch.extend(self.begun(lsn.0 as i64)?);
                     }
@@ -1459,7 +1448,7 @@ impl Stream<'_> {
                 }
                 ReplicationEvent::KeepAlive { wal_end, .. } => {
                     server_end = Some(wal_end);
-                    if idle(&self, &batch, &confirmed) {
+                    if flushable(&confirmed, last_message_start) {
                         repl.update_applied_lsn(wal_end);
                     }
                 }
@@ -1472,26 +1461,9 @@ impl Stream<'_> {
 }
 
 /// A handle and the receiver [`run`] reads confirmations from.
-pub fn confirmations() -> (StreamingHandle, Confirmations) {
+pub fn confirmations() -> (StreamingHandle, watch::Receiver<u64>) {
     let (tx, rx) = watch::channel(0);
-    let (batches_tx, batches_rx) = watch::channel(0);
-    (
-        StreamingHandle {
-            confirmed: tx,
-            committed_batches: batches_tx,
-        },
-        Confirmations {
-            positions: rx,
-            committed_batches: batches_rx,
-        },
-    )
-}
-
-/// The stream's side of [`StreamingHandle`]: the positions the task confirms, and how many
-/// batches of records it has committed.
-pub struct Confirmations {
-    positions: watch::Receiver<u64>,
-    committed_batches: watch::Receiver<u64>,
+    (StreamingHandle { confirmed: tx }, rx)
 }
 
 #[cfg(test)]
@@ -1522,6 +1494,7 @@ mod tests {
             "ERROR: replication slot \"s\" is active for PID 7 (SQLSTATE 55006)",
             "FATAL: terminating connection due to administrator command (SQLSTATE 57P01)",
             "FATAL: the database system is starting up (SQLSTATE 57P03)",
+            "ERROR: logical decoding cannot be used while in recovery (SQLSTATE 0A000)",
             "no code",
         ] {
             assert!(!permanent(E::Server(message.into())), "{message}");

@@ -1570,9 +1570,9 @@ fn native_connector_loses_no_change_through_faults() {
 /// connection too; crash recovery at the start) and starts again while the task keeps trying
 /// to reconnect, and the stream goes on from the committed offset; then it is restarted as an
 /// administrator restarts it (fast shutdown, which waits until the connector confirms all it
-/// was sent: under `lsn.flush.mode=connector_and_driver` it does once the offsets are
-/// committed, not holding the shutdown up). Every row a commit acknowledged is in Kafka at
-/// least once.
+/// was sent: under `lsn.flush.mode=connector_and_driver` it does once a committed offset
+/// reaches the last transaction's end, a heartbeat's, not holding the shutdown up). Every row
+/// a commit acknowledged is in Kafka at least once.
 #[test]
 fn native_connector_loses_no_change_through_a_postgres_restart() {
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -1599,6 +1599,7 @@ fn native_connector_loses_no_change_through_a_postgres_restart() {
     config.insert("retriable.restart.connector.wait.ms".into(), "300".into());
     config.insert("database.sslmode".into(), "disable".into());
     config.insert("lsn.flush.mode".into(), "connector_and_driver".into());
+    config.insert("heartbeat.interval.ms".into(), "300".into());
     let dir = test_dir();
     std::fs::write(
         dir.path().join("native.properties"),
