@@ -307,7 +307,10 @@ pub enum SnapshotEnd {
     Stopped,
 }
 
-/// Takes the snapshot, sending its records in batches of at most `fetch_size` to `out` (which
+/// Records handed to the task at once at most (Debezium's `max.batch.size` default).
+const BATCH: usize = 2048;
+
+/// Takes the snapshot, sending its records in batches of at most [`BATCH`] to `out` (which
 /// bounds how far the snapshot runs ahead of the producer): in `exported` when given
 /// (`REPEATABLE READ`, its `lsn` the slot's consistent point, as Debezium does for a slot it
 /// just created), else in a `SERIALIZABLE, READ ONLY, DEFERRABLE` transaction at the current
@@ -396,7 +399,7 @@ pub async fn run(
         loop {
             let batch = rows(&client, &fetch).await?;
             let end = batch.is_empty();
-            let mut records = Vec::with_capacity(batch.len());
+            let mut records = Vec::with_capacity(batch.len().min(BATCH));
             let mut queue: Vec<Vec<Option<String>>> = held.take().into_iter().collect();
             queue.extend(batch);
             if !end {
@@ -404,6 +407,14 @@ pub async fn run(
             }
             let n = queue.len();
             for (i, row) in queue.into_iter().enumerate() {
+                // Handed over in batches of Debezium's max.batch.size: the rows fetched at
+                // once (snapshot.fetch.size) are not all held as records at once.
+                if records.len() == BATCH {
+                    let full = std::mem::replace(&mut records, Vec::with_capacity(BATCH));
+                    if out.send(Ok(full)).await.is_err() {
+                        return Ok(SnapshotEnd::Stopped);
+                    }
+                }
                 let last_in_table = end && i + 1 == n;
                 pos.snapshot = Some(SnapshotMarker::resolve(
                     index == 0 && first_in_table,
