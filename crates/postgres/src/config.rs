@@ -304,6 +304,33 @@ impl ColumnFilter {
     }
 }
 
+/// Keys of older Debezium releases (or of its other connectors) that Debezium 3.6.1's
+/// PostgresConnector no longer defines and ignores, as configurations copied from older
+/// tutorials still carry them: `database.server.name` (the logical name `topic.prefix`
+/// replaced), `database.server.id`, the schema history's `database.history.*` and
+/// `schema.history.internal.*` (PostgreSQL's connector keeps none), `include.schema.changes`.
+/// Ignored here too, each with a warning ([`ignored_settings`]); any other key this version
+/// does not read is refused.
+pub fn is_ignored_by_debezium(key: &str) -> bool {
+    matches!(
+        key,
+        "database.server.name" | "database.server.id" | "include.schema.changes"
+    ) || key.starts_with("database.history.")
+        || key.starts_with("schema.history.internal.")
+}
+
+/// The keys of `props` that Debezium ignores and so does this version
+/// ([`is_ignored_by_debezium`]), sorted, for the task to warn about.
+pub fn ignored_settings(props: &Props) -> Vec<&str> {
+    let mut keys: Vec<&str> = props
+        .keys()
+        .map(String::as_str)
+        .filter(|k| is_ignored_by_debezium(k))
+        .collect();
+    keys.sort_unstable();
+    keys
+}
+
 /// Keys of the Connect framework, which the connector leaves to the runtime.
 fn is_framework_key(key: &str) -> bool {
     const EXACT: [&str; 11] = [
@@ -386,7 +413,10 @@ pub fn refused_settings(props: &Props) -> Vec<(String, String)> {
     let mut keys: Vec<&String> = props.keys().collect();
     keys.sort();
     for key in keys {
-        if is_framework_key(key) || IMPLEMENTED.contains(&key.as_str()) {
+        if is_framework_key(key)
+            || IMPLEMENTED.contains(&key.as_str())
+            || is_ignored_by_debezium(key)
+        {
             continue;
         }
         refused.push((
@@ -827,6 +857,27 @@ mod tests {
             p.insert(k.to_string(), v.to_string());
         }
         p
+    }
+
+    #[test]
+    fn keys_debezium_no_longer_reads_are_ignored_and_others_refused() {
+        let p = props(&[
+            ("database.server.name", "legacy"),
+            ("database.history.kafka.topic", "schema-changes"),
+            ("include.schema.changes", "false"),
+            ("database.sslcert", "/client.crt"),
+            ("snapshot.locking.mode", "none"),
+        ]);
+        let refused: Vec<String> = refused_settings(&p).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(refused, vec!["database.sslcert", "snapshot.locking.mode"]);
+        assert_eq!(
+            ignored_settings(&p),
+            vec![
+                "database.history.kafka.topic",
+                "database.server.name",
+                "include.schema.changes"
+            ]
+        );
     }
 
     #[test]

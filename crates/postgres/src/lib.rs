@@ -263,6 +263,11 @@ impl AsyncSourceTask for PostgresConnectorTask {
     fn start<'a>(&'a mut self, props: &'a Props) -> TaskFuture<'a, ()> {
         Box::pin(async move {
             let config = PostgresConfig::parse(props)?;
+            for key in config::ignored_settings(props) {
+                tracing::warn!(
+                    "The configuration '{key}' was supplied but is not a setting of Debezium's PostgresConnector 3.6.1, which ignores it; ignored"
+                );
+            }
             if config.slot_drop_on_stop {
                 tracing::warn!(
                     "Connector has enabled automated replication slot removal upon restart (slot.drop.on.stop = true). This setting is not recommended for production environments, as a new replication slot will be created after a connector restart, resulting in missed data change events."

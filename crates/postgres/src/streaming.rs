@@ -948,9 +948,15 @@ impl Stream<'_> {
         };
         let skips = |op: char| self.config.skips(op);
         let (skip_c, skip_u, skip_d) = (skips('c'), skips('u'), skips('d'));
-        let offset_update = self.offset(&pos, "UPDATE");
-        let offset_insert = self.offset(&pos, "INSERT");
-        let offset_delete = self.offset(&pos, "DELETE");
+        // The one offset the message's records carry (the `messageType` of its operation).
+        let offset = self.offset(
+            &pos,
+            match &message {
+                Message::Insert { .. } => "INSERT",
+                Message::Update { .. } => "UPDATE",
+                _ => "DELETE",
+            },
+        );
         let events = self.events;
         let Some(table) = self.table(relation).await? else {
             return Ok(Vec::new());
@@ -976,7 +982,7 @@ impl Stream<'_> {
             Message::Insert { .. } if skip_c => {}
             Message::Insert { new, .. } => {
                 let after = Self::row(table, &new)?;
-                out.push(events.event(table, "c", None, Some(after), &pos, offset_insert)?);
+                out.push(events.event(table, "c", None, Some(after), &pos, offset)?);
             }
             Message::Update { old, mut new, .. } => {
                 // A TOAST-ed value that did not change is the old tuple's when it was sent
@@ -997,24 +1003,21 @@ impl Stream<'_> {
                 // whatever the replica identity sent): a delete (with its tombstone) and a
                 // create.
                 // Each part is skipped by its own operation, as Debezium's dispatcher skips.
-                if let Some(before) = before.clone().filter(|b| b.key != after.key) {
-                    delete(&mut out, before, offset_update.clone())?;
-                    if !skip_c {
-                        out.push(events.event(
-                            table,
-                            "c",
-                            None,
-                            Some(after),
-                            &pos,
-                            offset_update,
-                        )?);
+                match before {
+                    Some(before) if before.key != after.key => {
+                        delete(&mut out, before, offset.clone())?;
+                        if !skip_c {
+                            out.push(events.event(table, "c", None, Some(after), &pos, offset)?);
+                        }
                     }
-                } else if !skip_u {
-                    out.push(events.event(table, "u", before, Some(after), &pos, offset_update)?);
+                    before if !skip_u => {
+                        out.push(events.event(table, "u", before, Some(after), &pos, offset)?);
+                    }
+                    _ => {}
                 }
             }
             Message::Delete { old: (_, old), .. } => {
-                delete(&mut out, Self::row(table, &old)?, offset_delete)?;
+                delete(&mut out, Self::row(table, &old)?, offset)?;
             }
             _ => {}
         }
