@@ -33,7 +33,7 @@ use clap::Parser;
 use serde_json::json;
 use tributary_bench::java::JavaCmd;
 use tributary_bench::kafka::Broker;
-use tributary_bench::proc_stats::{memory, RssSampler};
+use tributary_bench::proc_stats::{self, memory, RssSampler};
 use tributary_bench::rest::Rest;
 use tributary_bench::source_run::{median, start, wait_ready};
 use tributary_bench::table::Table;
@@ -163,6 +163,10 @@ struct Snapshot {
     records_per_sec_after_first: f64,
     peak_rss_kib: u64,
     stream_records_per_sec: f64,
+    /// While the stream caught up: the CPU PostgreSQL's walsender serving the slot used, and
+    /// the worker's, in cores (CPU seconds over the seconds it took; 0 without changes).
+    stream_walsender_cores: f64,
+    stream_worker_cores: f64,
 }
 
 /// What runs the connector.
@@ -290,6 +294,27 @@ fn wait_connector_state(rest: &Rest, state: &str) -> Result<(), String> {
     }
 }
 
+/// The pid of PostgreSQL's walsender serving `slot` once a connection streams from it (at
+/// most 120 s), as a string for `/proc/<pid>`.
+fn walsender_pid(ctx: &Context<'_>, slot: &str) -> Result<String, String> {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let pid = ctx.pg.sql(
+            "postgres",
+            &format!(
+                "SELECT active_pid FROM pg_replication_slots WHERE slot_name = '{slot}' AND active"
+            ),
+        )?;
+        if !pid.is_empty() {
+            return Ok(pid);
+        }
+        if Instant::now() > deadline {
+            return Err(format!("no walsender streams from slot {slot} after 120 s"));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Waits until `topic` holds `count` records (at most 1800 s); returns when it did.
 fn wait_records(
     ctx: &Context<'_>,
@@ -400,6 +425,7 @@ fn snapshot(
         let (first_at, first_count) = first.unwrap_or((Instant::now(), 0));
         let after_first = first_at.elapsed().as_secs_f64();
         let mut stream_records_per_sec = 0.0;
+        let (mut stream_walsender_cores, mut stream_worker_cores) = (0.0, 0.0);
         if args.changes > 0 {
             // The stream: changes made while the connector is paused, then caught up on.
             let (code, body) = rest.send("PUT", "/connectors/dbz/pause", None)?;
@@ -414,7 +440,17 @@ fn snapshot(
             if code != 202 {
                 return Err(format!("resume answered {code}: {body}"));
             }
+            // The walsender serving the slot once the connector streams again, and the CPU it
+            // and the worker use until the stream caught up: which of them is the bottleneck.
+            let walsender = walsender_pid(ctx, &slot)?;
+            let worker = w.pid().to_string();
+            let cpu = |pid: &str| proc_stats::cpu_seconds(pid).unwrap_or(0.0);
+            let (walsender_0, worker_0, t0) = (cpu(&walsender), cpu(&worker), Instant::now());
             let done = wait_records(ctx, &mut w, &rest, &topic, (args.rows + records) as i64)?;
+            let (walsender_1, worker_1) = (cpu(&walsender), cpu(&worker));
+            let span = done.duration_since(t0).as_secs_f64().max(0.001);
+            stream_walsender_cores = (walsender_1 - walsender_0) / span;
+            stream_worker_cores = (worker_1 - worker_0) / span;
             stream_records_per_sec = records as f64 / done.duration_since(resumed).as_secs_f64();
         }
         Ok(Snapshot {
@@ -424,6 +460,8 @@ fn snapshot(
                 / after_first.max(0.001),
             peak_rss_kib: sampler.finish(),
             stream_records_per_sec,
+            stream_walsender_cores,
+            stream_worker_cores,
         })
     })();
     // Stopped, then its slot is dropped (slot.drop.on.stop stays false: the native connector
@@ -546,12 +584,15 @@ fn run(args: &Args) -> Result<(), String> {
             let s = snapshot(args, variant, &ctx, &name)?;
             say(format!(
                 "round {round}: {}: snapshot {:.0} records/s ({:.1} s to the first record, {:.0} \
-                 records/s after it), stream {:.0} records/s, peak RSS {} MiB",
+                 records/s after it), stream {:.0} records/s (walsender {:.2} of a core, worker \
+                 {:.2} cores), peak RSS {} MiB",
                 variant.title(heap),
                 s.records_per_sec,
                 s.first_record_secs,
                 s.records_per_sec_after_first,
                 s.stream_records_per_sec,
+                s.stream_walsender_cores,
+                s.stream_worker_cores,
                 s.peak_rss_kib / 1024
             ));
             per_round.row(
@@ -586,6 +627,8 @@ fn run(args: &Args) -> Result<(), String> {
     let after = |r: Variant| med(r, |s| s.records_per_sec_after_first);
     let stream = |r: Variant| med(r, |s| s.stream_records_per_sec);
     let rss = |r: Variant| med(r, |s| s.peak_rss_kib as f64 / 1024.0);
+    let walsender = |r: Variant| med(r, |s| s.stream_walsender_cores);
+    let worker = |r: Variant| med(r, |s| s.stream_worker_cores);
     let mut table = Table::new(&[
         "Debezium PostgreSQL (median)",
         "snapshot records/s",
@@ -629,6 +672,15 @@ fn run(args: &Args) -> Result<(), String> {
     print!("{}", per_round.text());
     println!();
     print!("{}", table.markdown());
+    println!("\nWhile the stream caught up (median), CPU in cores of PostgreSQL's walsender / of the worker:");
+    for variant in all {
+        println!(
+            "  {}: walsender {:.2}, worker {:.2}",
+            variant.title(heap),
+            walsender(variant),
+            worker(variant)
+        );
+    }
     println!(
         "\nIdle Tributary worker RSS: {} MiB without plugin.path, {} MiB with plugin.path \
          (Debezium listed, no Java plugin in use, no JVM started)",
