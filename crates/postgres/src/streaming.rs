@@ -721,32 +721,24 @@ impl Stream<'_> {
             let (tx_id, ts_us) = self.tx.unwrap_or((0, self.last_ts_us));
             let ts_ms = ts_us.div_euclid(1000);
             let id = tx_id.to_string();
+            // Outside a transaction, or in another one than the one in progress: that one ends.
+            let other = !transactional || self.transaction.id() != Some(id.as_str());
+            if other && self.transaction.in_progress() {
+                let end = self.transaction.record(
+                    &partition,
+                    &topic,
+                    true,
+                    ts_ms,
+                    record.source_offset.clone(),
+                )?;
+                out.push(end);
+            }
             if !transactional {
-                if self.transaction.in_progress() {
-                    let end = self.transaction.record(
-                        &partition,
-                        &topic,
-                        true,
-                        ts_ms,
-                        record.source_offset.clone(),
-                    )?;
-                    out.push(end);
-                }
                 self.transaction.end();
                 out.push(record);
                 continue;
             }
-            if self.transaction.id() != Some(id.as_str()) {
-                if self.transaction.in_progress() {
-                    let end = self.transaction.record(
-                        &partition,
-                        &topic,
-                        true,
-                        ts_ms,
-                        record.source_offset.clone(),
-                    )?;
-                    out.push(end);
-                }
+            if other {
                 self.transaction.begin(id);
                 let begin = self.transaction.record(
                     &partition,

@@ -1410,6 +1410,20 @@ fn a_connector_hands_over_between_debezium_and_native() {
     );
 }
 
+/// The fault tests' worker settings: JSON without schemas, offsets committed every 200 ms.
+const SCHEMALESS_WORKER: &str = "key.converter=org.apache.kafka.connect.json.JsonConverter\nkey.converter.schemas.enable=false\nvalue.converter=org.apache.kafka.connect.json.JsonConverter\nvalue.converter.schemas.enable=false\noffset.flush.interval.ms=200\n";
+
+/// The pid of the walsender streaming from `slot`, if a connection does.
+fn walsender(pg: &Pg, slot: &str) -> Option<String> {
+    pg.try_sql(
+        "postgres",
+        &format!(
+            "SELECT active_pid FROM pg_replication_slots WHERE slot_name = '{slot}' AND active"
+        ),
+    )
+    .filter(|p| !p.is_empty())
+}
+
 /// Rows the fault test's table holds before the connector starts (its snapshot).
 const FAULT_SNAPSHOT_ROWS: i64 = 200_000;
 
@@ -1477,22 +1491,9 @@ fn native_connector_loses_no_change_through_faults() {
     )
     .unwrap();
     let files = ["native.properties"];
-    let mut w = StandaloneWorker::start(
-        dir.path(),
-        &bootstrap,
-        "key.converter=org.apache.kafka.connect.json.JsonConverter\nkey.converter.schemas.enable=false\nvalue.converter=org.apache.kafka.connect.json.JsonConverter\nvalue.converter.schemas.enable=false\noffset.flush.interval.ms=200\n",
-        &files,
-    );
+    let mut w = StandaloneWorker::start(dir.path(), &bootstrap, SCHEMALESS_WORKER, &files);
     let slot = format!("slot_{db}");
-    let active_pid = || {
-        pg.try_sql(
-            "postgres",
-            &format!(
-                "SELECT active_pid FROM pg_replication_slots WHERE slot_name = '{slot}' AND active"
-            ),
-        )
-        .filter(|p| !p.is_empty())
-    };
+    let active_pid = || walsender(&pg, &slot);
 
     // SIGKILL during the snapshot: the interrupted snapshot is taken again.
     wait_until("the snapshot to begin", &w, || {
@@ -1609,18 +1610,10 @@ fn native_connector_loses_no_change_through_a_postgres_restart() {
     let w = StandaloneWorker::start(
         dir.path(),
         &bootstrap,
-        "key.converter=org.apache.kafka.connect.json.JsonConverter\nkey.converter.schemas.enable=false\nvalue.converter=org.apache.kafka.connect.json.JsonConverter\nvalue.converter.schemas.enable=false\noffset.flush.interval.ms=200\n",
+        SCHEMALESS_WORKER,
         &["native.properties"],
     );
-    let active_pid = || {
-        pg.try_sql(
-            "postgres",
-            &format!(
-                "SELECT active_pid FROM pg_replication_slots WHERE slot_name = 'slot_{db}' AND active"
-            ),
-        )
-        .filter(|p| !p.is_empty())
-    };
+    let active_pid = || walsender(&pg, &format!("slot_{db}"));
     wait_until("the snapshot, then streaming", &w, || {
         topic_end(&bootstrap, &topic) >= 1000 && active_pid().is_some()
     });
