@@ -18,6 +18,8 @@
 pub mod config;
 pub mod envelope;
 pub mod pgoutput;
+pub mod resume;
+pub mod slot;
 pub mod snapshot;
 pub mod streaming;
 pub mod tls;
@@ -178,7 +180,7 @@ impl Default for PostgresConnectorTask {
 
 impl PostgresConnectorTask {
     /// Reads the committed offset and starts what `snapshot.mode` asks: `no_data` streams from
-    /// it ([`streaming::Resume`]); `initial` streams from it when it says the snapshot is done,
+    /// it ([`resume::Resume`]); `initial` streams from it when it says the snapshot is done,
     /// else snapshots (again from the beginning, as Debezium redoes an interrupted one) and
     /// then streams; `initial_only` snapshots unless one completed. Errors: a setting (named),
     /// the offset store's, the database's (retriable when the connection failed).
@@ -187,7 +189,7 @@ impl PostgresConnectorTask {
         let events = EventBuilder::new(&config.topic_prefix, &config.dbname);
         let partition = (*events.partition).clone();
         let offset = committed_offset(self.context.as_ref(), &partition).await?;
-        let plan = streaming::plan(&config, offset.as_ref()).await?;
+        let plan = resume::plan(&config, offset.as_ref()).await?;
         if let Some(plan) = plan {
             let (handle, confirmed) = streaming::confirmations();
             let (tx, rx) = mpsc::channel(2);
@@ -369,7 +371,7 @@ impl AsyncSourceTask for PostgresConnectorTask {
             };
             if let (true, Ok(config)) = (streamed, PostgresConfig::parse(&self.props)) {
                 if config.slot_drop_on_stop {
-                    streaming::drop_slot(&config).await;
+                    slot::drop_slot(&config).await;
                 }
             }
             Ok(())
