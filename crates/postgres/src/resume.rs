@@ -9,10 +9,6 @@ use crate::config::PostgresConfig;
 use crate::snapshot;
 use crate::transaction::TransactionContext;
 
-fn pg(what: &'static str) -> impl Fn(tokio_postgres::Error) -> ConnectError {
-    move |e: tokio_postgres::Error| snapshot::pg_failure(what, &e)
-}
-
 /// Where streaming begins, read from the committed offset as Debezium's
 /// `PostgresStreamingChangeEventSource` reads it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -209,7 +205,7 @@ async fn log_position_available(config: &PostgresConfig, resume: &Resume) -> Con
             &[&config.slot_name],
         )
         .await
-        .map_err(pg("reading the replication slot"))?;
+        .map_err(snapshot::pg_error("reading the replication slot"))?;
     let Some(row) = row else {
         return Ok(false);
     };

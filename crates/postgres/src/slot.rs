@@ -7,10 +7,6 @@ use tributary_api::{ConnectError, ConnectResult};
 use crate::config::{PostgresConfig, PublicationAutocreate};
 use crate::snapshot::{self, quote_ident};
 
-fn pg(what: &'static str) -> impl Fn(tokio_postgres::Error) -> ConnectError {
-    move |e: tokio_postgres::Error| snapshot::pg_failure(what, &e)
-}
-
 /// The publication's `WITH (publish = …)` operations when `skipped.operations` is set and skips
 /// some (Debezium's `buildPublishOptionValue`): the server then leaves the skipped operations
 /// (and transactions of nothing else) out of the stream.
@@ -74,7 +70,7 @@ pub(crate) async fn prepare_publication(
             &[&config.publication_name],
         )
         .await
-        .map_err(pg("looking for the publication"))?
+        .map_err(snapshot::pg_error("looking for the publication"))?
         .map(|row| row.get(0));
     let name = quote_ident(&config.publication_name);
     let with = publish_option(config)
@@ -108,7 +104,7 @@ pub(crate) async fn prepare_publication(
                     &[&config.publication_name],
                 )
                 .await
-                .map_err(pg("reading the publication's tables"))?
+                .map_err(snapshot::pg_error("reading the publication's tables"))?
                 .into_iter()
                 .map(|row| (row.get(0), row.get(1)))
                 .collect();
@@ -129,7 +125,7 @@ pub(crate) async fn prepare_publication(
     client
         .batch_execute(&sql)
         .await
-        .map_err(pg("creating the publication"))
+        .map_err(snapshot::pg_error("creating the publication"))
 }
 
 /// Errors before PostgreSQL 14: the replication client asks `pgoutput` for logical decoding
@@ -146,7 +142,7 @@ pub(crate) async fn refuse_older_than_14(
     let row = client
         .query_one("SELECT current_setting('server_version_num')::int", &[])
         .await
-        .map_err(pg("reading the server's version"))?;
+        .map_err(snapshot::pg_error("reading the server's version"))?;
     let version: i32 = row.get(0);
     if version < 140_000 {
         return Err(ConnectError::connect(format!(
@@ -181,7 +177,7 @@ pub(crate) async fn refuse_partitioned(
             &[],
         )
         .await
-        .map_err(pg("listing partitioned tables"))?;
+        .map_err(snapshot::pg_error("listing partitioned tables"))?;
     for row in rows {
         let (schema, table): (String, String) = (row.get(0), row.get(1));
         if config.tables.includes(&schema, &table) {
@@ -207,7 +203,7 @@ pub(crate) async fn slot_exists(
             &[&config.slot_name],
         )
         .await
-        .map_err(pg("looking for the replication slot"))?;
+        .map_err(snapshot::pg_error("looking for the replication slot"))?;
     let Some(row) = slot else { return Ok(false) };
     let plugin: String = row.get(0);
     if plugin != "pgoutput" {
@@ -232,7 +228,7 @@ pub(crate) async fn slot_confirmed_lsn(
             &[&config.slot_name],
         )
         .await
-        .map_err(pg("reading the replication slot's position"))?;
+        .map_err(snapshot::pg_error("reading the replication slot's position"))?;
     Ok(row.and_then(|r| r.get::<_, Option<i64>>(0)))
 }
 

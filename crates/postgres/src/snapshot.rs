@@ -16,7 +16,7 @@ use crate::envelope::{
 };
 use crate::types::Column;
 
-fn pg_error(what: &str) -> impl Fn(tokio_postgres::Error) -> ConnectError + '_ {
+pub(crate) fn pg_error(what: &str) -> impl Fn(tokio_postgres::Error) -> ConnectError + '_ {
     move |e| pg_failure(what, &e)
 }
 
@@ -310,7 +310,7 @@ pub enum SnapshotEnd {
 /// Records handed to the task at once at most (Debezium's `max.batch.size` default).
 const BATCH: usize = 2048;
 
-/// Takes the snapshot, sending its records in batches of at most [`BATCH`] to `out` (which
+/// Takes the snapshot, sending its records in batches of at most 2,048 to `out` (which
 /// bounds how far the snapshot runs ahead of the producer): in `exported` when given
 /// (`REPEATABLE READ`, its `lsn` the slot's consistent point, as Debezium does for a slot it
 /// just created), else in a `SERIALIZABLE, READ ONLY, DEFERRABLE` transaction at the current

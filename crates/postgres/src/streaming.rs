@@ -67,10 +67,6 @@ fn replication_failure(e: pgwire_replication::PgWireError) -> ConnectError {
     }
 }
 
-fn pg(what: &'static str) -> impl Fn(tokio_postgres::Error) -> ConnectError {
-    move |e: tokio_postgres::Error| snapshot::pg_failure(what, &e)
-}
-
 /// The task's side of a running stream: confirms positions to the server.
 #[derive(Clone)]
 pub struct StreamingHandle {
@@ -284,13 +280,7 @@ impl Stream<'_> {
             return Ok(None);
         }
         self.transaction.begin(tx_id.to_string());
-        let pos = SourcePosition {
-            ts_us,
-            tx_id: Some(tx_id),
-            lsn: Some(lsn),
-            last_commit_lsn: self.last_commit_lsn,
-            snapshot: None,
-        };
+        let pos = self.in_transaction_at(lsn);
         let mut offset = self.offset(&pos, "BEGIN");
         match self.last_processed_lsn.or(self.last_commit_lsn) {
             Some(processed) => offset.insert("lsn_proc".into(), processed.into()),
@@ -534,16 +524,22 @@ impl Stream<'_> {
         Ok(out)
     }
 
-    /// The records of one change message (none for a table not captured).
-    async fn change(&mut self, lsn: i64, message: Message) -> ConnectResult<Vec<SourceRecord>> {
+    /// The position of a message at `lsn` in the transaction being read (its id and commit
+    /// time), after the last commit.
+    fn in_transaction_at(&self, lsn: i64) -> SourcePosition {
         let (tx_id, ts_us) = self.tx.unwrap_or((0, 0));
-        let pos = SourcePosition {
+        SourcePosition {
             ts_us,
             tx_id: Some(tx_id),
             lsn: Some(lsn),
             last_commit_lsn: self.last_commit_lsn,
             snapshot: None,
-        };
+        }
+    }
+
+    /// The records of one change message (none for a table not captured).
+    async fn change(&mut self, lsn: i64, message: Message) -> ConnectResult<Vec<SourceRecord>> {
+        let pos = self.in_transaction_at(lsn);
         let tombstones = self.config.tombstones_on_delete;
         let relation = match &message {
             Message::Insert { relation, .. }
@@ -745,7 +741,7 @@ pub async fn run(
                         &[&config.slot_name],
                     )
                     .await
-                    .map_err(pg("creating the replication slot"))?;
+                    .map_err(snapshot::pg_error("creating the replication slot"))?;
             }
             (connect_streaming(config, &resume).await?, resume)
         }

@@ -172,6 +172,17 @@ impl OwnCluster {
             .expect("running scripts/postgres")
     }
 
+    /// Runs `scripts/postgres command`; panics with its error output when it fails.
+    fn must(&self, command: &str) {
+        let out = self.script(command);
+        assert!(
+            out.status.success(),
+            "scripts/postgres {command} on {}: {}",
+            self.pg.port,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     /// Starts a new cluster on a free port, like the shared one's (`PG_USER` and
     /// `PG_PASSWORD` of `shared`). Panics when it does not start.
     pub fn start(shared: &Pg) -> OwnCluster {
@@ -181,25 +192,14 @@ impl OwnCluster {
                 ..shared.clone()
             },
         };
-        let out = cluster.script("start");
-        assert!(
-            out.status.success(),
-            "scripts/postgres start on {}: {}",
-            cluster.pg.port,
-            String::from_utf8_lossy(&out.stderr)
-        );
+        cluster.must("start");
         cluster
     }
 
     /// Stops the server at once, as a crash stops it (`scripts/postgres crash`: immediate
     /// shutdown, every session cut; crash recovery at the next start).
     pub fn crash(&self) {
-        let out = self.script("crash");
-        assert!(
-            out.status.success(),
-            "scripts/postgres crash: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        self.must("crash");
     }
 
     /// Stops the server as an administrator restarting it does (fast shutdown: sessions
@@ -218,12 +218,7 @@ impl OwnCluster {
 
     /// Starts the stopped server again; returns once it answers.
     pub fn start_again(&self) {
-        let out = self.script("start");
-        assert!(
-            out.status.success(),
-            "scripts/postgres start: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        self.must("start");
     }
 }
 
