@@ -110,6 +110,27 @@ pub enum LsnFlushMode {
     ConnectorAndDriver,
 }
 
+/// `plugin.name` (Debezium's `LogicalDecoder`): the logical decoding output plugin the slot
+/// is created with and the stream is read through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogicalDecoder {
+    /// `decoderbufs` (Debezium's default): Debezium's own plugin (`postgres-decoderbufs`,
+    /// installed in the server), protobuf row messages, no publication.
+    DecoderBufs,
+    /// `pgoutput`: PostgreSQL's built-in plugin, through a publication.
+    PgOutput,
+}
+
+impl LogicalDecoder {
+    /// The plugin's name as `pg_create_logical_replication_slot` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            LogicalDecoder::DecoderBufs => "decoderbufs",
+            LogicalDecoder::PgOutput => "pgoutput",
+        }
+    }
+}
+
 /// `publication.autocreate.mode` (Debezium's `AutoCreateMode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PublicationAutocreate {
@@ -190,7 +211,9 @@ pub struct PostgresConfig {
     pub slot_name: String,
     /// `slot.drop.on.stop` (default false): the slot is dropped when the task stops.
     pub slot_drop_on_stop: bool,
-    /// `publication.name` (default `dbz_publication`).
+    /// `plugin.name` (default `decoderbufs`).
+    pub plugin: LogicalDecoder,
+    /// `publication.name` (default `dbz_publication`; `pgoutput` only).
     pub publication_name: String,
     pub publication_autocreate: PublicationAutocreate,
     /// `tombstones.on.delete` (default true).
@@ -433,7 +456,7 @@ pub fn refused_settings(props: &Props) -> Vec<(String, String)> {
             ));
         }
     };
-    refuse_value("plugin.name", &["pgoutput"], "decoderbufs");
+    refuse_value("plugin.name", &["decoderbufs", "pgoutput"], "decoderbufs");
     refuse_value(
         "time.precision.mode",
         &[
@@ -709,6 +732,11 @@ impl PostgresConfig {
                 .get("slot.name")
                 .map_or("debezium", |v| v.trim())
                 .to_string(),
+            plugin: if word("plugin.name", "decoderbufs") == "pgoutput" {
+                LogicalDecoder::PgOutput
+            } else {
+                LogicalDecoder::DecoderBufs
+            },
             publication_name: props
                 .get("publication.name")
                 .map_or("dbz_publication", |v| v.trim())
@@ -797,7 +825,7 @@ pub fn config_def() -> ConfigDef {
         ("database.sslrootcert", ConfigType::String, None, "The PEM file of the certificates the server's is verified against (verify-ca, verify-full; default ~/.postgresql/root.crt)."),
         ("topic.prefix", ConfigType::String, None, "Topic prefix that identifies and provides a namespace for the particular database server."),
         ("topic.delimiter", ConfigType::String, Some("."), "Delimiter between the parts of topic names."),
-        ("plugin.name", ConfigType::String, Some("decoderbufs"), "The logical decoding plugin (pgoutput natively)."),
+        ("plugin.name", ConfigType::String, Some("decoderbufs"), "The name of the Postgres logical decoding plug-in installed on the server: decoderbufs (the default) or pgoutput."),
         ("snapshot.mode", ConfigType::String, Some("initial"), "The criteria for running a snapshot (initial, initial_only, no_data, never, always and when_needed natively, for now)."),
         ("snapshot.fetch.size", ConfigType::Int, Some("10240"), "Rows read per round trip during the snapshot."),
         ("schema.include.list", ConfigType::List, Some(""), "Regular expressions of the schemas to capture."),
@@ -928,9 +956,15 @@ mod tests {
         assert!(refused
             .iter()
             .all(|(_, m)| m.contains("connector.plugin.version")));
-        // Debezium's default plugin is decoderbufs, which is not pgoutput.
+        // Debezium's default plugin, decoderbufs, and pgoutput; nothing else.
         let mut p = props(&[]);
         p.remove("plugin.name");
+        assert!(refused_settings(&p).is_empty());
+        assert_eq!(
+            PostgresConfig::parse(&p).unwrap().plugin,
+            LogicalDecoder::DecoderBufs
+        );
+        p.insert("plugin.name".into(), "wal2json".into());
         assert_eq!(refused_settings(&p)[0].0, "plugin.name");
         let e = PostgresConfig::parse(&props(&[("snapshot.mode", "recovery")])).unwrap_err();
         assert!(e.to_string().contains("snapshot.mode"), "{e}");

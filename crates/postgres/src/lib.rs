@@ -16,6 +16,7 @@
 //! (KIP-891); without Debezium's plugin the native one is the only version.
 
 pub mod config;
+pub mod decoderbufs;
 pub mod envelope;
 pub mod pgoutput;
 pub mod resume;

@@ -108,6 +108,20 @@ impl ResumeFilter {
         self.in_stored_tx = self.stored_tx.is_none_or(|t| t == xid);
     }
 
+    /// A transaction `xid` begins whose commit record ends at `end_lsn` (`decoderbufs`, which
+    /// gives a commit's end, not its start): skipped when it ends at or before the stored
+    /// offset's `lsn_commit` (that commit's own end).
+    pub fn begin_ending_at(&mut self, end_lsn: i64, xid: i64) {
+        self.skipping_tx = self.commits_before.is_some_and(|c| end_lsn <= c);
+        self.in_stored_tx = self.stored_tx.is_none_or(|t| t == xid);
+    }
+
+    /// Whether a transaction's commit position decides whether it is skipped: a resumed
+    /// stream that has not yet read a transaction it had not written in full.
+    pub fn awaits_commits(&self) -> bool {
+        self.commits_before.is_some()
+    }
+
     /// Whether the change at `lsn` was written before (and is skipped).
     pub fn skip_change(&mut self, lsn: i64) -> bool {
         if self.skipping_tx || (self.in_stored_tx && self.changes_up_to.is_some_and(|l| lsn <= l)) {
@@ -201,8 +215,8 @@ async fn log_position_available(config: &PostgresConfig, resume: &Resume) -> Con
     let row = client
         .query_opt(
             "SELECT (restart_lsn - '0/0'::pg_lsn)::text FROM pg_catalog.pg_replication_slots \
-             WHERE slot_name = $1 AND database = current_database() AND plugin = 'pgoutput'",
-            &[&config.slot_name],
+             WHERE slot_name = $1 AND database = current_database() AND plugin = $2",
+            &[&config.slot_name, &config.plugin.name()],
         )
         .await
         .map_err(snapshot::pg_error("reading the replication slot"))?;

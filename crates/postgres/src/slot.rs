@@ -130,7 +130,7 @@ pub(crate) async fn prepare_publication(
 
 /// Errors before PostgreSQL 14: the replication client asks `pgoutput` for logical decoding
 /// messages (`messages 'true'`), an option older servers refuse. With
-/// `provide.transaction.metadata`, errors before PostgreSQL 15: PostgreSQL 14's `pgoutput`
+/// `provide.transaction.metadata` and `pgoutput`, errors before PostgreSQL 15: PostgreSQL 14's `pgoutput`
 /// sends a transaction's Begin message at the transaction's first WAL record, a position
 /// the replication client does not pass on (the BEGIN record's `lsn`); from 15 on it sends
 /// it with the first change, at that change's position. Errors: those (with the server's
@@ -152,7 +152,12 @@ pub(crate) async fn refuse_older_than_14(
             crate::config::USE_HOSTED
         )));
     }
-    if version < 150_000 && config.provide_transaction_metadata {
+    // pgoutput before 15 sends BEGIN at a position the replication client does not pass on;
+    // decoderbufs' BEGIN has one of its own.
+    if version < 150_000
+        && config.provide_transaction_metadata
+        && config.plugin == crate::config::LogicalDecoder::PgOutput
+    {
         return Err(ConnectError::connect(format!(
             "provide.transaction.metadata=true: Tributary's native PostgresConnector provides transaction metadata from PostgreSQL 15 on (this server is {}.{}); {}",
             version / 10_000,
@@ -191,7 +196,7 @@ pub(crate) async fn refuse_partitioned(
 }
 
 /// Whether the slot exists in this database. Errors: the database's; a slot of another
-/// plugin than `pgoutput`.
+/// plugin than `plugin.name`'s.
 pub(crate) async fn slot_exists(
     client: &tokio_postgres::Client,
     config: &PostgresConfig,
@@ -206,10 +211,11 @@ pub(crate) async fn slot_exists(
         .map_err(snapshot::pg_error("looking for the replication slot"))?;
     let Some(row) = slot else { return Ok(false) };
     let plugin: String = row.get(0);
-    if plugin != "pgoutput" {
+    if plugin != config.plugin.name() {
         return Err(ConnectError::connect(format!(
-            "replication slot '{}' uses plugin {plugin}, not pgoutput",
-            config.slot_name
+            "replication slot '{}' uses plugin {plugin}, not {} (plugin.name)",
+            config.slot_name,
+            config.plugin.name()
         )));
     }
     Ok(true)

@@ -152,6 +152,51 @@ pub async fn table_columns(client: &Client, oid: &str) -> ConnectResult<Vec<Colu
     .collect())
 }
 
+/// The oid of table `schema.table` (`pg_class.oid`), `None` when there is none. Errors: the
+/// database's.
+pub async fn table_oid(
+    client: &Client,
+    schema: &str,
+    table: &str,
+) -> ConnectResult<Option<String>> {
+    let row = client
+        .query_opt(
+            "SELECT c.oid::text FROM pg_catalog.pg_class c \
+             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+             WHERE n.nspname = $1 AND c.relname = $2",
+            &[&schema, &table],
+        )
+        .await
+        .map_err(pg_error("looking up a table"))?;
+    Ok(row.map(|r| r.get(0)))
+}
+
+/// The columns of table `oid` in the catalog now as `decoderbufs` describes a tuple's:
+/// name, type, `format_type` of type and modifier, and whether it may be NULL. Errors: the
+/// database's.
+pub async fn column_shapes(
+    client: &Client,
+    oid: &str,
+) -> ConnectResult<Vec<crate::decoderbufs::ColumnShape>> {
+    Ok(rows(
+        client,
+        &format!(
+            "SELECT a.attname, a.atttypid, pg_catalog.format_type(a.atttypid, a.atttypmod), \
+             a.attnotnull FROM pg_catalog.pg_attribute a \
+             WHERE a.attrelid = {oid} AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum"
+        ),
+    )
+    .await?
+    .into_iter()
+    .map(|c| crate::decoderbufs::ColumnShape {
+        name: c[0].clone().unwrap_or_default(),
+        type_oid: c[1].as_deref().and_then(|o| o.parse().ok()).unwrap_or(0),
+        modifier: c[2].clone().unwrap_or_default(),
+        optional: c[3].as_deref() != Some("t"),
+    })
+    .collect())
+}
+
 /// Type `oid` as a nullable column named `name` with modifier `typmod` and no default (a
 /// column a replication stream's relation names that the catalog no longer has, or whose
 /// type changed since). Errors: the database's; an unknown type.

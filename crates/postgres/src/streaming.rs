@@ -1,4 +1,5 @@
-//! Streaming changes from a logical replication slot with `pgoutput`, as Debezium's
+//! Streaming changes from a logical replication slot with `pgoutput` (or `decoderbufs`: see
+//! the `decoderbufs` submodule), as Debezium's
 //! `PostgresStreamingChangeEventSource` does: the publication and the slot created when
 //! missing (`publication.autocreate.mode`), row changes as `c`, `u` and `d` events (a key
 //! change as a delete, its tombstone and a create; a delete followed by its tombstone when
@@ -17,7 +18,7 @@ use tributary_api::data::Value;
 use tributary_api::record::{SourceMap, SourceRecord};
 use tributary_api::{ConnectError, ConnectResult};
 
-use crate::config::{LsnFlushMode, PostgresConfig};
+use crate::config::{LogicalDecoder, LsnFlushMode, PostgresConfig};
 use crate::envelope::{java_ordered, CapturedTable, EventBuilder, Row, SourcePosition};
 use crate::pgoutput::{self, Datum, Message};
 use crate::resume::{Plan, Resume, ResumeFilter};
@@ -27,6 +28,8 @@ use crate::slot::{
 use crate::snapshot::{self, quote_ident};
 use crate::transaction::{message_collection, TransactionContext};
 use crate::types::Kind;
+
+mod decoderbufs;
 
 /// What Debezium puts in place of a TOAST-ed value that did not change
 /// (`unavailable.value.placeholder`'s default).
@@ -120,6 +123,8 @@ struct Stream<'a> {
     begin_pending: bool,
     /// The transaction metadata's counters (`provide.transaction.metadata`).
     transaction: TransactionContext,
+    /// `decoderbufs`: the tables its messages name, and what it knows of them.
+    decoderbufs: decoderbufs::Tables,
 }
 
 /// Heartbeats (`heartbeat.interval.ms`, Debezium's `HeartbeatImpl` and
@@ -524,6 +529,46 @@ impl Stream<'_> {
         Ok(out)
     }
 
+    /// A transaction `xid` committing at `ts_us` (µs since the Unix epoch) begins; its BEGIN
+    /// record waits for its position ([`Stream::begun`]).
+    fn began(&mut self, xid: u32, ts_us: i64) {
+        self.tx = Some((i64::from(xid), ts_us));
+        self.last_ts_us = ts_us;
+        self.begin_pending = true;
+    }
+
+    /// The transaction being read commits, its commit record ending at `end` (Debezium's
+    /// position of a commit): the commit's offset becomes the one heartbeats carry, and
+    /// `batch` gets the heartbeat due and the transaction's END record.
+    async fn committed(&mut self, end: i64, batch: &mut Vec<SourceRecord>) -> ConnectResult<()> {
+        self.last_processed_lsn = Some(end);
+        self.last_commit_lsn = Some(end);
+        let skipped = self.skip.skipping();
+        self.skip.commit();
+        self.begin_pending = false;
+        if let Some((tx_id, ts_us)) = self.tx.take() {
+            let pos = SourcePosition {
+                ts_us,
+                tx_id: Some(tx_id),
+                lsn: Some(end),
+                last_commit_lsn: Some(end),
+                snapshot: None,
+            };
+            let offset = self.offset(&pos, "COMMIT");
+            self.current_offset = Some(offset.clone());
+            // As Debezium commits a transaction: the heartbeat first (its offset still holding
+            // the transaction's counters), then the END record.
+            let in_progress = Some(self.transaction.store(offset.clone()));
+            batch.extend(self.heartbeat_with(false, in_progress).await);
+            if !skipped {
+                batch.extend(self.ended(ts_us, offset)?);
+            }
+        } else {
+            batch.extend(self.heartbeat(false).await);
+        }
+        Ok(())
+    }
+
     /// The position of a message at `lsn` in the transaction being read (its id and commit
     /// time), after the last commit.
     fn in_transaction_at(&self, lsn: i64) -> SourcePosition {
@@ -632,7 +677,7 @@ impl Stream<'_> {
 /// The replication session's settings: `pgoutput` prints values with the walsender session's
 /// settings, pinned as the snapshot's.
 fn replication_config(config: &PostgresConfig, start_lsn: u64) -> ReplicationConfig {
-    ReplicationConfig::new(
+    let settings = ReplicationConfig::new(
         config.hostname.clone(),
         config.user.clone(),
         config
@@ -650,11 +695,16 @@ fn replication_config(config: &PostgresConfig, start_lsn: u64) -> ReplicationCon
     .with_options(
         "-c TimeZone=UTC -c DateStyle=ISO,MDY -c bytea_output=hex -c extra_float_digits=1 -c IntervalStyle=postgres",
     )
-    .with_application_name("Debezium Streaming")
+    .with_application_name("Debezium Streaming");
+    match config.plugin {
+        // decoderbufs takes no option (and refuses pgoutput's).
+        LogicalDecoder::DecoderBufs => settings.with_plugin_options(""),
+        LogicalDecoder::PgOutput => settings,
+    }
 }
 
 /// Creates the slot on a replication session that stays open, exporting its snapshot
-/// (`CREATE_REPLICATION_SLOT … LOGICAL pgoutput EXPORT_SNAPSHOT`, as Debezium creates it):
+/// (`CREATE_REPLICATION_SLOT … LOGICAL <plugin.name> EXPORT_SNAPSHOT`, as Debezium creates it):
 /// the session, not started yet, and the snapshot, valid until the session's next command.
 async fn create_slot_exporting(
     config: &PostgresConfig,
@@ -663,8 +713,9 @@ async fn create_slot_exporting(
         .await
         .map_err(replication_failure)?;
     let command = format!(
-        "CREATE_REPLICATION_SLOT {} LOGICAL pgoutput EXPORT_SNAPSHOT",
-        quote_ident(&config.slot_name)
+        "CREATE_REPLICATION_SLOT {} LOGICAL {} EXPORT_SNAPSHOT",
+        quote_ident(&config.slot_name),
+        config.plugin.name()
     );
     tracing::info!("Creating replication slot with command {command}");
     let rows = repl
@@ -705,7 +756,9 @@ pub async fn run(
         .map_err(|e| ConnectError::connect(format!("setting the session: {e}")))?;
     refuse_older_than_14(&client, config).await?;
     refuse_partitioned(&client, config).await?;
-    prepare_publication(&client, config).await?;
+    if config.plugin == LogicalDecoder::PgOutput {
+        prepare_publication(&client, config).await?;
+    }
     let exists = slot_exists(&client, config).await?;
     let (repl, resume) = match plan {
         Plan::SnapshotThenStream if !exists => {
@@ -732,13 +785,14 @@ pub async fn run(
         Plan::Stream(resume) => {
             if !exists {
                 tracing::info!(
-                    "Creating replication slot '{}' (pgoutput)",
-                    config.slot_name
+                    "Creating replication slot '{}' ({})",
+                    config.slot_name,
+                    config.plugin.name()
                 );
                 client
                     .query(
-                        "SELECT pg_catalog.pg_create_logical_replication_slot($1, 'pgoutput')",
-                        &[&config.slot_name],
+                        "SELECT pg_catalog.pg_create_logical_replication_slot($1, $2)",
+                        &[&config.slot_name, &config.plugin.name()],
                     )
                     .await
                     .map_err(snapshot::pg_error("creating the replication slot"))?;
@@ -768,6 +822,7 @@ pub async fn run(
         }),
         begin_pending: false,
         transaction: resume.transaction.clone(),
+        decoderbufs: decoderbufs::Tables::default(),
         last_ts_us: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_micros() as i64),
@@ -861,41 +916,29 @@ impl Stream<'_> {
                     xid,
                     commit_time_micros,
                 } => {
-                    self.tx = Some((i64::from(xid), commit_time_micros + PG_EPOCH_US));
-                    self.last_ts_us = commit_time_micros + PG_EPOCH_US;
+                    self.began(xid, commit_time_micros + PG_EPOCH_US);
                     self.skip.begin(final_lsn.0 as i64, i64::from(xid));
-                    self.begin_pending = true;
                 }
                 ReplicationEvent::Commit { end_lsn, .. } => {
                     // Debezium's position of a commit is its message's: the transaction's end.
                     last_message_start = end_lsn.0;
-                    let end = end_lsn.0 as i64;
-                    self.last_processed_lsn = Some(end);
-                    self.last_commit_lsn = Some(end);
-                    let skipped = self.skip.skipping();
-                    self.skip.commit();
-                    self.begin_pending = false;
-                    if let Some((tx_id, ts_us)) = self.tx.take() {
-                        let pos = SourcePosition {
-                            ts_us,
-                            tx_id: Some(tx_id),
-                            lsn: Some(end),
-                            last_commit_lsn: Some(end),
-                            snapshot: None,
-                        };
-                        let offset = self.offset(&pos, "COMMIT");
-                        self.current_offset = Some(offset.clone());
-                        // As Debezium commits a transaction: the heartbeat first (its offset
-                        // still holding the transaction's counters), then the END record.
-                        let in_progress = Some(self.transaction.store(offset.clone()));
-                        batch.extend(self.heartbeat_with(false, in_progress).await);
-                        if !skipped {
-                            batch.extend(self.ended(ts_us, offset)?);
-                        }
-                    } else {
-                        batch.extend(self.heartbeat(false).await);
-                    }
+                    self.committed(end_lsn.0 as i64, &mut batch).await?;
                     if !batch.is_empty() && out.send(Ok(std::mem::take(&mut batch))).await.is_err()
+                    {
+                        return Ok(());
+                    }
+                }
+                ReplicationEvent::XLogData {
+                    wal_start, data, ..
+                } if self.config.plugin == LogicalDecoder::DecoderBufs => {
+                    last_message_start = wal_start.0;
+                    let message = crate::decoderbufs::decode(&data)?;
+                    let commit = matches!(message, crate::decoderbufs::Message::Commit { .. });
+                    self.decoderbufs_message(wal_start.0 as i64, message, &mut batch)
+                        .await?;
+                    if (commit || batch.len() >= BATCH)
+                        && !batch.is_empty()
+                        && out.send(Ok(std::mem::take(&mut batch))).await.is_err()
                     {
                         return Ok(());
                     }

@@ -278,7 +278,19 @@ pub fn column_schema(
     let builder = match default {
         Some(text) => {
             let schema = builder.clone().build();
-            builder.default_value(value(&kind, &schema, Some(&text))?)?
+            match value(&kind, &schema, Some(&text)) {
+                Ok(v) => builder.default_value(v)?,
+                // An expression (a generated column's `(id * 2)`): no default, as Debezium's
+                // converter warns and leaves it out.
+                Err(_) => {
+                    tracing::warn!(
+                        "Cannot parse column default value '{}' to type '{}'. Expression evaluation is not supported.",
+                        column.default.as_deref().unwrap_or_default(),
+                        column.type_name
+                    );
+                    builder
+                }
+            }
         }
         None => builder,
     };

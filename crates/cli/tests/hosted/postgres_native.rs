@@ -496,8 +496,12 @@ impl Pair {
             let mut c = pg.source_config(db, &prefixes[i]);
             c.insert("snapshot.mode".into(), snapshot_mode.into());
             c.insert("table.include.list".into(), tables.into());
+            // An empty value removes the key: the connector's default.
             for (k, v) in settings {
-                c.insert(k.to_string(), v.to_string());
+                match v.is_empty() {
+                    true => c.remove(*k),
+                    false => c.insert(k.to_string(), v.to_string()),
+                };
             }
             c.insert("slot.name".into(), slots[i].clone());
             c.insert("publication.name".into(), format!("pub_{}", slots[i]));
@@ -546,6 +550,22 @@ impl Pair {
             .as_deref()
                 == Some("2")
         });
+    }
+
+    /// Both slots were created with `plugin` (`decoderbufs` when `settings` set `plugin.name`
+    /// to it or left it to Debezium's default, else `pgoutput`).
+    fn assert_plugin(&self, pg: &Pg, db: &str, settings: &[(&str, &str)]) {
+        let plugin = match settings.iter().find(|(k, _)| *k == "plugin.name") {
+            Some((_, "")) | Some((_, "decoderbufs")) => "decoderbufs",
+            _ => "pgoutput",
+        };
+        let plugins = pg.try_sql(
+            "postgres",
+            &format!(
+                "SELECT string_agg(plugin, ',') FROM pg_replication_slots WHERE slot_name IN ('{db}_h', '{db}_n')"
+            ),
+        );
+        assert_eq!(plugins, Some(format!("{plugin},{plugin}")));
     }
 
     /// Stops the worker cleanly (both connectors commit their offsets) and starts it again.
@@ -693,6 +713,19 @@ fn native_stream_equals_debeziums() {
 /// with nothing lost and nothing written twice.
 #[test]
 fn native_initial_snapshot_then_stream_equals_debeziums() {
+    initial_snapshot_then_stream(&[]);
+}
+
+/// [`native_initial_snapshot_then_stream_equals_debeziums`] through Debezium's default
+/// plugin, `decoderbufs` (no `plugin.name`, as Debezium's tutorial configures it): the same
+/// events and offsets, and a resumed stream that holds back the transactions resent after the
+/// restart until their commits show which were written.
+#[test]
+fn native_stream_through_decoderbufs_equals_debeziums() {
+    initial_snapshot_then_stream(&[("plugin.name", "")]);
+}
+
+fn initial_snapshot_then_stream(settings: &[(&str, &str)]) {
     let Some(bootstrap) = kafka() else { return };
     let Some(pg) = Pg::from_env() else { return };
     let db = unique("pgi").replace('-', "_");
@@ -703,9 +736,17 @@ fn native_initial_snapshot_then_stream_equals_debeziums() {
         "INSERT INTO items VALUES (10, 'seed', 3, NULL, NULL, NULL, NULL); INSERT INTO audit VALUES (10, 's')",
     );
     let _slots = Slots(&pg, vec![format!("{db}_h"), format!("{db}_n")]);
-    let Some(mut pair) = Pair::start(&pg, &db, &bootstrap, "initial") else {
+    let Some(mut pair) = Pair::start_with(
+        &pg,
+        &db,
+        &bootstrap,
+        "initial",
+        "public.items,public.audit,public.strict",
+        settings,
+    ) else {
         return;
     };
+    pair.assert_plugin(&pg, &db, settings);
     pair.wait_records(&bootstrap, &[("items", 1), ("audit", 1)]);
     for transaction in STREAM_CHANGES {
         pg.sql(&db, transaction);
@@ -934,6 +975,18 @@ fn native_heartbeats_equal_debeziums() {
 /// unique index, having no primary key. Equal to Debezium's, record for record.
 #[test]
 fn native_follows_schema_changes_as_debezium_does() {
+    follows_schema_changes(&[]);
+}
+
+/// [`native_follows_schema_changes_as_debezium_does`] through `decoderbufs`, whose changes
+/// carry their columns' types and `NOT NULL`, the schema rebuilt from them when they differ
+/// from the one held (Debezium's `synchronizeTableSchema`).
+#[test]
+fn native_follows_schema_changes_through_decoderbufs_as_debezium_does() {
+    follows_schema_changes(&[("plugin.name", "decoderbufs")]);
+}
+
+fn follows_schema_changes(settings: &[(&str, &str)]) {
     let Some(bootstrap) = kafka() else { return };
     let Some(pg) = Pg::from_env() else { return };
     let db = unique("pga").replace('-', "_");
@@ -954,10 +1007,11 @@ fn native_follows_schema_changes_as_debezium_does() {
         &bootstrap,
         "initial",
         "public.items,public.uniq",
-        &[],
+        settings,
     ) else {
         return;
     };
+    pair.assert_plugin(&pg, &db, settings);
     // Both snapshots committed before the worker stops (or each would take its own again).
     pair.wait_records(&bootstrap, &[("uniq", 1)]);
     for name in ["pg-hosted", "pg-native"] {
@@ -1118,9 +1172,22 @@ fn kinds_row(id: i32, interval: &str) -> String {
 /// `column.include.list`.
 #[test]
 fn native_types_and_settings_equal_debeziums() {
+    types_and_settings(&[], 3);
+}
+
+/// [`native_types_and_settings_equal_debeziums`] through `decoderbufs` (the first two sets of
+/// settings), whose values come typed (dates as days, timestamps as µs, `timetz` as µs at
+/// UTC, floats as floats, bytea as bytes, the rest as text).
+#[test]
+fn native_types_through_decoderbufs_equal_debeziums() {
+    types_and_settings(&[("plugin.name", "decoderbufs")], 2);
+}
+
+/// Runs the first `variants` sets of settings, each with `plugin` added.
+fn types_and_settings(plugin: &[(&str, &str)], variants: usize) {
     let Some(bootstrap) = kafka() else { return };
     let Some(pg) = Pg::from_env() else { return };
-    let variants: [&[(&str, &str)]; 3] = [
+    let all: [&[(&str, &str)]; 3] = [
         &[],
         &[
             ("interval.handling.mode", "string"),
@@ -1136,7 +1203,8 @@ fn native_types_and_settings_equal_debeziums() {
             ("column.include.list", "PUBLIC.kinds.(id|m|iv|tz|by)"),
         ],
     ];
-    for settings in variants {
+    for settings in &all[..variants] {
+        let settings: Vec<(&str, &str)> = settings.iter().chain(plugin).copied().collect();
         let db = unique("pgk").replace('-', "_");
         let _db_guard = pg.create_db(&db);
         pg.sql(&db, KINDS_SCHEMA);
@@ -1148,10 +1216,11 @@ fn native_types_and_settings_equal_debeziums() {
         );
         let _slots = Slots(&pg, vec![format!("{db}_h"), format!("{db}_n")]);
         let Some(pair) =
-            Pair::start_with(&pg, &db, &bootstrap, "initial", "public.kinds", settings)
+            Pair::start_with(&pg, &db, &bootstrap, "initial", "public.kinds", &settings)
         else {
             return;
         };
+        pair.assert_plugin(&pg, &db, &settings);
         pair.wait_records(&bootstrap, &[("kinds", 3)]);
         for change in [
             kinds_row(4, "-1 years -2 mons"),
