@@ -61,6 +61,11 @@ pub enum TimeMode {
     Microseconds,
     /// `connect`: Connect's `Date`, `Time` and `Timestamp` (milliseconds).
     Connect,
+    /// `nanoseconds`: every `time` as `NanoTime`, every `timestamp` as `NanoTimestamp`.
+    Nanoseconds,
+    /// `isostring`: `date`, `time` and `timestamp` as ISO 8601 strings at UTC (`IsoDate`,
+    /// `IsoTime`, `IsoTimestamp`).
+    IsoString,
 }
 
 /// `interval.handling.mode` (Debezium's `IntervalHandlingMode`).
@@ -457,16 +462,6 @@ pub fn refused_settings(props: &Props) -> Vec<(String, String)> {
         }
     };
     refuse_value("plugin.name", &["decoderbufs", "pgoutput"], "decoderbufs");
-    refuse_value(
-        "time.precision.mode",
-        &[
-            "adaptive",
-            "adaptive_time_microseconds",
-            "microseconds",
-            "connect",
-        ],
-        "adaptive",
-    );
     let mode = props
         .get("snapshot.mode")
         .map_or("initial", |v| v.trim())
@@ -594,7 +589,14 @@ impl PostgresConfig {
             "adaptive_time_microseconds" => TimeMode::AdaptiveTimeMicroseconds,
             "microseconds" => TimeMode::Microseconds,
             "connect" => TimeMode::Connect,
-            _ => TimeMode::Adaptive,
+            "nanoseconds" => TimeMode::Nanoseconds,
+            "isostring" => TimeMode::IsoString,
+            "adaptive" => TimeMode::Adaptive,
+            other => {
+                return Err(ConnectError::config(format!(
+                    "time.precision.mode: Value '{other}' is not one of adaptive, adaptive_time_microseconds, connect, isostring, microseconds, nanoseconds"
+                )))
+            }
         };
         let intervals = match word("interval.handling.mode", "numeric").as_str() {
             "numeric" => IntervalMode::Numeric,
@@ -835,7 +837,7 @@ pub fn config_def() -> ConfigDef {
         ("column.include.list", ConfigType::List, Some(""), "Regular expressions of the columns (schema.table.column) in the change events' values."),
         ("column.exclude.list", ConfigType::List, Some(""), "Regular expressions of the columns (schema.table.column) left out of the change events' values."),
         ("decimal.handling.mode", ConfigType::String, Some("precise"), "How DECIMAL and NUMERIC columns are represented: precise, double or string."),
-        ("time.precision.mode", ConfigType::String, Some("adaptive"), "How temporal columns are represented (adaptive, adaptive_time_microseconds, microseconds and connect natively)."),
+        ("time.precision.mode", ConfigType::String, Some("adaptive"), "Time, date, and timestamps can be represented with different kinds of precisions: adaptive (the default), adaptive_time_microseconds, connect, isostring, microseconds or nanoseconds."),
         ("binary.handling.mode", ConfigType::String, Some("bytes"), "How binary columns are represented: bytes, base64, base64-url-safe or hex."),
         ("interval.handling.mode", ConfigType::String, Some("numeric"), "How interval columns are represented: numeric (microseconds) or string (ISO 8601)."),
         ("tombstones.on.delete", ConfigType::Boolean, Some("true"), "Whether a delete is followed by a tombstone."),
@@ -948,11 +950,11 @@ mod tests {
         assert!(refused_settings(&props(&[])).is_empty());
         let refused = refused_settings(&props(&[
             ("snapshot.mode", "configuration_based"),
-            ("time.precision.mode", "isostring"),
+            ("database.sslcert", "/etc/client.crt"),
             ("key.converter.schemas.enable", "false"),
         ]));
         let keys: Vec<&str> = refused.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(keys, vec!["time.precision.mode", "snapshot.mode"]);
+        assert_eq!(keys, vec!["database.sslcert", "snapshot.mode"]);
         assert!(refused
             .iter()
             .all(|(_, m)| m.contains("connector.plugin.version")));
@@ -966,6 +968,9 @@ mod tests {
         );
         p.insert("plugin.name".into(), "wal2json".into());
         assert_eq!(refused_settings(&p)[0].0, "plugin.name");
+        let e =
+            PostgresConfig::parse(&props(&[("time.precision.mode", "fortnights")])).unwrap_err();
+        assert!(e.to_string().contains("time.precision.mode"), "{e}");
         let e = PostgresConfig::parse(&props(&[("snapshot.mode", "recovery")])).unwrap_err();
         assert!(e.to_string().contains("snapshot.mode"), "{e}");
     }

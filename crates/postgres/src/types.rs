@@ -86,6 +86,17 @@ pub enum Kind {
     ConnectTime,
     /// `time.precision.mode=connect`: Connect's `Timestamp` (ms since the epoch).
     ConnectTimestamp,
+    /// `io.debezium.time.IsoDate` (`isostring`): `2024-02-29Z`.
+    IsoDate,
+    /// `io.debezium.time.IsoTime` (`isostring`): `12:34:56.789Z` (Java's `ISO_OFFSET_TIME` at
+    /// UTC: the fraction's digits without trailing zeros).
+    IsoTime,
+    /// `io.debezium.time.IsoTimestamp` (`isostring`): `2024-02-29T12:34:56.789Z`.
+    IsoTimestamp,
+    /// `io.debezium.time.NanoTime` (`nanoseconds`): ns since midnight.
+    NanoTime,
+    /// `io.debezium.time.NanoTimestamp` (`nanoseconds`): ns since the epoch.
+    NanoTimestamp,
     /// An array of elements of the kind (one dimension, NULL elements allowed).
     Array(Box<Kind>),
 }
@@ -154,6 +165,26 @@ fn scalar_schema(
             BinaryMode::Bytes => (SchemaBuilder::bytes(), Kind::Bytes),
             mode => (SchemaBuilder::string(), Kind::BytesAs(mode)),
         },
+        "date" if settings.time == TimeMode::IsoString => (
+            named(SchemaBuilder::string(), "io.debezium.time.IsoDate"),
+            Kind::IsoDate,
+        ),
+        "timestamp" if settings.time == TimeMode::IsoString => (
+            named(SchemaBuilder::string(), "io.debezium.time.IsoTimestamp"),
+            Kind::IsoTimestamp,
+        ),
+        "timestamp" if settings.time == TimeMode::Nanoseconds => (
+            named(SchemaBuilder::int64(), "io.debezium.time.NanoTimestamp"),
+            Kind::NanoTimestamp,
+        ),
+        "time" if settings.time == TimeMode::IsoString => (
+            named(SchemaBuilder::string(), "io.debezium.time.IsoTime"),
+            Kind::IsoTime,
+        ),
+        "time" if settings.time == TimeMode::Nanoseconds => (
+            named(SchemaBuilder::int64(), "io.debezium.time.NanoTime"),
+            Kind::NanoTime,
+        ),
         "date" if settings.time == TimeMode::Connect => {
             (tributary_api::data::Date::builder(), Kind::ConnectDate)
         }
@@ -454,6 +485,19 @@ fn naive_timestamp(kind: &Kind, text: &str) -> ConnectResult<NaiveDateTime> {
     NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S%.f").map_err(|_| bad(kind, text))
 }
 
+/// A time of day as Java's `ISO_LOCAL_TIME` prints it: `HH:MM:SS`, then the fraction's digits
+/// without trailing zeros (none when it is zero).
+fn java_iso_time(t: NaiveTime) -> String {
+    let mut s = t.format("%H:%M:%S").to_string();
+    let nanos = t.nanosecond() % 1_000_000_000;
+    if nanos != 0 {
+        let digits = format!("{nanos:09}");
+        s.push('.');
+        s.push_str(digits.trim_end_matches('0'));
+    }
+    s
+}
+
 fn micros_of_day(t: NaiveTime) -> i64 {
     i64::from(t.num_seconds_from_midnight()) * 1_000_000 + i64::from(t.nanosecond() / 1_000)
 }
@@ -481,6 +525,9 @@ fn fallback(kind: &Kind, schema: &SchemaRef) -> ConnectResult<Value> {
         Kind::ConnectDate => "1970-01-01",
         Kind::ConnectTime => "00:00:00",
         Kind::ConnectTimestamp => "1970-01-01 00:00:00",
+        Kind::IsoDate => "1970-01-01",
+        Kind::IsoTime | Kind::NanoTime => "00:00:00",
+        Kind::IsoTimestamp | Kind::NanoTimestamp => "1970-01-01 00:00:00",
         Kind::Array(_) => "{}",
         Kind::Date => "1970-01-01",
         Kind::TimestampMillis | Kind::TimestampMicros => "1970-01-01 00:00:00",
@@ -560,6 +607,36 @@ pub fn value(kind: &Kind, schema: &SchemaRef, text: Option<&str>) -> ConnectResu
             let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).expect("the epoch");
             Value::Date((d - epoch).num_days() as i32)
         }
+        Kind::IsoDate => {
+            let d = NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| bad(kind, text))?;
+            Value::String(d.format("%Y-%m-%dZ").to_string())
+        }
+        Kind::IsoTime => {
+            let t = NaiveTime::parse_from_str(text, "%H:%M:%S%.f").map_err(|_| bad(kind, text))?;
+            Value::String(format!("{}Z", java_iso_time(t)))
+        }
+        Kind::IsoTimestamp => {
+            let t = naive_timestamp(kind, text)?;
+            Value::String(format!(
+                "{}T{}Z",
+                t.format("%Y-%m-%d"),
+                java_iso_time(t.time())
+            ))
+        }
+        Kind::NanoTime => {
+            let t = NaiveTime::parse_from_str(text, "%H:%M:%S%.f").map_err(|_| bad(kind, text))?;
+            Value::Int64(micros_of_day(t) * 1_000)
+        }
+        Kind::NanoTimestamp => match naive_timestamp(kind, text)?.and_utc().timestamp_nanos_opt() {
+            Some(ns) => Value::Int64(ns),
+            // Outside 1677-09-21 to 2262-04-11: Debezium warns and writes null (an error for
+            // a required field).
+            None if schema.optional => {
+                tracing::warn!("Failed to convert value '{text}' to io.debezium.time.NanoTimestamp: outside the range of INT64 epoch nanoseconds");
+                Value::Null
+            }
+            None => return Err(bad(kind, text)),
+        },
         Kind::ConnectTimestamp => {
             Value::Timestamp(naive_timestamp(kind, text)?.and_utc().timestamp_millis())
         }

@@ -1172,7 +1172,7 @@ fn kinds_row(id: i32, interval: &str) -> String {
 /// `column.include.list`.
 #[test]
 fn native_types_and_settings_equal_debeziums() {
-    types_and_settings(&[], 3);
+    types_and_settings(&[], 5);
 }
 
 /// [`native_types_and_settings_equal_debeziums`] through `decoderbufs` (the first two sets of
@@ -1187,7 +1187,7 @@ fn native_types_through_decoderbufs_equal_debeziums() {
 fn types_and_settings(plugin: &[(&str, &str)], variants: usize) {
     let Some(bootstrap) = kafka() else { return };
     let Some(pg) = Pg::from_env() else { return };
-    let all: [&[(&str, &str)]; 3] = [
+    let all: [&[(&str, &str)]; 5] = [
         &[],
         &[
             ("interval.handling.mode", "string"),
@@ -1202,6 +1202,8 @@ fn types_and_settings(plugin: &[(&str, &str)], variants: usize) {
             ("decimal.handling.mode", "string"),
             ("column.include.list", "PUBLIC.kinds.(id|m|iv|tz|by)"),
         ],
+        &[("time.precision.mode", "isostring")],
+        &[("time.precision.mode", "nanoseconds")],
     ];
     for settings in &all[..variants] {
         let settings: Vec<(&str, &str)> = settings.iter().chain(plugin).copied().collect();
