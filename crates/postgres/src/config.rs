@@ -197,6 +197,11 @@ pub struct PostgresConfig {
     pub types: TypeSettings,
     /// `snapshot.fetch.size` (default 10,240 rows a round trip).
     pub fetch_size: usize,
+    /// `max.batch.size` (default 2,048): records handed to the task at once at most.
+    pub max_batch_size: usize,
+    /// `max.queue.size` (default 8,192): records read ahead of the task at most (whole
+    /// batches: [`PostgresConfig::queued_batches`]).
+    pub max_queue_size: usize,
     pub tables: TableFilter,
     /// `column.include.list` / `column.exclude.list`.
     pub columns: ColumnFilter,
@@ -392,7 +397,7 @@ fn is_framework_key(key: &str) -> bool {
 }
 
 /// Debezium keys this version reads.
-const IMPLEMENTED: [&str; 39] = [
+const IMPLEMENTED: [&str; 41] = [
     "database.hostname",
     "database.port",
     "database.user",
@@ -432,6 +437,8 @@ const IMPLEMENTED: [&str; 39] = [
     "slot.drop.on.stop",
     "message.prefix.include.list",
     "message.prefix.exclude.list",
+    "max.batch.size",
+    "max.queue.size",
 ];
 
 /// The settings this version refuses, each with its reason (empty: none). Shared by the
@@ -529,6 +536,23 @@ impl PostgresConfig {
             })?,
         }
         .max(1);
+        let positive = |key: &str, default: usize| match props.get(key) {
+            None => Ok(default),
+            Some(n) => match n.trim().parse::<usize>() {
+                Ok(v) if v > 0 => Ok(v),
+                _ => Err(ConnectError::config(format!(
+                    "{key}: '{n}' is not a positive integer"
+                ))),
+            },
+        };
+        let max_batch_size = positive("max.batch.size", 2048)?;
+        let max_queue_size = positive("max.queue.size", 8192)?;
+        // Debezium's CommonConnectorConfig.validateMaxQueueSize.
+        if max_queue_size <= max_batch_size {
+            return Err(ConnectError::config(format!(
+                "max.queue.size: {max_queue_size} must be larger than the maximum batch size (max.batch.size={max_batch_size})"
+            )));
+        }
         if props.get("schema.include.list").is_some() && props.get("schema.exclude.list").is_some()
         {
             return Err(ConnectError::config(
@@ -765,6 +789,8 @@ impl PostgresConfig {
                 intervals,
             },
             fetch_size,
+            max_batch_size,
+            max_queue_size,
             messages: PrefixFilter {
                 include: list(props, "message.prefix.include.list")?,
                 exclude: list(props, "message.prefix.exclude.list")?,
@@ -802,6 +828,14 @@ impl PostgresConfig {
         )
     }
 
+    /// The batches waiting for the task at most: with the one being filled and the one the
+    /// task holds, no more than `max.queue.size` records are read ahead (at least one).
+    pub fn queued_batches(&self) -> usize {
+        (self.max_queue_size / self.max_batch_size)
+            .saturating_sub(2)
+            .max(1)
+    }
+
     /// Whether events of operation `op` (`c`, `u`, `d`, `t`) are not written.
     pub fn skips(&self, op: char) -> bool {
         self.skipped_operations.contains(&op)
@@ -830,6 +864,8 @@ pub fn config_def() -> ConfigDef {
         ("plugin.name", ConfigType::String, Some("decoderbufs"), "The name of the Postgres logical decoding plug-in installed on the server: decoderbufs (the default) or pgoutput."),
         ("snapshot.mode", ConfigType::String, Some("initial"), "The criteria for running a snapshot (initial, initial_only, no_data, never, always and when_needed natively, for now)."),
         ("snapshot.fetch.size", ConfigType::Int, Some("10240"), "Rows read per round trip during the snapshot."),
+        ("max.batch.size", ConfigType::Int, Some("2048"), "Maximum size of each batch of source records."),
+        ("max.queue.size", ConfigType::Int, Some("8192"), "Maximum size of the queue for change events read from the database log but not yet recorded or forwarded."),
         ("schema.include.list", ConfigType::List, Some(""), "Regular expressions of the schemas to capture."),
         ("schema.exclude.list", ConfigType::List, Some(""), "Regular expressions of the schemas not to capture."),
         ("table.include.list", ConfigType::List, Some(""), "Regular expressions of the tables (schema.table) to capture."),
@@ -973,6 +1009,26 @@ mod tests {
         assert!(e.to_string().contains("time.precision.mode"), "{e}");
         let e = PostgresConfig::parse(&props(&[("snapshot.mode", "recovery")])).unwrap_err();
         assert!(e.to_string().contains("snapshot.mode"), "{e}");
+    }
+
+    #[test]
+    fn the_queue_holds_at_most_max_queue_size_records_in_whole_batches() {
+        let parse = |pairs: &[(&str, &str)]| PostgresConfig::parse(&props(pairs));
+        let c = parse(&[]).unwrap();
+        assert_eq!((c.max_batch_size, c.max_queue_size), (2048, 8192));
+        assert_eq!(c.queued_batches(), 2);
+        let c = parse(&[("max.batch.size", "100"), ("max.queue.size", "1000")]).unwrap();
+        assert_eq!((c.max_batch_size, c.queued_batches()), (100, 8));
+        let c = parse(&[("max.batch.size", "2"), ("max.queue.size", "3")]).unwrap();
+        assert_eq!(c.queued_batches(), 1);
+        let e = parse(&[("max.queue.size", "2048")]).unwrap_err();
+        assert!(
+            e.to_string().contains("larger than the maximum batch size"),
+            "{e}"
+        );
+        let e = parse(&[("max.batch.size", "0")]).unwrap_err();
+        assert!(e.to_string().contains("max.batch.size"), "{e}");
+        assert!(refused_settings(&props(&[("max.batch.size", "100")])).is_empty());
     }
 
     #[test]

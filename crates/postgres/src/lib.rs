@@ -193,7 +193,7 @@ impl PostgresConnectorTask {
         let plan = resume::plan(&config, offset.as_ref()).await?;
         if let Some(plan) = plan {
             let (handle, confirmed) = streaming::confirmations();
-            let (tx, rx) = mpsc::channel(2);
+            let (tx, rx) = mpsc::channel(config.queued_batches());
             let reader = tokio::spawn(async move {
                 if let Err(e) = streaming::run(&config, &events, &tx, confirmed, plan).await {
                     tx.send(Err(e)).await.ok();
@@ -215,7 +215,7 @@ impl PostgresConnectorTask {
             self.state = State::Done;
             return Ok(());
         }
-        let (tx, rx) = mpsc::channel(2);
+        let (tx, rx) = mpsc::channel(config.queued_batches());
         let reader = tokio::spawn(async move {
             if let Err(e) = snapshot::run(&config, &events, &tx, None).await {
                 // Nobody to tell when the task already stopped.

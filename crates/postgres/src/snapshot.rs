@@ -352,10 +352,7 @@ pub enum SnapshotEnd {
     Stopped,
 }
 
-/// Records handed to the task at once at most (Debezium's `max.batch.size` default).
-const BATCH: usize = 2048;
-
-/// Takes the snapshot, sending its records in batches of at most 2,048 to `out` (which
+/// Takes the snapshot, sending its records in batches of at most `max.batch.size` to `out` (which
 /// bounds how far the snapshot runs ahead of the producer): in `exported` when given
 /// (`REPEATABLE READ`, its `lsn` the slot's consistent point, as Debezium does for a slot it
 /// just created), else in a `SERIALIZABLE, READ ONLY, DEFERRABLE` transaction at the current
@@ -444,7 +441,7 @@ pub async fn run(
         loop {
             let batch = rows(&client, &fetch).await?;
             let end = batch.is_empty();
-            let mut records = Vec::with_capacity(batch.len().min(BATCH));
+            let mut records = Vec::with_capacity(batch.len().min(config.max_batch_size));
             let mut queue: Vec<Vec<Option<String>>> = held.take().into_iter().collect();
             queue.extend(batch);
             if !end {
@@ -454,8 +451,9 @@ pub async fn run(
             for (i, row) in queue.into_iter().enumerate() {
                 // Handed over in batches of Debezium's max.batch.size: the rows fetched at
                 // once (snapshot.fetch.size) are not all held as records at once.
-                if records.len() == BATCH {
-                    let full = std::mem::replace(&mut records, Vec::with_capacity(BATCH));
+                if records.len() == config.max_batch_size {
+                    let full =
+                        std::mem::replace(&mut records, Vec::with_capacity(config.max_batch_size));
                     if out.send(Ok(full)).await.is_err() {
                         return Ok(SnapshotEnd::Stopped);
                     }

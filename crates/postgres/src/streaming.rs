@@ -38,9 +38,6 @@ pub const UNAVAILABLE_VALUE: &str = "__debezium_unavailable_value";
 /// Microseconds between PostgreSQL's epoch (2000-01-01) and Unix's.
 const PG_EPOCH_US: i64 = 946_684_800_000_000;
 
-/// Records per batch handed to the task at most.
-const BATCH: usize = 1_000;
-
 /// A failure of the replication stream: retriable (the task restarts from its committed
 /// offset), as Debezium retries a broken replication connection.
 fn replication_error(e: impl std::fmt::Display) -> ConnectError {
@@ -936,7 +933,7 @@ impl Stream<'_> {
                     let commit = matches!(message, crate::decoderbufs::Message::Commit { .. });
                     self.decoderbufs_message(wal_start.0 as i64, message, &mut batch)
                         .await?;
-                    if (commit || batch.len() >= BATCH)
+                    if (commit || batch.len() >= self.config.max_batch_size)
                         && !batch.is_empty()
                         && out.send(Ok(std::mem::take(&mut batch))).await.is_err()
                     {
@@ -973,7 +970,7 @@ impl Stream<'_> {
                     }
                     batch.extend(self.change(lsn, message).await?);
                     self.last_processed_lsn = Some(lsn);
-                    if batch.len() >= BATCH
+                    if batch.len() >= self.config.max_batch_size
                         && out.send(Ok(std::mem::take(&mut batch))).await.is_err()
                     {
                         return Ok(());

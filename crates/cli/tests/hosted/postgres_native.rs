@@ -717,12 +717,18 @@ fn native_initial_snapshot_then_stream_equals_debeziums() {
 }
 
 /// [`native_initial_snapshot_then_stream_equals_debeziums`] through Debezium's default
-/// plugin, `decoderbufs` (no `plugin.name`, as Debezium's tutorial configures it): the same
+/// plugin, `decoderbufs` (no `plugin.name`, as Debezium's tutorial configures it), with a
+/// small `max.batch.size` and `max.queue.size`: the same
 /// events and offsets, and a resumed stream that holds back the transactions resent after the
 /// restart until their commits show which were written.
 #[test]
 fn native_stream_through_decoderbufs_equals_debeziums() {
-    initial_snapshot_then_stream(&[("plugin.name", "")]);
+    // Batches of two records, at most five queued: Debezium's own limits, small.
+    initial_snapshot_then_stream(&[
+        ("plugin.name", ""),
+        ("max.batch.size", "2"),
+        ("max.queue.size", "5"),
+    ]);
 }
 
 fn initial_snapshot_then_stream(settings: &[(&str, &str)]) {
