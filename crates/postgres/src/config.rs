@@ -397,7 +397,7 @@ fn is_framework_key(key: &str) -> bool {
 }
 
 /// Debezium keys this version reads.
-const IMPLEMENTED: [&str; 41] = [
+const IMPLEMENTED: [&str; 44] = [
     "database.hostname",
     "database.port",
     "database.user",
@@ -405,6 +405,9 @@ const IMPLEMENTED: [&str; 41] = [
     "database.dbname",
     "database.sslmode",
     "database.sslrootcert",
+    "database.sslcert",
+    "database.sslkey",
+    "database.sslpassword",
     "topic.prefix",
     "topic.delimiter",
     "plugin.name",
@@ -740,9 +743,12 @@ impl PostgresConfig {
         }
         Ok(PostgresConfig {
             slot_drop_on_stop,
-            ssl: crate::tls::SslSettings::parse(
+            ssl: crate::tls::SslSettings::parse_with_client(
                 props.get("database.sslmode").map(String::as_str),
                 props.get("database.sslrootcert").map(String::as_str),
+                props.get("database.sslcert").map(String::as_str),
+                props.get("database.sslkey").map(String::as_str),
+                props.get("database.sslpassword").map(String::as_str),
             )?,
             retry_wait: millis("retriable.restart.connector.wait.ms", 10_000)?,
             heartbeat_interval,
@@ -858,6 +864,9 @@ pub fn config_def() -> ConfigDef {
         ("database.password", ConfigType::Password, Some(""), "Password of the database user to be used when connecting to the database."),
         ("database.dbname", ConfigType::String, None, "The name of the database from which the connector should capture changes."),
         ("database.sslmode", ConfigType::String, Some("prefer"), "Whether to use an encrypted connection: disable, allow, prefer, require, verify-ca or verify-full."),
+        ("database.sslcert", ConfigType::String, None, "File containing the SSL Certificate for the client."),
+        ("database.sslkey", ConfigType::String, None, "File containing the SSL private key for the client."),
+        ("database.sslpassword", ConfigType::Password, None, "Password to access the client private key from the file specified by 'database.sslkey'."),
         ("database.sslrootcert", ConfigType::String, None, "The PEM file of the certificates the server's is verified against (verify-ca, verify-full; default ~/.postgresql/root.crt)."),
         ("topic.prefix", ConfigType::String, None, "Topic prefix that identifies and provides a namespace for the particular database server."),
         ("topic.delimiter", ConfigType::String, Some("."), "Delimiter between the parts of topic names."),
@@ -931,11 +940,11 @@ mod tests {
             ("database.server.name", "legacy"),
             ("database.history.kafka.topic", "schema-changes"),
             ("include.schema.changes", "false"),
-            ("database.sslcert", "/client.crt"),
+            ("database.sslfactory", "org.example.Factory"),
             ("snapshot.locking.mode", "none"),
         ]);
         let refused: Vec<String> = refused_settings(&p).into_iter().map(|(k, _)| k).collect();
-        assert_eq!(refused, vec!["database.sslcert", "snapshot.locking.mode"]);
+        assert_eq!(refused, vec!["database.sslfactory", "snapshot.locking.mode"]);
         assert_eq!(
             ignored_settings(&p),
             vec![
@@ -986,11 +995,11 @@ mod tests {
         assert!(refused_settings(&props(&[])).is_empty());
         let refused = refused_settings(&props(&[
             ("snapshot.mode", "configuration_based"),
-            ("database.sslcert", "/etc/client.crt"),
+            ("database.sslfactory", "org.example.Factory"),
             ("key.converter.schemas.enable", "false"),
         ]));
         let keys: Vec<&str> = refused.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(keys, vec!["database.sslcert", "snapshot.mode"]);
+        assert_eq!(keys, vec!["database.sslfactory", "snapshot.mode"]);
         assert!(refused
             .iter()
             .all(|(_, m)| m.contains("connector.plugin.version")));

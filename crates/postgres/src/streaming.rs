@@ -673,7 +673,7 @@ impl Stream<'_> {
 
 /// The replication session's settings: `pgoutput` prints values with the walsender session's
 /// settings, pinned as the snapshot's.
-fn replication_config(config: &PostgresConfig, start_lsn: u64) -> ReplicationConfig {
+fn replication_config(config: &PostgresConfig, start_lsn: u64) -> ConnectResult<ReplicationConfig> {
     let settings = ReplicationConfig::new(
         config.hostname.clone(),
         config.user.clone(),
@@ -687,17 +687,17 @@ fn replication_config(config: &PostgresConfig, start_lsn: u64) -> ReplicationCon
         config.publication_name.as_str(),
     )
     .with_port(config.port)
-    .with_tls(config.ssl.replication(&config.hostname))
+    .with_tls(config.ssl.replication(&config.hostname)?)
     .with_start_lsn(Lsn(start_lsn))
     .with_options(
         "-c TimeZone=UTC -c DateStyle=ISO,MDY -c bytea_output=hex -c extra_float_digits=1 -c IntervalStyle=postgres",
     )
     .with_application_name("Debezium Streaming");
-    match config.plugin {
+    Ok(match config.plugin {
         // decoderbufs takes no option (and refuses pgoutput's).
         LogicalDecoder::DecoderBufs => settings.with_plugin_options(""),
         LogicalDecoder::PgOutput => settings,
-    }
+    })
 }
 
 /// Creates the slot on a replication session that stays open, exporting its snapshot
@@ -706,7 +706,7 @@ fn replication_config(config: &PostgresConfig, start_lsn: u64) -> ReplicationCon
 async fn create_slot_exporting(
     config: &PostgresConfig,
 ) -> ConnectResult<(ReplicationClient, snapshot::ExportedSnapshot)> {
-    let mut repl = ReplicationClient::connect_gated(replication_config(config, 0))
+    let mut repl = ReplicationClient::connect_gated(replication_config(config, 0)?)
         .await
         .map_err(replication_failure)?;
     let command = format!(
@@ -836,7 +836,7 @@ async fn connect_streaming(
         "Streaming from the replication slot at {} (0: its confirmed position)",
         resume.start_lsn
     );
-    let mut settings = replication_config(config, resume.start_lsn);
+    let mut settings = replication_config(config, resume.start_lsn)?;
     // Until the task confirms more, the server hears the stored transaction end, not the
     // start position (which may lie inside a transaction not yet written in full).
     if config.lsn_flush == LsnFlushMode::Manual {

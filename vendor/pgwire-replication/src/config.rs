@@ -93,6 +93,28 @@ pub struct TlsConfig {
     /// Must be paired with `client_cert_pem_path`.
     /// Supports PKCS#8, PKCS#1 (RSA), and SEC1 (EC) formats.
     pub client_key_pem_path: Option<PathBuf>,
+
+    /// A client certificate chain and key given in memory (Tributary's
+    /// addition), used in place of the PEM paths: for keys the caller
+    /// decrypted or read from DER.
+    pub client_identity: Option<ClientIdentity>,
+}
+
+/// A client certificate chain (DER, leaf first) and its PKCS #8 private key
+/// (DER) for mutual TLS (Tributary's addition). Its `Debug` hides the key.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ClientIdentity {
+    pub cert_chain: Vec<Vec<u8>>,
+    pub pkcs8_key: Vec<u8>,
+}
+
+impl std::fmt::Debug for ClientIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientIdentity")
+            .field("cert_chain", &self.cert_chain.len())
+            .field("pkcs8_key", &"[hidden]")
+            .finish()
+    }
 }
 
 impl TlsConfig {

@@ -1858,3 +1858,169 @@ fn native_connector_verifies_the_server_over_tls() {
         0
     );
 }
+
+/// Client certificates as the PostgreSQL JDBC driver takes them: `database.sslcert` (PEM) and
+/// `database.sslkey` as a DER PKCS #8 key encrypted with `database.sslpassword` (the driver's
+/// `.pk8`), for a role the server lets in by certificate only (`scripts/postgres`'s
+/// `tributary_cert`). The native connector snapshots and streams with it (the queries'
+/// connections and the replication connection both present it), as Debezium's own connector
+/// does with the same settings when its plugin is installed; without the certificate the
+/// server refuses the login and the task fails naming it; a wrong password fails validation.
+#[test]
+fn native_connector_presents_a_client_certificate() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(pg) = Pg::from_env() else { return };
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let (Some(ca), Some(cert), Some(key), Some(password)) = (
+        env("PG_SSLROOTCERT"),
+        env("PG_CLIENT_CERT"),
+        env("PG_CLIENT_KEY_PK8"),
+        env("PG_CLIENT_KEY_PASSWORD"),
+    ) else {
+        eprintln!("skipped: the client certificate's PG_* variables are not set (scripts/postgres env sets them)");
+        return;
+    };
+    pg.sql(
+        "postgres",
+        "DO $$ BEGIN CREATE ROLE tributary_cert LOGIN REPLICATION SUPERUSER; \
+         EXCEPTION WHEN duplicate_object THEN NULL; END $$",
+    );
+    let db = unique("pgcert").replace('-', "_");
+    let _db_guard = pg.create_db(&db);
+    pg.sql(
+        &db,
+        "CREATE TABLE t (id integer PRIMARY KEY, v text); INSERT INTO t VALUES (1, 'a')",
+    );
+    let plugins = debezium_plugins();
+    let versions: Vec<&str> = match plugins {
+        Some(_) => vec![env!("CARGO_PKG_VERSION"), "3.6.1.Final"],
+        None => vec![env!("CARGO_PKG_VERSION")],
+    };
+    let dir = test_dir();
+    let mut files = Vec::new();
+    let mut topics = Vec::new();
+    let mut slots = Vec::new();
+    let mut base = BTreeMap::new();
+    for (i, version) in versions.iter().enumerate() {
+        let prefix = unique("cert");
+        let mut c = pg.source_config(&db, &prefix);
+        c.insert("table.include.list".into(), "public.t".into());
+        c.insert("database.user".into(), "tributary_cert".into());
+        c.remove("database.password");
+        c.insert("database.sslmode".into(), "verify-full".into());
+        c.insert("database.sslrootcert".into(), ca.clone());
+        c.insert("database.sslcert".into(), cert.clone());
+        c.insert("database.sslkey".into(), key.clone());
+        c.insert("database.sslpassword".into(), password.clone());
+        c.insert("slot.name".into(), format!("{db}_{i}"));
+        c.insert("connector.plugin.version".into(), version.to_string());
+        let file = format!("cert{i}.properties");
+        std::fs::write(
+            dir.path().join(&file),
+            properties(&format!("pg-cert{i}"), &c),
+        )
+        .unwrap();
+        files.push(file);
+        topics.push(format!("{prefix}.public.t"));
+        slots.push(format!("{db}_{i}"));
+        base = c;
+    }
+    let _slots = Slots(&pg, slots.clone());
+    // The native connector without the certificate, and with a wrong password.
+    let mut without = base.clone();
+    for k in [
+        "database.sslcert",
+        "database.sslkey",
+        "database.sslpassword",
+    ] {
+        without.remove(k);
+    }
+    without.insert(
+        "connector.plugin.version".into(),
+        env!("CARGO_PKG_VERSION").into(),
+    );
+    without.insert("slot.name".into(), format!("{db}_none"));
+    let mut wrong = base.clone();
+    wrong.insert(
+        "connector.plugin.version".into(),
+        env!("CARGO_PKG_VERSION").into(),
+    );
+    wrong.insert("database.sslpassword".into(), "not-it".into());
+    wrong.insert("slot.name".into(), format!("{db}_wrong"));
+    for (name, c) in [("pg-nocert", &without), ("pg-wrongpass", &wrong)] {
+        std::fs::write(
+            dir.path().join(format!("{name}.properties")),
+            properties(name, c),
+        )
+        .unwrap();
+        files.push(format!("{name}.properties"));
+    }
+    let worker = match &plugins {
+        Some((classpath, plugin_path)) => format!(
+            "plugin.path={plugin_path}\ntributary.jvm.classpath={classpath}\ntributary.jvm.options=-Xmx512m -XX:+UseSerialGC\n"
+        ),
+        None => String::new(),
+    };
+    let file_refs: Vec<&str> = files.iter().map(String::as_str).collect();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &format!("key.converter=org.apache.kafka.connect.json.JsonConverter\nvalue.converter=org.apache.kafka.connect.json.JsonConverter\noffset.flush.interval.ms=500\n{worker}"),
+        &file_refs,
+    );
+    for topic in &topics {
+        wait_until(&format!("the snapshot in {topic}"), &w, || {
+            topic_end(&bootstrap, topic) >= 1
+        });
+    }
+    let active = slots
+        .iter()
+        .map(|s| format!("'{s}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    wait_until("streaming", &w, || {
+        pg.try_sql(
+            "postgres",
+            &format!("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name IN ({active})"),
+        )
+        .as_deref()
+            == Some(slots.len().to_string().as_str())
+    });
+    pg.sql(&db, "INSERT INTO t VALUES (2, 'b')");
+    for topic in &topics {
+        wait_until(&format!("the streamed change in {topic}"), &w, || {
+            topic_end(&bootstrap, topic) >= 2
+        });
+    }
+    // The replication connection is the certificate's role's, over TLS.
+    let walsenders = pg.sql(
+        "postgres",
+        &format!(
+            "SELECT a.usename, s.ssl, s.client_dn FROM pg_stat_activity a JOIN pg_stat_ssl s ON s.pid = a.pid \
+             WHERE a.pid IN (SELECT active_pid FROM pg_replication_slots WHERE slot_name IN ({active}))"
+        ),
+    );
+    assert_eq!(
+        walsenders
+            .lines()
+            .filter(|l| *l == "tributary_cert|t|/CN=tributary_cert")
+            .count(),
+        slots.len(),
+        "{walsenders}"
+    );
+    let failed = |name: &str, needle: &str| {
+        let (_, body) = w.get(&format!("/connectors/{name}/status"));
+        let trace = format!(
+            "{}{}",
+            body["connector"]["trace"], body["tasks"][0]["trace"]
+        );
+        (body["tasks"][0]["state"] == "FAILED" || body["connector"]["state"] == "FAILED")
+            && trace.contains(needle)
+    };
+    wait_until("the login without a certificate refused", &w, || {
+        failed("pg-nocert", "certificate")
+    });
+    wait_until("the wrong key password refused", &w, || {
+        failed("pg-wrongpass", "database.sslpassword")
+    });
+}

@@ -243,7 +243,19 @@ fn build_rustls_config(
     let builder = ClientConfig::builder().with_root_certificates(roots);
 
     // ---- Client authentication (mTLS) ----
-    let mut cfg: ClientConfig = if has_cert {
+    let mut cfg: ClientConfig = if let Some(identity) = &tls.client_identity {
+        let chain = identity
+            .cert_chain
+            .iter()
+            .map(|c| rustls::pki_types::CertificateDer::from(c.clone()))
+            .collect();
+        let key = rustls::pki_types::PrivateKeyDer::Pkcs8(
+            rustls::pki_types::PrivatePkcs8KeyDer::from(identity.pkcs8_key.clone()),
+        );
+        builder.with_client_auth_cert(chain, key).map_err(|e| {
+            PgWireError::Tls(format!("TLS config error: invalid client cert/key: {e}"))
+        })?
+    } else if has_cert {
         let cert_path = tls.client_cert_pem_path.as_ref().unwrap();
         let key_path = tls.client_key_pem_path.as_ref().unwrap();
 
