@@ -944,7 +944,10 @@ mod tests {
             ("snapshot.locking.mode", "none"),
         ]);
         let refused: Vec<String> = refused_settings(&p).into_iter().map(|(k, _)| k).collect();
-        assert_eq!(refused, vec!["database.sslfactory", "snapshot.locking.mode"]);
+        assert_eq!(
+            refused,
+            vec!["database.sslfactory", "snapshot.locking.mode"]
+        );
         assert_eq!(
             ignored_settings(&p),
             vec![

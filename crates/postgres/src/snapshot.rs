@@ -117,15 +117,86 @@ pub fn parse_lsn(text: &str) -> ConnectResult<i64> {
 }
 
 /// The type of `oid` as a [`Column`] without a name, modifier or constraints: its name, an
-/// array's element, an enum's (or an enum array's element's) labels. The SQL's columns, as
-/// [`table_columns`] reads them.
+/// array's element, an enum's (or an enum array's element's) labels, and a domain's base type
+/// and modifier. The SQL's columns, as [`TypeRow::read`] reads them.
 const TYPE_COLUMNS: &str = "t.typname, CASE WHEN t.typcategory = 'A' THEN e.typname END, \
      (SELECT string_agg(l.enumlabel, ',' ORDER BY l.oid) FROM pg_catalog.pg_enum l \
-      WHERE l.enumtypid = CASE WHEN t.typcategory = 'A' THEN e.oid ELSE t.oid END)";
+      WHERE l.enumtypid = CASE WHEN t.typcategory = 'A' THEN e.oid ELSE t.oid END), \
+     t.typtype, t.typbasetype, t.typtypmod";
 
-/// The columns of table `oid` in the catalog now, in table order. Errors: the database's.
-pub async fn table_columns(client: &Client, oid: &str) -> ConnectResult<Vec<Column>> {
+/// A type as [`TYPE_COLUMNS`] reads it.
+struct TypeRow {
+    name: String,
+    element: Option<String>,
+    enum_values: Option<Vec<String>>,
+    /// A domain's base type and modifier (`typbasetype`, `typtypmod`).
+    domain: Option<(u32, i32)>,
+}
+
+impl TypeRow {
+    fn read(c: &[Option<String>]) -> TypeRow {
+        let text = |i: usize| c.get(i).cloned().flatten().unwrap_or_default();
+        TypeRow {
+            name: c[0].clone().unwrap_or_default(),
+            element: c[1].clone(),
+            enum_values: c[2]
+                .as_deref()
+                .map(|labels| labels.split(',').map(str::to_string).collect()),
+            domain: (c[3].as_deref() == Some("d"))
+                .then(|| (text(4).parse().unwrap_or(0), text(5).parse().unwrap_or(-1))),
+        }
+    }
+
+    /// `column`'s type as this one: a domain's resolved to its base type (through domains of
+    /// domains), the modifier the first one on the way that has one (the column's own first),
+    /// and no default: Debezium reads a domain column as its root type with the domain's
+    /// length and scale, and finds no default reader for the domain's name. Errors: the
+    /// database's; a chain of domains without an end.
+    async fn apply(self, client: &Client, column: &mut Column) -> ConnectResult<()> {
+        let mut row = self;
+        for _ in 0..32 {
+            let Some((base, typmod)) = row.domain else {
+                column.type_name = row.name;
+                column.element = row.element;
+                column.enum_values = row.enum_values;
+                return Ok(());
+            };
+            column.default = None;
+            if column.typmod == -1 {
+                column.typmod = typmod;
+            }
+            row = type_row(client, base).await?.ok_or_else(|| {
+                ConnectError::connect(format!(
+                    "column {} has a domain of an unknown type (oid {base})",
+                    column.name
+                ))
+            })?;
+        }
+        Err(ConnectError::connect(format!(
+            "column {} has a domain of domains 32 deep",
+            column.name
+        )))
+    }
+}
+
+/// Type `oid` as [`TYPE_COLUMNS`] reads it; `None` when there is none.
+async fn type_row(client: &Client, oid: u32) -> ConnectResult<Option<TypeRow>> {
     Ok(rows(
+        client,
+        &format!(
+            "SELECT {TYPE_COLUMNS} FROM pg_catalog.pg_type t \
+             LEFT JOIN pg_catalog.pg_type e ON e.oid = t.typelem WHERE t.oid = {oid}"
+        ),
+    )
+    .await?
+    .first()
+    .map(|r| TypeRow::read(r)))
+}
+
+/// The columns of table `oid` in the catalog now, in table order (a domain's as its base
+/// type's). Errors: the database's.
+pub async fn table_columns(client: &Client, oid: &str) -> ConnectResult<Vec<Column>> {
+    let found = rows(
         client,
         &format!(
             "SELECT a.attname, a.atttypmod, a.attnotnull, \
@@ -136,20 +207,22 @@ pub async fn table_columns(client: &Client, oid: &str) -> ConnectResult<Vec<Colu
              WHERE a.attrelid = {oid} AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum"
         ),
     )
-    .await?
-    .into_iter()
-    .map(|c| Column {
-        name: c[0].clone().unwrap_or_default(),
-        typmod: c[1].as_deref().and_then(|m| m.parse().ok()).unwrap_or(-1),
-        not_null: c[2].as_deref() == Some("t"),
-        default: c[3].clone(),
-        type_name: c[4].clone().unwrap_or_default(),
-        element: c[5].clone(),
-        enum_values: c[6]
-            .as_deref()
-            .map(|labels| labels.split(',').map(str::to_string).collect()),
-    })
-    .collect())
+    .await?;
+    let mut columns = Vec::with_capacity(found.len());
+    for c in found {
+        let mut column = Column {
+            name: c[0].clone().unwrap_or_default(),
+            typmod: c[1].as_deref().and_then(|m| m.parse().ok()).unwrap_or(-1),
+            not_null: c[2].as_deref() == Some("t"),
+            default: c[3].clone(),
+            type_name: String::new(),
+            element: None,
+            enum_values: None,
+        };
+        TypeRow::read(&c[4..]).apply(client, &mut column).await?;
+        columns.push(column);
+    }
+    Ok(columns)
 }
 
 /// The oid of table `schema.table` (`pg_class.oid`), `None` when there is none. Errors: the
@@ -199,37 +272,28 @@ pub async fn column_shapes(
 
 /// Type `oid` as a nullable column named `name` with modifier `typmod` and no default (a
 /// column a replication stream's relation names that the catalog no longer has, or whose
-/// type changed since). Errors: the database's; an unknown type.
+/// type changed since; a domain as its base type, with the domain's modifier when `typmod`
+/// is -1). Errors: the database's; an unknown type.
 pub async fn column_of_type(
     client: &Client,
     name: &str,
     oid: u32,
     typmod: i32,
 ) -> ConnectResult<Column> {
-    let row = rows(
-        client,
-        &format!(
-            "SELECT {TYPE_COLUMNS} FROM pg_catalog.pg_type t \
-             LEFT JOIN pg_catalog.pg_type e ON e.oid = t.typelem WHERE t.oid = {oid}"
-        ),
-    )
-    .await?
-    .into_iter()
-    .next()
-    .ok_or_else(|| {
+    let row = type_row(client, oid).await?.ok_or_else(|| {
         ConnectError::connect(format!("column {name} has an unknown type (oid {oid})"))
     })?;
-    Ok(Column {
+    let mut column = Column {
         name: name.to_string(),
         typmod,
         not_null: false,
         default: None,
-        type_name: row[0].clone().unwrap_or_default(),
-        element: row[1].clone(),
-        enum_values: row[2]
-            .as_deref()
-            .map(|labels| labels.split(',').map(str::to_string).collect()),
-    })
+        type_name: String::new(),
+        element: None,
+        enum_values: None,
+    };
+    row.apply(client, &mut column).await?;
+    Ok(column)
 }
 
 /// The key of table `oid`, in key order, as Debezium's `readPrimaryKeyOrUniqueIndexNames`

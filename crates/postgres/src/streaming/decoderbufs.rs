@@ -218,8 +218,10 @@ impl Stream<'_> {
                 });
             // A modifier Debezium's reading does not place (an interval's fields): the
             // catalog's, if the column still has it.
+            // A domain's name has no modifier: its own (column_of_type's) stays.
             column.typmod = match crate::decoderbufs::typmod_of(&column.type_name, &shape.modifier)
             {
+                Ok(-1) => column.typmod,
                 Ok(typmod) => typmod,
                 Err(e) => same.and_then(|i| catalog.get(i)).ok_or(e)?.typmod,
             };
