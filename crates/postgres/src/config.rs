@@ -85,6 +85,9 @@ pub struct TypeSettings {
     pub binary: BinaryMode,
     pub time: TimeMode,
     pub intervals: IntervalMode,
+    /// `money.fraction.digits` (default 2): a `money` value's scale under
+    /// `decimal.handling.mode=precise`.
+    pub money_fraction_digits: i32,
 }
 
 impl Default for TypeSettings {
@@ -94,6 +97,7 @@ impl Default for TypeSettings {
             binary: BinaryMode::Bytes,
             time: TimeMode::Adaptive,
             intervals: IntervalMode::Numeric,
+            money_fraction_digits: 2,
         }
     }
 }
@@ -397,7 +401,7 @@ fn is_framework_key(key: &str) -> bool {
 }
 
 /// Debezium keys this version reads.
-const IMPLEMENTED: [&str; 44] = [
+const IMPLEMENTED: [&str; 45] = [
     "database.hostname",
     "database.port",
     "database.user",
@@ -442,6 +446,7 @@ const IMPLEMENTED: [&str; 44] = [
     "message.prefix.exclude.list",
     "max.batch.size",
     "max.queue.size",
+    "money.fraction.digits",
 ];
 
 /// The settings this version refuses, each with its reason (empty: none). Shared by the
@@ -547,6 +552,12 @@ impl PostgresConfig {
                     "{key}: '{n}' is not a positive integer"
                 ))),
             },
+        };
+        let money_fraction_digits = match props.get("money.fraction.digits") {
+            None => 2,
+            Some(n) => n.trim().parse::<i16>().map(i32::from).map_err(|_| {
+                ConnectError::config(format!("money.fraction.digits: '{n}' is not a number"))
+            })?,
         };
         let max_batch_size = positive("max.batch.size", 2048)?;
         let max_queue_size = positive("max.queue.size", 8192)?;
@@ -793,6 +804,7 @@ impl PostgresConfig {
                 binary,
                 time,
                 intervals,
+                money_fraction_digits,
             },
             fetch_size,
             max_batch_size,
@@ -873,6 +885,7 @@ pub fn config_def() -> ConfigDef {
         ("plugin.name", ConfigType::String, Some("decoderbufs"), "The name of the Postgres logical decoding plug-in installed on the server: decoderbufs (the default) or pgoutput."),
         ("snapshot.mode", ConfigType::String, Some("initial"), "The criteria for running a snapshot (initial, initial_only, no_data, never, always and when_needed natively, for now)."),
         ("snapshot.fetch.size", ConfigType::Int, Some("10240"), "Rows read per round trip during the snapshot."),
+        ("money.fraction.digits", ConfigType::Short, Some("2"), "Number of fractional digits when money type is converted to 'precise' decimal number."),
         ("max.batch.size", ConfigType::Int, Some("2048"), "Maximum size of each batch of source records."),
         ("max.queue.size", ConfigType::Int, Some("8192"), "Maximum size of the queue for change events read from the database log but not yet recorded or forwarded."),
         ("schema.include.list", ConfigType::List, Some(""), "Regular expressions of the schemas to capture."),

@@ -250,6 +250,7 @@ fn split_qualified(s: &str) -> Option<(String, String)> {
 
 // The type OIDs (pg_type.dat) whose values `set_datum_value` sends in a form of their own.
 const BYTEA: u32 = 17;
+const CASH: u32 = 790;
 const DATE: u32 = 1082;
 const TIME: u32 = 1083;
 const TIMESTAMP: u32 = 1114;
@@ -274,6 +275,13 @@ fn text(type_oid: u32, datum: Option<ProtoDatum>) -> Datum {
         (TIMESTAMP, ProtoDatum::Int64(us)) => timestamp_text(us, ""),
         (TIMESTAMPTZ, ProtoDatum::Int64(us)) => timestamp_text(us, "+00"),
         (TIME, ProtoDatum::Int64(us)) => time_text(us),
+        // money: the cents (Debezium reads them with two decimals, whatever the locale).
+        (CASH, ProtoDatum::Int64(cents)) => format!(
+            "{}{}.{:02}",
+            if cents < 0 { "-" } else { "" },
+            cents.unsigned_abs() / 100,
+            cents.unsigned_abs() % 100
+        ),
         (_, ProtoDatum::Int64(i)) => i.to_string(),
         (_, ProtoDatum::Float(f)) => float_text(f64::from(f), f.to_string()),
         // timetz: the plugin sends the time at UTC (µs, time + zone); any day it falls into.
@@ -464,12 +472,13 @@ mod tests {
                 datum("f", FLOAT4, Some(ProtoDatum::Float(1.1))),
                 datum("g", FLOAT8, Some(ProtoDatum::Double(f64::NEG_INFINITY))),
                 datum("ok", BOOL, Some(ProtoDatum::Bool(true))),
+                datum("m", CASH, Some(ProtoDatum::Int64(-5))),
                 datum("e", 16_400, Some(ProtoDatum::Bytes(b"{1,2}".to_vec()))),
                 datum("n", 1700, None),
                 datum("big", 25, Some(ProtoDatum::Missing(true))),
             ],
             old_tuple: vec![],
-            new_typeinfo: (0..14)
+            new_typeinfo: (0..15)
                 .map(|i| ProtoTypeInfo {
                     modifier: if i == 0 {
                         "integer".into()
@@ -515,6 +524,7 @@ mod tests {
                 t("1.1"),
                 t("-Infinity"),
                 t("t"),
+                t("-0.05"),
                 t("{1,2}"),
                 Datum::Null,
                 Datum::Unchanged,

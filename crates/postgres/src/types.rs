@@ -86,6 +86,13 @@ pub enum Kind {
     ConnectTime,
     /// `time.precision.mode=connect`: Connect's `Timestamp` (ms since the epoch).
     ConnectTimestamp,
+    /// `money` (`decimal.handling.mode=precise`): Connect's `Decimal` with scale
+    /// `money.fraction.digits`, rounded half up.
+    Money {
+        scale: i32,
+    },
+    /// `money` under `decimal.handling.mode=double`.
+    MoneyAsDouble,
     /// `io.debezium.time.IsoDate` (`isostring`): `2024-02-29Z`.
     IsoDate,
     /// `io.debezium.time.IsoTime` (`isostring`): `12:34:56.789Z` (Java's `ISO_OFFSET_TIME` at
@@ -160,6 +167,18 @@ fn scalar_schema(
                     .ok()?,
                 Kind::VariableScaleDecimal,
             ),
+        },
+        // Debezium reads a snapshot's money as a double and a stream's as a decimal, which
+        // under decimal.handling.mode=string print differently (100.0, 100.00): not mapped.
+        "money" => match settings.decimals {
+            DecimalMode::Precise => (
+                Decimal::builder(settings.money_fraction_digits),
+                Kind::Money {
+                    scale: settings.money_fraction_digits,
+                },
+            ),
+            DecimalMode::Double => (SchemaBuilder::float64(), Kind::MoneyAsDouble),
+            DecimalMode::String => return None,
         },
         "bytea" => match settings.binary {
             BinaryMode::Bytes => (SchemaBuilder::bytes(), Kind::Bytes),
@@ -367,7 +386,7 @@ fn default_value(
         // A generated interval default has no placeholder natively (Debezium's "epoch").
         "interval" => None,
         // Types Debezium's PostgresDefaultValueConverter has no mapper for: no default.
-        "bytea" | "oid" | "inet" | "cidr" | "macaddr" | "macaddr8" | "int4range" | "int8range"
+        "bytea" | "oid" | "money" | "inet" | "cidr" | "macaddr" | "macaddr8" | "int4range" | "int8range"
         | "numrange" | "daterange" | "tsrange" | "timetz" => return Ok(None),
         _ => {
             return Err(ConnectError::config(format!(
@@ -461,6 +480,40 @@ fn decimal(kind: &Kind, text: &str) -> ConnectResult<Decimal> {
     Ok(Decimal::new(unscaled, frac.len() as i32))
 }
 
+/// A `money` value as Debezium's `PostgresMoney` reads PostgreSQL's text of it (`$1,234.56`,
+/// `-$0.50`, or the plugin's `1234.56`): a sign (`-` or parentheses), one currency symbol,
+/// thousands separators dropped.
+fn money(kind: &Kind, text: &str) -> ConnectResult<Decimal> {
+    let negative = text.starts_with('-') || text.starts_with('(');
+    let mut s = text.trim_start_matches('-');
+    if let Some(inner) = s.strip_prefix('(') {
+        s = inner.strip_suffix(')').unwrap_or(inner);
+    }
+    if s.starts_with(|c: char| !c.is_ascii_digit() && c != '.') {
+        s = &s[s.chars().next().map_or(0, char::len_utf8)..];
+    }
+    let digits = s.replace(',', "");
+    let d = decimal(kind, &digits)?;
+    Ok(if negative {
+        Decimal::new(-d.unscaled, d.scale)
+    } else {
+        d
+    })
+}
+
+/// `d` at `scale`, rounded half up (away from zero), as Java's `setScale(…, HALF_UP)`.
+fn round_half_up(d: Decimal, scale: i32) -> Decimal {
+    if d.scale <= scale {
+        return rescale(d, scale);
+    }
+    let factor = BigInt::from(10).pow((d.scale - scale) as u32);
+    let half = &factor / 2;
+    let negative = d.unscaled < BigInt::from(0);
+    let magnitude = if negative { -d.unscaled } else { d.unscaled };
+    let rounded: BigInt = (magnitude + half) / factor;
+    Decimal::new(if negative { -rounded } else { rounded }, scale)
+}
+
 /// `text` rescaled to `scale` (PostgreSQL prints a `numeric(p, s)` with `s` digits already).
 fn rescale(d: Decimal, scale: i32) -> Decimal {
     if d.scale >= scale {
@@ -516,6 +569,7 @@ fn fallback(kind: &Kind, schema: &SchemaRef) -> ConnectResult<Value> {
     let zero = match kind {
         Kind::Int16 | Kind::Int32 | Kind::Int64 | Kind::Float32 | Kind::Float64 => "0",
         Kind::Decimal { .. } | Kind::VariableScaleDecimal | Kind::DecimalAsDouble => "0",
+        Kind::Money { .. } | Kind::MoneyAsDouble => "0",
         Kind::DecimalAsString => "0",
         Kind::Boolean => "f",
         Kind::Text | Kind::Named => "",
@@ -565,6 +619,15 @@ pub fn value(kind: &Kind, schema: &SchemaRef, text: Option<&str>) -> ConnectResu
                     Value::Bytes(d.unscaled.to_signed_bytes_be()),
                 ],
             )?)
+        }
+        Kind::Money { scale } => Value::Decimal(round_half_up(money(kind, text)?, *scale)),
+        Kind::MoneyAsDouble => {
+            let d = money(kind, text)?;
+            Value::Float64(
+                format!("{}e-{}", d.unscaled, d.scale)
+                    .parse()
+                    .map_err(|_| bad(kind, text))?,
+            )
         }
         Kind::Bytes => Value::Bytes(hex(kind, text)?),
         Kind::Date => {
@@ -846,6 +909,22 @@ fn array_elements(text: &str) -> Option<Vec<Option<String>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn money_reads_as_debeziums_postgres_money_and_rounds_half_up() {
+        let kind = Kind::Money { scale: 2 };
+        let d = |text: &str| money(&kind, text).unwrap();
+        assert_eq!(d("$1,234.56"), Decimal::new(BigInt::from(123_456), 2));
+        assert_eq!(d("-$0.50"), Decimal::new(BigInt::from(-50), 2));
+        assert_eq!(d("($7.25)"), Decimal::new(BigInt::from(-725), 2));
+        assert_eq!(d("1234.56"), Decimal::new(BigInt::from(123_456), 2));
+        assert!(money(&kind, "$abc").is_err());
+        let r = |text: &str, scale| round_half_up(d(text), scale);
+        assert_eq!(r("$12.35", 1), Decimal::new(BigInt::from(124), 1));
+        assert_eq!(r("-$12.35", 1), Decimal::new(BigInt::from(-124), 1));
+        assert_eq!(r("$12.34", 1), Decimal::new(BigInt::from(123), 1));
+        assert_eq!(r("$12.34", 3), Decimal::new(BigInt::from(12_340), 3));
+    }
 
     fn col(type_name: &str, typmod: i32) -> Column {
         Column {

@@ -2035,3 +2035,53 @@ fn native_connector_presents_a_client_certificate() {
         failed("pg-wrongpass", "database.sslpassword")
     });
 }
+
+/// `money` equal to Debezium's, snapshot and stream: Connect's `Decimal` at
+/// `money.fraction.digits` (rounded half up) under `decimal.handling.mode=precise`, a double
+/// under `double`, read from PostgreSQL's `$1,234.56` (`pgoutput`, the snapshot) or from the
+/// cents (`decoderbufs`); a `NOT NULL` column missing from a delete's old key tuple as zero at
+/// that scale. (Under `string` Debezium's snapshot and stream print money differently, and
+/// the native connector refuses it.)
+#[test]
+fn native_money_equals_debeziums() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(pg) = Pg::from_env() else { return };
+    let variants: [&[(&str, &str)]; 3] = [
+        &[],
+        &[
+            ("decimal.handling.mode", "double"),
+            ("money.fraction.digits", "1"),
+        ],
+        &[
+            ("plugin.name", "decoderbufs"),
+            ("money.fraction.digits", "1"),
+        ],
+    ];
+    for settings in variants {
+        let db = unique("pgm").replace('-', "_");
+        let _db_guard = pg.create_db(&db);
+        pg.sql(
+            &db,
+            "CREATE TABLE cash (id integer PRIMARY KEY, m money, mn money NOT NULL DEFAULT 0); \
+             INSERT INTO cash VALUES (1, 1234.56, 12.35), (2, NULL, -0.05), (3, 92233720368.54, 0)",
+        );
+        let _slots = Slots(&pg, vec![format!("{db}_h"), format!("{db}_n")]);
+        let Some(pair) = Pair::start_with(&pg, &db, &bootstrap, "initial", "public.cash", settings)
+        else {
+            return;
+        };
+        pair.assert_plugin(&pg, &db, settings);
+        pair.wait_records(&bootstrap, &[("cash", 3)]);
+        for change in [
+            "INSERT INTO cash VALUES (4, -1234567.89, 0.04)",
+            "UPDATE cash SET m = 0.05, mn = 99.95 WHERE id = 2",
+            "DELETE FROM cash WHERE id = 1",
+        ] {
+            pg.sql(&db, change);
+        }
+        // 3 snapshot records, a create, an update, a delete and its tombstone.
+        pair.wait_records(&bootstrap, &[("cash", 7)]);
+        pair.assert_equal_records(&bootstrap, &[("cash", 7)]);
+        drop(pair);
+    }
+}
