@@ -151,7 +151,8 @@ pub struct Row {
 impl CapturedTable {
     /// The table's schemas from its columns (table order) and primary key (key order); the
     /// value holds the columns `included` accepts (`column.include.list` /
-    /// `column.exclude.list`), as Debezium's `TableSchemaBuilder` filters. Errors: an emitted
+    /// `column.exclude.list`) but those Debezium leaves out ([`types::ignored_by_debezium`]),
+    /// as Debezium's `TableSchemaBuilder` filters. Errors: an emitted
     /// column of a type without a mapping (named, see [`types::column_schema`]); a key column
     /// left out (named: Debezium's snapshot keys then hold its zero value, not followed).
     pub fn new(
@@ -168,8 +169,15 @@ impl CapturedTable {
         let mut value_columns = Vec::new();
         for (i, c) in columns.into_iter().enumerate() {
             let in_key = key.contains(&c.name);
-            let in_value = included(&c.name);
-            if in_key && !in_value {
+            let ignored = types::ignored_by_debezium(&c);
+            if ignored && !in_key {
+                tracing::warn!(
+                    "Unexpected JDBC type '2003' for column '{}' that will be ignored",
+                    c.name
+                );
+            }
+            let in_value = included(&c.name) && !ignored;
+            if in_key && !in_value && !ignored {
                 // Debezium's snapshot then writes the column's zero value in the key.
                 return Err(tributary_api::ConnectError::config(format!(
                     "column.include.list / column.exclude.list leave key column {full}.{} out of the value, which Tributary's native PostgresConnector does not follow; {}",

@@ -117,6 +117,18 @@ fn time_precision(typmod: i32) -> u32 {
     }
 }
 
+/// Whether Debezium leaves `column` out of its events, having no schema for its type (its
+/// `PostgresValueConverter` returns none for arrays of intervals, money, xml, names, bit
+/// strings, points and cursors; `TableSchemaBuilder` warns and skips the column).
+pub fn ignored_by_debezium(column: &Column) -> bool {
+    column.element.as_deref().is_some_and(|e| {
+        matches!(
+            e,
+            "interval" | "money" | "xml" | "name" | "varbit" | "point" | "refcursor"
+        )
+    })
+}
+
 /// A scalar type's schema builder and kind under `settings`; `None` for a type this version
 /// does not map.
 fn scalar_schema(
@@ -260,6 +272,10 @@ fn scalar_schema(
             named(SchemaBuilder::string(), "io.debezium.data.Json"),
             Kind::Named,
         ),
+        "tsvector" => (
+            named(SchemaBuilder::string(), "io.debezium.data.Tsvector"),
+            Kind::Named,
+        ),
         "xml" => (
             named(SchemaBuilder::string(), "io.debezium.data.Xml"),
             Kind::Named,
@@ -283,11 +299,9 @@ pub fn column_schema(
     };
     let (builder, kind) = match &column.element {
         Some(element) => {
-            // Debezium maps no array of intervals, money, xml, names, bits or points.
-            if matches!(
-                element.as_str(),
-                "interval" | "money" | "xml" | "name" | "varbit" | "point"
-            ) {
+            // Debezium maps no array of intervals, money, xml, names, bits or points (such a
+            // column is left out of the value: a key column is refused).
+            if ignored_by_debezium(column) {
                 return Err(refused(&column.type_name));
             }
             let (element_builder, element_kind) = scalar_schema(

@@ -1157,7 +1157,8 @@ CREATE TABLE kinds (
   tzd timestamptz DEFAULT '2024-01-01 10:00:00+02', td time(3) DEFAULT '12:00:00',
   ivd interval DEFAULT '1 day 02:00:00', ud uuid DEFAULT gen_random_uuid(),
   jd jsonb DEFAULT '{}', ed mood DEFAULT 'ok', qd text DEFAULT 'it''s',
-  em email, pi posint NOT NULL DEFAULT 1, am amount, ct contact, st stamp
+  em email, pi posint NOT NULL DEFAULT 1, am amount, ct contact, st stamp,
+  tv tsvector, iva interval[], xa xml[]
 );
 ";
 
@@ -1177,8 +1178,9 @@ fn kinds_row(id: i32, interval: &str) -> String {
     )
 }
 
-/// Enums, arrays, intervals, `timetz`, domains (of domains too) and the string-like types
-/// equal Debezium's in the
+/// Enums, arrays, intervals, `timetz`, domains (of domains too), `tsvector`, the string-like
+/// types, and the arrays Debezium leaves out of its events (of intervals, of xml) equal
+/// Debezium's in the
 /// snapshot and the stream, under the default settings and under each other
 /// `binary.handling.mode`, `time.precision.mode`, `interval.handling.mode` and
 /// `decimal.handling.mode` the native connector implements, with `column.exclude.list` and
@@ -1226,7 +1228,8 @@ fn types_and_settings(plugin: &[(&str, &str)], variants: usize) {
         pg.sql(&db, &kinds_row(1, "1 year 2 mons 3 days 04:05:06.78"));
         pg.sql(
             &db,
-            "UPDATE kinds SET em = 'a@b.c', pi = 7, am = 12.5, ct = 'x@y.z', st = '2024-02-29 12:34:56.789' WHERE id = 1",
+            "UPDATE kinds SET em = 'a@b.c', pi = 7, am = 12.5, ct = 'x@y.z', st = '2024-02-29 12:34:56.789', \
+             tv = 'a fat cat sat', iva = '{1 day,02:00:00}', xa = ARRAY['<a/>'::xml] WHERE id = 1",
         );
         pg.sql(&db, "INSERT INTO kinds (id, m_req) VALUES (2, 'happy')");
         pg.sql(
@@ -1244,7 +1247,7 @@ fn types_and_settings(plugin: &[(&str, &str)], variants: usize) {
         for change in [
             kinds_row(4, "-1 years -2 mons"),
             "UPDATE kinds SET iv = '00:00:00.000001', m = 'ok', ia = '{7}' WHERE id = 1".into(),
-            "UPDATE kinds SET iv = '100:00:00', tz = '23:59:59.999999-11', em = 'q@r.s', am = -0.01, st = '1999-12-31 23:59:59.999' WHERE id = 3".into(),
+            "UPDATE kinds SET iv = '100:00:00', tz = '23:59:59.999999-11', em = 'q@r.s', am = -0.01, st = '1999-12-31 23:59:59.999', tv = to_tsvector('simple', 'the mats'), iva = '{3 mons}' WHERE id = 3".into(),
             "DELETE FROM kinds WHERE id = 2".into(),
         ] {
             pg.sql(&db, &change);
