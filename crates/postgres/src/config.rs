@@ -88,6 +88,9 @@ pub struct TypeSettings {
     /// `money.fraction.digits` (default 2): a `money` value's scale under
     /// `decimal.handling.mode=precise`.
     pub money_fraction_digits: i32,
+    /// `hstore.handling.mode` (default `json`): an `hstore` as a JSON object's text
+    /// (`io.debezium.data.Json`), or (`map`) as a map of strings to optional strings.
+    pub hstore_as_map: bool,
 }
 
 impl Default for TypeSettings {
@@ -98,6 +101,7 @@ impl Default for TypeSettings {
             time: TimeMode::Adaptive,
             intervals: IntervalMode::Numeric,
             money_fraction_digits: 2,
+            hstore_as_map: false,
         }
     }
 }
@@ -401,7 +405,7 @@ fn is_framework_key(key: &str) -> bool {
 }
 
 /// Debezium keys this version reads.
-const IMPLEMENTED: [&str; 45] = [
+const IMPLEMENTED: [&str; 46] = [
     "database.hostname",
     "database.port",
     "database.user",
@@ -447,6 +451,7 @@ const IMPLEMENTED: [&str; 45] = [
     "max.batch.size",
     "max.queue.size",
     "money.fraction.digits",
+    "hstore.handling.mode",
 ];
 
 /// The settings this version refuses, each with its reason (empty: none). Shared by the
@@ -611,6 +616,15 @@ impl PostgresConfig {
                 .get(key)
                 .map_or(default, |v| v.trim())
                 .to_ascii_lowercase()
+        };
+        let hstore_as_map = match word("hstore.handling.mode", "json").as_str() {
+            "json" => false,
+            "map" => true,
+            other => {
+                return Err(ConnectError::config(format!(
+                    "hstore.handling.mode: Value '{other}' is not one of json, map"
+                )))
+            }
         };
         let binary = match word("binary.handling.mode", "bytes").as_str() {
             "bytes" => BinaryMode::Bytes,
@@ -805,6 +819,7 @@ impl PostgresConfig {
                 time,
                 intervals,
                 money_fraction_digits,
+                hstore_as_map,
             },
             fetch_size,
             max_batch_size,
@@ -885,6 +900,7 @@ pub fn config_def() -> ConfigDef {
         ("plugin.name", ConfigType::String, Some("decoderbufs"), "The name of the Postgres logical decoding plug-in installed on the server: decoderbufs (the default) or pgoutput."),
         ("snapshot.mode", ConfigType::String, Some("initial"), "The criteria for running a snapshot (initial, initial_only, no_data, never, always and when_needed natively, for now)."),
         ("snapshot.fetch.size", ConfigType::Int, Some("10240"), "Rows read per round trip during the snapshot."),
+        ("hstore.handling.mode", ConfigType::String, Some("json"), "Specify how HSTORE columns should be represented in change events: json (the default) or map."),
         ("money.fraction.digits", ConfigType::Short, Some("2"), "Number of fractional digits when money type is converted to 'precise' decimal number."),
         ("max.batch.size", ConfigType::Int, Some("2048"), "Maximum size of each batch of source records."),
         ("max.queue.size", ConfigType::Int, Some("8192"), "Maximum size of the queue for change events read from the database log but not yet recorded or forwarded."),

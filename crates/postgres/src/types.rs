@@ -93,6 +93,11 @@ pub enum Kind {
     },
     /// `money` under `decimal.handling.mode=double`.
     MoneyAsDouble,
+    /// `hstore` (`hstore.handling.mode=json`): the JSON object's text, its pairs in the order
+    /// of the Java `HashMap` the JDBC driver reads them into.
+    HstoreJson,
+    /// `hstore` (`hstore.handling.mode=map`): a map, in that order.
+    HstoreMap,
     /// `io.debezium.time.IsoDate` (`isostring`): `2024-02-29Z`.
     IsoDate,
     /// `io.debezium.time.IsoTime` (`isostring`): `12:34:56.789Z` (Java's `ISO_OFFSET_TIME` at
@@ -127,6 +132,11 @@ pub fn ignored_by_debezium(column: &Column) -> bool {
             "interval" | "money" | "xml" | "name" | "varbit" | "point" | "refcursor"
         )
     })
+}
+
+/// Arrays whose elements this version does not read yet (Debezium maps them).
+fn array_not_mapped(element: &str) -> bool {
+    element == "hstore"
 }
 
 /// A scalar type's schema builder and kind under `settings`; `None` for a type this version
@@ -272,6 +282,17 @@ fn scalar_schema(
             named(SchemaBuilder::string(), "io.debezium.data.Json"),
             Kind::Named,
         ),
+        "hstore" if settings.hstore_as_map => (
+            SchemaBuilder::map(
+                SchemaBuilder::string().build(),
+                SchemaBuilder::string().optional().build(),
+            ),
+            Kind::HstoreMap,
+        ),
+        "hstore" => (
+            named(SchemaBuilder::string(), "io.debezium.data.Json"),
+            Kind::HstoreJson,
+        ),
         "tsvector" => (
             named(SchemaBuilder::string(), "io.debezium.data.Tsvector"),
             Kind::Named,
@@ -301,7 +322,7 @@ pub fn column_schema(
         Some(element) => {
             // Debezium maps no array of intervals, money, xml, names, bits or points (such a
             // column is left out of the value: a key column is refused).
-            if ignored_by_debezium(column) {
+            if ignored_by_debezium(column) || array_not_mapped(element) {
                 return Err(refused(&column.type_name));
             }
             let (element_builder, element_kind) = scalar_schema(
@@ -400,7 +421,7 @@ fn default_value(
         // A generated interval default has no placeholder natively (Debezium's "epoch").
         "interval" => None,
         // Types Debezium's PostgresDefaultValueConverter has no mapper for: no default.
-        "bytea" | "oid" | "money" | "inet" | "cidr" | "macaddr" | "macaddr8" | "int4range" | "int8range"
+        "bytea" | "oid" | "money" | "hstore" | "inet" | "cidr" | "macaddr" | "macaddr8" | "int4range" | "int8range"
         | "numrange" | "daterange" | "tsrange" | "timetz" => return Ok(None),
         _ => {
             return Err(ConnectError::config(format!(
@@ -515,6 +536,83 @@ fn money(kind: &Kind, text: &str) -> ConnectResult<Decimal> {
     })
 }
 
+/// The pairs of an `hstore`'s text (`"a"=>"1", "b"=>NULL`, backslash escapes inside the
+/// quotes), in order; `None` when the text is not one.
+fn hstore_pairs(text: &str) -> Option<Vec<(String, Option<String>)>> {
+    fn quoted(chars: &mut std::iter::Peekable<std::str::Chars>) -> Option<String> {
+        if chars.next()? != '"' {
+            return None;
+        }
+        let mut s = String::new();
+        loop {
+            match chars.next()? {
+                '\\' => s.push(chars.next()?),
+                '"' => return Some(s),
+                c => s.push(c),
+            }
+        }
+    }
+    let mut chars = text.chars().peekable();
+    let mut pairs = Vec::new();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        if chars.peek().is_none() {
+            return Some(pairs);
+        }
+        let key = quoted(&mut chars)?;
+        if (chars.next()?, chars.next()?) != ('=', '>') {
+            return None;
+        }
+        let value = if chars.peek() == Some(&'"') {
+            Some(quoted(&mut chars)?)
+        } else {
+            let word: String = chars.by_ref().take(4).collect();
+            (word == "NULL").then_some(())?;
+            None
+        };
+        pairs.push((key, value));
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        match chars.next() {
+            None => return Some(pairs),
+            Some(',') => {}
+            Some(_) => return None,
+        }
+    }
+}
+
+/// `pairs` in the order a Java `HashMap` they were put into iterates them.
+fn java_map_order(pairs: Vec<(String, Option<String>)>) -> Vec<(String, Option<String>)> {
+    let keys: Vec<&str> = pairs.iter().map(|(k, _)| k.as_str()).collect();
+    tributary_api::data::java_hash_map::order(&keys)
+        .into_iter()
+        .map(|(k, v)| (pairs[k].0.clone(), pairs[v].1.clone()))
+        .collect()
+}
+
+/// `s` as a JSON string the way Jackson writes one: `"` and `\` escaped, control characters
+/// as `\n`-style escapes or `\u00XX` (upper-case hex), everything else as is.
+fn jackson_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
 /// `d` at `scale`, rounded half up (away from zero), as Java's `setScale(…, HALF_UP)`.
 fn round_half_up(d: Decimal, scale: i32) -> Decimal {
     if d.scale <= scale {
@@ -584,6 +682,7 @@ fn fallback(kind: &Kind, schema: &SchemaRef) -> ConnectResult<Value> {
         Kind::Int16 | Kind::Int32 | Kind::Int64 | Kind::Float32 | Kind::Float64 => "0",
         Kind::Decimal { .. } | Kind::VariableScaleDecimal | Kind::DecimalAsDouble => "0",
         Kind::Money { .. } | Kind::MoneyAsDouble => "0",
+        Kind::HstoreJson | Kind::HstoreMap => "",
         Kind::DecimalAsString => "0",
         Kind::Boolean => "f",
         Kind::Text | Kind::Named => "",
@@ -643,6 +742,30 @@ pub fn value(kind: &Kind, schema: &SchemaRef, text: Option<&str>) -> ConnectResu
                     .map_err(|_| bad(kind, text))?,
             )
         }
+        Kind::HstoreJson => {
+            let pairs = hstore_pairs(text).ok_or_else(|| bad(kind, text))?;
+            let mut json = String::with_capacity(text.len() + 2);
+            json.push('{');
+            for (i, (k, v)) in java_map_order(pairs).into_iter().enumerate() {
+                if i > 0 {
+                    json.push(',');
+                }
+                jackson_string(&mut json, &k);
+                json.push(':');
+                match v {
+                    Some(v) => jackson_string(&mut json, &v),
+                    None => json.push_str("null"),
+                }
+            }
+            json.push('}');
+            Value::String(json)
+        }
+        Kind::HstoreMap => Value::Map(
+            java_map_order(hstore_pairs(text).ok_or_else(|| bad(kind, text))?)
+                .into_iter()
+                .map(|(k, v)| (Value::String(k), v.map_or(Value::Null, Value::String)))
+                .collect(),
+        ),
         Kind::Bytes => Value::Bytes(hex(kind, text)?),
         Kind::Date => {
             let d = NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| bad(kind, text))?;
@@ -925,6 +1048,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn hstore_reads_as_the_jdbc_drivers_map_and_writes_as_jackson() {
+        let pairs =
+            hstore_pairs(r#""b"=>"2", "a"=>NULL, "q\"uote"=>"back\\slash", "x y"=>"""#).unwrap();
+        assert_eq!(
+            pairs,
+            vec![
+                ("b".into(), Some("2".into())),
+                ("a".into(), None),
+                ("q\"uote".into(), Some("back\\slash".into())),
+                ("x y".into(), Some(String::new())),
+            ]
+        );
+        assert_eq!(hstore_pairs(""), Some(vec![]));
+        assert!(hstore_pairs(r#""a"=>"1" "b""#).is_none());
+        let schema = SchemaBuilder::string().optional().build();
+        let json = value(&Kind::HstoreJson, &schema, Some(r#""b"=>"2", "a"=>NULL"#)).unwrap();
+        // Java's HashMap puts "a" (hash 97) before "b" (98).
+        assert_eq!(json, Value::String(r#"{"a":null,"b":"2"}"#.into()));
+        let mut s = String::new();
+        jackson_string(&mut s, "\u{1f}\n\"é");
+        assert_eq!(s, "\"\\u001F\\n\\\"é\"");
+    }
+
+    #[test]
     fn money_reads_as_debeziums_postgres_money_and_rounds_half_up() {
         let kind = Kind::Money { scale: 2 };
         let d = |text: &str| money(&kind, text).unwrap();
@@ -1124,9 +1271,9 @@ mod tests {
     #[test]
     fn an_unmapped_type_is_refused_by_column() {
         let e =
-            column_schema("public.t", &col("tsvector", -1), TypeSettings::default()).unwrap_err();
+            column_schema("public.t", &col("geometry", -1), TypeSettings::default()).unwrap_err();
         assert!(
-            e.to_string().contains("public.t.c has type tsvector"),
+            e.to_string().contains("public.t.c has type geometry"),
             "{e}"
         );
     }

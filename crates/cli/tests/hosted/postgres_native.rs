@@ -2088,3 +2088,54 @@ fn native_money_equals_debeziums() {
         drop(pair);
     }
 }
+
+/// `hstore` equal to Debezium's, snapshot and stream: under `hstore.handling.mode=json` (the
+/// default) the JSON object's text, under `map` a map, each with its pairs in the order of the
+/// Java `HashMap` the JDBC driver reads them into (NULL values, quotes and backslashes, an
+/// empty `hstore`, more pairs than a `HashMap`'s first table holds), through `pgoutput` and
+/// `decoderbufs`; no default in the schema, as Debezium reads none.
+#[test]
+fn native_hstore_equals_debeziums() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(pg) = Pg::from_env() else { return };
+    let variants: [&[(&str, &str)]; 3] = [
+        &[],
+        &[("hstore.handling.mode", "map")],
+        &[("plugin.name", "decoderbufs")],
+    ];
+    let many: String = (0..20)
+        .map(|i| format!("\"key{i}\"=>\"v{i}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    for settings in variants {
+        let db = unique("pgh").replace('-', "_");
+        let _db_guard = pg.create_db(&db);
+        pg.sql(
+            &db,
+            &format!(
+                "CREATE EXTENSION hstore; \
+                 CREATE TABLE kv (id integer PRIMARY KEY, h hstore, hn hstore NOT NULL DEFAULT ''); \
+                 INSERT INTO kv VALUES (1, '\"b\"=>\"2\", \"a\"=>NULL, \"q\\\"uote\"=>\"back\\\\slash\"', 'x=>y'), \
+                 (2, NULL, ''), (3, '{many}', 'é=>ü')"
+            ),
+        );
+        let _slots = Slots(&pg, vec![format!("{db}_h"), format!("{db}_n")]);
+        let Some(pair) = Pair::start_with(&pg, &db, &bootstrap, "initial", "public.kv", settings)
+        else {
+            return;
+        };
+        pair.assert_plugin(&pg, &db, settings);
+        pair.wait_records(&bootstrap, &[("kv", 3)]);
+        for change in [
+            format!("INSERT INTO kv VALUES (4, '{many}', 'z=>NULL')"),
+            "UPDATE kv SET h = 'k=>v', hn = '' WHERE id = 2".to_string(),
+            "DELETE FROM kv WHERE id = 1".to_string(),
+        ] {
+            pg.sql(&db, &change);
+        }
+        // 3 snapshot records, a create, an update, a delete and its tombstone.
+        pair.wait_records(&bootstrap, &[("kv", 7)]);
+        pair.assert_equal_records(&bootstrap, &[("kv", 7)]);
+        drop(pair);
+    }
+}
