@@ -75,6 +75,10 @@ struct Args {
     /// Seconds an idle worker runs before its memory is read.
     #[arg(long, default_value_t = 5)]
     idle_secs: u64,
+    /// Only these variants (`native`, `hosted`, `java`, comma-separated; default all three),
+    /// e.g. to profile one: the ratios to Java need `java`.
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
 }
 
 /// The database connection settings `scripts/postgres env` prints.
@@ -580,6 +584,9 @@ fn run(args: &Args) -> Result<(), String> {
         // Each variant first in turn.
         order.rotate_left((round - 1) % 3);
         for variant in order {
+            if !args.only.is_empty() && !args.only.iter().any(|o| o == variant.label()) {
+                continue;
+            }
             let name = format!("{run}-{round}-{}", variant.label());
             let s = snapshot(args, variant, &ctx, &name)?;
             say(format!(
