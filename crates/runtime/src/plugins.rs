@@ -571,6 +571,20 @@ impl Plugins {
         Ok((self.connector_plugin(name)?.new)())
     }
 
+    /// A new connector instance of the version a connector configuration runs: its
+    /// `connector.class` as its `connector.plugin.version` asks for (KIP-891; see
+    /// [`Plugins::connector_plugin_in`]). Errors: those of `connector_plugin_in`.
+    pub fn new_connector_for(
+        &self,
+        config: &tributary_api::Props,
+    ) -> Result<Box<dyn Connector>, PluginError> {
+        let class = config.get("connector.class").map_or("", String::as_str);
+        let requirement = config
+            .get(crate::config::connector::CONNECTOR_VERSION_CONFIG)
+            .map(String::as_str);
+        Ok((self.connector_plugin_in(class, requirement)?.new)())
+    }
+
     /// The type of a connector class, if known.
     pub fn connector_type(&self, name: &str) -> Option<ConnectorType> {
         self.connector_plugin(name).ok().map(|p| p.connector_type)

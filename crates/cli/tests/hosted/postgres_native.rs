@@ -2281,3 +2281,56 @@ fn debeziums_tutorial_config_runs_unchanged_natively() {
     pair.assert_equal_records(&bootstrap, &tables);
     pair.assert_equal_offsets(&pg);
 }
+
+/// With Debezium's plugin on `plugin.path` (the class's default version), a connector that
+/// asks for the native version runs without a JVM: its task configs, its offsets reset (the
+/// offsets API asks the version the connector runs, KIP-891) and its snapshot never call the
+/// Java plugin, so the worker starts no JVM at all.
+#[test]
+fn the_native_version_runs_without_starting_a_jvm() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some(pg) = Pg::from_env() else { return };
+    let Some((classpath, plugin_path)) = debezium_plugins() else {
+        return;
+    };
+    let db = unique("pgnojvm").replace('-', "_");
+    let _db_guard = pg.create_db(&db);
+    pg.sql(
+        &db,
+        "CREATE TABLE t (id integer PRIMARY KEY, v text); INSERT INTO t VALUES (1, 'a')",
+    );
+    let prefix = unique("nojvm");
+    let mut config = pg.source_config(&db, &prefix);
+    config.insert("table.include.list".into(), "public.t".into());
+    config.insert("database.sslmode".into(), "disable".into());
+    config.insert(
+        "connector.plugin.version".into(),
+        env!("CARGO_PKG_VERSION").into(),
+    );
+    let _slots = Slots(&pg, vec![format!("slot_{db}")]);
+    let dir = test_dir();
+    std::fs::write(
+        dir.path().join("pg.properties"),
+        properties("pg-nojvm", &config),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &format!("key.converter=org.apache.kafka.connect.json.JsonConverter\nvalue.converter=org.apache.kafka.connect.json.JsonConverter\noffset.flush.interval.ms=200\nplugin.path={plugin_path}\ntributary.jvm.classpath={classpath}\n"),
+        &["pg.properties"],
+    );
+    let topic = format!("{prefix}.public.t");
+    wait_until("the snapshot", &w, || topic_end(&bootstrap, &topic) >= 1);
+    let (code, body) = w.send("PUT", "/connectors/pg-nojvm/stop", None);
+    assert!(code == 202 || code == 204, "{code} {body}");
+    wait_until("the connector stopped", &w, || {
+        w.get("/connectors/pg-nojvm/status").1["connector"]["state"] == "STOPPED"
+    });
+    let (code, body) = w.send("DELETE", "/connectors/pg-nojvm/offsets", None);
+    assert_eq!(code, 200, "{body}");
+    assert!(
+        !w.log_text().contains("starting the JVM for Java plugins"),
+        "a JVM was started for a connector running the native version"
+    );
+}

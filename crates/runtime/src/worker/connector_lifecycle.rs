@@ -311,9 +311,16 @@ impl Worker {
         }
         let mut configs = configs;
         let class = config.get("connector.class").cloned().unwrap_or_default();
+        // The version the connector runs in (KIP-891's connector.plugin.version): asking
+        // another version (a Java one) for its task class would start a JVM for nothing.
         let plugin = self
             .plugins
-            .connector_plugin(&class)
+            .connector_plugin_in(
+                &class,
+                config
+                    .get(crate::config::connector::CONNECTOR_VERSION_CONFIG)
+                    .map(String::as_str),
+            )
             .map_err(|e| ConnectError::config(e.to_string()))?;
         let task_class = {
             // The task class comes from the connector; ask a fresh instance (cheap, no I/O).

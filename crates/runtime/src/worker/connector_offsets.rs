@@ -288,10 +288,11 @@ pub fn modify_connector_offsets(
     let config = worker
         .resolve_config(name, &format!("connector {name}"), stored_config)
         .map_err(HerderError::from)?;
-    let (class, kind) = connector_kind(worker, &config)?;
+    let (_, kind) = connector_kind(worker, &config)?;
+    // The version the connector runs (KIP-891): its own alterOffsets, not the default's.
     let mut connector = worker
         .plugins
-        .new_connector(&class)
+        .new_connector_for(&config)
         .map_err(|e| HerderError::Internal(e.to_string()))?;
     let reset = offsets.is_none();
     let hook_error = HerderError::from;

@@ -433,10 +433,11 @@ impl Worker {
                 // Validation asked the connector (Connect's check); asked again here for a
                 // config that arrived another way (a Java worker's, say), since a task that
                 // cannot end its transactions would never commit anything.
+                // The version the connector runs (KIP-891), not the class's default.
                 let class = setting("connector.class").unwrap_or_default();
                 let supported = self
                     .plugins
-                    .new_connector(&class)
+                    .new_connector_for(connector_config)
                     .map(|c| {
                         c.can_define_transaction_boundaries(connector_config)
                             == tributary_api::connector::ConnectorTransactionBoundaries::Supported
