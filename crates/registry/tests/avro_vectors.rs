@@ -52,8 +52,14 @@ const FIELDS: [&str; 5] = [
     "decode",
 ];
 
+/// The checkout the test runs in: the manifest directory cargo gives the running test, else
+/// the one it was compiled in (a build cache shared by checkouts at other paths may hold a
+/// binary compiled in another one).
 fn repo_root() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf())
+        .join("../..")
 }
 
 fn hex(b: &[u8]) -> String {
