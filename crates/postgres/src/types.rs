@@ -11,6 +11,7 @@ use std::str::FromStr;
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Timelike};
 use num_bigint::BigInt;
+use tributary_api::data::java_fmt::append_jackson_string;
 use tributary_api::data::{Decimal, SchemaBuilder, SchemaRef, Struct, Value};
 use tributary_api::{ConnectError, ConnectResult};
 
@@ -660,26 +661,6 @@ fn java_map_order(pairs: Vec<(String, Option<String>)>) -> Vec<(String, Option<S
         .collect()
 }
 
-/// `s` as a JSON string the way Jackson writes one: `"` and `\` escaped, control characters
-/// as `\n`-style escapes or `\u00XX` (upper-case hex), everything else as is.
-fn jackson_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
 /// `d` at `scale`, rounded half up (away from zero), as Java's `setScale(…, HALF_UP)`.
 fn round_half_up(d: Decimal, scale: i32) -> Decimal {
     if d.scale <= scale {
@@ -823,10 +804,10 @@ pub fn value(kind: &Kind, schema: &SchemaRef, text: Option<&str>) -> ConnectResu
                 if i > 0 {
                     json.push(',');
                 }
-                jackson_string(&mut json, &k);
+                append_jackson_string(&mut json, &k);
                 json.push(':');
                 match v {
-                    Some(v) => jackson_string(&mut json, &v),
+                    Some(v) => append_jackson_string(&mut json, &v),
                     None => json.push_str("null"),
                 }
             }
@@ -1170,8 +1151,8 @@ mod tests {
         // Java's HashMap puts "a" (hash 97) before "b" (98).
         assert_eq!(json, Value::String(r#"{"a":null,"b":"2"}"#.into()));
         let mut s = String::new();
-        jackson_string(&mut s, "\u{1f}\n\"é");
-        assert_eq!(s, "\"\\u001F\\n\\\"é\"");
+        append_jackson_string(&mut s, "\u{1f}\n\"é😀");
+        assert_eq!(s, "\"\\u001F\\n\\\"é😀\"");
     }
 
     #[test]

@@ -252,6 +252,35 @@ pub(crate) fn append_struct(s: &mut String, st: &Struct) {
     s.push('}');
 }
 
+/// Appends `s` as a JSON string as Jackson's writer-based generator (`JsonFactory.createGenerator`
+/// on a `Writer`, as Avro's `Schema.toString` and Debezium's hstore JSON use it) writes one:
+/// `\"`, `\\`, the short escapes `\b \f \n \r \t`, other control characters as `\u00XX`
+/// (uppercase hex), every other character as is (outside the Basic Multilingual Plane too,
+/// unlike [`write_json_string`]).
+pub fn append_jackson_string(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if u32::from(c) < 0x20 => {
+                let b = u32::from(c) as usize;
+                out.push_str("\\u00");
+                out.push(char::from(HEX[b >> 4]));
+                out.push(char::from(HEX[b & 0xf]));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
 /// Appends `s` as a JSON string with Jackson's escaping, as Connect's and Confluent's
 /// serializers write it: `\"`, `\\`, the short escapes `\b \f \n \r \t`, other control
 /// characters as `\u00XX` (uppercase hex), characters outside the Basic Multilingual Plane as an

@@ -804,7 +804,7 @@ fn write_java_json(out: &mut String, json: &Json) {
             (_, _, Some(f)) => out.push_str(&double_to_string(f)),
             _ => out.push_str(&n.to_string()),
         },
-        Json::String(s) => write_java_json_string(out, s),
+        Json::String(s) => tributary_api::data::java_fmt::append_jackson_string(out, s),
         Json::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -821,37 +821,13 @@ fn write_java_json(out: &mut String, json: &Json) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_java_json_string(out, k);
+                tributary_api::data::java_fmt::append_jackson_string(out, k);
                 out.push(':');
                 write_java_json(out, v);
             }
             out.push('}');
         }
     }
-}
-
-fn write_java_json_string(out: &mut String, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if u32::from(c) < 0x20 => {
-                let b = u32::from(c) as usize;
-                out.push_str("\\u00");
-                out.push(char::from(HEX[b >> 4]));
-                out.push(char::from(HEX[b & 0xf]));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 /// Writes a node as Avro's Java `Schema.toJson` does: `names` holds the named types written so
