@@ -247,6 +247,26 @@ impl CapturedTable {
         })
     }
 
+    /// [`CapturedTable::new`] for table `schema.table` of `config`: its topic, its type
+    /// settings and its columns filtered by `column.include.list` / `column.exclude.list`.
+    pub fn of(
+        config: &crate::config::PostgresConfig,
+        schema: &str,
+        table: &str,
+        columns: Vec<Column>,
+        key: &[String],
+    ) -> ConnectResult<CapturedTable> {
+        CapturedTable::new(
+            config.topic(schema, table),
+            schema,
+            table,
+            columns,
+            key,
+            config.types,
+            &|column: &str| config.columns.includes(schema, table, column),
+        )
+    }
+
     /// A row from its columns' text (`None`: NULL), every column's in table order.
     pub fn row(&self, texts: &[Option<&str>]) -> ConnectResult<Row> {
         let convert = |i: &usize| {

@@ -102,10 +102,11 @@ impl ResumeFilter {
         }
     }
 
-    /// A transaction `xid` begins whose commit record is at `final_lsn`.
+    /// A transaction `xid` begins whose commit record starts at `final_lsn` (`pgoutput`'s
+    /// Begin gives it): skipped when that is before the stored offset's `lsn_commit` (a
+    /// commit's end).
     pub fn begin(&mut self, final_lsn: i64, xid: i64) {
-        self.skipping_tx = self.commits_before.is_some_and(|c| final_lsn < c);
-        self.in_stored_tx = self.stored_tx.is_none_or(|t| t == xid);
+        self.begin_ending_at(final_lsn + 1, xid);
     }
 
     /// A transaction `xid` begins whose commit record ends at `end_lsn` (`decoderbufs`, which

@@ -377,15 +377,7 @@ pub async fn captured_tables(
         let (schema, table) = (&schema, &table);
         let columns = table_columns(client, oid).await?;
         let key = primary_key(client, oid).await?;
-        captured.push(CapturedTable::new(
-            config.topic(schema, table),
-            schema,
-            table,
-            columns,
-            &key,
-            config.types,
-            &|column: &str| config.columns.includes(schema, table, column),
-        )?);
+        captured.push(CapturedTable::of(config, schema, table, columns, &key)?);
     }
     Ok(captured)
 }

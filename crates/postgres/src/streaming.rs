@@ -184,15 +184,12 @@ impl Stream<'_> {
                     }
                     columns.push(column);
                 }
-                let config = self.config;
-                Some(CapturedTable::new(
-                    config.topic(&schema, &name),
+                Some(CapturedTable::of(
+                    self.config,
                     &schema,
                     &name,
                     columns,
                     &key,
-                    config.types,
-                    &|column: &str| config.columns.includes(&schema, &name, column),
                 )?)
             } else {
                 None

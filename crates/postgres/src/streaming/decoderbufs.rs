@@ -165,91 +165,86 @@ impl Stream<'_> {
         if !from_change && self.tables.contains_key(&id) {
             return Ok(Some(id));
         }
-        let Some(oid) = snapshot::table_oid(self.client, schema, table).await? else {
-            // Dropped since: the change's own columns are all there is.
-            if !from_change {
-                return Ok(None);
-            }
-            return self
-                .decoderbufs_build(id, schema, table, None, shapes)
-                .await
-                .map(Some);
+        // The catalog as it is now (none for a table dropped since): its columns, as the plugin
+        // describes them too, and its key.
+        let catalog = match snapshot::table_oid(self.client, schema, table).await? {
+            Some(oid) => Catalog {
+                columns: snapshot::table_columns(self.client, &oid).await?,
+                shapes: snapshot::column_shapes(self.client, &oid).await?,
+                key: snapshot::primary_key(self.client, &oid).await?,
+            },
+            None if from_change => Catalog::default(),
+            None => return Ok(None),
         };
-        if from_change {
-            self.decoderbufs_build(id, schema, table, Some(&oid), shapes)
-                .await?;
+        let shapes = if from_change {
+            shapes.to_vec()
         } else {
-            let shapes = snapshot::column_shapes(self.client, &oid).await?;
-            self.decoderbufs_build(id, schema, table, Some(&oid), &shapes)
-                .await?;
-        }
+            catalog.shapes.clone()
+        };
+        let captured = self
+            .decoderbufs_schema(schema, table, &catalog, &shapes)
+            .await?;
+        self.tables.insert(id, Some(captured));
+        self.decoderbufs.shapes.insert(id, shapes);
         Ok(Some(id))
     }
 
-    /// Builds table `id`'s schema from `shapes` (Debezium's `tableFromFromMessage`): the
+    /// Table `schema.table`'s schema from `shapes` (Debezium's `tableFromFromMessage`): the
     /// columns' types, modifiers ([`crate::decoderbufs::typmod_of`]) and `NOT NULL` as given,
-    /// the catalog's defaults and primary key (those of its columns still among `shapes`).
-    async fn decoderbufs_build(
-        &mut self,
-        id: u32,
+    /// the `catalog`'s defaults and primary key (those of its columns still among `shapes`).
+    async fn decoderbufs_schema(
+        &self,
         schema: &str,
         table: &str,
-        oid: Option<&str>,
+        catalog: &Catalog,
         shapes: &[ColumnShape],
-    ) -> ConnectResult<u32> {
-        let (catalog, catalog_shapes, key) = match oid {
-            Some(oid) => (
-                snapshot::table_columns(self.client, oid).await?,
-                snapshot::column_shapes(self.client, oid).await?,
-                snapshot::primary_key(self.client, oid).await?,
-            ),
-            None => Default::default(),
-        };
+    ) -> ConnectResult<CapturedTable> {
         let mut columns = Vec::with_capacity(shapes.len());
         for shape in shapes {
             let mut column =
                 snapshot::column_of_type(self.client, &shape.name, shape.type_oid, -1).await?;
-            let same = catalog_shapes
+            let same = catalog
+                .shapes
                 .iter()
                 .position(|s| s.name == shape.name)
                 .filter(|i| {
-                    let s = &catalog_shapes[*i];
+                    let s = &catalog.shapes[*i];
                     s.type_oid == shape.type_oid && s.modifier == shape.modifier
                 });
-            // A modifier Debezium's reading does not place (an interval's fields): the
-            // catalog's, if the column still has it.
-            // A domain's name has no modifier: its own (column_of_type's) stays.
+            // A domain's name has no modifier: its own (column_of_type's) stays. A modifier
+            // Debezium's reading does not place (an interval's fields): the catalog's, if the
+            // column still has it.
             column.typmod = match crate::decoderbufs::typmod_of(&column.type_name, &shape.modifier)
             {
                 Ok(-1) => column.typmod,
                 Ok(typmod) => typmod,
-                Err(e) => same.and_then(|i| catalog.get(i)).ok_or(e)?.typmod,
+                Err(e) => same.and_then(|i| catalog.columns.get(i)).ok_or(e)?.typmod,
             };
             column.not_null = !shape.optional;
             column.default = catalog
+                .columns
                 .iter()
                 .find(|c| c.name == shape.name)
                 .and_then(|c| c.default.clone());
             columns.push(column);
         }
-        let key: Vec<String> = key
-            .into_iter()
-            .filter(|k| shapes.iter().any(|s| &s.name == k))
+        let key: Vec<String> = catalog
+            .key
+            .iter()
+            .filter(|k| shapes.iter().any(|s| &s.name == *k))
+            .cloned()
             .collect();
-        let config = self.config;
-        let captured = CapturedTable::new(
-            config.topic(schema, table),
-            schema,
-            table,
-            columns,
-            &key,
-            config.types,
-            &|column: &str| config.columns.includes(schema, table, column),
-        )?;
-        self.tables.insert(id, Some(captured));
-        self.decoderbufs.shapes.insert(id, shapes.to_vec());
-        Ok(id)
+        CapturedTable::of(self.config, schema, table, columns, &key)
     }
+}
+
+/// A table in the catalog: its columns (as [`snapshot::table_columns`] and as `decoderbufs`
+/// describes them, in the same order) and its key.
+#[derive(Default)]
+struct Catalog {
+    columns: Vec<crate::types::Column>,
+    shapes: Vec<ColumnShape>,
+    key: Vec<String>,
 }
 
 /// A tuple's values in the order of `table`'s columns, by name (NULL for a column the tuple
