@@ -216,6 +216,14 @@ pub struct PostgresConfig {
     /// `retriable.restart.connector.wait.ms` (default 10,000 ms): how long the task waits
     /// after a broken connection before it starts again from its committed offset.
     pub retry_wait: std::time::Duration,
+    /// `status.update.interval.ms` (default 10,000 ms): how often the replication connection
+    /// reports its positions to the server (a standby status update).
+    pub status_update_interval: std::time::Duration,
+    /// `connection.validation.timeout.ms` (default 60,000 ms): how long the connector's
+    /// `validate` waits for its check of the database.
+    pub validation_timeout: std::time::Duration,
+    /// `database.tcpKeepAlive` (default true): TCP keepalives on both connections.
+    pub tcp_keepalive: bool,
     /// `heartbeat.interval.ms` (default 0: no heartbeats).
     pub heartbeat_interval: std::time::Duration,
     /// `heartbeat.action.query`: run on each heartbeat.
@@ -405,8 +413,11 @@ fn is_framework_key(key: &str) -> bool {
 }
 
 /// Debezium keys this version reads.
-const IMPLEMENTED: [&str; 46] = [
+const IMPLEMENTED: [&str; 49] = [
     "database.hostname",
+    "database.tcpKeepAlive",
+    "status.update.interval.ms",
+    "connection.validation.timeout.ms",
     "database.port",
     "database.user",
     "database.password",
@@ -723,6 +734,21 @@ impl PostgresConfig {
                 .map(|v| v.trim().to_string())
                 .filter(|v| !v.is_empty())
         };
+        let tcp_keepalive = match word("database.tcpKeepAlive", "true").as_str() {
+            "true" => true,
+            "false" => false,
+            other => {
+                return Err(ConnectError::config(format!(
+                    "database.tcpKeepAlive: Value '{other}' is not a boolean"
+                )))
+            }
+        };
+        let validation_timeout = millis("connection.validation.timeout.ms", 60_000)?;
+        if validation_timeout.is_zero() {
+            return Err(ConnectError::config(
+                "connection.validation.timeout.ms: the value must be positive",
+            ));
+        }
         let slot_drop_on_stop = match word("slot.drop.on.stop", "false").as_str() {
             "true" => true,
             "false" => false,
@@ -776,6 +802,9 @@ impl PostgresConfig {
                 props.get("database.sslpassword").map(String::as_str),
             )?,
             retry_wait: millis("retriable.restart.connector.wait.ms", 10_000)?,
+            status_update_interval: millis("status.update.interval.ms", 10_000)?,
+            validation_timeout,
+            tcp_keepalive,
             heartbeat_interval,
             lsn_flush,
             heartbeat_action_query: non_empty("heartbeat.action.query"),
@@ -895,6 +924,9 @@ pub fn config_def() -> ConfigDef {
         ("database.sslkey", ConfigType::String, None, "File containing the SSL private key for the client."),
         ("database.sslpassword", ConfigType::Password, None, "Password to access the client private key from the file specified by 'database.sslkey'."),
         ("database.sslrootcert", ConfigType::String, None, "The PEM file of the certificates the server's is verified against (verify-ca, verify-full; default ~/.postgresql/root.crt)."),
+        ("database.tcpKeepAlive", ConfigType::Boolean, Some("true"), "Whether the connections to the database send TCP keepalives."),
+        ("status.update.interval.ms", ConfigType::Int, Some("10000"), "Milliseconds between the replication connection's reports of its positions to the server."),
+        ("connection.validation.timeout.ms", ConfigType::Long, Some("60000"), "Milliseconds the validation of a configuration waits for its check of the database."),
         ("topic.prefix", ConfigType::String, None, "Topic prefix that identifies and provides a namespace for the particular database server."),
         ("topic.delimiter", ConfigType::String, Some("."), "Delimiter between the parts of topic names."),
         ("plugin.name", ConfigType::String, Some("decoderbufs"), "The name of the Postgres logical decoding plug-in installed on the server: decoderbufs (the default) or pgoutput."),

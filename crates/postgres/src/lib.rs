@@ -8,12 +8,11 @@
 //! - [`snapshot`]: the consistent initial snapshot;
 //! - [`pgoutput`] and [`streaming`]: changes from a logical replication slot.
 //!
-//! This version snapshots and streams (`snapshot.mode` `initial`, `initial_only`, `no_data`)
-//! for the common column types. Until it covers what Debezium's users rely on, the native
-//! connector is not the default version of its class:
-//! with Debezium's plugin on `plugin.path` its class (version 3.6.1.Final) stays the default, and
-//! a connector selects the native one with `connector.plugin.version` set to Tributary's version
-//! (KIP-891); without Debezium's plugin the native one is the only version.
+//! The native connector is the default version of its class (`PluginSet::native_defaults`):
+//! with Debezium's plugin on `plugin.path` too, a connector runs natively unless
+//! `connector.plugin.version` asks for Debezium's version (3.6.1.Final, KIP-891). A setting or
+//! a captured column type this version does not implement is refused by name at validation,
+//! pointing to that version.
 
 pub mod config;
 pub mod decoderbufs;
@@ -45,8 +44,9 @@ pub const TASK_CLASS: &str = "io.debezium.connector.postgresql.PostgresConnector
 /// The native connector's version: Tributary's.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The native connector and its task, a preview (`PluginSet::previews`): Debezium's plugin of
-/// the class, when on `plugin.path`, stays the default version.
+/// The native connector and its task, the default version of the class
+/// (`PluginSet::native_defaults`): Debezium's plugin of the class, when on `plugin.path`, is
+/// kept as another version, chosen by `connector.plugin.version`.
 pub fn plugins() -> PluginSet {
     PluginSet {
         connectors: vec![ConnectorPlugin::native(
@@ -59,7 +59,7 @@ pub fn plugins() -> PluginSet {
             class: TASK_CLASS,
             new: TaskFactory::async_source(|| Box::new(PostgresConnectorTask::default())),
         }],
-        previews: vec![CONNECTOR_CLASS],
+        native_defaults: vec![CONNECTOR_CLASS],
         ..PluginSet::default()
     }
 }
@@ -118,7 +118,85 @@ impl Connector for PostgresConnector {
             };
             ConfigValue::add_error(&mut values, &key, value, message);
         }
+        // Debezium checks the database only when every setting is valid.
+        if values.iter().all(|v| v.errors.is_empty()) {
+            if let Err((key, message)) = check_database(props) {
+                let value = props.get(key).map(String::as_str);
+                ConfigValue::add_error(&mut values, key, value, message);
+            }
+        }
         values
+    }
+}
+
+/// The check of the database behind `validate` (Debezium's
+/// `PostgresConnector.validateConnection`), within `connection.validation.timeout.ms`: a
+/// connection and `SELECT version()`, then, natively, the captured tables' columns, so that a
+/// column of a type this version does not map is refused before the connector is created.
+/// Errors: the key the error belongs on (`database.hostname` for the connection's, as Debezium
+/// reports it; `column.exclude.list` for a column's, the setting that leaves it out) and the
+/// message. Runs on its own thread and runtime: `validate` is synchronous.
+fn check_database(props: &Props) -> Result<(), (&'static str, String)> {
+    const HOST: &str = "database.hostname";
+    // A setting only connecting shows wrong (a key `database.sslpassword` does not decrypt) is
+    // reported as Debezium's driver reports it: as the connection's error.
+    let config = PostgresConfig::parse(props).map_err(|e| {
+        (
+            HOST,
+            format!("Error while validating connector config: {e}"),
+        )
+    })?;
+    let timeout = config.validation_timeout;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let check = move || {
+        let runtime = match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(r) => r,
+            Err(e) => {
+                tx.send(Err((
+                    HOST,
+                    format!("Error during connection validation: {e}"),
+                )))
+                .ok();
+                return;
+            }
+        };
+        let result = runtime.block_on(async {
+            let failed = |e: ConnectError| {
+                (
+                    HOST,
+                    format!("Error while validating connector config: {e}"),
+                )
+            };
+            let client = snapshot::connect(&config).await.map_err(failed)?;
+            client
+                .simple_query("SELECT version()")
+                .await
+                .map_err(|e| failed(snapshot::pg_failure("SELECT version()", &e)))?;
+            snapshot::captured_tables(&client, &config)
+                .await
+                .map(drop)
+                .map_err(|e| ("column.exclude.list", e.to_string()))
+        });
+        tx.send(result).ok();
+    };
+    if let Err(e) = std::thread::Builder::new()
+        .name("postgres-connection-validation".into())
+        .spawn(check)
+    {
+        return Err((HOST, format!("Error during connection validation: {e}")));
+    }
+    match rx.recv_timeout(timeout) {
+        Ok(result) => result,
+        Err(_) => Err((
+            HOST,
+            format!(
+                "Connection validation timed out after {} ms",
+                timeout.as_millis()
+            ),
+        )),
     }
 }
 

@@ -56,6 +56,7 @@ pub async fn connect(config: &PostgresConfig) -> ConnectResult<Client> {
         .port(config.port)
         .user(&config.user)
         .dbname(&config.dbname)
+        .keepalives(config.tcp_keepalive)
         .application_name("Debezium Snapshot");
     if let Some(p) = &config.password {
         pg.password(&p.0);

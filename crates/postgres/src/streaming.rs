@@ -684,6 +684,8 @@ fn replication_config(config: &PostgresConfig, start_lsn: u64) -> ConnectResult<
         config.publication_name.as_str(),
     )
     .with_port(config.port)
+    .with_tcp_keepalive(config.tcp_keepalive)
+    .with_status_interval(config.status_update_interval)
     .with_tls(config.ssl.replication(&config.hostname)?)
     .with_start_lsn(Lsn(start_lsn))
     .with_options(

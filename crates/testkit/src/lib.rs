@@ -394,6 +394,13 @@ impl StandaloneWorker {
         s
     }
 
+    /// `GET path`: the status and the body as text (`/metrics`' exposition).
+    pub fn get_text(&self, path: &str) -> (u16, String) {
+        let r = reqwest::blocking::get(format!("{}{path}", self.url)).unwrap();
+        let status = r.status().as_u16();
+        (status, r.text().unwrap())
+    }
+
     pub fn get(&self, path: &str) -> (u16, serde_json::Value) {
         let r = reqwest::blocking::get(format!("{}{path}", self.url)).unwrap();
         let status = r.status().as_u16();

@@ -513,6 +513,13 @@ pub struct ReplicationConfig {
     /// Default: `None` (`pgwire-replication`).
     pub application_name: Option<String>,
 
+    /// Whether the socket sends TCP keepalives (`SO_KEEPALIVE`, the operating
+    /// system's timings), as `libpq`'s `keepalives` and the JDBC driver's
+    /// `tcpKeepAlive` do (Tributary's addition).
+    ///
+    /// Default: `false`
+    pub tcp_keepalive: bool,
+
     /// Called after each successful standby status update that advanced the
     /// position reported to the server, with how long that position waited
     /// ([`FeedbackSent`](crate::FeedbackSent)). Without one, no timing is kept.
@@ -543,6 +550,7 @@ impl Default for ReplicationConfig {
             options: None,
             max_message_size: crate::protocol::framing::MAX_MESSAGE_SIZE,
             application_name: None,
+            tcp_keepalive: false,
             feedback_observer: None,
         }
     }
@@ -760,6 +768,13 @@ impl ReplicationConfig {
     /// [`ReplicationConfig::application_name`]).
     pub fn with_application_name(mut self, name: impl Into<String>) -> Self {
         self.application_name = Some(name.into());
+        self
+    }
+
+    /// Set whether the socket sends TCP keepalives (see
+    /// [`ReplicationConfig::tcp_keepalive`]).
+    pub fn with_tcp_keepalive(mut self, on: bool) -> Self {
+        self.tcp_keepalive = on;
         self
     }
 

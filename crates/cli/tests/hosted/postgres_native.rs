@@ -273,40 +273,91 @@ fn native_snapshot_equals_debeziums() {
     refused.insert("name".into(), "pg-refused".into());
     refused.insert("signal.data.collection".into(), "public.signals".into());
     refused.insert("snapshot.mode".into(), "configuration_based".into());
-    let (code, body) = rest_request(
-        &w.url,
-        "PUT",
-        &format!("/connector-plugins/{PG_SOURCE}/config/validate"),
-        Some(&json!(refused)),
-        &[],
-    );
-    assert_eq!(code, 200, "{body}");
-    let errors: BTreeMap<String, Vec<String>> = body["configs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| !c["value"]["errors"].as_array().unwrap().is_empty())
-        .map(|c| {
-            (
-                c["value"]["name"].as_str().unwrap().to_string(),
-                c["value"]["errors"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|e| e.as_str().unwrap().to_string())
-                    .collect(),
-            )
-        })
-        .collect();
+    let validation_errors = |config: &BTreeMap<String, String>| {
+        let (code, body) = rest_request(
+            &w.url,
+            "PUT",
+            &format!("/connector-plugins/{PG_SOURCE}/config/validate"),
+            Some(&json!(config)),
+            &[],
+        );
+        assert_eq!(code, 200, "{body}");
+        let errors: BTreeMap<String, Vec<String>> = body["configs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| !c["value"]["errors"].as_array().unwrap().is_empty())
+            .map(|c| {
+                (
+                    c["value"]["name"].as_str().unwrap().to_string(),
+                    c["value"]["errors"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|e| e.as_str().unwrap().to_string())
+                        .collect(),
+                )
+            })
+            .collect();
+        errors
+    };
+    let errors = validation_errors(&refused);
     assert_eq!(
         errors.keys().collect::<Vec<_>>(),
         vec!["signal.data.collection", "snapshot.mode"],
-        "{body}"
+        "{errors:?}"
     );
     assert!(errors
         .values()
         .flatten()
         .all(|e| e.contains("connector.plugin.version=3.6.1.Final")));
+
+    // Valid settings: the database is checked, as Debezium checks it (an unreachable server
+    // is reported on database.hostname) and, natively, a captured column of a type this version
+    // does not map is refused by name before the connector exists, pointing to Debezium's own
+    // connector; left out with column.exclude.list, the configuration is valid.
+    let mut valid = config(&native_prefix, env!("CARGO_PKG_VERSION"));
+    valid.insert("connector.class".into(), PG_SOURCE.into());
+    valid.insert("name".into(), "pg-validated".into());
+    assert_eq!(validation_errors(&valid), BTreeMap::new());
+    let mut unreachable = valid.clone();
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    unreachable.insert("database.hostname".into(), "127.0.0.1".into());
+    unreachable.insert("database.port".into(), port.to_string());
+    let errors = validation_errors(&unreachable);
+    assert_eq!(errors.keys().collect::<Vec<_>>(), vec!["database.hostname"]);
+    assert!(
+        errors["database.hostname"][0].starts_with("Error while validating connector config:"),
+        "{errors:?}"
+    );
+    pg.sql(
+        &db,
+        "CREATE TABLE validated_points (id integer PRIMARY KEY, label text, p point)",
+    );
+    let mut unmapped = valid.clone();
+    unmapped.insert(
+        "table.include.list".into(),
+        "public.validated_points".into(),
+    );
+    let errors = validation_errors(&unmapped);
+    assert_eq!(
+        errors.keys().collect::<Vec<_>>(),
+        vec!["column.exclude.list"],
+        "{errors:?}"
+    );
+    let message = &errors["column.exclude.list"][0];
+    assert!(
+        message.contains("validated_points.p has type point")
+            && message.contains("connector.plugin.version=3.6.1.Final"),
+        "{message}"
+    );
+    unmapped.insert(
+        "column.exclude.list".into(),
+        "public.validated_points.p".into(),
+    );
+    assert_eq!(validation_errors(&unmapped), BTreeMap::new());
 }
 
 const PG_SOURCE: &str = "io.debezium.connector.postgresql.PostgresConnector";
@@ -489,9 +540,11 @@ impl Pair {
         let prefixes = [unique("dbz"), unique("native")].map(|p| p.replace('-', "_"));
         let slots = [format!("{db}_h"), format!("{db}_n")];
         let dir = test_dir();
+        // Debezium's version by connector.plugin.version; the native one as the class's
+        // default (no connector.plugin.version), as a user's configuration runs it.
         for (i, (file, version)) in PAIR_FILES
             .iter()
-            .zip(["3.6.1.Final", env!("CARGO_PKG_VERSION")])
+            .zip([Some("3.6.1.Final"), None])
             .enumerate()
         {
             let mut c = pg.source_config(db, &prefixes[i]);
@@ -506,7 +559,9 @@ impl Pair {
             }
             c.insert("slot.name".into(), slots[i].clone());
             c.insert("publication.name".into(), format!("pub_{}", slots[i]));
-            c.insert("connector.plugin.version".into(), version.into());
+            if let Some(version) = version {
+                c.insert("connector.plugin.version".into(), version.into());
+            }
             let name = if i == 0 { "pg-hosted" } else { "pg-native" };
             std::fs::write(dir.path().join(file), properties(name, &c)).unwrap();
         }
@@ -536,6 +591,18 @@ impl Pair {
     fn wait_streaming(&self, pg: &Pg, slots: &[String]) {
         self.w.wait_state("pg-native", 1, "RUNNING");
         self.w.wait_state("pg-hosted", 1, "RUNNING");
+        // Each runs the version it should: the oracle Debezium's, the other the native one.
+        let (code, metrics) = self.w.get_text("/metrics");
+        assert_eq!(code, 200);
+        for (name, version) in [
+            ("pg-hosted", "3.6.1.Final"),
+            ("pg-native", env!("CARGO_PKG_VERSION")),
+        ] {
+            let series = format!(
+                "kafka_connect_connector_connector_version{{connector=\"{name}\",connector_version=\"{version}\"}} 1"
+            );
+            assert!(metrics.contains(&series), "{series} in {metrics}");
+        }
         let list = slots
             .iter()
             .map(|s| format!("'{s}'"))
@@ -1783,8 +1850,8 @@ fn native_connector_loses_no_change_through_a_postgres_restart() {
 
 /// TLS (`database.sslmode=verify-full` with `database.sslrootcert`, scripts/postgres's CA):
 /// the snapshot and the stream run over TLS on every connection of the connector (the
-/// queries' and the replication connection); with roots that do not hold the server's CA the
-/// connector does not connect, and says why.
+/// queries' and the replication connection); with roots that do not hold the server's CA
+/// validation refuses the configuration, naming the certificate's error.
 #[test]
 fn native_connector_verifies_the_server_over_tls() {
     let Some(bootstrap) = kafka() else { return };
@@ -1822,16 +1889,11 @@ fn native_connector_verifies_the_server_over_tls() {
         properties("pg-tls", &config),
     )
     .unwrap();
-    std::fs::write(
-        dir.path().join("wrong.properties"),
-        properties("pg-tls-wrong", &wrong),
-    )
-    .unwrap();
     let w = StandaloneWorker::start(
         dir.path(),
         &bootstrap,
         "key.converter=org.apache.kafka.connect.json.JsonConverter\nvalue.converter=org.apache.kafka.connect.json.JsonConverter\noffset.flush.interval.ms=500\n",
-        &["tls.properties", "wrong.properties"],
+        &["tls.properties"],
     );
     wait_until("the snapshot", &w, || topic_end(&bootstrap, &topic) >= 1);
     let slot = format!("slot_{db}");
@@ -1864,14 +1926,35 @@ fn native_connector_verifies_the_server_over_tls() {
         "{connections}"
     );
     assert!(!connections.contains("|f"), "{connections}");
-    // Roots without the server's CA: no connection, the certificate named as the cause.
-    wait_until("the unverifiable server refused", &w, || {
-        w.log_text().contains("UnknownIssuer")
-    });
-    assert_eq!(
-        topic_end(&bootstrap, &format!("{}.public.t", wrong["topic.prefix"])),
-        0
+    // Roots without the server's CA: no connection, the certificate named as the cause, when
+    // the configuration is validated (as Debezium validates its connection).
+    refused_by_validation(&w, "pg-tls-wrong", &wrong, "UnknownIssuer");
+}
+
+/// `PUT /connectors/{name}/config` of `config` is refused (400) because validation could not
+/// connect to the database: the error (Debezium's, on `database.hostname`) holds `needle`; no
+/// connector of that name exists afterwards.
+fn refused_by_validation(
+    w: &StandaloneWorker,
+    name: &str,
+    config: &BTreeMap<String, String>,
+    needle: &str,
+) {
+    let (code, body) = rest_request(
+        &w.url,
+        "PUT",
+        &format!("/connectors/{name}/config"),
+        Some(&json!(config)),
+        &[],
     );
+    assert_eq!(code, 400, "{body}");
+    let message = body["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("Error while validating connector config") && message.contains(needle),
+        "{needle} in {body}"
+    );
+    let (code, _) = w.get(&format!("/connectors/{name}"));
+    assert_eq!(code, 404);
 }
 
 /// Client certificates as the PostgreSQL JDBC driver takes them: `database.sslcert` (PEM) and
@@ -1880,7 +1963,8 @@ fn native_connector_verifies_the_server_over_tls() {
 /// `tributary_cert`). The native connector snapshots and streams with it (the queries'
 /// connections and the replication connection both present it), as Debezium's own connector
 /// does with the same settings when its plugin is installed; without the certificate the
-/// server refuses the login and the task fails naming it; a wrong password fails validation.
+/// server refuses the login and a wrong password cannot read the key: both fail validation
+/// (Debezium's check of the connection), naming the cause.
 #[test]
 fn native_connector_presents_a_client_certificate() {
     let Some(bootstrap) = kafka() else { return };
@@ -1962,14 +2046,6 @@ fn native_connector_presents_a_client_certificate() {
     );
     wrong.insert("database.sslpassword".into(), "not-it".into());
     wrong.insert("slot.name".into(), format!("{db}_wrong"));
-    for (name, c) in [("pg-nocert", &without), ("pg-wrongpass", &wrong)] {
-        std::fs::write(
-            dir.path().join(format!("{name}.properties")),
-            properties(name, c),
-        )
-        .unwrap();
-        files.push(format!("{name}.properties"));
-    }
     let worker = match &plugins {
         Some((classpath, plugin_path)) => format!(
             "plugin.path={plugin_path}\ntributary.jvm.classpath={classpath}\ntributary.jvm.options=-Xmx512m -XX:+UseSerialGC\n"
@@ -2023,21 +2099,10 @@ fn native_connector_presents_a_client_certificate() {
         slots.len(),
         "{walsenders}"
     );
-    let failed = |name: &str, needle: &str| {
-        let (_, body) = w.get(&format!("/connectors/{name}/status"));
-        let trace = format!(
-            "{}{}",
-            body["connector"]["trace"], body["tasks"][0]["trace"]
-        );
-        (body["tasks"][0]["state"] == "FAILED" || body["connector"]["state"] == "FAILED")
-            && trace.contains(needle)
-    };
-    wait_until("the login without a certificate refused", &w, || {
-        failed("pg-nocert", "certificate")
-    });
-    wait_until("the wrong key password refused", &w, || {
-        failed("pg-wrongpass", "database.sslpassword")
-    });
+    // Without the certificate the server refuses the login, and with a wrong password the key
+    // cannot be read: both when the configuration is validated.
+    refused_by_validation(&w, "pg-nocert", &without, "certificate");
+    refused_by_validation(&w, "pg-wrongpass", &wrong, "database.sslpassword");
 }
 
 /// `money` equal to Debezium's, snapshot and stream: Connect's `Decimal` at

@@ -268,7 +268,7 @@ fn the_release_archive_runs_workers_and_java_plugins_without_cargo_or_maven() {
         plugins.as_array().unwrap().iter().any(|p| p["class"]
             == "io.debezium.connector.postgresql.PostgresConnector"
             && p["version"] == "3.6.1.Final"),
-        "Debezium's own version, beside the native preview: {plugins}"
+        "Debezium's own version, beside the native one: {plugins}"
     );
     let infos: serde_json::Value = client
         .put(format!(
@@ -299,9 +299,12 @@ fn the_release_archive_runs_workers_and_java_plugins_without_cargo_or_maven() {
              INSERT INTO customers VALUES (1, 'ada'), (2, 'grace'), (3, 'edsger');",
         );
         let prefix = unique("archive-dbz");
+        let mut config = pg.source_config(&db, &prefix);
+        // Debezium's own version (the native one is the class's default).
+        config.insert("connector.plugin.version".into(), "3.6.1.Final".into());
         let resp = client
             .post(format!("{url}/connectors"))
-            .json(&json!({"name": "pg", "config": pg.source_config(&db, &prefix)}))
+            .json(&json!({"name": "pg", "config": config}))
             .send()
             .unwrap();
         assert_eq!(resp.status().as_u16(), 201, "{:?}", resp.text());

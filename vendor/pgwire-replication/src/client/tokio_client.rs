@@ -485,6 +485,9 @@ async fn run_worker(worker: &mut WorkerState, cfg: &ReplicationConfig) -> Result
 
     let tcp = TcpStream::connect((cfg.host.as_str(), cfg.port)).await?;
     tcp.set_nodelay(true)?;
+    if cfg.tcp_keepalive {
+        socket2::SockRef::from(&tcp).set_keepalive(true)?;
+    }
 
     #[cfg(feature = "tls-rustls")]
     {
