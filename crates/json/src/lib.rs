@@ -114,6 +114,10 @@ pub struct JsonConverter {
     replace_null_with_default: bool,
     schema_json: SchemaJsonCache,
     schema_text: SchemaTextCache,
+    /// Whether a `float` or `double` written as the string `"NaN"`, `"Infinity"` or
+    /// `"-Infinity"` (how Java's Jackson writes a non-finite number) reads back as that number
+    /// instead of 0, as Connect's JsonConverter reads it ([`JsonConverter::non_finite_floats`]).
+    non_finite_floats: bool,
 }
 
 impl Default for JsonConverter {
@@ -126,6 +130,7 @@ impl Default for JsonConverter {
             replace_null_with_default: true,
             schema_json: SchemaJsonCache::default(),
             schema_text: SchemaTextCache::default(),
+            non_finite_floats: false,
         }
     }
 }
@@ -207,6 +212,17 @@ impl JsonConverter {
             schemas_enabled: false,
             ..JsonConverter::default()
         }
+    }
+
+    /// This converter, reading a `float` or `double` field whose JSON is the string `"NaN"`,
+    /// `"Infinity"` or `"-Infinity"` as that number. Connect's JsonConverter reads such a
+    /// string as 0 (Jackson's `TextNode.doubleValue`), so a converter for users' data keeps
+    /// Connect's behaviour; this one is for envelopes that only carry Connect data between two
+    /// runtimes (the hosted JVM's, whose Java side writes non-finite numbers so), where a 0
+    /// would lose the value.
+    pub fn non_finite_floats(mut self) -> JsonConverter {
+        self.non_finite_floats = true;
+        self
     }
 
     /// Whether the envelope with the schema is written and expected.

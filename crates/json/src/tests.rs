@@ -406,3 +406,57 @@ fn a_configured_schema_reads_bare_payloads() {
         "Failed to parse schema in converter config due to serialization error: "
     );
 }
+
+#[test]
+fn non_finite_floats_read_back_only_where_asked() {
+    let envelope = |t: &str, v: &str| {
+        format!(r#"{{"schema":{{"type":"{t}","optional":false}},"payload":{v}}}"#)
+    };
+    // Written as Java's Jackson writes them: strings.
+    let written = JsonConverter::new()
+        .from_connect_data(
+            "t",
+            Some(&tributary_api::data::SchemaBuilder::float64().build()),
+            &Value::Float64(f64::NEG_INFINITY),
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(written.clone()).unwrap(),
+        envelope("double", "\"-Infinity\"")
+    );
+    // Connect's JsonConverter reads such a string as 0; the bridge's reading keeps it.
+    let connect = JsonConverter::new()
+        .to_connect_data("t", Some(&written))
+        .unwrap();
+    assert_eq!(connect.value, Value::Float64(0.0));
+    let bridge = JsonConverter::new().non_finite_floats();
+    let kept = bridge.to_connect_data("t", Some(&written)).unwrap();
+    assert_eq!(kept.value, Value::Float64(f64::NEG_INFINITY));
+    let inf = envelope("float", "\"Infinity\"");
+    assert_eq!(
+        bridge
+            .to_connect_data("t", Some(inf.as_bytes()))
+            .unwrap()
+            .value,
+        Value::Float32(f32::INFINITY)
+    );
+    let nan = envelope("double", "\"NaN\"");
+    match bridge
+        .to_connect_data("t", Some(nan.as_bytes()))
+        .unwrap()
+        .value
+    {
+        Value::Float64(v) => assert!(v.is_nan()),
+        other => panic!("{other:?}"),
+    }
+    // Any other string is still Connect's 0.
+    let other = envelope("double", "\"x\"");
+    assert_eq!(
+        bridge
+            .to_connect_data("t", Some(other.as_bytes()))
+            .unwrap()
+            .value,
+        Value::Float64(0.0)
+    );
+}

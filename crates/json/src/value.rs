@@ -171,6 +171,20 @@ impl JsonConverter {
         }))
     }
 
+    /// The non-finite number a string node names, when this converter reads them
+    /// ([`JsonConverter::non_finite_floats`]).
+    fn non_finite(&self, node: &Node) -> Option<f64> {
+        if !self.non_finite_floats {
+            return None;
+        }
+        match node {
+            Node::Text(t) if t == "NaN" => Some(f64::NAN),
+            Node::Text(t) if t == "Infinity" => Some(f64::INFINITY),
+            Node::Text(t) if t == "-Infinity" => Some(f64::NEG_INFINITY),
+            _ => None,
+        }
+    }
+
     /// A Connect value from JSON (`convertToConnect`); `None` is an absent node (Java's null).
     pub(super) fn to_connect(
         &self,
@@ -225,8 +239,13 @@ impl JsonConverter {
             SchemaType::Int16 => Value::Int16(node.int_value() as i16),
             SchemaType::Int32 => Value::Int32(node.int_value()),
             SchemaType::Int64 => Value::Int64(node.long_value()),
-            SchemaType::Float32 => Value::Float32(node.float_value()),
-            SchemaType::Float64 => Value::Float64(node.double_value()),
+            SchemaType::Float32 => Value::Float32(
+                self.non_finite(node)
+                    .map_or_else(|| node.float_value(), |v| v as f32),
+            ),
+            SchemaType::Float64 => {
+                Value::Float64(self.non_finite(node).unwrap_or_else(|| node.double_value()))
+            }
             SchemaType::Bytes => match node.binary_value() {
                 Ok(Some(b)) => Value::Bytes(b),
                 Ok(None) => Value::Null,

@@ -47,7 +47,7 @@ impl Instance {
             class,
             version,
             obj: None,
-            envelope: JsonConverter::new(),
+            envelope: JsonConverter::new().non_finite_floats(),
         }
     }
 

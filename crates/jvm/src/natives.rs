@@ -228,9 +228,11 @@ extern "system" fn report_errant<'l>(
             .cloned()
             .ok_or("the task's errant record reporter is gone")?;
         let bytes = env.convert_byte_array(&record).map_err(|e| e.to_string())?;
-        let record =
-            crate::task::decode_sink_record(&mut Reader::new(&bytes), &JsonConverter::new())
-                .map_err(|e| e.to_string())?;
+        let record = crate::task::decode_sink_record(
+            &mut Reader::new(&bytes),
+            &JsonConverter::new().non_finite_floats(),
+        )
+        .map_err(|e| e.to_string())?;
         reporter.report(&record, error).map_err(|e| e.to_string())
     }))
     .unwrap_or_else(|_| Err("reporting an errant record panicked".into()));

@@ -174,7 +174,7 @@ impl JavaSourceTask {
             reader: None,
             wants_commit_record: OnceLock::new(),
             in_flight: VecDeque::new(),
-            envelope: JsonConverter::new(),
+            envelope: JsonConverter::new().non_finite_floats(),
         }
     }
 
@@ -446,7 +446,7 @@ impl JavaSinkTask {
             context: None,
             reporter: None,
             requests: None,
-            envelope: JsonConverter::new(),
+            envelope: JsonConverter::new().non_finite_floats(),
         }
     }
 

@@ -151,7 +151,7 @@ impl Instance {
             version,
             kind,
             obj: None,
-            envelope: JsonConverter::new(),
+            envelope: JsonConverter::new().non_finite_floats(),
         }
     }
 

@@ -117,6 +117,15 @@ pub enum Kind {
     NanoTime,
     /// `io.debezium.time.NanoTimestamp` (`nanoseconds`): ns since the epoch.
     NanoTimestamp,
+    /// `bit(1)` / `varbit(1)`: Connect's boolean, from `1` or `0`.
+    Bit,
+    /// `bit(n)` / `varbit(n)` of more than one bit (`io.debezium.data.Bits`): the bits as
+    /// Java's `BitSet.toByteArray` gives them, the string's last character being bit 0 (little
+    /// endian, no byte past the highest bit set: `B'0000'` is no byte at all).
+    Bits,
+    /// `point` (`io.debezium.data.geometry.Point`): `x`, `y`, the point's WKB (little endian)
+    /// and no SRID, from PostgreSQL's `(x,y)`.
+    Point,
     /// An array of elements of the kind (one dimension, NULL elements allowed).
     Array(Box<Kind>),
 }
@@ -127,6 +136,17 @@ fn time_precision(typmod: i32) -> u32 {
         6
     } else {
         typmod as u32
+    }
+}
+
+/// A `bit` or `varbit` column's length in bits from its modifier, as PostgreSQL's JDBC driver
+/// reports it (`TypeInfoCache.getPrecision`): `bit(n)` and `varbit(n)` are `n` long, a
+/// `varbit` without a length `Integer.MAX_VALUE`.
+fn bit_length(type_name: &str, typmod: i32) -> i32 {
+    match (type_name, typmod) {
+        (_, n) if n > 0 => n,
+        ("bit", _) => 1,
+        _ => i32::MAX,
     }
 }
 
@@ -144,7 +164,8 @@ pub fn ignored_by_debezium(column: &Column) -> bool {
 
 /// Arrays whose elements this version does not read yet (Debezium maps them).
 fn array_not_mapped(element: &str) -> bool {
-    matches!(element, "hstore" | "geometry" | "geography")
+    // Debezium gives a `bit[]` column the schema of one `bit` (not an array): not mapped.
+    matches!(element, "hstore" | "geometry" | "geography" | "bit")
 }
 
 /// A scalar type's schema builder and kind under `settings`; `None` for a type this version
@@ -318,6 +339,28 @@ fn scalar_schema(
             named(SchemaBuilder::string(), "io.debezium.data.Xml"),
             Kind::Named,
         ),
+        "point" => (
+            SchemaBuilder::struct_()
+                .name("io.debezium.data.geometry.Point")
+                .version(1)
+                .doc("Geometry (POINT)")
+                .field("x", SchemaBuilder::float64().build())
+                .and_then(|b| b.field("y", SchemaBuilder::float64().build()))
+                .and_then(|b| b.field("wkb", SchemaBuilder::bytes().optional().build()))
+                .and_then(|b| b.field("srid", SchemaBuilder::int32().optional().build()))
+                .ok()?,
+            Kind::Point,
+        ),
+        // The column's length as the JDBC driver reports it (`bit` is `bit(1)`; a `varbit`
+        // without one is Integer.MAX_VALUE long): one bit is a boolean, more are Bits.
+        "bit" | "varbit" => match bit_length(type_name, typmod) {
+            1 => (SchemaBuilder::boolean(), Kind::Bit),
+            length => (
+                named(SchemaBuilder::bytes(), "io.debezium.data.Bits")
+                    .parameter("length", length.to_string()),
+                Kind::Bits,
+            ),
+        },
         _ => return None,
     })
 }
@@ -435,6 +478,9 @@ fn default_value(
         "bpchar" | "varchar" | "text" | "xml" => Some(""),
         "json" | "jsonb" => Some("{}"),
         "uuid" => Some("00000000-0000-0000-0000-000000000000"),
+        // Debezium assumes a generated bit default is more than one bit long.
+        "bit" => Some("00"),
+        "varbit" => Some("0"),
         "numeric" | "float4" | "float8" => Some("0.0"),
         "int2" | "int4" | "int8" => Some("0"),
         "date" => Some("1970-01-01"),
@@ -444,7 +490,7 @@ fn default_value(
         // A generated interval default has no placeholder natively (Debezium's "epoch").
         "interval" => None,
         // Types Debezium's PostgresDefaultValueConverter has no mapper for: no default.
-        "bytea" | "oid" | "money" | "hstore" | "geometry" | "geography" | "inet" | "cidr" | "macaddr" | "macaddr8" | "int4range" | "int8range"
+        "bytea" | "oid" | "money" | "hstore" | "geometry" | "geography" | "point" | "inet" | "cidr" | "macaddr" | "macaddr8" | "int4range" | "int8range"
         | "numrange" | "daterange" | "tsrange" | "timetz" => return Ok(None),
         _ => {
             return Err(ConnectError::config(format!(
@@ -504,8 +550,28 @@ fn default_value(
         ),
         // A struct cannot be a default (KAFKA-12694): Debezium leaves it out.
         Kind::VariableScaleDecimal => None,
+        // A one-bit column's default of more bits converts to nothing.
+        Kind::Bit if text.len() != 1 => None,
         _ => Some(text),
     })
+}
+
+/// A bit string's bytes as Java's `BitSet.toByteArray` gives them for the set whose bit `i` is
+/// the string's `i`-th character from the end (Debezium's `PostgresValueConverter.convertBits`):
+/// little endian, ending at the byte of the highest bit set. `None`: not a string of `0` and `1`.
+fn bit_set_bytes(text: &str) -> Option<Vec<u8>> {
+    let mut bytes = vec![0u8; text.len().div_ceil(8)];
+    for (i, c) in text.bytes().rev().enumerate() {
+        match c {
+            b'1' => bytes[i / 8] |= 1 << (i % 8),
+            b'0' => {}
+            _ => return None,
+        }
+    }
+    while bytes.last() == Some(&0) {
+        bytes.pop();
+    }
+    Some(bytes)
 }
 
 fn bad(kind: &Kind, text: &str) -> ConnectError {
@@ -731,6 +797,9 @@ fn fallback(kind: &Kind, schema: &SchemaRef) -> ConnectResult<Value> {
         Kind::Geometry { .. } => "010700000000000000",
         Kind::DecimalAsString => "0",
         Kind::Boolean => "f",
+        Kind::Bit => "0",
+        Kind::Bits => "",
+        Kind::Point => "(0,0)",
         Kind::Text | Kind::Named => "",
         Kind::Bytes | Kind::BytesAs(_) => "\\x",
         Kind::MicroDuration | Kind::IntervalString => "00:00:00",
@@ -767,6 +836,35 @@ pub fn value(kind: &Kind, schema: &SchemaRef, text: Option<&str>) -> ConnectResu
             "f" => false,
             _ => return Err(bad(kind, text)),
         }),
+        Kind::Bit => Value::Boolean(match text {
+            "1" => true,
+            "0" => false,
+            _ => return Err(bad(kind, text)),
+        }),
+        Kind::Bits => Value::Bytes(bit_set_bytes(text).ok_or_else(|| bad(kind, text))?),
+        Kind::Point => {
+            let (x, y) = text
+                .strip_prefix('(')
+                .and_then(|t| t.strip_suffix(')'))
+                .and_then(|t| t.split_once(','))
+                .ok_or_else(|| bad(kind, text))?;
+            let (x, y) = (float(kind, x.trim())?, float(kind, y.trim())?);
+            // Debezium's Point.buildWKBPoint: byte order 1, type 1 (POINT), x and y.
+            let mut wkb = Vec::with_capacity(21);
+            wkb.push(1u8);
+            wkb.extend_from_slice(&1u32.to_le_bytes());
+            wkb.extend_from_slice(&x.to_le_bytes());
+            wkb.extend_from_slice(&y.to_le_bytes());
+            Value::Struct(Struct::from_values(
+                schema.clone(),
+                vec![
+                    Value::Float64(x),
+                    Value::Float64(y),
+                    Value::Bytes(wkb),
+                    Value::Null,
+                ],
+            )?)
+        }
         Kind::Text | Kind::Named | Kind::DecimalAsString => Value::String(text.to_string()),
         Kind::Decimal { scale } => Value::Decimal(rescale(decimal(kind, text)?, *scale)),
         Kind::VariableScaleDecimal => {
@@ -1356,5 +1454,37 @@ mod tests {
     fn an_unmapped_type_is_refused_by_column() {
         let e = column_schema("public.t", &col("box", -1), TypeSettings::default()).unwrap_err();
         assert!(e.to_string().contains("public.t.c has type box"), "{e}");
+    }
+
+    #[test]
+    fn bit_strings_are_java_bit_sets() {
+        // The last character is bit 0; no byte past the highest bit set.
+        assert_eq!(bit_set_bytes("101"), Some(vec![0b101]));
+        assert_eq!(bit_set_bytes("0000"), Some(vec![]));
+        assert_eq!(bit_set_bytes(""), Some(vec![]));
+        assert_eq!(bit_set_bytes("100000000"), Some(vec![0, 1]));
+        assert_eq!(bit_set_bytes("000000000101"), Some(vec![5]));
+        assert_eq!(bit_set_bytes("10x"), None);
+        assert_eq!(bit_length("bit", -1), 1);
+        assert_eq!(bit_length("bit", 12), 12);
+        assert_eq!(bit_length("varbit", -1), i32::MAX);
+    }
+
+    #[test]
+    fn a_point_carries_its_wkb() {
+        let (schema, kind) =
+            column_schema("t", &col("point", -1), TypeSettings::default()).unwrap();
+        let Value::Struct(s) = value(&kind, &schema, Some("(1.5,-2)")).unwrap() else {
+            panic!("a struct");
+        };
+        let values = s.into_values();
+        assert_eq!(values[0], Value::Float64(1.5));
+        assert_eq!(values[1], Value::Float64(-2.0));
+        let mut wkb = vec![1u8, 1, 0, 0, 0];
+        wkb.extend_from_slice(&1.5f64.to_le_bytes());
+        wkb.extend_from_slice(&(-2.0f64).to_le_bytes());
+        assert_eq!(values[2], Value::Bytes(wkb));
+        assert_eq!(values[3], Value::Null);
+        assert!(value(&kind, &schema, Some("1.5,-2")).is_err());
     }
 }
