@@ -16,6 +16,7 @@
 //! - [`error`]: [`error::ConnectError`], the one error type crossing this boundary.
 
 pub mod config;
+pub mod config_provider;
 pub mod connector;
 pub mod converter;
 pub mod data;

@@ -2,6 +2,7 @@
 //! file, bind the REST listener, work out the advertised URL, find the Kafka cluster, and wait
 //! for SIGINT/SIGTERM.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,7 +36,7 @@ pub struct Prepared {
 pub async fn prepare(mode: WorkerMode, worker_path: &Path) -> Result<Prepared, String> {
     let source = worker_path.display().to_string();
     let raw = load_properties(worker_path).map_err(|e| e.to_string())?;
-    let config = WorkerConfig::parse(mode, raw, &source).map_err(|e| e.to_string())?;
+    let config = parse_worker_config(mode, raw, &source).await?;
     // Connect 4.1.1's `AbstractConfig.logUnused` wording (INFO there, from the clients the
     // worker passes its settings to); a warning here, naming the file.
     // A key close to a known one gets its own warning naming that key, and only that one.
@@ -364,6 +365,98 @@ impl ShutdownSignal {
 /// Java plugin is used).
 /// Errors name the key: `plugin.path` without `tributary.jvm.classpath`, a scan that fails,
 /// `tributary.plugins.prefer.java` naming no Java plugin found on `plugin.path`.
+/// The worker's JVM when one was made before its plugins were loaded: for a Java config
+/// provider the worker file declares ([`parse_worker_config`]); [`load_plugins`] hosts the
+/// plugins in the same one (a process has one JVM).
+static EARLY_JVM: std::sync::OnceLock<Arc<tributary_jvm::Jvm>> = std::sync::OnceLock::new();
+
+/// [`WorkerConfig::parse`], on a blocking thread. When the file declares a config provider
+/// whose class is not one of Connect's built-in ones (`config.providers.<name>.class`), the
+/// class is a Java one from `plugin.path`: the worker's JVM is made for it here (it starts
+/// when the provider is created), so the references in the worker file itself resolve through
+/// it, as Connect's `WorkerConfig` resolves them. A worker file without one starts no JVM.
+/// Errors name the file and key.
+pub(crate) async fn parse_worker_config(
+    mode: WorkerMode,
+    raw: HashMap<String, String>,
+    source: &str,
+) -> Result<WorkerConfig, String> {
+    let java_provider = raw
+        .get(tributary_runtime::config::providers::CONFIG_PROVIDERS_CONFIG)
+        .into_iter()
+        .flat_map(|names| names.split(','))
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .filter_map(|n| raw.get(&format!("config.providers.{n}.class")))
+        .any(|class| {
+            ![
+                tributary_runtime::config::providers::FILE_CONFIG_PROVIDER,
+                tributary_runtime::config::providers::DIRECTORY_CONFIG_PROVIDER,
+                tributary_runtime::config::providers::ENV_VAR_CONFIG_PROVIDER,
+            ]
+            .contains(&class.trim())
+        });
+    let factory = if java_provider {
+        let get = |key: &str| raw.get(key).cloned();
+        match jvm_settings(&get, source)? {
+            Some(settings) => {
+                let jvm = Arc::clone(
+                    EARLY_JVM.get_or_init(|| Arc::new(tributary_jvm::Jvm::new(settings))),
+                );
+                Some(tributary_jvm::config_provider::factory(jvm))
+            }
+            None => None,
+        }
+    } else {
+        None
+    };
+    let source = source.to_string();
+    tokio::task::spawn_blocking(move || {
+        WorkerConfig::parse_with(mode, raw, &source, factory.as_ref()).map_err(|e| e.to_string())
+    })
+    .await
+    .map_err(|e| format!("reading the worker file: {e}"))?
+}
+
+/// The JVM settings the worker settings `get` reads give (`plugin.path`,
+/// `tributary.jvm.classpath`, `tributary.jvm.options`, `plugin.discovery`); `None` when
+/// `plugin.path` holds no Java code. Errors: no bridge to host Java code with.
+fn jvm_settings(
+    get: &dyn Fn(&str) -> Option<String>,
+    source: &str,
+) -> Result<Option<tributary_jvm::JvmSettings>, String> {
+    let plugin_path: Vec<String> = get("plugin.path")
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    if plugin_path.is_empty() || !holds_java_code(&plugin_path) {
+        return Ok(None);
+    }
+    let classpath = match get("tributary.jvm.classpath")
+        .map(|c| c.trim().to_string())
+        .filter(|c| !c.is_empty())
+    {
+        Some(c) => c,
+        None => bundled_jvm_classpath().ok_or_else(|| {
+            format!(
+                "{source}: key 'plugin.path': Java plugins need Tributary's Java bridge: set tributary.jvm.classpath to what `scripts/jvm-bridge` prints (a release archive sets it to its bundled bridge)"
+            )
+        })?,
+    };
+    Ok(Some(tributary_jvm::JvmSettings {
+        classpath,
+        options: jvm_options(get("tributary.jvm.options").as_deref()),
+        plugin_path: plugin_path.join(","),
+        discovery: get("plugin.discovery")
+            .map(|d| d.trim().to_ascii_lowercase())
+            .unwrap_or_else(|| "hybrid_warn".to_string()),
+        service_load_equivalent: false,
+    }))
+}
+
 pub(crate) async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<Plugins, String> {
     let mut set = tributary_plugins::builtin();
     set.extend(tributary_registry::plugins());
@@ -398,27 +491,9 @@ pub(crate) async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<
         }
         return Ok(Plugins::new(set));
     }
-    let classpath = match config
-        .raw("tributary.jvm.classpath")
-        .map(str::trim)
-        .filter(|c| !c.is_empty())
-    {
-        Some(c) => c.to_string(),
-        None => bundled_jvm_classpath().ok_or_else(|| {
-            format!(
-                "{source}: key 'plugin.path': Java plugins need Tributary's Java bridge: set tributary.jvm.classpath to what `scripts/jvm-bridge` prints (a release archive sets it to its bundled bridge)"
-            )
-        })?,
-    };
-    let settings = tributary_jvm::JvmSettings {
-        classpath,
-        options: jvm_options(config.raw("tributary.jvm.options")),
-        plugin_path: plugin_path.join(","),
-        discovery: config
-            .raw("plugin.discovery")
-            .map(|d| d.trim().to_ascii_lowercase())
-            .unwrap_or_else(|| "hybrid_warn".to_string()),
-        service_load_equivalent: false,
+    let get = |key: &str| config.raw(key).map(str::to_string);
+    let Some(settings) = jvm_settings(&get, source)? else {
+        return Ok(Plugins::new(set));
     };
     let scanned = {
         let settings = settings.clone();
@@ -447,7 +522,11 @@ pub(crate) async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<
             ));
         }
     }
-    let jvm = Arc::new(tributary_jvm::Jvm::new(settings));
+    // The JVM a Java config provider of the worker file already uses, if any (one a process).
+    let jvm = match EARLY_JVM.get() {
+        Some(jvm) => Arc::clone(jvm),
+        None => Arc::new(tributary_jvm::Jvm::new(settings)),
+    };
     // The hosted plugins' own metrics (KIP-877) on /metrics.
     set.metric_collectors
         .push(tributary_jvm::metric_collector(&jvm));

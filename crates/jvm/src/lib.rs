@@ -19,6 +19,7 @@
 //! worker lists it in `tributary.plugins.prefer.java`.
 
 pub mod codec;
+pub mod config_provider;
 pub mod connector;
 pub mod converter;
 pub mod natives;

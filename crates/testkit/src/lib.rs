@@ -1053,7 +1053,30 @@ pub fn apicurio_converter_plugin() -> Option<String> {
 /// the Java `sources` compiled with `javac` against `classpath` (Connect's API jars) and packed
 /// with `jar`, as a plugin author ships one. Panics when javac or jar fails.
 pub fn java_plugin_dir(dir: &Path, name: &str, classpath: &str, sources: &[PathBuf]) -> PathBuf {
+    java_plugin_dir_with_services(dir, name, classpath, sources, &[])
+}
+
+/// [`java_plugin_dir`], the jar also holding a ServiceLoader manifest
+/// (`META-INF/services/<interface>`) naming each implementation of `services`
+/// (`(interface, class)`), as a plugin author ships those Connect finds only through one
+/// (config providers, REST extensions).
+pub fn java_plugin_dir_with_services(
+    dir: &Path,
+    name: &str,
+    classpath: &str,
+    sources: &[PathBuf],
+    services: &[(&str, &str)],
+) -> PathBuf {
     let classes = dir.join(format!("{name}-classes"));
+    let manifests = classes.join("META-INF/services");
+    for (interface, class) in services {
+        std::fs::create_dir_all(&manifests).unwrap();
+        let file = manifests.join(interface);
+        let mut text = std::fs::read_to_string(&file).unwrap_or_default();
+        text.push_str(class);
+        text.push('\n');
+        std::fs::write(file, text).unwrap();
+    }
     let plugins = dir.join(format!("{name}-plugins"));
     let plugin = plugins.join(name);
     std::fs::create_dir_all(&classes).unwrap();

@@ -1585,3 +1585,95 @@ fn two_versions_of_a_java_connector_run_side_by_side() {
         );
     }
 }
+
+/// A Java config provider from `plugin.path` (issue #46; `tests/java/ProbeConfigProvider.java`,
+/// standing for a secrets manager's) declared as Connect declares one
+/// (`config.providers.<name>.class`, `.param.*`): the worker file's own references resolve
+/// through it at startup (its offsets file is named by one), a connector whose file and topic
+/// are references runs with the provider's values while its stored config keeps the references,
+/// and a provider that throws refuses the connector with the provider's message. The provider
+/// checks it is called under its plugin's class loader.
+#[test]
+fn a_java_config_provider_resolves_worker_and_connector_settings() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, _)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let java = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java");
+    // Connect finds config providers through their ServiceLoader manifest only.
+    let plugin_path = java_plugin_dir_with_services(
+        dir.path(),
+        "provider",
+        &classpath,
+        &[java.join("ProbeConfigProvider.java")],
+        &[(
+            "org.apache.kafka.common.config.provider.ConfigProvider",
+            "io.tributary.probe.ProbeConfigProvider",
+        )],
+    );
+    let input = dir.path().join("input.txt");
+    std::fs::write(&input, "alpha\nbeta\ngamma\n").unwrap();
+    let topic = unique("provided");
+    create_topic(&bootstrap, &topic, 1);
+    let offsets = dir.path().join("offsets-named-by-the-provider");
+    // Encoded: a connector may not read a file the worker's settings name.
+    let encoded_input = format!("b64:{}", base64_of(&input.display().to_string()));
+    std::fs::write(
+        dir.path().join("src.properties"),
+        "name=provided\nconnector.class=FileStreamSource\ntasks.max=1\nfile=${vault:conn:file}\ntopic=${vault:conn:topic}\n",
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &format!(
+            "{}config.providers=vault\nconfig.providers.vault.class=io.tributary.probe.ProbeConfigProvider\nconfig.providers.vault.param.name=vault\nconfig.providers.vault.param.value.worker.offsets={}\nconfig.providers.vault.param.value.conn.file={encoded_input}\nconfig.providers.vault.param.value.conn.topic={topic}\noffset.storage.file.filename=${{vault:worker:offsets}}\noffset.flush.interval.ms=200\n",
+            jvm_lines(&classpath, &plugin_path.display().to_string(), &[]),
+            offsets.display(),
+        ),
+        &["src.properties"],
+    );
+    w.wait_state("provided", 1, "RUNNING");
+    let values = wait_for("3 records", Duration::from_secs(60), || {
+        let r = read_topic(&bootstrap, &topic);
+        (r.len() >= 3).then_some(r)
+    });
+    assert_eq!(
+        values,
+        vec![b"alpha".to_vec(), b"beta".to_vec(), b"gamma".to_vec()]
+    );
+    // The worker's offsets file is where the provider said.
+    wait_for("the offsets file", Duration::from_secs(30), || {
+        offsets.exists().then_some(())
+    });
+    // The stored config keeps the references, as Connect's does.
+    let (code, config) = w.get("/connectors/provided/config");
+    assert_eq!(code, 200, "{config}");
+    assert_eq!(config["file"], json!("${vault:conn:file}"));
+    assert_eq!(config["topic"], json!("${vault:conn:topic}"));
+    // A provider that throws: the connector is refused with its message.
+    let (code, body) = w.send(
+        "PUT",
+        "/connectors/boom/config",
+        Some(
+            &json!({"connector.class": "FileStreamSource", "tasks.max": "1",
+                "file": input.display().to_string(), "topic": "${vault:boom:topic}"})
+            .to_string(),
+        ),
+    );
+    assert!(code >= 400, "{code} {body}");
+    let message = body["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("probe provider vault cannot read path boom"),
+        "{body}"
+    );
+    let (code, _) = w.get("/connectors/boom");
+    assert_eq!(code, 404);
+}
+
+/// Standard padded base64 of `text`.
+fn base64_of(text: &str) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(text)
+}

@@ -337,10 +337,7 @@ fn native_snapshot_equals_debeziums() {
         "CREATE TABLE validated_boxes (id integer PRIMARY KEY, label text, b box)",
     );
     let mut unmapped = valid.clone();
-    unmapped.insert(
-        "table.include.list".into(),
-        "public.validated_boxes".into(),
-    );
+    unmapped.insert("table.include.list".into(), "public.validated_boxes".into());
     let errors = validation_errors(&unmapped);
     assert_eq!(
         errors.keys().collect::<Vec<_>>(),

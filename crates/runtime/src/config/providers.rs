@@ -6,8 +6,10 @@
 //! `config.providers.<name>.class` set to one of Connect's built-in classes
 //! ([`FILE_CONFIG_PROVIDER`], [`DIRECTORY_CONFIG_PROVIDER`], [`ENV_VAR_CONFIG_PROVIDER`]) and
 //! its parameters under `config.providers.<name>.param.` (`allowed.paths` for the file and
-//! directory providers, `allowlist.pattern` for the environment provider). Tributary cannot
-//! load Java classes, so any other class is refused at startup.
+//! directory providers, `allowlist.pattern` for the environment provider). Any other class is a
+//! plugin's ([`ConfigProvider::Plugin`]: a Java provider of `plugin.path`, hosted in the JVM),
+//! created by the factory the CLI gives ([`ConfigProviders::from_worker_config_with`]); without
+//! one it is refused at startup.
 //!
 //! What resolves where, as in Connect:
 //! - the worker file itself, once at startup (Connect's `AbstractConfig` does it with the
@@ -29,6 +31,10 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
+
+use std::sync::Arc;
+
+use tributary_api::config_provider::{PluginConfigProvider, PluginConfigProviderFactory};
 
 use super::properties::prefixed;
 
@@ -160,8 +166,8 @@ pub struct ResolveError {
     pub reference: String,
     /// The provider's name (`config.providers` entry).
     pub provider: String,
-    /// The provider's class (one of Connect's built-in ones).
-    pub class: &'static str,
+    /// The provider's class.
+    pub class: String,
     /// What went wrong (Connect's `ConfigException` message, with the cause).
     pub message: String,
 }
@@ -174,7 +180,7 @@ impl fmt::Display for ResolveError {
             self.reference,
             self.key,
             self.provider,
-            short_class(self.class),
+            short_class(&self.class),
             self.message
         )
     }
@@ -480,15 +486,44 @@ pub enum ConfigProvider {
     Directory(DirectoryConfigProvider),
     /// [`ENV_VAR_CONFIG_PROVIDER`].
     EnvVar(EnvVarConfigProvider),
+    /// Another class, a plugin's (a Java `ConfigProvider` from `plugin.path`, hosted).
+    Plugin(PluginProvider),
+}
+
+/// A provider a plugin implements ([`PluginConfigProvider`]), with the name the worker gave it.
+#[derive(Clone)]
+pub struct PluginProvider {
+    name: String,
+    provider: Arc<dyn PluginConfigProvider>,
+}
+
+impl PluginProvider {
+    /// Provider `name`, implemented by `provider`.
+    pub fn new(name: &str, provider: Arc<dyn PluginConfigProvider>) -> PluginProvider {
+        PluginProvider {
+            name: name.to_string(),
+            provider,
+        }
+    }
+}
+
+impl fmt::Debug for PluginProvider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PluginProvider")
+            .field("name", &self.name)
+            .field("class", &self.provider.class())
+            .finish()
+    }
 }
 
 impl ConfigProvider {
-    /// Connect's class name of this provider.
-    pub fn class(&self) -> &'static str {
+    /// The class name of this provider.
+    pub fn class(&self) -> &str {
         match self {
             ConfigProvider::File(_) => FILE_CONFIG_PROVIDER,
             ConfigProvider::Directory(_) => DIRECTORY_CONFIG_PROVIDER,
             ConfigProvider::EnvVar(_) => ENV_VAR_CONFIG_PROVIDER,
+            ConfigProvider::Plugin(p) => p.provider.class(),
         }
     }
 
@@ -497,12 +532,13 @@ impl ConfigProvider {
         match self {
             ConfigProvider::File(p) => Some(&p.allowed),
             ConfigProvider::Directory(p) => Some(&p.allowed),
-            ConfigProvider::EnvVar(_) => None,
+            ConfigProvider::EnvVar(_) | ConfigProvider::Plugin(_) => None,
         }
     }
 
     /// The values of `keys` at `path` (`ConfigProvider.get(path, keys)`); keys the provider does
-    /// not have are absent. No TTL: Connect's built-in providers never return one.
+    /// not have are absent. Connect's built-in providers return no TTL; a plugin's TTL is
+    /// logged as a warning (connectors are not restarted when it expires yet).
     pub fn get(
         &self,
         path: &str,
@@ -512,6 +548,21 @@ impl ConfigProvider {
             ConfigProvider::File(p) => p.get(path, keys),
             ConfigProvider::Directory(p) => p.get(path, keys),
             ConfigProvider::EnvVar(p) => p.get(path, keys),
+            ConfigProvider::Plugin(p) => {
+                let data = p
+                    .provider
+                    .get(path, keys)
+                    .map_err(|e| ProviderError(e.to_string()))?;
+                if let Some(ttl) = data.ttl_ms {
+                    tracing::warn!(
+                        provider = %p.name,
+                        "config provider '{}' ({}) returned a TTL of {ttl} ms for path '{path}': Tributary does not restart connectors when a TTL expires yet (config.action.reload); restart them after the values change",
+                        p.name,
+                        p.provider.class()
+                    );
+                }
+                Ok(data.data)
+            }
         }
     }
 }
@@ -528,10 +579,21 @@ impl ConfigProviders {
     /// `config.providers.<name>.class`, `config.providers.<name>.param.*`), set up as Connect
     /// configures them. A name without a `.class` setting is skipped with a warning (Connect
     /// skips it silently). Errors name the setting: a class other than Connect's three built-in
-    /// ones (Tributary cannot load Java classes), an `allowed.paths` entry that is not absolute
+    /// ones (no plugin factory here), an `allowed.paths` entry that is not absolute
     /// or does not exist, an `allowlist.pattern` that is not a regular expression.
     pub fn from_worker_config(
         worker: &HashMap<String, String>,
+    ) -> Result<ConfigProviders, ProviderSetupError> {
+        Self::from_worker_config_with(worker, None)
+    }
+
+    /// [`Self::from_worker_config`], a class other than Connect's built-in ones created by
+    /// `plugins` (a Java provider from `plugin.path`, hosted) with the worker's
+    /// `config.providers.<name>.*` settings. Errors name the `.class` setting: `plugins` found no
+    /// such class, or could not create or configure it.
+    pub fn from_worker_config_with(
+        worker: &HashMap<String, String>,
+        plugins: Option<&PluginConfigProviderFactory>,
     ) -> Result<ConfigProviders, ProviderSetupError> {
         let mut providers = BTreeMap::new();
         let Some(names) = worker.get(CONFIG_PROVIDERS_CONFIG) else {
@@ -573,12 +635,33 @@ impl ConfigProviders {
                     .map_err(|e| param_error(ALLOWLIST_PATTERN_PARAM, e.to_string()))?,
                 ),
                 other => {
-                    return Err(ProviderSetupError {
+                    let refused = |why: String| ProviderSetupError {
                         key: class_key.clone(),
                         message: format!(
-                            "Invalid value {other} for configuration {class_key}: Tributary runs only Apache Kafka's built-in config providers ({FILE_CONFIG_PROVIDER}, {DIRECTORY_CONFIG_PROVIDER}, {ENV_VAR_CONFIG_PROVIDER}) and cannot load Java classes"
+                            "Invalid value {other} for configuration {class_key}: {why}"
                         ),
-                    })
+                    };
+                    let Some(factory) = plugins else {
+                        return Err(refused(format!(
+                            "a class other than Apache Kafka's built-in config providers ({FILE_CONFIG_PROVIDER}, {DIRECTORY_CONFIG_PROVIDER}, {ENV_VAR_CONFIG_PROVIDER}) is loaded from plugin.path, which is not set"
+                        )));
+                    };
+                    let settings: HashMap<String, String> = worker
+                        .iter()
+                        .filter(|(k, _)| {
+                            k.starts_with(&format!("{CONFIG_PROVIDERS_CONFIG}.{name}."))
+                        })
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect();
+                    match factory(name, other, &settings) {
+                        Ok(Some(p)) => ConfigProvider::Plugin(PluginProvider::new(name, p)),
+                        Ok(None) => {
+                            return Err(refused(
+                                "no config provider of that class on plugin.path".to_string(),
+                            ))
+                        }
+                        Err(e) => return Err(refused(e.to_string())),
+                    }
                 }
             };
             providers.insert(name.to_string(), provider);
@@ -674,7 +757,7 @@ impl ConfigProviders {
                     key: config_key.to_string(),
                     reference: reference.to_string(),
                     provider: provider_name.to_string(),
-                    class: provider.class(),
+                    class: provider.class().to_string(),
                     message: e.0,
                 })?;
                 found.insert((provider_name, path), data);
@@ -1120,5 +1203,102 @@ mod tests {
             ])
         );
         assert_eq!(tasks[1], map(&[("task.class", "C")]));
+    }
+
+    /// A plugin's provider class (a Java one, hosted) is created by the factory with the
+    /// worker's settings of that provider only, resolves references as a built-in one does,
+    /// and a factory that finds no such class, or fails, refuses the `.class` setting by name.
+    #[test]
+    fn a_plugin_provider_class_is_created_by_the_factory() {
+        use tributary_api::config_provider::ConfigData;
+        struct Secrets;
+        impl PluginConfigProvider for Secrets {
+            fn class(&self) -> &str {
+                "com.example.Secrets"
+            }
+            fn get(
+                &self,
+                path: &str,
+                keys: &BTreeSet<&str>,
+            ) -> tributary_api::ConnectResult<ConfigData> {
+                if path == "boom" {
+                    return Err(tributary_api::ConnectError::connect("vault sealed"));
+                }
+                Ok(ConfigData {
+                    data: keys
+                        .iter()
+                        .filter(|k| **k != "missing")
+                        .map(|k| (k.to_string(), format!("{path}/{k}")))
+                        .collect(),
+                    ttl_ms: None,
+                })
+            }
+        }
+        let worker = map(&[
+            ("config.providers", "vault"),
+            ("config.providers.vault.class", "com.example.Secrets"),
+            ("config.providers.vault.param.token", "t"),
+            ("config.providers.other.class", "x"),
+        ]);
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let factory: PluginConfigProviderFactory = {
+            let seen = seen.clone();
+            Arc::new(move |name, class, settings| {
+                *seen.lock().unwrap() =
+                    Some((name.to_string(), class.to_string(), settings.clone()));
+                Ok(Some(Arc::new(Secrets) as Arc<dyn PluginConfigProvider>))
+            })
+        };
+        let providers = ConfigProviders::from_worker_config_with(&worker, Some(&factory)).unwrap();
+        let (name, class, settings) = seen.lock().unwrap().clone().unwrap();
+        assert_eq!(
+            (name.as_str(), class.as_str()),
+            ("vault", "com.example.Secrets")
+        );
+        assert_eq!(
+            settings,
+            map(&[
+                ("config.providers.vault.class", "com.example.Secrets"),
+                ("config.providers.vault.param.token", "t"),
+            ])
+        );
+        assert_eq!(
+            providers.get("vault").unwrap().class(),
+            "com.example.Secrets"
+        );
+        let out = providers
+            .transform(
+                "connector c",
+                &map(&[("a", "${vault:db:password}"), ("b", "${vault:db:missing}")]),
+            )
+            .unwrap();
+        assert_eq!(out["a"], "db/password");
+        assert_eq!(out["b"], "${vault:db:missing}");
+        let e = providers
+            .transform("connector c", &map(&[("a", "${vault:boom:x}")]))
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("vault sealed") && e.to_string().contains("(Secrets)"),
+            "{e}"
+        );
+
+        // No such class, or no plugin.path at all: the setting is refused by name.
+        let none: PluginConfigProviderFactory = Arc::new(|_, _, _| Ok(None));
+        let e = ConfigProviders::from_worker_config_with(&worker, Some(&none)).unwrap_err();
+        assert_eq!(e.key, "config.providers.vault.class");
+        assert!(
+            e.to_string()
+                .contains("no config provider of that class on plugin.path"),
+            "{e}"
+        );
+        let e = ConfigProviders::from_worker_config(&worker).unwrap_err();
+        assert!(
+            e.to_string().contains("plugin.path, which is not set"),
+            "{e}"
+        );
+        let failing: PluginConfigProviderFactory =
+            Arc::new(|_, _, _| Err(tributary_api::ConnectError::connect("configure threw")));
+        let e = ConfigProviders::from_worker_config_with(&worker, Some(&failing)).unwrap_err();
+        assert!(e.to_string().contains("configure threw"), "{e}");
     }
 }

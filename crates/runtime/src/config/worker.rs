@@ -394,7 +394,20 @@ impl WorkerConfig {
         raw: HashMap<String, String>,
         source: &str,
     ) -> Result<WorkerConfig, ConfigError> {
-        let providers = ConfigProviders::from_worker_config(&raw)
+        Self::parse_with(mode, raw, source, None)
+    }
+
+    /// [`Self::parse`], with a config provider class other than Connect's built-in ones
+    /// created by `plugin_providers` (a Java provider of `plugin.path`, hosted;
+    /// [`ConfigProviders::from_worker_config_with`]). It may block (a JVM starting): call it
+    /// off the async runtime.
+    pub fn parse_with(
+        mode: WorkerMode,
+        raw: HashMap<String, String>,
+        source: &str,
+        plugin_providers: Option<&tributary_api::config_provider::PluginConfigProviderFactory>,
+    ) -> Result<WorkerConfig, ConfigError> {
+        let providers = ConfigProviders::from_worker_config_with(&raw, plugin_providers)
             .map_err(|e| ConfigError(format!("{source}: {e}")))?;
         let raw = providers
             .transform(source, &raw)
