@@ -54,7 +54,14 @@ pub async fn run(worker_path: PathBuf, connector_paths: Vec<PathBuf>) -> Result<
             reconfigure_tx.lock().unwrap().send(name).ok();
         }),
     ));
+    // Connector restarts when config provider values expire, through the herder.
+    let reload_herder: tributary_runtime::herder::config_reload::HerderSlot = Arc::default();
+    worker.set_config_reload_handler(tributary_runtime::herder::config_reload::handler(
+        reload_herder.clone(),
+    ));
     let herder = StandaloneHerder::new(worker, Some(p.cluster_id), reconfigure_rx);
+    let weak: std::sync::Weak<dyn Herder> = Arc::downgrade(&(herder.clone() as Arc<dyn Herder>));
+    reload_herder.set(weak).ok();
     let state = RestState::new(herder.clone() as Arc<dyn Herder>, p.advertised_url.clone())
         .secured(&p.rest_security);
     let servers = RestServers::start(p.bound, p.admin_bound, state);

@@ -1000,6 +1000,25 @@ pub fn debezium_plugins() -> Option<(String, String)> {
     }
 }
 
+/// The bridge's class path and a `plugin.path` holding a third-party Java config provider from
+/// Maven Central (`scripts/plugins config-providers`: Strimzi's
+/// `io.strimzi.kafka.EnvVarConfigProvider`); `None` (after [`missing`]) without them.
+pub fn config_provider_plugins() -> Option<(String, String)> {
+    let (classpath, _) = java_bridge()?;
+    let out = Command::new(repo_root().join("scripts/plugins"))
+        .arg("config-providers")
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .ok();
+    match out {
+        Some(o) if o.status.success() => Some((
+            classpath,
+            String::from_utf8(o.stdout).unwrap().trim().to_string(),
+        )),
+        _ => missing("`scripts/plugins config-providers` failed (no mvn, or no network?)"),
+    }
+}
+
 /// The schema registry of `scripts/registry` (Apicurio Registry), which `scripts/test` starts,
 /// exporting the variables of `scripts/registry env`.
 pub struct SchemaRegistry {

@@ -1624,24 +1624,54 @@ fn a_java_config_provider_resolves_worker_and_connector_settings() {
         "name=provided\nconnector.class=FileStreamSource\ntasks.max=1\nfile=${vault:conn:file}\ntopic=${vault:conn:topic}\n",
     )
     .unwrap();
+    // The same values, with reloads off.
+    std::fs::write(
+        dir.path().join("quiet.properties"),
+        "name=quiet\nconnector.class=FileStreamSource\ntasks.max=1\nfile=${vault:conn:file}\ntopic=${vault:conn:topic}\nconfig.action.reload=none\n",
+    )
+    .unwrap();
     let w = StandaloneWorker::start(
         dir.path(),
         &bootstrap,
         &format!(
-            "{}config.providers=vault\nconfig.providers.vault.class=io.tributary.probe.ProbeConfigProvider\nconfig.providers.vault.param.name=vault\nconfig.providers.vault.param.value.worker.offsets={}\nconfig.providers.vault.param.value.conn.file={encoded_input}\nconfig.providers.vault.param.value.conn.topic={topic}\noffset.storage.file.filename=${{vault:worker:offsets}}\noffset.flush.interval.ms=200\n",
+            "{}config.providers=vault\nconfig.providers.vault.class=io.tributary.probe.ProbeConfigProvider\nconfig.providers.vault.param.name=vault\nconfig.providers.vault.param.value.worker.offsets={}\nconfig.providers.vault.param.value.conn.file={encoded_input}\nconfig.providers.vault.param.value.conn.topic={topic}\nconfig.providers.vault.param.ttl.conn=1500\noffset.storage.file.filename=${{vault:worker:offsets}}\noffset.flush.interval.ms=200\n",
             jvm_lines(&classpath, &plugin_path.display().to_string(), &[]),
             offsets.display(),
         ),
-        &["src.properties"],
+        &["src.properties", "quiet.properties"],
     );
     w.wait_state("provided", 1, "RUNNING");
-    let values = wait_for("3 records", Duration::from_secs(60), || {
+    w.wait_state("quiet", 1, "RUNNING");
+    let values = wait_for("6 records", Duration::from_secs(60), || {
         let r = read_topic(&bootstrap, &topic);
-        (r.len() >= 3).then_some(r)
+        (r.len() >= 6).then_some(r)
     });
+    assert_eq!(values.len(), 6, "each connector reads the file once");
     assert_eq!(
-        values,
-        vec![b"alpha".to_vec(), b"beta".to_vec(), b"gamma".to_vec()]
+        values.iter().filter(|v| v.as_slice() == b"alpha").count(),
+        2
+    );
+    // The values' TTL (1.5 s) restarts the connector under config.action.reload=restart (the
+    // default), which resolves its config again and so schedules the next restart; never
+    // under none.
+    wait_for("two TTL restarts", Duration::from_secs(30), || {
+        let log = w.log_text();
+        (log.matches("restarted connector provided as the values of path 'conn'")
+            .count()
+            >= 2)
+            .then_some(())
+    });
+    let log = w.log_text();
+    assert!(log.contains("Scheduling a restart of connector provided in 1500 ms"));
+    assert!(
+        !log.contains("Scheduling a restart of connector quiet"),
+        "{log}"
+    );
+    w.wait_state("provided", 1, "RUNNING");
+    assert_eq!(
+        read_topic(&bootstrap, &topic).len(),
+        6,
+        "no record read twice"
     );
     // The worker's offsets file is where the provider said.
     wait_for("the offsets file", Duration::from_secs(30), || {
@@ -1676,4 +1706,49 @@ fn a_java_config_provider_resolves_worker_and_connector_settings() {
 fn base64_of(text: &str) -> String {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.encode(text)
+}
+
+/// A third-party Java config provider as users get it from Maven Central (Strimzi's
+/// `io.strimzi.kafka.EnvVarConfigProvider`, `scripts/plugins config-providers`, its jar
+/// unchanged in a plugin directory): a connector's topic, written as `${strimzi:VAR}`, is the
+/// worker's environment variable `VAR`, while the stored config keeps the reference.
+#[test]
+fn a_java_config_provider_from_maven_central_resolves_connector_settings() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, plugin_path)) = config_provider_plugins() else {
+        return;
+    };
+    let dir = test_dir();
+    let input = dir.path().join("input.txt");
+    std::fs::write(&input, "one\ntwo\n").unwrap();
+    let topic = unique("strimzi");
+    create_topic(&bootstrap, &topic, 1);
+    // The worker inherits this process's environment; the variable is this test's own.
+    let var = format!("TRIBUTARY_TEST_TOPIC_{}", std::process::id());
+    std::env::set_var(&var, &topic);
+    std::fs::write(
+        dir.path().join("src.properties"),
+        format!(
+            "name=strimzi\nconnector.class=FileStreamSource\ntasks.max=1\nfile={}\ntopic=${{strimzi:{var}}}\n",
+            input.display()
+        ),
+    )
+    .unwrap();
+    let w = StandaloneWorker::start(
+        dir.path(),
+        &bootstrap,
+        &format!(
+            "{}config.providers=strimzi\nconfig.providers.strimzi.class=io.strimzi.kafka.EnvVarConfigProvider\n",
+            jvm_lines(&classpath, &plugin_path, &[]),
+        ),
+        &["src.properties"],
+    );
+    w.wait_state("strimzi", 1, "RUNNING");
+    let values = wait_for("2 records", Duration::from_secs(60), || {
+        let r = read_topic(&bootstrap, &topic);
+        (r.len() >= 2).then_some(r)
+    });
+    assert_eq!(values, vec![b"one".to_vec(), b"two".to_vec()]);
+    let (_, config) = w.get("/connectors/strimzi/config");
+    assert_eq!(config["topic"], json!(format!("${{strimzi:{var}}}")));
 }

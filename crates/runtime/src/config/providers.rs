@@ -24,9 +24,10 @@
 //! a path given to the environment provider) makes the whole resolution fail with a
 //! [`ResolveError`] naming the config key, the reference and the provider.
 //!
-//! Connect's built-in providers return no TTL, so nothing is ever reloaded on a schedule:
-//! `config.action.reload` (connector setting, `restart` or `none`) is accepted and validated
-//! but has nothing to act on, exactly as with these providers under Connect.
+//! Connect's built-in providers return no TTL; a plugin's provider may, and a connector whose
+//! values have one is restarted when it expires under `config.action.reload=restart` (the
+//! default; [`ConfigProviders::resolve_with_ttls`], `Worker::resolve_connector_config`,
+//! [`crate::herder::config_reload`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
@@ -537,34 +538,46 @@ impl ConfigProvider {
     }
 
     /// The values of `keys` at `path` (`ConfigProvider.get(path, keys)`); keys the provider does
-    /// not have are absent. Connect's built-in providers return no TTL; a plugin's TTL is
-    /// logged as a warning (connectors are not restarted when it expires yet).
+    /// not have are absent. Connect's built-in providers return no TTL.
     pub fn get(
         &self,
         path: &str,
         keys: &BTreeSet<&str>,
     ) -> Result<HashMap<String, String>, ProviderError> {
+        self.get_with_ttl(path, keys).map(|(data, _)| data)
+    }
+
+    /// [`Self::get`] with the TTL the provider gave the values, ms (`ConfigData.ttl()`; only a
+    /// plugin's provider gives one).
+    pub fn get_with_ttl(
+        &self,
+        path: &str,
+        keys: &BTreeSet<&str>,
+    ) -> Result<(HashMap<String, String>, Option<i64>), ProviderError> {
         match self {
-            ConfigProvider::File(p) => p.get(path, keys),
-            ConfigProvider::Directory(p) => p.get(path, keys),
-            ConfigProvider::EnvVar(p) => p.get(path, keys),
+            ConfigProvider::File(p) => p.get(path, keys).map(|d| (d, None)),
+            ConfigProvider::Directory(p) => p.get(path, keys).map(|d| (d, None)),
+            ConfigProvider::EnvVar(p) => p.get(path, keys).map(|d| (d, None)),
             ConfigProvider::Plugin(p) => {
                 let data = p
                     .provider
                     .get(path, keys)
                     .map_err(|e| ProviderError(e.to_string()))?;
-                if let Some(ttl) = data.ttl_ms {
-                    tracing::warn!(
-                        provider = %p.name,
-                        "config provider '{}' ({}) returned a TTL of {ttl} ms for path '{path}': Tributary does not restart connectors when a TTL expires yet (config.action.reload); restart them after the values change",
-                        p.name,
-                        p.provider.class()
-                    );
-                }
-                Ok(data.data)
+                Ok((data.data, data.ttl_ms))
             }
         }
     }
+}
+
+/// What [`ConfigProviders::resolve_with_ttls`] gives.
+#[derive(Debug, Clone, Default)]
+pub struct Resolved {
+    /// The configs with the references replaced.
+    pub configs: HashMap<String, String>,
+    /// The values found, with their references (for redaction).
+    pub found: super::secrets::Redactions,
+    /// The TTLs the providers gave, ms, by path.
+    pub ttls: BTreeMap<String, i64>,
 }
 
 /// The providers a worker declares (`config.providers`), by name; empty when it declares none.
@@ -723,9 +736,25 @@ impl ConfigProviders {
         context: &str,
         configs: &HashMap<String, String>,
     ) -> Result<(HashMap<String, String>, super::secrets::Redactions), ResolveError> {
+        self.resolve_with_ttls(context, configs)
+            .map(|r| (r.configs, r.found))
+    }
+
+    /// [`Self::resolve`], also returning the TTLs the providers gave, by path
+    /// (`ConfigTransformerResult.ttls()`: a non-negative TTL of a path, the last asked).
+    pub fn resolve_with_ttls(
+        &self,
+        context: &str,
+        configs: &HashMap<String, String>,
+    ) -> Result<Resolved, ResolveError> {
         let mut found_values = super::secrets::Redactions::default();
+        let mut ttls = BTreeMap::new();
         if self.providers.is_empty() {
-            return Ok((configs.clone(), found_values));
+            return Ok(Resolved {
+                configs: configs.clone(),
+                found: found_values,
+                ttls,
+            });
         }
         // provider -> path -> (keys, the first config key and reference asking for it)
         type Wanted<'a> = BTreeMap<&'a str, (BTreeSet<&'a str>, (&'a str, &'a str))>;
@@ -747,19 +776,28 @@ impl ConfigProviders {
             }
         }
         if wanted.is_empty() {
-            return Ok((configs.clone(), found_values));
+            return Ok(Resolved {
+                configs: configs.clone(),
+                found: found_values,
+                ttls,
+            });
         }
         let mut found: HashMap<(&str, &str), HashMap<String, String>> = HashMap::new();
         for (provider_name, paths) in &wanted {
             let provider = &self.providers[*provider_name];
             for (path, (keys, (config_key, reference))) in paths {
-                let data = provider.get(path, keys).map_err(|e| ResolveError {
-                    key: config_key.to_string(),
-                    reference: reference.to_string(),
-                    provider: provider_name.to_string(),
-                    class: provider.class().to_string(),
-                    message: e.0,
-                })?;
+                let (data, ttl) = provider
+                    .get_with_ttl(path, keys)
+                    .map_err(|e| ResolveError {
+                        key: config_key.to_string(),
+                        reference: reference.to_string(),
+                        provider: provider_name.to_string(),
+                        class: provider.class().to_string(),
+                        message: e.0,
+                    })?;
+                if let Some(ttl) = ttl.filter(|t| *t >= 0) {
+                    ttls.insert(path.to_string(), ttl);
+                }
                 found.insert((provider_name, path), data);
             }
         }
@@ -800,7 +838,11 @@ impl ConfigProviders {
             resolved.push_str(&value[at..]);
             out.insert(config_key.clone(), resolved);
         }
-        Ok((out, found_values))
+        Ok(Resolved {
+            configs: out,
+            found: found_values,
+            ttls,
+        })
     }
 }
 

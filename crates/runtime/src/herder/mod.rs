@@ -6,6 +6,7 @@
 //! REST layer runs them on blocking threads.
 
 pub mod auto_restart;
+pub mod config_reload;
 pub mod connectors_dir;
 pub mod coordinator;
 pub mod distributed;

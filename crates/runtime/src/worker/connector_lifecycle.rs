@@ -21,7 +21,7 @@ impl Worker {
         raw_config: Props,
         target: TargetState,
     ) -> ConnectResult<ConnectorStart> {
-        let config = match self.resolve_config(name, &format!("connector {name}"), &raw_config) {
+        let config = match self.resolve_connector_config(name, &raw_config) {
             Ok(c) => c,
             Err(e) => {
                 tracing::error!(connector = name, error = %e, "connector cannot start");

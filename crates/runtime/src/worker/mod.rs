@@ -374,9 +374,32 @@ pub struct Worker {
     /// The multi-threaded runtime the worker was created in, where async native tasks run
     /// (issue #43); `None` outside one (each async task then gets a runtime of its own).
     runtime: Option<source_task::AsyncRuntime>,
+    /// Set by the herder: where a connector's config reloads go when a config provider gave its
+    /// values a TTL ([`ConfigReload`]).
+    config_reloads: std::sync::OnceLock<Arc<dyn Fn(ConfigReload) + Send + Sync>>,
+}
+
+/// A restart of connector `connector` due in `delay` because a config provider gave the values
+/// at `path` of its config that TTL, and its `config.action.reload` is `restart` (Connect's
+/// `WorkerConfigTransformer.scheduleReload`): a later reload of the same connector and path
+/// replaces this one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigReload {
+    pub connector: String,
+    pub path: String,
+    pub delay: Duration,
 }
 
 impl Worker {
+    /// Hands the worker where its connectors' config reloads go (once, before any connector
+    /// starts): the herder restarts the connector when one is due
+    /// ([`crate::herder::config_reload`]).
+    pub fn set_config_reload_handler(&self, handler: Arc<dyn Fn(ConfigReload) + Send + Sync>) {
+        if self.config_reloads.set(handler).is_err() {
+            tracing::warn!("the config reload handler was set already; keeping the first");
+        }
+    }
+
     /// Hands the worker the herder's side of exactly-once source tasks (once, before any task
     /// starts).
     pub fn set_exactly_once_coordinator(&self, coordinator: Arc<dyn ExactlyOnceCoordinator>) {
@@ -508,6 +531,7 @@ impl Worker {
             on_reconfigure,
             exactly_once: std::sync::OnceLock::new(),
             connector_offset_topics: std::sync::OnceLock::new(),
+            config_reloads: std::sync::OnceLock::new(),
             shared_producers: Arc::default(),
             history: Arc::default(),
             runtime: source_task::AsyncRuntime::shared(),
@@ -619,13 +643,60 @@ impl Worker {
         what: &str,
         config: &Props,
     ) -> ConnectResult<Props> {
-        let (resolved, found) = self.config.providers().resolve(what, config).map_err(|e| {
-            ConnectError::config(format!(
-                "Failed to resolve the configuration of {what}: {e}"
-            ))
-        })?;
-        crate::config::secrets::record(Some(connector), &found);
+        self.resolve(connector, what, config).map(|r| r.configs)
+    }
+
+    fn resolve(
+        &self,
+        connector: &str,
+        what: &str,
+        config: &Props,
+    ) -> ConnectResult<crate::config::providers::Resolved> {
+        let resolved = self
+            .config
+            .providers()
+            .resolve_with_ttls(what, config)
+            .map_err(|e| {
+                ConnectError::config(format!(
+                    "Failed to resolve the configuration of {what}: {e}"
+                ))
+            })?;
+        crate::config::secrets::record(Some(connector), &resolved.found);
         Ok(resolved)
+    }
+
+    /// [`Self::resolve_config`] of connector `name`'s own config as it starts, scheduling its
+    /// restart for each TTL a provider gave (Connect's `WorkerConfigTransformer.transform` with
+    /// a connector name): under `config.action.reload=restart`, the default; none under `none`.
+    pub fn resolve_connector_config(&self, name: &str, config: &Props) -> ConnectResult<Props> {
+        let resolved = self.resolve(name, &format!("connector {name}"), config)?;
+        let action = config
+            .get("config.action.reload")
+            .map(|v| v.trim().to_ascii_lowercase())
+            .unwrap_or_else(|| "restart".to_string());
+        if action == "restart" {
+            for (path, ttl) in &resolved.ttls {
+                let delay = Duration::from_millis(u64::try_from(*ttl).unwrap_or(0));
+                match self.config_reloads.get() {
+                    Some(reload) => {
+                        tracing::info!(
+                            connector = name,
+                            "Scheduling a restart of connector {name} in {ttl} ms"
+                        );
+                        reload(ConfigReload {
+                            connector: name.to_string(),
+                            path: path.clone(),
+                            delay,
+                        });
+                    }
+                    None => tracing::warn!(
+                        connector = name,
+                        "a config provider gave path '{path}' a TTL of {ttl} ms, but this worker has no herder to restart connector {name}"
+                    ),
+                }
+            }
+        }
+        Ok(resolved.configs)
     }
 
     /// Counters of a task on this worker.

@@ -272,6 +272,12 @@ impl DistributedHerder {
                 }
             }),
         ));
+        // Connector restarts when config provider values expire, through this herder once it
+        // exists.
+        let reload_herder: crate::herder::config_reload::HerderSlot = Arc::default();
+        worker.set_config_reload_handler(crate::herder::config_reload::handler(
+            reload_herder.clone(),
+        ));
         if let Some(topics) = connector_offset_topics {
             worker.set_connector_offset_topics(topics);
         }
@@ -376,6 +382,9 @@ impl DistributedHerder {
             stop_tx,
             loop_task: Mutex::new(Some(handle)),
         });
+        let weak: std::sync::Weak<dyn Herder> =
+            Arc::downgrade(&(herder.clone() as Arc<dyn Herder>));
+        reload_herder.set(weak).ok();
         if let (Some(dir), Some(report)) = (&d.connectors_dir, &shared.connectors_dir) {
             let weak: std::sync::Weak<dyn Herder> =
                 Arc::downgrade(&(herder.clone() as Arc<dyn Herder>));
