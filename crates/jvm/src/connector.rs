@@ -238,9 +238,42 @@ impl Connector for JavaConnector {
         self.call_bytes("stop", "()V", None, None).map(|_| ())
     }
 
+    /// The Java connector's `canDefineTransactionBoundaries(config)` (KIP-618); unsupported when
+    /// the call fails (logged). Its tasks then get a `TransactionContext`
+    /// (`HostedSourceTask.TransactionRequests`) whose requests reach the runtime's.
+    fn can_define_transaction_boundaries(
+        &self,
+        config: &Props,
+    ) -> tributary_api::connector::ConnectorTransactionBoundaries {
+        use tributary_api::connector::ConnectorTransactionBoundaries as B;
+        let Ok(obj) = self.instance() else {
+            return B::Unsupported;
+        };
+        let bytes = props_bytes(config);
+        let answer = self.jvm.call(|env, _| {
+            let arr = env.byte_array_from_slice(&bytes)?;
+            let s = env
+                .call_method(
+                    &obj,
+                    "canDefineTransactionBoundaries",
+                    "([B)Ljava/lang/String;",
+                    &[JValue::Object(&arr)],
+                )?
+                .l()?;
+            java_string(env, s)
+        });
+        match answer.as_deref() {
+            Ok("SUPPORTED") => B::Supported,
+            Ok(_) => B::Unsupported,
+            Err(e) => {
+                tracing::error!(connector = %self.class, error = %e, "canDefineTransactionBoundaries() failed");
+                B::Unsupported
+            }
+        }
+    }
+
     /// The Java connector's `exactlyOnceSupport(config)` (KIP-618); `None` when it does not say,
-    /// or when the call fails (logged). `canDefineTransactionBoundaries` is not asked: Java
-    /// tasks get no `TransactionContext` yet, so `transaction.boundary=connector` stays refused.
+    /// or when the call fails (logged).
     fn exactly_once_support(&self, config: &Props) -> Option<ExactlyOnceSupport> {
         let obj = self.instance().ok()?;
         let bytes = props_bytes(config);

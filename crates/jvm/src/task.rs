@@ -237,6 +237,38 @@ impl JavaSourceTask {
             }
             out.push(record);
         }
+        // The transaction boundaries the task asked for (KIP-618), handed to the runtime's
+        // TransactionContext as a native task's requests would be.
+        let flagged = r.count().map_err(codec_err)?;
+        let transactions = self
+            .context
+            .as_ref()
+            .and_then(|c| c.transaction_context.clone());
+        for _ in 0..flagged {
+            let index = r.i32().map_err(codec_err)?;
+            let kind = r.u8().map_err(codec_err)?;
+            let (Some(tc), Some(record)) = (
+                &transactions,
+                usize::try_from(index).ok().and_then(|i| out.get(i)),
+            ) else {
+                continue;
+            };
+            if kind & 1 != 0 {
+                tc.commit_transaction_for(record);
+            }
+            if kind & 2 != 0 {
+                tc.abort_transaction_for(record);
+            }
+        }
+        let batch = r.u8().map_err(codec_err)?;
+        if let Some(tc) = &transactions {
+            if batch & 1 != 0 {
+                tc.commit_transaction();
+            }
+            if batch & 2 != 0 {
+                tc.abort_transaction();
+            }
+        }
         Ok(out)
     }
 }
@@ -274,17 +306,20 @@ impl SourceTask for JavaSourceTask {
         self.reader = Some(reader);
         let config = props_bytes(&context.config);
         let tags = codec::metric_tags(&context.plugin_metrics);
+        // A TransactionContext only under connector-defined boundaries, as in Connect.
+        let connector_boundaries = context.transaction_context.is_some();
         let wants = self.hosted.jvm.call(|env, _| {
             let arr = env.byte_array_from_slice(&config)?;
             let tags = env.byte_array_from_slice(&tags)?;
             env.call_method(
                 &obj,
                 "initialize",
-                "(J[B[B)V",
+                "(J[B[BZ)V",
                 &[
                     JValue::Long(reader_id),
                     JValue::Object(&arr),
                     JValue::Object(&tags),
+                    JValue::Bool(connector_boundaries.into()),
                 ],
             )?;
             env.call_method(&obj, "wantsCommitRecord", "()Z", &[])?.z()

@@ -1752,3 +1752,109 @@ fn a_java_config_provider_from_maven_central_resolves_connector_settings() {
     let (_, config) = w.get("/connectors/strimzi/config");
     assert_eq!(config["topic"], json!(format!("${{strimzi:{var}}}")));
 }
+
+/// A Java source connector that defines its own transactions (KIP-618;
+/// `tests/java/ProbeTransactionalSource.java`) under `exactly.once.source.support=enabled` and
+/// `transaction.boundary=connector`: validation asks its `canDefineTransactionBoundaries`, its
+/// task gets a `TransactionContext`, and the commits and aborts it asks for (naming a record,
+/// or for the batch) are honoured as a native task's are: a `read_committed` reader sees
+/// exactly the records of the committed transactions, once and in order, across a stop and a
+/// resume; the aborted ones reached the log.
+#[test]
+fn a_java_task_defining_its_own_transactions_has_its_commits_and_aborts_honoured() {
+    let Some(bootstrap) = kafka() else { return };
+    let Some((classpath, _)) = java_bridge() else {
+        return;
+    };
+    let dir = test_dir();
+    let java = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java");
+    let plugin_path = java_plugin_dir(
+        dir.path(),
+        "txprobe",
+        &classpath,
+        &[java.join("ProbeTransactionalSource.java")],
+    );
+    let group = unique("java-eos");
+    let topic = unique("java-eos-seq");
+    create_topic(&bootstrap, &topic, 1);
+    let w = DistributedWorker::start(
+        dir.path(),
+        "w",
+        &bootstrap,
+        &group,
+        &format!(
+            "exactly.once.source.support=enabled\nscheduled.rebalance.max.delay.ms=2000\n{}",
+            jvm_lines(&classpath, &plugin_path.display().to_string(), &[])
+        ),
+    );
+    w.wait_joined();
+    let class = "io.tributary.probe.ProbeTransactionalSource";
+    // Validation asks the Java connector.
+    let validate = |extra: serde_json::Value| {
+        let mut config = json!({"connector.class": class, "name": "v", "topic": topic,
+            "transaction.boundary": "connector"});
+        for (k, v) in extra.as_object().unwrap() {
+            config[k] = v.clone();
+        }
+        let (code, v) = w.send(
+            "PUT",
+            &format!("/connector-plugins/{class}/config/validate"),
+            Some(&config.to_string()),
+        );
+        assert_eq!(code, 200, "{v}");
+        v["configs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["value"]["name"] == "transaction.boundary")
+            .map(|c| c["value"]["errors"].clone())
+            .unwrap()
+    };
+    assert_eq!(
+        validate(json!({"define.transactions": "fibonacci"})),
+        json!([])
+    );
+    assert_eq!(
+        validate(json!({}))[0],
+        "The connector does not support connector-defined transaction boundaries with the given configuration. Please reconfigure it to use a different transaction boundary definition."
+    );
+    let body = json!({"name": "javatx", "config": {
+        "connector.class": class, "tasks.max": "1", "topic": topic,
+        "define.transactions": "fibonacci", "transaction.boundary": "connector",
+    }});
+    let (code, v) = w.send("POST", "/connectors", Some(&body.to_string()));
+    assert_eq!(code, 201, "{v}");
+    w.wait_state("javatx", 1, "RUNNING");
+    use common::eos::{read_committed, uncommitted_count};
+    let committed = || read_committed(&bootstrap, &topic).len();
+    wait_for("committed records", Duration::from_secs(90), || {
+        (committed() >= 150).then_some(())
+    });
+    assert_eq!(w.send("PUT", "/connectors/javatx/stop", None).0, 204);
+    w.wait_state("javatx", 0, "STOPPED");
+    let at_stop = committed();
+    assert_eq!(w.send("PUT", "/connectors/javatx/resume", None).0, 202);
+    wait_for("more committed records", Duration::from_secs(90), || {
+        (committed() >= at_stop + 100).then_some(())
+    });
+    assert_eq!(w.send("PUT", "/connectors/javatx/stop", None).0, 204);
+    w.wait_state("javatx", 0, "STOPPED");
+    let seqnos: Vec<i64> = read_committed(&bootstrap, &topic)
+        .into_iter()
+        .map(|(_, v)| String::from_utf8(v).unwrap().parse().unwrap())
+        .collect();
+    let last = *seqnos.last().unwrap();
+    // In a committed transaction: the one ending at the first Fibonacci number at or after
+    // the seqno, committed when that number is odd.
+    let committed_seqno = |s: i64| {
+        let (mut previous, mut next) = (1i64, 1i64);
+        while next < s {
+            (previous, next) = (next, previous + next);
+        }
+        next % 2 == 1
+    };
+    let expected: Vec<i64> = (0..=last).filter(|s| committed_seqno(*s)).collect();
+    assert_eq!(seqnos, expected);
+    assert!(last > 233, "the task did not go on: last seqno {last}");
+    assert!(uncommitted_count(&bootstrap, &topic) > seqnos.len());
+}

@@ -11,6 +11,7 @@ import org.apache.kafka.connect.connector.Connector;
 import org.apache.kafka.connect.connector.ConnectorContext;
 import org.apache.kafka.connect.sink.SinkConnectorContext;
 import org.apache.kafka.connect.source.ExactlyOnceSupport;
+import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
 import org.apache.kafka.connect.source.SourceConnector;
 import org.apache.kafka.connect.source.SourceConnectorContext;
 import org.apache.kafka.connect.storage.OffsetStorageReader;
@@ -108,6 +109,25 @@ public final class HostedConnector {
         try {
             ExactlyOnceSupport support = ((SourceConnector) connector).exactlyOnceSupport(config);
             return support == null ? null : support.name();
+        } finally {
+            Bridge.restore(saved);
+        }
+    }
+
+    /**
+     * SourceConnector.canDefineTransactionBoundaries(config) (KIP-618): "SUPPORTED" or
+     * "UNSUPPORTED" (also for a sink connector, or an answer of null).
+     */
+    public String canDefineTransactionBoundaries(byte[] props) {
+        if (!(connector instanceof SourceConnector)) {
+            return "UNSUPPORTED";
+        }
+        Map<String, String> config = Codec.readMap(props);
+        ClassLoader saved = Bridge.swap(connector);
+        try {
+            ConnectorTransactionBoundaries b =
+                ((SourceConnector) connector).canDefineTransactionBoundaries(config);
+            return b == null ? "UNSUPPORTED" : b.name();
         } finally {
             Bridge.restore(saved);
         }

@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -14,13 +15,18 @@ import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 import org.apache.kafka.connect.source.SourceTaskContext;
+import org.apache.kafka.connect.source.TransactionContext;
 import org.apache.kafka.connect.storage.OffsetStorageReader;
 
 /**
  * One source task hosted for Tributary. {@link #poll} returns the whole batch as one byte
  * array: int count, then per record its sequence number, source partition and offset
  * (schemaless JSON), topic, partition (u8 flag, int), key and value (JsonConverter envelopes),
- * timestamp (u8 flag, long) and headers (int count, then key and envelope each).
+ * timestamp (u8 flag, long) and headers (int count, then key and envelope each); then the
+ * transaction boundaries the task asked for (KIP-618, only under
+ * {@code transaction.boundary=connector}): int count, then per record named its index in the
+ * batch and u8 1 commit, 2 abort, 3 both; then u8 for the batch (0 none, 1 commit, 2 abort,
+ * 3 both).
  */
 public final class HostedSourceTask {
     private final SourceTask task;
@@ -30,6 +36,8 @@ public final class HostedSourceTask {
     private final Map<Long, SourceRecord> inFlight = new HashMap<>();
     private long nextSeq;
     private HostedMetrics metrics;
+    /** The task's TransactionContext under connector-defined boundaries; else null. */
+    private TransactionRequests transactions;
 
     /** Removes the task's plugin metrics (Tributary calls it when it releases the task). */
     public void closeMetrics() {
@@ -70,8 +78,10 @@ public final class HostedSourceTask {
      * Initializes the task with its config, an offset reader backed by Tributary's
      * {@code reader}, and its plugin metrics' tags ({@code metricTags}, a Codec map).
      */
-    public void initialize(long reader, byte[] props, byte[] metricTags) {
+    public void initialize(long reader, byte[] props, byte[] metricTags, boolean connectorBoundaries) {
         Map<String, String> config = Codec.readMap(props);
+        TransactionRequests transactions = connectorBoundaries ? new TransactionRequests() : null;
+        this.transactions = transactions;
         HostedMetrics metrics = new HostedMetrics(metricTags);
         this.metrics = metrics;
         OffsetStorageReader offsets = new NativeOffsetReader(reader, plain);
@@ -89,6 +99,11 @@ public final class HostedSourceTask {
             @Override
             public PluginMetrics pluginMetrics() {
                 return metrics.get();
+            }
+
+            @Override
+            public TransactionContext transactionContext() {
+                return transactions;
             }
         };
         ClassLoader saved = Bridge.swap(task);
@@ -153,7 +168,64 @@ public final class HostedSourceTask {
                 w.bytes(Codec.encode(envelope, r.topic(), h.schema(), h.value()));
             }
         }
+        if (transactions == null) {
+            w.i32(0).u8(0);
+        } else {
+            transactions.drain(records, w);
+        }
         return w.toBytes();
+    }
+
+    /**
+     * The TransactionContext given to a task under connector-defined boundaries: it keeps the
+     * task's requests until they are reported with a batch. A request naming a record applies
+     * to that record when it is in a batch the task returns (matched by equals, as Connect
+     * matches); the batch's requests are reported with the batch polled after them.
+     */
+    static final class TransactionRequests implements TransactionContext {
+        private boolean commitBatch;
+        private boolean abortBatch;
+        private final List<SourceRecord> commitRecords = new ArrayList<>();
+        private final List<SourceRecord> abortRecords = new ArrayList<>();
+
+        @Override
+        public synchronized void commitTransaction() {
+            commitBatch = true;
+        }
+
+        @Override
+        public synchronized void commitTransaction(SourceRecord record) {
+            commitRecords.add(Objects.requireNonNull(record, "Source record used to define transaction boundaries may not be null"));
+        }
+
+        @Override
+        public synchronized void abortTransaction() {
+            abortBatch = true;
+        }
+
+        @Override
+        public synchronized void abortTransaction(SourceRecord record) {
+            abortRecords.add(Objects.requireNonNull(record, "Source record used to define transaction boundaries may not be null"));
+        }
+
+        /** Writes the requests that apply to {@code batch} (layout in the class comment). */
+        synchronized void drain(List<SourceRecord> batch, Codec.Writer w) {
+            List<int[]> flagged = new ArrayList<>();
+            for (int i = 0; i < batch.size(); i++) {
+                SourceRecord r = batch.get(i);
+                int kind = (commitRecords.remove(r) ? 1 : 0) | (abortRecords.remove(r) ? 2 : 0);
+                if (kind != 0) {
+                    flagged.add(new int[] {i, kind});
+                }
+            }
+            w.i32(flagged.size());
+            for (int[] f : flagged) {
+                w.i32(f[0]).u8(f[1]);
+            }
+            w.u8((commitBatch ? 1 : 0) | (abortBatch ? 2 : 0));
+            commitBatch = false;
+            abortBatch = false;
+        }
     }
 
     public void commit() throws InterruptedException {
