@@ -568,6 +568,7 @@ impl HerderLoop {
                 )
                 .await?;
             self.in_use = Some(outcome.protocol);
+            self.previous_generation = self.shared.worker.generation.load(Ordering::Acquire);
             self.record_round(&outcome);
             if outcome.assignment.failed() {
                 tracing::info!(
@@ -720,6 +721,8 @@ impl HerderLoop {
             return;
         }
         self.start_work().await;
+        self.restart_jobs_reported_lost(&running_c, &running_t)
+            .await;
         if self.shared.view.read().unwrap().is_leader {
             self.blocking(tombstone_stale_statuses).await;
             if !lost_jobs.is_empty() {
@@ -736,6 +739,61 @@ impl HerderLoop {
         if revoked && negotiated != ConnectProtocol::Eager {
             // The follow-up round of revoke-then-assign.
             self.need_rejoin = true;
+        }
+    }
+
+    /// Restarts the jobs this worker ran before the round (`before_*`) and still runs whose
+    /// latest status is UNASSIGNED: its membership lapsed (a stopped process, a cut-off
+    /// worker) and the leader reported them lost meanwhile, then gave them back to it when it
+    /// joined again as a new member. Restarted, each writes its own status again, as under
+    /// Connect, whose worker stops every job when its generation resets and starts what it is
+    /// given. (A job this worker stops reports UNASSIGNED only once it no longer runs here.)
+    async fn restart_jobs_reported_lost(
+        &mut self,
+        before_c: &[String],
+        before_t: &[ConnectorTaskId],
+    ) {
+        if self.need_rejoin || self.is_stopping() {
+            return;
+        }
+        let (now_c, now_t) = {
+            let v = self.shared.view.read().unwrap();
+            (v.connectors.clone(), v.tasks.clone())
+        };
+        // UNASSIGNED in a generation after the last round this worker completed before this
+        // one: written while it was not a member (its own UNASSIGNED of an earlier stop of
+        // the job carries an earlier generation, and is stale once the job started again).
+        let previous = self.previous_generation;
+        let lost = |st: Option<Status>| {
+            st.is_some_and(|st| st.state == State::Unassigned && st.generation > previous)
+        };
+        let connectors: Vec<String> = before_c
+            .iter()
+            .filter(|c| now_c.contains(*c) && lost(self.shared.statuses.connector(c)))
+            .cloned()
+            .collect();
+        let tasks: Vec<ConnectorTaskId> = before_t
+            .iter()
+            .filter(|t| now_t.contains(*t) && lost(self.shared.statuses.task(t)))
+            .cloned()
+            .collect();
+        for c in connectors {
+            tracing::warn!(
+                connector = %c,
+                "connector {c} runs here but was reported UNASSIGNED while this worker was out of the group: restarting it"
+            );
+            if let Err(e) = self.restart_connector(c.clone()).await {
+                tracing::warn!(connector = %c, "restarting connector {c}: {e}");
+            }
+        }
+        for t in tasks {
+            tracing::warn!(
+                task = %t,
+                "task {t} runs here but was reported UNASSIGNED while this worker was out of the group: restarting it"
+            );
+            if let Err(e) = self.restart_task(t.clone()).await {
+                tracing::warn!(task = %t, "restarting task {t}: {e}");
+            }
         }
     }
 

@@ -434,6 +434,10 @@ struct HerderLoop {
     /// The round being completed, for the rebalance timeline: filled by `rebalance`, logged
     /// with its duration once it succeeded.
     round_record: Option<(RebalanceRecord, Option<LeaderView>)>,
+    /// The generation of the round completed before the one being applied (-1: none): a
+    /// status a leader wrote in a later generation was written while this worker was out of
+    /// the group.
+    previous_generation: i32,
 }
 
 /// Milliseconds since the epoch.

@@ -363,6 +363,7 @@ impl DistributedHerder {
                 .map_err(|(k, m)| StartError::Config(format!("{k}: {m}")))?,
             rest_namespace: rest_namespace.clone(),
             round_record: None,
+            previous_generation: -1,
         };
         if d.exactly_once_source_support.enabled() {
             shared
