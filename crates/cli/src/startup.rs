@@ -381,21 +381,8 @@ pub(crate) async fn parse_worker_config(
     raw: HashMap<String, String>,
     source: &str,
 ) -> Result<WorkerConfig, String> {
-    let java_provider = raw
-        .get(tributary_runtime::config::providers::CONFIG_PROVIDERS_CONFIG)
-        .into_iter()
-        .flat_map(|names| names.split(','))
-        .map(str::trim)
-        .filter(|n| !n.is_empty())
-        .filter_map(|n| raw.get(&format!("config.providers.{n}.class")))
-        .any(|class| {
-            ![
-                tributary_runtime::config::providers::FILE_CONFIG_PROVIDER,
-                tributary_runtime::config::providers::DIRECTORY_CONFIG_PROVIDER,
-                tributary_runtime::config::providers::ENV_VAR_CONFIG_PROVIDER,
-            ]
-            .contains(&class.trim())
-        });
+    let java_provider =
+        tributary_runtime::config::providers::ConfigProviders::declares_plugin_classes(&raw);
     let factory = if java_provider {
         let get = |key: &str| raw.get(key).cloned();
         match jvm_settings(&get, source)? {
@@ -472,27 +459,23 @@ pub(crate) async fn load_plugins(config: &WorkerConfig, source: &str) -> Result<
             .map(str::to_string)
             .collect()
     };
-    let mut plugin_path = list("plugin.path");
     let prefer_java = list("tributary.plugins.prefer.java");
-    if !plugin_path.is_empty() && !holds_java_code(&plugin_path) {
-        // As Connect finds no plugin there: nothing to host, so no JVM is needed (the slim
-        // image runs compose files whose plugin.path names the usual directories).
-        tracing::warn!(
-            plugin_path = %plugin_path.join(","),
-            "plugin.path holds no jar or class file: no Java plugin to host, no JVM started"
-        );
-        plugin_path.clear();
-    }
-    if plugin_path.is_empty() {
+    let get = |key: &str| config.raw(key).map(str::to_string);
+    let Some(settings) = jvm_settings(&get, source)? else {
+        let plugin_path = list("plugin.path");
+        if !plugin_path.is_empty() {
+            // As Connect finds no plugin there: nothing to host, so no JVM is needed (the slim
+            // image runs compose files whose plugin.path names the usual directories).
+            tracing::warn!(
+                plugin_path = %plugin_path.join(","),
+                "plugin.path holds no jar or class file: no Java plugin to host, no JVM started"
+            );
+        }
         if let Some(first) = prefer_java.first() {
             return Err(format!(
                 "{source}: key 'tributary.plugins.prefer.java': {first} names a Java plugin, but plugin.path is not set"
             ));
         }
-        return Ok(Plugins::new(set));
-    }
-    let get = |key: &str| config.raw(key).map(str::to_string);
-    let Some(settings) = jvm_settings(&get, source)? else {
         return Ok(Plugins::new(set));
     };
     let scanned = {

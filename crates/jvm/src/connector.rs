@@ -157,6 +157,35 @@ fn props_bytes(props: &Props) -> Vec<u8> {
     w.into_bytes()
 }
 
+impl JavaConnector {
+    /// The Java connector's answer to a KIP-618 question, `method(config)` returning the name
+    /// of an enum constant (`HostedConnector`); `None` when it cannot be asked or the call
+    /// fails (logged, naming `method`).
+    fn ask(&self, method: &str, config: &Props) -> Option<String> {
+        let obj = self.instance().ok()?;
+        let bytes = props_bytes(config);
+        let answer = self.jvm.call(|env, _| {
+            let arr = env.byte_array_from_slice(&bytes)?;
+            let s = env
+                .call_method(
+                    &obj,
+                    method,
+                    "([B)Ljava/lang/String;",
+                    &[JValue::Object(&arr)],
+                )?
+                .l()?;
+            java_string(env, s)
+        });
+        match answer {
+            Ok(s) => Some(s),
+            Err(e) => {
+                tracing::error!(connector = %self.class, error = %e, "{method}() failed");
+                None
+            }
+        }
+    }
+}
+
 impl Connector for JavaConnector {
     fn version(&self) -> String {
         self.version.clone()
@@ -246,57 +275,22 @@ impl Connector for JavaConnector {
         config: &Props,
     ) -> tributary_api::connector::ConnectorTransactionBoundaries {
         use tributary_api::connector::ConnectorTransactionBoundaries as B;
-        let Ok(obj) = self.instance() else {
-            return B::Unsupported;
-        };
-        let bytes = props_bytes(config);
-        let answer = self.jvm.call(|env, _| {
-            let arr = env.byte_array_from_slice(&bytes)?;
-            let s = env
-                .call_method(
-                    &obj,
-                    "canDefineTransactionBoundaries",
-                    "([B)Ljava/lang/String;",
-                    &[JValue::Object(&arr)],
-                )?
-                .l()?;
-            java_string(env, s)
-        });
-        match answer.as_deref() {
-            Ok("SUPPORTED") => B::Supported,
-            Ok(_) => B::Unsupported,
-            Err(e) => {
-                tracing::error!(connector = %self.class, error = %e, "canDefineTransactionBoundaries() failed");
-                B::Unsupported
-            }
+        match self
+            .ask("canDefineTransactionBoundaries", config)
+            .as_deref()
+        {
+            Some("SUPPORTED") => B::Supported,
+            _ => B::Unsupported,
         }
     }
 
     /// The Java connector's `exactlyOnceSupport(config)` (KIP-618); `None` when it does not say,
     /// or when the call fails (logged).
     fn exactly_once_support(&self, config: &Props) -> Option<ExactlyOnceSupport> {
-        let obj = self.instance().ok()?;
-        let bytes = props_bytes(config);
-        let answer = self.jvm.call(|env, _| {
-            let arr = env.byte_array_from_slice(&bytes)?;
-            let s = env
-                .call_method(
-                    &obj,
-                    "exactlyOnceSupport",
-                    "([B)Ljava/lang/String;",
-                    &[JValue::Object(&arr)],
-                )?
-                .l()?;
-            java_string(env, s)
-        });
-        match answer.as_deref() {
-            Ok("SUPPORTED") => Some(ExactlyOnceSupport::Supported),
-            Ok("UNSUPPORTED") => Some(ExactlyOnceSupport::Unsupported),
-            Ok(_) => None,
-            Err(e) => {
-                tracing::error!(connector = %self.class, error = %e, "exactlyOnceSupport() failed");
-                None
-            }
+        match self.ask("exactlyOnceSupport", config).as_deref() {
+            Some("SUPPORTED") => Some(ExactlyOnceSupport::Supported),
+            Some("UNSUPPORTED") => Some(ExactlyOnceSupport::Unsupported),
+            _ => None,
         }
     }
 

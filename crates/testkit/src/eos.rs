@@ -15,6 +15,18 @@ pub fn offset_key(connector: &str, partition: serde_json::Value) -> String {
 
 use super::{unique, Rec};
 
+/// Whether seqno `s` of a task ending its own transactions at every Fibonacci seqno (1, 2, 3,
+/// 5, 8, …; FlakySource's `define.transactions=fibonacci`, the Java probe's likewise), committing
+/// when the number is odd and aborting when it is even, is in a committed transaction: the one
+/// ending at the first Fibonacci number at or after `s`.
+pub fn fibonacci_committed(s: i64) -> bool {
+    let (mut previous, mut next) = (1i64, 1i64);
+    while next < s {
+        (previous, next) = (next, previous + next);
+    }
+    next % 2 == 1
+}
+
 /// Every (key, value) a `read_committed` consumer sees in partition 0 of `topic`, up to its
 /// last stable offset.
 pub fn read_committed(bootstrap: &str, topic: &str) -> Vec<(Vec<u8>, Vec<u8>)> {

@@ -984,10 +984,15 @@ impl Drop for SecondBroker {
 /// Debezium plugins (PostgreSQL source, JDBC sink) from `scripts/plugins` (both fetched through
 /// Maven when missing).
 pub fn debezium_plugins() -> Option<(String, String)> {
+    plugins_script("debezium")
+}
+
+/// The bridge's class path and the `plugin.path` `scripts/plugins <action>` prints; `None`
+/// (after [`missing`]) without them.
+fn plugins_script(action: &str) -> Option<(String, String)> {
     let (classpath, _) = java_bridge()?;
-    let root = repo_root();
-    let out = Command::new(root.join("scripts/plugins"))
-        .arg("debezium")
+    let out = Command::new(repo_root().join("scripts/plugins"))
+        .arg(action)
         .stderr(std::process::Stdio::inherit())
         .output()
         .ok();
@@ -996,7 +1001,9 @@ pub fn debezium_plugins() -> Option<(String, String)> {
             classpath,
             String::from_utf8(o.stdout).unwrap().trim().to_string(),
         )),
-        _ => missing("`scripts/plugins debezium` failed (no mvn, or no network?)"),
+        _ => missing(&format!(
+            "`scripts/plugins {action}` failed (no mvn, or no network?)"
+        )),
     }
 }
 
@@ -1004,19 +1011,7 @@ pub fn debezium_plugins() -> Option<(String, String)> {
 /// Maven Central (`scripts/plugins config-providers`: Strimzi's
 /// `io.strimzi.kafka.EnvVarConfigProvider`); `None` (after [`missing`]) without them.
 pub fn config_provider_plugins() -> Option<(String, String)> {
-    let (classpath, _) = java_bridge()?;
-    let out = Command::new(repo_root().join("scripts/plugins"))
-        .arg("config-providers")
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .ok();
-    match out {
-        Some(o) if o.status.success() => Some((
-            classpath,
-            String::from_utf8(o.stdout).unwrap().trim().to_string(),
-        )),
-        _ => missing("`scripts/plugins config-providers` failed (no mvn, or no network?)"),
-    }
+    plugins_script("config-providers")
 }
 
 /// The schema registry of `scripts/registry` (Apicurio Registry), which `scripts/test` starts,
@@ -1117,6 +1112,25 @@ pub fn java_plugin_dir_with_services(
         .expect("running jar");
     assert!(status.success(), "jar failed");
     plugins
+}
+
+/// The errors of a `PUT /connector-plugins/{class}/config/validate` answer (`ConfigInfos`), by
+/// key: only the keys that have some, sorted.
+pub fn config_errors(infos: &serde_json::Value) -> std::collections::BTreeMap<String, Vec<String>> {
+    infos["configs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| {
+            let errors: Vec<String> = c["value"]["errors"]
+                .as_array()?
+                .iter()
+                .filter_map(|e| e.as_str().map(str::to_string))
+                .collect();
+            let name = c["value"]["name"].as_str()?.to_string();
+            (!errors.is_empty()).then_some((name, errors))
+        })
+        .collect()
 }
 
 /// The series of gauge `name` in a Prometheus text page (`GET /metrics`): each one's labels

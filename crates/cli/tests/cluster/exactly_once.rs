@@ -285,17 +285,6 @@ fn a_worker_cut_off_from_the_broker_is_fenced_and_its_late_writes_never_become_v
     }
 }
 
-/// Whether seqno `s` of a FlakySource task with `define.transactions=fibonacci` is in a
-/// committed transaction: the one ending at the first Fibonacci number (1, 2, 3, 5, 8, …) at or
-/// after `s`, committed when that number is odd.
-fn fibonacci_committed(s: i64) -> bool {
-    let (mut previous, mut next) = (1i64, 1i64);
-    while next < s {
-        (previous, next) = (next, previous + next);
-    }
-    next % 2 == 1
-}
-
 #[test]
 fn a_task_defining_its_own_transactions_has_its_commits_and_aborts_honoured() {
     let Some(bootstrap) = kafka() else { return };

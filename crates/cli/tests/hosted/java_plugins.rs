@@ -475,8 +475,14 @@ fn jvm_discovery(w: &StandaloneWorker) -> Option<String> {
     )
 }
 
+/// The Java sources the tests compile (`crates/cli/tests/java`), in the checkout the test runs
+/// in.
+fn test_java_dir() -> std::path::PathBuf {
+    repo_root().join("crates/cli/tests/java")
+}
+
 fn probe_plugin_dir(dir: &Path, classpath: &str) -> std::path::PathBuf {
-    let java = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java");
+    let java = test_java_dir();
     java_plugin_dir(
         dir,
         "probe",
@@ -1281,7 +1287,7 @@ fn java_plugin_values_in_other_classes_are_normalised_by_schema_type() {
         return;
     };
     let dir = test_dir();
-    let java = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java");
+    let java = test_java_dir();
     let plugins = java_plugin_dir(
         dir.path(),
         "loose",
@@ -1600,7 +1606,7 @@ fn a_java_config_provider_resolves_worker_and_connector_settings() {
         return;
     };
     let dir = test_dir();
-    let java = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java");
+    let java = test_java_dir();
     // Connect finds config providers through their ServiceLoader manifest only.
     let plugin_path = java_plugin_dir_with_services(
         dir.path(),
@@ -1767,7 +1773,7 @@ fn a_java_task_defining_its_own_transactions_has_its_commits_and_aborts_honoured
         return;
     };
     let dir = test_dir();
-    let java = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java");
+    let java = test_java_dir();
     let plugin_path = java_plugin_dir(
         dir.path(),
         "txprobe",
@@ -1825,7 +1831,7 @@ fn a_java_task_defining_its_own_transactions_has_its_commits_and_aborts_honoured
     let (code, v) = w.send("POST", "/connectors", Some(&body.to_string()));
     assert_eq!(code, 201, "{v}");
     w.wait_state("javatx", 1, "RUNNING");
-    use common::eos::{read_committed, uncommitted_count};
+    use common::eos::{fibonacci_committed, read_committed, uncommitted_count};
     let committed = || read_committed(&bootstrap, &topic).len();
     wait_for("committed records", Duration::from_secs(90), || {
         (committed() >= 150).then_some(())
@@ -1844,16 +1850,7 @@ fn a_java_task_defining_its_own_transactions_has_its_commits_and_aborts_honoured
         .map(|(_, v)| String::from_utf8(v).unwrap().parse().unwrap())
         .collect();
     let last = *seqnos.last().unwrap();
-    // In a committed transaction: the one ending at the first Fibonacci number at or after
-    // the seqno, committed when that number is odd.
-    let committed_seqno = |s: i64| {
-        let (mut previous, mut next) = (1i64, 1i64);
-        while next < s {
-            (previous, next) = (next, previous + next);
-        }
-        next % 2 == 1
-    };
-    let expected: Vec<i64> = (0..=last).filter(|s| committed_seqno(*s)).collect();
+    let expected: Vec<i64> = (0..=last).filter(|s| fibonacci_committed(*s)).collect();
     assert_eq!(seqnos, expected);
     assert!(last > 233, "the task did not go on: last seqno {last}");
     assert!(uncommitted_count(&bootstrap, &topic) > seqnos.len());

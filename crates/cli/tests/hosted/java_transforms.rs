@@ -352,24 +352,7 @@ fn validation_uses_the_java_config_def() {
             Some(&config.to_string()),
         );
         assert_eq!(code, 200, "{body}");
-        let mut out: Vec<(String, Vec<String>)> = body["configs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|c| !c["value"]["errors"].as_array().unwrap().is_empty())
-            .map(|c| {
-                (
-                    c["value"]["name"].as_str().unwrap().to_string(),
-                    c["value"]["errors"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|e| e.as_str().unwrap().to_string())
-                        .collect(),
-                )
-            })
-            .collect();
-        out.sort();
+        let out: Vec<(String, Vec<String>)> = config_errors(&body).into_iter().collect();
         (body["error_count"].as_i64().unwrap(), out)
     };
     let dir = test_dir();

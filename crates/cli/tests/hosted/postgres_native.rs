@@ -282,24 +282,7 @@ fn native_snapshot_equals_debeziums() {
             &[],
         );
         assert_eq!(code, 200, "{body}");
-        let errors: BTreeMap<String, Vec<String>> = body["configs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|c| !c["value"]["errors"].as_array().unwrap().is_empty())
-            .map(|c| {
-                (
-                    c["value"]["name"].as_str().unwrap().to_string(),
-                    c["value"]["errors"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|e| e.as_str().unwrap().to_string())
-                        .collect(),
-                )
-            })
-            .collect();
-        errors
+        config_errors(&body)
     };
     let errors = validation_errors(&refused);
     assert_eq!(

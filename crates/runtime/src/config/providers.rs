@@ -588,6 +588,27 @@ pub struct ConfigProviders {
 }
 
 impl ConfigProviders {
+    /// Whether the worker settings `worker` declare a provider whose class is not one of
+    /// Connect's built-in ones (a plugin's, which [`Self::from_worker_config_with`] creates
+    /// through its factory).
+    pub fn declares_plugin_classes(worker: &HashMap<String, String>) -> bool {
+        worker
+            .get(CONFIG_PROVIDERS_CONFIG)
+            .into_iter()
+            .flat_map(|names| names.split(','))
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .filter_map(|n| worker.get(&format!("{CONFIG_PROVIDERS_CONFIG}.{n}.class")))
+            .any(|class| {
+                ![
+                    FILE_CONFIG_PROVIDER,
+                    DIRECTORY_CONFIG_PROVIDER,
+                    ENV_VAR_CONFIG_PROVIDER,
+                ]
+                .contains(&class.trim())
+            })
+    }
+
     /// The providers declared by the worker settings `worker` (`config.providers`,
     /// `config.providers.<name>.class`, `config.providers.<name>.param.*`), set up as Connect
     /// configures them. A name without a `.class` setting is skipped with a warning (Connect
@@ -1291,6 +1312,12 @@ mod tests {
                 Ok(Some(Arc::new(Secrets) as Arc<dyn PluginConfigProvider>))
             })
         };
+        assert!(ConfigProviders::declares_plugin_classes(&worker));
+        assert!(!ConfigProviders::declares_plugin_classes(&map(&[
+            ("config.providers", "file, other"),
+            ("config.providers.file.class", FILE_CONFIG_PROVIDER),
+            ("config.providers.vault.class", "com.example.Secrets"),
+        ])));
         let providers = ConfigProviders::from_worker_config_with(&worker, Some(&factory)).unwrap();
         let (name, class, settings) = seen.lock().unwrap().clone().unwrap();
         assert_eq!(

@@ -42,8 +42,13 @@ pub fn handler(slot: HerderSlot) -> Arc<dyn Fn(ConfigReload) + Send + Sync> {
         let newest = newest.clone();
         runtime.spawn(async move {
             tokio::time::sleep(reload.delay).await;
-            if newest.lock().unwrap().get(&key) != Some(&id) {
-                return;
+            {
+                // Done with: the restarted connector schedules the next one.
+                let mut newest = newest.lock().unwrap();
+                if newest.get(&key) != Some(&id) {
+                    return;
+                }
+                newest.remove(&key);
             }
             let Some(herder) = slot.get().and_then(Weak::upgrade) else {
                 return;
